@@ -1,0 +1,243 @@
+// konform: the command line. `list` shows the catalog; `check` runs every op
+// of every backend against the oracle, each op in its own child process.
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "args.hpp"
+#include "konform/backend.hpp"
+#include "konform/isolate.hpp"
+#include "konform/properties.hpp"
+#include "konform/report.hpp"
+#include "konform/sweep.hpp"
+#include "konform/tolerance.hpp"
+
+namespace konform::cli {
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError("cannot read '" + path + "'");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+int list() {
+  for (const OpSpec& op : catalog()) {
+    std::cout << op.name << "  (" << op.symbol << ", " << dtype_name(op.dtype) << ")\n  " << op.summary << "\n";
+    for (const auto& p : op.params) std::cout << "  param " << p.name << ": " << p.range << "\n";
+    std::cout << "  domain: " << op.domain << "\n";
+    if (const Tolerance* t = ToleranceTable::builtin().find(op.name, op.dtype))
+      std::cout << "  tolerance: " << t->limit << " u  (" << t->why << ")\n";
+    else
+      std::cout << "  tolerance: exact (bit for bit)\n";
+    std::cout << "  properties:";
+    for (const auto& p : properties())
+      if (p.op == op.name) std::cout << " " << p.name;
+    std::cout << "\n\n";
+  }
+  return 0;
+}
+
+bool selected(const std::vector<std::string>& chosen, const std::string& name) {
+  if (chosen.empty()) return true;
+  for (const auto& c : chosen)
+    if (c == name) return true;
+  return false;
+}
+
+std::string property_command(const Backend& b, const std::string& op, const std::string& property, uint64_t seed) {
+  return "konform check --backend " + b.name + " --op " + op + " --property " + property + " --seed " +
+         std::to_string(seed);
+}
+
+// Everything one op gets on one backend: the sweep, then its properties.
+OpResult check_op(const Backend& b, const OpSpec& op, const CheckArgs& a, const SweepOptions& sweep,
+                  ChildChannel& channel) {
+  OpResult r;
+  r.op = op.name;
+  r.symbol = op.symbol;
+  r.dtype = std::string(dtype_name(op.dtype));
+  r.backend = b.name;
+  r.target = b.target;
+  const auto start = std::chrono::steady_clock::now();
+  const bool sweep_wanted = a.properties.empty();  // --property alone runs just that property
+  if (sweep_wanted) {
+    sweep_op(b, op, sweep, r, [&](int64_t i, const std::string& label) {
+      channel.progress(i, label);
+      if (a.verbose) std::fprintf(stderr, "  %s %s case %lld: %s\n", b.name.c_str(), op.name.c_str(),
+                                  static_cast<long long>(i), label.c_str());
+    });
+  } else if (b.symbol(op.symbol) == nullptr) {
+    r.verdict = "unsupported";
+  }
+  if (r.verdict != "unsupported" && !a.no_properties && a.only_case < 0) {
+    for (const Property& p : properties()) {
+      if (p.op != op.name || !selected(a.properties, p.name)) continue;
+      channel.progress(-1, "property " + p.name);
+      const PropertyOutcome o = check_property(p, b, a.seed, static_cast<int>(a.property_runs));
+      CheckSummary& c = r.check(p.name, "property");
+      c.runs += o.runs + (o.passed ? 0 : 1);
+      if (o.passed) continue;
+      ++c.failures;
+      Finding f;
+      f.check = p.name;
+      f.message = o.message;
+      f.reproduce = property_command(b, op.name, p.name, a.seed) +
+                    (o.reproduce.empty() ? "" : "   (RapidCheck: RC_PARAMS=\"reproduce=" + o.reproduce + "\")");
+      r.fail(f);
+    }
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+// The result of a child that died or hung, with the case it was running.
+OpResult died(const Backend& b, const OpSpec& op, const ChildOutcome& o, const CheckArgs& a) {
+  OpResult r;
+  r.op = op.name;
+  r.symbol = op.symbol;
+  r.dtype = std::string(dtype_name(op.dtype));
+  r.backend = b.name;
+  r.target = b.target;
+  Finding f;
+  f.check = o.status == ChildOutcome::timeout ? "no_hang" : "no_crash";
+  f.message = (o.status == ChildOutcome::timeout ? "hung: " : "crashed: ") + o.detail;
+  f.case_index = o.last_case;
+  f.case_label = o.last_label;
+  if (o.last_case >= 0) f.reproduce = replay_command(b.name, op.name, a.seed, o.last_case);
+  else if (o.last_label.rfind("property ", 0) == 0)
+    f.reproduce = property_command(b, op.name, o.last_label.substr(9), a.seed);
+  r.fail(f);
+  r.verdict = o.status == ChildOutcome::timeout ? "timeout" : "crashed";
+  r.check(f.check, "sweep").failures = 1;
+  return r;
+}
+
+void print_result(const OpResult& r) {
+  const char* tag = r.verdict == "pass" ? "PASS" : r.verdict == "unsupported" ? "SKIP" : "FAIL";
+  std::printf("%s  %-10s %-16s", tag, r.op.c_str(), r.backend.c_str());
+  if (r.verdict == "unsupported") {
+    std::printf(" unsupported: the backend does not export %s\n", r.symbol.c_str());
+    return;
+  }
+  std::printf(" %5lld cases", static_cast<long long>(r.cases));
+  if (r.limit > 0) std::printf("  max error %.3g u of %.3g", r.metrics.max_r, r.limit);
+  int props = 0;
+  for (const auto& c : r.checks) props += c.kind == "property";
+  std::printf("  %d properties  %.1fs\n", props, r.seconds);
+  for (const Finding& f : r.findings) {
+    std::printf("      %s: %s\n", f.check.c_str(), f.message.c_str());
+    if (f.case_index >= 0) std::printf("        case %lld: %s\n", static_cast<long long>(f.case_index), f.case_label.c_str());
+    if (f.has_values)
+      std::printf("        %s%s: expected %.9g, got %.9g, error %.3g u, limit %.3g u\n", f.output.c_str(),
+                  f.element.c_str(), f.expected, f.got, f.error, f.limit);
+    if (!f.reproduce.empty()) std::printf("        replay: %s\n", f.reproduce.c_str());
+  }
+  std::fflush(stdout);
+}
+
+int check(const CheckArgs& a, const std::string& command_line) {
+  std::unique_ptr<ToleranceTable> custom;
+  SweepOptions sweep;
+  sweep.seed = a.seed;
+  sweep.cases = a.cases;
+  sweep.only_case = a.only_case;
+  if (!a.tolerances.empty()) {
+    custom = std::make_unique<ToleranceTable>(ToleranceTable::parse(read_file(a.tolerances), a.tolerances));
+    sweep.tolerances = custom.get();
+  }
+  std::vector<const OpSpec*> ops;
+  for (const auto& name : a.ops) {
+    const OpSpec* op = find_op(name);
+    if (op == nullptr) throw UsageError("unknown op '" + name + "' (konform list shows them all)");
+    ops.push_back(op);
+  }
+  if (ops.empty())
+    for (const OpSpec& op : catalog()) ops.push_back(&op);
+  for (const auto& p : a.properties) {
+    bool known = false;
+    for (const auto& q : properties()) known |= q.name == p;
+    if (!known) throw UsageError("unknown property '" + p + "' (konform list shows them per op)");
+  }
+
+  std::vector<Backend> backends;
+  RunInfo run;
+  for (const auto& spec : a.backends)
+    for (auto& b : resolve_backends(spec)) {
+      run.backend_details.push_back(
+          {{"name", b.name}, {"kind", b.kind}, {"library", b.library}, {"target", b.target}});
+      backends.push_back(std::move(b));
+    }
+  run.command = command_line;
+  run.seed = a.seed;
+  run.cases = a.cases;
+  std::printf("konform check: %zu backend(s) x %zu op(s), seed %llu, %lld cases per op\n", backends.size(), ops.size(),
+              static_cast<unsigned long long>(a.seed), static_cast<long long>(a.cases));
+
+  std::vector<OpResult> results;
+  bool harness_failed = false;
+  for (const Backend& b : backends) {
+    for (const OpSpec* op : ops) {
+      const ChildOutcome o = run_isolated(
+          [&](ChildChannel& channel) { return to_json(check_op(b, *op, a, sweep, channel)).dump(); }, a.timeout_s);
+      if (o.status == ChildOutcome::harness_error) {
+        std::fprintf(stderr, "konform: %s on %s: %s\n", op->name.c_str(), b.name.c_str(), o.detail.c_str());
+        harness_failed = true;
+        continue;
+      }
+      results.push_back(o.status == ChildOutcome::ok ? op_result_from_json(nlohmann::json::parse(o.payload))
+                                                     : died(b, *op, o, a));
+      print_result(results.back());
+    }
+  }
+  const nlohmann::json report = make_report(run, results);
+  if (!a.report.empty()) {
+    std::ofstream out(a.report);
+    out << report.dump(2) << "\n";
+    if (!out) throw std::runtime_error("cannot write the report to '" + a.report + "'");
+    std::printf("report: %s\n", a.report.c_str());
+  }
+  const auto& s = report["summary"];
+  std::printf("%lld passed, %lld failed, %lld unsupported\n", s["passed"].get<long long>(),
+              s["failed"].get<long long>(), s["unsupported"].get<long long>());
+  if (harness_failed) return 2;
+  return s["failed"].get<int64_t>() > 0 ? 1 : 0;
+}
+
+}  // namespace
+}  // namespace konform::cli
+
+int main(int argc, char** argv) {
+  using namespace konform::cli;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::string command_line = "konform";
+  for (const auto& s : args) command_line += " " + s;
+  try {
+    if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+      std::fputs(usage(), args.empty() ? stderr : stdout);
+      return args.empty() ? 2 : 0;
+    }
+    if (args[0] == "list") {
+      if (args.size() > 1) throw UsageError("list takes no arguments");
+      return konform::cli::list();
+    }
+    if (args[0] == "check") return check(parse_check({args.begin() + 1, args.end()}), command_line);
+    throw UsageError("unknown command '" + args[0] + "'");
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "konform: %s\n\n%s", e.what(), usage());
+    return 2;
+  } catch (const konform::BackendError& e) {
+    std::fprintf(stderr, "konform: %s\n", e.what());
+    return 2;
+  } catch (const konform::TableError& e) {
+    std::fprintf(stderr, "konform: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "konform: %s\n", e.what());
+    return 2;
+  }
+}

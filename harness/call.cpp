@@ -1,0 +1,159 @@
+#include "konform/call.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+
+namespace konform {
+
+namespace {
+
+constexpr size_t kGuard = 256;              // bytes each side of every buffer
+constexpr uint8_t kGuardByte = 0xA7;
+constexpr uint32_t kPoison[2] = {0x7FA1B2C3u, 0xFF9D8E7Fu};  // NaNs no kernel computes
+
+// A buffer with guard zones: [guard][misalign][data][guard].
+class GuardedBuffer {
+ public:
+  GuardedBuffer(size_t bytes, size_t misalign) : bytes_(bytes), misalign_(misalign) {
+    total_ = kGuard + misalign + bytes + kGuard;
+    total_ = (total_ + 63) / 64 * 64;
+    mem_.reset(static_cast<uint8_t*>(std::aligned_alloc(64, total_)));
+    if (!mem_) throw std::bad_alloc();
+    std::memset(mem_.get(), kGuardByte, total_);
+  }
+  uint8_t* data() const { return mem_.get() + kGuard + misalign_; }
+  size_t size() const { return bytes_; }
+  // True when every byte outside [data, data + size) still holds the guard.
+  bool guards_intact() const {
+    const uint8_t* p = mem_.get();
+    const size_t begin = kGuard + misalign_, end = begin + bytes_;
+    for (size_t i = 0; i < total_; ++i)
+      if ((i < begin || i >= end) && p[i] != kGuardByte) return false;
+    return true;
+  }
+
+ private:
+  struct Free {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
+  std::unique_ptr<uint8_t, Free> mem_;
+  size_t bytes_, misalign_, total_;
+};
+
+void poison(uint8_t* p, size_t bytes, uint32_t pattern) {
+  for (size_t i = 0; i + 4 <= bytes; i += 4) std::memcpy(p + i, &pattern, 4);
+}
+
+struct Call {
+  std::map<std::string, std::unique_ptr<GuardedBuffer>> buffers;
+  Pointers pointers;
+};
+
+// Lays out the buffers of `c` for one call: inputs copied in, outputs
+// poisoned, aliased outputs pointing into their input's buffer.
+Call prepare(const Case& c, size_t misalign, uint32_t pattern) {
+  Call call;
+  for (const Arg& a : c.args) {
+    if (!a.alias_of.empty()) continue;
+    auto buf = std::make_unique<GuardedBuffer>(a.value.size_bytes(), misalign);
+    if (a.access == Access::out) poison(buf->data(), buf->size(), pattern);
+    else if (buf->size() > 0) std::memcpy(buf->data(), a.value.bytes.data(), buf->size());
+    call.pointers.set(a.name, buf->data());
+    call.buffers[a.name] = std::move(buf);
+  }
+  for (const Arg& a : c.args)
+    if (!a.alias_of.empty()) call.pointers.set(a.name, call.buffers.at(a.alias_of)->data());
+  return call;
+}
+
+bool is_output(const Arg& a) { return a.access != Access::in; }
+
+// The arguments whose buffer holds a result: outputs, in-place inputs, and
+// inputs that an output aliases.
+const GuardedBuffer& result_buffer(const Call& call, const Arg& a) {
+  return *call.buffers.at(a.alias_of.empty() ? a.name : a.alias_of);
+}
+
+bool aliased_by_output(const Case& c, const std::string& name) {
+  for (const Arg& a : c.args)
+    if (a.alias_of == name) return true;
+  return false;
+}
+
+void check_call(const Case& c, const Call& call, uint32_t pattern, std::vector<Violation>* out) {
+  for (const Arg& a : c.args) {
+    const bool owns = a.alias_of.empty();
+    if (owns && !call.buffers.at(a.name)->guards_intact())
+      out->push_back({"no_write_out_of_bounds", a.name, -1,
+                      "a write landed in the guard zone around '" + a.name + "'"});
+    if (a.access == Access::in && !aliased_by_output(c, a.name)) {
+      const auto& buf = *call.buffers.at(a.name);
+      if (buf.size() > 0 && std::memcmp(buf.data(), a.value.bytes.data(), buf.size()) != 0) {
+        int64_t k = 0;
+        while (std::memcmp(buf.data() + 4 * k, a.value.bytes.data() + 4 * k, 4) == 0) ++k;
+        out->push_back({"inputs_unchanged", a.name, k,
+                        "input '" + a.name + "' changed at " + index_string(a.value.shape, k)});
+      }
+    }
+    if (a.access == Access::out && a.alias_of.empty()) {
+      const auto& buf = *call.buffers.at(a.name);
+      for (int64_t k = 0; k * 4 < static_cast<int64_t>(buf.size()); ++k) {
+        uint32_t bits;
+        std::memcpy(&bits, buf.data() + 4 * k, 4);
+        if (bits == pattern) {
+          out->push_back({"output_fully_written", a.name, k,
+                          "output '" + a.name + "' left unwritten at " + index_string(a.value.shape, k)});
+          break;
+        }
+      }
+    }
+  }
+}
+
+Tensor read_result(const Call& call, const Arg& a) {
+  Tensor t = a.value;
+  const auto& buf = result_buffer(call, a);
+  if (buf.size() > 0) std::memcpy(t.bytes.data(), buf.data(), buf.size());
+  return t;
+}
+
+}  // namespace
+
+CallResult call_kernel(const Backend& backend, const OpSpec& op, void* fn, const Case& c, const CallOptions& options) {
+  CallResult result;
+  backend.activate();
+  Call first = prepare(c, options.misalign, kPoison[0]);
+  op.invoke(fn, c, first.pointers);
+  check_call(c, first, kPoison[0], &result.violations);
+  for (const Arg& a : c.args)
+    if (is_output(a)) result.outputs[a.name] = read_result(first, a);
+  if (!options.twice) return result;
+
+  Call second = prepare(c, options.misalign, kPoison[1]);
+  op.invoke(fn, c, second.pointers);
+  check_call(c, second, kPoison[1], &result.violations);
+  for (const Arg& a : c.args) {
+    if (!is_output(a)) continue;
+    const Tensor again = read_result(second, a);
+    if (again.bytes != result.outputs[a.name].bytes) {
+      int64_t k = 0;
+      while (std::memcmp(again.bytes.data() + 4 * k, result.outputs[a.name].bytes.data() + 4 * k, 4) == 0) ++k;
+      result.violations.push_back({"deterministic", a.name, k,
+                                   "a second identical call gave other bits in '" + a.name + "' at " +
+                                       index_string(a.value.shape, k)});
+    }
+  }
+  return result;
+}
+
+std::map<std::string, Tensor> run_op(const Backend& backend, const OpSpec& op, const Case& c) {
+  void* fn = backend.symbol(op.symbol);
+  if (fn == nullptr) throw std::runtime_error(backend.name + " does not export " + op.symbol);
+  CallResult r = call_kernel(backend, op, fn, c, CallOptions{0, false});
+  if (!r.violations.empty()) throw std::runtime_error(r.violations.front().check + ": " + r.violations.front().message);
+  return std::move(r.outputs);
+}
+
+}  // namespace konform

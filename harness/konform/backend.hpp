@@ -1,0 +1,43 @@
+// Backends: where the kernels under test come from. Built in (`scalar`,
+// `simd`, `simd:TARGET`) or any shared library that exports the C ABI.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace konform {
+
+// Bad --backend value, unloadable library, unknown target.
+struct BackendError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class Backend {
+ public:
+  std::string name;     // as the user wrote it, e.g. "simd:AVX2", "./libtheirs.so"
+  std::string kind;     // "builtin" or "plugin"
+  std::string library;  // the shared library's path, plugins only
+  std::string target;   // the SIMD target in force, "" if the backend has none
+
+  // The function exporting `symbol`, or nullptr: the op is unsupported here.
+  void* symbol(const std::string& name) const;
+  // Makes this backend's target the one that runs (SIMD dispatch is
+  // process-wide state); call before every batch of calls.
+  void activate() const;
+
+  std::map<std::string, void*> symbols;
+  void* force_target = nullptr;  // tl_simd_force_target, when the backend has it
+  std::shared_ptr<void> handle;  // keeps a plugin loaded
+};
+
+// Resolves one --backend value into one backend, or several for
+// "simd:all" / "LIB:all" (every target compiled in and supported here).
+std::vector<Backend> resolve_backends(const std::string& spec);
+
+// The SIMD targets a backend can be forced to, best first (empty if none).
+std::vector<std::string> simd_targets(const Backend& b);
+
+}  // namespace konform

@@ -1,0 +1,45 @@
+// One guarded call of a kernel: every tensor in its own buffer between guard
+// zones, outputs poisoned, the call made twice, and everything the call must
+// not do checked afterwards.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "konform/backend.hpp"
+#include "konform/op.hpp"
+
+namespace konform {
+
+// Something a call did that no correct kernel does.
+struct Violation {
+  std::string check;    // output_fully_written, no_write_out_of_bounds, inputs_unchanged, deterministic
+  std::string arg;
+  int64_t element = -1;  // flat index, -1 for the guard zones
+  std::string message;
+};
+
+struct CallResult {
+  std::map<std::string, Tensor> outputs;  // out and inout arguments after the first call
+  std::vector<Violation> violations;
+};
+
+struct CallOptions {
+  // Bytes added to each buffer's 64-byte-aligned start: 0, or a multiple of
+  // 4 that leaves the pointer element-aligned but not vector-aligned.
+  size_t misalign = 0;
+  // A second call with other poison, whose outputs must match the first bit
+  // for bit. Properties that only need the values may turn it off.
+  bool twice = true;
+};
+
+// Calls `fn` (the backend's symbol for `op`) on case `c`.
+CallResult call_kernel(const Backend& backend, const OpSpec& op, void* fn, const Case& c, const CallOptions& options);
+
+// Convenience for properties: the outputs of one guarded call; throws
+// std::runtime_error naming the violation if there was one, or if the
+// backend does not export the op.
+std::map<std::string, Tensor> run_op(const Backend& backend, const OpSpec& op, const Case& c);
+
+}  // namespace konform

@@ -1,0 +1,22 @@
+// Element types the harness moves around, and the unit roundoff of each.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace konform {
+
+// f16 and bf16 join here as kernels for them arrive; the comparator and the
+// report already take the unit roundoff from the dtype.
+enum class DType { f32, i32 };
+
+constexpr std::string_view dtype_name(DType t) { return t == DType::f32 ? "f32" : "i32"; }
+constexpr size_t dtype_size(DType) { return 4; }
+
+// u = 2^-p for a p-bit significand: 2^-24 for f32 (2^-11 f16, 2^-8 bf16).
+constexpr double unit_roundoff(DType t) { return t == DType::f32 ? 0x1p-24 : 0.0; }
+
+bool parse_dtype(std::string_view s, DType* out);
+
+}  // namespace konform

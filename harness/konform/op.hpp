@@ -1,0 +1,65 @@
+// The op catalog: one declaration per op, read by every driver (the sweep,
+// the properties, the fuzzers, the report).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "konform/case.hpp"
+#include "konform/rng.hpp"
+
+namespace konform {
+
+// What the oracle says one output should be: the value and, per element, the
+// scale s against which a correct computation in the target dtype loses
+// precision (|y*| for elementwise results, the row's magnitudes for
+// reductions). Values are double; exact outputs hold the exact value.
+struct Expected {
+  std::vector<double> value;
+  std::vector<double> scale;
+};
+using Oracle = std::map<std::string, Expected>;
+
+// Pointers to the guarded device-side buffers of one call, by argument name.
+class Pointers {
+ public:
+  void set(const std::string& name, void* p) { ptr_[name] = p; }
+  float* f32(const std::string& name) const { return static_cast<float*>(get(name)); }
+  int32_t* i32(const std::string& name) const { return static_cast<int32_t*>(get(name)); }
+  void* get(const std::string& name) const;
+
+ private:
+  std::map<std::string, void*> ptr_;
+};
+
+struct ParamInfo {
+  std::string name;
+  std::string range;  // human-readable legal range, shown by `konform list`
+};
+
+struct OpSpec {
+  std::string name;     // as in the spec: "rmsnorm"
+  std::string symbol;   // the C ABI function: "tl_rmsnorm_f32"
+  DType dtype = DType::f32;
+  std::string summary;  // one line for `konform list`
+  std::vector<ParamInfo> params;
+  std::string domain;   // the inputs the op is checked on, and why
+
+  // Case `index` of a sweep; deterministic in (rng state, index). Indices
+  // below edge_cases walk the edge shapes, later ones are random.
+  std::function<Case(Rng&, int64_t index)> make_case;
+  int64_t edge_cases = 0;
+  // Calls the ABI function `fn` on the buffers of a case.
+  std::function<void(void* fn, const Case&, const Pointers&)> invoke;
+  // The double oracle, from the case's inputs.
+  std::function<Oracle(const Case&)> oracle;
+};
+
+const std::vector<OpSpec>& catalog();
+// nullptr when there is no op of that name.
+const OpSpec* find_op(const std::string& name);
+
+}  // namespace konform

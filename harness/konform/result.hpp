@@ -1,0 +1,51 @@
+// What running an op on a backend found: the record the report is made of.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "konform/compare.hpp"
+
+namespace konform {
+
+struct Finding {
+  std::string check;       // the property's name, matches_oracle, output_fully_written, ...
+  std::string message;
+  int64_t case_index = -1;
+  std::string case_label;
+  std::string output;      // the output tensor, when an element is named
+  std::string element;     // "[r, c]" within it
+  bool has_values = false;
+  double expected = 0, got = 0, error = 0, limit = 0;
+  std::string reproduce;   // a command line that replays it
+};
+
+struct CheckSummary {
+  std::string name;
+  std::string kind;  // "sweep" or "property"
+  int64_t runs = 0;
+  int64_t failures = 0;
+};
+
+struct OpResult {
+  std::string op, symbol, dtype, backend, target;
+  // pass | fail | unsupported (the backend lacks the symbol) | crashed | timeout
+  std::string verdict = "pass";
+  int64_t cases = 0;
+  double limit = 0;
+  std::string limit_why;
+  Metrics metrics;
+  std::optional<Finding> worst;    // the largest error seen, passing or not
+  std::vector<Finding> findings;   // the first finding of each failing check
+  std::deque<CheckSummary> checks;  // a deque: check() hands out references that stay valid
+  double seconds = 0;
+
+  // Records a failure of `check`; keeps the first finding per check.
+  void fail(const Finding& f);
+  CheckSummary& check(const std::string& name, const std::string& kind);
+};
+
+}  // namespace konform

@@ -1,0 +1,34 @@
+// The sweep: seeded cases of one op through one backend, judged by the
+// comparator and the call's guards.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "konform/backend.hpp"
+#include "konform/op.hpp"
+#include "konform/result.hpp"
+#include "konform/tolerance.hpp"
+
+namespace konform {
+
+struct SweepOptions {
+  uint64_t seed = 1;
+  int64_t cases = 300;
+  int64_t only_case = -1;  // >= 0: replay that case alone
+  const ToleranceTable* tolerances = &ToleranceTable::builtin();
+};
+
+// Called before each case, so an isolating parent knows which case was
+// running if the kernel crashes or hangs.
+using CaseProgress = std::function<void(int64_t index, const std::string& label)>;
+
+// The command line that replays case `index` of `op` on `backend`.
+std::string replay_command(const std::string& backend, const std::string& op, uint64_t seed, int64_t index);
+
+// Runs the sweep into `result` (which names op and backend already).
+void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& options, OpResult& result,
+              const CaseProgress& progress = nullptr);
+
+}  // namespace konform

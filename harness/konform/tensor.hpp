@@ -1,0 +1,42 @@
+// A host tensor: dtype, shape and contiguous row-major bytes.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "konform/dtype.hpp"
+
+namespace konform {
+
+struct Tensor {
+  DType dtype = DType::f32;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> bytes;
+
+  static Tensor zeros(DType dtype, std::vector<int64_t> shape);
+  static Tensor of_f32(std::vector<int64_t> shape, const std::vector<float>& values);
+  static Tensor of_i32(std::vector<int64_t> shape, const std::vector<int32_t>& values);
+
+  int64_t elements() const;
+  size_t size_bytes() const { return bytes.size(); }
+  float* f32() { return reinterpret_cast<float*>(bytes.data()); }
+  const float* f32() const { return reinterpret_cast<const float*>(bytes.data()); }
+  int32_t* i32() { return reinterpret_cast<int32_t*>(bytes.data()); }
+  const int32_t* i32() const { return reinterpret_cast<const int32_t*>(bytes.data()); }
+  // Element k as a double, whatever the dtype.
+  double at(int64_t k) const;
+  uint32_t bits(int64_t k) const {
+    uint32_t b;
+    std::memcpy(&b, bytes.data() + 4 * k, 4);
+    return b;
+  }
+};
+
+// "[3, 4097]"
+std::string shape_string(const std::vector<int64_t>& shape);
+// Flat index -> "[r, c]" within shape.
+std::string index_string(const std::vector<int64_t>& shape, int64_t flat);
+
+}  // namespace konform

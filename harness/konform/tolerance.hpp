@@ -1,0 +1,40 @@
+// The tolerance table: one limit per (op, dtype), with its justification,
+// read from reference/tolerances.tsv (built in, or --tolerances FILE).
+#pragma once
+
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "konform/dtype.hpp"
+
+namespace konform {
+
+struct Tolerance {
+  double limit = 0;       // on r, in units of roundoff
+  double spec_ceiling = 0;  // the spec's relative figure, 0 if none
+  std::string why;
+};
+
+// A malformed table: the message names the source, the line and the field.
+struct TableError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class ToleranceTable {
+ public:
+  // Parses the TSV text; `source` names it in error messages.
+  static ToleranceTable parse(const std::string& text, const std::string& source);
+  static const ToleranceTable& builtin();
+
+  // nullptr when the table has no entry.
+  const Tolerance* find(const std::string& op, DType dtype) const;
+  const std::string& source() const { return source_; }
+
+ private:
+  std::map<std::pair<std::string, DType>, Tolerance> entries_;
+  std::string source_;
+};
+
+}  // namespace konform

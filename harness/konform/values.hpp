@@ -1,0 +1,38 @@
+// Value classes: the kinds of numbers that break kernels, each filled from
+// the seeded generator.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "konform/rng.hpp"
+
+namespace konform {
+
+enum class ValueClass {
+  normal,     // about N(0, 1)
+  wide,       // log-uniform magnitudes 2^-40 .. 2^40, random signs
+  tiny,       // the smallest normal floats
+  huge,       // up to max_abs (FLT_MAX unless the op's domain says less)
+  zeros,      // +0 and -0
+  subnormal,  // random subnormal bit patterns
+  specials,   // normal values with +-Inf, NaN, +-FLT_MAX, +-0 and subnormals mixed in
+  ties,       // small integers, so equal values repeat
+};
+
+constexpr ValueClass kAllValueClasses[] = {
+    ValueClass::normal, ValueClass::wide,      ValueClass::tiny,     ValueClass::huge,
+    ValueClass::zeros,  ValueClass::subnormal, ValueClass::specials, ValueClass::ties};
+
+std::string_view value_class_name(ValueClass c);
+
+// Fills out[0, n) with values of class c, magnitudes at most max_abs.
+void fill_values(Rng& rng, ValueClass c, float* out, int64_t n, double max_abs = 3.4028234663852886e38);
+std::vector<float> make_values(Rng& rng, ValueClass c, int64_t n, double max_abs = 3.4028234663852886e38);
+
+// Sizes around every vector width (4, 8, 16 floats and unrolls of them), odd
+// primes, and the large sizes of real models.
+const std::vector<int64_t>& edge_sizes();
+
+}  // namespace konform

@@ -1,0 +1,59 @@
+// Embedding: out[t, :] = table[ids[t], :], a bitwise gather (spec §2.4).
+#include <string>
+
+#include "konform/reference/elementwise.hpp"
+#include "konform/values.hpp"
+#include "ops/ops.hpp"
+#include "tinyllm/elementwise.h"
+
+namespace konform::ops {
+
+namespace {
+
+Case make(Rng& rng, int64_t index, int64_t edges) {
+  const auto& sizes = edge_sizes();
+  const int64_t d = index < edges ? sizes[static_cast<size_t>(index)] : rng.range(1, 300);
+  const int64_t V = rng.range(1, d > 1024 ? 6 : 40);
+  const int64_t n = rng.range(0, 12);
+  std::vector<int32_t> ids(static_cast<size_t>(n));
+  for (auto& id : ids) id = static_cast<int32_t>(rng.range(0, V - 1));  // repeats and any order
+  const ValueClass vc = rng.pick(kAllValueClasses);
+
+  Case c;
+  c.params = {{"n", double(n)}, {"d", double(d)}, {"V", double(V)}};
+  c.args.push_back({"table", Access::in, Tensor::of_f32({V, d}, make_values(rng, vc, V * d))});
+  c.args.push_back({"ids", Access::in, Tensor::of_i32({n}, ids)});
+  c.args.push_back({"out", Access::out, Tensor::zeros(DType::f32, {n, d}), Match::exact});
+  c.label = "n=" + std::to_string(n) + " d=" + std::to_string(d) + " V=" + std::to_string(V) +
+            " table=" + std::string(value_class_name(vc));
+  return c;
+}
+
+Oracle oracle(const Case& c) {
+  const int64_t n = c.iparam("n"), d = c.iparam("d");
+  Expected e;
+  e.value.resize(static_cast<size_t>(n * d));
+  reference::embedding<double>(c.in("table").f32(), c.in("ids").i32(), e.value.data(), n, d);
+  return {{"out", e}};
+}
+
+}  // namespace
+
+OpSpec embedding() {
+  OpSpec op;
+  op.name = "embedding";
+  op.symbol = "tl_embedding_f32";
+  op.summary = "out[t, :] = table[ids[t], :] (rows copied bit for bit)";
+  op.params = {{"n", ">= 0"}, {"d", ">= 1"}, {"ids[t]", "0 .. V-1 (the caller checks)"}};
+  op.domain = "every value class, NaN payloads included: a copy is exact";
+  op.edge_cases = static_cast<int64_t>(edge_sizes().size());
+  op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make(rng, i, edges); };
+  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
+    reinterpret_cast<decltype(&tl_embedding_f32)>(fn)(p.f32("table"), p.i32("ids"), p.f32("out"), c.iparam("n"),
+                                                       c.iparam("d"));
+  };
+  op.oracle = oracle;
+  return op;
+}
+
+}  // namespace konform::ops

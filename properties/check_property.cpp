@@ -1,0 +1,42 @@
+#include <sstream>
+
+#include <rapidcheck.h>
+
+#include "konform/properties.hpp"
+
+namespace konform {
+
+// Runs one property with an explicit seed and count, without RapidCheck's
+// console output, so `konform check` and ctest both get the verdict as data.
+PropertyOutcome check_property(const Property& p, const Backend& b, uint64_t seed, int max_success) {
+  rc::detail::TestMetadata metadata;
+  metadata.id = p.op + "/" + p.name;
+  metadata.description = p.name;
+  rc::detail::TestParams params;
+  params.seed = seed;
+  params.maxSuccess = max_success;
+  b.activate();
+  const auto result = rc::detail::checkTestable([&] { p.body(b); }, metadata, params);
+
+  PropertyOutcome out;
+  if (result.template is<rc::detail::SuccessResult>()) {
+    out.runs = result.template get<rc::detail::SuccessResult>().numSuccess;
+    return out;
+  }
+  out.passed = false;
+  std::ostringstream msg;
+  if (result.template is<rc::detail::FailureResult>()) {
+    const auto& f = result.template get<rc::detail::FailureResult>();
+    out.runs = f.numSuccess;
+    msg << "falsified after " << f.numSuccess << " runs: " << f.description;
+    for (const auto& [type, value] : f.counterExample) msg << " | " << type << " = " << value;
+  } else {
+    const auto& g = result.template get<rc::detail::GaveUpResult>();
+    out.runs = g.numSuccess;
+    msg << "gave up after " << g.numSuccess << " runs: " << g.description;
+  }
+  out.message = msg.str();
+  return out;
+}
+
+}  // namespace konform

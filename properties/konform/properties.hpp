@@ -1,0 +1,34 @@
+// The properties of the spec's test catalog, as RapidCheck bodies that run
+// against any backend: ctest runs them on every built-in backend, and
+// `konform check` runs them on whatever it checks, plugins included.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "konform/backend.hpp"
+
+namespace konform {
+
+struct Property {
+  std::string name;  // as in the spec's catalog, e.g. "rmsnorm_eps_is_inside_the_root"
+  std::string op;    // the op it exercises; hand_example appears once per op
+  std::string kind;  // unit | boundary | property (the catalog's KIND)
+  // Uses *rc::gen::... for its inputs and RC_ASSERT for its claims.
+  std::function<void(const Backend&)> body;
+};
+
+const std::vector<Property>& properties();
+
+struct PropertyOutcome {
+  bool passed = true;
+  int runs = 0;             // successful runs before the verdict
+  std::string message;      // the failure and its shrunk counterexample
+  std::string reproduce;    // RapidCheck's reproduce token
+};
+
+PropertyOutcome check_property(const Property& p, const Backend& b, uint64_t seed, int max_success);
+
+}  // namespace konform
