@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Runs `konform check` on every plugin of mutants/manifest.tsv and asserts the
+verdicts: each mutant is caught (exit 1), by the check the spec names among
+others; the correct base and alternatives pass (exit 0). Writes the mutant x
+check matrix as JSON (reports/mutants.json).
+
+usage: check_mutants.py KONFORM PLUGINS_TSV OUT_JSON [--cases N] [--seed N]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def read_plugins(path):
+    with open(path, encoding="utf-8") as f:
+        lines = [l.rstrip("\n") for l in f if l.strip()]
+    header = lines[0].split("\t")
+    want = ["id", "target", "verdict", "pitfall", "caught_by", "path"]
+    if header != want:
+        sys.exit(f"{path}:1: expected columns {want}, found {header}")
+    rows = []
+    for number, line in enumerate(lines[1:], start=2):
+        fields = line.split("\t")
+        if len(fields) != len(want):
+            sys.exit(f"{path}:{number}: expected {len(want)} tab-separated fields, found {len(fields)}")
+        rows.append(dict(zip(want, fields)))
+    return rows
+
+
+def run_one(konform, plugin, cases, seed, workdir):
+    report = os.path.join(workdir, plugin["id"] + ".json")
+    cmd = [konform, "check", "--backend", plugin["path"], "--cases", str(cases), "--seed", str(seed),
+           "--report", report]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    if proc.returncode == 2 or not os.path.exists(report):
+        sys.exit(f"{plugin['id']}: konform failed to run (status {proc.returncode}):\n{proc.stderr}{proc.stdout}")
+    with open(report, encoding="utf-8") as f:
+        data = json.load(f)
+    caught = []
+    for result in data["results"]:
+        for check in result["checks"]:
+            if check["failures"] > 0:
+                caught.append({"op": result["op"], "check": check["name"]})
+    return proc, data, caught
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("konform")
+    ap.add_argument("plugins_tsv")
+    ap.add_argument("out_json")
+    ap.add_argument("--cases", type=int, default=300)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+
+    plugins = read_plugins(args.plugins_tsv)
+    entries, problems = [], []
+    with tempfile.TemporaryDirectory() as workdir:
+        for p in plugins:
+            proc, data, caught = run_one(args.konform, p, args.cases, args.seed, workdir)
+            verdict = "fail" if proc.returncode == 1 else "pass"
+            checks = sorted({c["check"] for c in caught})
+            spec_check = p["caught_by"]
+            entry = {
+                "id": p["id"], "library": os.path.basename(p["path"]), "pitfall": p["pitfall"],
+                "expected": p["verdict"], "verdict": verdict, "exit_status": proc.returncode,
+                "spec_caught_by": None if spec_check == "-" else spec_check,
+                "caught_by": caught,
+            }
+            if spec_check != "-":
+                entry["spec_check_caught"] = spec_check in checks
+            entries.append(entry)
+            line = f"{p['id']:<18} expected {p['verdict']:<4} got {verdict:<4}"
+            if checks:
+                line += "  caught by: " + ", ".join(checks)
+            print(line, flush=True)
+            if verdict != p["verdict"]:
+                problems.append(f"{p['id']}: expected verdict {p['verdict']}, got {verdict} "
+                                f"(exit {proc.returncode})\n{proc.stdout[-3000:]}")
+            elif spec_check != "-" and spec_check not in checks:
+                problems.append(f"{p['id']}: caught, but not by {spec_check}, the check the spec names "
+                                f"(caught by {checks})")
+
+    matrix = {}
+    for e in entries:
+        for c in e["caught_by"]:
+            matrix.setdefault(c["check"], [])
+            if e["id"] not in matrix[c["check"]]:
+                matrix[c["check"]].append(e["id"])
+    out = {"schema": "konform-mutants/1", "seed": args.seed, "cases_per_op": args.cases,
+           "plugins": entries, "matrix": dict(sorted(matrix.items()))}
+    os.makedirs(os.path.dirname(os.path.abspath(args.out_json)), exist_ok=True)
+    with open(args.out_json, "w", encoding="utf-8") as f:
+        json.dump(out, f, indent=2)
+        f.write("\n")
+    print(f"wrote {args.out_json}")
+    caught = sum(1 for e in entries if e["expected"] == "fail" and e["verdict"] == "fail")
+    total = sum(1 for e in entries if e["expected"] == "fail")
+    passed = sum(1 for e in entries if e["expected"] == "pass" and e["verdict"] == "pass")
+    print(f"mutants caught: {caught} of {total}; correct plugins passing: {passed} of {len(entries) - total}")
+    for p in problems:
+        print("PROBLEM: " + p, file=sys.stderr)
+    n_ok = len(entries) - len(problems)
+    print(f"{n_ok} passed, {len(problems)} failed")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
