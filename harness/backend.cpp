@@ -4,9 +4,7 @@
 #include <sys/stat.h>
 
 #include "konform/op.hpp"
-#include "scalar/scalar_kernels.hpp"
 #include "tinyllm/dispatch.h"
-#include "tinyllm/elementwise.h"
 
 namespace konform {
 
@@ -27,32 +25,35 @@ void Backend::activate() const {
 
 namespace {
 
-template <typename F>
-void* fn(F* f) {
-  return reinterpret_cast<void*>(f);
-}
-
+// The float instantiation of the oracle, as each op's declaration names it.
 Backend scalar_backend() {
   Backend b;
   b.name = "scalar";
   b.kind = "builtin";
-  b.symbols = {{"tl_rmsnorm_f32", fn(&scalar::rmsnorm_f32)},     {"tl_rope_f32", fn(&scalar::rope_f32)},
-               {"tl_silu_mul_f32", fn(&scalar::silu_mul_f32)},   {"tl_embedding_f32", fn(&scalar::embedding_f32)},
-               {"tl_add_f32", fn(&scalar::add_f32)},             {"tl_argmax_f32", fn(&scalar::argmax_f32)}};
+  for (const OpSpec& op : catalog())
+    if (op.scalar != nullptr) b.symbols[op.symbol] = op.scalar;
   return b;
 }
 
 // libtl_kernels, linked in: its tl_* symbols dispatch to the forced target.
+// The library is found through one of its functions, then every catalog
+// symbol is looked up in it, as for a plugin.
 Backend simd_backend() {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&tl_simd_force_target), &info) == 0 || info.dli_fname == nullptr)
+    throw BackendError("cannot locate libtl_kernels in this process");
+  void* h = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+  if (h == nullptr) throw BackendError(std::string("cannot reopen ") + info.dli_fname + ": " + dlerror());
   Backend b;
   b.name = "simd";
   b.kind = "builtin";
-  b.symbols = {{"tl_rmsnorm_f32", fn(&tl_rmsnorm_f32)},   {"tl_rope_f32", fn(&tl_rope_f32)},
-               {"tl_silu_mul_f32", fn(&tl_silu_mul_f32)}, {"tl_embedding_f32", fn(&tl_embedding_f32)},
-               {"tl_add_f32", fn(&tl_add_f32)},           {"tl_argmax_f32", fn(&tl_argmax_f32)}};
-  b.force_target = fn(&tl_simd_force_target);
-  b.symbols["tl_simd_target_count"] = fn(&tl_simd_target_count);
-  b.symbols["tl_simd_target_name"] = fn(&tl_simd_target_name);
+  b.library = info.dli_fname;
+  b.handle = std::shared_ptr<void>(h, [](void* p) { dlclose(p); });
+  for (const OpSpec& op : catalog())
+    if (void* s = dlsym(h, op.symbol.c_str())) b.symbols[op.symbol] = s;
+  for (const char* extra : {"tl_simd_target_count", "tl_simd_target_name"})
+    if (void* s = dlsym(h, extra)) b.symbols[extra] = s;
+  b.force_target = dlsym(h, "tl_simd_force_target");
   return b;
 }
 

@@ -222,8 +222,10 @@ void argmax_ties_nan_and_empty(const Backend& b) {
 
 }  // namespace
 
-const std::vector<Property>& properties() {
-  static const std::vector<Property> all = {
+namespace props {
+
+std::vector<Property> elementwise_properties() {
+  return {
       {"hand_example", "rmsnorm", "unit", rmsnorm_hand_example},
       {"rmsnorm_eps_is_inside_the_root", "rmsnorm", "boundary", rmsnorm_eps_is_inside_the_root},
       {"rmsnorm_rows_are_independent_and_in_place", "rmsnorm", "property", rmsnorm_rows_are_independent_and_in_place},
@@ -238,7 +240,8 @@ const std::vector<Property>& properties() {
       {"hand_example", "argmax", "unit", argmax_hand_example},
       {"argmax_ties_nan_and_empty", "argmax", "boundary", argmax_ties_nan_and_empty},
   };
-  return all;
 }
+
+}  // namespace props
 
 }  // namespace konform

@@ -42,7 +42,9 @@ struct ParamInfo {
 
 struct OpSpec {
   std::string name;     // as in the spec: "rmsnorm"
+  std::string group;    // the header it belongs to: "elementwise" for tinyllm/elementwise.h
   std::string symbol;   // the C ABI function: "tl_rmsnorm_f32"
+  void* scalar = nullptr;  // the `scalar` backend's implementation of `symbol`
   DType dtype = DType::f32;
   std::string summary;  // one line for `konform list`
   std::vector<ParamInfo> params;
@@ -58,6 +60,9 @@ struct OpSpec {
   std::function<Oracle(const Case&)> oracle;
 };
 
+// Every op, sorted by group then name. The list is generated at build time
+// from harness/ops/*.cpp: each file defines `std::vector<OpSpec>
+// konform::ops::<file stem>()`, so adding an op edits no shared list.
 const std::vector<OpSpec>& catalog();
 // nullptr when there is no op of that name.
 const OpSpec* find_op(const std::string& name);

@@ -4,10 +4,13 @@
 
 #include "konform/reference/elementwise.hpp"
 #include "konform/values.hpp"
-#include "ops/ops.hpp"
+#include "konform/op.hpp"
+#include "scalar/scalar_kernels.hpp"
 #include "tinyllm/elementwise.h"
 
 namespace konform::ops {
+
+std::vector<OpSpec> add();
 
 namespace {
 
@@ -47,9 +50,11 @@ Oracle oracle(const Case& c) {
 
 }  // namespace
 
-OpSpec add() {
+std::vector<OpSpec> add() {
   OpSpec op;
   op.name = "add";
+  op.group = "elementwise";
+  op.scalar = reinterpret_cast<void*>(&scalar::add_f32);
   op.symbol = "tl_add_f32";
   op.summary = "y = a + b elementwise; y == a allowed";
   op.params = {{"n", ">= 0"}};
@@ -60,7 +65,7 @@ OpSpec add() {
     reinterpret_cast<decltype(&tl_add_f32)>(fn)(p.f32("a"), p.f32("b"), p.f32("y"), c.iparam("n"));
   };
   op.oracle = oracle;
-  return op;
+  return {op};
 }
 
 }  // namespace konform::ops

@@ -5,10 +5,13 @@
 
 #include "konform/reference/elementwise.hpp"
 #include "konform/values.hpp"
-#include "ops/ops.hpp"
+#include "konform/op.hpp"
+#include "scalar/scalar_kernels.hpp"
 #include "tinyllm/elementwise.h"
 
 namespace konform::ops {
+
+std::vector<OpSpec> argmax();
 
 namespace {
 
@@ -55,9 +58,11 @@ Oracle oracle(const Case& c) {
 
 }  // namespace
 
-OpSpec argmax() {
+std::vector<OpSpec> argmax() {
   OpSpec op;
   op.name = "argmax";
+  op.group = "elementwise";
+  op.scalar = reinterpret_cast<void*>(&scalar::argmax_f32);
   op.symbol = "tl_argmax_f32";
   op.summary = "index of the largest x[i]: lowest on ties, NaN skipped, -1 when there is no number";
   op.params = {{"n", ">= 0"}};
@@ -69,7 +74,7 @@ OpSpec argmax() {
     *p.i32("index") = reinterpret_cast<decltype(&tl_argmax_f32)>(fn)(p.f32("x"), c.iparam("n"));
   };
   op.oracle = oracle;
-  return op;
+  return {op};
 }
 
 }  // namespace konform::ops

@@ -3,10 +3,13 @@
 
 #include "konform/reference/elementwise.hpp"
 #include "konform/values.hpp"
-#include "ops/ops.hpp"
+#include "konform/op.hpp"
+#include "scalar/scalar_kernels.hpp"
 #include "tinyllm/elementwise.h"
 
 namespace konform::ops {
+
+std::vector<OpSpec> embedding();
 
 namespace {
 
@@ -39,9 +42,11 @@ Oracle oracle(const Case& c) {
 
 }  // namespace
 
-OpSpec embedding() {
+std::vector<OpSpec> embedding() {
   OpSpec op;
   op.name = "embedding";
+  op.group = "elementwise";
+  op.scalar = reinterpret_cast<void*>(&scalar::embedding_f32);
   op.symbol = "tl_embedding_f32";
   op.summary = "out[t, :] = table[ids[t], :] (rows copied bit for bit)";
   op.params = {{"n", ">= 0"}, {"d", ">= 1"}, {"ids[t]", "0 .. V-1 (the caller checks)"}};
@@ -53,7 +58,7 @@ OpSpec embedding() {
                                                        c.iparam("d"));
   };
   op.oracle = oracle;
-  return op;
+  return {op};
 }
 
 }  // namespace konform::ops

@@ -4,10 +4,13 @@
 
 #include "konform/reference/elementwise.hpp"
 #include "konform/values.hpp"
-#include "ops/ops.hpp"
+#include "konform/op.hpp"
+#include "scalar/scalar_kernels.hpp"
 #include "tinyllm/elementwise.h"
 
 namespace konform::ops {
+
+std::vector<OpSpec> rmsnorm();
 
 namespace {
 
@@ -52,9 +55,11 @@ Oracle oracle(const Case& c) {
 
 }  // namespace
 
-OpSpec rmsnorm() {
+std::vector<OpSpec> rmsnorm() {
   OpSpec op;
   op.name = "rmsnorm";
+  op.group = "elementwise";
+  op.scalar = reinterpret_cast<void*>(&scalar::rmsnorm_f32);
   op.symbol = "tl_rmsnorm_f32";
   op.summary = "y = x / sqrt(mean(x^2) + eps) * w, per row; y == x allowed";
   op.params = {{"rows", ">= 1"}, {"d", ">= 1"}, {"eps", ">= 0 (0 only where mean(x^2) is normal)"}};
@@ -66,7 +71,7 @@ OpSpec rmsnorm() {
                                                      c.iparam("d"), static_cast<float>(c.param("eps")));
   };
   op.oracle = oracle;
-  return op;
+  return {op};
 }
 
 }  // namespace konform::ops

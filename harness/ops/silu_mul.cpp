@@ -5,10 +5,13 @@
 
 #include "konform/reference/elementwise.hpp"
 #include "konform/values.hpp"
-#include "ops/ops.hpp"
+#include "konform/op.hpp"
+#include "scalar/scalar_kernels.hpp"
 #include "tinyllm/elementwise.h"
 
 namespace konform::ops {
+
+std::vector<OpSpec> silu_mul();
 
 namespace {
 
@@ -74,9 +77,11 @@ Oracle oracle(const Case& c) {
 
 }  // namespace
 
-OpSpec silu_mul() {
+std::vector<OpSpec> silu_mul() {
   OpSpec op;
   op.name = "silu_mul";
+  op.group = "elementwise";
+  op.scalar = reinterpret_cast<void*>(&scalar::silu_mul_f32);
   op.symbol = "tl_silu_mul_f32";
   op.summary = "y = g / (1 + exp(-g)) * u elementwise (SwiGLU's gate)";
   op.params = {{"n", ">= 0"}};
@@ -87,7 +92,7 @@ OpSpec silu_mul() {
     reinterpret_cast<decltype(&tl_silu_mul_f32)>(fn)(p.f32("gate"), p.f32("up"), p.f32("y"), c.iparam("n"));
   };
   op.oracle = oracle;
-  return op;
+  return {op};
 }
 
 }  // namespace konform::ops
