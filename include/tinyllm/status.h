@@ -1,0 +1,31 @@
+/* tinyllm/status.h: the status of the functions that validate their arguments.
+ *
+ * The six kernels of elementwise.h are caller-validated and return nothing.
+ * Ops whose arguments can be wrong in ways the caller cannot cheaply see
+ * (shapes that do not broadcast, an odd head_dim, a position past the
+ * context) return a tl_status; on anything but TL_OK they write nothing, and
+ * tl_last_error() says what was wrong, in words, on the calling thread.
+ */
+#ifndef TINYLLM_STATUS_H
+#define TINYLLM_STATUS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum tl_status {
+  TL_OK = 0,
+  TL_ERR_INVALID_ARGUMENT = 1, /* a size, axis or parameter outside its range */
+  TL_ERR_SHAPE = 2,            /* shapes that do not fit together (broadcast, concat, reshape) */
+  TL_ERR_CONTEXT_OVERFLOW = 3, /* ContextOverflowError: a position or length past the maximum */
+  TL_ERR_UNSUPPORTED = 4       /* valid, but this library does not implement it */
+} tl_status;
+
+/* The message of the last failing call on this thread ("" if none). */
+const char *tl_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TINYLLM_STATUS_H */
