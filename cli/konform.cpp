@@ -216,6 +216,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   std::string command_line = "konform";
   for (const auto& s : args) command_line += " " + s;
+  konform::load_rapidcheck_quietly();
   try {
     if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
       std::fputs(usage(), args.empty() ? stderr : stdout);

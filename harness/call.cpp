@@ -82,7 +82,39 @@ bool aliased_by_output(const Case& c, const std::string& name) {
   return false;
 }
 
-void check_call(const Case& c, const Call& call, uint32_t pattern, std::vector<Violation>* out) {
+// The status the call returned, for ops that validate (0 otherwise).
+int32_t returned_status(const OpSpec& op, const Call& call) {
+  if (op.status.empty()) return 0;
+  int32_t s;
+  std::memcpy(&s, call.buffers.at(op.status)->data(), 4);
+  return s;
+}
+
+// A call that refused its arguments must leave every output as it was.
+void check_wrote_nothing(const OpSpec& op, const Case& c, const Call& call, uint32_t pattern,
+                         std::vector<Violation>* out) {
+  for (const Arg& a : c.args) {
+    if (a.access == Access::in || a.name == op.status) continue;
+    const auto& buf = result_buffer(call, a);
+    const Arg& source = a.alias_of.empty() ? a : c.arg(a.alias_of);
+    for (int64_t k = 0; k * 4 < static_cast<int64_t>(buf.size()); ++k) {
+      uint32_t bits, before;
+      std::memcpy(&bits, buf.data() + 4 * k, 4);
+      if (a.access == Access::out && a.alias_of.empty()) before = pattern;
+      else std::memcpy(&before, source.value.bytes.data() + 4 * k, 4);
+      if (bits != before) {
+        out->push_back({"writes_nothing_on_error", a.name, k,
+                        "the call returned status " + std::to_string(returned_status(op, call)) + " but wrote '" +
+                            a.name + "' at " + index_string(a.value.shape, k)});
+        break;
+      }
+    }
+  }
+}
+
+void check_call(const OpSpec& op, const Case& c, const Call& call, uint32_t pattern, std::vector<Violation>* out) {
+  const bool refused = returned_status(op, call) != 0;
+  if (refused) check_wrote_nothing(op, c, call, pattern, out);
   for (const Arg& a : c.args) {
     const bool owns = a.alias_of.empty();
     if (owns && !call.buffers.at(a.name)->guards_intact())
@@ -97,7 +129,7 @@ void check_call(const Case& c, const Call& call, uint32_t pattern, std::vector<V
                         "input '" + a.name + "' changed at " + index_string(a.value.shape, k)});
       }
     }
-    if (a.access == Access::out && a.alias_of.empty()) {
+    if (a.access == Access::out && a.alias_of.empty() && !refused) {
       const auto& buf = *call.buffers.at(a.name);
       for (int64_t k = 0; k * 4 < static_cast<int64_t>(buf.size()); ++k) {
         uint32_t bits;
@@ -126,14 +158,14 @@ CallResult call_kernel(const Backend& backend, const OpSpec& op, void* fn, const
   backend.activate();
   Call first = prepare(c, options.misalign, kPoison[0]);
   op.invoke(fn, c, first.pointers);
-  check_call(c, first, kPoison[0], &result.violations);
+  check_call(op, c, first, kPoison[0], &result.violations);
   for (const Arg& a : c.args)
     if (is_output(a)) result.outputs[a.name] = read_result(first, a);
   if (!options.twice) return result;
 
   Call second = prepare(c, options.misalign, kPoison[1]);
   op.invoke(fn, c, second.pointers);
-  check_call(c, second, kPoison[1], &result.violations);
+  check_call(op, c, second, kPoison[1], &result.violations);
   for (const Arg& a : c.args) {
     if (!is_output(a)) continue;
     const Tensor again = read_result(second, a);

@@ -92,8 +92,10 @@ void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& opti
     const Oracle expected = op.oracle(c);
     ++oracle_check.runs;
     bool case_ok = true;
+    // When the oracle refuses the arguments, the status is all there is to compare.
+    const bool refused = !op.status.empty() && expected.at(op.status).value.at(0) != 0;
     for (const Arg& a : c.args) {
-      if (a.access == Access::in) continue;
+      if (a.access == Access::in || (refused && a.name != op.status)) continue;
       const Expected& e = expected.at(a.name);
       const Tensor& got = call.outputs.at(a.name);
       if (static_cast<int64_t>(e.value.size()) != got.elements())

@@ -1,3 +1,7 @@
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <sstream>
 
 #include <rapidcheck.h>
@@ -5,6 +9,18 @@
 #include "konform/properties.hpp"
 
 namespace konform {
+
+void load_rapidcheck_quietly() {
+  // RapidCheck prints its configuration on first use; konform passes seeds
+  // explicitly, so that line is noise in every child process.
+  std::fflush(stderr);
+  const int saved = dup(2), null = open("/dev/null", O_WRONLY);
+  if (saved >= 0 && null >= 0) dup2(null, 2);
+  (void)rc::detail::configuration();
+  std::fflush(stderr);
+  if (saved >= 0) dup2(saved, 2), close(saved);
+  if (null >= 0) close(null);
+}
 
 // Runs one property with an explicit seed and count, without RapidCheck's
 // console output, so `konform check` and ctest both get the verdict as data.

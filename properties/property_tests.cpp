@@ -64,6 +64,7 @@ int main(int argc, char** argv) {
     else rest.push_back(argv[i]);
   }
   if (specs.empty()) specs = {"scalar", "simd:all"};
+  konform::load_rapidcheck_quietly();
   try {
     for (const auto& s : specs)
       for (auto& b : konform::resolve_backends(s)) backends().push_back(std::move(b));

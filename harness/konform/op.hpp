@@ -49,6 +49,10 @@ struct OpSpec {
   std::string summary;  // one line for `konform list`
   std::vector<ParamInfo> params;
   std::string domain;   // the inputs the op is checked on, and why
+  // For ops that validate their arguments: the name of the i32 output that
+  // receives the returned tl_status. A non-zero status means the call must
+  // have written nothing; the other outputs are then not compared.
+  std::string status;
 
   // Case `index` of a sweep; deterministic in (rng state, index). Indices
   // below edge_cases walk the edge shapes, later ones are random.

@@ -29,6 +29,9 @@ struct PropertyOutcome {
   std::string reproduce;    // RapidCheck's reproduce token
 };
 
+// Loads RapidCheck's configuration without its banner; call once at start.
+void load_rapidcheck_quietly();
+
 PropertyOutcome check_property(const Property& p, const Backend& b, uint64_t seed, int max_success);
 
 }  // namespace konform
