@@ -2,12 +2,11 @@
 // skipped, -1 when there is no number.
 //
 // Vectorized in two steps. (1) Blocks of 1024 floats (at 16 lanes): per-lane
-// maxima with a compare-and-select (NaN never compares greater, so it is
-// skipped), reduced to the block's maximum; a block replaces the best only if
-// its maximum is strictly greater, so the earliest block holding the overall
-// maximum wins. (2) The first index, from that block on, whose value equals
-// the maximum. Equality also matches -0 against +0, exactly as strict > keeps
-// whichever zero came first.
+// maxima that skip NaN (see MaxSkipNaN), reduced to the block's maximum; a
+// block replaces the best only if its maximum is strictly greater, so the
+// earliest block holding the overall maximum wins. (2) The first index, from
+// that block on, whose value equals the maximum. Equality also matches -0
+// against +0, exactly as strict > keeps whichever zero came first.
 
 #if defined(KONFORM_SIMD_ARGMAX_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef KONFORM_SIMD_ARGMAX_INL_H_
@@ -27,10 +26,17 @@ HWY_BEFORE_NAMESPACE();
 namespace konform::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Lane-wise max that keeps m when v is NaN (or not greater).
+// Lane-wise max that keeps m (never NaN) when v is NaN. x86's maxps returns
+// its second operand when either is NaN, and Highway's SCALAR Max returns
+// the other operand of a NaN, so Max(v, m) is one instruction there; other
+// targets compare and select.
 template <class D>
 HWY_INLINE hn::Vec<D> MaxSkipNaN(hn::Vec<D> v, hn::Vec<D> m) {
+#if HWY_ARCH_X86 || HWY_TARGET == HWY_SCALAR
+  return hn::Max(v, m);
+#else
   return hn::IfThenElse(hn::Gt(v, m), v, m);
+#endif
 }
 
 // The largest number in x[begin, end), -inf if there is none.
@@ -61,7 +67,7 @@ inline int32_t Argmax(const float* x, int64_t n) {
   const hn::ScalableTag<float> d;
   const size_t N = hn::Lanes(d);
   const size_t count = static_cast<size_t>(n);
-  const size_t block = 64 * N;
+  const size_t block = 64 * N;  // short enough that the rescan costs little
   float best = -std::numeric_limits<float>::infinity();
   size_t best_begin = 0;
   for (size_t b = 0; b < count; b += block) {
@@ -74,6 +80,13 @@ inline int32_t Argmax(const float* x, int64_t n) {
   // When best is -inf the first -inf may lie after best_begin's block: scan on.
   const auto vbest = hn::Set(d, best);
   size_t i = best_begin;
+  for (; i + 4 * N <= count; i += 4 * N) {  // four vectors per test, then the one
+    const auto e0 = hn::Eq(hn::LoadU(d, x + i), vbest);
+    const auto e1 = hn::Eq(hn::LoadU(d, x + i + N), vbest);
+    const auto e2 = hn::Eq(hn::LoadU(d, x + i + 2 * N), vbest);
+    const auto e3 = hn::Eq(hn::LoadU(d, x + i + 3 * N), vbest);
+    if (!hn::AllFalse(d, hn::Or(hn::Or(e0, e1), hn::Or(e2, e3)))) break;
+  }
   for (; i + N <= count; i += N) {
     const intptr_t k = hn::FindFirstTrue(d, hn::Eq(hn::LoadU(d, x + i), vbest));
     if (k >= 0) return static_cast<int32_t>(i + static_cast<size_t>(k));

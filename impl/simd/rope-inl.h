@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "hwy/aligned_allocator.h"
+#include "hwy/cache_control.h"
 #include "hwy/contrib/math/math-inl.h"
 #include "hwy/highway.h"
 #include "impl/simd/tail-inl.h"
@@ -64,8 +65,14 @@ HWY_INLINE void RopeCosSin(D d, int32_t pos, const float* inv_freq, size_t half,
   }
 }
 
+// mu * z, skipped when mu is 1 (exact either way, bits included).
+template <bool kScale, class V>
+HWY_INLINE V Scale(V mu, V z) {
+  return kScale ? hn::Mul(mu, z) : z;
+}
+
 // Layout 0: pair i is (x[i], x[i + half]).
-template <class D>
+template <bool kScale, class D>
 HWY_INLINE void RotateHalf(D d, float* x, size_t half, const float* c, const float* s,
                            hn::Vec<D> mu) {
   const size_t N = hn::Lanes(d);
@@ -74,15 +81,15 @@ HWY_INLINE void RotateHalf(D d, float* x, size_t half, const float* c, const flo
   for (; i + N <= half; i += N) {
     const auto a = hn::LoadU(d, x + i), b = hn::LoadU(d, xb + i);
     const auto cv = hn::Load(d, c + i), sv = hn::Load(d, s + i);
-    hn::StoreU(hn::Mul(mu, hn::Sub(hn::Mul(a, cv), hn::Mul(b, sv))), d, x + i);
-    hn::StoreU(hn::Mul(mu, hn::Add(hn::Mul(a, sv), hn::Mul(b, cv))), d, xb + i);
+    hn::StoreU(Scale<kScale>(mu, hn::Sub(hn::Mul(a, cv), hn::Mul(b, sv))), d, x + i);
+    hn::StoreU(Scale<kScale>(mu, hn::Add(hn::Mul(a, sv), hn::Mul(b, cv))), d, xb + i);
   }
   if (i < half) {
     const size_t m = half - i;
     const auto a = LoadHead(d, x + i, m), b = LoadHead(d, xb + i, m);
     const auto cv = hn::Load(d, c + i), sv = hn::Load(d, s + i);
-    StoreHead(hn::Mul(mu, hn::Sub(hn::Mul(a, cv), hn::Mul(b, sv))), d, x + i, m);
-    StoreHead(hn::Mul(mu, hn::Add(hn::Mul(a, sv), hn::Mul(b, cv))), d, xb + i, m);
+    StoreHead(Scale<kScale>(mu, hn::Sub(hn::Mul(a, cv), hn::Mul(b, sv))), d, x + i, m);
+    StoreHead(Scale<kScale>(mu, hn::Add(hn::Mul(a, sv), hn::Mul(b, cv))), d, xb + i, m);
   }
 }
 
@@ -111,7 +118,7 @@ HWY_INLINE void ExpandInterleaved(D d, const float* c, const float* s, size_t ha
   }
 }
 
-template <class D>
+template <bool kScale, class D>
 HWY_INLINE void RotateInterleaved(D d, float* x, size_t rot, const float* cc, const float* ss,
                                   hn::Vec<D> mu) {
   const size_t N = hn::Lanes(d);
@@ -119,23 +126,22 @@ HWY_INLINE void RotateInterleaved(D d, float* x, size_t rot, const float* cc, co
   for (; i + N <= rot; i += N) {
     const auto v = hn::LoadU(d, x + i);
     const auto r = hn::Add(hn::Mul(v, hn::Load(d, cc + i)), hn::Mul(hn::Reverse2(d, v), hn::Load(d, ss + i)));
-    hn::StoreU(hn::Mul(mu, r), d, x + i);
+    hn::StoreU(Scale<kScale>(mu, r), d, x + i);
   }
   if (i < rot) {  // rot and i are even: the loaded lanes hold whole pairs
     const size_t m = rot - i;
     const auto v = LoadHead(d, x + i, m);
     const auto r = hn::Add(hn::Mul(v, hn::Load(d, cc + i)), hn::Mul(hn::Reverse2(d, v), hn::Load(d, ss + i)));
-    StoreHead(hn::Mul(mu, r), d, x + i, m);
+    StoreHead(Scale<kScale>(mu, r), d, x + i, m);
   }
 }
 #endif
 
-inline void Rope(float* x, const int32_t* pos, int64_t tokens, int64_t heads, int64_t D,
-                 int64_t d_rot, const float* inv_freq, float attn_scaling, int layout) {
-  if (tokens <= 0 || heads <= 0 || D <= 0 || d_rot < 2) return;
+template <bool kScale>
+void RopeTokens(float* x, const int32_t* pos, int64_t tokens, int64_t heads, int64_t D,
+                size_t half, const float* inv_freq, float attn_scaling, int layout) {
   const hn::ScalableTag<float> d;
   const size_t N = hn::Lanes(d);
-  const size_t half = static_cast<size_t>(d_rot / 2);
   const size_t padded = hwy::RoundUpTo(half, N);
   // c, s (padded each), then cc, ss (2 * padded each) for layout 1.
   auto table = hwy::AllocateAligned<float>(6 * padded);
@@ -146,23 +152,42 @@ inline void Rope(float* x, const int32_t* pos, int64_t tokens, int64_t heads, in
   (void)cc;
   (void)ss;
   const auto mu = hn::Set(d, attn_scaling);
+  constexpr int64_t kPrefetchRows = 8;
+  const int64_t rows = tokens * heads;
   for (int64_t t = 0; t < tokens; ++t) {
     RopeCosSin(d, pos[t], inv_freq, half, c, s);
 #if HWY_TARGET != HWY_SCALAR
     if (layout != 0) ExpandInterleaved(d, c, s, half, cc, ss);
 #endif
     for (int64_t h = 0; h < heads; ++h) {
-      float* xh = x + (t * heads + h) * D;
+      const int64_t row = t * heads + h;
+      float* xh = x + row * D;
+      // The hardware prefetcher alone left the in-place stream at ~75% of
+      // the copy reference (L3): ask for the head 8 rows ahead, 64 B a line.
+      if (row + kPrefetchRows < rows) {
+        for (int64_t k = 0; k < D; k += 16) hwy::Prefetch(xh + kPrefetchRows * D + k);
+      }
       if (layout == 0) {
-        RotateHalf(d, xh, half, c, s, mu);
+        RotateHalf<kScale>(d, xh, half, c, s, mu);
       } else {
 #if HWY_TARGET == HWY_SCALAR
         RotateInterleavedScalar(xh, half, c, s, attn_scaling);
 #else
-        RotateInterleaved(d, xh, 2 * half, cc, ss, mu);
+        RotateInterleaved<kScale>(d, xh, 2 * half, cc, ss, mu);
 #endif
       }
     }
+  }
+}
+
+inline void Rope(float* x, const int32_t* pos, int64_t tokens, int64_t heads, int64_t D,
+                 int64_t d_rot, const float* inv_freq, float attn_scaling, int layout) {
+  if (tokens <= 0 || heads <= 0 || D <= 0 || d_rot < 2) return;
+  const size_t half = static_cast<size_t>(d_rot / 2);
+  if (attn_scaling == 1.0f) {
+    RopeTokens<false>(x, pos, tokens, heads, D, half, inv_freq, attn_scaling, layout);
+  } else {
+    RopeTokens<true>(x, pos, tokens, heads, D, half, inv_freq, attn_scaling, layout);
   }
 }
 
