@@ -32,8 +32,9 @@ def read_plugins(path):
 
 def run_one(konform, plugin, cases, seed, workdir):
     report = os.path.join(workdir, plugin["id"] + ".json")
+    # A short --timeout: the hanging mutant must be caught without a long wait.
     cmd = [konform, "check", "--backend", plugin["path"], "--cases", str(cases), "--seed", str(seed),
-           "--report", report]
+           "--timeout", "30", "--report", report]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
     if proc.returncode == 2 or not os.path.exists(report):
         sys.exit(f"{plugin['id']}: konform failed to run (status {proc.returncode}):\n{proc.stderr}{proc.stdout}")
