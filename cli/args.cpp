@@ -9,6 +9,8 @@ const char* usage() {
   return R"(usage:
   konform list
       Every op in the catalog: its C symbol, parameters, tolerance and properties.
+  konform render REPORT.json [--junit FILE] [--html FILE]
+      Renders a saved JSON report as JUnit XML and/or HTML.
   konform check --backend B [--backend B ...] [options]
       Runs every op each backend exports against the oracle.
       B: scalar | simd | simd:TARGET | simd:all | PATH.so | PATH.so:TARGET | PATH.so:all
@@ -19,6 +21,8 @@ const char* usage() {
     --property NAME    only this property (repeatable); --no-properties for none
     --property-runs N  RapidCheck runs per property (default 100)
     --report FILE      write the JSON report (schema: reports/report.schema.json)
+    --junit FILE       write JUnit XML (one suite per backend, one test per op and check)
+    --html FILE        write a self-contained HTML page with plots
     --tolerances FILE  use this tolerance table instead of the built-in one
     --timeout S        seconds per op and backend before it counts as a hang (default 600)
     --verbose          one line per case
@@ -68,6 +72,8 @@ CheckArgs parse_check(const std::vector<std::string>& args) {
     else if (flag == "--property-runs") a.property_runs = parse_int(flag, value(), 1);
     else if (flag == "--no-properties") a.no_properties = true;
     else if (flag == "--report") a.report = value();
+    else if (flag == "--junit") a.junit = value();
+    else if (flag == "--html") a.html = value();
     else if (flag == "--tolerances") a.tolerances = value();
     else if (flag == "--timeout") a.timeout_s = static_cast<double>(parse_int(flag, value(), 1));
     else if (flag == "--verbose") a.verbose = true;

@@ -23,6 +23,8 @@ struct CheckArgs {
   int64_t property_runs = 100;
   bool no_properties = false;
   std::string report;                  // JSON report path, "" for none
+  std::string junit;                   // JUnit XML path, "" for none
+  std::string html;                    // HTML page path, "" for none
   std::string tolerances;              // a tolerance table to use instead of the built-in one
   double timeout_s = 600;              // per op and backend
   bool verbose = false;

@@ -10,6 +10,7 @@
 #include "konform/backend.hpp"
 #include "konform/isolate.hpp"
 #include "konform/properties.hpp"
+#include "konform/render.hpp"
 #include "konform/report.hpp"
 #include "konform/sweep.hpp"
 #include "konform/tolerance.hpp"
@@ -23,6 +24,47 @@ std::string read_file(const std::string& path) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+void write_file(const std::string& path, const std::string& text, const char* what) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) throw std::runtime_error(std::string("cannot write the ") + what + " to '" + path + "'");
+  std::printf("%s: %s\n", what, path.c_str());
+}
+
+void write_views(const nlohmann::json& report, const std::string& junit, const std::string& html) {
+  if (!junit.empty()) write_file(junit, render_junit(report), "JUnit XML");
+  if (!html.empty()) write_file(html, render_html(report), "HTML report");
+}
+
+// konform render REPORT.json [--junit FILE] [--html FILE]
+int render(const std::vector<std::string>& args) {
+  std::string input, junit, html;
+  for (size_t i = 0; i < args.size(); ++i) {
+    auto value = [&]() -> std::string {
+      if (i + 1 >= args.size()) throw UsageError(args[i] + " needs a value");
+      return args[++i];
+    };
+    if (args[i] == "--junit") junit = value();
+    else if (args[i] == "--html") html = value();
+    else if (args[i].rfind("--", 0) == 0) throw UsageError("unknown option '" + args[i] + "'");
+    else if (input.empty()) input = args[i];
+    else throw UsageError("render takes one report, got '" + input + "' and '" + args[i] + "'");
+  }
+  if (input.empty()) throw UsageError("render needs the path of a JSON report");
+  if (junit.empty() && html.empty()) throw UsageError("render needs --junit FILE and/or --html FILE");
+  const std::string text = read_file(input);
+  const auto report = nlohmann::json::parse(text, nullptr, false);
+  if (report.is_discarded()) throw UsageError("'" + input + "' is not valid JSON");
+  if (!report.is_object() || report.value("schema", "") != "konform-report/1")
+    throw UsageError("'" + input + "' is not a konform report (no \"schema\": \"konform-report/1\")");
+  try {
+    write_views(report, junit, html);
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError("'" + input + "' does not follow the report schema: " + e.what());
+  }
+  return 0;
 }
 
 int list() {
@@ -113,7 +155,8 @@ OpResult died(const Backend& b, const OpSpec& op, const ChildOutcome& o, const C
     f.reproduce = property_command(b, op.name, o.last_label.substr(9), a.seed);
   r.fail(f);
   r.verdict = o.status == ChildOutcome::timeout ? "timeout" : "crashed";
-  r.check(f.check, "sweep").failures = 1;
+  CheckSummary& c = r.check(f.check, "sweep");
+  c.runs = c.failures = 1;
   return r;
 }
 
@@ -201,6 +244,7 @@ int check(const CheckArgs& a, const std::string& command_line) {
     if (!out) throw std::runtime_error("cannot write the report to '" + a.report + "'");
     std::printf("report: %s\n", a.report.c_str());
   }
+  write_views(report, a.junit, a.html);
   const auto& s = report["summary"];
   std::printf("%lld passed, %lld failed, %lld unsupported\n", s["passed"].get<long long>(),
               s["failed"].get<long long>(), s["unsupported"].get<long long>());
@@ -226,6 +270,7 @@ int main(int argc, char** argv) {
       if (args.size() > 1) throw UsageError("list takes no arguments");
       return konform::cli::list();
     }
+    if (args[0] == "render") return render({args.begin() + 1, args.end()});
     if (args[0] == "check") return check(parse_check({args.begin() + 1, args.end()}), command_line);
     throw UsageError("unknown command '" + args[0] + "'");
   } catch (const UsageError& e) {

@@ -180,7 +180,15 @@ CallResult call_kernel(const Backend& backend, const OpSpec& op, void* fn, const
   return result;
 }
 
+namespace {
+thread_local CallRecorder* t_recorder = nullptr;
+}  // namespace
+
+CallRecorder::CallRecorder() : outer_(t_recorder) { t_recorder = this; }
+CallRecorder::~CallRecorder() { t_recorder = outer_; }
+
 std::map<std::string, Tensor> run_op(const Backend& backend, const OpSpec& op, const Case& c) {
+  if (t_recorder != nullptr) t_recorder->calls.emplace_back(&op, c);
   void* fn = backend.symbol(op.symbol);
   if (fn == nullptr) throw std::runtime_error(backend.name + " does not export " + op.symbol);
   CallResult r = call_kernel(backend, op, fn, c, CallOptions{0, false});

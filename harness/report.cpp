@@ -9,6 +9,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "konform/json_number.hpp"
 #include "konform/version.hpp"
 
 namespace konform {
@@ -17,21 +18,10 @@ using nlohmann::json;
 
 namespace {
 
-// JSON has no Inf or NaN: such numbers are written as strings.
-json number(double v) {
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
-  return v;
-}
+json number(double v) { return json_number(v); }
 
 double read_number(const json& j) {
-  if (j.is_number()) return j.get<double>();
-  if (j.is_string()) {
-    const auto s = j.get<std::string>();
-    if (s == "NaN") return NAN;
-    if (s == "Infinity") return INFINITY;
-    if (s == "-Infinity") return -INFINITY;
-  }
+  if (const auto n = json_to_number(j)) return *n;
   throw std::runtime_error("expected a number, 'NaN', 'Infinity' or '-Infinity', found " + j.dump());
 }
 

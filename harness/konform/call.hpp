@@ -42,4 +42,18 @@ CallResult call_kernel(const Backend& backend, const OpSpec& op, void* fn, const
 // backend does not export the op.
 std::map<std::string, Tensor> run_op(const Backend& backend, const OpSpec& op, const Case& c);
 
+// While one is alive, run_op keeps a copy of every case it is given on this
+// thread: how a property's shrunk counterexample becomes a reproducer.
+class CallRecorder {
+ public:
+  CallRecorder();
+  ~CallRecorder();
+  CallRecorder(const CallRecorder&) = delete;
+  CallRecorder& operator=(const CallRecorder&) = delete;
+  std::vector<std::pair<const OpSpec*, Case>> calls;
+
+ private:
+  CallRecorder* outer_;
+};
+
 }  // namespace konform

@@ -1,0 +1,86 @@
+#include "konform/judge.hpp"
+
+#include <cmath>
+#include <set>
+#include <stdexcept>
+
+namespace konform {
+
+bool needs_tolerance(const Case& c) {
+  for (const Arg& a : c.args)
+    if (a.access != Access::in && a.match == Match::tolerance) return true;
+  return false;
+}
+
+bool worse_than(const Finding& f, const std::optional<Finding>& current) {
+  if (!current) return true;
+  const bool f_fails = !(f.error <= f.limit), cur_fails = !(current->error <= current->limit);
+  if (f_fails != cur_fails) return f_fails;
+  return f.error > current->error;
+}
+
+namespace {
+
+Finding element_finding(const Arg& out, const ElementVerdict& v, const Case& c) {
+  Finding f;
+  f.check = "matches_oracle";
+  f.case_label = c.label;
+  f.output = out.name;
+  f.element = index_string(out.value.shape, v.index);
+  f.has_values = true;
+  f.expected = v.expected;
+  f.got = v.got;
+  f.error = v.error;
+  f.limit = v.limit;
+  f.message = v.ok ? "largest error" : v.why;
+  return f;
+}
+
+}  // namespace
+
+CaseVerdict judge_case(const Backend& backend, const OpSpec& op, void* fn, const Case& c, const Tolerance* tol,
+                       const CallOptions& options) {
+  if (needs_tolerance(c) && tol == nullptr)
+    throw std::runtime_error("no tolerance for " + op.name + " " + std::string(dtype_name(op.dtype)));
+  CaseVerdict verdict;
+  const CallResult call = call_kernel(backend, op, fn, c, options);
+  for (const Violation& v : call.violations) {
+    Finding f;
+    f.check = v.check;
+    f.message = v.message;
+    f.case_label = c.label;
+    f.output = v.arg;
+    if (v.element >= 0) f.element = index_string(c.arg(v.arg).value.shape, v.element);
+    verdict.findings.push_back(f);
+  }
+
+  const Oracle expected = op.oracle(c);
+  // When the oracle refuses the arguments, the status is all there is to compare.
+  verdict.refused = !op.status.empty() && expected.at(op.status).value.at(0) != 0;
+  for (const Arg& a : c.args) {
+    if (a.access == Access::in || (verdict.refused && a.name != op.status)) continue;
+    const Expected& e = expected.at(a.name);
+    const Tensor& got = call.outputs.at(a.name);
+    if (static_cast<int64_t>(e.value.size()) != got.elements())
+      throw std::logic_error(op.name + ": the oracle returned " + std::to_string(e.value.size()) + " values for " +
+                             a.name + " of " + std::to_string(got.elements()));
+    const Comparison cmp = a.match == Match::exact ? compare_exact(got, e) : compare_tolerance(got, e, tol->limit);
+    verdict.metrics.merge(cmp.metrics);
+    if (cmp.worst.index < 0) continue;
+    const double ratio = a.match == Match::exact ? cmp.worst.error
+                         : cmp.worst.limit > 0   ? cmp.worst.error / cmp.worst.limit
+                                                 : (cmp.worst.error > 0 ? INFINITY : 0.0);
+    if (std::isfinite(ratio)) verdict.worst_ratio = std::fmax(verdict.worst_ratio, ratio);
+    const Finding f = element_finding(a, cmp.worst, c);
+    if (worse_than(f, verdict.worst)) verdict.worst = f;
+    if (!cmp.worst.ok) {
+      Finding detailed = f;
+      detailed.message = cmp.worst.why + " (" + std::to_string(cmp.mismatches) + " of " +
+                         std::to_string(got.elements()) + " elements of " + a.name + " out)";
+      verdict.findings.push_back(detailed);
+    }
+  }
+  return verdict;
+}
+
+}  // namespace konform

@@ -1,0 +1,20 @@
+// The structure of the cases an op's generator makes, learned by sampling it:
+// argument names, accesses, dtypes and ranks, parameter names, and which
+// dimension equals which parameter (or half or twice it, or a constant).
+// A case read from a file (a reproducer, a fixture) is checked against it
+// before any kernel sees it, with no code per op.
+#pragma once
+
+#include <string>
+
+#include "konform/case.hpp"
+#include "konform/op.hpp"
+
+namespace konform {
+
+// "" when `c` has the structure of op's cases; otherwise what differs, e.g.
+// "argument 'x': dimension 1 is 7, but every case of rmsnorm has it equal to
+// parameter d (5)".
+std::string check_case_shape(const OpSpec& op, const Case& c);
+
+}  // namespace konform

@@ -1,0 +1,46 @@
+// One case through one backend, judged: the guarded call's violations and
+// every output against the oracle. The sweep, the fuzzers and `konform
+// repro` all reach their verdicts here, so they cannot disagree.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "konform/backend.hpp"
+#include "konform/call.hpp"
+#include "konform/compare.hpp"
+#include "konform/op.hpp"
+#include "konform/result.hpp"
+#include "konform/tolerance.hpp"
+
+namespace konform {
+
+struct CaseVerdict {
+  // A violated guard (check = the Violation's), or an output beyond its
+  // limit (check = matches_oracle), in the order found. Empty: conforms.
+  std::vector<Finding> findings;
+  // The largest error against the oracle, passing or not (none when every
+  // output was refused or empty).
+  std::optional<Finding> worst;
+  Metrics metrics;
+  // The largest finite error over the outputs in units of their limit
+  // (exact outputs: 0 or 1), for drivers that steer by it.
+  double worst_ratio = 0;
+  bool refused = false;  // the oracle says the op must refuse these arguments
+  bool ok() const { return findings.empty(); }
+};
+
+// Calls `fn` (the backend's symbol for `op`) on `c` under `options` and judges
+// the call. `tol` may be null for ops whose outputs are all exact; throws
+// std::runtime_error when an output needs a tolerance and there is none.
+CaseVerdict judge_case(const Backend& backend, const OpSpec& op, void* fn, const Case& c, const Tolerance* tol,
+                       const CallOptions& options);
+
+// Whether any output of `c` is judged against a tolerance.
+bool needs_tolerance(const Case& c);
+
+// The worse of two findings for a report: a failing one before a passing
+// one, then the larger error.
+bool worse_than(const Finding& f, const std::optional<Finding>& current);
+
+}  // namespace konform

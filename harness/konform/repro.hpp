@@ -1,0 +1,47 @@
+// Reproducer files: one case with its exact input bits, the backend it ran
+// on and what failed there, as JSON (schema: reports/repro.schema.json).
+// Every driver writes them (the fuzzers, `konform check --repro-dir` for the
+// sweep and for RapidCheck's shrunk counterexamples) and `konform repro`
+// replays them. A fixture is the same file without a finding.
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "konform/case.hpp"
+#include "konform/result.hpp"
+
+namespace konform {
+
+inline constexpr const char* kReproSchema = "konform-repro/1";
+
+// A malformed reproducer: the message names the file and the field.
+struct ReproError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Reproducer {
+  std::string op;
+  Case c;                          // inputs with their bits; outputs with their shape
+  size_t misalign = 0;             // bytes past each buffer's 64-byte-aligned start
+  std::string backend;             // as given to --backend where it was found; "" for a fixture
+  std::string source = "fixture";  // fuzz | sweep | property | fixture
+  std::optional<Finding> finding;  // what failed; none for a fixture
+  nlohmann::json provenance = nlohmann::json::object();  // seed and case, fuzz input, property, ...
+};
+
+nlohmann::json reproducer_to_json(const Reproducer& r);
+// Checks every field, then the case against its op's structure
+// (check_case_shape); `source` names the file in errors.
+Reproducer reproducer_from_json(const nlohmann::json& j, const std::string& source);
+Reproducer parse_reproducer(const std::string& text, const std::string& source);
+Reproducer read_reproducer_file(const std::string& path);
+
+// Writes r into `dir` (created if missing) as <op>-<check>-<hash>.json, the
+// hash of its content, and returns the path.
+std::string write_reproducer(const Reproducer& r, const std::string& dir);
+
+}  // namespace konform

@@ -1,0 +1,147 @@
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "konform/render.hpp"
+
+namespace konform {
+
+namespace {
+
+std::string esc(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '&') out += "&amp;";
+    else if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else if (c == '"') out += "&quot;";
+    else out += c;
+  }
+  return out;
+}
+
+std::string str(const nlohmann::json& j) { return j.is_string() ? j.get<std::string>() : j.dump(); }
+
+double num(const nlohmann::json& j) {
+  if (j.is_number()) return j.get<double>();
+  return j.is_string() && j.get<std::string>() == "Infinity" ? INFINITY : NAN;
+}
+
+const char* colour(const std::string& verdict) {
+  if (verdict == "pass") return "#2e7d32";
+  if (verdict == "unsupported") return "#757575";
+  return "#c62828";
+}
+
+// A horizontal bar per op x backend: the worst error as a fraction of its
+// limit, on a log axis from 1e-3 to 1e3 of the limit; the line at 1 is the
+// limit. Exact ops (no limit) are not plotted.
+std::string error_plot(const nlohmann::json& results) {
+  std::vector<const nlohmann::json*> rows;
+  for (const auto& r : results)
+    if (num(r["tolerance"]["limit"]) > 0 && r["verdict"] != "unsupported") rows.push_back(&r);
+  if (rows.empty()) return "<p>No toleranced results to plot.</p>";
+  const int left = 260, width = 480, bar = 14, gap = 4, top = 24;
+  const int height = top + static_cast<int>(rows.size()) * (bar + gap) + 24;
+  auto x_of = [&](double ratio) {
+    const double l = std::log10(std::fmax(ratio, 1e-3));
+    return left + static_cast<int>((std::fmin(l, 3.0) + 3.0) / 6.0 * width);
+  };
+  std::ostringstream s;
+  s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << left + width + 60 << "\" height=\"" << height
+    << "\" font-family=\"sans-serif\" font-size=\"11\">\n";
+  for (int p = -3; p <= 3; ++p) {
+    const int x = x_of(std::pow(10.0, p));
+    s << "<line x1=\"" << x << "\" y1=\"" << top - 6 << "\" x2=\"" << x << "\" y2=\"" << height - 20
+      << "\" stroke=\"" << (p == 0 ? "#c62828" : "#ddd") << "\"/><text x=\"" << x - 10 << "\" y=\"" << top - 10
+      << "\">1e" << p << "</text>\n";
+  }
+  int y = top;
+  for (const auto* r : rows) {
+    const double ratio = num((*r)["metrics"]["max_r"]) / num((*r)["tolerance"]["limit"]);
+    s << "<text x=\"4\" y=\"" << y + bar - 3 << "\">" << esc(str((*r)["op"]) + "  " + str((*r)["backend"]))
+      << "</text><rect x=\"" << left << "\" y=\"" << y << "\" width=\"" << std::max(1, x_of(ratio) - left)
+      << "\" height=\"" << bar << "\" fill=\"" << colour(str((*r)["verdict"])) << "\"><title>"
+      << esc(str((*r)["metrics"]["max_r"]) + " u of " + str((*r)["tolerance"]["limit"])) << "</title></rect>\n";
+    y += bar + gap;
+  }
+  s << "<text x=\"" << left << "\" y=\"" << height - 4 << "\">worst error / limit (log scale; the red line is the limit)</text>\n";
+  s << "</svg>\n";
+  return s.str();
+}
+
+}  // namespace
+
+std::string render_html(const nlohmann::json& report) {
+  const auto& results = report.at("results");
+  std::set<std::string> backends;
+  std::map<std::string, std::map<std::string, const nlohmann::json*>> grid;  // op -> backend -> result
+  for (const auto& r : results) {
+    backends.insert(str(r["backend"]));
+    grid[str(r["op"])][str(r["backend"])] = &r;
+  }
+  const auto& sum = report.at("summary");
+  std::ostringstream h;
+  h << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>konform report</title><style>"
+       "body{font-family:sans-serif;margin:2em;max-width:1100px}table{border-collapse:collapse}"
+       "td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px}th{background:#f4f4f4}"
+       "code{font-size:12px;background:#f6f6f6;padding:1px 3px}.v{color:#fff;font-weight:bold}"
+       "</style></head><body>\n";
+  h << "<h1>konform conformance report</h1>\n<p><b>" << esc(str(sum["verdict"])) << "</b>: " << str(sum["passed"])
+    << " passed, " << str(sum["failed"]) << " failed, " << str(sum["unsupported"]) << " unsupported. Seed "
+    << str(report["seed"]) << ", " << str(report["cases_per_op"]) << " cases per op, created " << esc(str(report["created"]))
+    << ".</p>\n<p><code>" << esc(str(report["command"])) << "</code></p>\n";
+  h << "<p>Machine: " << esc(str(report["machine"]["cpu"])) << ", " << str(report["machine"]["cores"])
+    << " cores. Build: konform " << esc(str(report["build"]["konform_version"])) << " (" << esc(str(report["build"]["git"]))
+    << "), " << esc(str(report["build"]["compiler"])) << ".</p>\n";
+
+  h << "<h2>Verdicts</h2>\n<table><tr><th>op</th>";
+  for (const auto& b : backends) h << "<th>" << esc(b) << "</th>";
+  h << "</tr>\n";
+  for (const auto& [op, by_backend] : grid) {
+    h << "<tr><td>" << esc(op) << "</td>";
+    for (const auto& b : backends) {
+      auto it = by_backend.find(b);
+      if (it == by_backend.end()) {
+        h << "<td></td>";
+        continue;
+      }
+      const auto& r = *it->second;
+      const std::string v = str(r["verdict"]);
+      h << "<td class=\"v\" style=\"background:" << colour(v) << "\" title=\"" << esc(str(r["metrics"]["max_r"]) + " u of " + str(r["tolerance"]["limit"])) << "\">"
+        << esc(v) << "</td>";
+    }
+    h << "</tr>\n";
+  }
+  h << "</table>\n<h2>Worst error against the limit</h2>\n" << error_plot(results);
+
+  h << "<h2>Metrics</h2>\n<table><tr><th>op</th><th>backend</th><th>cases</th><th>max error (u)</th><th>limit (u)</th>"
+       "<th>max abs</th><th>max rel</th><th>max ULP</th><th>NMSE</th></tr>\n";
+  for (const auto& r : results) {
+    if (r["verdict"] == "unsupported") continue;
+    const auto& m = r["metrics"];
+    h << "<tr><td>" << esc(str(r["op"])) << "</td><td>" << esc(str(r["backend"])) << "</td><td>" << str(r["cases"])
+      << "</td><td>" << str(m["max_r"]) << "</td><td>" << str(r["tolerance"]["limit"]) << "</td><td>" << str(m["max_abs"])
+      << "</td><td>" << str(m["max_rel"]) << "</td><td>" << str(m["max_ulp"]) << "</td><td>" << str(m["nmse"])
+      << "</td></tr>\n";
+  }
+  h << "</table>\n<h2>Findings</h2>\n";
+  bool any = false;
+  for (const auto& r : results)
+    for (const auto& f : r["findings"]) {
+      any = true;
+      h << "<h3>" << esc(str(r["op"]) + " on " + str(r["backend"]) + ": " + str(f["check"])) << "</h3>\n<p>"
+        << esc(str(f["message"])) << "</p>\n";
+      if (f.value("case", -1) >= 0) h << "<p>case " << str(f["case"]) << ": " << esc(str(f["case_label"])) << "</p>\n";
+      if (f.contains("expected"))
+        h << "<p>" << esc(str(f.value("output", "")) + str(f.value("element", ""))) << ": expected " << str(f["expected"])
+          << ", got " << str(f["got"]) << ", error " << str(f["error"]) << " u, limit " << str(f["limit"]) << " u</p>\n";
+      if (!str(f["reproduce"]).empty()) h << "<p>replay: <code>" << esc(str(f["reproduce"])) << "</code></p>\n";
+    }
+  if (!any) h << "<p>None.</p>\n";
+  h << "</body></html>\n";
+  return h.str();
+}
+
+}  // namespace konform

@@ -1,0 +1,82 @@
+#include <map>
+#include <sstream>
+
+#include "konform/render.hpp"
+
+namespace konform {
+
+namespace {
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default:
+        // XML 1.0 forbids most control characters, even escaped.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') out += ' ';
+        else out += c;
+    }
+  }
+  return out;
+}
+
+std::string finding_text(const nlohmann::json& f) {
+  std::ostringstream s;
+  s << f.value("message", "");
+  if (f.value("case", -1) >= 0) s << "\ncase " << f["case"] << ": " << f.value("case_label", "");
+  if (f.contains("expected"))
+    s << "\n" << f.value("output", "") << f.value("element", "") << ": expected " << f["expected"].dump() << ", got "
+      << f["got"].dump() << ", error " << f["error"].dump() << " u, limit " << f["limit"].dump() << " u";
+  if (!f.value("reproduce", "").empty()) s << "\nreplay: " << f["reproduce"].get<std::string>();
+  return s.str();
+}
+
+}  // namespace
+
+std::string render_junit(const nlohmann::json& report) {
+  // Group results by backend: each backend is a suite.
+  std::map<std::string, std::vector<const nlohmann::json*>> suites;
+  for (const auto& r : report.at("results")) suites[r.at("backend").get<std::string>()].push_back(&r);
+
+  std::ostringstream x;
+  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"konform\">\n";
+  for (const auto& [backend, results] : suites) {
+    int tests = 0, failures = 0, skipped = 0;
+    std::ostringstream cases;
+    for (const auto* r : results) {
+      const std::string op = r->at("op"), verdict = r->at("verdict");
+      const std::string classname = "konform." + backend + "." + op;
+      if (verdict == "unsupported") {
+        ++tests, ++skipped;
+        cases << "    <testcase classname=\"" << xml_escape(classname) << "\" name=\"unsupported\">"
+              << "<skipped message=\"the backend does not export " << xml_escape(r->at("symbol")) << "\"/></testcase>\n";
+        continue;
+      }
+      for (const auto& c : r->at("checks")) {
+        ++tests;
+        const std::string name = c.at("name");
+        cases << "    <testcase classname=\"" << xml_escape(classname) << "\" name=\"" << xml_escape(name) << "\" time=\""
+              << (name == "matches_oracle" ? r->value("seconds", 0.0) : 0.0) << "\">";
+        if (c.at("verdict") == "fail") {
+          ++failures;
+          std::string text;
+          for (const auto& f : r->at("findings"))
+            if (f.at("check") == name) text += finding_text(f) + "\n";
+          cases << "<failure message=\"" << xml_escape(name + " failed") << "\">" << xml_escape(text) << "</failure>";
+        }
+        cases << "</testcase>\n";
+      }
+    }
+    x << "  <testsuite name=\"" << xml_escape(backend) << "\" tests=\"" << tests << "\" failures=\"" << failures
+      << "\" skipped=\"" << skipped << "\" errors=\"0\">\n"
+      << cases.str() << "  </testsuite>\n";
+  }
+  x << "</testsuites>\n";
+  return x.str();
+}
+
+}  // namespace konform
