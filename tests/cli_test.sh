@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# The command line's error handling: bad usage and unreadable input exit 2
+# with a message naming the problem; list and a small check exit 0.
+#   usage: cli_test.sh PATH/TO/konform
+set -u
+
+konform=${1:?usage: cli_test.sh PATH/TO/konform}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+# expect STATUS REGEX -- ARGS...: konform ARGS exits STATUS and its output
+# (stdout and stderr together) matches the extended regex REGEX.
+expect() {
+  local status=$1 regex=$2
+  shift 3
+  local out rc
+  out=$("$konform" "$@" 2>&1)
+  rc=$?
+  if [[ $rc -ne $status ]]; then
+    echo "FAIL: konform $* exited $rc, expected $status; output:"
+    echo "$out" | sed 's/^/    /' | head -20
+    failures=$((failures + 1))
+  elif ! grep -Eq -- "$regex" <<<"$out"; then
+    echo "FAIL: konform $* exited $rc as expected but its output does not match /$regex/:"
+    echo "$out" | sed 's/^/    /' | head -20
+    failures=$((failures + 1))
+  else
+    echo "ok:   konform $* -> $rc"
+  fi
+}
+
+# Bad usage.
+expect 2 '^usage:' -- 
+expect 2 "unknown command 'frobnicate'" -- frobnicate
+expect 2 "list takes no arguments" -- list extra
+expect 2 "unknown option '--bogus'" -- check --backend scalar --bogus
+expect 2 "check needs at least one --backend" -- check
+expect 2 "--backend needs a value" -- check --backend
+expect 2 "unknown op 'nope'" -- check --backend scalar --op nope
+expect 2 "unknown op 'nope'" -- check --backend scalar --op rmsnorm,nope
+expect 2 "unknown backend 'nope'" -- check --backend nope
+expect 2 "target 'NOPE' is not available here" -- check --backend simd:NOPE
+expect 2 "--case needs exactly one --op" -- check --backend scalar --case 3
+expect 2 "--case needs exactly one --op" -- check --backend scalar --op add,rope --case 3
+expect 2 "--cases: 'abc' is not an integer" -- check --backend scalar --cases abc
+expect 2 "--cases: '12x' is not an integer" -- check --backend scalar --cases 12x
+expect 2 "--cases: -1 is below the minimum 0" -- check --backend scalar --cases -1
+expect 2 "--seed: '' is not an integer" -- check --backend scalar --seed ''
+expect 2 "unknown property 'nope'" -- check --backend scalar --property nope
+expect 2 "contradict" -- check --backend scalar --property hand_example --no-properties
+
+# Unreadable or malformed input files.
+expect 2 "cannot read '$tmp/missing.tsv'" -- check --backend scalar --op add --tolerances "$tmp/missing.tsv"
+printf '# op\tdtype\tlimit\tspec\twhy\nadd\tf32\tone\t-\tone rounding\n' >"$tmp/bad_number.tsv"
+expect 2 "$tmp/bad_number.tsv:2: limit: 'one' is not a finite non-negative number" -- \
+  check --backend scalar --op add --tolerances "$tmp/bad_number.tsv"
+printf 'add\tf32\t1\n' >"$tmp/short.tsv"
+expect 2 "$tmp/short.tsv:1: expected 5 tab-separated fields" -- \
+  check --backend scalar --op add --tolerances "$tmp/short.tsv"
+printf 'rmsnorm\tf32\t17\t1e-6\ttoo loose\n' >"$tmp/ceiling.tsv"
+expect 2 "$tmp/ceiling.tsv:1: limit 17 u exceeds the spec's ceiling" -- \
+  check --backend scalar --op rmsnorm --tolerances "$tmp/ceiling.tsv"
+# A well-formed table without the op's entry is unusable input too.
+printf '# nothing here\n' >"$tmp/empty.tsv"
+expect 2 "has no entry for add f32" -- check --backend scalar --op add --cases 3 --tolerances "$tmp/empty.tsv"
+# A file that is not a shared library.
+printf 'not an ELF file\n' >"$tmp/libfake.so"
+expect 2 "cannot load backend library" -- check --backend "$tmp/libfake.so"
+
+# What works.
+expect 0 '^usage:' -- --help
+list_out=$("$konform" list 2>&1)
+list_rc=$?
+if [[ $list_rc -ne 0 ]]; then
+  echo "FAIL: konform list exited $list_rc"
+  failures=$((failures + 1))
+fi
+for op in rmsnorm rope silu_mul embedding add argmax; do
+  if ! grep -Eq "^$op  \(tl_${op}_f32, " <<<"$list_out"; then
+    echo "FAIL: konform list does not list $op (tl_${op}_f32)"
+    failures=$((failures + 1))
+  fi
+done
+[[ $list_rc -eq 0 ]] && echo "ok:   konform list -> 0, six ops"
+expect 0 'PASS +argmax +scalar +5 cases' -- check --backend scalar --op argmax --cases 5
+expect 0 '1 passed, 0 failed, 0 unsupported' -- check --backend scalar --op argmax --cases 5
+expect 0 'PASS +add +scalar +1 cases' -- check --backend scalar --op add --seed 3 --case 7 --no-properties
+
+if [[ $failures -ne 0 ]]; then
+  echo "$failures check(s) failed"
+  exit 1
+fi
+echo "all command-line checks passed"

@@ -1,0 +1,451 @@
+// The comparator (harness/konform/compare.hpp), the tolerance table's parser
+// (harness/konform/tolerance.hpp) and the seeded generator (konform/rng.hpp):
+// the three things every verdict of the harness rests on.
+#include <gtest/gtest.h>
+
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "konform/compare.hpp"
+#include "konform/op.hpp"
+#include "konform/rng.hpp"
+#include "konform/tolerance.hpp"
+
+namespace konform {
+namespace {
+
+constexpr double kU = 0x1p-24;  // f32 unit roundoff
+
+Expected expect(std::vector<double> value, std::vector<double> scale) { return Expected{std::move(value), std::move(scale)}; }
+
+// One element through the tolerance rule.
+Comparison one(float got, double expected, double scale, double limit) {
+  return compare_tolerance(Tensor::of_f32({1}, {got}), expect({expected}, {scale}), limit);
+}
+bool accepts(float got, double expected, double scale = 1, double limit = 8) {
+  return one(got, expected, scale, limit).mismatches == 0;
+}
+
+float from_bits(uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+
+// ------------------------------------------------------------ special values --
+
+TEST(Compare, NanMatchesNan) {
+  EXPECT_TRUE(accepts(NAN, NAN));
+  EXPECT_TRUE(accepts(-NAN, NAN));
+  EXPECT_TRUE(accepts(from_bits(0x7fa00001u), NAN)) << "a signalling/payload NaN is still NaN";
+  const Comparison c = one(NAN, NAN, NAN, 8);
+  EXPECT_TRUE(c.worst.ok);
+  EXPECT_EQ(c.worst.error, 0);
+}
+
+TEST(Compare, NanAgainstANumberFailsWhateverTheLimit) {
+  for (double limit : {8.0, 1e300, double(INFINITY)}) {
+    const Comparison got_nan = one(NAN, 1.0, 1.0, limit);
+    EXPECT_EQ(got_nan.mismatches, 1) << "limit " << limit;
+    EXPECT_FALSE(got_nan.worst.ok);
+    EXPECT_TRUE(std::isinf(got_nan.worst.error));
+    EXPECT_NE(got_nan.worst.why.find("NaN where the oracle has a number"), std::string::npos) << got_nan.worst.why;
+
+    const Comparison oracle_nan = one(1.0f, NAN, NAN, limit);
+    EXPECT_EQ(oracle_nan.mismatches, 1) << "limit " << limit;
+    EXPECT_NE(oracle_nan.worst.why.find("a number where the oracle has NaN"), std::string::npos) << oracle_nan.worst.why;
+  }
+  EXPECT_FALSE(accepts(NAN, INFINITY, INFINITY, 1e300));
+  EXPECT_FALSE(accepts(INFINITY, NAN, NAN, 1e300));
+}
+
+TEST(Compare, InfinitySignMustMatch) {
+  EXPECT_TRUE(accepts(INFINITY, INFINITY, INFINITY));
+  EXPECT_TRUE(accepts(-INFINITY, -INFINITY, INFINITY));
+  EXPECT_FALSE(accepts(-INFINITY, INFINITY, INFINITY, 1e300));
+  EXPECT_FALSE(accepts(INFINITY, -INFINITY, INFINITY, 1e300));
+  // An infinity where the oracle is finite and in range, and the reverse.
+  const Comparison c = one(INFINITY, 1.0, 1.0, 1e300);
+  EXPECT_EQ(c.mismatches, 1);
+  EXPECT_NE(c.worst.why.find("infinite where the oracle is finite"), std::string::npos) << c.worst.why;
+  EXPECT_FALSE(accepts(FLT_MAX, INFINITY, INFINITY, 1e300));
+  EXPECT_FALSE(accepts(FLT_MAX, INFINITY, 1.0, 1e300));
+  EXPECT_FALSE(accepts(-FLT_MAX, -INFINITY, INFINITY, 1e300));
+}
+
+// KNOWN BUG (harness/compare.cpp:47): when the oracle's value is itself
+// +-Inf (not merely beyond FLT_MAX), a finite answer falls through to the r
+// rule: the verdict is still a failure, but `why` becomes "error above the
+// limit" and the error is NaN when s = |y*| = Inf (the report then says
+// "error": "NaN"). Only a finite y* beyond FLT_MAX should fall through:
+// `if (v.ok || std::isinf(e) || !std::isinf(rounded) || std::isinf(y)) return v;`
+// Enable when fixed.
+TEST(Compare, DISABLED_AFiniteAnswerToAnInfiniteOracleSaysSo) {
+  for (double s : {double(INFINITY), 1.0}) {
+    const Comparison c = one(FLT_MAX, INFINITY, s, 8);
+    EXPECT_FALSE(c.worst.ok);
+    EXPECT_EQ(c.worst.why, "finite where the oracle is infinite") << "s = " << s;
+    EXPECT_TRUE(std::isinf(c.worst.error)) << "s = " << s << ": error " << c.worst.error;
+  }
+}
+
+TEST(Compare, AnOracleValueBeyondFltMaxAdmitsTheInfinity) {
+  EXPECT_TRUE(accepts(INFINITY, 1e39, 1e39));
+  EXPECT_TRUE(accepts(-INFINITY, -1e39, 1e39));
+  EXPECT_FALSE(accepts(-INFINITY, 1e39, 1e39, 1e300)) << "the sign still has to match";
+  // Exactly halfway between FLT_MAX and 2^128 rounds (to even) to infinity.
+  EXPECT_TRUE(accepts(INFINITY, 0x1p128 - 0x1p103, 0x1p128));
+  // Below that halfway point the oracle rounds to FLT_MAX: no infinity.
+  EXPECT_FALSE(accepts(INFINITY, 0x1p128 - 0x1p103 - 0x1p80, 0x1p128, 1e300));
+  EXPECT_FALSE(accepts(INFINITY, double(FLT_MAX), double(FLT_MAX), 1e300));
+  // A finite answer to an oracle beyond FLT_MAX is judged by r like any other:
+  // FLT_MAX against 2^128 is off by 2^104 = 2^128 * 2^-24, i.e. r = 1.
+  EXPECT_TRUE(accepts(FLT_MAX, 0x1p128, 0x1p128, 1.0));
+  EXPECT_FALSE(accepts(FLT_MAX, 1e39, 1e39, 8));
+  EXPECT_NEAR(one(FLT_MAX, 0x1p128, 0x1p128, 1.0).worst.error, 1.0, 1e-12);
+}
+
+// ---------------------------------------------------------------------- r --
+
+TEST(Compare, ErrorIsInUnitsOfRoundoffOfTheScale) {
+  const float next = std::nextafter(1.0f, 2.0f);  // 1 + 2^-23
+  EXPECT_DOUBLE_EQ(one(next, 1.0, 1.0, 8).worst.error, 2.0);
+  EXPECT_DOUBLE_EQ(one(next, 1.0, 4.0, 8).worst.error, 0.5) << "r scales with s, not with |y*|";
+  EXPECT_DOUBLE_EQ(one(3.0f, 2.0, 2.0, 8).worst.error, 1.0 / (kU * 2.0));
+  EXPECT_DOUBLE_EQ(one(-1.0f, 1.0, 1.0, 8).worst.error, 2.0 / kU);
+  // The limit is inclusive.
+  EXPECT_TRUE(accepts(next, 1.0, 1.0, 2.0));
+  EXPECT_FALSE(accepts(next, 1.0, 1.0, 1.999));
+  const Comparison c = one(next, 1.0, 1.0, 1.999);
+  EXPECT_NE(c.worst.why.find("above the limit"), std::string::npos) << c.worst.why;
+  EXPECT_EQ(c.worst.limit, 1.999);
+  EXPECT_EQ(c.worst.expected, 1.0);
+  EXPECT_EQ(c.worst.got, double(next));
+}
+
+TEST(Compare, ScaleIsFlooredAtTheSmallestNormal) {
+  const float tiny = std::numeric_limits<float>::denorm_min();  // 2^-149
+  // 2^-149 / (2^-24 * 2^-126) = 2, whether s is 0, tiny or FLT_MIN.
+  for (double s : {0.0, 1e-45, double(FLT_MIN) / 2, double(FLT_MIN)})
+    EXPECT_DOUBLE_EQ(one(tiny, 0.0, s, 8).worst.error, 2.0) << "s = " << s;
+  EXPECT_DOUBLE_EQ(one(tiny, 0.0, 2.0 * FLT_MIN, 8).worst.error, 1.0);
+  // Signed zeros are equal under the tolerance rule.
+  EXPECT_TRUE(accepts(-0.0f, 0.0, 0.0, 0.0));
+  EXPECT_TRUE(accepts(0.0f, -0.0, 0.0, 0.0));
+}
+
+TEST(Compare, TheWorstElementIsAFailureFirstThenTheLargestError) {
+  // Errors of 1, 4 (failing at limit 3), 2 and 6 (failing) units of 2^-24 * 2.
+  const std::vector<float> got = {1.0f + 0x1p-23f, 1.0f + 4 * 0x1p-23f, 1.0f + 2 * 0x1p-23f, 1.0f + 6 * 0x1p-23f};
+  const Comparison c = compare_tolerance(Tensor::of_f32({4}, got), expect({1, 1, 1, 1}, {2, 2, 2, 2}), 3);
+  EXPECT_EQ(c.mismatches, 2);
+  EXPECT_EQ(c.worst.index, 3);
+  EXPECT_FALSE(c.worst.ok);
+  EXPECT_DOUBLE_EQ(c.worst.error, 6.0);
+  // A NaN failure (error +Inf) beats a large passing error.
+  const Comparison d = compare_tolerance(Tensor::of_f32({2}, {1.0f + 0x1p-23f, NAN}), expect({1, 1}, {1, 1}), 1e9);
+  EXPECT_EQ(d.worst.index, 1);
+  EXPECT_FALSE(d.worst.ok);
+  // All pass: the worst is the largest error.
+  const Comparison e = compare_tolerance(Tensor::of_f32({3}, {1.0f, 1.0f + 0x1p-23f, 1.0f}), expect({1, 1, 1}, {1, 1, 1}), 8);
+  EXPECT_EQ(e.mismatches, 0);
+  EXPECT_EQ(e.worst.index, 1);
+  EXPECT_TRUE(e.worst.ok);
+}
+
+// ------------------------------------------------------------------ exact --
+
+TEST(Compare, ExactComparesBits) {
+  auto exact = [](float got, double want) {
+    return compare_exact(Tensor::of_f32({1}, {got}), expect({want}, {0})).mismatches == 0;
+  };
+  EXPECT_TRUE(exact(1.5f, 1.5));
+  EXPECT_FALSE(exact(std::nextafter(1.5f, 2.0f), 1.5)) << "one ulp off is a mismatch";
+  EXPECT_FALSE(exact(0.0f, -0.0)) << "+0 against -0 differs in bits";
+  EXPECT_FALSE(exact(-0.0f, 0.0));
+  EXPECT_TRUE(exact(-0.0f, -0.0));
+  EXPECT_TRUE(exact(INFINITY, INFINITY));
+  EXPECT_FALSE(exact(-INFINITY, INFINITY));
+  // The oracle's double rounded to the dtype: 1 + 2^-30 is the float 1.
+  EXPECT_TRUE(exact(1.0f, 1.0 + 0x1p-30));
+  const Comparison c = compare_exact(Tensor::of_f32({3}, {1, 2, 3}), expect({1, 2, 4}, {0, 0, 0}));
+  EXPECT_EQ(c.mismatches, 1);
+  EXPECT_EQ(c.worst.index, 2);
+  EXPECT_FALSE(c.worst.ok);
+  EXPECT_EQ(c.worst.error, 1);
+  EXPECT_EQ(c.metrics.elements, 3);
+}
+
+TEST(Compare, ExactComparesIndices) {
+  const Comparison same = compare_exact(Tensor::of_i32({2}, {3, -1}), expect({3, -1}, {0, 0}));
+  EXPECT_EQ(same.mismatches, 0);
+  const Comparison off = compare_exact(Tensor::of_i32({3}, {3, 2, 7}), expect({3, -1, 8}, {0, 0, 0}));
+  EXPECT_EQ(off.mismatches, 2);
+  EXPECT_EQ(off.worst.index, 1) << "the first mismatch is reported";
+  EXPECT_EQ(off.worst.got, 2);
+  EXPECT_EQ(off.worst.expected, -1);
+}
+
+// ---------------------------------------------------------------- metrics --
+
+TEST(Compare, Metrics) {
+  // got [1, 2, 4], oracle [1, 2.5, 4.25]: abs errors 0, 0.5, 0.25.
+  const Comparison c =
+      compare_tolerance(Tensor::of_f32({3}, {1, 2, 4}), expect({1, 2.5, 4.25}, {1, 2.5, 4.25}), 1e30);
+  EXPECT_EQ(c.metrics.elements, 3);
+  EXPECT_DOUBLE_EQ(c.metrics.max_abs, 0.5);
+  EXPECT_DOUBLE_EQ(c.metrics.max_rel, 0.2);
+  EXPECT_DOUBLE_EQ(c.metrics.max_ulp, 0x1p21);  // 0.5 in ulps of 2 (2^-22)
+  EXPECT_DOUBLE_EQ(c.metrics.sq_err, 0.25 + 0.0625);
+  EXPECT_DOUBLE_EQ(c.metrics.sq_ref, 1 + 6.25 + 18.0625);
+  EXPECT_DOUBLE_EQ(c.metrics.nmse(), 0.3125 / 25.3125);
+  EXPECT_DOUBLE_EQ(c.metrics.max_r, 0.5 / (kU * 2.5));
+}
+
+TEST(Compare, MetricsSkipNonFiniteAndZeroReferences) {
+  // NaN against NaN and Inf against Inf pass but carry no metric; a zero
+  // oracle value has no relative error.
+  const Comparison c = compare_tolerance(Tensor::of_f32({4}, {NAN, INFINITY, 0x1p-140f, 3}),
+                                         expect({NAN, INFINITY, 0, 3}, {NAN, INFINITY, 0, 3}), 1e4);
+  EXPECT_EQ(c.mismatches, 0);
+  EXPECT_EQ(c.metrics.elements, 4);
+  EXPECT_DOUBLE_EQ(c.metrics.max_abs, 0x1p-140);
+  EXPECT_EQ(c.metrics.max_rel, 0);
+  EXPECT_DOUBLE_EQ(c.metrics.sq_ref, 9);
+  EXPECT_TRUE(std::isfinite(c.metrics.max_r));
+  EXPECT_DOUBLE_EQ(c.metrics.max_r, 1024.0) << "2^-140 / (2^-24 * 2^-126)";
+}
+
+TEST(Compare, UlpDistanceCrossesZero) {
+  const float tiny = std::numeric_limits<float>::denorm_min();
+  EXPECT_EQ(one(-tiny, double(tiny), 1, 1e30).metrics.max_ulp, 2);
+  EXPECT_EQ(one(tiny, 0.0, 1, 1e30).metrics.max_ulp, 1);
+  EXPECT_EQ(one(-0.0f, 0.0, 1, 1e30).metrics.max_ulp, 0);
+  EXPECT_EQ(one(-1.0f, -1.0 - 0x1p-23 * 3, 1, 1e30).metrics.max_ulp, 3);
+  EXPECT_EQ(one(FLT_MAX, 0x1p128, 0x1p128, 1e30).metrics.max_ulp, 1) << "FLT_MAX is one ulp below infinity";
+}
+
+TEST(Compare, NmseEdgesAndMerge) {
+  Metrics zero;
+  EXPECT_EQ(zero.nmse(), 0);
+  Metrics only_err;
+  only_err.sq_err = 1;
+  EXPECT_TRUE(std::isinf(only_err.nmse()));
+  Metrics a, b;
+  a.elements = 2; a.max_abs = 1; a.max_rel = 0.5; a.max_ulp = 3; a.max_r = 4; a.sq_err = 1; a.sq_ref = 2;
+  b.elements = 3; b.max_abs = 0.5; b.max_rel = 0.7; b.max_ulp = 9; b.max_r = 1; b.sq_err = 2; b.sq_ref = 8;
+  a.merge(b);
+  EXPECT_EQ(a.elements, 5);
+  EXPECT_EQ(a.max_abs, 1);
+  EXPECT_EQ(a.max_rel, 0.7);
+  EXPECT_EQ(a.max_ulp, 9);
+  EXPECT_EQ(a.max_r, 4);
+  EXPECT_DOUBLE_EQ(a.nmse(), 3.0 / 10.0);
+}
+
+// ------------------------------------------------------- tolerance table --
+
+const char* kHeader = "# comment\n\n";  // lines 1 and 2: skipped, but counted
+
+// Parses `body` after the two header lines; the message of the TableError,
+// or "" if it parsed.
+std::string table_error(const std::string& body) {
+  try {
+    ToleranceTable::parse(kHeader + body, "t.tsv");
+  } catch (const TableError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+#define EXPECT_TABLE_ERROR(body, line, fragment)                                                 \
+  do {                                                                                           \
+    const std::string msg_ = table_error(body);                                                  \
+    EXPECT_EQ(msg_.rfind(std::string("t.tsv:") + #line + ":", 0), 0u)                            \
+        << "the message must start with t.tsv:" #line ": got '" << msg_ << "'";                  \
+    EXPECT_NE(msg_.find(fragment), std::string::npos) << "expected '" << fragment << "' in '" << msg_ << "'"; \
+  } while (0)
+
+const std::string kGood = "rmsnorm\tf32\t16\t1e-6\tpairwise sum\n";
+
+TEST(ToleranceTable, ParsesAGoodTable) {
+  const auto t = ToleranceTable::parse(std::string(kHeader) + kGood + "add\tf32\t1\t-\tone rounding\r\n", "t.tsv");
+  EXPECT_EQ(t.source(), "t.tsv");
+  ASSERT_NE(t.find("rmsnorm", DType::f32), nullptr);
+  EXPECT_EQ(t.find("rmsnorm", DType::f32)->limit, 16);
+  EXPECT_DOUBLE_EQ(t.find("rmsnorm", DType::f32)->spec_ceiling, 1e-6);
+  EXPECT_EQ(t.find("rmsnorm", DType::f32)->why, "pairwise sum");
+  ASSERT_NE(t.find("add", DType::f32), nullptr);
+  EXPECT_EQ(t.find("add", DType::f32)->spec_ceiling, 0);
+  EXPECT_EQ(t.find("add", DType::f32)->why, "one rounding") << "a CRLF line ending is not part of the field";
+  EXPECT_EQ(t.find("add", DType::i32), nullptr);
+  EXPECT_EQ(t.find("rope", DType::f32), nullptr);
+}
+
+TEST(ToleranceTable, WrongFieldCount) {
+  EXPECT_TABLE_ERROR("rmsnorm\tf32\t16\t1e-6\n", 3, "expected 5 tab-separated fields");
+  EXPECT_TABLE_ERROR(kGood + "rmsnorm f32 16 1e-6 spaces, not tabs\n", 4, "found 1");
+  EXPECT_TABLE_ERROR("rmsnorm\tf32\t16\t1e-6\twhy\textra\n", 3, "found 6");
+}
+
+TEST(ToleranceTable, MissingJustification) {
+  // An empty last field (a trailing tab) or no field at all: either way an error on that line.
+  EXPECT_NE(table_error("rmsnorm\tf32\t16\t1e-6\t\n"), "");
+  EXPECT_TABLE_ERROR("rmsnorm\tf32\t16\t1e-6\t\n", 3, "");
+  EXPECT_TABLE_ERROR(kGood + "add\tf32\t1\t-\n", 4, "");
+}
+
+// KNOWN BUG (harness/tolerance.cpp:53-55): the justification check
+// `t.why.empty()` can never fire (an empty last field is dropped by the
+// split and reported as a field count), while a justification of blanks
+// passes. Enable when the parser trims the field before checking it.
+TEST(ToleranceTable, DISABLED_ABlankJustificationIsRejected) {
+  EXPECT_TABLE_ERROR("rmsnorm\tf32\t16\t1e-6\t \n", 3, "justification");
+  EXPECT_TABLE_ERROR("rmsnorm\tf32\t16\t1e-6\t\t\n", 3, "");
+}
+
+TEST(ToleranceTable, BadNumbers) {
+  EXPECT_TABLE_ERROR("rmsnorm\tf32\tsixteen\t1e-6\twhy\n", 3, "'sixteen' is not a finite non-negative number");
+  EXPECT_TABLE_ERROR("rmsnorm\tf32\t16x\t1e-6\twhy\n", 3, "limit");
+  EXPECT_TABLE_ERROR("rmsnorm\tf32\t\t1e-6\twhy\n", 3, "limit");
+  EXPECT_TABLE_ERROR("rmsnorm\tf32\t-1\t1e-6\twhy\n", 3, "'-1'");
+  EXPECT_TABLE_ERROR("rmsnorm\tf32\tnan\t1e-6\twhy\n", 3, "'nan'");
+  EXPECT_TABLE_ERROR("rmsnorm\tf32\tNaN\t-\twhy\n", 3, "'NaN'");
+  EXPECT_TABLE_ERROR("rmsnorm\tf32\tinf\t-\twhy\n", 3, "'inf'");
+  EXPECT_TABLE_ERROR("rmsnorm\tf32\t1e999\t-\twhy\n", 3, "'1e999'");
+  EXPECT_TABLE_ERROR("rmsnorm\tf32\t16\tnan\twhy\n", 3, "spec");
+  EXPECT_TABLE_ERROR("rmsnorm\tf32\t16\t-1e-6\twhy\n", 3, "spec");
+}
+
+TEST(ToleranceTable, UnknownDtypeEmptyOpAndDuplicates) {
+  EXPECT_TABLE_ERROR("rmsnorm\tf64\t16\t-\twhy\n", 3, "unknown dtype 'f64'");
+  EXPECT_TABLE_ERROR("rmsnorm\tF32\t16\t-\twhy\n", 3, "unknown dtype 'F32'");
+  EXPECT_TABLE_ERROR("\tf32\t16\t-\twhy\n", 3, "empty op name");
+  EXPECT_TABLE_ERROR(kGood + "# between\n" + kGood, 5, "a second entry for rmsnorm f32");
+}
+
+TEST(ToleranceTable, LimitAboveTheSpecCeiling) {
+  // 16 u = 9.5e-7 <= 1e-6; 17 u = 1.013e-6 > 1e-6.
+  EXPECT_EQ(table_error("rmsnorm\tf32\t16\t1e-6\twhy\n"), "");
+  EXPECT_TABLE_ERROR("rmsnorm\tf32\t17\t1e-6\twhy\n", 3, "exceeds the spec's ceiling 1e-6");
+  EXPECT_EQ(table_error("rmsnorm\tf32\t17\t-\twhy\n"), "") << "no ceiling, no check";
+}
+
+TEST(ToleranceTable, TheBuiltInTableLoadsAndIsTheFileInReference) {
+  const ToleranceTable& t = ToleranceTable::builtin();
+  EXPECT_EQ(t.source(), "reference/tolerances.tsv");
+  std::ifstream in(std::string(KONFORM_SOURCE_DIR) + "/reference/tolerances.tsv");
+  ASSERT_TRUE(in) << "cannot read reference/tolerances.tsv";
+  std::ostringstream text;
+  text << in.rdbuf();
+  const ToleranceTable file = ToleranceTable::parse(text.str(), "reference/tolerances.tsv");
+  for (const OpSpec& op : catalog()) {
+    const Tolerance* a = t.find(op.name, op.dtype);
+    const Tolerance* b = file.find(op.name, op.dtype);
+    ASSERT_EQ(a == nullptr, b == nullptr) << op.name;
+    if (a == nullptr) continue;
+    EXPECT_EQ(a->limit, b->limit) << op.name;
+    EXPECT_EQ(a->why, b->why) << op.name;
+    EXPECT_GT(a->limit, 0) << op.name;
+    EXPECT_FALSE(a->why.empty()) << op.name;
+  }
+  // The spec's elementwise ops: four judged by tolerance, two exactly.
+  for (const char* op : {"rmsnorm", "rope", "silu_mul", "add"})
+    EXPECT_NE(t.find(op, DType::f32), nullptr) << op << " is judged by tolerance";
+  for (const char* op : {"embedding", "argmax"})
+    EXPECT_EQ(t.find(op, DType::f32), nullptr) << op << " is compared bit for bit and needs no entry";
+  ASSERT_NE(t.find("rmsnorm", DType::f32), nullptr);
+  EXPECT_LE(t.find("rmsnorm", DType::f32)->limit * kU, 1e-6) << "the spec's RmsNorm F32 figure is the ceiling";
+  EXPECT_DOUBLE_EQ(t.find("rmsnorm", DType::f32)->spec_ceiling, 1e-6);
+}
+
+// Every op whose cases have a tolerance-judged output has a built-in entry
+// (otherwise the sweep stops with "has no entry").
+TEST(ToleranceTable, EveryToleranceJudgedOpHasAnEntry) {
+  for (const OpSpec& op : catalog()) {
+    bool needs = false;
+    for (int64_t i = 0; i < op.edge_cases + 4; ++i) {
+      Rng rng(case_seed(1, op.name, i));
+      for (const Arg& a : op.make_case(rng, i).args)
+        needs |= a.access != Access::in && a.match == Match::tolerance;
+    }
+    if (needs) EXPECT_NE(ToleranceTable::builtin().find(op.name, op.dtype), nullptr) << op.name;
+  }
+}
+
+// --------------------------------------------------------------------- Rng --
+
+// Golden values, computed independently of this code (SplitMix64 in Python):
+// the stream must be the same on every machine and compiler, forever, or
+// every recorded reproducer replays a different case.
+TEST(Rng, GoldenStream) {
+  Rng r(42);
+  EXPECT_EQ(r.next(), 0xbdd732262feb6e95ull);
+  EXPECT_EQ(r.next(), 0x28efe333b266f103ull);
+  EXPECT_EQ(r.next(), 0x47526757130f9f52ull);
+  EXPECT_EQ(r.next(), 0x581ce1ff0e4ae394ull);
+  EXPECT_EQ(Rng(0).next(), 0xe220a8397b1dcdafull) << "SplitMix64's published first output for seed 0";
+  // unit() takes the top 53 bits; range() is lo + next % (hi - lo + 1).
+  EXPECT_EQ(Rng(42).unit(), double(0xbdd732262feb6e95ull >> 11) * 0x1p-53);
+  EXPECT_EQ(Rng(42).range(-5, 5), -5 + int64_t(0xbdd732262feb6e95ull % 11));
+}
+
+TEST(Rng, GoldenCaseSeeds) {
+  EXPECT_EQ(case_seed(1, "rmsnorm", 0), 0x2dd660d186a988b5ull);
+  EXPECT_EQ(case_seed(1, "rmsnorm", 1), 0x40c4969a464ec098ull);
+  EXPECT_EQ(case_seed(7, "add", 123), 0x7bbc553542a7e23bull);
+}
+
+TEST(Rng, RangesStayInBounds) {
+  Rng r(3);
+  bool saw_lo = false, saw_hi = false;
+  for (int i = 0; i < 2000; ++i) {
+    const int64_t v = r.range(-2, 2);
+    ASSERT_GE(v, -2);
+    ASSERT_LE(v, 2);
+    saw_lo |= v == -2;
+    saw_hi |= v == 2;
+    const double u = r.unit();
+    ASSERT_GE(u, 0.0);
+    ASSERT_LT(u, 1.0);
+  }
+  EXPECT_TRUE(saw_lo && saw_hi) << "both ends of range() are reachable";
+}
+
+bool same_case(const Case& a, const Case& b) {
+  if (a.label != b.label || a.params != b.params || a.args.size() != b.args.size()) return false;
+  for (size_t i = 0; i < a.args.size(); ++i) {
+    const Arg &x = a.args[i], &y = b.args[i];
+    if (x.name != y.name || x.access != y.access || x.match != y.match || x.alias_of != y.alias_of ||
+        x.value.dtype != y.value.dtype || x.value.shape != y.value.shape || x.value.bytes != y.value.bytes)
+      return false;
+  }
+  return true;
+}
+
+TEST(Rng, SameSeedSameCase) {
+  for (const OpSpec& op : catalog()) {
+    int differ_by_index = 0, differ_by_seed = 0;
+    for (int64_t i = 0; i < 40; ++i) {
+      Rng r1(case_seed(1, op.name, i)), r2(case_seed(1, op.name, i));
+      const Case a = op.make_case(r1, i), b = op.make_case(r2, i);
+      EXPECT_TRUE(same_case(a, b)) << op.name << " case " << i << " differs between two makings";
+      Rng r3(case_seed(1, op.name, i + 1)), r4(case_seed(2, op.name, i));
+      differ_by_index += !same_case(a, op.make_case(r3, i));
+      differ_by_seed += !same_case(a, op.make_case(r4, i));
+    }
+    EXPECT_GT(differ_by_index, 30) << op.name << ": the case index barely changes the case";
+    EXPECT_GT(differ_by_seed, 30) << op.name << ": the run seed barely changes the case";
+  }
+  EXPECT_NE(case_seed(1, "add", 0), case_seed(1, "rope", 0)) << "the op name enters the seed";
+}
+
+}  // namespace
+}  // namespace konform
