@@ -1,0 +1,191 @@
+// The adaptive norms of DiT blocks (spec §2): AdaLN, whose scale and shift
+// come per sample from the conditioning, and AdaLN-Zero's gated residual
+// fused with the AdaLN that follows it.
+#include <cmath>
+#include <string>
+
+#include "konform/op.hpp"
+#include "konform/reference/norm.hpp"
+#include "norm_support.hpp"
+#include "scalar/norm.hpp"
+#include "tinyllm/norm.h"
+
+namespace konform::ops {
+
+std::vector<OpSpec> norm_adaptive();
+
+namespace {
+
+using namespace norm;
+
+// [B, tokens..., D]: D from the edge widths first, then at random.
+std::vector<int64_t> make_shape(Rng& rng, int64_t index, int64_t edges) {
+  const auto& widths = edge_widths();
+  const int64_t d = index < edges ? widths[static_cast<size_t>(index)]
+                                  : (rng.chance(0.4) ? rng.pick(widths) : rng.range(1, 300));
+  const int64_t batch = index < edges ? 2 : (rng.chance(0.03) ? 0 : rng.range(1, 3));
+  std::vector<int64_t> shape = {batch};
+  for (int64_t t : leading_dims(rng, d > 1024 ? 1 : 4)) shape.push_back(t);
+  shape.push_back(d);
+  return shape;
+}
+
+int32_t ndim_of(const Case& c) { return static_cast<int32_t>(c.iparam("ndim")); }
+float eps_of(const Case& c) { return static_cast<float>(c.param("eps")); }
+
+// The conditioning's scale: mostly small, now and then exactly -1 (the
+// modulated row collapses onto the shift) or small integers.
+std::vector<float> make_scale(Rng& rng, int64_t n) {
+  std::vector<float> s = make_values(rng, rng.chance(0.8) ? ValueClass::normal : ValueClass::ties, n);
+  for (float& v : s) v = rng.chance(0.05) ? -1.0f : 0.5f * v;
+  return s;
+}
+
+void finish(Rng& rng, Case& c, int64_t index, int64_t edges, const std::vector<int64_t>& shape, float eps) {
+  c.params["eps"] = static_cast<double>(eps);
+  set_shape(c, shape);
+  c.label = "shape " + shape_string(shape) + " " + c.label + " eps=" + std::to_string(eps);
+  c.args.push_back(status_arg());
+  if (index >= edges && rng.chance(0.1)) c.label += " " + make_invalid(rng, c, Layout::samples);
+}
+
+// The expected y of AdaLN of h[batch, tokens, d] and its scale: LayerNorm's,
+// with |gain| = 1 + |scale| (a kernel may form t (1 + scale) or t + t scale).
+Expected ada_expected(const float* h, const float* scale, const float* shift, int64_t batch, int64_t tokens, int64_t d,
+                      float eps) {
+  Expected y;
+  y.value.resize(static_cast<size_t>(batch * tokens * d));
+  reference::ada_ln<double>(h, scale, shift, y.value.data(), batch, tokens, d, eps);
+  for (int64_t r = 0; r < batch * tokens; ++r) {
+    const RangeStats st = range_stats(h + r * d, d, eps);
+    const int64_t s = (r / tokens) * d;
+    for (int64_t i = 0; i < d; ++i)
+      y.scale.push_back(centred_scale(h[r * d + i], st, 1.0 + std::fabs(scale[s + i]), std::fabs(shift[s + i])));
+  }
+  return y;
+}
+
+// ---------------------------------------------------------------- AdaLN
+
+Case make_ada(Rng& rng, int64_t index, int64_t edges) {
+  const auto shape = make_shape(rng, index, edges);
+  const int64_t batch = shape[0], d = shape.back(), n = product(shape, 0, shape.size());
+  Row x = make_row(rng, n);
+  const float eps = pick_eps(rng, x.eps_zero_ok && d >= 2);
+  const bool in_place = rng.chance(0.3);
+  Case c;
+  c.label = "x=" + x.label + (in_place ? " y==x" : "");
+  c.args.push_back({"x", Access::in, Tensor::of_f32(shape, x.values)});
+  c.args.push_back({"scale", Access::in, Tensor::of_f32({batch, d}, make_scale(rng, batch * d))});
+  c.args.push_back({"shift", Access::in, Tensor::of_f32({batch, d}, make_values(rng, ValueClass::normal, batch * d))});
+  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, shape), Match::tolerance, in_place ? "x" : ""});
+  finish(rng, c, index, edges, shape, eps);
+  return c;
+}
+
+Oracle ada_oracle(const Case& c) {
+  if (tl_status st = expected_status(Layout::samples, shape_of(c), eps_of(c))) return {{"status", status_expected(st)}};
+  const auto& shape = c.in("x").shape;
+  const int64_t batch = shape[0], d = shape.back(), tokens = product(shape, 1, shape.size() - 1);
+  return {{"status", status_expected(TL_OK)},
+          {"y", ada_expected(c.in("x").f32(), c.in("scale").f32(), c.in("shift").f32(), batch, tokens, d, eps_of(c))}};
+}
+
+OpSpec ada_ln() {
+  OpSpec op;
+  op.name = "AdaLN";
+  op.group = "norm";
+  op.symbol = "tl_ada_ln_f32";
+  op.scalar = reinterpret_cast<void*>(&scalar::ada_ln_f32);
+  op.summary = "y = LayerNorm(x, 1, 0, eps) * (1 + scale[s]) + shift[s], x[B, ..., D], scale and shift [B, D] per "
+               "sample; y == x allowed; validates";
+  op.params = {{"shape", "[B, ..., D], 2 <= ndim <= 8, D >= 1"}, {"eps", "finite, >= 0"}};
+  op.domain = "|x| <= 1e15, rows far from zero among the value classes; scale mostly N(0, 1/4), sometimes exactly -1 "
+              "or small integers; eps = 0 only for rows of two or more normal or wide values; one case in ten past "
+              "the edges has one bad argument";
+  op.status = "status";
+  op.edge_cases = static_cast<int64_t>(edge_widths().size());
+  op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_ada(rng, i, edges); };
+  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
+    const auto shape = shape_of(c);
+    *p.i32("status") = reinterpret_cast<decltype(&tl_ada_ln_f32)>(fn)(
+        p.f32("x"), p.f32("scale"), p.f32("shift"), p.f32("y"), shape.data(), ndim_of(c), eps_of(c));
+  };
+  op.oracle = ada_oracle;
+  return op;
+}
+
+// ---------------------------------------------------------------- AdaLN_Zero
+
+Case make_zero(Rng& rng, int64_t index, int64_t edges) {
+  const auto shape = make_shape(rng, index, edges);
+  const int64_t batch = shape[0], d = shape.back(), n = product(shape, 0, shape.size());
+  Row x = make_row(rng, n);
+  // r and gate hold no NaN: h's NaN is then x's, whatever the operand order.
+  const ValueClass classes[] = {ValueClass::normal, ValueClass::wide,      ValueClass::tiny, ValueClass::huge,
+                                ValueClass::zeros,  ValueClass::subnormal, ValueClass::ties};
+  const ValueClass rc = rng.pick(classes);
+  std::vector<float> gate = make_values(rng, rng.chance(0.8) ? ValueClass::normal : ValueClass::ties, batch * d);
+  const bool gate_zero = rng.chance(0.2);  // the zero-initialized conditioning
+  for (float& v : gate) v = gate_zero ? 0.0f : 0.5f * v;
+  const float eps = pick_eps(rng, x.eps_zero_ok && d >= 2 && (gate_zero || rc == ValueClass::normal));
+  const bool in_place = rng.chance(0.3);
+  Case c;
+  c.label = "x=" + x.label + " r=" + std::string(value_class_name(rc)) + (gate_zero ? " gate=0" : "") +
+            (in_place ? " h==x" : "");
+  c.args.push_back({"x", Access::in, Tensor::of_f32(shape, x.values)});
+  c.args.push_back({"r", Access::in, Tensor::of_f32(shape, make_values(rng, rc, n, kMaxAbs))});
+  c.args.push_back({"gate", Access::in, Tensor::of_f32({batch, d}, gate)});
+  c.args.push_back({"scale", Access::in, Tensor::of_f32({batch, d}, make_scale(rng, batch * d))});
+  c.args.push_back({"shift", Access::in, Tensor::of_f32({batch, d}, make_values(rng, ValueClass::normal, batch * d))});
+  c.args.push_back({"h", Access::out, Tensor::zeros(DType::f32, shape), Match::exact, in_place ? "x" : ""});
+  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, shape)});
+  finish(rng, c, index, edges, shape, eps);
+  return c;
+}
+
+Oracle zero_oracle(const Case& c) {
+  if (tl_status st = expected_status(Layout::samples, shape_of(c), eps_of(c))) return {{"status", status_expected(st)}};
+  const auto& shape = c.in("x").shape;
+  const int64_t batch = shape[0], d = shape.back(), tokens = product(shape, 1, shape.size() - 1);
+  const float *scale = c.in("scale").f32(), *shift = c.in("shift").f32();
+  std::vector<float> h(static_cast<size_t>(batch * tokens * d));
+  std::vector<double> unused(h.size());
+  reference::ada_ln_zero<double>(c.in("x").f32(), c.in("r").f32(), c.in("gate").f32(), scale, shift, h.data(),
+                                 unused.data(), batch, tokens, d, eps_of(c));
+  Expected he;
+  for (float v : h) he.value.push_back(v), he.scale.push_back(0.0);  // bits: Mul then Add, each rounded
+  return {{"status", status_expected(TL_OK)},
+          {"h", he},
+          {"y", ada_expected(h.data(), scale, shift, batch, tokens, d, eps_of(c))}};
+}
+
+OpSpec ada_ln_zero() {
+  OpSpec op;
+  op.name = "AdaLN_Zero";
+  op.group = "norm";
+  op.symbol = "tl_ada_ln_zero_f32";
+  op.scalar = reinterpret_cast<void*>(&scalar::ada_ln_zero_f32);
+  op.summary = "h = x + gate[s] * r (bit for bit as Mul then Add), y = AdaLN(h, scale, shift, eps); gate = 0 "
+               "gives h == x; h == x allowed; validates";
+  op.params = {{"shape", "[B, ..., D], 2 <= ndim <= 8, D >= 1"}, {"eps", "finite, >= 0"}};
+  op.domain = "|x|, |r| <= 1e15, NaN only in x; gate mostly N(0, 1/4), all zero in a fifth of the cases; eps = 0 "
+              "only where h's rows are normal or wide values; one case in ten past the edges has one bad argument";
+  op.status = "status";
+  op.edge_cases = static_cast<int64_t>(edge_widths().size());
+  op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_zero(rng, i, edges); };
+  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
+    const auto shape = shape_of(c);
+    *p.i32("status") = reinterpret_cast<decltype(&tl_ada_ln_zero_f32)>(fn)(
+        p.f32("x"), p.f32("r"), p.f32("gate"), p.f32("scale"), p.f32("shift"), p.f32("h"), p.f32("y"), shape.data(),
+        ndim_of(c), eps_of(c));
+  };
+  op.oracle = zero_oracle;
+  return op;
+}
+
+}  // namespace
+
+std::vector<OpSpec> norm_adaptive() { return {ada_ln(), ada_ln_zero()}; }
+
+}  // namespace konform::ops

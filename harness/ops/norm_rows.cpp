@@ -1,0 +1,231 @@
+// The norms over the last dimension of x[..., D]: RmsNorm, LayerNorm (spec §2)
+// and FusedSkipNorm (spec §10).
+#include <cmath>
+#include <string>
+
+#include "konform/op.hpp"
+#include "konform/reference/norm.hpp"
+#include "norm_support.hpp"
+#include "scalar/norm.hpp"
+#include "tinyllm/norm.h"
+
+namespace konform::ops {
+
+std::vector<OpSpec> norm_rows();
+
+namespace {
+
+using namespace norm;
+
+// The shape of a case: D from the edge widths first, then at random, and a
+// few leading dimensions (an empty batch now and then).
+std::vector<int64_t> make_shape(Rng& rng, int64_t index, int64_t edges) {
+  const auto& widths = edge_widths();
+  const int64_t d = index < edges ? widths[static_cast<size_t>(index)]
+                                  : (rng.chance(0.4) ? rng.pick(widths) : rng.range(1, 300));
+  std::vector<int64_t> shape = leading_dims(rng, d > 1024 ? 2 : 6);
+  if (index >= edges && rng.chance(0.03)) shape.insert(shape.begin(), 0);
+  shape.push_back(d);
+  return shape;
+}
+
+// Finishes a case: the shape parameters, and one bad argument in about one
+// case out of ten past the edge cases.
+void finish(Rng& rng, Case& c, int64_t index, int64_t edges, const std::vector<int64_t>& shape, float eps) {
+  c.params["eps"] = static_cast<double>(eps);
+  set_shape(c, shape);
+  c.label = "shape " + shape_string(shape) + " " + c.label + " eps=" + std::to_string(eps);
+  c.args.push_back(status_arg());
+  if (index >= edges && rng.chance(0.1)) c.label += " " + make_invalid(rng, c, Layout::rows);
+}
+
+tl_status call_status(const Case& c) { return expected_status(Layout::rows, shape_of(c), static_cast<float>(c.param("eps"))); }
+
+int32_t ndim_of(const Case& c) { return static_cast<int32_t>(c.iparam("ndim")); }
+
+// ---------------------------------------------------------------- RmsNorm
+
+Case make_rms(Rng& rng, int64_t index, int64_t edges) {
+  const auto shape = make_shape(rng, index, edges);
+  const int64_t d = shape.back(), n = product(shape, 0, shape.size());
+  Row x = make_row(rng, n);
+  const float eps = pick_eps(rng, x.eps_zero_ok);
+  const bool in_place = rng.chance(0.3);
+  Case c;
+  c.label = "x=" + x.label + (in_place ? " y==x" : "");
+  c.args.push_back({"x", Access::in, Tensor::of_f32(shape, x.values)});
+  c.args.push_back({"g", Access::in, Tensor::of_f32({d}, make_gain(rng, d))});
+  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, shape), Match::tolerance, in_place ? "x" : ""});
+  finish(rng, c, index, edges, shape, eps);
+  return c;
+}
+
+Oracle rms_oracle(const Case& c) {
+  if (tl_status st = call_status(c)) return {{"status", status_expected(st)}};
+  const auto& shape = c.in("x").shape;
+  const int64_t d = shape.back(), rows = product(shape, 0, shape.size() - 1);
+  Expected y;
+  y.value.resize(static_cast<size_t>(rows * d));
+  reference::rms_norm<double>(c.in("x").f32(), c.in("g").f32(), y.value.data(), rows, d,
+                              static_cast<float>(c.param("eps")));
+  // x_i * inv * g_i: its own magnitude; the shared inv carries the row's sum.
+  for (double v : y.value) y.scale.push_back(std::fabs(v));
+  return {{"status", status_expected(TL_OK)}, {"y", y}};
+}
+
+OpSpec rms_norm() {
+  OpSpec op;
+  op.name = "RmsNorm";
+  op.group = "norm";
+  op.symbol = "tl_rms_norm_f32";
+  op.scalar = reinterpret_cast<void*>(&scalar::rms_norm_f32);
+  op.summary = "y = x / sqrt(mean(x^2) + eps) * g over the last dim of x[..., D]; y == x allowed; validates";
+  op.params = {{"shape", "[..., D], 1 <= ndim <= 8, D >= 1"}, {"eps", "finite, >= 0"}};
+  op.domain = "|x| <= 1e15 (float sums of squares stay finite); eps = 0 only for rows whose mean square is a "
+              "normal float; one case in ten past the edges has one bad argument, which must be refused";
+  op.status = "status";
+  op.edge_cases = static_cast<int64_t>(edge_widths().size());
+  op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_rms(rng, i, edges); };
+  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
+    const auto shape = shape_of(c);
+    *p.i32("status") = reinterpret_cast<decltype(&tl_rms_norm_f32)>(fn)(
+        p.f32("x"), p.f32("g"), p.f32("y"), shape.data(), ndim_of(c), static_cast<float>(c.param("eps")));
+  };
+  op.oracle = rms_oracle;
+  return op;
+}
+
+// ---------------------------------------------------------------- LayerNorm
+
+Case make_layer(Rng& rng, int64_t index, int64_t edges) {
+  const auto shape = make_shape(rng, index, edges);
+  const int64_t d = shape.back(), n = product(shape, 0, shape.size());
+  Row x = make_row(rng, n);
+  const float eps = pick_eps(rng, x.eps_zero_ok && d >= 2);
+  const bool in_place = rng.chance(0.3);
+  Case c;
+  c.label = "x=" + x.label + (in_place ? " y==x" : "");
+  c.args.push_back({"x", Access::in, Tensor::of_f32(shape, x.values)});
+  c.args.push_back({"g", Access::in, Tensor::of_f32({d}, make_gain(rng, d))});
+  c.args.push_back({"b", Access::in, Tensor::of_f32({d}, make_values(rng, ValueClass::normal, d))});
+  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, shape), Match::tolerance, in_place ? "x" : ""});
+  finish(rng, c, index, edges, shape, eps);
+  return c;
+}
+
+Oracle layer_oracle(const Case& c) {
+  if (tl_status st = call_status(c)) return {{"status", status_expected(st)}};
+  const auto& shape = c.in("x").shape;
+  const int64_t d = shape.back(), rows = product(shape, 0, shape.size() - 1);
+  const float eps = static_cast<float>(c.param("eps"));
+  const float *x = c.in("x").f32(), *g = c.in("g").f32(), *b = c.in("b").f32();
+  Expected y;
+  y.value.resize(static_cast<size_t>(rows * d));
+  reference::layer_norm<double>(x, g, b, y.value.data(), rows, d, eps);
+  for (int64_t r = 0; r < rows; ++r) {
+    const RangeStats s = range_stats(x + r * d, d, eps);
+    for (int64_t i = 0; i < d; ++i) y.scale.push_back(centred_scale(x[r * d + i], s, std::fabs(g[i]), std::fabs(b[i])));
+  }
+  return {{"status", status_expected(TL_OK)}, {"y", y}};
+}
+
+OpSpec layer_norm() {
+  OpSpec op;
+  op.name = "LayerNorm";
+  op.group = "norm";
+  op.symbol = "tl_layer_norm_f32";
+  op.scalar = reinterpret_cast<void*>(&scalar::layer_norm_f32);
+  op.summary = "y = (x - mean) / sqrt(var + eps) * g + b over the last dim of x[..., D], two-pass; y == x allowed; "
+               "validates";
+  op.params = {{"shape", "[..., D], 1 <= ndim <= 8, D >= 1"}, {"eps", "finite, >= 0"}};
+  op.domain = "|x| <= 1e15; rows far from zero (|mean| / std up to 2^16) among the value classes; eps = 0 only for "
+              "rows of two or more normal or wide values; one case in ten past the edges has one bad argument";
+  op.status = "status";
+  op.edge_cases = static_cast<int64_t>(edge_widths().size());
+  op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_layer(rng, i, edges); };
+  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
+    const auto shape = shape_of(c);
+    *p.i32("status") = reinterpret_cast<decltype(&tl_layer_norm_f32)>(fn)(
+        p.f32("x"), p.f32("g"), p.f32("b"), p.f32("y"), shape.data(), ndim_of(c), static_cast<float>(c.param("eps")));
+  };
+  op.oracle = layer_oracle;
+  return op;
+}
+
+// ---------------------------------------------------------------- FusedSkipNorm
+
+Case make_skip(Rng& rng, int64_t index, int64_t edges) {
+  const auto shape = make_shape(rng, index, edges);
+  const int64_t d = shape.back(), n = product(shape, 0, shape.size());
+  Row x = make_row(rng, n);
+  // skip never holds NaN, so the sum's NaN is x's, whichever operand order a
+  // kernel adds in; a quarter of the cases cancel x almost exactly.
+  std::vector<float> skip;
+  const bool cancel = rng.chance(0.25);
+  if (cancel) {
+    skip.resize(x.values.size());
+    for (size_t i = 0; i < skip.size(); ++i)
+      skip[i] = std::isfinite(x.values[i]) ? -x.values[i] * (1.0f + static_cast<float>(rng.range(-8, 8)) * 0x1p-20f) : 1.0f;
+  } else {
+    const ValueClass classes[] = {ValueClass::normal, ValueClass::wide, ValueClass::tiny, ValueClass::zeros,
+                                  ValueClass::subnormal, ValueClass::ties};
+    skip = make_values(rng, rng.pick(classes), n, kMaxAbs);
+  }
+  const float eps = pick_eps(rng, x.eps_zero_ok && !cancel);
+  const int alias = static_cast<int>(rng.range(0, 3));  // 0: sum == x, 1: sum == skip, else separate
+  Case c;
+  c.label = "x=" + x.label + (cancel ? " skip=-x(1+d)" : "") + (alias == 0 ? " sum==x" : alias == 1 ? " sum==skip" : "");
+  c.args.push_back({"x", Access::in, Tensor::of_f32(shape, x.values)});
+  c.args.push_back({"skip", Access::in, Tensor::of_f32(shape, skip)});
+  c.args.push_back({"g", Access::in, Tensor::of_f32({d}, make_gain(rng, d))});
+  c.args.push_back({"sum", Access::out, Tensor::zeros(DType::f32, shape), Match::exact,
+                    alias == 0 ? "x" : alias == 1 ? "skip" : ""});
+  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, shape)});
+  finish(rng, c, index, edges, shape, eps);
+  return c;
+}
+
+Oracle skip_oracle(const Case& c) {
+  if (tl_status st = call_status(c)) return {{"status", status_expected(st)}};
+  const auto& shape = c.in("x").shape;
+  const int64_t d = shape.back(), rows = product(shape, 0, shape.size() - 1);
+  std::vector<float> sum(static_cast<size_t>(rows * d));
+  Expected s, y;
+  y.value.resize(sum.size());
+  reference::fused_skip_norm<double>(c.in("x").f32(), c.in("skip").f32(), c.in("g").f32(), sum.data(), y.value.data(),
+                                     rows, d, static_cast<float>(c.param("eps")));
+  for (float v : sum) s.value.push_back(v), s.scale.push_back(0.0);  // bits: one rounding of x + skip
+  for (double v : y.value) y.scale.push_back(std::fabs(v));           // RmsNorm of the float sum
+  return {{"status", status_expected(TL_OK)}, {"sum", s}, {"y", y}};
+}
+
+OpSpec fused_skip_norm() {
+  OpSpec op;
+  op.name = "FusedSkipNorm";
+  op.group = "norm";
+  op.symbol = "tl_fused_skip_norm_f32";
+  op.scalar = reinterpret_cast<void*>(&scalar::fused_skip_norm_f32);
+  op.summary = "sum = x + skip (bit for bit), y = RmsNorm(sum, g, eps) over the last dim; sum == x or skip allowed; "
+               "validates";
+  op.params = {{"shape", "[..., D], 1 <= ndim <= 8, D >= 1"}, {"eps", "finite, >= 0"}};
+  op.domain = "|x|, |skip| <= 1e15; NaN only in x (a NaN's payload is then x's whatever the operand order); a "
+              "quarter of the cases have skip = -x(1 + d), the sum all cancellation; eps = 0 only for normal or wide "
+              "rows without cancellation; one case in ten past the edges has one bad argument";
+  op.status = "status";
+  op.edge_cases = static_cast<int64_t>(edge_widths().size());
+  op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_skip(rng, i, edges); };
+  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
+    const auto shape = shape_of(c);
+    *p.i32("status") = reinterpret_cast<decltype(&tl_fused_skip_norm_f32)>(fn)(
+        p.f32("x"), p.f32("skip"), p.f32("g"), p.f32("sum"), p.f32("y"), shape.data(), ndim_of(c),
+        static_cast<float>(c.param("eps")));
+  };
+  op.oracle = skip_oracle;
+  return op;
+}
+
+}  // namespace
+
+std::vector<OpSpec> norm_rows() { return {rms_norm(), layer_norm(), fused_skip_norm()}; }
+
+}  // namespace konform::ops

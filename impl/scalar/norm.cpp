@@ -1,0 +1,81 @@
+#include "scalar/norm.hpp"
+
+#include "impl/common/norm_args.hpp"
+#include "konform/reference/norm.hpp"
+
+namespace konform::scalar {
+namespace ref = konform::reference;
+using impl::ChannelShape;
+using impl::RowsShape;
+using impl::SampleShape;
+
+// In place (y == x) is safe in every template below: a row or group is read
+// whole (its moments) before any of it is written, and each output element
+// reads only its own input element after that.
+
+tl_status rms_norm_f32(const float* x, const float* g, float* y, const int64_t* shape, int32_t ndim, float eps) {
+  RowsShape s;
+  if (tl_status st = impl::check_rows("tl_rms_norm_f32", shape, ndim, eps, &s)) return st;
+  ref::rms_norm<float>(x, g, y, s.rows, s.d, eps);
+  return TL_OK;
+}
+
+tl_status layer_norm_f32(const float* x, const float* g, const float* b, float* y, const int64_t* shape, int32_t ndim,
+                         float eps) {
+  RowsShape s;
+  if (tl_status st = impl::check_rows("tl_layer_norm_f32", shape, ndim, eps, &s)) return st;
+  ref::layer_norm<float>(x, g, b, y, s.rows, s.d, eps);
+  return TL_OK;
+}
+
+tl_status batch_norm_f32(const float* x, const float* mean, const float* var, const float* g, const float* b, float* y,
+                         const int64_t* shape, int32_t ndim, float eps) {
+  ChannelShape s;
+  if (tl_status st = impl::check_channels("tl_batch_norm_f32", shape, ndim, eps, false, &s)) return st;
+  ref::batch_norm<float>(x, mean, var, g, b, y, s.n, s.c, s.s, eps);
+  return TL_OK;
+}
+
+tl_status group_norm_f32(const float* x, const float* g, const float* b, float* y, const int64_t* shape, int32_t ndim,
+                         int64_t num_groups, float eps) {
+  ChannelShape s;
+  if (tl_status st = impl::check_groups("tl_group_norm_f32", shape, ndim, num_groups, eps, &s)) return st;
+  ref::group_norm<float>(x, g, b, y, s.n, s.c, s.s, num_groups, eps);
+  return TL_OK;
+}
+
+tl_status instance_norm_f32(const float* x, const float* g, const float* b, float* y, const int64_t* shape,
+                            int32_t ndim, float eps) {
+  ChannelShape s;
+  if (tl_status st = impl::check_channels("tl_instance_norm_f32", shape, ndim, eps, true, &s)) return st;
+  ref::instance_norm<float>(x, g, b, y, s.n, s.c, s.s, eps);
+  return TL_OK;
+}
+
+tl_status ada_ln_f32(const float* x, const float* scale, const float* shift, float* y, const int64_t* shape,
+                     int32_t ndim, float eps) {
+  SampleShape s;
+  if (tl_status st = impl::check_samples("tl_ada_ln_f32", shape, ndim, eps, &s)) return st;
+  ref::ada_ln<float>(x, scale, shift, y, s.batch, s.tokens, s.d, eps);
+  return TL_OK;
+}
+
+// h == x is safe: h[k] reads x[k] alone, and AdaLN then reads h.
+tl_status ada_ln_zero_f32(const float* x, const float* r, const float* gate, const float* scale, const float* shift,
+                          float* h, float* y, const int64_t* shape, int32_t ndim, float eps) {
+  SampleShape s;
+  if (tl_status st = impl::check_samples("tl_ada_ln_zero_f32", shape, ndim, eps, &s)) return st;
+  ref::ada_ln_zero<float>(x, r, gate, scale, shift, h, y, s.batch, s.tokens, s.d, eps);
+  return TL_OK;
+}
+
+// sum == x or sum == skip is safe: sum[k] reads x[k] and skip[k] alone.
+tl_status fused_skip_norm_f32(const float* x, const float* skip, const float* g, float* sum, float* y,
+                              const int64_t* shape, int32_t ndim, float eps) {
+  RowsShape s;
+  if (tl_status st = impl::check_rows("tl_fused_skip_norm_f32", shape, ndim, eps, &s)) return st;
+  ref::fused_skip_norm<float>(x, skip, g, sum, y, s.rows, s.d, eps);
+  return TL_OK;
+}
+
+}  // namespace konform::scalar

@@ -1,0 +1,316 @@
+// The kernels of tinyllm/norm.h, per Highway target. Arguments arrive
+// validated (norm_simd.cpp); sizes are the extents of impl/common/norm_args.hpp.
+//
+// Every normalized range is contiguous (a row, a group of channels, one
+// channel of one sample), so every kernel is: statistics of a range with
+// norm::BlockedSum (mean, then the mean square about it: two passes, never
+// mean(x^2) - mean^2), then one pass that writes the range backwards
+// (norm::Backwards). A range is read whole before any of it is written, so
+// y == x is safe everywhere. No HWY_RESTRICT: outputs may alias inputs.
+
+#if defined(KONFORM_SIMD_NORM_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef KONFORM_SIMD_NORM_INL_H_
+#undef KONFORM_SIMD_NORM_INL_H_
+#else
+#define KONFORM_SIMD_NORM_INL_H_
+#endif
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+#include "hwy/highway.h"
+#include "impl/simd/norm_reduce-inl.h"
+#include "impl/simd/tail-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace konform::simd::HWY_NAMESPACE {
+namespace norm {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Below this mean square, float squares may be subnormal and inexact: the
+// sum is redone in double (as it is when a float partial sum overflowed).
+constexpr double kUnderflow = 0x1p-100;
+
+inline double SumDouble(const float* x, size_t n) {
+  double acc = 0.0;
+  for (size_t i = 0; i < n; ++i) acc += x[i];
+  return acc;
+}
+inline double SquaresDouble(const float* x, size_t n, double mean) {
+  double acc = 0.0;
+  for (size_t i = 0; i < n; ++i) acc += (x[i] - mean) * (x[i] - mean);
+  return acc;
+}
+
+// 1 / sqrt(sum_sq / n + eps), eps inside the root.
+inline float InverseRoot(double sum_sq, size_t n, float eps) {
+  return static_cast<float>(1.0 / std::sqrt(sum_sq / static_cast<double>(n) + static_cast<double>(eps)));
+}
+
+// A sum of squares that overflowed, or whose squares underflowed, in float.
+inline bool SquaresLost(double sum_sq, size_t n) {
+  return !(sum_sq < HUGE_VAL) || sum_sq < kUnderflow * static_cast<double>(n);
+}
+
+// Mean and 1 / sqrt(var + eps) of x[0, n), two passes.
+struct Stats {
+  float mean, inv;
+};
+template <class D>
+HWY_INLINE Stats Moments(D d, const float* x, size_t n, float eps) {
+  double sum = BlockedSum(d, n, Array{x, 0.0f}, Plain());
+  if (!(std::fabs(sum) < HUGE_VAL)) sum = SumDouble(x, n);  // a float partial sum overflowed
+  const float mean = static_cast<float>(sum / static_cast<double>(n));
+  double sq = BlockedSum(d, n, Array{x, mean}, CentredSquare{mean});
+  if (SquaresLost(sq, n)) sq = SquaresDouble(x, n, mean);
+  return {mean, InverseRoot(sq, n, eps)};
+}
+
+// ---------------------------------------------------------------- writers
+
+// y = x * inv * g[i]
+struct ScaleByGain {
+  const float *x, *g;
+  float* y;
+  float inv;
+  template <class D>
+  HWY_INLINE void Full(D d, size_t i) const {
+    hn::StoreU(hn::Mul(hn::Mul(hn::LoadU(d, x + i), hn::Set(d, inv)), hn::LoadU(d, g + i)), d, y + i);
+  }
+  template <class D>
+  HWY_INLINE void Part(D d, size_t i, size_t m) const {
+    StoreHead(hn::Mul(hn::Mul(LoadHead(d, x + i, m), hn::Set(d, inv)), LoadHead(d, g + i, m)), d, y + i, m);
+  }
+};
+
+// The affine maps applied to t = (x - mean) * inv.
+struct GainBias {  // t * g[i] + b[i]
+  const float *g, *b;
+  template <class D>
+  HWY_INLINE hn::Vec<D> Full(D d, size_t i, hn::Vec<D> t) const {
+    return hn::MulAdd(t, hn::LoadU(d, g + i), hn::LoadU(d, b + i));
+  }
+  template <class D>
+  HWY_INLINE hn::Vec<D> Part(D d, size_t i, size_t m, hn::Vec<D> t) const {
+    return hn::MulAdd(t, LoadHead(d, g + i, m), LoadHead(d, b + i, m));
+  }
+};
+struct Modulation {  // t * (1 + scale[i]) + shift[i]
+  const float *scale, *shift;
+  template <class D>
+  HWY_INLINE hn::Vec<D> Full(D d, size_t i, hn::Vec<D> t) const {
+    return hn::MulAdd(t, hn::Add(hn::Set(d, 1.0f), hn::LoadU(d, scale + i)), hn::LoadU(d, shift + i));
+  }
+  template <class D>
+  HWY_INLINE hn::Vec<D> Part(D d, size_t i, size_t m, hn::Vec<D> t) const {
+    return hn::MulAdd(t, hn::Add(hn::Set(d, 1.0f), LoadHead(d, scale + i, m)), LoadHead(d, shift + i, m));
+  }
+};
+struct ChannelAffine {  // t * g + b, one channel's gain and bias
+  float g, b;
+  template <class D>
+  HWY_INLINE hn::Vec<D> Full(D d, size_t, hn::Vec<D> t) const {
+    return hn::MulAdd(t, hn::Set(d, g), hn::Set(d, b));
+  }
+  template <class D>
+  HWY_INLINE hn::Vec<D> Part(D d, size_t, size_t, hn::Vec<D> t) const {
+    return Full(d, 0, t);
+  }
+};
+
+// y = affine((x - mean) * inv)
+template <class Affine>
+struct Normalize {
+  const float* x;
+  float* y;
+  Stats s;
+  Affine affine;
+  template <class D>
+  HWY_INLINE void Full(D d, size_t i) const {
+    const auto t = hn::Mul(hn::Sub(hn::LoadU(d, x + i), hn::Set(d, s.mean)), hn::Set(d, s.inv));
+    hn::StoreU(affine.Full(d, i, t), d, y + i);
+  }
+  template <class D>
+  HWY_INLINE void Part(D d, size_t i, size_t m) const {
+    const auto t = hn::Mul(hn::Sub(LoadHead(d, x + i, m), hn::Set(d, s.mean)), hn::Set(d, s.inv));
+    StoreHead(affine.Part(d, i, m, t), d, y + i, m);
+  }
+};
+template <class D, class Affine>
+HWY_INLINE void NormalizeRange(D d, const float* x, float* y, size_t n, Stats s, const Affine& affine) {
+  Backwards(d, n, Normalize<Affine>{x, y, s, affine});
+}
+
+// x + skip, stored to sum as it is summed (FusedSkipNorm's first pass).
+struct SkipSum {
+  const float *x, *skip;
+  float* sum;
+  template <class D>
+  HWY_INLINE hn::Vec<D> Full(D d, size_t i) const {
+    const auto v = hn::Add(hn::LoadU(d, x + i), hn::LoadU(d, skip + i));
+    hn::StoreU(v, d, sum + i);
+    return v;
+  }
+  template <class D>
+  HWY_INLINE hn::Vec<D> Part(D d, size_t i, size_t m) const {
+    const auto v = hn::Add(LoadHead(d, x + i, m), LoadHead(d, skip + i, m));  // 0 + 0 past m
+    StoreHead(v, d, sum + i, m);
+    return v;
+  }
+};
+
+// h = x + gate[i] * r: Mul then Add, two roundings, as the unfused ops
+// (the library is built with -ffp-contract=off, so they stay two).
+struct GatedResidual {
+  const float *x, *gate, *r;
+  float* h;
+  template <class D>
+  HWY_INLINE void Full(D d, size_t i) const {
+    hn::StoreU(hn::Add(hn::LoadU(d, x + i), hn::Mul(hn::LoadU(d, gate + i), hn::LoadU(d, r + i))), d, h + i);
+  }
+  template <class D>
+  HWY_INLINE void Part(D d, size_t i, size_t m) const {
+    StoreHead(hn::Add(LoadHead(d, x + i, m), hn::Mul(LoadHead(d, gate + i, m), LoadHead(d, r + i, m))), d, h + i,
+              m);
+  }
+};
+
+// BatchNorm of an [N, C] tensor, the channels along the vector:
+// y = (x - mean[i]) * inv[i] * g[i] + b[i], inv = 1 / sqrt(var + eps) per
+// lane in float (three correctly rounded operations).
+struct RunningStats {
+  const float *x, *mean, *var, *g, *b;
+  float* y;
+  float eps;
+  template <class D>
+  HWY_INLINE hn::Vec<D> Inv(D d, hn::Vec<D> v) const {
+    return hn::Div(hn::Set(d, 1.0f), hn::Sqrt(hn::Add(v, hn::Set(d, eps))));
+  }
+  template <class D>
+  HWY_INLINE void Full(D d, size_t i) const {
+    const auto t = hn::Mul(hn::Sub(hn::LoadU(d, x + i), hn::LoadU(d, mean + i)), Inv(d, hn::LoadU(d, var + i)));
+    hn::StoreU(hn::MulAdd(t, hn::LoadU(d, g + i), hn::LoadU(d, b + i)), d, y + i);
+  }
+  // Lanes past m compute on zeros (1 / sqrt(eps) may be Inf there): never stored.
+  template <class D>
+  HWY_INLINE void Part(D d, size_t i, size_t m) const {
+    const auto t = hn::Mul(hn::Sub(LoadHead(d, x + i, m), LoadHead(d, mean + i, m)), Inv(d, LoadHead(d, var + i, m)));
+    StoreHead(hn::MulAdd(t, LoadHead(d, g + i, m), LoadHead(d, b + i, m)), d, y + i, m);
+  }
+};
+
+// ---------------------------------------------------------------- rows
+
+template <class D>
+HWY_INLINE void RmsRow(D d, const float* x, const float* g, float* y, size_t n, float eps) {
+  double sq = BlockedSum(d, n, Array{x, 0.0f}, Square());
+  if (SquaresLost(sq, n)) sq = SquaresDouble(x, n, 0.0);
+  Backwards(d, n, ScaleByGain{x, g, y, InverseRoot(sq, n, eps)});
+}
+
+template <class D>
+HWY_INLINE void SkipRow(D d, const float* x, const float* skip, const float* g, float* sum, float* y, size_t n,
+                        float eps) {
+  double sq = BlockedSum(d, n, SkipSum{x, skip, sum}, Square());
+  if (SquaresLost(sq, n)) sq = SquaresDouble(sum, n, 0.0);
+  Backwards(d, n, ScaleByGain{sum, g, y, InverseRoot(sq, n, eps)});
+}
+
+}  // namespace norm
+
+// ---------------------------------------------------------------- the ops
+// Exported through HWY_EXPORT in norm_simd.cpp.
+
+inline void NormRms(const float* x, const float* g, float* y, int64_t rows, int64_t d, float eps) {
+  const hn::ScalableTag<float> df;
+  const size_t n = static_cast<size_t>(d);
+  for (int64_t r = 0; r < rows; ++r) norm::RmsRow(df, x + r * d, g, y + r * d, n, eps);
+}
+
+inline void NormLayer(const float* x, const float* g, const float* b, float* y, int64_t rows, int64_t d, float eps) {
+  const hn::ScalableTag<float> df;
+  const size_t n = static_cast<size_t>(d);
+  for (int64_t r = 0; r < rows; ++r) {
+    const norm::Stats s = norm::Moments(df, x + r * d, n, eps);
+    norm::NormalizeRange(df, x + r * d, y + r * d, n, s, norm::GainBias{g, b});
+  }
+}
+
+// Per (sample, channel) range of s elements with the running statistics. When
+// s == 1 ([N, C]) the channels run along the vector instead.
+inline void NormBatch(const float* x, const float* mean, const float* var, const float* g, const float* b, float* y,
+                      int64_t n, int64_t c, int64_t s, float eps) {
+  const hn::ScalableTag<float> df;
+  if (s == 1) {
+    for (int64_t k = 0; k < n; ++k)
+      norm::Backwards(df, static_cast<size_t>(c), norm::RunningStats{x + k * c, mean, var, g, b, y + k * c, eps});
+    return;
+  }
+  for (int64_t k = 0; k < n * c; ++k) {
+    const int64_t ch = k % c;
+    const norm::Stats st{mean[ch], static_cast<float>(1.0 / std::sqrt(static_cast<double>(var[ch]) + eps))};
+    norm::NormalizeRange(df, x + k * s, y + k * s, static_cast<size_t>(s), st, norm::ChannelAffine{g[ch], b[ch]});
+  }
+}
+
+// Per (sample, group): the group's channels are consecutive, and so are their
+// elements. InstanceNorm is groups == c.
+inline void NormGroup(const float* x, const float* g, const float* b, float* y, int64_t n, int64_t c, int64_t s,
+                      int64_t groups, float eps) {
+  const hn::ScalableTag<float> df;
+  const int64_t channels = c / groups, size = channels * s;
+  for (int64_t k = 0; k < n * groups; ++k) {
+    const float* xg = x + k * size;
+    float* yg = y + k * size;
+    const int64_t c0 = (k % groups) * channels;
+    const norm::Stats st = norm::Moments(df, xg, static_cast<size_t>(size), eps);
+    if (s == 1) {  // one element per channel: the gains run along the vector
+      norm::NormalizeRange(df, xg, yg, static_cast<size_t>(size), st, norm::GainBias{g + c0, b + c0});
+      continue;
+    }
+    for (int64_t j = 0; j < channels; ++j)
+      norm::NormalizeRange(df, xg + j * s, yg + j * s, static_cast<size_t>(s), st,
+                           norm::ChannelAffine{g[c0 + j], b[c0 + j]});
+  }
+}
+
+inline void NormAdaLn(const float* x, const float* scale, const float* shift, float* y, int64_t batch, int64_t tokens,
+                      int64_t d, float eps) {
+  const hn::ScalableTag<float> df;
+  const size_t n = static_cast<size_t>(d);
+  for (int64_t r = 0; r < batch * tokens; ++r) {
+    const int64_t sample = r / tokens;
+    const norm::Stats st = norm::Moments(df, x + r * d, n, eps);
+    norm::NormalizeRange(df, x + r * d, y + r * d, n, st, norm::Modulation{scale + sample * d, shift + sample * d});
+  }
+}
+
+// Row by row: h first (forwards, so h == x is safe), then AdaLN of h, which
+// is still in L1.
+inline void NormAdaLnZero(const float* x, const float* r, const float* gate, const float* scale, const float* shift,
+                          float* h, float* y, int64_t batch, int64_t tokens, int64_t d, float eps) {
+  const hn::ScalableTag<float> df;
+  const size_t n = static_cast<size_t>(d), N = hn::Lanes(df);
+  for (int64_t row = 0; row < batch * tokens; ++row) {
+    const int64_t sample = row / tokens, at = row * d;
+    const norm::GatedResidual residual{x + at, gate + sample * d, r + at, h + at};
+    size_t i = 0;
+    for (; i + N <= n; i += N) residual.Full(df, i);
+    if (i < n) residual.Part(df, i, n - i);
+    const norm::Stats st = norm::Moments(df, h + at, n, eps);
+    norm::NormalizeRange(df, h + at, y + at, n, st, norm::Modulation{scale + sample * d, shift + sample * d});
+  }
+}
+
+inline void NormFusedSkip(const float* x, const float* skip, const float* g, float* sum, float* y, int64_t rows,
+                          int64_t d, float eps) {
+  const hn::ScalableTag<float> df;
+  const size_t n = static_cast<size_t>(d);
+  for (int64_t r = 0; r < rows; ++r) norm::SkipRow(df, x + r * d, skip + r * d, g, sum + r * d, y + r * d, n, eps);
+}
+
+}  // namespace konform::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // KONFORM_SIMD_NORM_INL_H_

@@ -1,0 +1,97 @@
+// libtl_kernels: the ops of tinyllm/norm.h, compiled once per Highway target
+// (foreach_target) and chosen at run time (HWY_DYNAMIC_DISPATCH). The kernels
+// live in norm-inl.h; this file validates the arguments and dispatches.
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "impl/simd/norm_simd.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+
+#include "hwy/highway.h"
+#include "impl/simd/norm-inl.h"
+
+#if HWY_ONCE
+#include "impl/common/norm_args.hpp"
+#include "tinyllm/norm.h"
+
+namespace konform::simd {
+
+HWY_EXPORT(NormRms);
+HWY_EXPORT(NormLayer);
+HWY_EXPORT(NormBatch);
+HWY_EXPORT(NormGroup);
+HWY_EXPORT(NormAdaLn);
+HWY_EXPORT(NormAdaLnZero);
+HWY_EXPORT(NormFusedSkip);
+
+}  // namespace konform::simd
+
+namespace ks = konform::simd;
+namespace ki = konform::impl;
+
+extern "C" {
+
+tl_status tl_rms_norm_f32(const float* x, const float* g, float* y, const int64_t* shape, int32_t ndim, float eps) {
+  ki::RowsShape s;
+  if (tl_status st = ki::check_rows("tl_rms_norm_f32", shape, ndim, eps, &s)) return st;
+  HWY_DYNAMIC_DISPATCH(ks::NormRms)(x, g, y, s.rows, s.d, eps);
+  return TL_OK;
+}
+
+tl_status tl_layer_norm_f32(const float* x, const float* g, const float* b, float* y, const int64_t* shape,
+                            int32_t ndim, float eps) {
+  ki::RowsShape s;
+  if (tl_status st = ki::check_rows("tl_layer_norm_f32", shape, ndim, eps, &s)) return st;
+  HWY_DYNAMIC_DISPATCH(ks::NormLayer)(x, g, b, y, s.rows, s.d, eps);
+  return TL_OK;
+}
+
+tl_status tl_batch_norm_f32(const float* x, const float* mean, const float* var, const float* g, const float* b,
+                            float* y, const int64_t* shape, int32_t ndim, float eps) {
+  ki::ChannelShape s;
+  if (tl_status st = ki::check_channels("tl_batch_norm_f32", shape, ndim, eps, false, &s)) return st;
+  HWY_DYNAMIC_DISPATCH(ks::NormBatch)(x, mean, var, g, b, y, s.n, s.c, s.s, eps);
+  return TL_OK;
+}
+
+tl_status tl_group_norm_f32(const float* x, const float* g, const float* b, float* y, const int64_t* shape,
+                            int32_t ndim, int64_t num_groups, float eps) {
+  ki::ChannelShape s;
+  if (tl_status st = ki::check_groups("tl_group_norm_f32", shape, ndim, num_groups, eps, &s)) return st;
+  HWY_DYNAMIC_DISPATCH(ks::NormGroup)(x, g, b, y, s.n, s.c, s.s, num_groups, eps);
+  return TL_OK;
+}
+
+tl_status tl_instance_norm_f32(const float* x, const float* g, const float* b, float* y, const int64_t* shape,
+                               int32_t ndim, float eps) {
+  ki::ChannelShape s;
+  if (tl_status st = ki::check_channels("tl_instance_norm_f32", shape, ndim, eps, true, &s)) return st;
+  HWY_DYNAMIC_DISPATCH(ks::NormGroup)(x, g, b, y, s.n, s.c, s.s, s.c, eps);
+  return TL_OK;
+}
+
+tl_status tl_ada_ln_f32(const float* x, const float* scale, const float* shift, float* y, const int64_t* shape,
+                        int32_t ndim, float eps) {
+  ki::SampleShape s;
+  if (tl_status st = ki::check_samples("tl_ada_ln_f32", shape, ndim, eps, &s)) return st;
+  HWY_DYNAMIC_DISPATCH(ks::NormAdaLn)(x, scale, shift, y, s.batch, s.tokens, s.d, eps);
+  return TL_OK;
+}
+
+tl_status tl_ada_ln_zero_f32(const float* x, const float* r, const float* gate, const float* scale,
+                             const float* shift, float* h, float* y, const int64_t* shape, int32_t ndim, float eps) {
+  ki::SampleShape s;
+  if (tl_status st = ki::check_samples("tl_ada_ln_zero_f32", shape, ndim, eps, &s)) return st;
+  HWY_DYNAMIC_DISPATCH(ks::NormAdaLnZero)(x, r, gate, scale, shift, h, y, s.batch, s.tokens, s.d, eps);
+  return TL_OK;
+}
+
+tl_status tl_fused_skip_norm_f32(const float* x, const float* skip, const float* g, float* sum, float* y,
+                                 const int64_t* shape, int32_t ndim, float eps) {
+  ki::RowsShape s;
+  if (tl_status st = ki::check_rows("tl_fused_skip_norm_f32", shape, ndim, eps, &s)) return st;
+  HWY_DYNAMIC_DISPATCH(ks::NormFusedSkip)(x, skip, g, sum, y, s.rows, s.d, eps);
+  return TL_OK;
+}
+
+}  // extern "C"
+#endif  // HWY_ONCE

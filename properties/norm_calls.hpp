@@ -1,0 +1,119 @@
+// The ops of tinyllm/norm.h called through a backend the way the sweep calls
+// them (guarded buffers, poisoned outputs, the catalog's argument names), with
+// plain vectors in and out, for norm_properties.cpp.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "konform/call.hpp"
+#include "konform/op.hpp"
+#include "ops/norm_support.hpp"
+
+namespace konform::calls::norm {
+
+using Floats = std::vector<float>;
+using Shape = std::vector<int64_t>;
+
+// What a validating call returned: its status and its outputs by name.
+struct Result {
+  int32_t status = 0;
+  std::map<std::string, Floats> out;
+  const Floats& operator[](const std::string& name) const { return out.at(name); }
+};
+
+// `inputs` in the op's order, then `outputs` (name, alias_of), then status.
+inline Result run(const Backend& b, const char* op_name, const Shape& shape, float eps,
+                  const std::vector<std::pair<std::string, Tensor>>& inputs,
+                  const std::vector<std::pair<std::string, std::string>>& outputs,
+                  std::optional<int64_t> groups = std::nullopt) {
+  const OpSpec* op = find_op(op_name);
+  if (op == nullptr) throw std::logic_error(std::string("no op ") + op_name + " in the catalog");
+  Case c;
+  c.params["eps"] = static_cast<double>(eps);
+  if (groups) c.params["groups"] = static_cast<double>(*groups);
+  ops::norm::set_shape(c, shape);
+  Shape data_shape;  // a bad shape still gets buffers: of its non-negative dims
+  for (int64_t s : shape) data_shape.push_back(s < 0 ? 1 : s);
+  for (const auto& [name, t] : inputs) c.args.push_back({name, Access::in, t});
+  for (const auto& [name, alias] : outputs)
+    c.args.push_back({name, Access::out, Tensor::zeros(DType::f32, data_shape), Match::tolerance, alias});
+  c.args.push_back(ops::norm::status_arg());
+  auto got = run_op(b, *op, c);
+  Result r;
+  r.status = got.at("status").i32()[0];
+  for (const auto& [name, alias] : outputs) {
+    const Tensor& t = got.at(name);
+    r.out[name] = Floats(t.f32(), t.f32() + t.elements());
+  }
+  return r;
+}
+
+inline Tensor f32(const Shape& shape, const Floats& v) { return Tensor::of_f32(shape, v); }
+inline int64_t count(const Shape& shape) { return ops::norm::product(shape, 0, shape.size()); }
+
+inline Result rms_norm(const Backend& b, const Floats& x, const Floats& g, const Shape& shape, float eps,
+                       bool in_place = false) {
+  return run(b, "RmsNorm", shape, eps, {{"x", f32(shape, x)}, {"g", f32({shape.back()}, g)}},
+             {{"y", in_place ? "x" : ""}});
+}
+
+inline Result layer_norm(const Backend& b, const Floats& x, const Floats& g, const Floats& bias, const Shape& shape,
+                         float eps, bool in_place = false) {
+  const Shape d = {shape.back()};
+  return run(b, "LayerNorm", shape, eps, {{"x", f32(shape, x)}, {"g", f32(d, g)}, {"b", f32(d, bias)}},
+             {{"y", in_place ? "x" : ""}});
+}
+
+inline Result batch_norm(const Backend& b, const Floats& x, const Floats& mean, const Floats& var, const Floats& g,
+                         const Floats& bias, const Shape& shape, float eps, bool in_place = false) {
+  const Shape c = {shape[1]};
+  return run(b, "BatchNorm", shape, eps,
+             {{"x", f32(shape, x)}, {"mean", f32(c, mean)}, {"var", f32(c, var)}, {"g", f32(c, g)}, {"b", f32(c, bias)}},
+             {{"y", in_place ? "x" : ""}});
+}
+
+inline Result group_norm(const Backend& b, const Floats& x, const Floats& g, const Floats& bias, const Shape& shape,
+                         int64_t groups, float eps, bool in_place = false) {
+  const Shape c = {shape.size() > 1 ? shape[1] : 1};
+  return run(b, "GroupNorm", shape, eps, {{"x", f32(shape, x)}, {"g", f32(c, g)}, {"b", f32(c, bias)}},
+             {{"y", in_place ? "x" : ""}}, groups);
+}
+
+inline Result instance_norm(const Backend& b, const Floats& x, const Floats& g, const Floats& bias, const Shape& shape,
+                            float eps, bool in_place = false) {
+  const Shape c = {shape[1]};
+  return run(b, "InstanceNorm", shape, eps, {{"x", f32(shape, x)}, {"g", f32(c, g)}, {"b", f32(c, bias)}},
+             {{"y", in_place ? "x" : ""}});
+}
+
+inline Result ada_ln(const Backend& b, const Floats& x, const Floats& scale, const Floats& shift, const Shape& shape,
+                     float eps, bool in_place = false) {
+  const Shape cond = {shape[0], shape.back()};
+  return run(b, "AdaLN", shape, eps, {{"x", f32(shape, x)}, {"scale", f32(cond, scale)}, {"shift", f32(cond, shift)}},
+             {{"y", in_place ? "x" : ""}});
+}
+
+inline Result ada_ln_zero(const Backend& b, const Floats& x, const Floats& r, const Floats& gate, const Floats& scale,
+                          const Floats& shift, const Shape& shape, float eps, bool in_place = false) {
+  const Shape cond = {shape[0], shape.back()};
+  return run(b, "AdaLN_Zero", shape, eps,
+             {{"x", f32(shape, x)}, {"r", f32(shape, r)}, {"gate", f32(cond, gate)}, {"scale", f32(cond, scale)},
+              {"shift", f32(cond, shift)}},
+             {{"h", in_place ? "x" : ""}, {"y", ""}});
+}
+
+// alias: "" (separate), "x" or "skip": the buffer `sum` shares.
+inline Result fused_skip_norm(const Backend& b, const Floats& x, const Floats& skip, const Floats& g, const Shape& shape,
+                              float eps, const std::string& alias = "") {
+  return run(b, "FusedSkipNorm", shape, eps,
+             {{"x", f32(shape, x)}, {"skip", f32(shape, skip)}, {"g", f32({shape.back()}, g)}},
+             {{"sum", alias}, {"y", ""}});
+}
+
+}  // namespace konform::calls::norm
