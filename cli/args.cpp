@@ -11,6 +11,11 @@ const char* usage() {
       Every op in the catalog: its C symbol, parameters, tolerance and properties.
   konform render REPORT.json [--junit FILE] [--html FILE]
       Renders a saved JSON report as JUnit XML and/or HTML.
+  konform repro FILE [--backend B ...] [--op NAME] [--timeout S]
+      Replays a reproducer (from a fuzzer, check --repro-dir, or fixtures/) on the
+      backend it names or each --backend; with --op NAME, FILE is a fuzz target's
+      raw input (crash-*, timeout-*, a corpus file). Prints expected, got, the
+      error and its limit; exit 0 when it conforms, 1 when it still fails.
   konform check --backend B [--backend B ...] [options]
       Runs every op each backend exports against the oracle.
       B: scalar | simd | simd:TARGET | simd:all | PATH.so | PATH.so:TARGET | PATH.so:all
@@ -24,6 +29,7 @@ const char* usage() {
     --junit FILE       write JUnit XML (one suite per backend, one test per op and check)
     --html FILE        write a self-contained HTML page with plots
     --tolerances FILE  use this tolerance table instead of the built-in one
+    --repro-dir DIR    write a reproducer file per finding (sweep, property, crash) into DIR
     --timeout S        seconds per op and backend before it counts as a hang (default 600)
     --verbose          one line per case
 exit status: 0 everything supported conforms, 1 a finding, 2 bad usage or unreadable input
@@ -75,6 +81,7 @@ CheckArgs parse_check(const std::vector<std::string>& args) {
     else if (flag == "--junit") a.junit = value();
     else if (flag == "--html") a.html = value();
     else if (flag == "--tolerances") a.tolerances = value();
+    else if (flag == "--repro-dir") a.repro_dir = value();
     else if (flag == "--timeout") a.timeout_s = static_cast<double>(parse_int(flag, value(), 1));
     else if (flag == "--verbose") a.verbose = true;
     else throw UsageError("unknown option '" + flag + "'");

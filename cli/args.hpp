@@ -25,6 +25,7 @@ struct CheckArgs {
   std::string report;                  // JSON report path, "" for none
   std::string junit;                   // JUnit XML path, "" for none
   std::string html;                    // HTML page path, "" for none
+  std::string repro_dir;               // write a reproducer per finding here, "" for none
   std::string tolerances;              // a tolerance table to use instead of the built-in one
   double timeout_s = 600;              // per op and backend
   bool verbose = false;

@@ -7,6 +7,8 @@
 #include <sstream>
 
 #include "args.hpp"
+#include "repro.hpp"
+#include "repro_files.hpp"
 #include "konform/backend.hpp"
 #include "konform/isolate.hpp"
 #include "konform/properties.hpp"
@@ -116,6 +118,10 @@ OpResult check_op(const Backend& b, const OpSpec& op, const CheckArgs& a, const 
   } else if (b.symbol(op.symbol) == nullptr) {
     r.verdict = "unsupported";
   }
+  if (!a.repro_dir.empty())
+    for (Finding& f : r.findings)
+      if (f.case_index >= 0)
+        f.reproduce += "   (or: konform repro " + write_sweep_reproducer(a.repro_dir, b, op, a.seed, f.case_index, f) + ")";
   if (r.verdict != "unsupported" && !a.no_properties && a.only_case < 0) {
     for (const Property& p : properties()) {
       if (p.op != op.name || !selected(a.properties, p.name)) continue;
@@ -130,6 +136,11 @@ OpResult check_op(const Backend& b, const OpSpec& op, const CheckArgs& a, const 
       f.message = o.message;
       f.reproduce = property_command(b, op.name, p.name, a.seed) +
                     (o.reproduce.empty() ? "" : "   (RapidCheck: RC_PARAMS=\"reproduce=" + o.reproduce + "\")");
+      if (!a.repro_dir.empty()) {
+        const std::string path =
+            write_property_reproducer(a.repro_dir, p, b, a.seed, static_cast<int>(a.property_runs), f);
+        if (!path.empty()) f.reproduce += "   (or: konform repro " + path + ")";
+      }
       r.fail(f);
     }
   }
@@ -151,6 +162,8 @@ OpResult died(const Backend& b, const OpSpec& op, const ChildOutcome& o, const C
   f.case_index = o.last_case;
   f.case_label = o.last_label;
   if (o.last_case >= 0) f.reproduce = replay_command(b.name, op.name, a.seed, o.last_case);
+  if (o.last_case >= 0 && !a.repro_dir.empty())
+    f.reproduce += "   (or: konform repro " + write_sweep_reproducer(a.repro_dir, b, op, a.seed, o.last_case, f) + ")";
   else if (o.last_label.rfind("property ", 0) == 0)
     f.reproduce = property_command(b, op.name, o.last_label.substr(9), a.seed);
   r.fail(f);
@@ -271,6 +284,7 @@ int main(int argc, char** argv) {
       return konform::cli::list();
     }
     if (args[0] == "render") return render({args.begin() + 1, args.end()});
+    if (args[0] == "repro") return repro({args.begin() + 1, args.end()});
     if (args[0] == "check") return check(parse_check({args.begin() + 1, args.end()}), command_line);
     throw UsageError("unknown command '" + args[0] + "'");
   } catch (const UsageError& e) {

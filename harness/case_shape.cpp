@@ -35,20 +35,26 @@ struct Relation {
   }
 };
 
+// Per rank, since some ops make tensors of several ranks: the relations that
+// held in every sample of that rank.
+struct RankShape {
+  int samples = 0;
+  std::vector<std::set<Relation>> dims;
+};
+
 struct ArgShape {
   std::set<Access> access;
   std::set<Match> match;
   std::set<DType> dtype;
   std::set<std::string> alias_of;
-  size_t rank = 0;
-  std::vector<std::set<Relation>> dims;  // relations that held in every sample
-  bool always = true;                    // present in every sample
+  std::map<size_t, RankShape> ranks;
+  bool always = true;  // present in every sample
 };
 
-struct Shape {
-  std::map<std::string, ArgShape> args;
-  std::set<std::string> params_any, params_all;
-};
+// Relations seen in fewer samples of a rank may be coincidences: not enforced.
+constexpr int kEnoughSamples = 16;
+
+using Shape = std::map<std::string, ArgShape>;
 
 std::set<Relation> relations_of(int64_t dim, const Case& c) {
   std::set<Relation> r = {{"", 1, static_cast<double>(dim)}};
@@ -59,39 +65,30 @@ std::set<Relation> relations_of(int64_t dim, const Case& c) {
 }
 
 Shape learn(const OpSpec& op) {
-  constexpr int kSamples = 64;
+  constexpr int kSamples = 160;
   Shape s;
   for (int i = 0; i < kSamples; ++i) {
     Rng rng(case_seed(0x5EED, op.name, i));
     const Case c = op.make_case(rng, i);
-    std::set<std::string> names;
-    for (const auto& [name, v] : c.params) names.insert(name);
-    s.params_any.insert(names.begin(), names.end());
-    if (i == 0) s.params_all = names;
-    std::erase_if(s.params_all, [&](const std::string& n) { return !names.count(n); });
     for (const Arg& a : c.args) {
-      const bool first = !s.args.count(a.name);
-      ArgShape& as = s.args[a.name];
+      const bool first = !s.count(a.name);
+      ArgShape& as = s[a.name];
+      if (first) as.always = i == 0;
       as.access.insert(a.access);
       as.match.insert(a.match);
       as.dtype.insert(a.value.dtype);
       as.alias_of.insert(a.alias_of);
-      if (first) {
-        as.always = i == 0;
-        as.rank = a.value.shape.size();
-        for (int64_t d : a.value.shape) as.dims.push_back(relations_of(d, c));
+      RankShape& rs = as.ranks[a.value.shape.size()];
+      if (rs.samples++ == 0) {
+        for (int64_t d : a.value.shape) rs.dims.push_back(relations_of(d, c));
         continue;
       }
-      if (as.rank != a.value.shape.size()) {  // ranks vary: nothing to say about dimensions
-        as.dims.clear();
-        continue;
-      }
-      for (size_t k = 0; k < as.dims.size(); ++k) {
+      for (size_t k = 0; k < rs.dims.size(); ++k) {
         const auto now = relations_of(a.value.shape[k], c);
-        std::erase_if(as.dims[k], [&](const Relation& r) { return !now.count(r); });
+        std::erase_if(rs.dims[k], [&](const Relation& r) { return !now.count(r); });
       }
     }
-    for (auto& [name, as] : s.args) {
+    for (auto& [name, as] : s) {
       bool here = false;
       for (const Arg& a : c.args) here |= a.name == name;
       if (!here) as.always = false;
@@ -113,32 +110,26 @@ const Shape& shape_of(const OpSpec& op) {
 
 std::string check_case_shape(const OpSpec& op, const Case& c) {
   const Shape& s = shape_of(op);
-  for (const auto& [name, v] : c.params)
-    if (!s.params_any.count(name)) return "unknown parameter '" + name + "' for " + op.name;
-  for (const auto& name : s.params_all)
-    if (!c.params.count(name)) return "missing parameter '" + name + "' of " + op.name;
   std::set<std::string> seen;
   for (const Arg& a : c.args) {
     const std::string where = "argument '" + a.name + "'";
-    auto it = s.args.find(a.name);
-    if (it == s.args.end()) return "unknown " + where + " for " + op.name;
+    auto it = s.find(a.name);
+    if (it == s.end()) return "unknown " + where + " for " + op.name;
     if (!seen.insert(a.name).second) return where + " appears twice";
     const ArgShape& as = it->second;
     if (!as.access.count(a.access)) return where + ": this access is not one " + op.name + " uses for it";
     if (!as.match.count(a.match)) return where + ": this match rule is not the one " + op.name + " uses for it";
     if (!as.dtype.count(a.value.dtype)) return where + ": dtype " + std::string(dtype_name(a.value.dtype)) + " is not the op's";
     if (!as.alias_of.count(a.alias_of)) return where + ": " + op.name + " never aliases it to '" + a.alias_of + "'";
-    if (as.dims.empty()) continue;
-    if (a.value.shape.size() != as.rank)
-      return where + ": rank " + std::to_string(a.value.shape.size()) + ", but " + op.name + " has rank " +
-             std::to_string(as.rank);
-    for (size_t k = 0; k < as.rank; ++k)
-      for (const Relation& r : as.dims[k])
+    auto rank = as.ranks.find(a.value.shape.size());
+    if (rank == as.ranks.end() || rank->second.samples < kEnoughSamples) continue;
+    for (size_t k = 0; k < rank->second.dims.size(); ++k)
+      for (const Relation& r : rank->second.dims[k])
         if (static_cast<double>(a.value.shape[k]) != r.value(c))
           return where + ": dimension " + std::to_string(k) + " is " + std::to_string(a.value.shape[k]) +
                  ", but every case of " + op.name + " has it equal to " + r.describe(c);
   }
-  for (const auto& [name, as] : s.args)
+  for (const auto& [name, as] : s)
     if (as.always && !seen.count(name)) return "missing argument '" + name + "' of " + op.name;
   for (const Arg& a : c.args)
     if (!a.alias_of.empty()) {

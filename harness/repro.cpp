@@ -181,24 +181,25 @@ json reproducer_to_json(const Reproducer& r) {
     args.push_back(ja);
   }
   j["args"] = args;
-  if (r.finding) {
-    const Finding& f = *r.finding;
-    json jf = {{"check", f.check}, {"message", f.message}};
-    if (!f.output.empty()) jf["output"] = f.output;
-    if (!f.element.empty()) jf["element"] = f.element;
-    if (f.has_values) {
-      jf["expected"] = json_number(f.expected);
-      jf["got"] = json_number(f.got);
-      jf["error"] = json_number(f.error);
-      jf["limit"] = json_number(f.limit);
-    }
-    j["finding"] = jf;
-  } else {
-    j["finding"] = nullptr;
-  }
+  j["finding"] = r.finding ? finding_to_json(*r.finding) : json(nullptr);
   j["provenance"] = r.provenance;
   return j;
 }
+
+json finding_to_json(const Finding& f) {
+  json j = {{"check", f.check}, {"message", f.message}};
+  if (!f.output.empty()) j["output"] = f.output;
+  if (!f.element.empty()) j["element"] = f.element;
+  if (f.has_values) {
+    j["expected"] = json_number(f.expected);
+    j["got"] = json_number(f.got);
+    j["error"] = json_number(f.error);
+    j["limit"] = json_number(f.limit);
+  }
+  return j;
+}
+
+Finding finding_from_json(const json& j, const std::string& source) { return Reader(source).finding(j, "finding"); }
 
 Reproducer reproducer_from_json(const json& j, const std::string& source) {
   const Reader in(source);

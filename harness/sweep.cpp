@@ -3,8 +3,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "konform/call.hpp"
-#include "konform/compare.hpp"
+#include "konform/judge.hpp"
 
 namespace konform {
 
@@ -12,43 +11,6 @@ std::string replay_command(const std::string& backend, const std::string& op, ui
   return "konform check --backend " + backend + " --op " + op + " --seed " + std::to_string(seed) + " --case " +
          std::to_string(index);
 }
-
-namespace {
-
-bool needs_tolerance(const Case& c) {
-  for (const Arg& a : c.args)
-    if (a.access != Access::in && a.match == Match::tolerance) return true;
-  return false;
-}
-
-Finding element_finding(const std::string& check, const Arg& out, const ElementVerdict& v, int64_t index,
-                        const Case& c, const std::string& reproduce) {
-  Finding f;
-  f.check = check;
-  f.case_index = index;
-  f.case_label = c.label;
-  f.output = out.name;
-  f.element = index_string(out.value.shape, v.index);
-  f.has_values = true;
-  f.expected = v.expected;
-  f.got = v.got;
-  f.error = v.error;
-  f.limit = v.limit;
-  f.message = v.ok ? "largest error" : v.why;
-  f.reproduce = reproduce;
-  return f;
-}
-
-// The report's worst element: a failing one before a passing one, then the
-// larger error.
-bool worse_than(const Finding& f, const std::optional<Finding>& current) {
-  if (!current) return true;
-  const bool f_fails = !(f.error <= f.limit), cur_fails = !(current->error <= current->limit);
-  if (f_fails != cur_fails) return f_fails;
-  return f.error > current->error;
-}
-
-}  // namespace
 
 void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& options, OpResult& result,
               const CaseProgress& progress) {
@@ -77,49 +39,24 @@ void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& opti
       throw std::runtime_error("the tolerance table " + options.tolerances->source() + " has no entry for " + op.name +
                                " " + std::string(dtype_name(op.dtype)));
     const std::string reproduce = replay_command(backend.name, op.name, options.seed, i);
-    const CallResult call = call_kernel(backend, op, fn, c, CallOptions{static_cast<size_t>(i % 2) * 4, true});
+    const CaseVerdict v = judge_case(backend, op, fn, c, tol, CallOptions{static_cast<size_t>(i % 2) * 4, true});
     ++result.cases;
-
     for (const auto& g : guards) ++result.check(g, "sweep").runs;
-    std::set<std::string> violated;
-    for (const Violation& v : call.violations) {
-      if (violated.insert(v.check).second) ++result.check(v.check, "sweep").failures;
-      Finding f;
-      f.check = v.check;
-      f.message = v.message;
+    ++oracle_check.runs;
+    result.metrics.merge(v.metrics);
+    std::set<std::string> failed;  // each check fails at most once per case
+    for (Finding f : v.findings) {
+      if (failed.insert(f.check).second) ++result.check(f.check, "sweep").failures;
       f.case_index = i;
-      f.case_label = c.label;
-      f.output = v.arg;
       f.reproduce = reproduce;
       result.fail(f);
     }
-
-    const Oracle expected = op.oracle(c);
-    ++oracle_check.runs;
-    bool case_ok = true;
-    // When the oracle refuses the arguments, the status is all there is to compare.
-    const bool refused = !op.status.empty() && expected.at(op.status).value.at(0) != 0;
-    for (const Arg& a : c.args) {
-      if (a.access == Access::in || (refused && a.name != op.status)) continue;
-      const Expected& e = expected.at(a.name);
-      const Tensor& got = call.outputs.at(a.name);
-      if (static_cast<int64_t>(e.value.size()) != got.elements())
-        throw std::logic_error(op.name + ": the oracle returned " + std::to_string(e.value.size()) +
-                               " values for " + a.name + " of " + std::to_string(got.elements()));
-      const Comparison cmp = a.match == Match::exact ? compare_exact(got, e) : compare_tolerance(got, e, tol->limit);
-      result.metrics.merge(cmp.metrics);
-      if (cmp.worst.index < 0) continue;
-      const Finding f = element_finding("matches_oracle", a, cmp.worst, i, c, reproduce);
-      if (worse_than(f, result.worst)) result.worst = f;
-      if (!cmp.worst.ok) {
-        case_ok = false;
-        Finding detailed = f;
-        detailed.message = cmp.worst.why + " (" + std::to_string(cmp.mismatches) + " of " +
-                           std::to_string(got.elements()) + " elements of " + a.name + " out)";
-        result.fail(detailed);
-      }
+    if (v.worst) {
+      Finding w = *v.worst;
+      w.case_index = i;
+      w.reproduce = reproduce;
+      if (worse_than(w, result.worst)) result.worst = w;
     }
-    if (!case_ok) ++oracle_check.failures;
   }
 }
 

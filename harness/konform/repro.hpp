@@ -40,6 +40,11 @@ Reproducer reproducer_from_json(const nlohmann::json& j, const std::string& sour
 Reproducer parse_reproducer(const std::string& text, const std::string& source);
 Reproducer read_reproducer_file(const std::string& path);
 
+// A finding as reproducers hold it (check, message, output, element and, when
+// known, expected, got, error and limit); the reader throws ReproError.
+nlohmann::json finding_to_json(const Finding& f);
+Finding finding_from_json(const nlohmann::json& j, const std::string& source);
+
 // Writes r into `dir` (created if missing) as <op>-<check>-<hash>.json, the
 // hash of its content, and returns the path.
 std::string write_reproducer(const Reproducer& r, const std::string& dir);

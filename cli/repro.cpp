@@ -1,0 +1,145 @@
+#include "repro.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+
+#include "args.hpp"
+#include "konform/backend.hpp"
+#include "konform/fuzz_input.hpp"
+#include "konform/isolate.hpp"
+#include "konform/judge.hpp"
+#include "konform/repro.hpp"
+#include "konform/tolerance.hpp"
+
+namespace konform::cli {
+
+namespace {
+
+struct ReproArgs {
+  std::string file, op;
+  std::vector<std::string> backends;
+  double timeout_s = 60;
+};
+
+ReproArgs parse(const std::vector<std::string>& args) {
+  ReproArgs a;
+  for (size_t i = 0; i < args.size(); ++i) {
+    auto value = [&]() -> std::string {
+      if (i + 1 >= args.size()) throw UsageError(args[i] + " needs a value");
+      return args[++i];
+    };
+    if (args[i] == "--backend") a.backends.push_back(value());
+    else if (args[i] == "--op") a.op = value();
+    else if (args[i] == "--timeout") {
+      const std::string v = value();
+      char* end = nullptr;
+      a.timeout_s = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end != '\0' || !(a.timeout_s > 0)) throw UsageError("--timeout: '" + v + "' is not a positive number");
+    } else if (args[i].rfind("--", 0) == 0) throw UsageError("unknown option '" + args[i] + "'");
+    else if (a.file.empty()) a.file = args[i];
+    else throw UsageError("repro takes one file, got '" + a.file + "' and '" + args[i] + "'");
+  }
+  if (a.file.empty()) throw UsageError("repro needs a reproducer file (or a raw fuzz input with --op)");
+  return a;
+}
+
+// A raw fuzz input, decoded exactly as the fuzz targets decode it.
+Reproducer from_raw_input(const std::string& path, const std::string& op_name) {
+  const OpSpec* op = find_op(op_name);
+  if (op == nullptr) throw UsageError("unknown op '" + op_name + "' (konform list shows them all)");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ReproError("cannot read '" + path + "'");
+  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  FuzzCase fc = decode_fuzz_input({op}, bytes.data(), bytes.size());
+  Reproducer r;
+  r.op = op->name;
+  r.c = std::move(fc.c);
+  r.misalign = fc.misalign;
+  r.source = "fuzz";
+  r.provenance = {{"input", path}, {"index", fc.index}};
+  return r;
+}
+
+void print_value_line(const Finding& f) {
+  if (f.has_values)
+    std::printf("      %s%s: expected %.9g, got %.9g, error %.3g u, limit %.3g u\n", f.output.c_str(), f.element.c_str(),
+                f.expected, f.got, f.error, f.limit);
+  else if (!f.output.empty())
+    std::printf("      at '%s'%s%s\n", f.output.c_str(), f.element.empty() ? "" : " ", f.element.c_str());
+}
+
+// Runs the case on one backend in a child process: a crash or a hang is a
+// finding like any other. Returns the exit status's share: 0 or 1.
+int replay_on(const Reproducer& r, const OpSpec& op, const Backend& b, double timeout_s) {
+  void* fn = b.symbol(op.symbol);
+  if (fn == nullptr) {
+    std::printf("SKIP  %s on %s: unsupported, the backend does not export %s\n", op.name.c_str(), b.name.c_str(),
+                op.symbol.c_str());
+    return 0;
+  }
+  const ChildOutcome o = run_isolated(
+      [&](ChildChannel&) {
+        const CaseVerdict v = judge_case(b, op, fn, r.c, ToleranceTable::builtin().find(op.name, op.dtype),
+                                         CallOptions{r.misalign, true});
+        nlohmann::json j = {{"findings", nlohmann::json::array()}, {"refused", v.refused}};
+        for (const Finding& f : v.findings) j["findings"].push_back(finding_to_json(f));
+        j["worst"] = v.worst ? finding_to_json(*v.worst) : nlohmann::json(nullptr);
+        return j.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace);
+      },
+      timeout_s);
+  if (o.status == ChildOutcome::harness_error)
+    throw std::runtime_error("the case does not fit " + op.name + ": " + o.detail);
+  if (o.status != ChildOutcome::ok) {
+    const bool hang = o.status == ChildOutcome::timeout;
+    std::printf("FAIL  %s on %s: %s: %s %s\n", op.name.c_str(), b.name.c_str(), hang ? "no_hang" : "no_crash",
+                hang ? "hung:" : "crashed:", o.detail.c_str());
+    return 1;
+  }
+  const auto j = nlohmann::json::parse(o.payload);
+  if (j.at("findings").empty()) {
+    std::printf("PASS  %s on %s: conforms%s", op.name.c_str(), b.name.c_str(),
+                j.at("refused").get<bool>() ? " (refused its arguments, as the oracle does)" : "");
+    if (!j.at("worst").is_null()) {
+      const Finding w = finding_from_json(j.at("worst"), "child");
+      if (w.has_values) std::printf(" (largest error %.3g u of %.3g at %s%s)", w.error, w.limit, w.output.c_str(), w.element.c_str());
+    }
+    std::printf("\n");
+    return 0;
+  }
+  for (const auto& jf : j.at("findings")) {
+    const Finding f = finding_from_json(jf, "child");
+    std::printf("FAIL  %s on %s: %s: %s\n", op.name.c_str(), b.name.c_str(), f.check.c_str(), f.message.c_str());
+    print_value_line(f);
+  }
+  return 1;
+}
+
+}  // namespace
+
+int repro(const std::vector<std::string>& args) {
+  const ReproArgs a = parse(args);
+  // A malformed file is a ReproError: exit 2 with its message, no usage text.
+  const Reproducer r = a.op.empty() ? read_reproducer_file(a.file) : from_raw_input(a.file, a.op);
+  const OpSpec& op = *find_op(r.op);
+  std::vector<std::string> specs = a.backends;
+  if (specs.empty()) {
+    if (r.backend.empty()) throw UsageError("'" + a.file + "' names no backend (a fixture): give --backend");
+    specs.push_back(r.backend);
+  }
+  std::printf("konform repro: %s\n  %s (%s), %s%s%s\n  case: %s, misalign %zu\n", a.file.c_str(), op.name.c_str(),
+              op.symbol.c_str(), r.source == "fixture" ? "a fixture" : ("found by " + r.source).c_str(),
+              r.backend.empty() ? "" : (" on " + r.backend).c_str(),
+              r.finding ? (": " + r.finding->check).c_str() : "", r.c.label.c_str(), r.misalign);
+  if (r.finding) {
+    std::printf("  recorded: %s\n", r.finding->message.c_str());
+    print_value_line(*r.finding);
+  }
+  int status = 0;
+  for (const std::string& spec : specs)
+    for (const Backend& b : resolve_backends(spec)) status |= replay_on(r, op, b, a.timeout_s);
+  return status;
+}
+
+}  // namespace konform::cli
