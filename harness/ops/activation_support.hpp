@@ -1,0 +1,95 @@
+// What the declarations of the activations share (activations.cpp,
+// gated.cpp, softmax.cpp): the inputs worth feeding an activation, lengths,
+// and the status output of the ops that validate.
+#pragma once
+
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "konform/op.hpp"
+#include "konform/values.hpp"
+
+namespace konform::ops::act {
+
+// The points where an activation's formula changes regime in f32: e^-x
+// overflowing (88.72) and its result leaving the normals (87.34) and the
+// subnormals (103.97), 1 + e^-x rounding to 1 (17.33), erf and tanh reaching
+// 1 in float (3.92, 5.87, 9.01), tanh's and the kernels' branch points (0.55),
+// x^3 overflowing (6.98e12), the spec's large values (+-100, -1e4), and the
+// extremes. Each is also nudged one float either way.
+inline float regime_point(Rng& rng) {
+  constexpr float inf = std::numeric_limits<float>::infinity();
+  static const float points[] = {88.72f,  88.7228f, 87.34f,  103.97f, 104.0f,  17.33f,   3.92f,   5.87f,
+                                 8.3f,    9.01f,    0.55f,   0.5f,    1.0f,    2.0f,     20.0f,   44.36f,
+                                 15.0f,   14.5f,    6.98e12f, 1e13f,  1e20f,   100.0f,   1e4f,    1e-4f,
+                                 1e-20f,  FLT_MIN,  1e-40f,  0.0f,    FLT_MAX, inf};
+  float v = rng.pick(points);
+  if (rng.chance(0.5)) v = -v;
+  if (std::isfinite(v) && rng.chance(0.4)) v = std::nextafter(v, rng.chance(0.5) ? inf : -inf);
+  return v;
+}
+
+// How the values of one case are drawn.
+enum class Inputs { normal1, normal4, normal20, regime, wide, tiny, huge, subnormal, zeros, specials, ties, mixed };
+constexpr Inputs kAllInputs[] = {Inputs::normal1, Inputs::normal4,   Inputs::normal20, Inputs::regime,
+                                 Inputs::wide,    Inputs::tiny,      Inputs::huge,     Inputs::subnormal,
+                                 Inputs::zeros,   Inputs::specials,  Inputs::ties,     Inputs::mixed};
+
+inline const char* inputs_name(Inputs k) {
+  switch (k) {
+    case Inputs::normal1: return "normal";
+    case Inputs::normal4: return "normal*4";
+    case Inputs::normal20: return "normal*20";
+    case Inputs::regime: return "regime points";
+    case Inputs::wide: return "wide";
+    case Inputs::tiny: return "tiny";
+    case Inputs::huge: return "huge";
+    case Inputs::subnormal: return "subnormal";
+    case Inputs::zeros: return "zeros";
+    case Inputs::specials: return "specials";
+    case Inputs::ties: return "ties";
+    case Inputs::mixed: return "mixed";
+  }
+  return "?";
+}
+
+inline float one_value(Rng& rng, Inputs k) {
+  switch (k) {
+    case Inputs::normal1: return make_values(rng, ValueClass::normal, 1)[0];
+    case Inputs::normal4: return 4.0f * make_values(rng, ValueClass::normal, 1)[0];
+    case Inputs::normal20: return 20.0f * make_values(rng, ValueClass::normal, 1)[0];
+    case Inputs::regime: return regime_point(rng);
+    case Inputs::wide: return make_values(rng, ValueClass::wide, 1)[0];
+    case Inputs::tiny: return make_values(rng, ValueClass::tiny, 1)[0];
+    case Inputs::huge: return make_values(rng, ValueClass::huge, 1)[0];
+    case Inputs::subnormal: return make_values(rng, ValueClass::subnormal, 1)[0];
+    case Inputs::zeros: return make_values(rng, ValueClass::zeros, 1)[0];
+    case Inputs::specials: return make_values(rng, ValueClass::specials, 1)[0];
+    case Inputs::ties: return make_values(rng, ValueClass::ties, 1)[0];
+    case Inputs::mixed: break;
+  }
+  return one_value(rng, kAllInputs[rng.range(0, 10)]);  // any class but mixed, element by element
+}
+
+inline std::vector<float> values(Rng& rng, Inputs k, int64_t n) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& x : v) x = one_value(rng, k);
+  return v;
+}
+
+// Case `index`'s length: the edge sizes first, then mostly short random ones.
+inline int64_t length(Rng& rng, int64_t index) {
+  const auto& sizes = edge_sizes();
+  if (index < static_cast<int64_t>(sizes.size())) return sizes[static_cast<size_t>(index)];
+  return rng.chance(0.3) ? rng.pick(sizes) : rng.range(0, 400);
+}
+
+// The status output of a validating op, and what the oracle says of it.
+inline Arg status_arg() { return {"status", Access::out, Tensor::zeros(DType::i32, {1}), Match::exact}; }
+inline Expected status_expected(int status) { return {{double(status)}, {0.0}}; }
+
+}  // namespace konform::ops::act

@@ -1,0 +1,195 @@
+// The elementwise activations of spec/operations.txt section 4: Silu,
+// Gelu_erf, Gelu_tanh, Relu, LeakyRelu, PRelu, Sigmoid, Tanh
+// (tinyllm/activations.h).
+#include <cmath>
+#include <string>
+
+#include "activation_support.hpp"
+#include "konform/op.hpp"
+#include "konform/reference/activations.hpp"
+#include "scalar/activations.hpp"
+#include "tinyllm/activations.h"
+
+namespace konform::ops {
+
+std::vector<OpSpec> activations();
+
+namespace {
+
+namespace ref = konform::reference::act;
+using UnaryFn = void (*)(const float*, float*, int64_t);
+
+// Where the spec's f32 formula 1 / (1 + e^-x) has e^-x overflow (x < -88.72)
+// it returns 0 for a sigmoid below 2^-127: 2^-104 in the scale admits that
+// (limit * u * 2^-104 >= 2^-125), and nothing a normal result could hide in.
+constexpr double kFlushedSigmoid = 0x1p-104;
+
+// One elementwise op: y[i] = f(x[i]) with its oracle value and scale.
+struct Unary {
+  const char* name;
+  const char* symbol;
+  UnaryFn scalar;
+  const char* summary;
+  const char* domain;
+  double (*value)(double x);
+  double (*scale)(double x, double y);
+  bool alpha = false;  // LeakyRelu's parameter
+};
+
+const float kAlphas[] = {0.01f, 0.1f, 0.2f, 0.0f, 1.0f, 1.5f, 3.0f, -0.5f, -2.0f};
+
+Case make_unary(const Unary& u, Rng& rng, int64_t index) {
+  const int64_t n = act::length(rng, index);
+  const act::Inputs kind = rng.pick(act::kAllInputs);
+  const bool in_place = rng.chance(0.3);
+  Case c;
+  c.params = {{"n", double(n)}};
+  if (u.alpha) c.params["alpha"] = double(rng.pick(kAlphas));
+  c.args.push_back({"x", Access::in, Tensor::of_f32({n}, act::values(rng, kind, n))});
+  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {n}), Match::tolerance, in_place ? "x" : ""});
+  c.label = "n=" + std::to_string(n) + " x=" + act::inputs_name(kind) +
+            (u.alpha ? " alpha=" + std::to_string(c.param("alpha")) : "") + (in_place ? " y==x" : "");
+  return c;
+}
+
+Oracle unary_oracle(const Unary& u, const Case& c) {
+  const int64_t n = c.iparam("n");
+  const float* x = c.in("x").f32();
+  Expected e;
+  e.value.resize(static_cast<size_t>(n));
+  e.scale.resize(e.value.size());
+  for (int64_t i = 0; i < n; ++i) {
+    const double v = u.alpha ? ref::leaky_relu<double>(x[i], static_cast<float>(c.param("alpha"))) : u.value(x[i]);
+    e.value[i] = v;
+    e.scale[i] = u.scale(x[i], v);
+  }
+  return {{"y", e}};
+}
+
+OpSpec unary_op(const Unary& u) {
+  OpSpec op;
+  op.name = u.name;
+  op.group = "activations";
+  op.symbol = u.symbol;
+  op.scalar = reinterpret_cast<void*>(u.scalar);
+  op.summary = u.summary;
+  op.params = {{"n", ">= 0"}};
+  if (u.alpha) op.params.push_back({"alpha", "any finite float (0, 1, > 1 and < 0 included)"});
+  op.domain = u.domain;
+  op.edge_cases = static_cast<int64_t>(edge_sizes().size());
+  op.make_case = [u](Rng& rng, int64_t i) { return make_unary(u, rng, i); };
+  if (u.alpha) {
+    op.invoke = [](void* fn, const Case& c, const Pointers& p) {
+      reinterpret_cast<decltype(&tl_leaky_relu_f32)>(fn)(p.f32("x"), p.f32("y"), c.iparam("n"),
+                                                         static_cast<float>(c.param("alpha")));
+    };
+  } else {
+    op.invoke = [](void* fn, const Case& c, const Pointers& p) {
+      reinterpret_cast<UnaryFn>(fn)(p.f32("x"), p.f32("y"), c.iparam("n"));
+    };
+  }
+  op.oracle = [u](const Case& c) { return unary_oracle(u, c); };
+  return op;
+}
+
+// ---------------------------------------------------------------- PRelu
+
+Case make_prelu(Rng& rng, int64_t index) {
+  const auto& sizes = edge_sizes();
+  const int64_t outer = rng.range(1, 4);
+  int64_t channels, inner;
+  if (index < static_cast<int64_t>(sizes.size()) || rng.chance(0.4)) {  // channels-last rows
+    channels = index < static_cast<int64_t>(sizes.size()) ? sizes[static_cast<size_t>(index)] : rng.range(1, 300);
+    inner = 1;
+  } else {  // NCHW: a run of inner elements per channel
+    channels = rng.range(1, 12);
+    inner = rng.chance(0.3) ? rng.pick(sizes) : rng.range(1, 70);
+    if (inner > 1024) channels = rng.range(1, 2);
+  }
+  const int64_t n = outer * channels * inner;
+  const act::Inputs kind = rng.pick(act::kAllInputs);
+  // Distinct slopes (a wrong channel index shows), at times > 1 or < 0.
+  std::vector<float> slope(static_cast<size_t>(channels));
+  for (auto& s : slope) s = rng.chance(0.8) ? static_cast<float>(rng.uniform(0.0, 0.5)) : static_cast<float>(rng.uniform(-2, 3));
+  const bool in_place = rng.chance(0.3);
+  Case c;
+  c.params = {{"outer", double(outer)}, {"channels", double(channels)}, {"inner", double(inner)}};
+  c.args.push_back({"x", Access::in, Tensor::of_f32({outer, channels, inner}, act::values(rng, kind, n))});
+  c.args.push_back({"slope", Access::in, Tensor::of_f32({channels}, slope)});
+  c.args.push_back(
+      {"y", Access::out, Tensor::zeros(DType::f32, {outer, channels, inner}), Match::tolerance, in_place ? "x" : ""});
+  c.label = "[" + std::to_string(outer) + ", " + std::to_string(channels) + ", " + std::to_string(inner) +
+            "] x=" + act::inputs_name(kind) + (in_place ? " y==x" : "");
+  return c;
+}
+
+Oracle prelu_oracle(const Case& c) {
+  const int64_t outer = c.iparam("outer"), channels = c.iparam("channels"), inner = c.iparam("inner");
+  Expected e;
+  e.value.resize(static_cast<size_t>(outer * channels * inner));
+  ref::prelu<double>(c.in("x").f32(), c.in("slope").f32(), e.value.data(), outer, channels, inner);
+  e.scale.resize(e.value.size());
+  for (size_t k = 0; k < e.value.size(); ++k) e.scale[k] = std::fabs(e.value[k]);  // one rounded product
+  return {{"y", e}};
+}
+
+OpSpec prelu_op() {
+  OpSpec op;
+  op.name = "PRelu";
+  op.group = "activations";
+  op.symbol = "tl_prelu_f32";
+  op.scalar = reinterpret_cast<void*>(&scalar::prelu_f32);
+  op.summary = "y = x if x > 0 else slope[c] * x, x as [outer, channels, inner] (NCHW: C = channels; [..., C]: inner = 1)";
+  op.params = {{"outer", ">= 0"}, {"channels", ">= 0 (slope has this many)"}, {"inner", ">= 0"}};
+  op.domain = "every value class, NaN and +-Inf included; slopes distinct per channel, in [-2, 3]";
+  op.edge_cases = static_cast<int64_t>(edge_sizes().size());
+  op.make_case = make_prelu;
+  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
+    reinterpret_cast<decltype(&tl_prelu_f32)>(fn)(p.f32("x"), p.f32("slope"), p.f32("y"), c.iparam("outer"),
+                                                  c.iparam("channels"), c.iparam("inner"));
+  };
+  op.oracle = prelu_oracle;
+  return op;
+}
+
+// 0.5 |x| (1 + |t|): the magnitude of the terms of the Gelus' 1 + erf and
+// 1 + tanh, against which the spec's f32 formula rounds. For x < 0 the sum
+// cancels and that formula has an absolute error of about u |x|.
+double gelu_scale(double x, double t) { return 0.5 * std::fabs(x) * (1.0 + std::fabs(t)); }
+
+}  // namespace
+
+std::vector<OpSpec> activations() {
+  const char* all_values = "every value class: normal, wide, tiny, huge, subnormal, +-0, NaN, +-Inf, +-FLT_MAX, "
+                           "and the regime points where the f32 formula changes (+-88.72, +-103.97, +-17.33, ...)";
+  std::vector<OpSpec> ops;
+  ops.push_back(unary_op({"Silu", "tl_silu_f32", &scalar::silu_f32, "y = x * sigmoid(x) = x / (1 + exp(-x)); y == x allowed",
+                          all_values,
+                          [](double x) { return ref::silu<double>(x); },
+                          // |x| 2^-104 admits the spec's x / (1 + e^-x), which is -0 once e^-x overflows.
+                          [](double x, double y) { return std::fabs(y) + std::fabs(x) * kFlushedSigmoid; }}));
+  ops.push_back(unary_op({"Gelu_erf", "tl_gelu_erf_f32", &scalar::gelu_erf_f32,
+                          "y = x * 0.5 * (1 + erf(x / sqrt(2))), the exact GELU; y == x allowed", all_values,
+                          [](double x) { return ref::gelu_erf<double>(x); },
+                          [](double x, double) { return gelu_scale(x, std::erf(x / std::sqrt(2.0))); }}));
+  ops.push_back(unary_op({"Gelu_tanh", "tl_gelu_tanh_f32", &scalar::gelu_tanh_f32,
+                          "y = 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))); y == x allowed", all_values,
+                          [](double x) { return ref::gelu_tanh<double>(x); },
+                          [](double x, double) { return gelu_scale(x, std::tanh(ref::gelu_tanh_argument<double>(x))); }}));
+  ops.push_back(unary_op({"Relu", "tl_relu_f32", &scalar::relu_f32, "y = x if x > 0 else +0 (NaN stays NaN); y == x allowed",
+                          all_values, [](double x) { return ref::relu<double>(x); },
+                          [](double, double y) { return std::fabs(y); }}));
+  Unary leaky{"LeakyRelu", "tl_leaky_relu_f32", nullptr, "y = x if x > 0 else alpha * x; y == x allowed", all_values,
+              nullptr, [](double, double y) { return std::fabs(y); }, true};
+  ops.push_back(unary_op(leaky));
+  ops.back().scalar = reinterpret_cast<void*>(&scalar::leaky_relu_f32);
+  ops.push_back(prelu_op());
+  ops.push_back(unary_op({"Sigmoid", "tl_sigmoid_f32", &scalar::sigmoid_f32, "y = 1 / (1 + exp(-x)); y == x allowed",
+                          all_values, [](double x) { return ref::sigmoid<double>(x); },
+                          [](double, double y) { return std::fabs(y) + kFlushedSigmoid; }}));
+  ops.push_back(unary_op({"Tanh", "tl_tanh_f32", &scalar::tanh_f32, "y = tanh(x); y == x allowed", all_values,
+                          [](double x) { return std::tanh(x); }, [](double, double y) { return std::fabs(y); }}));
+  return ops;
+}
+
+}  // namespace konform::ops

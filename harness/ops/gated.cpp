@@ -1,0 +1,145 @@
+// The gated elementwise middle of the FFNs of spec/operations.txt section 4:
+// SwiGlu (silu(gate) * up), GeGlu (gelu(gate) * up), Glu (sigmoid(gate) * up)
+// (tinyllm/activations.h). The matmuls around them are Matmul's.
+#include <climits>
+#include <cmath>
+#include <string>
+
+#include "activation_support.hpp"
+#include "konform/op.hpp"
+#include "konform/reference/activations.hpp"
+#include "scalar/activations.hpp"
+#include "tinyllm/activations.h"
+
+namespace konform::ops {
+
+std::vector<OpSpec> gated();
+
+namespace {
+
+namespace ref = konform::reference::act;
+
+// up stays finite and below 1e18 (as for silu_mul): Inf * a gate that
+// underflowed is NaN or Inf depending on whether the kernel flushed it, and a
+// kernel may form gate * up before dividing; the spec fixes neither.
+constexpr double kMaxUp = 1e18;
+// The f32 sigmoid 1 / (1 + e^-g) is 0 below 2^-127 once e^-g overflows; see
+// activations.cpp.
+constexpr double kFlushedSigmoid = 0x1p-104;
+// act(gate) is rounded to f32 before the product: where it is subnormal (a
+// tiny gate, or a sigmoid's tail) its absolute error is up to 2^-150, which
+// the product carries times |up|; FLT_MIN |up| in the scale admits that.
+constexpr double kSubnormalGate = 0x1p-126;
+
+enum class Gate { silu, gelu, sigmoid };
+
+const int kBadApproximations[] = {2, -1, 7, INT_MAX, INT_MIN};
+
+Case make(Gate gate, Rng& rng, int64_t index) {
+  const int64_t n = act::length(rng, index);
+  const act::Inputs kind = rng.pick(act::kAllInputs);
+  const act::Inputs up_kinds[] = {act::Inputs::normal1, act::Inputs::normal20, act::Inputs::wide, act::Inputs::ties,
+                                  act::Inputs::zeros,   act::Inputs::specials, act::Inputs::huge, act::Inputs::tiny};
+  const act::Inputs up_kind = rng.pick(up_kinds);
+  std::vector<float> up = act::values(rng, up_kind, n);
+  for (float& u : up)
+    if (std::isinf(u) || std::fabs(u) > kMaxUp) u = std::copysign(static_cast<float>(kMaxUp), u);
+  const double in_place = rng.unit();
+  Case c;
+  c.params = {{"n", double(n)}};
+  std::string what;
+  if (gate == Gate::gelu) {
+    const int approximation = rng.chance(0.08) ? rng.pick(kBadApproximations) : static_cast<int>(rng.range(0, 1));
+    c.params["approximation"] = double(approximation);
+    what = " approximation=" + std::to_string(approximation);
+    c.args.push_back(act::status_arg());
+  }
+  c.args.push_back({"gate", Access::in, Tensor::of_f32({n}, act::values(rng, kind, n))});
+  c.args.push_back({"up", Access::in, Tensor::of_f32({n}, up)});
+  const std::string alias = in_place < 0.15 ? "gate" : in_place < 0.3 ? "up" : "";
+  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {n}), Match::tolerance, alias});
+  c.label = "n=" + std::to_string(n) + " gate=" + act::inputs_name(kind) + " up=" + act::inputs_name(up_kind) + what +
+            (alias.empty() ? "" : " y==" + alias);
+  return c;
+}
+
+Oracle oracle(Gate gate, const Case& c) {
+  const int64_t n = c.iparam("n");
+  const float* g = c.in("gate").f32();
+  const float* u = c.in("up").f32();
+  Oracle out;
+  int approximation = 0;
+  if (gate == Gate::gelu) {
+    approximation = static_cast<int>(c.iparam("approximation"));
+    const bool valid = approximation == TL_GELU_ERF || approximation == TL_GELU_TANH;
+    out["status"] = act::status_expected(valid ? TL_OK : TL_ERR_INVALID_ARGUMENT);
+    if (!valid) return out;
+  }
+  Expected e;
+  e.value.resize(static_cast<size_t>(n));
+  e.scale.resize(e.value.size());
+  for (int64_t i = 0; i < n; ++i) {
+    const double gi = g[i], ui = u[i];
+    switch (gate) {
+      case Gate::silu:
+        e.value[i] = ref::silu(gi) * ui;
+        e.scale[i] = std::fabs(e.value[i]) + std::fabs(gi * ui) * kFlushedSigmoid + std::fabs(ui) * kSubnormalGate;
+        break;
+      case Gate::sigmoid:
+        e.value[i] = ref::sigmoid(gi) * ui;
+        e.scale[i] = std::fabs(e.value[i]) + std::fabs(ui) * (kFlushedSigmoid + kSubnormalGate);
+        break;
+      case Gate::gelu: {
+        // The Gelus' own scale (activations.cpp) times |up|.
+        const double t = approximation == TL_GELU_TANH ? std::tanh(ref::gelu_tanh_argument(gi))
+                                                       : std::erf(gi / std::sqrt(2.0));
+        e.value[i] = (approximation == TL_GELU_TANH ? ref::gelu_tanh(gi) : ref::gelu_erf(gi)) * ui;
+        e.scale[i] = (0.5 * std::fabs(gi) * (1.0 + std::fabs(t)) + kSubnormalGate) * std::fabs(ui);
+        break;
+      }
+    }
+  }
+  out["y"] = e;
+  return out;
+}
+
+OpSpec gated_op(Gate gate, const char* name, const char* symbol, void* scalar, const char* summary) {
+  OpSpec op;
+  op.name = name;
+  op.group = "activations";
+  op.symbol = symbol;
+  op.scalar = scalar;
+  op.summary = summary;
+  op.params = {{"n", ">= 0"}};
+  op.domain = "gate: every value class (NaN, +-Inf, regime points included); up: finite, |up| <= 1e18 "
+              "(Inf times a gate that underflowed is NaN or Inf by whether it flushed, which the spec leaves open)";
+  if (gate == Gate::gelu) {
+    op.params.push_back({"approximation", "TL_GELU_ERF (0) or TL_GELU_TANH (1); others refused with TL_ERR_INVALID_ARGUMENT"});
+    op.status = "status";
+    op.invoke = [](void* fn, const Case& c, const Pointers& p) {
+      *p.i32("status") = reinterpret_cast<decltype(&tl_geglu_f32)>(fn)(
+          p.f32("gate"), p.f32("up"), p.f32("y"), c.iparam("n"), static_cast<int>(c.iparam("approximation")));
+    };
+  } else {
+    op.invoke = [](void* fn, const Case& c, const Pointers& p) {
+      reinterpret_cast<decltype(&tl_swiglu_f32)>(fn)(p.f32("gate"), p.f32("up"), p.f32("y"), c.iparam("n"));
+    };
+  }
+  op.edge_cases = static_cast<int64_t>(edge_sizes().size());
+  op.make_case = [gate](Rng& rng, int64_t i) { return make(gate, rng, i); };
+  op.oracle = [gate](const Case& c) { return oracle(gate, c); };
+  return op;
+}
+
+}  // namespace
+
+std::vector<OpSpec> gated() {
+  return {gated_op(Gate::silu, "SwiGlu", "tl_swiglu_f32", reinterpret_cast<void*>(&scalar::swiglu_f32),
+                   "y = silu(gate) * up (Llama's FFN middle); y may be gate or up"),
+          gated_op(Gate::gelu, "GeGlu", "tl_geglu_f32", reinterpret_cast<void*>(&scalar::geglu_f32),
+                   "y = gelu(gate) * up, Gelu_erf or Gelu_tanh by `approximation`; y may be gate or up"),
+          gated_op(Gate::sigmoid, "Glu", "tl_glu_f32", reinterpret_cast<void*>(&scalar::glu_f32),
+                   "y = sigmoid(gate) * up; y may be gate or up")};
+}
+
+}  // namespace konform::ops

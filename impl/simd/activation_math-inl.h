@@ -1,0 +1,131 @@
+// Vector math of the activation kernels: e^x, the logistic sigmoid, tanh and
+// the normal CDF, for every float (the IEEE limits at +-Inf, NaN kept NaN),
+// each within a few ulp. The polynomial coefficients were fitted for this
+// file with mpmath (Chebyshev fits at 40 digits, then rounded to float and
+// checked in float Horner arithmetic); the error figures below come from
+// that check and from the harness's sweeps against the double oracle.
+
+#if defined(KONFORM_SIMD_ACTIVATION_MATH_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef KONFORM_SIMD_ACTIVATION_MATH_INL_H_
+#undef KONFORM_SIMD_ACTIVATION_MATH_INL_H_
+#else
+#define KONFORM_SIMD_ACTIVATION_MATH_INL_H_
+#endif
+
+#include <cstddef>
+
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+// Nested in `act`: other families' -inl.h files define helpers of the same
+// names (Sigmoid, Erf) in konform::simd::HWY_NAMESPACE.
+namespace konform::simd::HWY_NAMESPACE::act {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// c[0] x^(K-1) + ... + c[K-1], by Horner with fused multiply-adds where the
+// target has them.
+template <class D, size_t K>
+HWY_INLINE hn::Vec<D> Horner(D d, hn::Vec<D> x, const float (&c)[K]) {
+  auto acc = hn::Set(d, c[0]);
+  for (size_t k = 1; k < K; ++k) acc = hn::MulAdd(acc, x, hn::Set(d, c[k]));
+  return acc;
+}
+
+// p * 2^k for integral k in [-150, 128], rounded once: +inf past FLT_MAX,
+// subnormal or 0 below FLT_MIN, like e^x itself.
+template <class D>
+HWY_INLINE hn::Vec<D> TimesPow2(D d, hn::Vec<D> p, hn::Vec<D> k) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  (void)d;
+  return hn::Vec<D>{_mm512_scalef_ps(p.raw, k.raw)};
+#else
+  // 2^k in two exponent fields, each within the normal range: p * 2^k1 is
+  // exact, and the second product rounds once (into the subnormals if need be).
+  const hn::RebindToSigned<D> di;
+  const auto ki = hn::ConvertTo(di, k);
+  const auto k1 = hn::ShiftRight<1>(ki);
+  const auto k2 = hn::Sub(ki, k1);
+  const auto bias = hn::Set(di, 127);
+  const auto s1 = hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(k1, bias)));
+  const auto s2 = hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(k2, bias)));
+  return hn::Mul(hn::Mul(p, s1), s2);
+#endif
+}
+
+// e^x for every float, within 1.2 ulp: x = k ln2 + r with |r| <= ln2/2 (ln2
+// in two parts, so r carries no error beyond its own rounding), e^r by a
+// degree-6 polynomial (0.04 ulp from e^r, 1.1 ulp after float rounding), and
+// 2^k applied last. x is clamped to [-104, 89] first: e^-104 already rounds
+// to 0 and e^89 to +inf, so -Inf gives 0 and +Inf gives +inf; NaN stays NaN.
+template <class D>
+HWY_INLINE hn::Vec<D> ExpF(D d, hn::Vec<D> x) {
+  static constexpr float kPoly[] = {0.0013941108481958508f, 0.00837512593716383f, 0.04166635125875473f,
+                                    0.16666415333747864f,   0.5f,                 1.0f,
+                                    1.0f};
+  const auto xc = hn::Min(hn::Max(x, hn::Set(d, -104.0f)), hn::Set(d, 89.0f));
+  const auto k = hn::Round(hn::Mul(xc, hn::Set(d, 1.44269504088896341f)));
+  auto r = hn::NegMulAdd(k, hn::Set(d, 0.693359375f), xc);  // 9 bits: k * 0.693359375 is exact
+  r = hn::NegMulAdd(k, hn::Set(d, -2.12194440e-4f), r);
+  const auto y = TimesPow2(d, Horner(d, r, kPoly), k);
+  return hn::IfThenElse(hn::IsNaN(x), x, y);
+}
+
+// The logistic sigmoid 1 / (1 + e^-x), within 3.5 ulp. With e = e^-|x| in
+// (0, 1] and q = 1 / (1 + e): sigmoid(x) = q for x >= 0 and e * q below, so
+// e never overflows and the tail below 0 keeps its relative accuracy down to
+// the subnormals. +-Inf give 1 and 0; NaN stays NaN.
+template <class D>
+HWY_INLINE hn::Vec<D> Sigmoid(D d, hn::Vec<D> x) {
+  const auto one = hn::Set(d, 1.0f);
+  const auto e = ExpF(d, hn::Neg(hn::Abs(x)));
+  const auto q = hn::Div(one, hn::Add(one, e));
+  return hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Mul(e, q), q);
+}
+
+// tanh(x) within 3 ulp, odd by construction (computed on |x|, the sign put
+// back). Below |x| = 0.55: t + t^3 P(t^2), a degree-4 fit (0.07 ulp, 1 ulp
+// after rounding), where 1 - 2 / (e^2t + 1) would cancel. Above: that form,
+// whose 2 / (e^2t + 1) <= 1/2 keeps the cancellation under 1 ulp; e^2t = inf
+// gives exactly 1.
+template <class D>
+HWY_INLINE hn::Vec<D> TanhF(D d, hn::Vec<D> x) {
+  static constexpr float kPoly[] = {-0.00661022774875164f, 0.021309388801455498f, -0.05390942841768265f,
+                                    0.13333113491535187f, -0.3333333134651184f};
+  const auto one = hn::Set(d, 1.0f);
+  const auto t = hn::Abs(x);
+  const auto w = hn::Mul(t, t);
+  const auto small = hn::MulAdd(hn::Mul(t, w), Horner(d, w, kPoly), t);
+  const auto large = hn::Sub(one, hn::Div(hn::Set(d, 2.0f), hn::Add(ExpF(d, hn::Add(t, t)), one)));
+  return hn::CopySign(hn::IfThenElse(hn::Lt(t, hn::Set(d, 0.55f)), small, large), x);
+}
+
+// The normal CDF Phi(x) = 0.5 (1 + erf(x / sqrt(2))) = 0.5 erfc(-x / sqrt(2)).
+// With a = |x|: E(a) = 0.5 erfc(a / sqrt(2)) = e^(-a^2/2) t Q(t), t = 1 / (1 +
+// 0.3 a), Q a degree-9 fit in t - 1/2 over a in [0, 15] (0.7 ulp with float
+// coefficients, 1.6 ulp after float rounding), and Phi = E(|x|) for x < 0,
+// 1 - E(|x|) otherwise. So Phi keeps its relative accuracy in the left tail,
+// where 1 + erf cancels. a^2 is split into hi + lo (exact where MulAdd is
+// fused) so e^(-a^2/2) does not lose a^2 u of accuracy for large a; a is
+// capped at 15, where E is 0 in float, keeping a^2 finite for +-Inf.
+template <class D>
+HWY_INLINE hn::Vec<D> NormalCdf(D d, hn::Vec<D> x) {
+  static constexpr float kPoly[] = {-0.020984670147299767f, 0.0199710875749588f,  0.0359109491109848f,
+                                    -0.03652677312493324f,  -0.07754213362932205f, 0.02906062640249729f,
+                                    0.2220820188522339f,    0.3461987376213074f,   0.3291589915752411f,
+                                    0.22197061777114868f};
+  const auto one = hn::Set(d, 1.0f), half = hn::Set(d, 0.5f);
+  const auto a = hn::Min(hn::Abs(x), hn::Set(d, 15.0f));
+  const auto t = hn::Div(one, hn::MulAdd(a, hn::Set(d, 0.3f), one));
+  const auto q = Horner(d, hn::Sub(t, half), kPoly);
+  const auto hi = hn::Mul(a, a);
+  const auto lo = hn::MulSub(a, a, hi);
+  auto g = ExpF(d, hn::Mul(hi, hn::Set(d, -0.5f)));
+  g = hn::NegMulAdd(hn::Mul(g, half), lo, g);  // e^(-(hi + lo)/2) = g (1 - lo/2)
+  const auto e = hn::Mul(hn::Mul(g, t), q);
+  return hn::IfThenElse(hn::Lt(x, hn::Zero(d)), e, hn::Sub(one, e));
+}
+
+}  // namespace konform::simd::HWY_NAMESPACE::act
+HWY_AFTER_NAMESPACE();
+
+#endif  // KONFORM_SIMD_ACTIVATION_MATH_INL_H_

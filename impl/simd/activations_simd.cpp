@@ -1,0 +1,108 @@
+// libtl_kernels: the functions of tinyllm/activations.h, compiled once per
+// Highway target (foreach_target) and chosen at run time
+// (HWY_DYNAMIC_DISPATCH). The kernels live in activations-inl.h and
+// softmax-inl.h; this file instantiates, validates arguments and exports.
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "impl/simd/activations_simd.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+
+#include "hwy/highway.h"
+#include "impl/simd/activations-inl.h"
+#include "impl/simd/softmax-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace konform::simd::HWY_NAMESPACE {
+
+// The exported entry points (HWY_EXPORT needs them in this namespace, by a
+// plain name); the kernels stay in act::.
+void ActSilu(const float* x, float* y, int64_t n) { act::SiluF32(x, y, n); }
+void ActGeluErf(const float* x, float* y, int64_t n) { act::GeluErfF32(x, y, n); }
+void ActGeluTanh(const float* x, float* y, int64_t n) { act::GeluTanhF32(x, y, n); }
+void ActRelu(const float* x, float* y, int64_t n) { act::ReluF32(x, y, n); }
+void ActLeakyRelu(const float* x, float* y, int64_t n, float alpha) { act::LeakyReluF32(x, y, n, alpha); }
+void ActPRelu(const float* x, const float* slope, float* y, int64_t outer, int64_t channels, int64_t inner) {
+  act::PReluF32(x, slope, y, outer, channels, inner);
+}
+void ActSigmoid(const float* x, float* y, int64_t n) { act::SigmoidF32(x, y, n); }
+void ActTanh(const float* x, float* y, int64_t n) { act::TanhF32(x, y, n); }
+void ActSoftmax(const float* x, float* y, int64_t outer, int64_t length, int64_t inner) {
+  act::SoftmaxF32(x, y, outer, length, inner);
+}
+void ActSwiGlu(const float* gate, const float* up, float* y, int64_t n) { act::SwiGluF32(gate, up, y, n); }
+void ActGeGlu(const float* gate, const float* up, float* y, int64_t n, int approximation) {
+  act::GeGluF32(gate, up, y, n, approximation);
+}
+void ActGlu(const float* gate, const float* up, float* y, int64_t n) { act::GluF32(gate, up, y, n); }
+
+}  // namespace konform::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "impl/common/activation_args.hpp"
+#include "tinyllm/activations.h"
+
+namespace konform::simd {
+
+HWY_EXPORT(ActSilu);
+HWY_EXPORT(ActGeluErf);
+HWY_EXPORT(ActGeluTanh);
+HWY_EXPORT(ActRelu);
+HWY_EXPORT(ActLeakyRelu);
+HWY_EXPORT(ActPRelu);
+HWY_EXPORT(ActSigmoid);
+HWY_EXPORT(ActTanh);
+HWY_EXPORT(ActSoftmax);
+HWY_EXPORT(ActSwiGlu);
+HWY_EXPORT(ActGeGlu);
+HWY_EXPORT(ActGlu);
+
+}  // namespace konform::simd
+
+namespace ks = konform::simd;
+
+extern "C" {
+
+void tl_silu_f32(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(ks::ActSilu)(x, y, n); }
+
+void tl_gelu_erf_f32(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(ks::ActGeluErf)(x, y, n); }
+
+void tl_gelu_tanh_f32(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(ks::ActGeluTanh)(x, y, n); }
+
+void tl_relu_f32(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(ks::ActRelu)(x, y, n); }
+
+void tl_leaky_relu_f32(const float* x, float* y, int64_t n, float alpha) {
+  HWY_DYNAMIC_DISPATCH(ks::ActLeakyRelu)(x, y, n, alpha);
+}
+
+void tl_prelu_f32(const float* x, const float* slope, float* y, int64_t outer, int64_t channels, int64_t inner) {
+  HWY_DYNAMIC_DISPATCH(ks::ActPRelu)(x, slope, y, outer, channels, inner);
+}
+
+void tl_sigmoid_f32(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(ks::ActSigmoid)(x, y, n); }
+
+void tl_tanh_f32(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(ks::ActTanh)(x, y, n); }
+
+tl_status tl_softmax_f32(const float* x, float* y, const int64_t* shape, int rank, int axis) {
+  konform::impl::AxisSplit s;
+  if (const tl_status st = konform::impl::split_at_axis(shape, rank, axis, &s); st != TL_OK) return st;
+  HWY_DYNAMIC_DISPATCH(ks::ActSoftmax)(x, y, s.outer, s.length, s.inner);
+  return TL_OK;
+}
+
+void tl_swiglu_f32(const float* gate, const float* up, float* y, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(ks::ActSwiGlu)(gate, up, y, n);
+}
+
+tl_status tl_geglu_f32(const float* gate, const float* up, float* y, int64_t n, int approximation) {
+  if (const tl_status st = konform::impl::check_gelu_approximation(approximation); st != TL_OK) return st;
+  HWY_DYNAMIC_DISPATCH(ks::ActGeGlu)(gate, up, y, n, approximation);
+  return TL_OK;
+}
+
+void tl_glu_f32(const float* gate, const float* up, float* y, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(ks::ActGlu)(gate, up, y, n);
+}
+
+}  // extern "C"
+#endif  // HWY_ONCE

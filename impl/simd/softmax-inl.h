@@ -1,0 +1,154 @@
+// Softmax along any axis, with the tensor seen as [outer, length, inner]
+// around it (the caller has validated and split the shape).
+//
+// Each line is read whole before it is written (y == x works) in three
+// passes: its max; e = exp(x - max) stored into y while summing; y *= 1/sum.
+// The exp is computed once per element, which is what bounds the speed.
+// Sums are kept accurate independently of the line's length: float lane
+// partial sums of at most 8 terms each are added into a double, so a sum's
+// relative error stays below about 14 roundings whatever the length.
+
+#if defined(KONFORM_SIMD_SOFTMAX_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef KONFORM_SIMD_SOFTMAX_INL_H_
+#undef KONFORM_SIMD_SOFTMAX_INL_H_
+#else
+#define KONFORM_SIMD_SOFTMAX_INL_H_
+#endif
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#include "hwy/highway.h"
+#include "impl/simd/activation_math-inl.h"
+#include "impl/simd/tail-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+// In `act`, like activation_math-inl.h, away from other families' helpers.
+namespace konform::simd::HWY_NAMESPACE::act {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// One contiguous line of `length` floats (the last axis, or inner == 1).
+inline void SoftmaxLine(const float* x, float* y, size_t length) {
+  const hn::ScalableTag<float> d;
+  const size_t N = hn::Lanes(d);
+  const auto neg_inf = hn::Set(d, -std::numeric_limits<float>::infinity());
+
+  // Pass 1: the max. A NaN may or may not win here (x86 max returns its second
+  // operand on NaN); it does not matter, as exp(NaN - m) makes the sum NaN.
+  auto m0 = neg_inf, m1 = neg_inf, m2 = neg_inf, m3 = neg_inf;
+  size_t i = 0;
+  for (; i + 4 * N <= length; i += 4 * N) {
+    m0 = hn::Max(m0, hn::LoadU(d, x + i));
+    m1 = hn::Max(m1, hn::LoadU(d, x + i + N));
+    m2 = hn::Max(m2, hn::LoadU(d, x + i + 2 * N));
+    m3 = hn::Max(m3, hn::LoadU(d, x + i + 3 * N));
+  }
+  for (; i + N <= length; i += N) m0 = hn::Max(m0, hn::LoadU(d, x + i));
+  if (i < length) {
+    const size_t r = length - i;
+    m1 = hn::Max(m1, hn::IfThenElse(hn::FirstN(d, r), LoadHead(d, x + i, r), neg_inf));
+  }
+  const auto vmax = hn::MaxOfLanes(d, hn::Max(hn::Max(m0, m1), hn::Max(m2, m3)));
+
+  // Pass 2: e into y, summed in chunks of 8 steps of 4 vectors.
+  double total = 0.0;
+  i = 0;
+  while (i + 4 * N <= length) {
+    auto s0 = hn::Zero(d), s1 = hn::Zero(d), s2 = hn::Zero(d), s3 = hn::Zero(d);
+    for (int step = 0; step < 8 && i + 4 * N <= length; ++step, i += 4 * N) {
+      const auto e0 = ExpF(d, hn::Sub(hn::LoadU(d, x + i), vmax));
+      const auto e1 = ExpF(d, hn::Sub(hn::LoadU(d, x + i + N), vmax));
+      const auto e2 = ExpF(d, hn::Sub(hn::LoadU(d, x + i + 2 * N), vmax));
+      const auto e3 = ExpF(d, hn::Sub(hn::LoadU(d, x + i + 3 * N), vmax));
+      hn::StoreU(e0, d, y + i);
+      hn::StoreU(e1, d, y + i + N);
+      hn::StoreU(e2, d, y + i + 2 * N);
+      hn::StoreU(e3, d, y + i + 3 * N);
+      s0 = hn::Add(s0, e0);
+      s1 = hn::Add(s1, e1);
+      s2 = hn::Add(s2, e2);
+      s3 = hn::Add(s3, e3);
+    }
+    total += static_cast<double>(hn::GetLane(hn::SumOfLanes(d, hn::Add(hn::Add(s0, s1), hn::Add(s2, s3)))));
+  }
+  auto s = hn::Zero(d);
+  for (; i + N <= length; i += N) {
+    const auto e = ExpF(d, hn::Sub(hn::LoadU(d, x + i), vmax));
+    hn::StoreU(e, d, y + i);
+    s = hn::Add(s, e);
+  }
+  if (i < length) {
+    const size_t r = length - i;
+    const auto e = hn::IfThenElseZero(hn::FirstN(d, r), ExpF(d, hn::Sub(LoadHead(d, x + i, r), vmax)));
+    StoreHead(e, d, y + i, r);
+    s = hn::Add(s, e);
+  }
+  total += static_cast<double>(hn::GetLane(hn::SumOfLanes(d, s)));
+
+  // Pass 3: one rounding for 1/sum, one for each product.
+  const auto inv = hn::Set(d, static_cast<float>(1.0 / total));
+  i = 0;
+  for (; i + N <= length; i += N) hn::StoreU(hn::Mul(hn::LoadU(d, y + i), inv), d, y + i);
+  if (i < length) {
+    const size_t r = length - i;
+    StoreHead(hn::Mul(LoadHead(d, y + i, r), inv), d, y + i, r);
+  }
+}
+
+// One [length, inner] block with inner > 1: the lines are the columns. Up to
+// kColumns of them at a time run the three passes together, a vector of
+// columns per step, with their max and (double) sum kept on the stack; each
+// column's sum adds its terms in order, so it is exact to about 2^-53 and no
+// column's result depends on its neighbours.
+inline void SoftmaxColumns(const float* x, float* y, int64_t length, int64_t inner) {
+  constexpr size_t kColumns = 256;
+  const hn::ScalableTag<float> d;
+  const size_t N = hn::Lanes(d);
+  HWY_ALIGN float m[kColumns];
+  double sum[kColumns];
+  for (int64_t j0 = 0; j0 < inner; j0 += static_cast<int64_t>(kColumns)) {
+    const size_t w = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(kColumns), inner - j0));
+    std::fill(m, m + w, -std::numeric_limits<float>::infinity());
+    std::fill(sum, sum + w, 0.0);
+    for (int64_t l = 0; l < length; ++l) {  // pass 1
+      const float* row = x + l * inner + j0;
+      size_t j = 0;
+      for (; j + N <= w; j += N) hn::Store(hn::Max(hn::Load(d, m + j), hn::LoadU(d, row + j)), d, m + j);
+      if (j < w) StoreHead(hn::Max(LoadHead(d, m + j, w - j), LoadHead(d, row + j, w - j)), d, m + j, w - j);
+    }
+    for (int64_t l = 0; l < length; ++l) {  // pass 2
+      const float* row = x + l * inner + j0;
+      float* out = y + l * inner + j0;
+      size_t j = 0;
+      for (; j + N <= w; j += N) hn::StoreU(ExpF(d, hn::Sub(hn::LoadU(d, row + j), hn::Load(d, m + j))), d, out + j);
+      if (j < w) {
+        const size_t r = w - j;
+        StoreHead(ExpF(d, hn::Sub(LoadHead(d, row + j, r), LoadHead(d, m + j, r))), d, out + j, r);
+      }
+      for (size_t k = 0; k < w; ++k) sum[k] += static_cast<double>(out[k]);
+    }
+    for (size_t k = 0; k < w; ++k) m[k] = static_cast<float>(1.0 / sum[k]);  // m now holds 1/sum
+    for (int64_t l = 0; l < length; ++l) {  // pass 3
+      float* out = y + l * inner + j0;
+      size_t j = 0;
+      for (; j + N <= w; j += N) hn::StoreU(hn::Mul(hn::LoadU(d, out + j), hn::Load(d, m + j)), d, out + j);
+      if (j < w) StoreHead(hn::Mul(LoadHead(d, out + j, w - j), LoadHead(d, m + j, w - j)), d, out + j, w - j);
+    }
+  }
+}
+
+inline void SoftmaxF32(const float* x, float* y, int64_t outer, int64_t length, int64_t inner) {
+  if (outer <= 0 || length <= 0 || inner <= 0) return;
+  const int64_t block = length * inner;
+  for (int64_t o = 0; o < outer; ++o) {
+    if (inner == 1) SoftmaxLine(x + o * block, y + o * block, static_cast<size_t>(length));
+    else SoftmaxColumns(x + o * block, y + o * block, length, inner);
+  }
+}
+
+}  // namespace konform::simd::HWY_NAMESPACE::act
+HWY_AFTER_NAMESPACE();
+
+#endif  // KONFORM_SIMD_SOFTMAX_INL_H_
