@@ -21,7 +21,11 @@ class GuardedBuffer {
     total_ = (total_ + 63) / 64 * 64;
     mem_.reset(static_cast<uint8_t*>(std::aligned_alloc(64, total_)));
     if (!mem_) throw std::bad_alloc();
-    std::memset(mem_.get(), kGuardByte, total_);
+    // The guard zones only: the data is copied in or poisoned by the caller
+    // (a whole-buffer fill costs seconds on a 180 MB weight matrix).
+    const size_t begin = kGuard + misalign_, end = begin + bytes_;
+    std::memset(mem_.get(), kGuardByte, begin);
+    std::memset(mem_.get() + end, kGuardByte, total_ - end);
   }
   uint8_t* data() const { return mem_.get() + kGuard + misalign_; }
   size_t size() const { return bytes_; }
@@ -29,8 +33,10 @@ class GuardedBuffer {
   bool guards_intact() const {
     const uint8_t* p = mem_.get();
     const size_t begin = kGuard + misalign_, end = begin + bytes_;
-    for (size_t i = 0; i < total_; ++i)
-      if ((i < begin || i >= end) && p[i] != kGuardByte) return false;
+    for (size_t i = 0; i < begin; ++i)
+      if (p[i] != kGuardByte) return false;
+    for (size_t i = end; i < total_; ++i)
+      if (p[i] != kGuardByte) return false;
     return true;
   }
 
@@ -42,8 +48,11 @@ class GuardedBuffer {
   size_t bytes_, misalign_, total_;
 };
 
+// Every byte of an output: whole words of the pattern, then its first bytes.
 void poison(uint8_t* p, size_t bytes, uint32_t pattern) {
-  for (size_t i = 0; i + 4 <= bytes; i += 4) std::memcpy(p + i, &pattern, 4);
+  size_t i = 0;
+  for (; i + 4 <= bytes; i += 4) std::memcpy(p + i, &pattern, 4);
+  std::memcpy(p + i, &pattern, bytes - i);
 }
 
 struct Call {
@@ -166,8 +175,11 @@ CallResult call_kernel(const Backend& backend, const OpSpec& op, void* fn, const
   Call second = prepare(c, options.misalign, kPoison[1]);
   op.invoke(fn, c, second.pointers);
   check_call(op, c, second, kPoison[1], &result.violations);
+  // A refused call left its outputs as they were (checked above): the poison
+  // differs between the calls by design, so only the status is compared.
+  const bool refused = returned_status(op, first) != 0;
   for (const Arg& a : c.args) {
-    if (!is_output(a)) continue;
+    if (!is_output(a) || (refused && a.name != op.status)) continue;
     const Tensor again = read_result(second, a);
     if (again.bytes != result.outputs[a.name].bytes) {
       int64_t k = 0;

@@ -19,7 +19,7 @@ void Metrics::merge(const Metrics& m) {
 namespace {
 
 // Floats mapped to integers that order like the values: the ULP distance is
-// the difference (+0 and -0 are one apart, which is close enough for a metric).
+// the difference (+0 and -0 map to the same integer, zero apart).
 int64_t ordered(float f) {
   int32_t i;
   std::memcpy(&i, &f, 4);
@@ -44,7 +44,7 @@ ElementVerdict judge(double y, double e, double s, double limit) {
     v.ok = std::isinf(rounded) && y == rounded;
     v.error = v.ok ? 0 : INFINITY;
     if (!v.ok) v.why = std::isinf(y) ? "infinite where the oracle is finite in range" : "finite where the oracle is infinite";
-    if (v.ok || !std::isinf(rounded) || std::isinf(y)) return v;
+    if (v.ok || !std::isinf(rounded) || std::isinf(y) || std::isinf(e)) return v;
     // y* beyond FLT_MAX, y finite: judged by r like any other element.
   }
   const double scale = std::fmax(s, double(FLT_MIN));
@@ -76,6 +76,30 @@ Comparison compare_tolerance(const Tensor& got, const Expected& expected, double
     if (std::isfinite(v.error)) c.metrics.max_r = std::fmax(c.metrics.max_r, v.error);
     if (!v.ok) ++c.mismatches;
     // The worst element: a failure beats a pass, then the larger error.
+    const bool worse = c.worst.index < 0 || (!v.ok && c.worst.ok) || (v.ok == c.worst.ok && v.error > c.worst.error);
+    if (worse) c.worst = v;
+  }
+  c.metrics.elements = n;
+  return c;
+}
+
+Comparison compare_values(const std::vector<double>& got, const Expected& expected, double limit) {
+  Comparison c;
+  const int64_t n = static_cast<int64_t>(got.size());
+  for (int64_t k = 0; k < n; ++k) {
+    const double y = got[k], e = expected.value[k];
+    ElementVerdict v = judge(y, e, expected.scale[k], limit);
+    v.index = k;
+    if (std::isfinite(y) && std::isfinite(e)) {
+      Metrics& m = c.metrics;
+      const double abs_err = std::fabs(y - e);
+      m.max_abs = std::fmax(m.max_abs, abs_err);
+      if (e != 0) m.max_rel = std::fmax(m.max_rel, abs_err / std::fabs(e));
+      m.sq_err += abs_err * abs_err;
+      m.sq_ref += e * e;
+    }
+    if (std::isfinite(v.error)) c.metrics.max_r = std::fmax(c.metrics.max_r, v.error);
+    if (!v.ok) ++c.mismatches;
     const bool worse = c.worst.index < 0 || (!v.ok && c.worst.ok) || (v.ok == c.worst.ok && v.error > c.worst.error);
     if (worse) c.worst = v;
   }

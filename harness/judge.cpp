@@ -21,12 +21,13 @@ bool worse_than(const Finding& f, const std::optional<Finding>& current) {
 
 namespace {
 
-Finding element_finding(const Arg& out, const ElementVerdict& v, const Case& c) {
+Finding element_finding(const std::string& check, const std::string& output, const std::vector<int64_t>& shape,
+                        const ElementVerdict& v, const Case& c) {
   Finding f;
-  f.check = "matches_oracle";
+  f.check = check;
   f.case_label = c.label;
-  f.output = out.name;
-  f.element = index_string(out.value.shape, v.index);
+  f.output = output;
+  f.element = index_string(shape, v.index);
   f.has_values = true;
   f.expected = v.expected;
   f.got = v.got;
@@ -34,6 +35,29 @@ Finding element_finding(const Arg& out, const ElementVerdict& v, const Case& c) 
   f.limit = v.limit;
   f.message = v.ok ? "largest error" : v.why;
   return f;
+}
+
+// Folds one comparison (of an output, or of a verify hook's quantities)
+// into the verdict: metrics, the worst element, a finding if it failed.
+void record(CaseVerdict& verdict, const std::string& check, const std::string& output,
+            const std::vector<int64_t>& shape, const std::string& quantity, const Comparison& cmp, bool exact,
+            const Case& c) {
+  verdict.metrics.merge(cmp.metrics);
+  if (cmp.worst.index < 0) return;
+  const double ratio = exact                  ? cmp.worst.error
+                       : cmp.worst.limit > 0 ? cmp.worst.error / cmp.worst.limit
+                                             : (cmp.worst.error > 0 ? INFINITY : 0.0);
+  if (std::isfinite(ratio)) verdict.worst_ratio = std::fmax(verdict.worst_ratio, ratio);
+  const Finding f = element_finding(check, output, shape, cmp.worst, c);
+  if (worse_than(f, verdict.worst)) verdict.worst = f;
+  if (!cmp.worst.ok) {
+    Finding detailed = f;
+    int64_t total = 1;
+    for (int64_t e : shape) total *= e;
+    detailed.message = cmp.worst.why + " (" + std::to_string(cmp.mismatches) + " of " + std::to_string(total) + " " +
+                       quantity + " out)";
+    verdict.findings.push_back(detailed);
+  }
 }
 
 }  // namespace
@@ -59,25 +83,22 @@ CaseVerdict judge_case(const Backend& backend, const OpSpec& op, void* fn, const
   verdict.refused = !op.status.empty() && expected.at(op.status).value.at(0) != 0;
   for (const Arg& a : c.args) {
     if (a.access == Access::in || (verdict.refused && a.name != op.status)) continue;
-    const Expected& e = expected.at(a.name);
+    const auto it = expected.find(a.name);
+    if (it == expected.end() && op.verify) continue;  // judged by the op's verify hook alone
+    if (it == expected.end()) throw std::logic_error(op.name + ": the oracle returned nothing for " + a.name);
+    const Expected& e = it->second;
     const Tensor& got = call.outputs.at(a.name);
     if (static_cast<int64_t>(e.value.size()) != got.elements())
       throw std::logic_error(op.name + ": the oracle returned " + std::to_string(e.value.size()) + " values for " +
                              a.name + " of " + std::to_string(got.elements()));
-    const Comparison cmp = a.match == Match::exact ? compare_exact(got, e) : compare_tolerance(got, e, tol->limit);
-    verdict.metrics.merge(cmp.metrics);
-    if (cmp.worst.index < 0) continue;
-    const double ratio = a.match == Match::exact ? cmp.worst.error
-                         : cmp.worst.limit > 0   ? cmp.worst.error / cmp.worst.limit
-                                                 : (cmp.worst.error > 0 ? INFINITY : 0.0);
-    if (std::isfinite(ratio)) verdict.worst_ratio = std::fmax(verdict.worst_ratio, ratio);
-    const Finding f = element_finding(a, cmp.worst, c);
-    if (worse_than(f, verdict.worst)) verdict.worst = f;
-    if (!cmp.worst.ok) {
-      Finding detailed = f;
-      detailed.message = cmp.worst.why + " (" + std::to_string(cmp.mismatches) + " of " +
-                         std::to_string(got.elements()) + " elements of " + a.name + " out)";
-      verdict.findings.push_back(detailed);
+    const bool exact = a.match == Match::exact;
+    const Comparison cmp = exact ? compare_exact(got, e) : compare_tolerance(got, e, tol->limit);
+    record(verdict, "matches_oracle", a.name, a.value.shape, "elements of " + a.name, cmp, exact, c);
+  }
+  if (op.verify && !verdict.refused) {
+    for (const Verification& v : op.verify(c, call.outputs, tol != nullptr ? tol->limit : 0.0)) {
+      verdict.verifications.push_back(v.check);
+      record(verdict, v.check, v.output, v.shape, v.quantity, v.comparison, false, c);
     }
   }
   return verdict;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "konform/op.hpp"
 #include "konform/tensor.hpp"
@@ -42,5 +43,23 @@ struct Comparison {
 Comparison compare_tolerance(const Tensor& got, const Expected& expected, double limit);
 // Exact rule: the same bits as the oracle's value rounded to the dtype.
 Comparison compare_exact(const Tensor& got, const Expected& expected);
+
+// The tolerance rule for quantities the harness derives in double from an
+// output (a projection y @ r, a sum): as compare_tolerance, without first
+// rounding `got` to the dtype.
+Comparison compare_values(const std::vector<double>& got, const Expected& expected, double limit);
+
+// What an op's verify hook (OpSpec::verify) found about one output by a
+// cheaper route than the element-by-element oracle: `check` names the route
+// (a finding's check, e.g. "freivalds_projection"), `quantity` says what the
+// worst element's index counts (e.g. "row of y @ r"), `comparison` holds the
+// quantities judged against the op's limit.
+struct Verification {
+  std::string check;
+  std::string output;
+  std::string quantity;
+  std::vector<int64_t> shape;  // of the quantities, for the finding's index
+  Comparison comparison;
+};
 
 }  // namespace konform

@@ -27,6 +27,8 @@ struct CaseVerdict {
   // (exact outputs: 0 or 1), for drivers that steer by it.
   double worst_ratio = 0;
   bool refused = false;  // the oracle says the op must refuse these arguments
+  // The checks of the op's verify hook that ran on this case (OpSpec::verify).
+  std::vector<std::string> verifications;
   bool ok() const { return findings.empty(); }
 };
 

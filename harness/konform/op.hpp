@@ -35,6 +35,8 @@ class Pointers {
   std::map<std::string, void*> ptr_;
 };
 
+struct Verification;  // konform/compare.hpp
+
 struct ParamInfo {
   std::string name;
   std::string range;  // human-readable legal range, shown by `konform list`
@@ -62,6 +64,13 @@ struct OpSpec {
   std::function<void(void* fn, const Case&, const Pointers&)> invoke;
   // The double oracle, from the case's inputs.
   std::function<Oracle(const Case&)> oracle;
+  // Optional: checks of the outputs by a route cheaper than the oracle, for
+  // cases too large for it (Matmul at 4096 x 11008: a random projection and
+  // sampled elements instead of every dot product). Called on every case the
+  // oracle does not refuse, with the call's outputs and the op's limit. An
+  // output the oracle leaves out of its result is judged by these alone.
+  std::function<std::vector<Verification>(const Case&, const std::map<std::string, Tensor>& outputs, double limit)>
+      verify;
 };
 
 // Every op, sorted by group then name. The list is generated at build time

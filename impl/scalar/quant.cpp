@@ -1,0 +1,74 @@
+#include "scalar/quant.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "impl/common/quant_args.hpp"
+#include "konform/reference/quant.hpp"
+
+namespace konform::scalar {
+namespace q = konform::reference::quant;
+namespace args = konform::impl::quant_args;
+using q::Format;
+
+namespace {
+
+// Quantizes into a scratch copy first: a block whose scale overflows f16
+// is only known after its search (Q4_K), and a refused call writes nothing.
+tl_status quantize(const char* fn, Format f, const float* x, void* blocks, int64_t rows, int64_t k) {
+  if (tl_status s = args::check_rows(fn, rows, k, q::block_values(f))) return s;
+  const int64_t n = rows * k;
+  for (int64_t i = 0; i < n; ++i)
+    if (!std::isfinite(x[i])) return args::non_finite(fn, i, x[i]);
+  std::vector<uint8_t> out(static_cast<size_t>(q::row_bytes(f, n)));
+  q::quantize(f, x, out.data(), n);
+  for (int64_t b = 0; b < n / q::block_values(f); ++b)
+    if (!q::block_scales_finite(f, out.data() + b * q::block_bytes(f))) return args::scale_overflow(fn, b);
+  if (!out.empty()) std::memcpy(blocks, out.data(), out.size());
+  return TL_OK;
+}
+
+tl_status dequantize(const char* fn, Format f, const void* blocks, float* y, int64_t rows, int64_t k) {
+  if (tl_status s = args::check_rows(fn, rows, k, q::block_values(f))) return s;
+  q::dequantize(f, static_cast<const uint8_t*>(blocks), y, rows * k);
+  return TL_OK;
+}
+
+tl_status qmatmul(const char* fn, Format f, const float* x, const void* w, float* y, int64_t M, int64_t N, int64_t K) {
+  if (tl_status s = args::check_qmatmul(fn, M, N, K, q::block_values(f))) return s;
+  q::qmatmul<float>(f, x, static_cast<const uint8_t*>(w), y, M, N, K);
+  return TL_OK;
+}
+
+}  // namespace
+
+tl_status quantize_q8_0_f32(const float* x, void* blocks, int64_t rows, int64_t k) {
+  return quantize("tl_quantize_q8_0_f32", Format::q8_0, x, blocks, rows, k);
+}
+tl_status quantize_q4_0_f32(const float* x, void* blocks, int64_t rows, int64_t k) {
+  return quantize("tl_quantize_q4_0_f32", Format::q4_0, x, blocks, rows, k);
+}
+tl_status quantize_q4_k_f32(const float* x, void* blocks, int64_t rows, int64_t k) {
+  return quantize("tl_quantize_q4_k_f32", Format::q4_k, x, blocks, rows, k);
+}
+tl_status dequantize_q8_0_f32(const void* blocks, float* y, int64_t rows, int64_t k) {
+  return dequantize("tl_dequantize_q8_0_f32", Format::q8_0, blocks, y, rows, k);
+}
+tl_status dequantize_q4_0_f32(const void* blocks, float* y, int64_t rows, int64_t k) {
+  return dequantize("tl_dequantize_q4_0_f32", Format::q4_0, blocks, y, rows, k);
+}
+tl_status dequantize_q4_k_f32(const void* blocks, float* y, int64_t rows, int64_t k) {
+  return dequantize("tl_dequantize_q4_k_f32", Format::q4_k, blocks, y, rows, k);
+}
+tl_status qmatmul_q8_0_f32(const float* x, const void* w, float* y, int64_t M, int64_t N, int64_t K) {
+  return qmatmul("tl_qmatmul_q8_0_f32", Format::q8_0, x, w, y, M, N, K);
+}
+tl_status qmatmul_q4_0_f32(const float* x, const void* w, float* y, int64_t M, int64_t N, int64_t K) {
+  return qmatmul("tl_qmatmul_q4_0_f32", Format::q4_0, x, w, y, M, N, K);
+}
+tl_status qmatmul_q4_k_f32(const float* x, const void* w, float* y, int64_t M, int64_t N, int64_t K) {
+  return qmatmul("tl_qmatmul_q4_k_f32", Format::q4_k, x, w, y, M, N, K);
+}
+
+}  // namespace konform::scalar

@@ -1,0 +1,58 @@
+// IEEE binary16 <-> float for the block scales of the quantized formats, one
+// value at a time (a scale per 32 or 256 values). Written independently of
+// the oracle's bit-shifting conversion (reference/konform/reference/f16.hpp):
+// here the FPU does the rounding, so a bug in one is not shared by the other.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+namespace konform::simd {
+
+inline uint32_t BitsOf(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+inline float FloatOf(uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+
+// Round to nearest, ties to even. Adding then subtracting c = 2^(e + 13), for
+// |x| in [2^e, 2^(e+1)), leaves x rounded to a multiple of 2^(e - 10): the 11
+// significant bits of an f16. Below 2^-14 the step is the f16 subnormal
+// spacing 2^-24, so c = 2^-1.
+inline uint16_t F32ToF16(float f) {
+  const uint16_t sign = static_cast<uint16_t>((BitsOf(f) >> 16) & 0x8000u);
+  const float a = std::fabs(f);
+  if (std::isnan(a)) return static_cast<uint16_t>(sign | 0x7e00u | ((BitsOf(a) >> 13) & 0x3ffu));
+  if (a >= 65520.0f) return static_cast<uint16_t>(sign | 0x7c00u);  // Inf, or rounds past 65504
+  const int e = a >= 0x1p-14f ? static_cast<int>((BitsOf(a) >> 23) & 0xffu) - 127 : -15;
+  const float c = e >= -14 ? FloatOf(static_cast<uint32_t>(e + 13 + 127) << 23) : 0.5f;
+  const float r = (a + c) - c;  // exact subtraction: a + c and c are within a factor 2
+  if (r < 0x1p-14f) return static_cast<uint16_t>(sign | static_cast<uint16_t>(r * 0x1p24f));  // subnormal or 0
+  const uint32_t b = BitsOf(r);
+  const uint32_t exp16 = ((b >> 23) & 0xffu) - 112u, mant16 = (b >> 13) & 0x3ffu;
+  return static_cast<uint16_t>(sign | (exp16 << 10) | mant16);
+}
+
+// Exact: the f16 bits moved into a float's place, then scaled by 2^112 to
+// rebias the exponent (which also normalizes f16 subnormals); Inf and NaN
+// keep an all-ones exponent.
+inline float F16ToF32(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  const uint32_t rest = static_cast<uint32_t>(h & 0x7fffu) << 13;
+  if ((h & 0x7c00u) == 0x7c00u) return FloatOf(sign | 0x7f800000u | rest);
+  return FloatOf(sign | BitsOf(FloatOf(rest) * 0x1p112f));
+}
+
+inline uint16_t LoadF16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
+inline void StoreF16(uint8_t* p, uint16_t h) {
+  p[0] = static_cast<uint8_t>(h & 0xffu);
+  p[1] = static_cast<uint8_t>(h >> 8);
+}
+
+}  // namespace konform::simd

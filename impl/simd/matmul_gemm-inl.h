@@ -1,0 +1,190 @@
+// The packed path of y = x @ W^T, for M above the strip kernel's rows:
+// GotoBLAS/BLIS-style blocking with a register-blocked micro-kernel.
+//
+// Loops, outermost first:  columns in blocks of kNC (W's packed block of
+// kKC x kNC stays in L2)  >  k in blocks of kKC  >  rows in blocks of kMC (x's
+// packed block)  >  micro-panels of kMR rows (one stays in L1)  >  micro-panels
+// of NR = kNV vectors of columns  >  the micro-kernel: kMR x NR outputs in
+// registers, one fused multiply-add per output and k, x broadcast, W loaded.
+//
+// The summation order is the library's definition of Matmul (see
+// matmul_order in docs/ops-linalg.md): each output starts every block of kKC
+// columns of k from zero, runs a chain of multiply-adds in k order, and the
+// chains are added to y in block order. The strip kernel (matmul_strip-inl.h)
+// computes exactly the same operations, so the two paths give the same bits.
+
+#if defined(KONFORM_SIMD_MATMUL_GEMM_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef KONFORM_SIMD_MATMUL_GEMM_INL_H_
+#undef KONFORM_SIMD_MATMUL_GEMM_INL_H_
+#else
+#define KONFORM_SIMD_MATMUL_GEMM_INL_H_
+#endif
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+
+#include "hwy/aligned_allocator.h"
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace konform::simd::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Columns of k per chain: part of the result's definition, the same on every
+// target and in every path.
+constexpr int64_t kKC = 256;
+
+// The register tile: kMR rows by kNV vectors of columns.
+#if HWY_TARGET <= HWY_AVX3
+constexpr int64_t kMR = 12, kNV = 2;  // 24 of 32 zmm accumulate
+#elif HWY_TARGET == HWY_SCALAR
+constexpr int64_t kMR = 4, kNV = 4;
+#else
+constexpr int64_t kMR = 6, kNV = 2;  // 12 of 16 ymm/xmm accumulate
+#endif
+constexpr int64_t kMC = 12 * kMR;  // rows of x packed at a time
+constexpr int64_t kNC = 512;       // columns of W packed at a time (kKC x kNC floats: 512 KiB)
+
+using GemmTag = hn::ScalableTag<float>;
+HWY_INLINE int64_t GemmNR() { return kNV * static_cast<int64_t>(hn::Lanes(GemmTag())); }
+
+// c[i][j] (+)= sum_k a[k][i] * b[k][j] for a kMR x NR tile; a: kc x kMR and
+// b: kc x NR, packed. `add`: c += the chain, else c = the chain.
+inline HWY_NOINLINE void MicroKernel(int64_t kc, const float* HWY_RESTRICT a, const float* HWY_RESTRICT b,
+                              float* HWY_RESTRICT c, int64_t ldc, bool add) {
+  const GemmTag d;
+  using V = hn::Vec<GemmTag>;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  V acc[kMR][kNV];
+#pragma GCC unroll 32
+  for (int64_t i = 0; i < kMR; ++i)
+#pragma GCC unroll 8
+    for (int64_t j = 0; j < kNV; ++j) acc[i][j] = hn::Zero(d);
+  for (int64_t k = 0; k < kc; ++k) {
+    V bv[kNV];
+#pragma GCC unroll 8
+    for (int64_t j = 0; j < kNV; ++j) bv[j] = hn::Load(d, b + (k * kNV + j) * L);
+#pragma GCC unroll 32
+    for (int64_t i = 0; i < kMR; ++i) {
+      const V av = hn::Set(d, a[k * kMR + i]);
+#pragma GCC unroll 8
+      for (int64_t j = 0; j < kNV; ++j) acc[i][j] = hn::MulAdd(av, bv[j], acc[i][j]);
+    }
+  }
+#pragma GCC unroll 32
+  for (int64_t i = 0; i < kMR; ++i)
+#pragma GCC unroll 8
+    for (int64_t j = 0; j < kNV; ++j) {
+      float* p = c + i * ldc + j * L;
+      hn::StoreU(add ? hn::Add(hn::LoadU(d, p), acc[i][j]) : acc[i][j], d, p);
+    }
+}
+
+// A tile at the edge of y (fewer than kMR rows or NR columns): through a
+// full-size buffer, so the micro-kernel runs unchanged on every tile.
+HWY_INLINE void EdgeTile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int64_t rows,
+                         int64_t cols, bool add) {
+  HWY_ALIGN float tile[kMR * kNV * HWY_MAX_BYTES / sizeof(float)];
+  const int64_t nr = GemmNR();
+  if (add)
+    for (int64_t i = 0; i < rows; ++i) std::memcpy(tile + i * nr, c + i * ldc, static_cast<size_t>(cols) * 4);
+  MicroKernel(kc, a, b, tile, nr, add);
+  for (int64_t i = 0; i < rows; ++i) std::memcpy(c + i * ldc, tile + i * nr, static_cast<size_t>(cols) * 4);
+}
+
+// x rows [m0, m0 + mc), columns [k0, k0 + kc) into micro-panels of kMR rows:
+// panel p holds a[k][i] = x[m0 + p kMR + i][k0 + k], zeros past the last row.
+// `Rows` gives row m's columns [k0, k0 + kc) (plain, or normalized: FusedNormMatmul).
+template <class Rows>
+void PackX(const Rows& rows, int64_t m0, int64_t mc, int64_t k0, int64_t kc, float* out) {
+  for (int64_t p = 0; p * kMR < mc; ++p) {
+    float* panel = out + p * kMR * kc;
+    const int64_t n_rows = std::min(kMR, mc - p * kMR);
+    for (int64_t i = 0; i < kMR; ++i) {
+      if (i >= n_rows) {
+        for (int64_t k = 0; k < kc; ++k) panel[k * kMR + i] = 0.0f;
+        continue;
+      }
+      rows.Pack(m0 + p * kMR + i, k0, kc, panel + i, kMR);
+    }
+  }
+}
+
+// W rows [n0, n0 + nc), columns [k0, k0 + kc) into micro-panels of NR rows
+// of W (columns of y): panel p holds b[k][j] = W[n0 + p NR + j][k0 + k].
+template <class Weights>
+void PackW(const Weights& w, int64_t n0, int64_t nc, int64_t k0, int64_t kc, float* out, float* row_buf) {
+  const int64_t nr = GemmNR();
+  for (int64_t p = 0; p * nr < nc; ++p) {
+    float* panel = out + p * nr * kc;
+    const int64_t n_cols = std::min(nr, nc - p * nr);
+    for (int64_t j = 0; j < nr; ++j) {
+      if (j >= n_cols) {
+        for (int64_t k = 0; k < kc; ++k) panel[k * nr + j] = 0.0f;
+        continue;
+      }
+      const float* src = w.Row(n0 + p * nr + j, k0, kc, row_buf);
+      for (int64_t k = 0; k < kc; ++k) panel[k * nr + j] = src[k];
+    }
+  }
+}
+
+// Plain rows of x: x[m][k], row stride ldx.
+struct F32Rows {
+  const float* x;
+  int64_t ldx;
+  HWY_INLINE void Pack(int64_t m, int64_t k0, int64_t kc, float* out, int64_t stride) const {
+    const float* src = x + m * ldx + k0;
+    for (int64_t k = 0; k < kc; ++k) out[k * stride] = src[k];
+  }
+};
+
+// Scratch of one thread's packed path.
+struct GemmBuffers {
+  hwy::AlignedFreeUniquePtr<float[]> x_pack, w_pack, row;
+  GemmBuffers()
+      : x_pack(hwy::AllocateAligned<float>(static_cast<size_t>(kMC * kKC))),
+        w_pack(hwy::AllocateAligned<float>(static_cast<size_t>(kNC * kKC + 16 * kKC))),
+        row(hwy::AllocateAligned<float>(static_cast<size_t>(kKC))) {}
+};
+
+// y[:, n_begin:n_end] of y = x @ W^T; y has row stride ldy. K == 0 writes zeros.
+template <class Rows, class Weights>
+void GemmColumns(const Rows& x, const Weights& w, float* y, int64_t ldy, int64_t M, int64_t n_begin, int64_t n_end,
+                 int64_t K, GemmBuffers& buf) {
+  if (K == 0) {
+    for (int64_t m = 0; m < M; ++m) std::fill(y + m * ldy + n_begin, y + m * ldy + n_end, 0.0f);
+    return;
+  }
+  const int64_t nr = GemmNR();
+  for (int64_t jc = n_begin; jc < n_end; jc += kNC) {
+    const int64_t nc = std::min(kNC, n_end - jc);
+    for (int64_t pc = 0; pc < K; pc += kKC) {
+      const int64_t kc = std::min(kKC, K - pc);
+      const bool add = pc > 0;
+      PackW(w, jc, nc, pc, kc, buf.w_pack.get(), buf.row.get());
+      for (int64_t ic = 0; ic < M; ic += kMC) {
+        const int64_t mc = std::min(kMC, M - ic);
+        PackX(x, ic, mc, pc, kc, buf.x_pack.get());
+        for (int64_t ir = 0; ir < mc; ir += kMR) {
+          const float* a = buf.x_pack.get() + (ir / kMR) * kMR * kc;
+          const int64_t rows = std::min(kMR, mc - ir);
+          for (int64_t jr = 0; jr < nc; jr += nr) {
+            const float* b = buf.w_pack.get() + (jr / nr) * nr * kc;
+            float* c = y + (ic + ir) * ldy + jc + jr;
+            const int64_t cols = std::min(nr, nc - jr);
+            if (rows == kMR && cols == nr) MicroKernel(kc, a, b, c, ldy, add);
+            else EdgeTile(kc, a, b, c, ldy, rows, cols, add);
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace konform::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // KONFORM_SIMD_MATMUL_GEMM_INL_H_

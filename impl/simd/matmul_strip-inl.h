@@ -1,0 +1,153 @@
+// The unpacked path of y = x @ W^T for a few rows of x (decode: M = 1 is a
+// GEMV): W is read once, straight from memory, in strips of L rows (L = 8
+// floats on AVX2 and AVX3, 4 on SSE4, 1 on SCALAR). An L x L tile of a strip
+// is transposed in registers, so each output again gets one multiply-add per
+// k in k order, in chains of kKC columns added to y in order: the same
+// operations as the packed path (matmul_gemm-inl.h), hence the same bits,
+// which is what makes a row of a batch equal the row computed alone.
+
+#if defined(KONFORM_SIMD_MATMUL_STRIP_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef KONFORM_SIMD_MATMUL_STRIP_INL_H_
+#undef KONFORM_SIMD_MATMUL_STRIP_INL_H_
+#else
+#define KONFORM_SIMD_MATMUL_STRIP_INL_H_
+#endif
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "hwy/highway.h"
+#include "impl/simd/matmul_gemm-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace konform::simd::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using StripTag = hn::CappedTag<float, 8>;
+// The most rows of x one pass over W serves.
+constexpr int64_t kStripRows = 8;
+
+// cols[j][i] = rows[i][j] for the L x L tile.
+template <class D>
+HWY_INLINE void Transpose(D d, const hn::Vec<D>* r, hn::Vec<D>* c) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)d;
+  c[0] = r[0];
+#else
+  const hn::Repartition<double, D> dd;
+  // Pairs of rows interleaved by 32 bits, then by 64 bits, within 128-bit blocks.
+  auto lo64 = [&](hn::Vec<D> a, hn::Vec<D> b) {
+    return hn::BitCast(d, hn::InterleaveLower(dd, hn::BitCast(dd, a), hn::BitCast(dd, b)));
+  };
+  auto hi64 = [&](hn::Vec<D> a, hn::Vec<D> b) {
+    return hn::BitCast(d, hn::InterleaveUpper(dd, hn::BitCast(dd, a), hn::BitCast(dd, b)));
+  };
+  const auto t0 = hn::InterleaveLower(d, r[0], r[1]), t1 = hn::InterleaveUpper(d, r[0], r[1]);
+  const auto t2 = hn::InterleaveLower(d, r[2], r[3]), t3 = hn::InterleaveUpper(d, r[2], r[3]);
+#if HWY_TARGET <= HWY_AVX2
+  // 8 x 8: the 4 x 4 transposes of both 128-bit halves, then the halves swapped.
+  const auto t4 = hn::InterleaveLower(d, r[4], r[5]), t5 = hn::InterleaveUpper(d, r[4], r[5]);
+  const auto t6 = hn::InterleaveLower(d, r[6], r[7]), t7 = hn::InterleaveUpper(d, r[6], r[7]);
+  const auto u0 = lo64(t0, t2), u1 = hi64(t0, t2), u2 = lo64(t1, t3), u3 = hi64(t1, t3);
+  const auto u4 = lo64(t4, t6), u5 = hi64(t4, t6), u6 = lo64(t5, t7), u7 = hi64(t5, t7);
+  c[0] = hn::ConcatLowerLower(d, u4, u0);
+  c[1] = hn::ConcatLowerLower(d, u5, u1);
+  c[2] = hn::ConcatLowerLower(d, u6, u2);
+  c[3] = hn::ConcatLowerLower(d, u7, u3);
+  c[4] = hn::ConcatUpperUpper(d, u4, u0);
+  c[5] = hn::ConcatUpperUpper(d, u5, u1);
+  c[6] = hn::ConcatUpperUpper(d, u6, u2);
+  c[7] = hn::ConcatUpperUpper(d, u7, u3);
+#else
+  c[0] = lo64(t0, t2);
+  c[1] = hi64(t0, t2);
+  c[2] = lo64(t1, t3);
+  c[3] = hi64(t1, t3);
+#endif
+#endif
+}
+
+// y[r][n0 .. n0 + L) (+)= the chains over k in [k0, k1) for R rows of x, from
+// a strip of `valid` rows of W (the rest read as zeros). yt has row stride ldy.
+template <int64_t R, bool kFull, class Weights>
+HWY_INLINE void StripBlock(const float* x, int64_t ldx, const Weights& w, int64_t n0, int64_t valid, int64_t k0,
+                           int64_t k1, float* yt, int64_t ldy, bool add) {
+  const StripTag d;
+  using V = hn::Vec<StripTag>;
+  constexpr int64_t kMaxL = 8;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  V acc[R];
+#pragma GCC unroll 8
+  for (int64_t r = 0; r < R; ++r) acc[r] = hn::Zero(d);
+  int64_t k = k0;
+  for (; k + L <= k1; k += L) {
+    V rows[kMaxL], cols[kMaxL];
+    for (int64_t i = 0; i < L; ++i) rows[i] = (kFull || i < valid) ? w.Load(d, n0 + i, k) : hn::Zero(d);
+    Transpose(d, rows, cols);
+    for (int64_t j = 0; j < L; ++j) {
+#pragma GCC unroll 8
+      for (int64_t r = 0; r < R; ++r) acc[r] = hn::MulAdd(hn::Set(d, x[r * ldx + k + j]), cols[j], acc[r]);
+    }
+  }
+  for (; k < k1; ++k) {  // the K tail (f32 weights only): one column at a time
+    HWY_ALIGN float col[kMaxL] = {};
+    for (int64_t i = 0; i < L; ++i)
+      if (kFull || i < valid) col[i] = w.At(n0 + i, k);
+    const V c = hn::Load(d, col);
+#pragma GCC unroll 8
+    for (int64_t r = 0; r < R; ++r) acc[r] = hn::MulAdd(hn::Set(d, x[r * ldx + k]), c, acc[r]);
+  }
+#pragma GCC unroll 8
+  for (int64_t r = 0; r < R; ++r) {
+    float* p = yt + r * ldy;
+    hn::StoreU(add ? hn::Add(hn::LoadU(d, p), acc[r]) : acc[r], d, p);
+  }
+}
+
+// y[r][n_begin .. n_end) for R rows of x (R <= kStripRows).
+template <int64_t R, class Weights>
+void StripRows(const float* x, int64_t ldx, const Weights& w, float* y, int64_t ldy, int64_t n_begin, int64_t n_end,
+               int64_t K) {
+  const StripTag d;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  for (int64_t n0 = n_begin; n0 < n_end; n0 += L) {
+    const int64_t valid = std::min(L, n_end - n0);
+    if (K == 0) {
+      for (int64_t r = 0; r < R; ++r) std::fill(y + r * ldy + n0, y + r * ldy + n0 + valid, 0.0f);
+      continue;
+    }
+    if (valid == L) {
+      for (int64_t k0 = 0; k0 < K; k0 += kKC)
+        StripBlock<R, true>(x, ldx, w, n0, L, k0, std::min(K, k0 + kKC), y + n0, ldy, k0 > 0);
+      continue;
+    }
+    // The last, partial strip: through a buffer of L columns.
+    HWY_ALIGN float tile[kStripRows * 8];
+    for (int64_t k0 = 0; k0 < K; k0 += kKC)
+      StripBlock<R, false>(x, ldx, w, n0, valid, k0, std::min(K, k0 + kKC), tile, L, k0 > 0);
+    for (int64_t r = 0; r < R; ++r) std::memcpy(y + r * ldy + n0, tile + r * L, static_cast<size_t>(valid) * 4);
+  }
+}
+
+// Any M <= kStripRows.
+template <class Weights>
+void StripPath(const float* x, int64_t ldx, const Weights& w, float* y, int64_t ldy, int64_t M, int64_t n_begin,
+               int64_t n_end, int64_t K) {
+  switch (M) {
+    case 1: StripRows<1>(x, ldx, w, y, ldy, n_begin, n_end, K); break;
+    case 2: StripRows<2>(x, ldx, w, y, ldy, n_begin, n_end, K); break;
+    case 3: StripRows<3>(x, ldx, w, y, ldy, n_begin, n_end, K); break;
+    case 4: StripRows<4>(x, ldx, w, y, ldy, n_begin, n_end, K); break;
+    case 5: StripRows<5>(x, ldx, w, y, ldy, n_begin, n_end, K); break;
+    case 6: StripRows<6>(x, ldx, w, y, ldy, n_begin, n_end, K); break;
+    case 7: StripRows<7>(x, ldx, w, y, ldy, n_begin, n_end, K); break;
+    case 8: StripRows<8>(x, ldx, w, y, ldy, n_begin, n_end, K); break;
+    default: break;
+  }
+}
+
+}  // namespace konform::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // KONFORM_SIMD_MATMUL_STRIP_INL_H_

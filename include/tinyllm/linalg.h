@@ -1,0 +1,81 @@
+/* tinyllm/linalg.h: Matmul (spec/operations.txt section 1), the gated
+ * feed-forwards SwiGlu, GeGlu and Glu with their three matmuls (section 4),
+ * and the fused ops FusedNormMatmul and FusedSwiGlu (section 10).
+ *
+ * Conventions (as tinyllm/elementwise.h): float32 tensors, contiguous and
+ * row-major; sizes are int64_t. "x: [..., K]" means any number of leading
+ * dimensions, flattened by the caller into M rows. Weights are stored as the
+ * spec writes them, W: [N, K] (out features by in features), and used
+ * transposed: y = x @ W^T. No output may overlap an input.
+ *
+ * Every function validates its sizes and parameters and returns a tl_status
+ * (tinyllm/status.h): on anything but TL_OK it has written nothing and
+ * tl_last_error() says why. Data pointers are the caller's to get right.
+ *   TL_ERR_INVALID_ARGUMENT  a negative size, a tensor whose byte count does
+ *                            not fit an int64_t, eps negative or not finite,
+ *                            an unknown GELU variant
+ *   TL_ERR_SHAPE             K == 0 for FusedNormMatmul (an empty RmsNorm)
+ * Zero sizes are otherwise legal: K == 0 gives y = 0 (the empty sum), M == 0
+ * or N == 0 writes nothing.
+ *
+ * Numerics: every output element is a dot product whose terms are summed in
+ * an order that depends on K alone (never on M, N, the position of the
+ * element, or the thread count): a row of a batch has the bits it has alone
+ * (batch invariance), and reruns give the same bits. libtl_kernels sums
+ * chains of 256 fused multiply-adds and adds the chains in order; the error
+ * against the exact sum is then within a few units of roundoff of
+ * sum_k |x[k] * w[k]| in practice (see docs/ops-linalg.md for the bound).
+ * Threads: tinyllm/threads.h.
+ */
+#ifndef TINYLLM_LINALG_H
+#define TINYLLM_LINALG_H
+
+#include <stdint.h>
+
+#include "tinyllm/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Matmul: y[m, n] = sum_k x[m, k] * w[n, k],
+ *   x: [M, K], w: [N, K], y: [M, N]. */
+tl_status tl_matmul_f32(const float *x, const float *w, float *y, int64_t M, int64_t N, int64_t K);
+
+/* The GELU of GeGlu: the exact one, or the tanh approximation. */
+typedef enum tl_ffn_gelu {
+  TL_FFN_GELU_ERF = 0,  /* x * 0.5 * (1 + erf(x / sqrt(2))) */
+  TL_FFN_GELU_TANH = 1  /* 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))) */
+} tl_ffn_gelu;
+
+/* The gated feed-forwards, x: [M, D], w_gate and w_up: [H, D], w_down: [D, H],
+ * y: [M, D]:
+ *   gate = x @ w_gate^T, up = x @ w_up^T     ([M, H])
+ *   y    = (act(gate) * up) @ w_down^T
+ * with act = Silu (SwiGlu: Llama, Qwen, Mistral), Gelu (GeGlu) or Sigmoid
+ * (Glu). */
+tl_status tl_swiglu_ffn_f32(const float *x, const float *w_gate, const float *w_up, const float *w_down, float *y,
+                            int64_t M, int64_t D, int64_t H);
+tl_status tl_geglu_ffn_f32(const float *x, const float *w_gate, const float *w_up, const float *w_down, float *y,
+                           int64_t M, int64_t D, int64_t H, tl_ffn_gelu gelu);
+tl_status tl_glu_ffn_f32(const float *x, const float *w_gate, const float *w_up, const float *w_down, float *y,
+                         int64_t M, int64_t D, int64_t H);
+
+/* FusedSwiGlu, the gate and up projections and their product without the
+ * [M, H] gate and up tensors in memory; x: [M, D], w_gate and w_up: [H, D],
+ * h: [M, H]:
+ *   h = Silu(x @ w_gate^T) * (x @ w_up^T) */
+tl_status tl_fused_swiglu_f32(const float *x, const float *w_gate, const float *w_up, float *h, int64_t M, int64_t D,
+                              int64_t H);
+
+/* FusedNormMatmul, RmsNorm of each row of x then the matmul; x: [M, K],
+ * norm_w: [K], w: [N, K], y: [M, N]:
+ *   y = Matmul(RmsNorm(x, norm_w, eps), w),  RmsNorm(x) = x / sqrt(mean(x^2) + eps) * norm_w */
+tl_status tl_fused_norm_matmul_f32(const float *x, const float *norm_w, const float *w, float *y, int64_t M,
+                                   int64_t N, int64_t K, float eps);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TINYLLM_LINALG_H */

@@ -1,0 +1,80 @@
+/* tinyllm/quant.h: quantized weights (spec/operations.txt section 9) in
+ * ggml's block layouts Q8_0, Q4_0 and Q4_K, byte for byte, so blocks move
+ * between this library and GGUF files unchanged: Quantize, Dequantize, and a
+ * quantized matmul that reads the blocks directly.
+ *
+ * A row of k values is k / QK consecutive blocks (QK = 32, or 256 for Q4_K);
+ * rows follow each other. Scales are IEEE binary16 ("f16"), little-endian.
+ *
+ * Q8_0, 34 bytes per 32 values: f16 d, int8 qs[32];  value j = qs[j] * d.
+ * Q4_0, 18 bytes per 32 values: f16 d, uint8 qs[16]; value j = ((qs[j] & 15) - 8) * d
+ *       and value j + 16 = ((qs[j] >> 4) - 8) * d, for j < 16.
+ * Q4_K, 144 bytes per 256 values: f16 d, f16 dmin, uint8 scales[12], uint8 qs[128].
+ *       Eight sub-blocks of 32 values, each with a 6-bit scale sc and a 6-bit
+ *       min m packed in scales[] (sub-block j < 4: sc = scales[j] & 63,
+ *       m = scales[j + 4] & 63; j >= 4: sc = (scales[j + 4] & 15) | (scales[j - 4] >> 6) << 4,
+ *       m = (scales[j + 4] >> 4) | (scales[j] >> 6) << 4). Sub-blocks 2i and
+ *       2i + 1 take the low and the high nibbles q of qs[32 i .. 32 i + 31];
+ *       value = (f32(d) * sc) * q - f32(dmin) * m, rounded once to float.
+ *
+ * Dequantize is exact: every value is the float the formulas above give.
+ * Quantize is ggml's reference quantizer, bit for bit (its rounding rules
+ * are in docs/ops-quant.md): Q8_0 d = max|x| / 127 and q = round(x / d),
+ * halves away from zero; Q4_0 d = x_max / -8 with x_max the value of largest
+ * magnitude (the first of equals) and q = min(15, floor(x / d + 8.5)); Q4_K
+ * the search of quantize_row_q4_K_ref for each sub-block's scale and min,
+ * evaluated in float in program order with no fused multiply-add. The scale
+ * stored is the f32 scale rounded to f16 (to nearest, ties to even); the
+ * quants are computed with the f32 scale, as ggml does.
+ *
+ * Every function validates and returns a tl_status (tinyllm/status.h); on
+ * anything but TL_OK it has written nothing and tl_last_error() says why.
+ *   TL_ERR_INVALID_ARGUMENT  a negative size, a byte count past int64_t, a
+ *                            value to quantize that is not finite, or a block
+ *                            whose scale does not fit f16 (Q8_0: max|x| above
+ *                            127 * 65504; Q4_0: above 8 * 65504)
+ *   TL_ERR_SHAPE             k (or K) not a multiple of the block's length
+ * No output may overlap an input.
+ */
+#ifndef TINYLLM_QUANT_H
+#define TINYLLM_QUANT_H
+
+#include <stdint.h>
+
+#include "tinyllm/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TL_QK8_0 32
+#define TL_Q8_0_BLOCK_BYTES 34
+#define TL_QK4_0 32
+#define TL_Q4_0_BLOCK_BYTES 18
+#define TL_QK_K 256
+#define TL_Q4_K_BLOCK_BYTES 144
+
+/* Quantize rows x k floats into rows * k / QK blocks. */
+tl_status tl_quantize_q8_0_f32(const float *x, void *blocks, int64_t rows, int64_t k);
+tl_status tl_quantize_q4_0_f32(const float *x, void *blocks, int64_t rows, int64_t k);
+tl_status tl_quantize_q4_k_f32(const float *x, void *blocks, int64_t rows, int64_t k);
+
+/* Dequantize rows * k / QK blocks into rows x k floats. */
+tl_status tl_dequantize_q8_0_f32(const void *blocks, float *y, int64_t rows, int64_t k);
+tl_status tl_dequantize_q4_0_f32(const void *blocks, float *y, int64_t rows, int64_t k);
+tl_status tl_dequantize_q4_k_f32(const void *blocks, float *y, int64_t rows, int64_t k);
+
+/* The quantized matmul y = x @ Dequantize(w)^T, reading the blocks of w
+ * directly (no f32 copy of w is made); x: [M, K] f32, w: N rows of K / QK
+ * blocks, y: [M, N] f32. Activations stay f32 (unlike ggml's CPU backend,
+ * which quantizes x to Q8 first): the result is the dot product with the
+ * dequantized weights, within the tolerance of Matmul. */
+tl_status tl_qmatmul_q8_0_f32(const float *x, const void *w, float *y, int64_t M, int64_t N, int64_t K);
+tl_status tl_qmatmul_q4_0_f32(const float *x, const void *w, float *y, int64_t M, int64_t N, int64_t K);
+tl_status tl_qmatmul_q4_k_f32(const float *x, const void *w, float *y, int64_t M, int64_t N, int64_t K);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TINYLLM_QUANT_H */
