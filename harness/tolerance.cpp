@@ -12,11 +12,13 @@ extern const char* const kBuiltinTolerances;  // generated from reference/tolera
 
 namespace {
 
+// Every field, empty ones included (a trailing empty field counts too).
 std::vector<std::string> split_tabs(const std::string& line) {
   std::vector<std::string> fields;
-  std::string field;
-  std::istringstream in(line);
-  while (std::getline(in, field, '\t')) fields.push_back(field);
+  size_t start = 0;
+  for (size_t tab; (tab = line.find('\t', start)) != std::string::npos; start = tab + 1)
+    fields.push_back(line.substr(start, tab - start));
+  fields.push_back(line.substr(start));
   return fields;
 }
 
@@ -52,7 +54,8 @@ ToleranceTable ToleranceTable::parse(const std::string& text, const std::string&
     t.spec_ceiling = f[3] == "-" ? 0.0 : parse_number(f[3], where + ": spec");
     t.why = f[4];
     if (f[0].empty()) throw TableError(where + ": empty op name");
-    if (t.why.empty()) throw TableError(where + ": every limit needs its justification");
+    if (t.why.find_first_not_of(" \t") == std::string::npos)
+      throw TableError(where + ": every limit needs its justification");
     if (t.spec_ceiling > 0 && t.limit * unit_roundoff(dtype) > t.spec_ceiling)
       throw TableError(where + ": limit " + f[2] + " u exceeds the spec's ceiling " + f[3]);
     if (!table.entries_.emplace(std::make_pair(f[0], dtype), t).second)
