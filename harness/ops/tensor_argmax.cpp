@@ -1,0 +1,151 @@
+// Argmax along one axis (spec §1, tinyllm/tensor.h): int32 indices with the
+// rule of tl_argmax_f32 on every slice, compared exactly.
+#include <limits>
+#include <string>
+
+#include "konform/reference/tensor.hpp"
+#include "scalar/tensor.hpp"
+#include "tensor_support.hpp"
+#include "tinyllm/tensor.h"
+
+namespace konform::ops {
+
+std::vector<OpSpec> tensor_argmax();
+
+namespace {
+
+using namespace tensor;
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+// [shape, axis] walked first: the greedy-decoding row, columns, the SIMD
+// edges of the interleaved path, empty axes and empty results.
+struct Edge {
+  Shape shape;
+  int64_t axis;
+};
+const std::vector<Edge>& edges() {
+  static const std::vector<Edge> e = {
+      {{32000}, 0},   {{2, 4097}, -1}, {{4097, 3}, 0},   {{17, 5}, 0},     {{5, 16}, 0},    {{3, 64}, 0},
+      {{3, 65}, 0},   {{9, 63}, 0},    {{4, 7, 33}, 1},  {{2, 3, 4, 5}, 2}, {{2, 3, 4, 5}, -4}, {{0, 5}, 0},
+      {{5, 0}, 0},    {{5, 0}, 1},     {{1}, 0},         {{2, 1, 3, 1, 2, 2}, 3}};
+  return e;
+}
+
+// Values that test the rule: ties, NaN (first place included), all-NaN and
+// all -Inf slices, signed zeros, or any value class.
+std::vector<float> argmax_values(Rng& rng, int64_t n, std::string* label) {
+  std::vector<float> x;
+  switch (rng.range(0, 6)) {
+    case 0: return random_values(rng, n, label);
+    case 1:
+      *label = "ties";
+      return make_values(rng, ValueClass::ties, n);
+    case 2:
+      *label = "ties and NaN";
+      x = make_values(rng, ValueClass::ties, n);
+      for (float& v : x)
+        if (rng.chance(0.3)) v = kNaN;
+      return x;
+    case 3:
+      *label = "mostly NaN";  // some slices are all NaN
+      x = make_values(rng, ValueClass::normal, n);
+      for (float& v : x)
+        if (!rng.chance(0.05)) v = kNaN;
+      return x;
+    case 4:
+      *label = "-Inf and NaN";
+      x.assign(static_cast<size_t>(n), -kInf);
+      for (float& v : x)
+        if (rng.chance(0.3)) v = kNaN;
+      return x;
+    case 5:
+      *label = "+0 and -0";
+      return make_values(rng, ValueClass::zeros, n);
+    default:
+      *label = "distinct";
+      return distinct_values(rng, n);
+  }
+}
+
+Case make(Rng& rng, int64_t index) {
+  Shape s;
+  int64_t axis;
+  if (index < static_cast<int64_t>(edges().size())) {
+    s = edges()[static_cast<size_t>(index)].shape;
+    axis = edges()[static_cast<size_t>(index)].axis;
+  } else {
+    s = random_shape(rng, random_rank(rng, 1), 30000);
+    const int64_t rank = static_cast<int64_t>(s.size());
+    axis = rng.range(-rank, rank - 1);
+  }
+  std::string bad;
+  if (index >= static_cast<int64_t>(edges().size()) && rng.chance(0.12)) {
+    const int64_t rank = static_cast<int64_t>(s.size());
+    if (rng.chance(0.5)) {
+      axis = rng.chance(0.5) ? rank + rng.range(0, 2) : -rank - rng.range(1, 3);
+      bad = "bad: axis " + std::to_string(axis) + " for rank " + std::to_string(rank);
+    } else {
+      bad = "bad: " + break_shape(rng, &s, 1);
+      axis = 0;
+    }
+  }
+  const Shape xb = buffer_shape(s);
+  Shape ib = xb;
+  if (bad.empty()) ib.erase(ib.begin() + (axis < 0 ? axis + static_cast<int64_t>(s.size()) : axis));
+  else ib = {1};
+  std::string label;
+  const std::vector<float> x = argmax_values(rng, reference::element_count(xb), &label);
+  Case c;
+  set_shape(c, "x", s);
+  c.params["axis"] = static_cast<double>(axis);
+  c.args.push_back({"x", Access::in, Tensor::of_f32(xb, x)});
+  c.args.push_back({"index", Access::out, Tensor::zeros(DType::i32, ib), Match::exact});
+  c.args.push_back(status_arg());
+  c.label = "x=" + reference::to_string(s) + " axis=" + std::to_string(axis) + " " + label +
+            (bad.empty() ? "" : " " + bad);
+  return c;
+}
+
+Oracle oracle(const Case& c) {
+  static const float somewhere[1] = {};
+  static int32_t index_somewhere[1] = {};
+  const Shape s = get_shape(c, "x");
+  Shape checked;
+  int64_t ax = 0;
+  const reference::Verdict v = reference::check_argmax_axis(somewhere, dims_or_null(s), int64_t(s.size()),
+                                                            c.iparam("axis"), index_somewhere, &checked, &ax);
+  if (!v.ok()) return {{"status", status_expected(v.status)}};
+  std::vector<int32_t> index(static_cast<size_t>(c.arg("index").value.elements()));
+  reference::argmax_axis(c.in("x").f32(), checked, ax, index.data());
+  return {{"index", exact_expected({index.begin(), index.end()})}, {"status", status_expected(TL_OK)}};
+}
+
+}  // namespace
+
+std::vector<OpSpec> tensor_argmax() {
+  OpSpec op;
+  op.name = "Argmax";
+  op.group = "tensor";
+  op.symbol = "tl_argmax_axis_f32";
+  op.scalar = reinterpret_cast<void*>(&scalar::argmax_axis_f32);
+  op.summary = "int32 index of the maximum along one axis: lowest index on ties, NaN skipped, -1 for a slice "
+               "without a number (the rule of tl_argmax_f32 per slice)";
+  op.params = {{"x shape", "rank 1..6, dimensions >= 0, the axis at most INT32_MAX long"},
+               {"axis", "-rank..rank-1 (negative counts from the end)"}};
+  op.domain = "ties, NaN (first place included), all-NaN and all -Inf slices, +0/-0, every value class, empty "
+              "axes (all -1) and empty results; refused: an axis out of range, rank 0 or 7, negative "
+              "dimensions, 2^62 elements";
+  op.status = "status";
+  op.edge_cases = static_cast<int64_t>(edges().size());
+  op.make_case = make;
+  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
+    const Shape s = get_shape(c, "x");
+    *p.i32("status") = reinterpret_cast<decltype(&tl_argmax_axis_f32)>(fn)(
+        p.f32("x"), dims_or_null(s), int64_t(s.size()), c.iparam("axis"), p.i32("index"));
+  };
+  op.oracle = oracle;
+  return {op};
+}
+
+}  // namespace konform::ops

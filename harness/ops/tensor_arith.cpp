@@ -1,0 +1,219 @@
+// Add, Sub, Mul, Div: y = a OP b with NumPy broadcasting (spec §1,
+// tinyllm/tensor.h). One declaration per op, sharing the cases: the
+// broadcast patterns of real models (same shape, a bias row, a per-row
+// scale, a scalar, an outer product) at SIMD edges, random shapes of rank
+// 0..6, every value class, and shapes that must be refused.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "konform/reference/tensor.hpp"
+#include "scalar/tensor.hpp"
+#include "tensor_support.hpp"
+#include "tinyllm/tensor.h"
+
+namespace konform::ops {
+
+std::vector<OpSpec> tensor_arith();
+
+namespace {
+
+using namespace tensor;
+using reference::Arith;
+
+// The patterns walked first: [a shape, b shape] pairs, all valid.
+std::vector<std::pair<Shape, Shape>> edge_pairs() {
+  std::vector<std::pair<Shape, Shape>> out;
+  for (int64_t n : edge_sizes()) out.push_back({{n}, {n}});  // same shape, every SIMD edge
+  const int64_t widths[] = {1, 7, 16, 33, 4096};
+  for (int64_t w : widths) {
+    out.push_back({{3, w}, {w}});     // a bias row
+    out.push_back({{w}, {2, w}});     // the row on the left
+    out.push_back({{3, w}, {3, 1}});  // a per-row scale
+    out.push_back({{w}, {}});         // a scalar
+    out.push_back({{}, {w}});
+  }
+  out.push_back({{}, {}});
+  out.push_back({{5, 1}, {1, 17}});                    // an outer product
+  out.push_back({{2, 3, 1, 5}, {3, 7, 1}});            // both sides broadcast
+  out.push_back({{2, 1, 3, 1, 2, 1}, {4, 1, 5, 1, 3}});  // rank 6
+  out.push_back({{0}, {1}});                            // empty results
+  out.push_back({{3, 0}, {1}});
+  out.push_back({{0, 4}, {4}});
+  return out;
+}
+
+// b's shape for a given a and result: a suffix of the result, each dimension
+// kept or turned into 1.
+Shape operand_of(Rng& rng, const Shape& y, int64_t rank, double ones) {
+  Shape s(y.end() - rank, y.end());
+  for (int64_t& d : s)
+    if (rng.chance(ones)) d = 1;
+  return s;
+}
+
+struct Shapes {
+  Shape a, b, y;
+};
+
+Shapes random_shapes(Rng& rng) {
+  Shapes s;
+  const int64_t rank = random_rank(rng, 0);
+  s.y = random_shape(rng, rank, 20000);
+  // One operand has the result's rank (NumPy's output rank is the larger).
+  const bool a_full = rng.chance(0.5);
+  const int64_t other_rank = rng.range(0, rank);
+  s.a = operand_of(rng, s.y, a_full ? rank : other_rank, rng.chance(0.4) ? 0.0 : 0.3);
+  s.b = operand_of(rng, s.y, a_full ? other_rank : rank, rng.chance(0.4) ? 0.0 : 0.3);
+  Shape y;
+  reference::broadcast_shapes(s.a, s.b, &y);
+  s.y = y;  // a dimension both sides turned into 1 is 1 in the result
+  return s;
+}
+
+// Turns valid shapes into ones the kernel must refuse; returns the label.
+std::string make_invalid(Rng& rng, Case& c, Shapes& s) {
+  switch (rng.range(0, 4)) {
+    case 0:  // a last dimension where a and b differ and neither is 1
+      if (s.y.empty()) s.y = {3};
+      s.a = s.y;
+      s.a.back() = std::max<int64_t>(s.a.back(), 2);
+      s.y = s.a;
+      s.b = {s.a.back() + 1};
+      return "bad: a " + reference::to_string(s.a) + " and b " + reference::to_string(s.b) + " do not broadcast";
+    case 1: {  // the wrong output shape: one more leading 1, or a dimension off
+      if (s.y.empty() || rng.chance(0.5)) s.y.insert(s.y.begin(), rng.chance(0.5) ? 1 : 2);
+      else s.y.back() += 1;
+      return "bad: y " + reference::to_string(s.y) + " is not the broadcast shape";
+    }
+    case 2:
+      return "bad: a " + break_shape(rng, &s.a, 0);
+    case 3:
+      return "bad: y " + break_shape(rng, &s.y, 0);
+    default:  // a NULL operand that has elements
+      if (reference::element_count(s.b) == 0) {
+        s.b = {1};
+        reference::broadcast_shapes(s.a, s.b, &s.y);
+      }
+      c.params["null_b"] = 1;
+      return "bad: b is NULL";
+  }
+}
+
+// Values for one operand; for the second, now and then, values that cancel
+// against the first where it is defined elementwise (x - x, x + -x, x / x).
+std::vector<float> second_values(Rng& rng, Arith op, const Shapes& s, const std::vector<float>& a, std::string* label) {
+  const int64_t n = reference::element_count(s.b);
+  if (s.a == s.b && rng.chance(0.25)) {
+    std::vector<float> b(a.size());
+    const float sign = op == Arith::add ? -1.0f : 1.0f;  // the result is all cancellation
+    for (size_t i = 0; i < a.size(); ++i)
+      b[i] = sign * a[i] * (rng.chance(0.5) ? 1.0f : 1.0f + static_cast<float>(rng.range(-8, 8)) * 0x1p-20f);
+    *label = "cancelling";
+    return b;
+  }
+  if (op == Arith::div && rng.chance(0.2)) {  // division by signed zeros among numbers
+    std::vector<float> b = make_values(rng, ValueClass::normal, n);
+    for (float& v : b)
+      if (rng.chance(0.3)) v = rng.chance(0.5) ? 0.0f : -0.0f;
+    *label = "zeros among normals";
+    return b;
+  }
+  return random_values(rng, n, label);
+}
+
+Case make(Rng& rng, int64_t index, Arith op) {
+  static const auto edges = edge_pairs();
+  Case c;
+  Shapes s;
+  if (index < static_cast<int64_t>(edges.size())) {
+    s.a = edges[static_cast<size_t>(index)].first;
+    s.b = edges[static_cast<size_t>(index)].second;
+    reference::broadcast_shapes(s.a, s.b, &s.y);
+  } else {
+    s = random_shapes(rng);
+  }
+  std::string bad;
+  if (index >= static_cast<int64_t>(edges.size()) && rng.chance(0.12)) bad = make_invalid(rng, c, s);
+
+  const Shape ab = buffer_shape(s.a), bb = buffer_shape(s.b), yb = buffer_shape(s.y);
+  std::string a_label, b_label;
+  const std::vector<float> a = random_values(rng, reference::element_count(ab), &a_label);
+  const std::vector<float> b = second_values(rng, op, {ab, bb, yb}, a, &b_label);
+  std::string alias;
+  if (bad.empty() && rng.chance(0.3)) {  // the in-place forms the header allows
+    if (s.a == s.y) alias = "a";
+    else if (s.b == s.y) alias = "b";
+  }
+  set_shape(c, "a", s.a);
+  set_shape(c, "b", s.b);
+  set_shape(c, "y", s.y);
+  c.args.push_back({"a", Access::in, Tensor::of_f32(ab, a)});
+  c.args.push_back({"b", Access::in, Tensor::of_f32(bb, b)});
+  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, yb), Match::tolerance, alias});
+  c.args.push_back(status_arg());
+  c.label = "a=" + reference::to_string(s.a) + " b=" + reference::to_string(s.b) + " y=" + reference::to_string(s.y) +
+            " a:" + a_label + " b:" + b_label + (alias.empty() ? "" : " y==" + alias) + (bad.empty() ? "" : " " + bad);
+  return c;
+}
+
+Oracle oracle(Arith op, const Case& c) {
+  const Shape as = get_shape(c, "a"), bs = get_shape(c, "b"), ys = get_shape(c, "y");
+  // The check sees the pointers the kernel gets: b NULL in that case, the
+  // rest real buffers (any non-NULL address will do).
+  static const float somewhere[1] = {};
+  const float* b = c.params.count("null_b") ? nullptr : somewhere;
+  reference::BroadcastShapes s;
+  const reference::Verdict v = reference::check_broadcast(somewhere, dims_or_null(as), int64_t(as.size()), b,
+                                                          dims_or_null(bs), int64_t(bs.size()), somewhere,
+                                                          dims_or_null(ys), int64_t(ys.size()), &s);
+  if (!v.ok()) return {{"status", status_expected(v.status)}};
+  Expected e;
+  e.value.resize(static_cast<size_t>(reference::element_count(s.y)));
+  reference::broadcast_arith<double>(op, c.in("a").f32(), s.a, c.in("b").f32(), s.b, e.value.data(), s.y);
+  e.scale.resize(e.value.size());
+  for (size_t k = 0; k < e.value.size(); ++k) e.scale[k] = std::fabs(e.value[k]);  // one rounding of the exact value
+  return {{"y", e}, {"status", status_expected(TL_OK)}};
+}
+
+using Fn = decltype(&tl_add_broadcast_f32);
+
+OpSpec declare(const char* name, const char* symbol, Fn scalar, Arith op, const char* formula) {
+  OpSpec spec;
+  spec.name = name;
+  spec.group = "tensor";
+  spec.symbol = symbol;
+  spec.scalar = reinterpret_cast<void*>(scalar);
+  spec.summary = std::string(formula) + " with NumPy broadcasting; the caller passes y's shape, which must be the "
+                 "broadcast one; y == a or y == b when that operand has y's shape";
+  spec.params = {{"a, b shapes", "rank 0..6, dimensions >= 0, broadcast-compatible (aligned right; equal or 1)"},
+                 {"y shape", "exactly the broadcast shape of a and b"}};
+  spec.domain = std::string("every value class on both sides (Inf, NaN, signed zeros, subnormals)") +
+                (op == Arith::div ? ", divisors of +-0 (IEEE: +-Inf, 0/0 = NaN)" : "") +
+                ", cancelling operands; results beyond FLT_MAX must be the infinity; refused: shapes that do not "
+                "broadcast, a wrong y shape, ranks over 6, negative dimensions, 2^62 elements, a NULL operand";
+  spec.status = "status";
+  spec.edge_cases = static_cast<int64_t>(edge_pairs().size());
+  spec.make_case = [op](Rng& rng, int64_t i) { return make(rng, i, op); };
+  spec.invoke = [](void* fn, const Case& c, const Pointers& p) {
+    const Shape as = get_shape(c, "a"), bs = get_shape(c, "b"), ys = get_shape(c, "y");
+    float* b = c.params.count("null_b") ? nullptr : p.f32("b");
+    *p.i32("status") = reinterpret_cast<Fn>(fn)(p.f32("a"), dims_or_null(as), int64_t(as.size()), b, dims_or_null(bs),
+                                                int64_t(bs.size()), p.f32("y"), dims_or_null(ys), int64_t(ys.size()));
+  };
+  spec.oracle = [op](const Case& c) { return oracle(op, c); };
+  return spec;
+}
+
+}  // namespace
+
+std::vector<OpSpec> tensor_arith() {
+  return {
+      declare("Add", "tl_add_broadcast_f32", &scalar::add_broadcast_f32, Arith::add, "y = a + b"),
+      declare("Sub", "tl_sub_broadcast_f32", &scalar::sub_broadcast_f32, Arith::sub, "y = a - b"),
+      declare("Mul", "tl_mul_broadcast_f32", &scalar::mul_broadcast_f32, Arith::mul, "y = a * b"),
+      declare("Div", "tl_div_broadcast_f32", &scalar::div_broadcast_f32, Arith::div, "y = a / b (IEEE)"),
+  };
+}
+
+}  // namespace konform::ops

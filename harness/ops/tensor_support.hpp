@@ -1,0 +1,141 @@
+// What the declarations of the tensor ops share (tensor_arith.cpp,
+// tensor_select.cpp, tensor_argmax.cpp, tensor_move.cpp, tensor_cut.cpp):
+// shapes handed to the kernel as parameters, random shapes of bounded size,
+// values, the status output, and the bad shapes every op must refuse.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "konform/op.hpp"
+#include "konform/reference/tensor_shape.hpp"
+#include "konform/values.hpp"
+#include "tinyllm/tensor.h"
+
+namespace konform::ops::tensor {
+
+using reference::Shape;
+
+// ---------------------------------------------------------------- shapes
+
+// The shape the kernel is told for argument `name`: "<name>.rank" and
+// "<name>.0", "<name>.1", ... in the params. It is the data's shape, except
+// in the invalid cases that change it.
+inline void set_shape(Case& c, const std::string& name, const Shape& s) {
+  c.params[name + ".rank"] = static_cast<double>(s.size());
+  for (size_t k = 0; k < s.size(); ++k) c.params[name + "." + std::to_string(k)] = static_cast<double>(s[k]);
+}
+
+inline Shape get_shape(const Case& c, const std::string& name) {
+  Shape s(static_cast<size_t>(c.iparam(name + ".rank")));
+  for (size_t k = 0; k < s.size(); ++k) s[k] = c.iparam(name + "." + std::to_string(k));
+  return s;
+}
+
+// A shape that may hold negative dimensions (a bad case) made safe for a
+// buffer: negative dimensions count as 0, so no element is allocated.
+inline Shape buffer_shape(Shape s) {
+  for (int64_t& d : s) d = std::max<int64_t>(d, 0);
+  if (reference::element_count(s) > (int64_t{1} << 24)) s.assign(1, 0);  // an overflow case: never allocated
+  return s;
+}
+
+// One dimension: 1 and small ones often, SIMD edges and odd primes now and
+// then, 0 rarely.
+inline int64_t random_dim(Rng& rng) {
+  const int64_t pick = rng.range(0, 99);
+  if (pick < 4) return 0;
+  if (pick < 24) return 1;
+  if (pick < 70) return rng.range(2, 9);
+  if (pick < 90) return rng.pick(edge_sizes()) % 130 + 1;  // edge sizes up to 129
+  return rng.range(10, 300);
+}
+
+// A random shape of `rank` dimensions with at most `most` elements: the
+// dimensions are drawn, then the largest halved until it fits.
+inline Shape random_shape(Rng& rng, int64_t rank, int64_t most) {
+  Shape s(static_cast<size_t>(rank));
+  for (int64_t& d : s) d = random_dim(rng);
+  while (reference::element_count(s) > most) {
+    auto it = std::max_element(s.begin(), s.end());
+    *it = *it / 2;
+  }
+  return s;
+}
+
+// Rank 0..4 mostly, 5 and 6 now and then (never above `max_rank`).
+inline int64_t random_rank(Rng& rng, int64_t min_rank, int64_t max_rank = TL_TENSOR_MAX_RANK) {
+  const int64_t r = rng.chance(0.1) ? rng.range(5, 6) : rng.range(min_rank, 4);
+  return std::clamp<int64_t>(r, min_rank, max_rank);
+}
+
+inline const int64_t* dims_or_null(const Shape& s) { return s.empty() ? nullptr : s.data(); }
+
+// ---------------------------------------------------------------- values
+
+// n values of one random class, the class's name in *label.
+inline std::vector<float> random_values(Rng& rng, int64_t n, std::string* label) {
+  const ValueClass vc = rng.pick(kAllValueClasses);
+  *label = std::string(value_class_name(vc));
+  return make_values(rng, vc, n);
+}
+
+// Values that are all different (and finite), so a misplaced copy cannot
+// land on an equal value by chance: k * 2^-10 plus a sign.
+inline std::vector<float> distinct_values(Rng& rng, int64_t n) {
+  std::vector<float> v(static_cast<size_t>(n));
+  const float sign = rng.chance(0.5) ? 1.0f : -1.0f;
+  for (int64_t k = 0; k < n; ++k) v[k] = sign * static_cast<float>(k + 1) * 0x1p-10f;
+  return v;
+}
+
+// Values for a layout op: distinct numbers mostly, every value class (NaN
+// payloads and signed zeros, which a copy must keep) otherwise.
+inline std::vector<float> layout_values(Rng& rng, int64_t n, std::string* label) {
+  if (rng.chance(0.6)) {
+    *label = "distinct";
+    return distinct_values(rng, n);
+  }
+  return random_values(rng, n, label);
+}
+
+// ---------------------------------------------------------------- status
+
+inline Arg status_arg() { return {"status", Access::out, Tensor::zeros(DType::i32, {1}), Match::exact}; }
+
+inline Expected status_expected(tl_status s) { return {{static_cast<double>(s)}, {0.0}}; }
+
+// Values compared bit for bit: the scale is never read.
+inline Expected exact_expected(std::vector<double> values) {
+  Expected e;
+  e.scale.assign(values.size(), 0.0);
+  e.value = std::move(values);
+  return e;
+}
+
+// A bad shape for an argument whose valid ranks are [min_rank, max]: a rank
+// outside them, a negative dimension, or dimensions whose product overflows
+// the byte count. Returns the label.
+inline std::string break_shape(Rng& rng, Shape* s, int64_t min_rank) {
+  switch (rng.range(min_rank > 0 ? 0 : 1, 3)) {
+    case 0:
+      s->resize(static_cast<size_t>(min_rank - 1), 2);
+      return "rank " + std::to_string(s->size());
+    case 1:
+      while (s->size() <= TL_TENSOR_MAX_RANK) s->insert(s->begin(), 1);
+      return "rank " + std::to_string(s->size());
+    case 2: {
+      if (s->empty()) s->push_back(1);
+      const size_t k = static_cast<size_t>(rng.range(0, static_cast<int64_t>(s->size()) - 1));
+      (*s)[k] = -rng.range(1, 3);
+      return "shape[" + std::to_string(k) + "] = " + std::to_string((*s)[k]);
+    }
+    default:
+      s->assign(static_cast<size_t>(std::max<int64_t>(min_rank, 2)), int64_t{1} << 31);
+      return "2^62 elements";
+  }
+}
+
+}  // namespace konform::ops::tensor

@@ -1,0 +1,139 @@
+// Add, Sub, Mul, Div with NumPy broadcasting, over a BroadcastPlan
+// (tensor_checks.h): an odometer over the outer loops, and one of four row
+// kernels for the innermost one, chosen by its strides:
+//
+//   a and b contiguous   the same-shape path, and each row of a bias add
+//   b or a a scalar      a row times a per-row (or global) scalar
+//   both scalars         a fill
+//
+// Every element is one IEEE operation on the two floats it sees, so every
+// path rounds exactly as the oracle's float expression. y may be an operand
+// of y's own shape: each vector is loaded before its lanes are stored.
+
+#if defined(KONFORM_SIMD_TENSOR_ARITH_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef KONFORM_SIMD_TENSOR_ARITH_INL_H_
+#undef KONFORM_SIMD_TENSOR_ARITH_INL_H_
+#else
+#define KONFORM_SIMD_TENSOR_ARITH_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+
+#include "hwy/highway.h"
+#include "impl/simd/tail-inl.h"
+#include "impl/simd/tensor_checks.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace konform::simd::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+struct AddOp {
+  template <class V>
+  HWY_INLINE V operator()(V a, V b) const { return hn::Add(a, b); }
+};
+struct SubOp {
+  template <class V>
+  HWY_INLINE V operator()(V a, V b) const { return hn::Sub(a, b); }
+};
+struct MulOp {
+  template <class V>
+  HWY_INLINE V operator()(V a, V b) const { return hn::Mul(a, b); }
+};
+struct DivOp {
+  template <class V>
+  HWY_INLINE V operator()(V a, V b) const { return hn::Div(a, b); }
+};
+
+// y[i] = a[i * sa] OP b[i * sb] for i < n, with sa, sb in {0, 1}: a stride of
+// 0 reads one value for the whole row. Four vectors per step, then one, then
+// a partial vector that touches nothing past n.
+template <class Op>
+HWY_INLINE void ArithRow(Op op, const float* a, int64_t sa, const float* b, int64_t sb, float* y, size_t n) {
+  const hn::ScalableTag<float> d;
+  const size_t N = hn::Lanes(d);
+  // A broadcast operand is a vector of its one value; otherwise it is loaded.
+  const auto va0 = hn::Set(d, sa == 0 ? a[0] : 0.0f), vb0 = hn::Set(d, sb == 0 ? b[0] : 0.0f);
+  auto load_a = [&](size_t i) { return sa == 0 ? va0 : hn::LoadU(d, a + i); };
+  auto load_b = [&](size_t i) { return sb == 0 ? vb0 : hn::LoadU(d, b + i); };
+  size_t i = 0;
+  if (sa != 0 && sb != 0) {  // the hot path: no per-vector stride tests
+    for (; i + 4 * N <= n; i += 4 * N) {
+      const auto y0 = op(hn::LoadU(d, a + i), hn::LoadU(d, b + i));
+      const auto y1 = op(hn::LoadU(d, a + i + N), hn::LoadU(d, b + i + N));
+      const auto y2 = op(hn::LoadU(d, a + i + 2 * N), hn::LoadU(d, b + i + 2 * N));
+      const auto y3 = op(hn::LoadU(d, a + i + 3 * N), hn::LoadU(d, b + i + 3 * N));
+      hn::StoreU(y0, d, y + i);
+      hn::StoreU(y1, d, y + i + N);
+      hn::StoreU(y2, d, y + i + 2 * N);
+      hn::StoreU(y3, d, y + i + 3 * N);
+    }
+  } else if (sb == 0 && sa != 0) {
+    for (; i + 4 * N <= n; i += 4 * N) {
+      const auto y0 = op(hn::LoadU(d, a + i), vb0), y1 = op(hn::LoadU(d, a + i + N), vb0);
+      const auto y2 = op(hn::LoadU(d, a + i + 2 * N), vb0), y3 = op(hn::LoadU(d, a + i + 3 * N), vb0);
+      hn::StoreU(y0, d, y + i);
+      hn::StoreU(y1, d, y + i + N);
+      hn::StoreU(y2, d, y + i + 2 * N);
+      hn::StoreU(y3, d, y + i + 3 * N);
+    }
+  } else if (sa == 0 && sb != 0) {
+    for (; i + 4 * N <= n; i += 4 * N) {
+      const auto y0 = op(va0, hn::LoadU(d, b + i)), y1 = op(va0, hn::LoadU(d, b + i + N));
+      const auto y2 = op(va0, hn::LoadU(d, b + i + 2 * N)), y3 = op(va0, hn::LoadU(d, b + i + 3 * N));
+      hn::StoreU(y0, d, y + i);
+      hn::StoreU(y1, d, y + i + N);
+      hn::StoreU(y2, d, y + i + 2 * N);
+      hn::StoreU(y3, d, y + i + 3 * N);
+    }
+  } else {
+    const auto v = op(va0, vb0);
+    for (; i + N <= n; i += N) hn::StoreU(v, d, y + i);
+  }
+  for (; i + N <= n; i += N) hn::StoreU(op(load_a(i), load_b(i)), d, y + i);
+  if (i < n) {
+    const size_t m = n - i;
+    const auto ta = sa == 0 ? va0 : LoadHead(d, a + i, m);
+    const auto tb = sb == 0 ? vb0 : LoadHead(d, b + i, m);
+    StoreHead(op(ta, tb), d, y + i, m);
+  }
+}
+
+// The odometer over the plan's outer loops; y is contiguous.
+template <class Op>
+HWY_INLINE void ArithPlan(Op op, const tensor::BroadcastPlan& p, const float* a, const float* b, float* y) {
+  if (p.count == 0) return;
+  const int last = p.rank - 1;
+  const size_t row = static_cast<size_t>(p.n[last]);
+  int64_t idx[tensor::kMaxRank] = {};
+  int64_t oa = 0, ob = 0;
+  for (int64_t oy = 0; oy < p.count; oy += p.n[last]) {
+    ArithRow(op, a + oa, p.sa[last], b + ob, p.sb[last], y + oy, row);
+    for (int k = last - 1; k >= 0; --k) {  // next outer index
+      oa += p.sa[k];
+      ob += p.sb[k];
+      if (++idx[k] < p.n[k]) break;
+      oa -= p.sa[k] * p.n[k];
+      ob -= p.sb[k] * p.n[k];
+      idx[k] = 0;
+    }
+  }
+}
+
+inline void AddBroadcast(const tensor::BroadcastPlan& p, const float* a, const float* b, float* y) {
+  ArithPlan(AddOp(), p, a, b, y);
+}
+inline void SubBroadcast(const tensor::BroadcastPlan& p, const float* a, const float* b, float* y) {
+  ArithPlan(SubOp(), p, a, b, y);
+}
+inline void MulBroadcast(const tensor::BroadcastPlan& p, const float* a, const float* b, float* y) {
+  ArithPlan(MulOp(), p, a, b, y);
+}
+inline void DivBroadcast(const tensor::BroadcastPlan& p, const float* a, const float* b, float* y) {
+  ArithPlan(DivOp(), p, a, b, y);
+}
+
+}  // namespace konform::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // KONFORM_SIMD_TENSOR_ARITH_INL_H_

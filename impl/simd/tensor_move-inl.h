@@ -1,0 +1,81 @@
+// Transpose and Permute: y (contiguous) gets x through a MovePlan
+// (tensor_checks.h), whose dimensions are already merged where input and
+// output walk memory alike.
+//
+// Two cases. The innermost output dimension is contiguous in x too: each
+// output row is one memcpy. Otherwise the plan holds a 2-D transpose between
+// the output's innermost dimension and the one x is contiguous in; it runs in
+// 16 x 16 tiles, so both sides touch whole cache lines, over an odometer of
+// the remaining dimensions. Copies move bits: NaN payloads survive.
+
+#if defined(KONFORM_SIMD_TENSOR_MOVE_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef KONFORM_SIMD_TENSOR_MOVE_INL_H_
+#undef KONFORM_SIMD_TENSOR_MOVE_INL_H_
+#else
+#define KONFORM_SIMD_TENSOR_MOVE_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "hwy/highway.h"
+#include "impl/simd/tensor_checks.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace konform::simd::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// y[j * ys + i] = x[i * xs + j] for i < rows, j < cols.
+inline void TransposeTiles(const float* HWY_RESTRICT x, int64_t xs, float* HWY_RESTRICT y, int64_t ys, int64_t rows,
+                           int64_t cols) {
+  constexpr int64_t kTile = 16;
+  for (int64_t i0 = 0; i0 < rows; i0 += kTile) {
+    const int64_t i1 = HWY_MIN(rows, i0 + kTile);
+    for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
+      const int64_t j1 = HWY_MIN(cols, j0 + kTile);
+      for (int64_t j = j0; j < j1; ++j)
+        for (int64_t i = i0; i < i1; ++i) y[j * ys + i] = x[i * xs + j];
+    }
+  }
+}
+
+inline void Move(const tensor::MovePlan& p, const float* HWY_RESTRICT x, float* HWY_RESTRICT y) {
+  if (p.count == 0) return;
+  const int last = p.rank - 1;
+  int64_t ystride[tensor::kMaxRank];
+  int64_t step = 1;
+  for (int k = last; k >= 0; --k) {
+    ystride[k] = step;
+    step *= p.n[k];
+  }
+  // The output dimension x is contiguous in; the last one when rows copy.
+  int inner = last;
+  for (int k = 0; k < last; ++k)
+    if (p.src[k] == 1) inner = k;
+  int64_t idx[tensor::kMaxRank] = {};
+  int64_t ox = 0, oy = 0;
+  for (;;) {
+    if (inner == last) {
+      std::memcpy(y + oy, x + ox, static_cast<size_t>(p.n[last]) * sizeof(float));
+    } else {
+      TransposeTiles(x + ox, p.src[last], y + oy, ystride[inner], p.n[last], p.n[inner]);
+    }
+    int k = last - 1;  // next index of the other dimensions
+    for (; k >= 0; --k) {
+      if (k == inner) continue;
+      ox += p.src[k];
+      oy += ystride[k];
+      if (++idx[k] < p.n[k]) break;
+      ox -= p.src[k] * p.n[k];
+      oy -= ystride[k] * p.n[k];
+      idx[k] = 0;
+    }
+    if (k < 0) return;
+  }
+}
+
+}  // namespace konform::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // KONFORM_SIMD_TENSOR_MOVE_INL_H_

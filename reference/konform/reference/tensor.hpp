@@ -1,0 +1,358 @@
+// The tensor ops of tinyllm/tensor.h (spec/operations.txt section 1), written
+// from the header's rules for clarity, not speed.
+//
+// Each op has a check_* function (the status the ABI must return, from the
+// raw arguments; on TL_OK it also hands back the shapes) and a template on
+// the scalar type T that computes the result from valid arguments: double is
+// the oracle, float the `scalar` backend. Clamp, NanToNum, Argmax and the
+// layout ops select or move values and never round, so T only carries them.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "konform/reference/elementwise.hpp"  // argmax: the rule of each slice
+#include "konform/reference/tensor_shape.hpp"
+
+namespace konform::reference {
+
+// ------------------------------------------------------ Add, Sub, Mul, Div
+
+enum class Arith { add, sub, mul, div };
+
+template <typename T>
+T arith(Arith op, T a, T b) {
+  switch (op) {
+    case Arith::add: return a + b;
+    case Arith::sub: return a - b;
+    case Arith::mul: return a * b;
+    case Arith::div: return a / b;
+  }
+  return a;
+}
+
+struct BroadcastShapes {
+  Shape a, b, y;
+};
+
+// The arguments of tl_{add,sub,mul,div}_broadcast_f32.
+inline Verdict check_broadcast(const float* a, const int64_t* a_dims, int64_t a_rank, const float* b,
+                               const int64_t* b_dims, int64_t b_rank, const float* y, const int64_t* y_dims,
+                               int64_t y_rank, BroadcastShapes* s) {
+  Verdict v = read_shape(a_dims, a_rank, 0, TL_TENSOR_MAX_RANK, "a", &s->a);
+  if (v.ok()) v = read_shape(b_dims, b_rank, 0, TL_TENSOR_MAX_RANK, "b", &s->b);
+  if (v.ok()) v = read_shape(y_dims, y_rank, 0, TL_TENSOR_MAX_RANK, "y", &s->y);
+  if (!v.ok()) return v;
+  Shape want;
+  v = broadcast_shapes(s->a, s->b, &want);
+  if (!v.ok()) return v;
+  if (s->y != want)
+    return refuse(TL_ERR_SHAPE, "y has shape " + to_string(s->y) + " but a " + to_string(s->a) + " and b " +
+                                    to_string(s->b) + " broadcast to " + to_string(want));
+  if (v = check_data(a, s->a, "a"); !v.ok()) return v;
+  if (v = check_data(b, s->b, "b"); !v.ok()) return v;
+  return check_data(y, s->y, "y");
+}
+
+// y[k] = a[src_a(k)] OP b[src_b(k)] in T, each operand read where the
+// broadcast puts it. In place (y == a with a's shape y's) works: element k
+// is read before it is written.
+template <typename T>
+void broadcast_arith(Arith op, const float* a, const Shape& as, const float* b, const Shape& bs, T* y,
+                     const Shape& ys) {
+  const int64_t n = element_count(ys);
+  Odometer walk(ys, {broadcast_strides(ys, as), broadcast_strides(ys, bs)});
+  for (int64_t k = 0; k < n; ++k, walk.next()) y[k] = arith<T>(op, T(a[walk.offset(0)]), T(b[walk.offset(1)]));
+}
+
+// ------------------------------------------------------ Clamp, NanToNum
+
+inline Verdict check_elementwise(const float* x, const float* y, int64_t n) {
+  if (n < 0) return refuse(TL_ERR_INVALID_ARGUMENT, "n = " + std::to_string(n) + " < 0");
+  if (n > 0 && x == nullptr) return refuse(TL_ERR_INVALID_ARGUMENT, "x is NULL");
+  if (n > 0 && y == nullptr) return refuse(TL_ERR_INVALID_ARGUMENT, "y is NULL");
+  return {};
+}
+
+inline Verdict check_clamp(const float* x, const float* y, int64_t n, float lo, float hi) {
+  if (std::isnan(lo) || std::isnan(hi))
+    return refuse(TL_ERR_INVALID_ARGUMENT, "clamp bounds must be numbers (lo = " + std::to_string(lo) +
+                                               ", hi = " + std::to_string(hi) + ")");
+  if (lo > hi)
+    return refuse(TL_ERR_INVALID_ARGUMENT,
+                  "clamp needs lo <= hi (lo = " + std::to_string(lo) + ", hi = " + std::to_string(hi) + ")");
+  return check_elementwise(x, y, n);
+}
+
+// lo below, hi above, x itself otherwise: NaN compares false and stays.
+inline float clamp(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
+
+template <typename T>
+void clamp(const float* x, T* y, int64_t n, float lo, float hi) {
+  for (int64_t i = 0; i < n; ++i) y[i] = T(clamp(x[i], lo, hi));
+}
+
+inline float nan_to_num(float x, float nan, float posinf, float neginf) {
+  if (std::isnan(x)) return nan;
+  if (std::isinf(x)) return x > 0 ? posinf : neginf;
+  return x;
+}
+
+template <typename T>
+void nan_to_num(const float* x, T* y, int64_t n, float nan, float posinf, float neginf) {
+  for (int64_t i = 0; i < n; ++i) y[i] = T(nan_to_num(x[i], nan, posinf, neginf));
+}
+
+// ------------------------------------------------------ Argmax along an axis
+
+// A tensor seen as [outer, length, inner] around one axis.
+struct AxisView {
+  int64_t outer = 1, length = 1, inner = 1;
+};
+
+inline AxisView around_axis(const Shape& s, int64_t axis) {
+  AxisView v;
+  for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
+    if (i < axis) v.outer *= s[i];
+    else if (i == axis) v.length = s[i];
+    else v.inner *= s[i];
+  }
+  return v;
+}
+
+inline Verdict check_argmax_axis(const float* x, const int64_t* dims, int64_t rank, int64_t axis,
+                                 const int32_t* index, Shape* s, int64_t* ax) {
+  Verdict v = read_shape(dims, rank, 1, TL_TENSOR_MAX_RANK, "x", s);
+  if (v.ok()) v = resolve_axis(axis, rank, ax);
+  if (!v.ok()) return v;
+  if ((*s)[*ax] > INT32_MAX)
+    return refuse(TL_ERR_INVALID_ARGUMENT, "axis " + std::to_string(axis) + " is " + std::to_string((*s)[*ax]) +
+                                               " long; int32 indices reach " + std::to_string(INT32_MAX));
+  if (v = check_data(x, *s, "x"); !v.ok()) return v;
+  Shape out = *s;
+  out.erase(out.begin() + *ax);
+  return check_data(index, out, "index");
+}
+
+// Each slice through the six-kernel rule (elementwise.hpp's argmax).
+inline void argmax_axis(const float* x, const Shape& s, int64_t axis, int32_t* index) {
+  const AxisView v = around_axis(s, axis);
+  std::vector<float> slice(static_cast<size_t>(v.length));
+  for (int64_t o = 0; o < v.outer; ++o)
+    for (int64_t i = 0; i < v.inner; ++i) {
+      for (int64_t k = 0; k < v.length; ++k) slice[k] = x[(o * v.length + k) * v.inner + i];
+      index[o * v.inner + i] = argmax(slice.data(), v.length);
+    }
+}
+
+// ------------------------------------------------------ Transpose, Permute
+
+inline Verdict check_transpose(const float* x, const int64_t* dims, int64_t rank, const float* y, Shape* s) {
+  Verdict v = read_shape(dims, rank, 2, TL_TENSOR_MAX_RANK, "x", s);
+  if (v.ok()) v = check_data(x, *s, "x");
+  if (v.ok()) v = check_data(y, *s, "y");
+  return v;
+}
+
+// y[..., j, i] = x[..., i, j].
+template <typename T>
+void transpose(const float* x, const Shape& s, T* y) {
+  const int64_t rows = s[s.size() - 2], cols = s[s.size() - 1];
+  const int64_t batch = element_count(s) / (rows * cols > 0 ? rows * cols : 1);
+  if (rows * cols == 0) return;
+  for (int64_t m = 0; m < batch; ++m)
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j) y[(m * cols + j) * rows + i] = T(x[(m * rows + i) * cols + j]);
+}
+
+inline Verdict check_permute(const float* x, const int64_t* dims, int64_t rank, const int64_t* perm, const float* y,
+                             Shape* s, Shape* p) {
+  Verdict v = read_shape(dims, rank, 0, TL_TENSOR_MAX_RANK, "x", s);
+  if (!v.ok()) return v;
+  if (rank > 0 && perm == nullptr) return refuse(TL_ERR_INVALID_ARGUMENT, "perm is NULL");
+  p->assign(perm, perm + rank);
+  std::vector<bool> seen(static_cast<size_t>(rank), false);
+  for (int64_t i = 0; i < rank; ++i) {
+    if ((*p)[i] < 0 || (*p)[i] >= rank || seen[(*p)[i]])
+      return refuse(TL_ERR_INVALID_ARGUMENT,
+                    "perm " + to_string(*p) + " is not a permutation of 0.." + std::to_string(rank - 1));
+    seen[(*p)[i]] = true;
+  }
+  if (v = check_data(x, *s, "x"); !v.ok()) return v;
+  return check_data(y, *s, "y");
+}
+
+inline Shape permuted(const Shape& s, const Shape& perm) {
+  Shape out(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) out[i] = s[perm[i]];
+  return out;
+}
+
+// Output axis d walks input axis perm[d].
+template <typename T>
+void permute(const float* x, const Shape& s, const Shape& perm, T* y) {
+  const Shape xstride = strides_of(s);
+  Shape src(perm.size());  // output dimension d steps through x by x's stride of axis perm[d]
+  for (size_t d = 0; d < perm.size(); ++d) src[d] = xstride[perm[d]];
+  const int64_t n = element_count(s);
+  Odometer walk(permuted(s, perm), {src});
+  for (int64_t k = 0; k < n; ++k, walk.next()) y[k] = T(x[walk.offset(0)]);
+}
+
+// ------------------------------------------------------ Reshape
+
+inline Verdict check_reshape(const float* x, const int64_t* dims, int64_t rank, const float* y,
+                             const int64_t* new_dims, int64_t new_rank, Shape* s, Shape* ns) {
+  Verdict v = read_shape(dims, rank, 0, TL_TENSOR_MAX_RANK, "x", s);
+  if (v.ok()) v = read_shape(new_dims, new_rank, 0, TL_TENSOR_MAX_RANK, "new_shape", ns);
+  if (!v.ok()) return v;
+  if (element_count(*s) != element_count(*ns))
+    return refuse(TL_ERR_SHAPE, "cannot reshape " + to_string(*s) + " (" + std::to_string(element_count(*s)) +
+                                    " elements) to " + to_string(*ns) + " (" + std::to_string(element_count(*ns)) +
+                                    " elements)");
+  if (v = check_data(x, *s, "x"); !v.ok()) return v;
+  return check_data(y, *s, "y");
+}
+
+// The flat order is the meaning of a row-major reshape: element k stays k.
+template <typename T>
+void reshape(const float* x, const Shape& s, T* y) {
+  const int64_t n = element_count(s);
+  for (int64_t k = 0; k < n; ++k) y[k] = T(x[k]);
+}
+
+// ------------------------------------------------------ Concat, Split, Chunk
+
+inline Verdict check_concat(const float* const* xs, const int64_t* shapes, int64_t count, int64_t rank,
+                            int64_t axis, const float* y, std::vector<Shape>* in, Shape* out, int64_t* ax) {
+  if (count < 1) return refuse(TL_ERR_INVALID_ARGUMENT, "concat needs at least one tensor (count = " +
+                                                            std::to_string(count) + ")");
+  if (rank < 1 || rank > TL_TENSOR_MAX_RANK)
+    return refuse(TL_ERR_INVALID_ARGUMENT, "concat's rank is " + std::to_string(rank) + "; it must be 1.." +
+                                               std::to_string(TL_TENSOR_MAX_RANK));
+  if (xs == nullptr || shapes == nullptr) return refuse(TL_ERR_INVALID_ARGUMENT, "xs or shapes is NULL");
+  Verdict v = resolve_axis(axis, rank, ax);
+  if (!v.ok()) return v;
+  in->assign(static_cast<size_t>(count), {});
+  for (int64_t k = 0; k < count; ++k)  // each shape on its own, then how they fit
+    if (v = read_shape(shapes + k * rank, rank, rank, rank, "xs[" + std::to_string(k) + "]", &(*in)[k]); !v.ok())
+      return v;
+  int64_t total = 0;
+  for (int64_t k = 0; k < count; ++k) {
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != *ax && (*in)[k][d] != (*in)[0][d])
+        return refuse(TL_ERR_SHAPE, "cannot concat xs[" + std::to_string(k) + "] of shape " + to_string((*in)[k]) +
+                                        " with xs[0] of " + to_string((*in)[0]) + " along axis " +
+                                        std::to_string(*ax) + ": dimension " + std::to_string(d) + " differs");
+    total += (*in)[k][*ax];
+    if (total > kMaxElements) return refuse(TL_ERR_INVALID_ARGUMENT, "the concatenation has too many elements");
+  }
+  Shape joined = (*in)[0];
+  joined[*ax] = total;
+  if (v = read_shape(joined.data(), rank, rank, rank, "y", out); !v.ok()) return v;  // its element count
+  for (int64_t k = 0; k < count; ++k)
+    if (v = check_data(xs[k], (*in)[k], "xs[" + std::to_string(k) + "]"); !v.ok()) return v;
+  return check_data(y, *out, "y");
+}
+
+// Along the axis, each input's run follows the previous one's.
+template <typename T>
+void concat(const float* const* xs, const std::vector<Shape>& in, int64_t axis, T* y) {
+  Shape out = in[0];
+  out[axis] = 0;
+  for (const Shape& s : in) out[axis] += s[axis];
+  const AxisView vy = around_axis(out, axis);
+  int64_t offset = 0;  // where this input starts along the axis
+  for (size_t k = 0; k < in.size(); ++k) {
+    const AxisView vx = around_axis(in[k], axis);
+    for (int64_t o = 0; o < vx.outer; ++o)
+      for (int64_t j = 0; j < vx.length; ++j)
+        for (int64_t i = 0; i < vx.inner; ++i)
+          y[(o * vy.length + offset + j) * vy.inner + i] = T(xs[k][(o * vx.length + j) * vx.inner + i]);
+    offset += vx.length;
+  }
+}
+
+// Split and Chunk both cut x into runs along the axis; they differ in where
+// the lengths come from.
+inline Verdict check_cut(const float* x, const int64_t* dims, int64_t rank, int64_t axis, Shape* s, int64_t* ax) {
+  Verdict v = read_shape(dims, rank, 1, TL_TENSOR_MAX_RANK, "x", s);
+  if (v.ok()) v = resolve_axis(axis, rank, ax);
+  return v;
+}
+
+// The pointers, last: x, then each part's (NULL only for an empty part).
+inline Verdict check_parts(const float* x, float* const* ys, const Shape& s, int64_t axis, const Shape& lengths) {
+  if (Verdict v = check_data(x, s, "x"); !v.ok()) return v;
+  for (size_t k = 0; k < lengths.size(); ++k) {
+    Shape part = s;
+    part[axis] = lengths[k];
+    if (Verdict v = check_data(ys == nullptr ? nullptr : ys[k], part, "ys[" + std::to_string(k) + "]"); !v.ok())
+      return v;
+  }
+  return {};
+}
+
+inline Verdict check_split(const float* x, const int64_t* dims, int64_t rank, int64_t axis, const int64_t* sizes,
+                           int64_t count, float* const* ys, Shape* s, int64_t* ax, Shape* lengths) {
+  Verdict v = check_cut(x, dims, rank, axis, s, ax);
+  if (!v.ok()) return v;
+  if (count < 1) return refuse(TL_ERR_INVALID_ARGUMENT, "split needs at least one part (count = " +
+                                                            std::to_string(count) + ")");
+  if (sizes == nullptr) return refuse(TL_ERR_INVALID_ARGUMENT, "sizes is NULL");
+  lengths->assign(sizes, sizes + count);
+  for (int64_t k = 0; k < count; ++k)
+    if (sizes[k] < 0)
+      return refuse(TL_ERR_INVALID_ARGUMENT, "split size " + std::to_string(k) + " is " + std::to_string(sizes[k]) +
+                                                 " < 0");
+  int64_t sum = 0;
+  for (int64_t k = 0; k < count; ++k) {
+    if (sizes[k] > (*s)[*ax] - sum)
+      return refuse(TL_ERR_SHAPE, "split sizes " + to_string(*lengths) + " add up to more than axis " +
+                                      std::to_string(*ax) + "'s length " + std::to_string((*s)[*ax]));
+    sum += sizes[k];
+  }
+  if (sum != (*s)[*ax])
+    return refuse(TL_ERR_SHAPE, "split sizes " + to_string(*lengths) + " add up to " + std::to_string(sum) +
+                                    ", not axis " + std::to_string(*ax) + "'s length " + std::to_string((*s)[*ax]));
+  return check_parts(x, ys, *s, *ax, *lengths);
+}
+
+inline Shape chunk_lengths(int64_t length, int64_t chunks) {
+  Shape out(static_cast<size_t>(chunks));
+  // torch.chunk: parts of ceil(L / chunks), the last ones shorter or empty.
+  const int64_t size = length / chunks + (length % chunks != 0);
+  int64_t left = length;
+  for (auto& l : out) {
+    l = left < size ? left : size;
+    left -= l;
+  }
+  return out;
+}
+
+inline Verdict check_chunk(const float* x, const int64_t* dims, int64_t rank, int64_t axis, int64_t chunks,
+                           float* const* ys, Shape* s, int64_t* ax, Shape* lengths) {
+  Verdict v = check_cut(x, dims, rank, axis, s, ax);
+  if (!v.ok()) return v;
+  if (chunks < 1) return refuse(TL_ERR_INVALID_ARGUMENT, "chunks = " + std::to_string(chunks) + " < 1");
+  *lengths = chunk_lengths((*s)[*ax], chunks);
+  return check_parts(x, ys, *s, *ax, *lengths);
+}
+
+// Part k holds the run [start_k, start_k + lengths[k]) of the axis.
+template <typename T>
+void cut(const float* x, const Shape& s, int64_t axis, const Shape& lengths, T* const* ys) {
+  const AxisView vx = around_axis(s, axis);
+  int64_t start = 0;
+  for (size_t k = 0; k < lengths.size(); ++k) {
+    for (int64_t o = 0; o < vx.outer; ++o)
+      for (int64_t j = 0; j < lengths[k]; ++j)
+        for (int64_t i = 0; i < vx.inner; ++i)
+          ys[k][(o * lengths[k] + j) * vx.inner + i] = T(x[(o * vx.length + start + j) * vx.inner + i]);
+    start += lengths[k];
+  }
+}
+
+}  // namespace konform::reference
