@@ -36,11 +36,11 @@ const char* colour(const std::string& verdict) {
 
 // A horizontal bar per op x backend: the worst error as a fraction of its
 // limit, on a log axis from 1e-3 to 1e3 of the limit; the line at 1 is the
-// limit. Exact ops (no limit) are not plotted.
+// limit. Exact ops (no tolerance entry) are not plotted.
 std::string error_plot(const nlohmann::json& results) {
   std::vector<const nlohmann::json*> rows;
   for (const auto& r : results)
-    if (num(r["tolerance"]["limit"]) > 0 && r["verdict"] != "unsupported") rows.push_back(&r);
+    if (!str(r["tolerance"]["why"]).empty() && r["verdict"] != "unsupported") rows.push_back(&r);
   if (rows.empty()) return "<p>No toleranced results to plot.</p>";
   const int left = 260, width = 480, bar = 14, gap = 4, top = 24;
   const int height = top + static_cast<int>(rows.size()) * (bar + gap) + 24;
@@ -59,7 +59,8 @@ std::string error_plot(const nlohmann::json& results) {
   }
   int y = top;
   for (const auto* r : rows) {
-    const double ratio = num((*r)["metrics"]["max_r"]) / num((*r)["tolerance"]["limit"]);
+    const double limit = num((*r)["tolerance"]["limit"]), err = num((*r)["metrics"]["max_r"]);
+    const double ratio = limit > 0 ? err / limit : (err > 0 ? INFINITY : 0.0);
     s << "<text x=\"4\" y=\"" << y + bar - 3 << "\">" << esc(str((*r)["op"]) + "  " + str((*r)["backend"]))
       << "</text><rect x=\"" << left << "\" y=\"" << y << "\" width=\"" << std::max(1, x_of(ratio) - left)
       << "\" height=\"" << bar << "\" fill=\"" << colour(str((*r)["verdict"])) << "\"><title>"

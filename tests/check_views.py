@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""Checks the JUnit XML and HTML that `konform render` makes from a report:
+the XML parses and has one testcase per op and check with the report's
+failures; the HTML is one self-contained page with the verdict grid, the plot
+and every finding's replay command.
+
+usage: check_views.py REPORT.json JUNIT.xml PAGE.html
+"""
+import html
+import json
+import sys
+import xml.etree.ElementTree as ET
+
+
+def main():
+    report_path, junit_path, html_path = sys.argv[1:4]
+    with open(report_path, encoding="utf-8") as f:
+        report = json.load(f)
+    problems = []
+
+    root = ET.parse(junit_path).getroot()
+    cases = root.findall("./testsuite/testcase")
+    want_cases = sum(len(r["checks"]) if r["verdict"] != "unsupported" else 1 for r in report["results"])
+    if len(cases) != want_cases:
+        problems.append(f"JUnit has {len(cases)} testcases, the report {want_cases} checks")
+    failed_checks = {(r["op"], c["name"]) for r in report["results"] for c in r["checks"] if c["verdict"] == "fail"}
+    failures = [c for c in cases if c.find("failure") is not None]
+    if len(failures) != len(failed_checks):
+        problems.append(f"JUnit has {len(failures)} failures, the report {len(failed_checks)} failing checks")
+
+    with open(html_path, encoding="utf-8") as f:
+        page = f.read()
+    for needle in ("<!DOCTYPE html>", "<svg", "</html>"):
+        if needle not in page:
+            problems.append(f"the HTML page lacks {needle}")
+    if "<script" in page or "http://" in page.replace("http://www.w3.org/2000/svg", ""):
+        problems.append("the HTML page is not self-contained")
+    for r in report["results"]:
+        for finding in r["findings"]:
+            if finding["reproduce"] and html.escape(finding["reproduce"]) not in page:
+                problems.append(f"the HTML page lacks the replay command {finding['reproduce']!r}")
+
+    for p in problems:
+        print("FAIL: " + p)
+    print(f"{1 if not problems else 0} passed, {1 if problems else 0} failed")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
