@@ -1,0 +1,187 @@
+// MultiAxisRope (spec §3, "Multi-axis RoPE"): head_dim split into [t, h, w]
+// sub-ranges, each an independent Rope with its own position and base.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "konform/op.hpp"
+#include "konform/reference/pos.hpp"
+#include "pos_support.hpp"
+#include "scalar/pos.hpp"
+#include "tinyllm/pos.h"
+
+namespace konform::ops {
+
+std::vector<OpSpec> pos_multi_axis_rope();
+
+namespace {
+
+using namespace pos;
+
+std::vector<int64_t> dims_of(const Case& c) {
+  std::vector<int64_t> d;
+  for (int64_t a = 0; a < c.iparam("n_axes"); ++a) d.push_back(c.iparam("dim" + std::to_string(a)));
+  return d;
+}
+std::vector<float> bases_of(const Case& c) {
+  std::vector<float> b;
+  for (int64_t a = 0; a < c.iparam("n_axes"); ++a) b.push_back(static_cast<float>(c.param("base" + std::to_string(a))));
+  return b;
+}
+
+// The header's rules, every INVALID_ARGUMENT before the one SHAPE check.
+tl_status expected_status(const Case& c) {
+  const int64_t T = c.iparam("T"), H = c.iparam("H"), D = c.iparam("D"), n = c.iparam("n_axes");
+  const int64_t layout = c.iparam("layout");
+  if (T < 0 || H < 0 || D < 0 || n < 1 || n > TL_ROPE_MAX_AXES) return TL_ERR_INVALID_ARGUMENT;
+  if (layout != TL_ROPE_NEOX && layout != TL_ROPE_INTERLEAVED) return TL_ERR_INVALID_ARGUMENT;
+  int64_t sum = 0;
+  for (int64_t d : dims_of(c)) {
+    if (d < 2 || d % 2 != 0) return TL_ERR_INVALID_ARGUMENT;
+    sum += d;
+  }
+  for (float b : bases_of(c))
+    if (!(b > 0.0f) || std::isinf(b)) return TL_ERR_INVALID_ARGUMENT;
+  return sum == D ? TL_OK : TL_ERR_SHAPE;
+}
+
+// Positions of a [frames, rows, cols] raster (what a video DiT feeds), or
+// scattered ones, negative included; |p| f_max <= 2^24 on every axis.
+std::vector<int32_t> make_positions(Rng& rng, int64_t T, int64_t n_axes, const std::vector<double>& limit) {
+  std::vector<int32_t> pos(static_cast<size_t>(T * n_axes));
+  const bool raster = rng.chance(0.6);
+  std::vector<int64_t> extent(static_cast<size_t>(n_axes)), start(static_cast<size_t>(n_axes));
+  for (int64_t a = 0; a < n_axes; ++a) {
+    extent[a] = rng.range(1, 4);
+    start[a] = rng.chance(0.7) ? 0 : rng.range(0, std::min<int64_t>(1000, static_cast<int64_t>(limit[a])));
+  }
+  for (int64_t t = 0; t < T; ++t) {
+    int64_t rest = t;
+    for (int64_t a = n_axes - 1; a >= 0; --a) {
+      int64_t p;
+      if (raster) {
+        p = start[a] + rest % extent[a];
+        rest /= extent[a];
+      } else {
+        const int64_t lim = static_cast<int64_t>(limit[a]);
+        const double u = rng.unit();
+        p = u < 0.2 ? 0 : u < 0.6 ? rng.range(-64, 64) : rng.range(-lim, lim);
+      }
+      pos[t * n_axes + a] = static_cast<int32_t>(std::clamp<int64_t>(p, -int64_t(limit[a]), int64_t(limit[a])));
+    }
+  }
+  return pos;
+}
+
+std::string make_invalid(Rng& rng, Case& c) {
+  const int64_t n = c.iparam("n_axes"), a = rng.range(0, n - 1);
+  const std::string dim = "dim" + std::to_string(a), base = "base" + std::to_string(a);
+  switch (rng.range(0, 5)) {
+    case 0: c.params[dim] = c.param(dim) - 1; c.params["D"] = c.param("D") - 1; return "bad: odd axis width";
+    case 1: c.params["D"] = c.param("D") + 2; return "bad: widths sum below D";
+    case 2: c.params[base] = double(bad_positive(rng)); return "bad: " + base + " = " + str(c.param(base));
+    case 3: c.params["n_axes"] = rng.chance(0.5) ? 0 : TL_ROPE_MAX_AXES + 1; return "bad: n_axes";
+    case 4: c.params["layout"] = 2; return "bad: layout";
+    default: c.params[dim] = 0; return "bad: axis width 0";
+  }
+}
+
+Case make(Rng& rng, int64_t index, int64_t edges) {
+  const int64_t axes_options[] = {1, 2, 3, 3, 3, 4};
+  const int64_t n_axes = rng.pick(axes_options);
+  std::vector<int64_t> dims(static_cast<size_t>(n_axes));
+  for (auto& d : dims) d = 2 * rng.range(1, 24);
+  if (index < edges) dims[0] = 2 * std::min<int64_t>(edge_sizes()[static_cast<size_t>(index)], 128);
+  int64_t D = 0;
+  for (int64_t d : dims) D += d;
+  std::vector<float> bases(static_cast<size_t>(n_axes));
+  const bool shared = rng.chance(0.4);  // Flux: one theta; others differ per axis
+  for (auto& b : bases) b = shared && &b != &bases[0] ? bases[0] : pick_base(rng);
+  std::vector<double> limit(static_cast<size_t>(n_axes));
+  for (int64_t a = 0; a < n_axes; ++a) limit[a] = std::min(kMaxAngle / largest_frequency(bases[a], dims[a]), 2e9);
+  const int64_t T = rng.chance(0.04) ? 0 : rng.range(1, 24), H = rng.range(1, 3);
+  const int layout = static_cast<int>(rng.range(0, 1));
+  const ValueClass vc = rotated_class(rng);
+  const bool in_place = rng.chance(0.3);
+
+  Case c;
+  c.params = {{"T", double(T)}, {"H", double(H)}, {"D", double(D)}, {"n_axes", double(n_axes)},
+              {"layout", double(layout)}};
+  std::string label = "T=" + std::to_string(T) + " H=" + std::to_string(H) + " dims=[";
+  for (int64_t a = 0; a < n_axes; ++a) {
+    c.params["dim" + std::to_string(a)] = double(dims[a]);
+    c.params["base" + std::to_string(a)] = double(bases[a]);
+    label += (a ? "," : "") + std::to_string(dims[a]) + "@" + str(bases[a]);
+  }
+  c.args.push_back({"x", Access::in, Tensor::of_f32({T, H, D}, make_values(rng, vc, T * H * D, kRotatedMaxAbs))});
+  c.args.push_back({"pos", Access::in, Tensor::of_i32({T, n_axes}, make_positions(rng, T, n_axes, limit))});
+  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {T, H, D}), Match::tolerance, in_place ? "x" : ""});
+  c.args.push_back(status_arg());
+  c.label = label + "]" + (layout ? " interleaved" : " neox") + " x=" + std::string(value_class_name(vc)) +
+            (in_place ? " y==x" : "");
+  if (index >= edges && rng.chance(0.1)) c.label += " " + make_invalid(rng, c);
+  return c;
+}
+
+Oracle oracle(const Case& c) {
+  if (tl_status s = expected_status(c)) return refused(s);
+  const int64_t T = c.iparam("T"), H = c.iparam("H"), D = c.iparam("D"), n = c.iparam("n_axes");
+  const int layout = static_cast<int>(c.iparam("layout"));
+  const auto dims = dims_of(c);
+  const auto bases = bases_of(c);
+  const float* x = c.in("x").f32();
+  Expected e;
+  e.value.resize(static_cast<size_t>(T * H * D));
+  reference::multi_axis_rope<double>(x, e.value.data(), c.in("pos").i32(), T, H, D, n, dims.data(), bases.data(),
+                                     layout);
+  // cos and sin rounded to f32 err by 2^-25 absolutely, whatever the angle:
+  // a rotated member is judged against its pair's |a| + |b|.
+  e.scale.resize(e.value.size());
+  for (int64_t k = 0; k < T * H; ++k) {
+    int64_t offset = k * D;
+    for (int64_t a = 0; a < n; ++a) {
+      for (int64_t j = 0; j < dims[a] / 2; ++j) {
+        int64_t ia, ib;
+        reference::pos_pair(layout, offset, dims[a], j, &ia, &ib);
+        e.scale[ia] = e.scale[ib] = std::fabs(double(x[ia])) + std::fabs(double(x[ib]));
+      }
+      offset += dims[a];
+    }
+  }
+  return {{"status", status_expected(TL_OK)}, {"y", e}};
+}
+
+}  // namespace
+
+std::vector<OpSpec> pos_multi_axis_rope() {
+  OpSpec op;
+  op.name = "MultiAxisRope";
+  op.group = "pos";
+  op.symbol = "tl_multi_axis_rope_f32";
+  op.scalar = reinterpret_cast<void*>(&scalar::multi_axis_rope_f32);
+  op.summary = "Rope per sub-range of head_dim ([t, h, w] for a video DiT), each axis with its own position and "
+               "base; y == x allowed";
+  op.params = {{"T, H", ">= 0"}, {"n_axes", "1 .. 8"}, {"axis_dims[a]", "even, >= 2, summing to D"},
+               {"axis_bases[a]", "finite, > 0"}, {"pos[t, a]", "any int32"}, {"layout", "0 NeoX | 1 interleaved"}};
+  op.domain = "raster grids and scattered positions (negative too) with |p| f_max <= 2^24 per axis; |x| <= 1e37; "
+              "1 case in 10 has a bad argument";
+  op.status = "status";
+  op.edge_cases = static_cast<int64_t>(edge_sizes().size());
+  op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make(rng, i, edges); };
+  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
+    // The arrays as the caller has them; room for a bad n_axes too.
+    std::vector<int64_t> dims(TL_ROPE_MAX_AXES + 2, 2);
+    std::vector<float> bases(TL_ROPE_MAX_AXES + 2, 10000.0f);
+    for (int64_t a = 0; a < c.iparam("n_axes") && a < TL_ROPE_MAX_AXES; ++a) {
+      dims[a] = c.iparam("dim" + std::to_string(a));
+      bases[a] = static_cast<float>(c.param("base" + std::to_string(a)));
+    }
+    *p.i32("status") = reinterpret_cast<decltype(&tl_multi_axis_rope_f32)>(fn)(
+        p.f32("x"), p.f32("y"), p.i32("pos"), c.iparam("T"), c.iparam("H"), c.iparam("D"), c.iparam("n_axes"),
+        dims.data(), bases.data(), static_cast<int>(c.iparam("layout")));
+  };
+  op.oracle = oracle;
+  return {op};
+}
+
+}  // namespace konform::ops

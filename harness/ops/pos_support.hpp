@@ -1,0 +1,67 @@
+// What the declarations of the position ops share (pos_rope.cpp,
+// pos_multi_axis_rope.cpp, pos_sinusoidal_embed.cpp, pos_embed.cpp,
+// pos_relative_embedding.cpp): the status output, the value classes of rotated
+// data, and the scale of a rotated pair.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "konform/op.hpp"
+#include "konform/values.hpp"
+#include "tinyllm/pos.h"
+
+namespace konform::ops::pos {
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+// The status output every position op declares; the oracle's value for it.
+inline Arg status_arg() { return {"status", Access::out, Tensor::zeros(DType::i32, {1}), Match::exact}; }
+inline Expected status_expected(tl_status s) { return {{static_cast<double>(s)}, {0.0}}; }
+
+// A refused call: only the status is compared.
+inline Oracle refused(tl_status s) { return {{"status", status_expected(s)}}; }
+
+// |x| <= 1e37 keeps |a c| + |b s| below FLT_MAX / 4: no correct order of the
+// rotation's products and sum overflows where the exact result does not.
+constexpr double kRotatedMaxAbs = 1e37;
+
+inline ValueClass rotated_class(Rng& rng) {
+  const ValueClass classes[] = {ValueClass::normal, ValueClass::normal,    ValueClass::wide,
+                                ValueClass::huge,   ValueClass::ties,      ValueClass::zeros,
+                                ValueClass::tiny,   ValueClass::subnormal, ValueClass::specials};
+  return rng.pick(classes);
+}
+
+// rope_theta values of real models, then the spec's extremes (permitted,
+// warned about by tl_rope_base_is_extreme).
+inline float pick_base(Rng& rng) {
+  const float bases[] = {10000.0f, 10000.0f, 500000.0f, 1000000.0f, 100.0f, 1.0f, 2.5f, 1e9f, 75000.0f, 1e10f, 0.5f};
+  return rng.pick(bases);
+}
+
+// The largest frequency of a rotary range of width `width`: 1 for base >= 1,
+// base^(-(width-2)/width) below. The checked domain keeps every angle
+// p * f_j <= 2^24, where a double angle still holds f32 resolution.
+inline double largest_frequency(float base, int64_t width) {
+  return base >= 1.0f ? 1.0 : std::pow(double(base), -double(width - 2) / double(width));
+}
+constexpr double kMaxAngle = 16777216.0;  // 2^24
+
+// A bad float parameter: zero, negative, NaN or infinite.
+inline float bad_positive(Rng& rng) {
+  const float bad[] = {0.0f, -0.0f, -1.0f, -10000.0f, kNaN, kInf, -kInf};
+  return rng.pick(bad);
+}
+
+inline std::string str(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+}  // namespace konform::ops::pos

@@ -1,0 +1,60 @@
+#include "scalar/pos.hpp"
+
+#include "impl/common/pos_args.hpp"
+#include "konform/reference/pos.hpp"
+
+namespace konform::scalar {
+namespace ref = konform::reference;
+namespace check = konform::impl::pos_args;
+
+tl_status rope_cache_f32(float* cache, int64_t max_seq, int64_t rot_dim, float base) {
+  if (tl_status s = check::rope_cache(max_seq, rot_dim, base)) return s;
+  ref::rope_cache<float>(cache, max_seq, rot_dim, base);
+  return TL_OK;
+}
+
+// y == x is allowed: the template reads both members of a pair before it
+// writes either, and copies the tail onto itself.
+tl_status rope_apply_f32(const float* x, float* y, const int32_t* pos, int64_t T, int64_t H, int64_t D,
+                         int64_t rot_dim, const float* cache, int64_t max_seq, int layout) {
+  if (tl_status s = check::rope_apply(pos, T, H, D, rot_dim, max_seq, layout)) return s;
+  ref::rope_apply<float>(x, y, pos, T, H, D, rot_dim, cache, layout);
+  return TL_OK;
+}
+
+tl_status multi_axis_rope_f32(const float* x, float* y, const int32_t* pos, int64_t T, int64_t H, int64_t D,
+                              int64_t n_axes, const int64_t* axis_dims, const float* axis_bases, int layout) {
+  if (tl_status s = check::multi_axis_rope(T, H, D, n_axes, axis_dims, axis_bases, layout)) return s;
+  ref::multi_axis_rope<float>(x, y, pos, T, H, D, n_axes, axis_dims, axis_bases, layout);
+  return TL_OK;
+}
+
+tl_status sinusoidal_embed_f32(const float* t, float* y, int64_t n, int64_t dim, float max_period, float freq_shift,
+                               int layout) {
+  if (tl_status s = check::sinusoidal_embed(n, dim, max_period, freq_shift, layout)) return s;
+  ref::sinusoidal_embed<float>(t, y, n, dim, max_period, freq_shift, layout);
+  return TL_OK;
+}
+
+tl_status token_embed_f32(const float* table, const int32_t* ids, float* out, int64_t n, int64_t vocab, int64_t d) {
+  if (tl_status s = check::token_embed(ids, n, vocab, d)) return s;
+  ref::gather_rows<float>(table, ids, out, n, d);
+  return TL_OK;
+}
+
+tl_status pos_embed_f32(const float* table, const int32_t* pos, float* out, int64_t n, int64_t max_pos, int64_t d) {
+  if (tl_status s = check::pos_embed(pos, n, max_pos, d)) return s;
+  ref::gather_rows<float>(table, pos, out, n, d);
+  return TL_OK;
+}
+
+tl_status relative_pos_embedding_f32(const float* table, const int32_t* q_pos, const int32_t* k_pos, float* bias,
+                                     int64_t Lq, int64_t Lk, int64_t H, int64_t num_buckets, int64_t max_distance,
+                                     int bidirectional) {
+  if (tl_status s = check::relative_pos_embedding(Lq, Lk, H, num_buckets, max_distance, bidirectional)) return s;
+  ref::relative_pos_embedding<float>(table, q_pos, k_pos, bias, Lq, Lk, H, num_buckets, max_distance,
+                                     bidirectional != 0);
+  return TL_OK;
+}
+
+}  // namespace konform::scalar

@@ -1,0 +1,95 @@
+// libtl_kernels: the position-encoding ops of tinyllm/pos.h, compiled once per
+// Highway target (foreach_target) and chosen at run time. Each exported
+// function validates its arguments (impl/common/pos_args.hpp) before it
+// dispatches, so a refused call writes nothing on every target.
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "impl/simd/pos_simd.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+
+#include "hwy/highway.h"
+#include "impl/simd/pos_embed-inl.h"
+#include "impl/simd/pos_rope-inl.h"
+
+#if HWY_ONCE
+#include <cstring>
+
+#include "impl/common/pos_args.hpp"
+#include "tinyllm/pos.h"
+
+namespace konform::simd {
+
+HWY_EXPORT(RopeCache);
+HWY_EXPORT(RopeApply);
+HWY_EXPORT(MultiAxisRope);
+HWY_EXPORT(SinusoidalEmbed);
+HWY_EXPORT(RelativePosEmbedding);
+
+// Rows copied with glibc's memcpy, itself dispatched on the CPU: bits,
+// NaN payloads included, which is the contract.
+void GatherRows(const float* table, const int32_t* index, float* out, int64_t n, int64_t d) {
+  const size_t row_bytes = static_cast<size_t>(d) * sizeof(float);
+  for (int64_t i = 0; i < n; ++i) std::memcpy(out + i * d, table + int64_t(index[i]) * d, row_bytes);
+}
+
+}  // namespace konform::simd
+
+namespace ks = konform::simd;
+namespace check = konform::impl::pos_args;
+
+extern "C" {
+
+tl_status tl_rope_cache_f32(float* cache, int64_t max_seq, int64_t rot_dim, float base) {
+  if (tl_status s = check::rope_cache(max_seq, rot_dim, base)) return s;
+  HWY_DYNAMIC_DISPATCH(ks::RopeCache)(cache, max_seq, rot_dim, base);
+  return TL_OK;
+}
+
+int tl_rope_base_is_extreme(float base) { return !(base >= 1.0f && base <= 1e9f); }
+
+tl_status tl_rope_apply_f32(const float* x, float* y, const int32_t* pos, int64_t T, int64_t H, int64_t D,
+                            int64_t rot_dim, const float* cache, int64_t max_seq, int layout) {
+  if (tl_status s = check::rope_apply(pos, T, H, D, rot_dim, max_seq, layout)) return s;
+  HWY_DYNAMIC_DISPATCH(ks::RopeApply)(x, y, pos, T, H, D, rot_dim, cache, layout);
+  return TL_OK;
+}
+
+tl_status tl_multi_axis_rope_f32(const float* x, float* y, const int32_t* pos, int64_t T, int64_t H, int64_t D,
+                                 int64_t n_axes, const int64_t* axis_dims, const float* axis_bases, int layout) {
+  if (tl_status s = check::multi_axis_rope(T, H, D, n_axes, axis_dims, axis_bases, layout)) return s;
+  HWY_DYNAMIC_DISPATCH(ks::MultiAxisRope)(x, y, pos, T, H, D, n_axes, axis_dims, axis_bases, layout);
+  return TL_OK;
+}
+
+tl_status tl_sinusoidal_embed_f32(const float* t, float* y, int64_t n, int64_t dim, float max_period,
+                                  float freq_shift, int layout) {
+  if (tl_status s = check::sinusoidal_embed(n, dim, max_period, freq_shift, layout)) return s;
+  HWY_DYNAMIC_DISPATCH(ks::SinusoidalEmbed)(t, y, n, dim, max_period, freq_shift, layout);
+  return TL_OK;
+}
+
+tl_status tl_token_embed_f32(const float* table, const int32_t* ids, float* out, int64_t n, int64_t vocab,
+                             int64_t d) {
+  if (tl_status s = check::token_embed(ids, n, vocab, d)) return s;
+  ks::GatherRows(table, ids, out, n, d);
+  return TL_OK;
+}
+
+tl_status tl_pos_embed_f32(const float* table, const int32_t* pos, float* out, int64_t n, int64_t max_pos,
+                           int64_t d) {
+  if (tl_status s = check::pos_embed(pos, n, max_pos, d)) return s;
+  ks::GatherRows(table, pos, out, n, d);
+  return TL_OK;
+}
+
+tl_status tl_relative_pos_embedding_f32(const float* table, const int32_t* q_pos, const int32_t* k_pos, float* bias,
+                                        int64_t Lq, int64_t Lk, int64_t H, int64_t num_buckets,
+                                        int64_t max_distance, int bidirectional) {
+  if (tl_status s = check::relative_pos_embedding(Lq, Lk, H, num_buckets, max_distance, bidirectional)) return s;
+  HWY_DYNAMIC_DISPATCH(ks::RelativePosEmbedding)(table, q_pos, k_pos, bias, Lq, Lk, H, num_buckets, max_distance,
+                                                  bidirectional);
+  return TL_OK;
+}
+
+}  // extern "C"
+#endif  // HWY_ONCE
