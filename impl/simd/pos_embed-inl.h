@@ -8,6 +8,7 @@
 #define KONFORM_SIMD_POS_EMBED_INL_H_
 #endif
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -48,6 +49,30 @@ inline void SinusoidalEmbed(const float* t, float* y, int64_t n, int64_t dim, fl
   }
 }
 
+// Keys at consecutive positions (T5's arange, with any queries): row (h, i)
+// of the bias is a window of one row of values per head, V_h[r] =
+// table[bucket(r), h] over the offsets r = k - q the call meets, so every
+// output row is a copy. False (nothing written) when the keys are not
+// consecutive or the offsets span too far for the window to pay.
+inline bool ConsecutiveWindows(const float* table, const int32_t* q_pos, const int32_t* k_pos, float* bias,
+                               int64_t Lq, int64_t Lk, int64_t H, const impl::T5Buckets& bucket) {
+  for (int64_t j = 1; j < Lk; ++j)
+    if (int64_t(k_pos[j]) != int64_t(k_pos[j - 1]) + 1) return false;
+  const auto [qmin, qmax] = std::minmax_element(q_pos, q_pos + Lq);
+  const int64_t k0 = k_pos[0], rmin = k0 - *qmax, rmax = k0 + Lk - 1 - *qmin, span = rmax - rmin + 1;
+  if (span > 2 * (Lq + Lk) + 64) return false;
+  std::vector<float> window(static_cast<size_t>(H * span));
+  for (int64_t r = rmin; r <= rmax; ++r) {
+    const int64_t b = bucket(r);
+    for (int64_t h = 0; h < H; ++h) window[h * span + (r - rmin)] = table[b * H + h];
+  }
+  for (int64_t h = 0; h < H; ++h)
+    for (int64_t i = 0; i < Lq; ++i)
+      std::memcpy(bias + (h * Lq + i) * Lk, window.data() + h * span + (k0 - q_pos[i] - rmin),
+                  static_cast<size_t>(Lk) * sizeof(float));
+  return true;
+}
+
 // bias[h, i, :] for every head h: the row's buckets once (table offsets
 // bucket * H), then one gather per head.
 inline void RelativePosEmbedding(const float* table, const int32_t* q_pos, const int32_t* k_pos, float* bias,
@@ -58,6 +83,7 @@ inline void RelativePosEmbedding(const float* table, const int32_t* q_pos, const
   const hn::RebindToSigned<decltype(d)> di;
   const size_t N = hn::Lanes(d);
   const impl::T5Buckets bucket(num_buckets, max_distance, bidirectional != 0);
+  if (ConsecutiveWindows(table, q_pos, k_pos, bias, Lq, Lk, H, bucket)) return;
   // Distances below the last threshold through a table, the rest share the
   // last bucket of their side.
   const int64_t near = HWY_MIN(bucket.last_threshold(), int64_t{1} << 16);

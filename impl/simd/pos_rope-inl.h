@@ -117,79 +117,111 @@ inline void PrefetchRowsAhead(const float* x, int64_t row, int64_t rows, int64_t
     for (int64_t k = 0; k < D; k += 16) hwy::Prefetch(x + (row + kAhead) * D + k);
 }
 
+// Calls fn(d) with the widest float tag whose lane count divides g: a head's
+// pair ranges then need no partial vectors (masked or through a buffer),
+// which cost more than the narrower vectors (NeoX halves of 24 ran at 60% of
+// the speed of halves of 32 on AVX3). Full width, with tails, if none does.
+template <class Fn>
+HWY_INLINE void WithLanesDividing(size_t g, const Fn& fn) {
+  const hn::ScalableTag<float> d;
+  const hn::CappedTag<float, 8> d8;
+  const hn::CappedTag<float, 4> d4;
+  if (g % hn::Lanes(d) == 0) return fn(d);
+  if (g % hn::Lanes(d8) == 0) return fn(d8);
+  if (g % hn::Lanes(d4) == 0) return fn(d4);
+  fn(d);
+}
+
+inline size_t Gcd(size_t a, size_t b) {
+  while (b != 0) {
+    const size_t r = a % b;
+    a = b;
+    b = r;
+  }
+  return a;
+}
+
 inline void RopeApply(const float* x, float* y, const int32_t* pos, int64_t tokens, int64_t heads, int64_t D,
                       int64_t rot_dim, const float* cache, int layout) {
   if (tokens == 0 || heads == 0) return;
-  const hn::ScalableTag<float> d;
   const size_t half = static_cast<size_t>(rot_dim / 2), width = static_cast<size_t>(rot_dim);
   const size_t tail = static_cast<size_t>(D - rot_dim) * sizeof(float);
   auto expanded = hwy::AllocateAligned<float>(layout == TL_ROPE_INTERLEAVED ? 2 * width : 1);
   float* cc = expanded.get();
   float* ss = cc + width;
   const int64_t rows = tokens * heads;
-  for (int64_t t = 0; t < tokens; ++t) {
-    const float* c = cache + int64_t(pos[t]) * rot_dim;
-    const float* s = c + half;
-    if (layout == TL_ROPE_INTERLEAVED) ExpandPairs(c, s, half, cc, ss);
-    for (int64_t h = 0; h < heads; ++h) {
-      const int64_t row = t * heads + h;
-      PrefetchRowsAhead(x, row, rows, D);
-      const float* xr = x + row * D;
-      float* yr = y + row * D;
-      if (layout == TL_ROPE_NEOX) RotateNeox(d, xr, yr, half, c, s);
-      else RotateInterleaved(d, xr, yr, width, cc, ss);
-      if (tail != 0 && yr != xr) std::memcpy(yr + rot_dim, xr + rot_dim, tail);
+  WithLanesDividing(layout == TL_ROPE_NEOX ? half : width, [&](auto d) {
+    for (int64_t t = 0; t < tokens; ++t) {
+      const float* c = cache + int64_t(pos[t]) * rot_dim;
+      const float* s = c + half;
+      if (layout == TL_ROPE_INTERLEAVED) ExpandPairs(c, s, half, cc, ss);
+      for (int64_t h = 0; h < heads; ++h) {
+        const int64_t row = t * heads + h;
+        PrefetchRowsAhead(x, row, rows, D);
+        const float* xr = x + row * D;
+        float* yr = y + row * D;
+        if (layout == TL_ROPE_NEOX) RotateNeox(d, xr, yr, half, c, s);
+        else RotateInterleaved(d, xr, yr, width, cc, ss);
+        if (tail != 0 && yr != xr) std::memcpy(yr + rot_dim, xr + rot_dim, tail);
+      }
     }
-  }
+  });
 }
 
 // MultiAxisRope: per token, each axis's cos and sin are recomputed only when
 // that axis's position changed (a [t, h, w] raster changes w every token, h
-// every row, t every frame), then every head rotates sub-range by sub-range.
+// every row, t every frame). Interleaved pairs never straddle sub-ranges, so
+// a head rotates in one pass from head-wide tables; NeoX pairs rotate sub-range
+// by sub-range, with vectors that divide every half-width.
 inline void MultiAxisRope(const float* x, float* y, const int32_t* pos, int64_t tokens, int64_t heads, int64_t D,
                           int64_t n_axes, const int64_t* dims, const float* bases, int layout) {
   if (tokens == 0 || heads == 0) return;
-  const hn::ScalableTag<float> d;
   const hn::ScalableTag<double> d64;
   const size_t N64 = hn::Lanes(d64);
   size_t at[TL_ROPE_MAX_AXES + 1] = {0};  // start of axis a in the per-pair tables
-  for (int64_t a = 0; a < n_axes; ++a) at[a + 1] = at[a] + hwy::RoundUpTo(size_t(dims[a] / 2), N64);
+  int64_t offset[TL_ROPE_MAX_AXES + 1] = {0};  // and in the head
+  size_t g = 0;  // what every half-width is a multiple of
+  for (int64_t a = 0; a < n_axes; ++a) {
+    at[a + 1] = at[a] + hwy::RoundUpTo(size_t(dims[a] / 2), N64);
+    offset[a + 1] = offset[a] + dims[a];
+    g = Gcd(g, size_t(dims[a] / 2));
+  }
   const size_t total = at[n_axes];
   auto f = hwy::AllocateAligned<double>(total);
   for (int64_t a = 0; a < n_axes; ++a) {
     const auto fa = PosFrequencies(bases[a], dims[a], at[a + 1] - at[a]);
     std::memcpy(f.get() + at[a], fa.get(), (at[a + 1] - at[a]) * sizeof(double));
   }
-  auto tables = hwy::AllocateAligned<float>(6 * total);
+  auto tables = hwy::AllocateAligned<float>(2 * total + 2 * size_t(D));
   float* c = tables.get();
   float* s = c + total;
-  float* cc = s + total;      // 2 * total: interleaved expansions
-  float* ss = cc + 2 * total;
+  float* cc = s + total;  // head-wide interleaved expansion (D each)
+  float* ss = cc + D;
   int64_t last[TL_ROPE_MAX_AXES];
   for (auto& l : last) l = INT64_MIN;  // no position seen yet
   const int64_t rows = tokens * heads;
-  for (int64_t t = 0; t < tokens; ++t) {
-    for (int64_t a = 0; a < n_axes; ++a) {
-      const int64_t p = pos[t * n_axes + a];
-      if (p == last[a]) continue;
-      last[a] = p;
-      const size_t half = size_t(dims[a] / 2);
-      SinCosRow(d64, double(p), f.get() + at[a], half, s + at[a], c + at[a]);
-      if (layout == TL_ROPE_INTERLEAVED) ExpandPairs(c + at[a], s + at[a], half, cc + 2 * at[a], ss + 2 * at[a]);
-    }
-    for (int64_t h = 0; h < heads; ++h) {
-      const int64_t row = t * heads + h;
-      PrefetchRowsAhead(x, row, rows, D);
-      int64_t offset = 0;
+  WithLanesDividing(layout == TL_ROPE_NEOX ? g : size_t(D), [&](auto d) {
+    for (int64_t t = 0; t < tokens; ++t) {
       for (int64_t a = 0; a < n_axes; ++a) {
-        const float* xr = x + row * D + offset;
-        float* yr = y + row * D + offset;
-        if (layout == TL_ROPE_NEOX) RotateNeox(d, xr, yr, size_t(dims[a] / 2), c + at[a], s + at[a]);
-        else RotateInterleaved(d, xr, yr, size_t(dims[a]), cc + 2 * at[a], ss + 2 * at[a]);
-        offset += dims[a];
+        const int64_t p = pos[t * n_axes + a];
+        if (p == last[a]) continue;
+        last[a] = p;
+        const size_t half = size_t(dims[a] / 2);
+        SinCosRow(d64, double(p), f.get() + at[a], half, s + at[a], c + at[a]);
+        if (layout == TL_ROPE_INTERLEAVED) ExpandPairs(c + at[a], s + at[a], half, cc + offset[a], ss + offset[a]);
+      }
+      for (int64_t h = 0; h < heads; ++h) {
+        const int64_t row = t * heads + h;
+        PrefetchRowsAhead(x, row, rows, D);
+        if (layout == TL_ROPE_INTERLEAVED) {
+          RotateInterleaved(d, x + row * D, y + row * D, size_t(D), cc, ss);
+          continue;
+        }
+        for (int64_t a = 0; a < n_axes; ++a)
+          RotateNeox(d, x + row * D + offset[a], y + row * D + offset[a], size_t(dims[a] / 2), c + at[a], s + at[a]);
       }
     }
-  }
+  });
 }
 
 }  // namespace konform::simd::HWY_NAMESPACE
