@@ -53,15 +53,28 @@ inline bool SquaresLost(double sum_sq, size_t n) {
   return !(sum_sq < HUGE_VAL) || sum_sq < kUnderflow * static_cast<double>(n);
 }
 
-// Mean and 1 / sqrt(var + eps) of x[0, n), two passes.
+// Mean and 1 / sqrt(var + eps) of x[0, n).
+//
+// One pass first: sum(x) and sum(x^2). The mean from it is as good as a
+// two-pass mean (<= ~5 u of mean|x|). The variance sum(x^2)/n - mean^2 is
+// kept only where it cannot have cancelled: mean^2 <= var / 4, where its
+// error is <= ~10 u of var (no worse than the two-pass bound the tolerance
+// assumes); rows further from zero (and any sum that overflowed or
+// underflowed) take the second, centred pass: mean((x - mean)^2).
 struct Stats {
   float mean, inv;
 };
 template <class D>
 HWY_INLINE Stats Moments(D d, const float* x, size_t n, float eps) {
-  double sum = BlockedSum(d, n, Array{x, 0.0f}, Plain());
+  const double count = static_cast<double>(n);
+  const SumAndSquares one = BlockedSumAndSquares(d, x, n);
+  if (std::fabs(one.sum) < HUGE_VAL && !SquaresLost(one.sq, n)) {
+    const double mean = one.sum / count, var = one.sq / count - mean * mean;
+    if (mean * mean <= 0.25 * var) return {static_cast<float>(mean), InverseRoot(var * count, n, eps)};
+  }
+  double sum = one.sum;
   if (!(std::fabs(sum) < HUGE_VAL)) sum = SumDouble(x, n);  // a float partial sum overflowed
-  const float mean = static_cast<float>(sum / static_cast<double>(n));
+  const float mean = static_cast<float>(sum / count);
   double sq = BlockedSum(d, n, Array{x, mean}, CentredSquare{mean});
   if (SquaresLost(sq, n)) sq = SquaresDouble(x, n, mean);
   return {mean, InverseRoot(sq, n, eps)};
@@ -142,6 +155,49 @@ HWY_INLINE void NormalizeRange(D d, const float* x, float* y, size_t n, Stats s,
   Backwards(d, n, Normalize<Affine>{x, y, s, affine});
 }
 
+// Two rows at once, sharing each load of the gain (and bias): the per-element
+// operations are those of ScaleByGain and Normalize<GainBias>, so a row's bits
+// do not depend on whether it was paired. Halves the gain traffic, which
+// otherwise streams from L2 once per row.
+struct ScaleByGainPair {
+  const float *x0, *x1, *g;
+  float *y0, *y1;
+  float inv0, inv1;
+  template <class D>
+  HWY_INLINE void Full(D d, size_t i) const {
+    const auto gv = hn::LoadU(d, g + i);
+    hn::StoreU(hn::Mul(hn::Mul(hn::LoadU(d, x0 + i), hn::Set(d, inv0)), gv), d, y0 + i);
+    hn::StoreU(hn::Mul(hn::Mul(hn::LoadU(d, x1 + i), hn::Set(d, inv1)), gv), d, y1 + i);
+  }
+  template <class D>
+  HWY_INLINE void Part(D d, size_t i, size_t m) const {
+    const auto gv = LoadHead(d, g + i, m);
+    StoreHead(hn::Mul(hn::Mul(LoadHead(d, x0 + i, m), hn::Set(d, inv0)), gv), d, y0 + i, m);
+    StoreHead(hn::Mul(hn::Mul(LoadHead(d, x1 + i, m), hn::Set(d, inv1)), gv), d, y1 + i, m);
+  }
+};
+struct NormalizePair {
+  const float *x0, *x1, *g, *b;
+  float *y0, *y1;
+  Stats s0, s1;
+  template <class D>
+  HWY_INLINE void Full(D d, size_t i) const {
+    const auto gv = hn::LoadU(d, g + i), bv = hn::LoadU(d, b + i);
+    const auto t0 = hn::Mul(hn::Sub(hn::LoadU(d, x0 + i), hn::Set(d, s0.mean)), hn::Set(d, s0.inv));
+    const auto t1 = hn::Mul(hn::Sub(hn::LoadU(d, x1 + i), hn::Set(d, s1.mean)), hn::Set(d, s1.inv));
+    hn::StoreU(hn::MulAdd(t0, gv, bv), d, y0 + i);
+    hn::StoreU(hn::MulAdd(t1, gv, bv), d, y1 + i);
+  }
+  template <class D>
+  HWY_INLINE void Part(D d, size_t i, size_t m) const {
+    const auto gv = LoadHead(d, g + i, m), bv = LoadHead(d, b + i, m);
+    const auto t0 = hn::Mul(hn::Sub(LoadHead(d, x0 + i, m), hn::Set(d, s0.mean)), hn::Set(d, s0.inv));
+    const auto t1 = hn::Mul(hn::Sub(LoadHead(d, x1 + i, m), hn::Set(d, s1.mean)), hn::Set(d, s1.inv));
+    StoreHead(hn::MulAdd(t0, gv, bv), d, y0 + i, m);
+    StoreHead(hn::MulAdd(t1, gv, bv), d, y1 + i, m);
+  }
+};
+
 // x + skip, stored to sum as it is summed (FusedSkipNorm's first pass).
 struct SkipSum {
   const float *x, *skip;
@@ -202,11 +258,12 @@ struct RunningStats {
 
 // ---------------------------------------------------------------- rows
 
+// 1 / sqrt(mean(x^2) + eps) of x[0, n).
 template <class D>
-HWY_INLINE void RmsRow(D d, const float* x, const float* g, float* y, size_t n, float eps) {
+HWY_INLINE float RmsInverse(D d, const float* x, size_t n, float eps) {
   double sq = BlockedSum(d, n, Array{x, 0.0f}, Square());
   if (SquaresLost(sq, n)) sq = SquaresDouble(x, n, 0.0);
-  Backwards(d, n, ScaleByGain{x, g, y, InverseRoot(sq, n, eps)});
+  return InverseRoot(sq, n, eps);
 }
 
 template <class D>
@@ -222,16 +279,30 @@ HWY_INLINE void SkipRow(D d, const float* x, const float* skip, const float* g, 
 // ---------------------------------------------------------------- the ops
 // Exported through HWY_EXPORT in norm_simd.cpp.
 
+// Rows in pairs sharing the gain's loads (see ScaleByGainPair), the odd one
+// out alone: the same operations per element either way.
 inline void NormRms(const float* x, const float* g, float* y, int64_t rows, int64_t d, float eps) {
   const hn::ScalableTag<float> df;
   const size_t n = static_cast<size_t>(d);
-  for (int64_t r = 0; r < rows; ++r) norm::RmsRow(df, x + r * d, g, y + r * d, n, eps);
+  int64_t r = 0;
+  for (; r + 2 <= rows; r += 2) {
+    const float *x0 = x + r * d, *x1 = x0 + d;
+    const float inv0 = norm::RmsInverse(df, x0, n, eps), inv1 = norm::RmsInverse(df, x1, n, eps);
+    norm::Backwards(df, n, norm::ScaleByGainPair{x0, x1, g, y + r * d, y + (r + 1) * d, inv0, inv1});
+  }
+  if (r < rows) norm::Backwards(df, n, norm::ScaleByGain{x + r * d, g, y + r * d, norm::RmsInverse(df, x + r * d, n, eps)});
 }
 
 inline void NormLayer(const float* x, const float* g, const float* b, float* y, int64_t rows, int64_t d, float eps) {
   const hn::ScalableTag<float> df;
   const size_t n = static_cast<size_t>(d);
-  for (int64_t r = 0; r < rows; ++r) {
+  int64_t r = 0;
+  for (; r + 2 <= rows; r += 2) {
+    const float *x0 = x + r * d, *x1 = x0 + d;
+    const norm::Stats s0 = norm::Moments(df, x0, n, eps), s1 = norm::Moments(df, x1, n, eps);
+    norm::Backwards(df, n, norm::NormalizePair{x0, x1, g, b, y + r * d, y + (r + 1) * d, s0, s1});
+  }
+  if (r < rows) {
     const norm::Stats s = norm::Moments(df, x + r * d, n, eps);
     norm::NormalizeRange(df, x + r * d, y + r * d, n, s, norm::GainBias{g, b});
   }

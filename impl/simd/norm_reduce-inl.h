@@ -2,10 +2,11 @@
 // order fixed by its length and the target alone, and the passes that apply
 // a row's statistics.
 //
-// Sum order: blocks of 16 vectors are summed in float by four accumulators
-// (each lane adds four terms, then two pairwise adds: a relative error of at
-// most ~5 u of the sum of |terms| of the block, whatever n is), and each
-// block's partial sums are added in double. The order depends on n alone, so
+// Sum order: blocks of 16 vectors are summed in float by eight accumulators
+// (each lane adds two terms, then three pairwise adds: a relative error of at
+// most ~4 u of the sum of |terms| of the block, whatever n is), and each
+// block's partial sums are added in double. Eight independent chains keep
+// two FMA pipes busy through their four-cycle latency. The order depends on n alone, so
 // a row's bits never depend on how many rows share the call.
 
 #if defined(KONFORM_SIMD_NORM_REDUCE_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -57,30 +58,94 @@ HWY_INLINE double BlockedSum(D d, size_t n, const Source& source, const Term& te
   auto acc = hn::Zero(dd);
   size_t i = 0;
   for (; i + 16 * N <= n; i += 16 * N) {
-    auto a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
-    for (size_t j = i; j < i + 16 * N; j += 4 * N) {
-      a0 = term(d, source.Full(d, j), a0);
-      a1 = term(d, source.Full(d, j + N), a1);
-      a2 = term(d, source.Full(d, j + 2 * N), a2);
-      a3 = term(d, source.Full(d, j + 3 * N), a3);
-    }
-    acc = AddBlock(d, hn::Add(hn::Add(a0, a1), hn::Add(a2, a3)), acc);
+    auto a0 = term(d, source.Full(d, i), hn::Zero(d)), a1 = term(d, source.Full(d, i + N), hn::Zero(d));
+    auto a2 = term(d, source.Full(d, i + 2 * N), hn::Zero(d)), a3 = term(d, source.Full(d, i + 3 * N), hn::Zero(d));
+    auto a4 = term(d, source.Full(d, i + 4 * N), hn::Zero(d)), a5 = term(d, source.Full(d, i + 5 * N), hn::Zero(d));
+    auto a6 = term(d, source.Full(d, i + 6 * N), hn::Zero(d)), a7 = term(d, source.Full(d, i + 7 * N), hn::Zero(d));
+    a0 = term(d, source.Full(d, i + 8 * N), a0);
+    a1 = term(d, source.Full(d, i + 9 * N), a1);
+    a2 = term(d, source.Full(d, i + 10 * N), a2);
+    a3 = term(d, source.Full(d, i + 11 * N), a3);
+    a4 = term(d, source.Full(d, i + 12 * N), a4);
+    a5 = term(d, source.Full(d, i + 13 * N), a5);
+    a6 = term(d, source.Full(d, i + 14 * N), a6);
+    a7 = term(d, source.Full(d, i + 15 * N), a7);
+    acc = AddBlock(d, hn::Add(hn::Add(hn::Add(a0, a1), hn::Add(a2, a3)), hn::Add(hn::Add(a4, a5), hn::Add(a6, a7))),
+                   acc);
   }
-  if (i < n) {  // the last, partial block: same accumulators, same bound
+  if (i < n) {  // the last, partial block: each accumulator adds at most two terms, as above
     auto a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
-    for (; i + 4 * N <= n; i += 4 * N) {
+    auto a4 = hn::Zero(d), a5 = hn::Zero(d), a6 = hn::Zero(d), a7 = hn::Zero(d);
+    if (i + 8 * N <= n) {
       a0 = term(d, source.Full(d, i), a0);
       a1 = term(d, source.Full(d, i + N), a1);
       a2 = term(d, source.Full(d, i + 2 * N), a2);
       a3 = term(d, source.Full(d, i + 3 * N), a3);
+      a4 = term(d, source.Full(d, i + 4 * N), a4);
+      a5 = term(d, source.Full(d, i + 5 * N), a5);
+      a6 = term(d, source.Full(d, i + 6 * N), a6);
+      a7 = term(d, source.Full(d, i + 7 * N), a7);
+      i += 8 * N;
     }
+    // At most seven whole vectors and a partial one are left.
     if (i + N <= n) a0 = term(d, source.Full(d, i), a0), i += N;
     if (i + N <= n) a1 = term(d, source.Full(d, i), a1), i += N;
     if (i + N <= n) a2 = term(d, source.Full(d, i), a2), i += N;
-    if (i < n) a3 = term(d, source.Part(d, i, n - i), a3);
-    acc = AddBlock(d, hn::Add(hn::Add(a0, a1), hn::Add(a2, a3)), acc);
+    if (i + N <= n) a3 = term(d, source.Full(d, i), a3), i += N;
+    if (i + N <= n) a4 = term(d, source.Full(d, i), a4), i += N;
+    if (i + N <= n) a5 = term(d, source.Full(d, i), a5), i += N;
+    if (i + N <= n) a6 = term(d, source.Full(d, i), a6), i += N;
+    if (i < n) a7 = term(d, source.Part(d, i, n - i), a7);
+    acc = AddBlock(d, hn::Add(hn::Add(hn::Add(a0, a1), hn::Add(a2, a3)), hn::Add(hn::Add(a4, a5), hn::Add(a6, a7))),
+                   acc);
   }
   return hn::GetLane(hn::SumOfLanes(dd, acc));
+}
+
+// Sum of x and sum of x^2 over x[0, n) in one traversal, in the order of
+// BlockedSum with four accumulators of each (each lane adds four terms per
+// block, then two pairwise adds: <= ~5 u of the sums of |terms|).
+struct SumAndSquares {
+  double sum, sq;
+};
+template <class D>
+HWY_INLINE SumAndSquares BlockedSumAndSquares(D d, const float* x, size_t n) {
+  const size_t N = hn::Lanes(d);
+  const DoubleTag<D> dd;
+  auto acc_s = hn::Zero(dd), acc_q = hn::Zero(dd);
+  size_t i = 0;
+  while (i < n) {
+    auto s0 = hn::Zero(d), s1 = hn::Zero(d), s2 = hn::Zero(d), s3 = hn::Zero(d);
+    auto q0 = hn::Zero(d), q1 = hn::Zero(d), q2 = hn::Zero(d), q3 = hn::Zero(d);
+    const size_t end = i + 16 * N <= n ? i + 16 * N : n;  // one block, or the partial last one
+    for (; i + 4 * N <= end; i += 4 * N) {
+      const auto v0 = hn::LoadU(d, x + i), v1 = hn::LoadU(d, x + i + N);
+      const auto v2 = hn::LoadU(d, x + i + 2 * N), v3 = hn::LoadU(d, x + i + 3 * N);
+      s0 = hn::Add(s0, v0), q0 = hn::MulAdd(v0, v0, q0);
+      s1 = hn::Add(s1, v1), q1 = hn::MulAdd(v1, v1, q1);
+      s2 = hn::Add(s2, v2), q2 = hn::MulAdd(v2, v2, q2);
+      s3 = hn::Add(s3, v3), q3 = hn::MulAdd(v3, v3, q3);
+    }
+    if (i + N <= end) {
+      const auto v = hn::LoadU(d, x + i);
+      s0 = hn::Add(s0, v), q0 = hn::MulAdd(v, v, q0), i += N;
+    }
+    if (i + N <= end) {
+      const auto v = hn::LoadU(d, x + i);
+      s1 = hn::Add(s1, v), q1 = hn::MulAdd(v, v, q1), i += N;
+    }
+    if (i + N <= end) {
+      const auto v = hn::LoadU(d, x + i);
+      s2 = hn::Add(s2, v), q2 = hn::MulAdd(v, v, q2), i += N;
+    }
+    if (i < end) {
+      const auto v = LoadHead(d, x + i, end - i);
+      s3 = hn::Add(s3, v), q3 = hn::MulAdd(v, v, q3), i = end;
+    }
+    acc_s = AddBlock(d, hn::Add(hn::Add(s0, s1), hn::Add(s2, s3)), acc_s);
+    acc_q = AddBlock(d, hn::Add(hn::Add(q0, q1), hn::Add(q2, q3)), acc_q);
+  }
+  return {hn::GetLane(hn::SumOfLanes(dd, acc_s)), hn::GetLane(hn::SumOfLanes(dd, acc_q))};
 }
 
 // The terms.
