@@ -65,7 +65,7 @@ std::set<Relation> relations_of(int64_t dim, const Case& c) {
 }
 
 Shape learn(const OpSpec& op) {
-  constexpr int kSamples = 160;
+  constexpr int kSamples = 96;
   Shape s;
   for (int i = 0; i < kSamples; ++i) {
     Rng rng(case_seed(0x5EED, op.name, i));
@@ -121,6 +121,9 @@ std::string check_case_shape(const OpSpec& op, const Case& c) {
     if (!as.match.count(a.match)) return where + ": this match rule is not the one " + op.name + " uses for it";
     if (!as.dtype.count(a.value.dtype)) return where + ": dtype " + std::string(dtype_name(a.value.dtype)) + " is not the op's";
     if (!as.alias_of.count(a.alias_of)) return where + ": " + op.name + " never aliases it to '" + a.alias_of + "'";
+    // Ops that validate make cases whose sizes contradict their tensors on
+    // purpose (the call must refuse them): their dimensions are theirs to judge.
+    if (!op.status.empty()) continue;
     auto rank = as.ranks.find(a.value.shape.size());
     if (rank == as.ranks.end() || rank->second.samples < kEnoughSamples) continue;
     for (size_t k = 0; k < rank->second.dims.size(); ++k)
