@@ -186,7 +186,7 @@ OpSpec group_norm() {
   op.params = {{"shape", "[N, C, spatial...], 2 <= ndim <= 8, spatial >= 1"},
                {"num_groups", ">= 1, divides C >= 1"},
                {"eps", "finite, >= 0"}};
-  op.domain = "|x| <= 1e15; groups 1, 2, 3, 4, 8, 32; groups far from zero (|mean| / std up to 2^16) among the "
+  op.domain = "|x| <= 1e15; groups 1, 2, 3, 4, 8, 32; groups far from zero (|mean| / std up to 2^14) among the "
               "value classes; eps = 0 only for groups of two or more normal or wide values; one case in ten past "
               "the edges has one bad argument (num_groups < 1 or not dividing C among them)";
   op.status = "status";

@@ -138,7 +138,7 @@ OpSpec layer_norm() {
   op.summary = "y = (x - mean) / sqrt(var + eps) * g + b over the last dim of x[..., D], two-pass; y == x allowed; "
                "validates";
   op.params = {{"shape", "[..., D], 1 <= ndim <= 8, D >= 1"}, {"eps", "finite, >= 0"}};
-  op.domain = "|x| <= 1e15; rows far from zero (|mean| / std up to 2^16) among the value classes; eps = 0 only for "
+  op.domain = "|x| <= 1e15; rows far from zero (|mean| / std up to 2^14) among the value classes; eps = 0 only for "
               "rows of two or more normal or wide values; one case in ten past the edges has one bad argument";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_widths().size());
