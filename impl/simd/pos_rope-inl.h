@@ -51,17 +51,31 @@ inline void RopeCache(float* cache, int64_t max_seq, int64_t rot_dim, float base
   }
 }
 
-// NeoX pairs (x[j], x[j + half]) of one head, c and s per pair.
+// One vector of NeoX pairs at j: a = x[j..], b = x[half + j..].
+template <class DT>
+HWY_INLINE void NeoxStep(DT dt, const float* x, float* y, size_t half, const float* c, const float* s, size_t j) {
+  const auto a = hn::LoadU(dt, x + j), b = hn::LoadU(dt, x + half + j);
+  const auto cv = hn::LoadU(dt, c + j), sv = hn::LoadU(dt, s + j);
+  hn::StoreU(hn::Sub(hn::Mul(a, cv), hn::Mul(b, sv)), dt, y + j);
+  hn::StoreU(hn::Add(hn::Mul(a, sv), hn::Mul(b, cv)), dt, y + half + j);
+}
+
+// NeoX pairs (x[j], x[j + half]) of one head, c and s per pair. The rest of
+// a range that whole vectors do not cover goes in 8- then 4-lane vectors
+// before any partial one: partial (masked or buffered) loads and stores cost
+// more than the narrower vectors (halves of 24 ran at 60% of the speed of
+// halves of 32 on AVX3 when they took a masked tail).
 template <class D>
 HWY_INLINE void RotateNeox(D d, const float* x, float* y, size_t half, const float* c, const float* s) {
   const size_t N = hn::Lanes(d);
   size_t j = 0;
-  for (; j + N <= half; j += N) {
-    const auto a = hn::LoadU(d, x + j), b = hn::LoadU(d, x + half + j);
-    const auto cv = hn::LoadU(d, c + j), sv = hn::LoadU(d, s + j);
-    hn::StoreU(hn::Sub(hn::Mul(a, cv), hn::Mul(b, sv)), d, y + j);
-    hn::StoreU(hn::Add(hn::Mul(a, sv), hn::Mul(b, cv)), d, y + half + j);
-  }
+  for (; j + N <= half; j += N) NeoxStep(d, x, y, half, c, s, j);
+#if HWY_TARGET != HWY_SCALAR
+  const hn::CappedTag<float, 8> d8;
+  const hn::CappedTag<float, 4> d4;
+  if (N > 8 && j + 8 <= half) NeoxStep(d8, x, y, half, c, s, j), j += 8;
+  if (N > 4 && j + 4 <= half) NeoxStep(d4, x, y, half, c, s, j), j += 4;
+#endif
   if (j < half) {
     const size_t m = half - j;
     const auto a = LoadHead(d, x + j, m), b = LoadHead(d, x + half + j, m);
@@ -82,7 +96,18 @@ inline void ExpandPairs(const float* c, const float* s, size_t half, float* cc, 
   }
 }
 
-// Interleaved pairs (x[2j], x[2j+1]) of one head over `width` entries.
+#if HWY_TARGET != HWY_SCALAR
+// One vector of interleaved pairs at i (i even): x*cc + swap(x)*ss.
+template <class DT>
+HWY_INLINE void InterleavedStep(DT dt, const float* x, float* y, const float* cc, const float* ss, size_t i) {
+  const auto v = hn::LoadU(dt, x + i);
+  hn::StoreU(hn::Add(hn::Mul(v, hn::LoadU(dt, cc + i)), hn::Mul(hn::Reverse2(dt, v), hn::LoadU(dt, ss + i))), dt,
+             y + i);
+}
+#endif
+
+// Interleaved pairs (x[2j], x[2j+1]) of one head over `width` entries; the
+// rest as in RotateNeox.
 template <class D>
 HWY_INLINE void RotateInterleaved(D d, const float* x, float* y, size_t width, const float* cc, const float* ss) {
 #if HWY_TARGET == HWY_SCALAR
@@ -94,12 +119,12 @@ HWY_INLINE void RotateInterleaved(D d, const float* x, float* y, size_t width, c
   }
 #else
   const size_t N = hn::Lanes(d);
+  const hn::CappedTag<float, 8> d8;
+  const hn::CappedTag<float, 4> d4;
   size_t i = 0;
-  for (; i + N <= width; i += N) {
-    const auto v = hn::LoadU(d, x + i);
-    const auto r = hn::Add(hn::Mul(v, hn::LoadU(d, cc + i)), hn::Mul(hn::Reverse2(d, v), hn::LoadU(d, ss + i)));
-    hn::StoreU(r, d, y + i);
-  }
+  for (; i + N <= width; i += N) InterleavedStep(d, x, y, cc, ss, i);
+  if (N > 8 && i + 8 <= width) InterleavedStep(d8, x, y, cc, ss, i), i += 8;
+  if (N > 4 && i + 4 <= width) InterleavedStep(d4, x, y, cc, ss, i), i += 4;
   if (i < width) {  // width and i are even: the lanes hold whole pairs
     const size_t m = width - i;
     const auto v = LoadHead(d, x + i, m);
@@ -117,30 +142,6 @@ inline void PrefetchRowsAhead(const float* x, int64_t row, int64_t rows, int64_t
     for (int64_t k = 0; k < D; k += 16) hwy::Prefetch(x + (row + kAhead) * D + k);
 }
 
-// Calls fn(d) with the widest float tag whose lane count divides g: a head's
-// pair ranges then need no partial vectors (masked or through a buffer),
-// which cost more than the narrower vectors (NeoX halves of 24 ran at 60% of
-// the speed of halves of 32 on AVX3). Full width, with tails, if none does.
-template <class Fn>
-HWY_INLINE void WithLanesDividing(size_t g, const Fn& fn) {
-  const hn::ScalableTag<float> d;
-  const hn::CappedTag<float, 8> d8;
-  const hn::CappedTag<float, 4> d4;
-  if (g % hn::Lanes(d) == 0) return fn(d);
-  if (g % hn::Lanes(d8) == 0) return fn(d8);
-  if (g % hn::Lanes(d4) == 0) return fn(d4);
-  fn(d);
-}
-
-inline size_t Gcd(size_t a, size_t b) {
-  while (b != 0) {
-    const size_t r = a % b;
-    a = b;
-    b = r;
-  }
-  return a;
-}
-
 inline void RopeApply(const float* x, float* y, const int32_t* pos, int64_t tokens, int64_t heads, int64_t D,
                       int64_t rot_dim, const float* cache, int layout) {
   if (tokens == 0 || heads == 0) return;
@@ -150,29 +151,28 @@ inline void RopeApply(const float* x, float* y, const int32_t* pos, int64_t toke
   float* cc = expanded.get();
   float* ss = cc + width;
   const int64_t rows = tokens * heads;
-  WithLanesDividing(layout == TL_ROPE_NEOX ? half : width, [&](auto d) {
-    for (int64_t t = 0; t < tokens; ++t) {
-      const float* c = cache + int64_t(pos[t]) * rot_dim;
-      const float* s = c + half;
-      if (layout == TL_ROPE_INTERLEAVED) ExpandPairs(c, s, half, cc, ss);
-      for (int64_t h = 0; h < heads; ++h) {
-        const int64_t row = t * heads + h;
-        PrefetchRowsAhead(x, row, rows, D);
-        const float* xr = x + row * D;
-        float* yr = y + row * D;
-        if (layout == TL_ROPE_NEOX) RotateNeox(d, xr, yr, half, c, s);
-        else RotateInterleaved(d, xr, yr, width, cc, ss);
-        if (tail != 0 && yr != xr) std::memcpy(yr + rot_dim, xr + rot_dim, tail);
-      }
+  const hn::ScalableTag<float> d;
+  for (int64_t t = 0; t < tokens; ++t) {
+    const float* c = cache + int64_t(pos[t]) * rot_dim;
+    const float* s = c + half;
+    if (layout == TL_ROPE_INTERLEAVED) ExpandPairs(c, s, half, cc, ss);
+    for (int64_t h = 0; h < heads; ++h) {
+      const int64_t row = t * heads + h;
+      PrefetchRowsAhead(x, row, rows, D);
+      const float* xr = x + row * D;
+      float* yr = y + row * D;
+      if (layout == TL_ROPE_NEOX) RotateNeox(d, xr, yr, half, c, s);
+      else RotateInterleaved(d, xr, yr, width, cc, ss);
+      if (tail != 0 && yr != xr) std::memcpy(yr + rot_dim, xr + rot_dim, tail);
     }
-  });
+  }
 }
 
 // MultiAxisRope: per token, each axis's cos and sin are recomputed only when
 // that axis's position changed (a [t, h, w] raster changes w every token, h
 // every row, t every frame). Interleaved pairs never straddle sub-ranges, so
 // a head rotates in one pass from head-wide tables; NeoX pairs rotate sub-range
-// by sub-range, with vectors that divide every half-width.
+// by sub-range.
 inline void MultiAxisRope(const float* x, float* y, const int32_t* pos, int64_t tokens, int64_t heads, int64_t D,
                           int64_t n_axes, const int64_t* dims, const float* bases, int layout) {
   if (tokens == 0 || heads == 0) return;
@@ -180,11 +180,9 @@ inline void MultiAxisRope(const float* x, float* y, const int32_t* pos, int64_t 
   const size_t N64 = hn::Lanes(d64);
   size_t at[TL_ROPE_MAX_AXES + 1] = {0};  // start of axis a in the per-pair tables
   int64_t offset[TL_ROPE_MAX_AXES + 1] = {0};  // and in the head
-  size_t g = 0;  // what every half-width is a multiple of
   for (int64_t a = 0; a < n_axes; ++a) {
     at[a + 1] = at[a] + hwy::RoundUpTo(size_t(dims[a] / 2), N64);
     offset[a + 1] = offset[a] + dims[a];
-    g = Gcd(g, size_t(dims[a] / 2));
   }
   const size_t total = at[n_axes];
   auto f = hwy::AllocateAligned<double>(total);
@@ -200,28 +198,27 @@ inline void MultiAxisRope(const float* x, float* y, const int32_t* pos, int64_t 
   int64_t last[TL_ROPE_MAX_AXES];
   for (auto& l : last) l = INT64_MIN;  // no position seen yet
   const int64_t rows = tokens * heads;
-  WithLanesDividing(layout == TL_ROPE_NEOX ? g : size_t(D), [&](auto d) {
-    for (int64_t t = 0; t < tokens; ++t) {
-      for (int64_t a = 0; a < n_axes; ++a) {
-        const int64_t p = pos[t * n_axes + a];
-        if (p == last[a]) continue;
-        last[a] = p;
-        const size_t half = size_t(dims[a] / 2);
-        SinCosRow(d64, double(p), f.get() + at[a], half, s + at[a], c + at[a]);
-        if (layout == TL_ROPE_INTERLEAVED) ExpandPairs(c + at[a], s + at[a], half, cc + offset[a], ss + offset[a]);
-      }
-      for (int64_t h = 0; h < heads; ++h) {
-        const int64_t row = t * heads + h;
-        PrefetchRowsAhead(x, row, rows, D);
-        if (layout == TL_ROPE_INTERLEAVED) {
-          RotateInterleaved(d, x + row * D, y + row * D, size_t(D), cc, ss);
-          continue;
-        }
-        for (int64_t a = 0; a < n_axes; ++a)
-          RotateNeox(d, x + row * D + offset[a], y + row * D + offset[a], size_t(dims[a] / 2), c + at[a], s + at[a]);
-      }
+  const hn::ScalableTag<float> d;
+  for (int64_t t = 0; t < tokens; ++t) {
+    for (int64_t a = 0; a < n_axes; ++a) {
+      const int64_t p = pos[t * n_axes + a];
+      if (p == last[a]) continue;
+      last[a] = p;
+      const size_t half = size_t(dims[a] / 2);
+      SinCosRow(d64, double(p), f.get() + at[a], half, s + at[a], c + at[a]);
+      if (layout == TL_ROPE_INTERLEAVED) ExpandPairs(c + at[a], s + at[a], half, cc + offset[a], ss + offset[a]);
     }
-  });
+    for (int64_t h = 0; h < heads; ++h) {
+      const int64_t row = t * heads + h;
+      PrefetchRowsAhead(x, row, rows, D);
+      if (layout == TL_ROPE_INTERLEAVED) {
+        RotateInterleaved(d, x + row * D, y + row * D, size_t(D), cc, ss);
+        continue;
+      }
+      for (int64_t a = 0; a < n_axes; ++a)
+        RotateNeox(d, x + row * D + offset[a], y + row * D + offset[a], size_t(dims[a] / 2), c + at[a], s + at[a]);
+    }
+  }
 }
 
 }  // namespace konform::simd::HWY_NAMESPACE
