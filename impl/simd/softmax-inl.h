@@ -97,37 +97,73 @@ inline void SoftmaxLine(const float* x, float* y, size_t length) {
   }
 }
 
+// sum[0, w) += out[0, w), in double: a vector of floats promoted in two
+// halves where the target has double vectors, one by one on the scalar one.
+HWY_INLINE void AddToDoubles(const float* out, double* sum, size_t w) {
+  size_t k = 0;
+#if HWY_TARGET != HWY_SCALAR
+  const hn::ScalableTag<float> d;
+  const hn::Half<decltype(d)> dh;
+  const hn::Rebind<double, decltype(dh)> dd;
+  const size_t N = hn::Lanes(d), H = hn::Lanes(dd);
+  for (; k + N <= w; k += N) {
+    const auto v = hn::LoadU(d, out + k);
+    hn::StoreU(hn::Add(hn::LoadU(dd, sum + k), hn::PromoteTo(dd, hn::LowerHalf(dh, v))), dd, sum + k);
+    hn::StoreU(hn::Add(hn::LoadU(dd, sum + k + H), hn::PromoteTo(dd, hn::UpperHalf(dh, v))), dd, sum + k + H);
+  }
+#endif
+  for (; k < w; ++k) sum[k] += static_cast<double>(out[k]);
+}
+
 // One [length, inner] block with inner > 1: the lines are the columns. Up to
 // kColumns of them at a time run the three passes together, a vector of
-// columns per step, with their max and (double) sum kept on the stack; each
-// column's sum adds its terms in order, so it is exact to about 2^-53 and no
-// column's result depends on its neighbours.
+// columns per step, with their max, float partial sums and double sums on
+// the stack. Each column's e are summed in float over blocks of 8 rows and
+// the block sums added in double (the bound of SoftmaxLine), in an order that
+// depends on the length alone, so no column depends on its neighbours.
 inline void SoftmaxColumns(const float* x, float* y, int64_t length, int64_t inner) {
   constexpr size_t kColumns = 256;
+  constexpr int64_t kRows = 8;
   const hn::ScalableTag<float> d;
   const size_t N = hn::Lanes(d);
   HWY_ALIGN float m[kColumns];
+  HWY_ALIGN float part[kColumns];
   double sum[kColumns];
   for (int64_t j0 = 0; j0 < inner; j0 += static_cast<int64_t>(kColumns)) {
     const size_t w = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(kColumns), inner - j0));
     std::fill(m, m + w, -std::numeric_limits<float>::infinity());
     std::fill(sum, sum + w, 0.0);
-    for (int64_t l = 0; l < length; ++l) {  // pass 1
+    for (int64_t l = 0; l < length; ++l) {  // pass 1: the max, row by row
       const float* row = x + l * inner + j0;
       size_t j = 0;
       for (; j + N <= w; j += N) hn::Store(hn::Max(hn::Load(d, m + j), hn::LoadU(d, row + j)), d, m + j);
       if (j < w) StoreHead(hn::Max(LoadHead(d, m + j, w - j), LoadHead(d, row + j, w - j)), d, m + j, w - j);
     }
-    for (int64_t l = 0; l < length; ++l) {  // pass 2
-      const float* row = x + l * inner + j0;
-      float* out = y + l * inner + j0;
+    for (int64_t l0 = 0; l0 < length; l0 += kRows) {  // pass 2: e into y, by blocks of rows
+      const int64_t l1 = std::min(length, l0 + kRows);
       size_t j = 0;
-      for (; j + N <= w; j += N) hn::StoreU(ExpF(d, hn::Sub(hn::LoadU(d, row + j), hn::Load(d, m + j))), d, out + j);
+      for (; j + N <= w; j += N) {
+        const auto mj = hn::Load(d, m + j);
+        auto ps = hn::Zero(d);
+        for (int64_t l = l0; l < l1; ++l) {
+          const auto e = ExpF(d, hn::Sub(hn::LoadU(d, x + l * inner + j0 + j), mj));
+          hn::StoreU(e, d, y + l * inner + j0 + j);
+          ps = hn::Add(ps, e);
+        }
+        hn::Store(ps, d, part + j);
+      }
       if (j < w) {
         const size_t r = w - j;
-        StoreHead(ExpF(d, hn::Sub(LoadHead(d, row + j, r), LoadHead(d, m + j, r))), d, out + j, r);
+        const auto mj = LoadHead(d, m + j, r);
+        auto ps = hn::Zero(d);
+        for (int64_t l = l0; l < l1; ++l) {
+          const auto e = ExpF(d, hn::Sub(LoadHead(d, x + l * inner + j0 + j, r), mj));
+          StoreHead(e, d, y + l * inner + j0 + j, r);
+          ps = hn::Add(ps, e);
+        }
+        StoreHead(ps, d, part + j, r);
       }
-      for (size_t k = 0; k < w; ++k) sum[k] += static_cast<double>(out[k]);
+      AddToDoubles(part, sum, w);
     }
     for (size_t k = 0; k < w; ++k) m[k] = static_cast<float>(1.0 / sum[k]);  // m now holds 1/sum
     for (int64_t l = 0; l < length; ++l) {  // pass 3
