@@ -70,10 +70,11 @@ tl_status ReadDims(const int64_t* shape, int64_t rank, int min_rank, const char*
     empty = empty || shape[i] == 0;
   }
   out->count = empty ? 0 : 1;
-  for (int i = 0; i < out->rank && !empty; ++i) {
-    if (out->d[i] > (INT64_MAX / 4) / out->count)
+  for (int i = 0; i < out->rank && !empty; ++i) {  // (no division: this runs on every call)
+    int64_t next;
+    if (__builtin_mul_overflow(out->count, out->d[i], &next) || next > INT64_MAX / 4)
       return impl::fail(TL_ERR_INVALID_ARGUMENT, Format("%s of shape %s has too many elements", what, Text(*out).c_str()));
-    out->count *= out->d[i];
+    out->count = next;
   }
   return TL_OK;
 }

@@ -1,0 +1,224 @@
+// konform_tensor_bench: the ops of tinyllm/tensor.h in libtl_kernels (simd),
+// and the arithmetic in the scalar backend too, each beside a bandwidth
+// reference over the same bytes measured in the same run (measure.hpp). No
+// assertions on time.
+//
+//   konform_tensor_bench [--konform_target=AVX2] [Google Benchmark flags]
+//
+// Shapes: Add and Mul at rows 1, 32 and 512 of 4096 and 11008 (a 7B Llama's
+// hidden and FFN widths), same shape, a bias row [C] and a scalar; Div, Clamp
+// and NanToNum at 32 x 4096; Argmax along the last axis of 32 x 32000 (a batch
+// of logits) and along the first of 4096 x 32; Transpose of 1024 x 1024 and
+// 4096 x 4096; Permute [512, 32, 128] -> [32, 512, 128] (heads split) and
+// [32, 512, 128] -> [32, 128, 512] (K^T); Concat and Split of 2 x [32, 4096]
+// along the last axis.
+
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bandwidth_ref.h"
+#include "measure.hpp"
+#include "scalar/tensor.hpp"
+#include "tinyllm/dispatch.h"
+#include "tinyllm/tensor.h"
+
+namespace {
+
+using konform::bench::BestStream;
+using konform::bench::RunWithReference;
+using Shape = std::vector<int64_t>;
+
+// A 64-byte aligned float array starting `seed` * 576 bytes past a 4 KiB
+// boundary, so that arrays never share their address bits below 4 KiB (4K
+// aliasing would slow kernel and reference alike). N(0, 1) contents.
+class Buffer {
+ public:
+  Buffer(size_t n, unsigned seed)
+      : base_(static_cast<float*>(std::aligned_alloc(4096, (n * sizeof(float) + 8192) / 4096 * 4096))),
+        data_(base_.get() + (seed % 7) * 576 / sizeof(float)) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> dist(0.0f, 1.0f);
+    for (size_t i = 0; i < n; ++i) data_[i] = dist(rng);
+  }
+  float* get() const { return data_; }
+
+ private:
+  struct Free {
+    void operator()(float* p) const { std::free(p); }
+  };
+  std::unique_ptr<float[], Free> base_;
+  float* data_;
+};
+
+void Check(tl_status s) {
+  if (s != TL_OK) {
+    std::fprintf(stderr, "konform_tensor_bench: a kernel refused its arguments (status %d): %s\n",
+                 static_cast<int>(s), tl_last_error());
+    std::abort();
+  }
+}
+
+size_t Count(const Shape& s) {
+  size_t n = 1;
+  for (int64_t d : s) n *= static_cast<size_t>(d);
+  return n;
+}
+
+using BroadcastFn = decltype(&tl_add_broadcast_f32);
+
+enum class Pattern { same, row, scalar };
+
+// y[R, C] = a[R, C] OP b, b of shape [R, C], [C] or [].
+void Broadcast(benchmark::State& state, BroadcastFn fn, Pattern pattern, int64_t rows, int64_t cols) {
+  const Shape ys = {rows, cols};
+  const Shape bs = pattern == Pattern::same ? ys : pattern == Pattern::row ? Shape{cols} : Shape{};
+  const size_t n = Count(ys), nb = Count(bs);
+  Buffer a(n, 1), b(nb, 2), y(n, 3);
+  for (size_t i = 0; i < nb; ++i) b.get()[i] = 1.0f + 0.25f * b.get()[i];  // no zero divisors
+  const auto stream = BestStream();
+  const double bytes = 4.0 * double(2 * n + nb);
+  Check(fn(a.get(), ys.data(), 2, b.get(), bs.data(), int64_t(bs.size()), y.get(), ys.data(), 2));
+  RunWithReference(
+      state, bytes, [&] { fn(a.get(), ys.data(), 2, b.get(), bs.data(), int64_t(bs.size()), y.get(), ys.data(), 2); },
+      [&] {
+        if (pattern == Pattern::same) stream(a.get(), b.get(), y.get(), n);
+        else if (pattern == Pattern::scalar) stream(a.get(), nullptr, y.get(), n);
+        else
+          for (int64_t r = 0; r < rows; ++r) stream(a.get() + r * cols, b.get(), y.get() + r * cols, size_t(cols));
+      });
+}
+
+void Clamp(benchmark::State& state, int64_t n) {
+  Buffer x(size_t(n), 1), y(size_t(n), 2);
+  const auto stream = BestStream();
+  RunWithReference(
+      state, 8.0 * double(n), [&] { Check(tl_clamp_f32(x.get(), y.get(), n, -1.0f, 1.0f)); },
+      [&] { stream(x.get(), nullptr, y.get(), size_t(n)); });
+}
+
+void NanToNum(benchmark::State& state, int64_t n) {
+  Buffer x(size_t(n), 1), y(size_t(n), 2);
+  for (int64_t i = 0; i < n; i += 97) x.get()[i] = i % 3 ? INFINITY : NAN;  // a few to replace
+  const auto stream = BestStream();
+  RunWithReference(
+      state, 8.0 * double(n),
+      [&] {
+        Check(tl_nan_to_num_f32(x.get(), y.get(), n, TL_NAN_TO_NUM_DEFAULT_NAN, TL_NAN_TO_NUM_DEFAULT_POSINF,
+                                TL_NAN_TO_NUM_DEFAULT_NEGINF));
+      },
+      [&] { stream(x.get(), nullptr, y.get(), size_t(n)); });
+}
+
+void ArgmaxAxis(benchmark::State& state, Shape shape, int64_t axis) {
+  const size_t n = Count(shape);
+  Buffer x(n, 1);
+  std::vector<int32_t> index(n / static_cast<size_t>(shape[static_cast<size_t>(axis)]));
+  const auto stream = BestStream();
+  RunWithReference(
+      state, 4.0 * double(n) + 4.0 * double(index.size()),
+      [&] { Check(tl_argmax_axis_f32(x.get(), shape.data(), int64_t(shape.size()), axis, index.data())); },
+      [&] { benchmark::DoNotOptimize(stream(x.get(), nullptr, nullptr, n)); });
+}
+
+// Transpose and Permute move every element once: the reference is a copy.
+void Permute(benchmark::State& state, Shape shape, Shape perm) {
+  const size_t n = Count(shape);
+  Buffer x(n, 1), y(n, 2);
+  const auto stream = BestStream();
+  RunWithReference(
+      state, 8.0 * double(n),
+      [&] { Check(tl_permute_f32(x.get(), shape.data(), int64_t(shape.size()), perm.data(), y.get())); },
+      [&] { stream(x.get(), nullptr, y.get(), n); });
+}
+
+void Transpose(benchmark::State& state, Shape shape) {
+  const size_t n = Count(shape);
+  Buffer x(n, 1), y(n, 2);
+  const auto stream = BestStream();
+  RunWithReference(
+      state, 8.0 * double(n), [&] { Check(tl_transpose_f32(x.get(), shape.data(), int64_t(shape.size()), y.get())); },
+      [&] { stream(x.get(), nullptr, y.get(), n); });
+}
+
+// Two [rows, cols] halves glued along the last axis, and cut apart again.
+void ConcatSplit(benchmark::State& state, bool concat, int64_t rows, int64_t cols) {
+  const size_t half = size_t(rows * cols);
+  Buffer x0(half, 1), x1(half, 2), y(2 * half, 3);
+  const int64_t shapes[] = {rows, cols, rows, cols}, whole[] = {rows, 2 * cols}, sizes[] = {cols, cols};
+  const float* xs[] = {x0.get(), x1.get()};
+  float* ys[] = {x0.get(), x1.get()};
+  const auto stream = BestStream();
+  RunWithReference(
+      state, 16.0 * double(half),
+      [&] {
+        if (concat) Check(tl_concat_f32(xs, shapes, 2, 2, -1, y.get()));
+        else Check(tl_split_f32(y.get(), whole, 2, -1, sizes, 2, ys));
+      },
+      [&] { stream(y.get(), nullptr, x0.get(), half), stream(y.get() + half, nullptr, x1.get(), half); });
+}
+
+void RegisterAll() {
+  struct Named {
+    const char* name;
+    BroadcastFn simd, scalar;
+  };
+  const Named arith[] = {{"Add", tl_add_broadcast_f32, konform::scalar::add_broadcast_f32},
+                         {"Mul", tl_mul_broadcast_f32, konform::scalar::mul_broadcast_f32}};
+  for (const Named& op : arith)
+    for (int64_t cols : {4096, 11008})
+      for (int64_t rows : {1, 32, 512}) {
+        const std::string shape = std::to_string(rows) + "x" + std::to_string(cols);
+        for (auto [pattern, tag] : {std::pair{Pattern::same, "same"}, {Pattern::row, "row"}, {Pattern::scalar, "scalar"}})
+          benchmark::RegisterBenchmark((std::string(op.name) + "/simd/" + tag + "/" + shape).c_str(), Broadcast,
+                                       op.simd, pattern, rows, cols);
+        if (rows == 32)
+          benchmark::RegisterBenchmark((std::string(op.name) + "/scalar/same/" + shape).c_str(), Broadcast, op.scalar,
+                                       Pattern::same, rows, cols);
+      }
+  benchmark::RegisterBenchmark("Div/simd/same/32x4096", Broadcast, tl_div_broadcast_f32, Pattern::same, 32, 4096);
+  benchmark::RegisterBenchmark("Sub/simd/row/32x4096", Broadcast, tl_sub_broadcast_f32, Pattern::row, 32, 4096);
+  benchmark::RegisterBenchmark("Clamp/simd/32x4096", Clamp, int64_t{32 * 4096});
+  benchmark::RegisterBenchmark("NanToNum/simd/32x4096", NanToNum, int64_t{32 * 4096});
+  benchmark::RegisterBenchmark("Argmax/simd/32x32000/axis1", ArgmaxAxis, Shape{32, 32000}, int64_t{1});
+  benchmark::RegisterBenchmark("Argmax/simd/4096x32/axis0", ArgmaxAxis, Shape{4096, 32}, int64_t{0});
+  benchmark::RegisterBenchmark("Transpose/simd/1024x1024", Transpose, Shape{1024, 1024});
+  benchmark::RegisterBenchmark("Transpose/simd/4096x4096", Transpose, Shape{4096, 4096});
+  benchmark::RegisterBenchmark("Permute/simd/512x32x128_102", Permute, Shape{512, 32, 128}, Shape{1, 0, 2});
+  benchmark::RegisterBenchmark("Permute/simd/32x512x128_021", Permute, Shape{32, 512, 128}, Shape{0, 2, 1});
+  benchmark::RegisterBenchmark("Concat/simd/2x32x4096", ConcatSplit, true, int64_t{32}, int64_t{4096});
+  benchmark::RegisterBenchmark("Split/simd/32x8192", ConcatSplit, false, int64_t{32}, int64_t{4096});
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  BestStream();  // fix the reference's target before anything is forced
+  std::vector<char*> args;
+  for (int i = 0; i < argc; ++i) {
+    const char* flag = "--konform_target=";
+    if (std::strncmp(argv[i], flag, std::strlen(flag)) == 0) {
+      if (tl_simd_force_target(argv[i] + std::strlen(flag)) != 0) {
+        std::fprintf(stderr, "unknown or unsupported target: %s\n", argv[i] + std::strlen(flag));
+        return 2;
+      }
+    } else {
+      args.push_back(argv[i]);
+    }
+  }
+  int count = static_cast<int>(args.size());
+  benchmark::AddCustomContext("simd_target", tl_simd_active_target());
+  RegisterAll();
+  benchmark::Initialize(&count, args.data());
+  if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
