@@ -13,7 +13,7 @@ cd "$work"
 
 cc -O2 -shared -fPIC -I"$src/include" "$src/examples/theirs/theirs.c" -o libtheirs.so -lm
 "$konform" check --backend ./libtheirs.so --cases 200 --report theirs.json | tee theirs.out
-grep -q '^6 passed, 0 failed, 0 unsupported$' theirs.out
+grep -Eq '^6 passed, 0 failed, [0-9]+ unsupported$' theirs.out
 
 cat > partial.c <<'C'
 #include <tinyllm/elementwise.h>
@@ -23,5 +23,5 @@ void tl_add_f32(const float *a, const float *b, float *y, int64_t n) {
 C
 cc -O2 -shared -fPIC -I"$src/include" partial.c -o libpartial.so
 "$konform" check --backend ./libpartial.so --cases 50 | tee partial.out
-grep -q '^1 passed, 0 failed, 5 unsupported$' partial.out
+grep -Eq '^1 passed, 0 failed, [0-9]+ unsupported$' partial.out
 echo "external plugins: ok"
