@@ -99,6 +99,17 @@ int32_t returned_status(const OpSpec& op, const Call& call) {
   return s;
 }
 
+// The first byte where a and b differ, or -1; byte-wise, so tensors of any
+// element size (u8 blocks too) are compared without reading past their end.
+int64_t first_difference(const uint8_t* a, const uint8_t* b, size_t n) {
+  if (n == 0 || std::memcmp(a, b, n) == 0) return -1;
+  size_t i = 0;
+  while (a[i] == b[i]) ++i;
+  return static_cast<int64_t>(i);
+}
+
+int64_t element_at(const Arg& a, int64_t byte) { return byte / static_cast<int64_t>(dtype_size(a.value.dtype)); }
+
 // A call that refused its arguments must leave every output as it was.
 void check_wrote_nothing(const OpSpec& op, const Case& c, const Call& call, uint32_t pattern,
                          std::vector<Violation>* out) {
@@ -106,17 +117,15 @@ void check_wrote_nothing(const OpSpec& op, const Case& c, const Call& call, uint
     if (a.access == Access::in || a.name == op.status) continue;
     const auto& buf = result_buffer(call, a);
     const Arg& source = a.alias_of.empty() ? a : c.arg(a.alias_of);
-    for (int64_t k = 0; k * 4 < static_cast<int64_t>(buf.size()); ++k) {
-      uint32_t bits, before;
-      std::memcpy(&bits, buf.data() + 4 * k, 4);
-      if (a.access == Access::out && a.alias_of.empty()) before = pattern;
-      else std::memcpy(&before, source.value.bytes.data() + 4 * k, 4);
-      if (bits != before) {
-        out->push_back({"writes_nothing_on_error", a.name, k,
-                        "the call returned status " + std::to_string(returned_status(op, call)) + " but wrote '" +
-                            a.name + "' at " + index_string(a.value.shape, k)});
-        break;
-      }
+    std::vector<uint8_t> before(buf.size());
+    if (a.access == Access::out && a.alias_of.empty()) poison(before.data(), before.size(), pattern);
+    else if (!before.empty()) std::memcpy(before.data(), source.value.bytes.data(), before.size());
+    const int64_t byte = first_difference(buf.data(), before.data(), buf.size());
+    if (byte >= 0) {
+      const int64_t k = element_at(a, byte);
+      out->push_back({"writes_nothing_on_error", a.name, k,
+                      "the call returned status " + std::to_string(returned_status(op, call)) + " but wrote '" +
+                          a.name + "' at " + index_string(a.value.shape, k)});
     }
   }
 }
@@ -131,19 +140,22 @@ void check_call(const OpSpec& op, const Case& c, const Call& call, uint32_t patt
                       "a write landed in the guard zone around '" + a.name + "'"});
     if (a.access == Access::in && !aliased_by_output(c, a.name)) {
       const auto& buf = *call.buffers.at(a.name);
-      if (buf.size() > 0 && std::memcmp(buf.data(), a.value.bytes.data(), buf.size()) != 0) {
-        int64_t k = 0;
-        while (std::memcmp(buf.data() + 4 * k, a.value.bytes.data() + 4 * k, 4) == 0) ++k;
+      const int64_t byte = first_difference(buf.data(), a.value.bytes.data(), buf.size());
+      if (byte >= 0) {
+        const int64_t k = element_at(a, byte);
         out->push_back({"inputs_unchanged", a.name, k,
                         "input '" + a.name + "' changed at " + index_string(a.value.shape, k)});
       }
     }
     if (a.access == Access::out && a.alias_of.empty() && !refused) {
+      // Whole words still holding the poison (a byte alone could be written
+      // with the poison's value; a word of it, practically never).
       const auto& buf = *call.buffers.at(a.name);
-      for (int64_t k = 0; k * 4 < static_cast<int64_t>(buf.size()); ++k) {
+      for (int64_t w = 0; (w + 1) * 4 <= static_cast<int64_t>(buf.size()); ++w) {
         uint32_t bits;
-        std::memcpy(&bits, buf.data() + 4 * k, 4);
+        std::memcpy(&bits, buf.data() + 4 * w, 4);
         if (bits == pattern) {
+          const int64_t k = element_at(a, 4 * w);
           out->push_back({"output_fully_written", a.name, k,
                           "output '" + a.name + "' left unwritten at " + index_string(a.value.shape, k)});
           break;
@@ -181,9 +193,9 @@ CallResult call_kernel(const Backend& backend, const OpSpec& op, void* fn, const
   for (const Arg& a : c.args) {
     if (!is_output(a) || (refused && a.name != op.status)) continue;
     const Tensor again = read_result(second, a);
-    if (again.bytes != result.outputs[a.name].bytes) {
-      int64_t k = 0;
-      while (std::memcmp(again.bytes.data() + 4 * k, result.outputs[a.name].bytes.data() + 4 * k, 4) == 0) ++k;
+    const int64_t byte = first_difference(again.bytes.data(), result.outputs[a.name].bytes.data(), again.bytes.size());
+    if (byte >= 0) {
+      const int64_t k = element_at(a, byte);
       result.violations.push_back({"deterministic", a.name, k,
                                    "a second identical call gave other bits in '" + a.name + "' at " +
                                        index_string(a.value.shape, k)});

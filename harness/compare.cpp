@@ -122,7 +122,7 @@ Comparison compare_exact(const Tensor& got, const Expected& expected) {
       std::memcpy(&want_bits, &want, 4);
       same = got.bits(k) == want_bits;
     } else {
-      same = double(got.i32()[k]) == expected.value[k];
+      same = got.at(k) == expected.value[k];
     }
     v.ok = same;
     v.error = same ? 0 : 1;

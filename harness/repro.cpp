@@ -26,12 +26,14 @@ constexpr int64_t kMaxElements = int64_t{1} << 26;  // 256 MiB of f32: beyond it
 const char* access_name(Access a) { return a == Access::in ? "in" : a == Access::out ? "out" : "inout"; }
 const char* match_name(Match m) { return m == Match::exact ? "exact" : "tolerance"; }
 
+// One hex word per element: 8 digits for 4-byte elements, 2 for u8.
 std::string hex_words(const Tensor& t) {
   std::string s;
-  s.reserve(static_cast<size_t>(t.elements()) * 9);
+  const bool byte = t.dtype == DType::u8;
+  s.reserve(static_cast<size_t>(t.elements()) * (byte ? 3 : 9));
   char word[10];
   for (int64_t k = 0; k < t.elements(); ++k) {
-    std::snprintf(word, sizeof word, k == 0 ? "%08x" : " %08x", t.bits(k));
+    std::snprintf(word, sizeof word, byte ? (k == 0 ? "%02x" : " %02x") : (k == 0 ? "%08x" : " %08x"), t.bits(k));
     s += word;
   }
   return s;
@@ -95,15 +97,17 @@ class Reader {
         if (i == hex.size()) break;
         if (k == count) fail(where + ".bits", "more words than the shape's " + std::to_string(count) + " elements");
         uint32_t word = 0;
-        for (int d = 0; d < 8; ++d, ++i) {
+        const int digits = 2 * static_cast<int>(dtype_size(dtype));
+        for (int d = 0; d < digits; ++d, ++i) {
           const char ch = i < hex.size() ? hex[i] : ' ';
           const int v = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
                         : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
-          if (v < 0) fail(where + ".bits", "word " + std::to_string(k) + " is not 8 hex digits");
+          if (v < 0) fail(where + ".bits", "word " + std::to_string(k) + " is not " + std::to_string(digits) + " hex digits");
           word = word << 4 | static_cast<uint32_t>(v);
         }
-        if (i < hex.size() && hex[i] != ' ') fail(where + ".bits", "word " + std::to_string(k) + " is longer than 8 hex digits");
-        std::memcpy(t.bytes.data() + 4 * k, &word, 4);
+        if (i < hex.size() && hex[i] != ' ')
+          fail(where + ".bits", "word " + std::to_string(k) + " is longer than " + std::to_string(digits) + " hex digits");
+        std::memcpy(t.bytes.data() + dtype_size(dtype) * k, &word, dtype_size(dtype));
         ++k;
       }
       if (k != count)
@@ -117,6 +121,8 @@ class Reader {
       const std::string at = where + ".values[" + std::to_string(k) + "]";
       if (dtype == DType::i32) {
         t.i32()[k] = static_cast<int32_t>(integer(values[k], at, INT32_MIN, INT32_MAX));
+      } else if (dtype == DType::u8) {
+        t.u8()[k] = static_cast<uint8_t>(integer(values[k], at, 0, 255));
       } else {
         const double v = number(values[k], at);
         if (std::isfinite(v) && std::fabs(v) > 3.4028235677973366e38) fail(at, "beyond the range of f32");

@@ -43,6 +43,7 @@ void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& opti
     ++result.cases;
     for (const auto& g : guards) ++result.check(g, "sweep").runs;
     ++oracle_check.runs;
+    for (const auto& check : v.verifications) ++result.check(check, "sweep").runs;  // OpSpec::verify's checks
     result.metrics.merge(v.metrics);
     std::set<std::string> failed;  // each check fails at most once per case
     for (Finding f : v.findings) {

@@ -12,6 +12,7 @@ namespace konform {
 bool parse_dtype(std::string_view s, DType* out) {
   if (s == "f32") *out = DType::f32;
   else if (s == "i32") *out = DType::i32;
+  else if (s == "u8") *out = DType::u8;
   else return false;
   return true;
 }
@@ -42,13 +43,24 @@ Tensor Tensor::of_i32(std::vector<int64_t> shape, const std::vector<int32_t>& va
   return t;
 }
 
+Tensor Tensor::of_u8(std::vector<int64_t> shape, const std::vector<uint8_t>& values) {
+  Tensor t = zeros(DType::u8, std::move(shape));
+  if (static_cast<int64_t>(values.size()) != t.elements())
+    throw std::logic_error("Tensor::of_u8: " + std::to_string(values.size()) + " values for shape " +
+                           shape_string(t.shape));
+  t.bytes = values;
+  return t;
+}
+
 int64_t Tensor::elements() const {
   int64_t n = 1;
   for (int64_t s : shape) n *= s;
   return n;
 }
 
-double Tensor::at(int64_t k) const { return dtype == DType::f32 ? double(f32()[k]) : double(i32()[k]); }
+double Tensor::at(int64_t k) const {
+  return dtype == DType::f32 ? double(f32()[k]) : dtype == DType::i32 ? double(i32()[k]) : double(u8()[k]);
+}
 
 std::string shape_string(const std::vector<int64_t>& shape) {
   std::ostringstream s;

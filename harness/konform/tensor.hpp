@@ -18,6 +18,7 @@ struct Tensor {
   static Tensor zeros(DType dtype, std::vector<int64_t> shape);
   static Tensor of_f32(std::vector<int64_t> shape, const std::vector<float>& values);
   static Tensor of_i32(std::vector<int64_t> shape, const std::vector<int32_t>& values);
+  static Tensor of_u8(std::vector<int64_t> shape, const std::vector<uint8_t>& values);
 
   int64_t elements() const;
   size_t size_bytes() const { return bytes.size(); }
@@ -25,9 +26,13 @@ struct Tensor {
   const float* f32() const { return reinterpret_cast<const float*>(bytes.data()); }
   int32_t* i32() { return reinterpret_cast<int32_t*>(bytes.data()); }
   const int32_t* i32() const { return reinterpret_cast<const int32_t*>(bytes.data()); }
+  uint8_t* u8() { return bytes.data(); }
+  const uint8_t* u8() const { return bytes.data(); }
   // Element k as a double, whatever the dtype.
   double at(int64_t k) const;
+  // The bits of element k (a 4-byte element's word, or a byte).
   uint32_t bits(int64_t k) const {
+    if (dtype == DType::u8) return bytes[static_cast<size_t>(k)];
     uint32_t b;
     std::memcpy(&b, bytes.data() + 4 * k, 4);
     return b;

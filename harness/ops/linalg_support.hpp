@@ -118,8 +118,12 @@ std::vector<double> dot_scale(const X* x, const W* w, int64_t M, int64_t N, int6
 //    It catches any error of that size wherever it sits (one bad tile).
 //  - sampled_elements: 64 random columns of every row against their dot
 //    products, element by element: errors spread thinly over all of y.
+// `w_mag`, when given, is the magnitude of each weight's terms for the scale
+// (a quantized weight's parts), in place of |w|.
 inline std::vector<Verification> verify_product(const float* x, const float* w, const Tensor& y, int64_t M, int64_t N,
-                                                int64_t K, double limit, uint64_t seed, const std::string& output) {
+                                                int64_t K, double limit, uint64_t seed, const std::string& output,
+                                                const float* w_mag = nullptr) {
+  if (w_mag == nullptr) w_mag = w;
   Rng rng(seed);
   std::vector<Verification> out;
   Verification proj{"freivalds_projection", output, "rows of y @ r", {2, M}, {}};
@@ -132,7 +136,7 @@ inline std::vector<Verification> verify_product(const float* x, const float* w, 
       const double rn = r[static_cast<size_t>(n)];
       for (int64_t k = 0; k < K; ++k) {
         v[static_cast<size_t>(k)] += static_cast<double>(wn[k]) * rn;
-        va[static_cast<size_t>(k)] += std::fabs(static_cast<double>(wn[k]) * rn);
+        va[static_cast<size_t>(k)] += std::fabs(static_cast<double>(w_mag[n * K + k]) * rn);
       }
     }
     for (int64_t m = 0; m < M; ++m) {
@@ -160,9 +164,8 @@ inline std::vector<Verification> verify_product(const float* x, const float* w, 
       const int64_t n = samples == N ? j : rng.range(0, N - 1);
       double e = 0, s = 0;
       for (int64_t k = 0; k < K; ++k) {
-        const double p = static_cast<double>(x[m * K + k]) * static_cast<double>(w[n * K + k]);
-        e += p;
-        s += std::fabs(p);
+        e += static_cast<double>(x[m * K + k]) * static_cast<double>(w[n * K + k]);
+        s += std::fabs(static_cast<double>(x[m * K + k]) * static_cast<double>(w_mag[n * K + k]));
       }
       got.push_back(y.f32()[m * N + n]);
       value.push_back(e);

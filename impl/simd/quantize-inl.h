@@ -61,6 +61,14 @@ HWY_INLINE hn::Vec<D> RoundHalfAway(D d, hn::Vec<D> v) {
   return hn::IfThenElse(up, hn::Add(t, hn::CopySign(hn::Set(d, 1.0f), v)), t);
 }
 
+// 1 / d, or 0 when d is 0 or so small (below 2^-128) that 1 / d overflows:
+// ggml leaves such blocks undefined (its float-to-int conversion of an
+// infinity); tinyllm/quant.h gives them the zero quant.
+HWY_INLINE float InverseScale(float d) {
+  const float id = d != 0.0f ? 1.0f / d : 0.0f;
+  return std::isinf(id) ? 0.0f : id;
+}
+
 // ---------------------------------------------------------------- Q8_0
 
 // The f32 scale of a Q8_0 block whose max |x| is amax.
@@ -71,7 +79,7 @@ HWY_INLINE void QuantizeQ8Block(const float* x, uint8_t* out) {
   const hn::RebindToSigned<QTag> di;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const float dscale = Q8Scale(BlockAbsMax(x));
-  const float id = dscale != 0.0f ? 1.0f / dscale : 0.0f;
+  const float id = InverseScale(dscale);
   StoreF16(out, F32ToF16(dscale));
   HWY_ALIGN int32_t q[32];
   for (int64_t j = 0; j < 32; j += L)
@@ -98,7 +106,7 @@ HWY_INLINE void QuantizeQ4Block(const float* x, uint8_t* out) {
   const hn::RebindToSigned<QTag> di;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const float dscale = Q4Scale(SignedAbsMax(x));
-  const float id = dscale != 0.0f ? 1.0f / dscale : 0.0f;
+  const float id = InverseScale(dscale);
   StoreF16(out, F32ToF16(dscale));
   HWY_ALIGN int32_t q[32];
   for (int64_t j = 0; j < 32; j += L) {
@@ -145,8 +153,7 @@ HWY_INLINE void FitSubBlocks(D d, const hn::Vec<D>* xs, const hn::Vec<D>* ws, hn
   }
   min = hn::IfThenElse(hn::Gt(min, zero), zero, min);
   const auto flat = hn::Eq(max, min);  // all levels 0, scale 0
-  const V range = hn::Sub(max, min);
-  V iscale = hn::Div(hn::Set(d, 15.0f), range);
+  V iscale = hn::Div(hn::Set(d, 15.0f), hn::Sub(max, min));
   V scale = hn::Div(hn::Set(d, 1.0f), iscale);
   V best = zero;
   for (int i = 0; i < 32; ++i) {
@@ -157,8 +164,10 @@ HWY_INLINE void FitSubBlocks(D d, const hn::Vec<D>* xs, const hn::Vec<D>* ws, hn
   }
   V trial[32];
   for (int step = 0; step <= 20; ++step) {
-    const float numer = -1.0f + 0.1f * static_cast<float>(step) + 15.0f;  // (rmin + rdelta * step) + nmax
-    iscale = hn::Div(hn::Set(d, numer), range);
+    // (rmin + rdelta * step) + nmax over max - min, with the min of the best
+    // fit so far (the reference updates it as it goes).
+    const float numer = -1.0f + 0.1f * static_cast<float>(step) + 15.0f;
+    iscale = hn::Div(hn::Set(d, numer), hn::Sub(max, min));
     V sum_l = zero, sum_l2 = zero, sum_xl = zero;
     for (int i = 0; i < 32; ++i) {
       trial[i] = Level(d, hn::Mul(iscale, hn::Sub(xs[i], min)));

@@ -25,14 +25,17 @@
  * the search of quantize_row_q4_K_ref for each sub-block's scale and min,
  * evaluated in float in program order with no fused multiply-add. The scale
  * stored is the f32 scale rounded to f16 (to nearest, ties to even); the
- * quants are computed with the f32 scale, as ggml does.
+ * quants are computed with the f32 scale, as ggml does. Where ggml is
+ * undefined, a choice: a block whose f32 scale d is so small that 1 / d
+ * overflows (|d| < 2^-128; its f16 scale is 0) gets the zero quant.
  *
  * Every function validates and returns a tl_status (tinyllm/status.h); on
  * anything but TL_OK it has written nothing and tl_last_error() says why.
  *   TL_ERR_INVALID_ARGUMENT  a negative size, a byte count past int64_t, a
  *                            value to quantize that is not finite, or a block
- *                            whose scale does not fit f16 (Q8_0: max|x| above
- *                            127 * 65504; Q4_0: above 8 * 65504)
+ *                            whose scale does not fit f16 (Q8_0: max|x| / 127
+ *                            rounds past 65504; Q4_0: max|x| / 8; Q4_K: the
+ *                            largest fitted scale or min over 63)
  *   TL_ERR_SHAPE             k (or K) not a multiple of the block's length
  * No output may overlap an input.
  */

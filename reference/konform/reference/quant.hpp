@@ -55,6 +55,15 @@ inline int nearest_int(float v) {
   return (i & 0x007fffff) - 0x00400000;
 }
 
+// The reciprocal the quants are computed with: 1 / d, or 0 when d is 0 or
+// 1 / d overflows (|d| < 2^-128: ggml converts an infinity to an integer
+// there, which C leaves undefined; the f16 scale of such a block is 0, so the
+// zero quant loses nothing).
+inline float inverse_scale(float d) {
+  const float id = d != 0.0f ? 1.0f / d : 0.0f;
+  return std::isinf(id) ? 0.0f : id;
+}
+
 // ---------------------------------------------------------------- Q8_0
 
 // 34 bytes: f16 d, then int8 q[32]. d = max|x| / 127, q = round(x / d) with
@@ -63,7 +72,7 @@ inline void quantize_q8_0_block(const float* x, uint8_t* out) {
   float amax = 0.0f;
   for (int j = 0; j < 32; ++j) amax = std::max(amax, std::fabs(x[j]));
   const float d = amax / 127.0f;
-  const float id = d != 0.0f ? 1.0f / d : 0.0f;
+  const float id = inverse_scale(d);
   store_u16(out, f32_to_f16(d));
   for (int j = 0; j < 32; ++j) out[2 + j] = static_cast<uint8_t>(static_cast<int8_t>(std::round(x[j] * id)));
 }
@@ -87,7 +96,7 @@ inline void quantize_q4_0_block(const float* x, uint8_t* out) {
     }
   }
   const float d = max / -8.0f;
-  const float id = d != 0.0f ? 1.0f / d : 0.0f;
+  const float id = inverse_scale(d);
   store_u16(out, f32_to_f16(d));
   for (int j = 0; j < 16; ++j) {
     const int lo = std::min(15, static_cast<int>(x[j] * id + 8.5f));

@@ -1,0 +1,180 @@
+// The fused ops of spec §10 built on Matmul: FusedNormMatmul (RmsNorm then
+// Matmul) and FusedSwiGlu (Silu(x Wg^T) * (x Wu^T)). The spec holds them to
+// their unfused compositions within 1e-4: the oracle is that composition in
+// double, and the tolerance table's spec column carries the 1e-4 ceiling.
+#include <limits>
+#include <string>
+
+#include "ffn_support.hpp"
+#include "konform/reference/linalg.hpp"
+#include "linalg_support.hpp"
+#include "scalar/linalg.hpp"
+#include "tinyllm/linalg.h"
+
+namespace konform::ops {
+
+std::vector<OpSpec> fused();
+
+namespace {
+
+using namespace linalg;
+using reference::ffn::Gate;
+
+struct Dims {
+  int64_t M, N, K;  // FusedSwiGlu: M, H (as N), D (as K)
+};
+
+const std::vector<Dims>& edge_dims() {
+  static const std::vector<Dims> dims = {{1, 1, 1},    {1, 33, 255}, {1, 17, 257}, {3, 7, 17},   {8, 64, 65},
+                                         {9, 31, 64},  {12, 32, 256}, {0, 5, 7},   {4, 0, 9},    {25, 65, 300},
+                                         {2, 260, 40}, {1, 8, 0},    {3, 5, 0}};
+  return dims;
+}
+
+constexpr double kNormMaxAbs = 1e15;  // RmsNorm's own domain: finite float sums of squares
+constexpr double kSwiGluMaxAbs = 1e4;  // as the feed-forwards: finite gates and products
+
+Dims pick_dims(Rng& rng, int64_t index, int64_t edges) {
+  if (index < edges) return edge_dims()[static_cast<size_t>(index)];
+  return {rng.chance(0.7) ? rng.range(1, 12) : rng.range(13, 40), rng.range(1, 160), rng.range(1, 400)};
+}
+
+// ---------------------------------------------------------------- FusedNormMatmul
+
+Case make_norm(Rng& rng, int64_t index, int64_t edges) {
+  const Dims s = pick_dims(rng, index, edges);
+  const ValueClass xc = pick_class(rng), wc = rng.chance(0.7) ? ValueClass::normal : pick_class(rng);
+  const float eps_options[] = {1e-5f, 1e-6f, 1e-12f};
+  const float eps = rng.pick(eps_options);
+  Case c;
+  c.params = {{"M", double(s.M)}, {"N", double(s.N)}, {"K", double(s.K)}, {"eps", double(eps)}};
+  c.args.push_back({"x", Access::in, Tensor::of_f32({s.M, s.K}, make_values(rng, xc, s.M * s.K, kNormMaxAbs))});
+  c.args.push_back({"norm_w", Access::in, Tensor::of_f32({s.K}, make_values(rng, ValueClass::normal, s.K))});
+  c.args.push_back({"w", Access::in, Tensor::of_f32({s.N, s.K}, make_values(rng, wc, s.N * s.K, kNormMaxAbs))});
+  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {s.M, s.N})});
+  c.args.push_back(status_arg());
+  c.label = "x [" + std::to_string(s.M) + ", " + std::to_string(s.K) + "] w [" + std::to_string(s.N) + ", " +
+            std::to_string(s.K) + "] x=" + std::string(value_class_name(xc)) + " w=" +
+            std::string(value_class_name(wc)) + " eps=" + std::to_string(eps);
+  if (index >= edges && rng.chance(0.1)) {
+    if (rng.chance(0.3)) {
+      const float bad[] = {-1e-5f, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()};
+      c.params["eps"] = static_cast<double>(rng.pick(bad));
+      c.label += " bad: eps = " + std::to_string(c.param("eps"));
+    } else {
+      c.label += " " + make_size_invalid(rng, c, {"M", "N", "K"});
+    }
+  }
+  return c;
+}
+
+tl_status norm_status(const Case& c) {
+  if (tl_status st = sizes_status({c.iparam("M"), c.iparam("N"), c.iparam("K")})) return st;
+  const float eps = static_cast<float>(c.param("eps"));
+  if (!(eps >= 0.0f) || std::isinf(eps)) return TL_ERR_INVALID_ARGUMENT;
+  if (c.iparam("K") == 0) return TL_ERR_SHAPE;
+  return TL_OK;
+}
+
+Oracle norm_oracle(const Case& c) {
+  if (tl_status st = norm_status(c)) return {{"status", status_expected(st)}};
+  const int64_t M = c.iparam("M"), N = c.iparam("N"), K = c.iparam("K");
+  const float eps = static_cast<float>(c.param("eps"));
+  // z = RmsNorm(x) in double, then y = z @ W^T: a correct kernel's z is within
+  // RmsNorm's limit of z*, relative, so s = sum |z w| bounds both errors.
+  std::vector<double> z(static_cast<size_t>(M * K));
+  reference::rmsnorm<double>(c.in("x").f32(), c.in("norm_w").f32(), z.data(), M, K, eps);
+  Expected y;
+  y.value.resize(static_cast<size_t>(M * N));
+  reference::matmul<double>(z.data(), c.in("w").f32(), y.value.data(), M, N, K);
+  y.scale = dot_scale(z.data(), c.in("w").f32(), M, N, K);
+  return {{"status", status_expected(TL_OK)}, {"y", y}};
+}
+
+OpSpec fused_norm_matmul() {
+  OpSpec op;
+  op.name = "FusedNormMatmul";
+  op.group = "linalg";
+  op.symbol = "tl_fused_norm_matmul_f32";
+  op.scalar = reinterpret_cast<void*>(&scalar::fused_norm_matmul_f32);
+  op.summary = "y = Matmul(RmsNorm(x, norm_w, eps), W), x [M, K], W [N, K]; validates";
+  op.params = {{"M, N, K", ">= 0 (K >= 1), every pair's product * 4 bytes within int64_t"}, {"eps", "finite, >= 0"}};
+  op.domain = "|x|, |w| <= 1e15 (float sums of squares and products stay finite), every value class; the scale is "
+              "sum |z w| of the normalized rows z; one case in ten past the edges has a bad argument, and K = 0 is "
+              "an empty RmsNorm: both must be refused";
+  op.status = "status";
+  op.edge_cases = static_cast<int64_t>(edge_dims().size());
+  op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_norm(rng, i, edges); };
+  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
+    *p.i32("status") = reinterpret_cast<decltype(&tl_fused_norm_matmul_f32)>(fn)(
+        p.f32("x"), p.f32("norm_w"), p.f32("w"), p.f32("y"), c.iparam("M"), c.iparam("N"), c.iparam("K"),
+        static_cast<float>(c.param("eps")));
+  };
+  op.oracle = norm_oracle;
+  return op;
+}
+
+// ---------------------------------------------------------------- FusedSwiGlu
+
+Case make_swiglu(Rng& rng, int64_t index, int64_t edges) {
+  const Dims s = pick_dims(rng, index, edges);
+  const int64_t M = s.M, H = s.N, D = s.K;
+  const ValueClass xc = rng.chance(0.75) ? ValueClass::normal : pick_class(rng);
+  const ValueClass wc = rng.chance(0.75) ? ValueClass::normal : pick_class(rng);
+  auto weights = [&](int64_t rows) {
+    std::vector<float> w = make_values(rng, wc, rows * D, kSwiGluMaxAbs);
+    if (wc == ValueClass::normal && D > 0)
+      for (float& v : w) v /= std::sqrt(static_cast<float>(D));
+    return w;
+  };
+  Case c;
+  c.params = {{"M", double(M)}, {"D", double(D)}, {"H", double(H)}};
+  c.args.push_back({"x", Access::in, Tensor::of_f32({M, D}, make_values(rng, xc, M * D, kSwiGluMaxAbs))});
+  c.args.push_back({"w_gate", Access::in, Tensor::of_f32({H, D}, weights(H))});
+  c.args.push_back({"w_up", Access::in, Tensor::of_f32({H, D}, weights(H))});
+  c.args.push_back({"h", Access::out, Tensor::zeros(DType::f32, {M, H})});
+  c.args.push_back(status_arg());
+  c.label = "x [" + std::to_string(M) + ", " + std::to_string(D) + "] H=" + std::to_string(H) +
+            " x=" + std::string(value_class_name(xc)) + " w=" + std::string(value_class_name(wc));
+  if (index >= edges && rng.chance(0.1)) c.label += " " + make_size_invalid(rng, c, {"M", "D", "H"});
+  return c;
+}
+
+Oracle swiglu_oracle(const Case& c) {
+  if (tl_status st = sizes_status({c.iparam("M"), c.iparam("D"), c.iparam("H")}))
+    return {{"status", status_expected(st)}};
+  const int64_t M = c.iparam("M"), D = c.iparam("D"), H = c.iparam("H");
+  const float *x = c.in("x").f32(), *wg = c.in("w_gate").f32(), *wu = c.in("w_up").f32();
+  Expected h;
+  h.value.resize(static_cast<size_t>(M * H));
+  reference::gated_hidden<double>(x, wg, wu, h.value.data(), M, D, H, Gate::silu);
+  h.scale = ffn_scale::hidden_with_scale(x, wg, wu, M, D, H, Gate::silu).scale;
+  return {{"status", status_expected(TL_OK)}, {"h", h}};
+}
+
+OpSpec fused_swiglu() {
+  OpSpec op;
+  op.name = "FusedSwiGlu";
+  op.group = "linalg";
+  op.symbol = "tl_fused_swiglu_f32";
+  op.scalar = reinterpret_cast<void*>(&scalar::fused_swiglu_f32);
+  op.summary = "h = Silu(x Wg^T) * (x Wu^T), x [M, D], Wg, Wu [H, D], h [M, H]; validates";
+  op.params = {{"M, D, H", ">= 0, every pair's product * 4 bytes within int64_t"}};
+  op.domain = "|x|, |w| <= 1e4 (gates and products stay finite in float), every value class; the scale carries the "
+              "gate and up errors through Silu'; one case in ten past the edges has a bad size, which must be refused";
+  op.status = "status";
+  op.edge_cases = static_cast<int64_t>(edge_dims().size());
+  op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_swiglu(rng, i, edges); };
+  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
+    *p.i32("status") = reinterpret_cast<decltype(&tl_fused_swiglu_f32)>(fn)(
+        p.f32("x"), p.f32("w_gate"), p.f32("w_up"), p.f32("h"), c.iparam("M"), c.iparam("D"), c.iparam("H"));
+  };
+  op.oracle = swiglu_oracle;
+  return op;
+}
+
+}  // namespace
+
+std::vector<OpSpec> fused() { return {fused_norm_matmul(), fused_swiglu()}; }
+
+}  // namespace konform::ops

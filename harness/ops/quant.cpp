@@ -1,0 +1,194 @@
+// Quantize and Dequantize (spec §9) for ggml's Q8_0, Q4_0 and Q4_K block
+// layouts: both exact (the blocks and the values bit for bit), Quantize
+// being ggml's reference quantizer.
+#include <limits>
+#include <string>
+
+#include "konform/reference/quant.hpp"
+#include "quant_support.hpp"
+#include "scalar/quant.hpp"
+#include "tinyllm/quant.h"
+
+namespace konform::ops {
+
+std::vector<OpSpec> quant();
+
+namespace {
+
+using namespace linalg;
+using namespace qfmt;
+namespace rq = reference::quant;
+
+struct Rows {
+  int64_t rows, blocks;  // blocks per row
+};
+
+// Empty tensors, one block, several rows, a long row.
+const std::vector<Rows>& edge_rows() {
+  static const std::vector<Rows> rows = {{1, 1}, {1, 0}, {0, 1}, {3, 1}, {2, 2}, {5, 3}, {1, 9}};
+  return rows;
+}
+
+Rows pick_rows(Rng& rng, int64_t index, int64_t edges, Format f) {
+  if (index < edges) return edge_rows()[static_cast<size_t>(index)];
+  return {rng.range(1, 8), rng.range(0, f == Format::q4_k ? 4 : 10)};
+}
+
+// Makes a valid case's k not a multiple of the block, or a size negative.
+std::string make_rows_invalid(Rng& rng, Case& c, Format f) {
+  if (rng.chance(0.5)) {
+    c.params["k"] = c.param("k") + static_cast<double>(rng.range(1, info(f).values - 1));
+    return "bad: k = " + std::to_string(c.iparam("k"));
+  }
+  return make_size_invalid(rng, c, {"rows", "k"});
+}
+
+// ---------------------------------------------------------------- Quantize
+
+// Values by class, below a tenth of what a block's f16 scale holds; now and
+// then a block pushed past it (which must be refused).
+std::vector<float> values_to_quantize(Rng& rng, Format f, int64_t n, std::string* label) {
+  const double limit = scale_limit(f) / 10;
+  const ValueClass classes[] = {ValueClass::normal, ValueClass::normal, ValueClass::wide, ValueClass::tiny,
+                                ValueClass::zeros,  ValueClass::subnormal, ValueClass::ties, ValueClass::huge,
+                                ValueClass::specials};
+  const ValueClass vc = rng.pick(classes);
+  std::vector<float> x = make_values(rng, vc, n, limit);
+  *label = std::string(value_class_name(vc));
+  if (vc == ValueClass::normal) {  // a block scale from 2^-20 to 2^15
+    const float k = std::ldexp(1.0f, static_cast<int>(rng.range(-20, 15)));
+    for (float& v : x) v *= k;
+  }
+  if (n > 0 && rng.chance(0.05)) {
+    x[static_cast<size_t>(rng.range(0, n - 1))] = static_cast<float>(scale_limit(f) * 1.5);
+    *label += " one value past the f16 scale";
+  }
+  return x;
+}
+
+Case make_quantize(Rng& rng, int64_t index, int64_t edges, Format f) {
+  const Rows r = pick_rows(rng, index, edges, f);
+  const int64_t k = r.blocks * info(f).values, n = r.rows * k;
+  std::string values;
+  Case c;
+  c.params = {{"rows", double(r.rows)}, {"k", double(k)}};
+  c.args.push_back({"x", Access::in, Tensor::of_f32({r.rows, k}, values_to_quantize(rng, f, n, &values))});
+  c.args.push_back({"blocks", Access::out, Tensor::zeros(DType::u8, {blocks_bytes(f, n)}), Match::exact});
+  c.args.push_back(status_arg());
+  c.label = "x [" + std::to_string(r.rows) + ", " + std::to_string(k) + "] " + values;
+  if (index >= edges && rng.chance(0.1)) c.label += " " + make_rows_invalid(rng, c, f);
+  return c;
+}
+
+// The header's rules in its order: sizes, whole blocks, finite values, then
+// every block's f16 scale finite (known once the block is quantized).
+tl_status quantize_status(const Case& c, Format f, std::vector<uint8_t>* blocks) {
+  const int64_t rows = c.iparam("rows"), k = c.iparam("k");
+  if (tl_status st = sizes_status({rows, k})) return st;
+  if (k % info(f).values != 0) return TL_ERR_SHAPE;
+  const float* x = c.in("x").f32();
+  for (int64_t i = 0; i < rows * k; ++i)
+    if (!std::isfinite(x[i])) return TL_ERR_INVALID_ARGUMENT;
+  blocks->assign(static_cast<size_t>(blocks_bytes(f, rows * k)), 0);
+  rq::quantize(f, x, blocks->data(), rows * k);
+  for (int64_t b = 0; b < rows * k / info(f).values; ++b)
+    if (!rq::block_scales_finite(f, blocks->data() + b * info(f).bytes)) return TL_ERR_INVALID_ARGUMENT;
+  return TL_OK;
+}
+
+Oracle quantize_oracle(const Case& c, Format f) {
+  std::vector<uint8_t> blocks;
+  if (tl_status st = quantize_status(c, f, &blocks)) return {{"status", status_expected(st)}};
+  Expected e;
+  e.value.assign(blocks.begin(), blocks.end());
+  e.scale.assign(blocks.size(), 0.0);
+  return {{"status", status_expected(TL_OK)}, {"blocks", e}};
+}
+
+using QuantizeFn = decltype(&tl_quantize_q8_0_f32);
+using DequantizeFn = decltype(&tl_dequantize_q8_0_f32);
+
+OpSpec quantize_op(Format f, void* scalar_fn) {
+  const FormatInfo& fi = info(f);
+  OpSpec op;
+  op.name = std::string("Quantize_") + fi.name;
+  op.group = "quant";
+  op.symbol = std::string("tl_quantize_") + fi.lower + "_f32";
+  op.scalar = scalar_fn;
+  op.summary = std::string("f32 [rows, k] to ggml ") + fi.name + " blocks, ggml's reference quantizer bit for bit; validates";
+  op.params = {{"rows, k", ">= 0, k a multiple of " + std::to_string(fi.values)}};
+  op.domain = "every value class below a tenth of what a block's f16 scale holds, blocks past it and non-finite "
+              "values (both refused), ties at half a step (rounding direction); compared byte for byte";
+  op.status = "status";
+  op.edge_cases = static_cast<int64_t>(edge_rows().size());
+  op.make_case = [edges = op.edge_cases, f](Rng& rng, int64_t i) { return make_quantize(rng, i, edges, f); };
+  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
+    *p.i32("status") = reinterpret_cast<QuantizeFn>(fn)(p.f32("x"), p.get("blocks"), c.iparam("rows"), c.iparam("k"));
+  };
+  op.oracle = [f](const Case& c) { return quantize_oracle(c, f); };
+  return op;
+}
+
+// ---------------------------------------------------------------- Dequantize
+
+Case make_dequantize(Rng& rng, int64_t index, int64_t edges, Format f) {
+  const Rows r = pick_rows(rng, index, edges, f);
+  const int64_t k = r.blocks * info(f).values, n = r.rows * k;
+  const auto blocks = random_blocks(rng, f, n / info(f).values);
+  Case c;
+  c.params = {{"rows", double(r.rows)}, {"k", double(k)}};
+  c.args.push_back({"blocks", Access::in, Tensor::of_u8({static_cast<int64_t>(blocks.size())}, blocks)});
+  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {r.rows, k}), Match::exact});
+  c.args.push_back(status_arg());
+  c.label = "[" + std::to_string(r.rows) + ", " + std::to_string(k) + "] random blocks";
+  if (index >= edges && rng.chance(0.1)) c.label += " " + make_rows_invalid(rng, c, f);
+  return c;
+}
+
+Oracle dequantize_oracle(const Case& c, Format f) {
+  const int64_t rows = c.iparam("rows"), k = c.iparam("k");
+  tl_status st = sizes_status({rows, k});
+  if (st == TL_OK && k % info(f).values != 0) st = TL_ERR_SHAPE;
+  if (st != TL_OK) return {{"status", status_expected(st)}};
+  std::vector<float> y(static_cast<size_t>(rows * k));
+  rq::dequantize(f, c.in("blocks").u8(), y.data(), rows * k);
+  Expected e;
+  e.value.assign(y.begin(), y.end());
+  e.scale.assign(y.size(), 0.0);
+  return {{"status", status_expected(TL_OK)}, {"y", e}};
+}
+
+OpSpec dequantize_op(Format f, void* scalar_fn) {
+  const FormatInfo& fi = info(f);
+  OpSpec op;
+  op.name = std::string("Dequantize_") + fi.name;
+  op.group = "quant";
+  op.symbol = std::string("tl_dequantize_") + fi.lower + "_f32";
+  op.scalar = scalar_fn;
+  op.summary = std::string("ggml ") + fi.name + " blocks to f32 [rows, k], exact; validates";
+  op.params = {{"rows, k", ">= 0, k a multiple of " + std::to_string(fi.values)}};
+  op.domain = "random blocks: any quants, finite f16 scales of either sign (normal and subnormal); compared bit for bit";
+  op.status = "status";
+  op.edge_cases = static_cast<int64_t>(edge_rows().size());
+  op.make_case = [edges = op.edge_cases, f](Rng& rng, int64_t i) { return make_dequantize(rng, i, edges, f); };
+  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
+    *p.i32("status") = reinterpret_cast<DequantizeFn>(fn)(p.get("blocks"), p.f32("y"), c.iparam("rows"), c.iparam("k"));
+  };
+  op.oracle = [f](const Case& c) { return dequantize_oracle(c, f); };
+  return op;
+}
+
+}  // namespace
+
+std::vector<OpSpec> quant() {
+  return {
+      quantize_op(Format::q8_0, reinterpret_cast<void*>(&scalar::quantize_q8_0_f32)),
+      quantize_op(Format::q4_0, reinterpret_cast<void*>(&scalar::quantize_q4_0_f32)),
+      quantize_op(Format::q4_k, reinterpret_cast<void*>(&scalar::quantize_q4_k_f32)),
+      dequantize_op(Format::q8_0, reinterpret_cast<void*>(&scalar::dequantize_q8_0_f32)),
+      dequantize_op(Format::q4_0, reinterpret_cast<void*>(&scalar::dequantize_q4_0_f32)),
+      dequantize_op(Format::q4_k, reinterpret_cast<void*>(&scalar::dequantize_q4_k_f32)),
+  };
+}
+
+}  // namespace konform::ops
