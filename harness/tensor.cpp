@@ -30,7 +30,8 @@ Tensor Tensor::of_f32(std::vector<int64_t> shape, const std::vector<float>& valu
   if (static_cast<int64_t>(values.size()) != t.elements())
     throw std::logic_error("Tensor::of_f32: " + std::to_string(values.size()) + " values for shape " +
                            shape_string(t.shape));
-  std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
+  // An empty vector's data() may be null, which memcpy may not be given.
+  if (!t.bytes.empty()) std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
   return t;
 }
 
@@ -39,7 +40,7 @@ Tensor Tensor::of_i32(std::vector<int64_t> shape, const std::vector<int32_t>& va
   if (static_cast<int64_t>(values.size()) != t.elements())
     throw std::logic_error("Tensor::of_i32: " + std::to_string(values.size()) + " values for shape " +
                            shape_string(t.shape));
-  std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
+  if (!t.bytes.empty()) std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
   return t;
 }
 

@@ -4,9 +4,13 @@ verdicts: each mutant is caught (exit 1), by the check the spec names among
 others; the correct base and alternatives pass (exit 0). Writes the mutant x
 check matrix as JSON (reports/mutants.json).
 
-usage: check_mutants.py KONFORM PLUGINS_TSV OUT_JSON [--cases N] [--seed N]
+usage: check_mutants.py KONFORM PLUGINS_TSV OUT_JSON [--cases N] [--seed N] [--jobs N]
+
+The plugins are checked --jobs at a time (default: the machine's cores); the
+matrix keeps the manifest's order.
 """
 import argparse
+import concurrent.futures
 import json
 import os
 import subprocess
@@ -55,13 +59,18 @@ def main():
     ap.add_argument("out_json")
     ap.add_argument("--cases", type=int, default=300)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = ap.parse_args()
+    if args.jobs < 1:
+        sys.exit(f"--jobs must be at least 1, got {args.jobs}")
 
     plugins = read_plugins(args.plugins_tsv)
     entries, problems = [], []
-    with tempfile.TemporaryDirectory() as workdir:
-        for p in plugins:
-            proc, data, caught = run_one(args.konform, p, args.cases, args.seed, workdir)
+    with tempfile.TemporaryDirectory() as workdir, \
+            concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        runs = [pool.submit(run_one, args.konform, p, args.cases, args.seed, workdir) for p in plugins]
+        for p, run in zip(plugins, runs):
+            proc, data, caught = run.result()
             verdict = "fail" if proc.returncode == 1 else "pass"
             checks = sorted({c["check"] for c in caught})
             spec_check = p["caught_by"]
