@@ -8,6 +8,7 @@ packages=(
   librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev libboost-dev
   nlohmann-json3-dev libhwy-dev libsleef-dev libmpfr-dev libgmp-dev ccache
   python3 python3-jsonschema
+  libopenblas-dev libblis-dev
 )
 
 missing=()

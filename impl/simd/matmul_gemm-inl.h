@@ -2,10 +2,11 @@
 // GotoBLAS/BLIS-style blocking with a register-blocked micro-kernel.
 //
 // Loops, outermost first:  columns in blocks of kNC (W's packed block of
-// kKC x kNC stays in L2)  >  k in blocks of kKC  >  rows in blocks of kMC (x's
-// packed block)  >  micro-panels of kMR rows (one stays in L1)  >  micro-panels
-// of NR = kNV vectors of columns  >  the micro-kernel: kMR x NR outputs in
-// registers, one fused multiply-add per output and k, x broadcast, W loaded.
+// kKC x kNC, in L3)  >  k in blocks of kKC  >  rows in blocks of kMC (x's
+// packed block, in L2)  >  micro-panels of NR = kNV vectors of W's columns
+// (kKC x NR floats: 16 KiB, stays in L1)  >  micro-panels of kMR rows of x
+// (streamed from L2)  >  the micro-kernel: kMR x NR outputs in registers, one
+// fused multiply-add per output and k, x broadcast, W loaded.
 //
 // The summation order is the library's definition of Matmul (see
 // matmul_order in docs/ops-linalg.md): each output starts every block of kKC
@@ -33,8 +34,9 @@ namespace konform::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // Columns of k per chain: part of the result's definition, the same on every
-// target and in every path.
-constexpr int64_t kKC = 256;
+// target and in every path. 128 keeps W's micro-panel (128 x 32 floats) in
+// L1 beside x's, and bounds a chain's error to 128 u.
+constexpr int64_t kKC = 128;
 
 // The register tile: kMR rows by kNV vectors of columns.
 #if HWY_TARGET <= HWY_AVX3
@@ -44,8 +46,8 @@ constexpr int64_t kMR = 4, kNV = 4;
 #else
 constexpr int64_t kMR = 6, kNV = 2;  // 12 of 16 ymm/xmm accumulate
 #endif
-constexpr int64_t kMC = 12 * kMR;  // rows of x packed at a time
-constexpr int64_t kNC = 512;       // columns of W packed at a time (kKC x kNC floats: 512 KiB)
+constexpr int64_t kMC = 20 * kMR;  // rows of x packed at a time (AVX3: 240 x 128 floats, 120 KiB)
+constexpr int64_t kNC = 2048;      // columns of W packed at a time (kKC x kNC floats: 1 MiB)
 
 using GemmTag = hn::ScalableTag<float>;
 HWY_INLINE int64_t GemmNR() { return kNV * static_cast<int64_t>(hn::Lanes(GemmTag())); }
@@ -99,16 +101,16 @@ HWY_INLINE void EdgeTile(int64_t kc, const float* a, const float* b, float* c, i
 // `Rows` gives row m's columns [k0, k0 + kc) (plain, or normalized: FusedNormMatmul).
 template <class Rows>
 void PackX(const Rows& rows, int64_t m0, int64_t mc, int64_t k0, int64_t kc, float* out) {
+  HWY_ALIGN float strip[kMR * kKC];
   for (int64_t p = 0; p * kMR < mc; ++p) {
     float* panel = out + p * kMR * kc;
     const int64_t n_rows = std::min(kMR, mc - p * kMR);
-    for (int64_t i = 0; i < kMR; ++i) {
-      if (i >= n_rows) {
-        for (int64_t k = 0; k < kc; ++k) panel[k * kMR + i] = 0.0f;
-        continue;
-      }
-      rows.Pack(m0 + p * kMR + i, k0, kc, panel + i, kMR);
-    }
+    // Each row contiguous into a strip, then the strip transposed into the
+    // panel in k order: both sides sequential.
+    for (int64_t i = 0; i < n_rows; ++i) rows.Pack(m0 + p * kMR + i, k0, kc, strip + i * kc, 1);
+    for (int64_t i = n_rows; i < kMR; ++i) std::fill(strip + i * kc, strip + (i + 1) * kc, 0.0f);
+    for (int64_t k = 0; k < kc; ++k)
+      for (int64_t i = 0; i < kMR; ++i) panel[k * kMR + i] = strip[i * kc + k];
   }
 }
 
@@ -168,13 +170,13 @@ void GemmColumns(const Rows& x, const Weights& w, float* y, int64_t ldy, int64_t
       for (int64_t ic = 0; ic < M; ic += kMC) {
         const int64_t mc = std::min(kMC, M - ic);
         PackX(x, ic, mc, pc, kc, buf.x_pack.get());
-        for (int64_t ir = 0; ir < mc; ir += kMR) {
-          const float* a = buf.x_pack.get() + (ir / kMR) * kMR * kc;
-          const int64_t rows = std::min(kMR, mc - ir);
-          for (int64_t jr = 0; jr < nc; jr += nr) {
-            const float* b = buf.w_pack.get() + (jr / nr) * nr * kc;
+        for (int64_t jr = 0; jr < nc; jr += nr) {
+          const float* b = buf.w_pack.get() + (jr / nr) * nr * kc;
+          const int64_t cols = std::min(nr, nc - jr);
+          for (int64_t ir = 0; ir < mc; ir += kMR) {
+            const float* a = buf.x_pack.get() + (ir / kMR) * kMR * kc;
+            const int64_t rows = std::min(kMR, mc - ir);
             float* c = y + (ic + ir) * ldy + jc + jr;
-            const int64_t cols = std::min(nr, nc - jr);
             if (rows == kMR && cols == nr) MicroKernel(kc, a, b, c, ldy, add);
             else EdgeTile(kc, a, b, c, ldy, rows, cols, add);
           }

@@ -11,7 +11,7 @@
 //                         and Lanes(d) <= 16 for quantized rows)
 //   At(n, k)              one value (the f32 K tail; quantized K has none)
 //   Row(n, k0, kc, buf)   columns [k0, k0 + kc) of row n as floats, in buf
-//                         or in place (k0 a multiple of 256 for quantized)
+//                         or in place (k0, kc multiples of 16 for quantized)
 
 #if defined(KONFORM_SIMD_MATMUL_WEIGHTS_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef KONFORM_SIMD_MATMUL_WEIGHTS_INL_H_

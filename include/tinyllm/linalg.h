@@ -22,7 +22,7 @@
  * an order that depends on K alone (never on M, N, the position of the
  * element, or the thread count): a row of a batch has the bits it has alone
  * (batch invariance), and reruns give the same bits. libtl_kernels sums
- * chains of 256 fused multiply-adds and adds the chains in order; the error
+ * chains of 128 fused multiply-adds and adds the chains in order; the error
  * against the exact sum is then within a few units of roundoff of
  * sum_k |x[k] * w[k]| in practice (see docs/ops-linalg.md for the bound).
  * Threads: tinyllm/threads.h.
