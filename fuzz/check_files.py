@@ -4,6 +4,9 @@
 - every fixture (fixtures/cases/*.json) conforms on scalar and on every SIMD target;
 - every regression (fuzz/regressions/*.json) conforms there too, and still
   fails on the plugin it was found on (when --plugins names the built plugins);
+- `konform check --repro-dir` on two mutants writes reproducers of the sweep
+  and of RapidCheck's shrunk counterexamples that fail on the mutant and pass
+  on scalar;
 - every malformed file of fixtures/malformed/expected.tsv is refused with exit
   status 2 and its expected message, never a crash.
 
@@ -11,9 +14,11 @@ usage: check_files.py KONFORM --source DIR [--plugins PLUGINS_TSV]
 """
 import argparse
 import glob
+import json
 import os
 import subprocess
 import sys
+import tempfile
 
 
 def run(cmd):
@@ -58,7 +63,6 @@ def main():
         expect([args.konform, "repro", f, "--backend", "scalar", "--backend", "simd:all"], 0, f)
 
     plugins = plugin_paths(args.plugins)
-    import json
     for f in regressions:
         with open(f, encoding="utf-8") as fh:
             backend = json.load(fh).get("backend", "")
@@ -68,6 +72,24 @@ def main():
                 problems.append(f"{f}: found on {backend}, which is not among the built plugins")
                 continue
             expect([args.konform, "repro", f, "--backend", plugins[lib]], 1, f + " on " + lib)
+
+    # `check --repro-dir` on mutants: the sweep's and RapidCheck's findings
+    # become reproducers that fail on the mutant and pass on scalar.
+    for mutant, op in (("libkonform_mutant_s01.so", "rmsnorm"), ("libkonform_mutant_s12.so", "argmax")):
+        if mutant not in plugins:
+            continue
+        with tempfile.TemporaryDirectory() as d:
+            expect([args.konform, "check", "--backend", plugins[mutant], "--op", op, "--cases", "40",
+                    "--property-runs", "30", "--repro-dir", d], 1, f"check --repro-dir on {mutant}")
+            written = sorted(glob.glob(os.path.join(d, "*.json")))
+            sources = set()
+            for f in written:
+                with open(f, encoding="utf-8") as fh:
+                    sources.add(json.load(fh)["source"])
+                expect([args.konform, "repro", f], 1, f"{f} (from {mutant}) on its mutant")
+                expect([args.konform, "repro", f, "--backend", "scalar"], 0, f"{f} (from {mutant}) on scalar")
+            if not {"sweep", "property"} <= sources:
+                problems.append(f"check --repro-dir on {mutant} wrote {sorted(sources)}, not sweep and property")
 
     with open(os.path.join(args.source, "fixtures/malformed/expected.tsv"), encoding="utf-8") as fh:
         rows = [l.rstrip("\n").split("\t") for l in fh if l.strip() and not l.startswith("#")]
