@@ -2,7 +2,7 @@
  * feed-forwards, FusedNormMatmul, FusedSwiGlu), and its mutants.
  *
  * Compiled as is (KONFORM_MUTANT undefined or 0) this is the correct plugin
- * konform_plugin_linalg_base: every dot product accumulated in double,
+ * konform_linalg_base: every dot product accumulated in double,
  * rounded once, and the hidden layers of the feed-forwards rounded to float
  * as a real kernel keeps them. With -DKONFORM_MUTANT=N it is mutant
  * linalg_mNN: one defect from the spec's warnings switched on, everything

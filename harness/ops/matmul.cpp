@@ -21,7 +21,7 @@ struct Shape {
 
 // Around every blocking edge: M = 1 (GEMV) and the strip/packed switch at
 // 8/9 rows and the micro-tile's 6 and 12 rows; N around 8, 16 and 32
-// columns; K = 0, around the vector widths and around the chain length 256.
+// columns; K = 0, around the vector widths and around 256 (two chains of 128).
 // The last two are the large shapes (Llama-7B's FFN), checked by
 // projection (verify) instead of the full oracle.
 const std::vector<Shape>& edge_shapes() {

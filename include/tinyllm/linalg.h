@@ -22,7 +22,9 @@
  * an order that depends on K alone (never on M, N, the position of the
  * element, or the thread count): a row of a batch has the bits it has alone
  * (batch invariance), and reruns give the same bits. libtl_kernels sums
- * chains of 128 fused multiply-adds and adds the chains in order; the error
+ * chains of 128 multiply-adds (fused where the target has FMA: AVX2 and
+ * AVX-512; a product then a sum on SSE4 and older, so their bits differ from
+ * those targets') and adds the chains in order; the error
  * against the exact sum is then within a few units of roundoff of
  * sum_k |x[k] * w[k]| in practice (see docs/ops-linalg.md for the bound).
  * Threads: tinyllm/threads.h.

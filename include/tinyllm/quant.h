@@ -19,9 +19,9 @@
  *
  * Dequantize is exact: every value is the float the formulas above give.
  * Quantize is ggml's reference quantizer, bit for bit (its rounding rules
- * are in docs/ops-quant.md): Q8_0 d = max|x| / 127 and q = round(x / d),
+ * are in docs/ops-linalg.md): Q8_0 d = max|x| / 127 and q = round(x * (1 / d)),
  * halves away from zero; Q4_0 d = x_max / -8 with x_max the value of largest
- * magnitude (the first of equals) and q = min(15, floor(x / d + 8.5)); Q4_K
+ * magnitude (the first of equals) and q = min(15, floor(x * (1 / d) + 8.5)); Q4_K
  * the search of quantize_row_q4_K_ref for each sub-block's scale and min,
  * evaluated in float in program order with no fused multiply-add. The scale
  * stored is the f32 scale rounded to f16 (to nearest, ties to even); the
