@@ -72,7 +72,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "konform_properties: %s\n", e.what());
     return 2;
   }
+  // gtest moves argv[argc] (the terminating null) along with the flags it
+  // removes: the vector needs one.
   int n = static_cast<int>(rest.size());
+  rest.push_back(nullptr);
   testing::InitGoogleTest(&n, rest.data());
   return RUN_ALL_TESTS();
 }
