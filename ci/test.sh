@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: the Release build's ctest (unit, oracle, property,
-# mutant, plugin, report), then the kernels and properties again under ASan
-# and UBSan in build-asan/.
+# mutant, plugin, report, fuzz-smoke), then all but the mutant, plugin and
+# report tests again under ASan and UBSan in build-asan/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/build.sh
@@ -15,9 +15,7 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKONFORM_SA
   -DKONFORM_BENCH=OFF -DKONFORM_MUTANTS=OFF
 cmake --build build-asan -j"$(nproc)"
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-ctest --test-dir build-asan --output-on-failure -j"$(nproc)" -L "unit|oracle"
-# The properties of the six kernels of tinyllm/elementwise.h on scalar and
-# every SIMD target (the later op families run here once each has had its own
-# sanitizer pass).
-./build-asan/properties/konform_properties_test --backend scalar --backend simd:all \
-  --gtest_filter='*_rmsnorm_*:*_rope_*:*_silu_mul_*:*_embedding_*:*_add_*:*_argmax_*'
+# Under the sanitizers: the unit and oracle tests, every op's properties on
+# scalar and every SIMD target, and the fuzz corpora replayed through every
+# op target (the edge shapes of each op, unaligned buffers included).
+ctest --test-dir build-asan --output-on-failure -j"$(nproc)" -L "unit|oracle|property|fuzz-smoke"

@@ -52,7 +52,7 @@ class GuardedBuffer {
 void poison(uint8_t* p, size_t bytes, uint32_t pattern) {
   size_t i = 0;
   for (; i + 4 <= bytes; i += 4) std::memcpy(p + i, &pattern, 4);
-  std::memcpy(p + i, &pattern, bytes - i);
+  if (i < bytes) std::memcpy(p + i, &pattern, bytes - i);  // p is null for an empty output
 }
 
 struct Call {
