@@ -88,6 +88,8 @@ Settings Settings::from_environment() {
   if (const char* v = std::getenv("KONFORM_FUZZ_REPRO_DIR"); v != nullptr && *v) s.repro_dir = v;
   s.keep_going = env_flag("KONFORM_FUZZ_KEEP_GOING");
   s.pending = env_flag("KONFORM_FUZZ_PENDING");
+  if (const char* v = std::getenv("KONFORM_FUZZ_MAX_BYTES"); v != nullptr && *v)
+    s.max_bytes = static_cast<size_t>(std::strtoull(v, nullptr, 10));
   return s;
 }
 
@@ -120,14 +122,20 @@ OpFuzzer::OpFuzzer(const std::string& family, const Settings& settings)
     std::fprintf(stderr, "konform fuzz: %s exports none of this target's symbols\n", settings_.backend.c_str());
     std::exit(2);
   }
-  std::fprintf(stderr, "konform fuzz: target %s, %zu op(s), backend %s (%zu)\n", family.c_str(), ops_.size(),
-               settings_.backend.c_str(), backends_.size());
+  std::fprintf(stderr, "konform fuzz: target %s, %zu op(s), backend %s (%zu), size budget %s\n", family.c_str(),
+               ops_.size(), settings_.backend.c_str(), backends_.size(),
+               settings_.max_bytes ? (std::to_string(settings_.max_bytes) + " input bytes").c_str() : "none");
 }
 
 void OpFuzzer::run(const uint8_t* data, size_t size) {
   const FuzzCase fc = decode_fuzz_input(ops_, data, size);
   const OpSpec& op = *fc.op;
   if (!settings_.only_op.empty() && op.name != settings_.only_op) return;
+  if (settings_.max_bytes > 0) {  // the size budget: the largest edge cases are the sweep's to run
+    size_t bytes = 0;
+    for (const Arg& a : fc.c.args) bytes += a.value.bytes.size();
+    if (bytes > settings_.max_bytes) return;
+  }
   const size_t position = static_cast<size_t>(size == 0 ? 0 : data[0] % ops_.size());
   const Tolerance* tol = ToleranceTable::builtin().find(op.name, op.dtype);
   for (const Backend& b : backends_) {

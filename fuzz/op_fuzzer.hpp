@@ -13,6 +13,10 @@
 //                          in the directory is counted, not aborted on: campaigns look for new kinds
 //   KONFORM_FUZZ_PENDING=1 before each call, write a no_crash reproducer, removed when the call
 //                          returns: how a crash or timeout file becomes a reproducer
+//   KONFORM_FUZZ_MAX_BYTES the size budget: a case whose inputs hold more bytes is skipped (0: none).
+//                          Default 8 MiB with libFuzzer, where ASan and coverage make the largest
+//                          edge cases (Matmul's 4096 x 11008 weights) run past any timeout; none in
+//                          replay builds, so ctest's replays keep every edge case.
 #pragma once
 
 #include <cstddef>
@@ -33,6 +37,11 @@ struct Settings {
   std::string repro_dir = ".";
   bool keep_going = false;
   bool pending = false;
+#ifdef KONFORM_FUZZ_LIBFUZZER
+  size_t max_bytes = size_t{8} << 20;
+#else
+  size_t max_bytes = 0;
+#endif
   static Settings from_environment();
 };
 
