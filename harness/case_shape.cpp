@@ -3,6 +3,7 @@
 #include <map>
 #include <mutex>
 #include <cmath>
+#include <cstdio>
 #include <set>
 #include <tuple>
 #include <vector>
@@ -15,6 +16,16 @@ namespace {
 
 // A dimension's relation to the case: equal to a constant, or to a
 // parameter times 1/2, 1 or 2.
+// A parameter's value as a message shows it: an integer when it is one (a
+// file may hold NaN or 1e300, which no integer type can take).
+std::string number(double v) {
+  if (std::isnan(v)) return "missing or NaN";
+  if (std::fabs(v) < 9e15 && v == std::trunc(v)) return std::to_string(static_cast<long long>(v));
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
 struct Relation {
   std::string param;  // "" for a constant
   double factor = 1;
@@ -28,9 +39,9 @@ struct Relation {
     return it == c.params.end() ? NAN : it->second * factor;
   }
   std::string describe(const Case& c) const {
-    if (param.empty()) return "the constant " + std::to_string(static_cast<long long>(constant));
+    if (param.empty()) return "the constant " + number(constant);
     const std::string p = "parameter " + param;
-    const std::string v = " (" + std::to_string(static_cast<long long>(value(c))) + ")";
+    const std::string v = " (" + number(value(c)) + ")";
     return (factor == 1 ? p : factor == 2 ? "twice " + p : "half " + p) + v;
   }
 };

@@ -169,12 +169,14 @@ std::vector<OpSpec> pos_multi_axis_rope() {
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make(rng, i, edges); };
   op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    // The arrays as the caller has them; room for a bad n_axes too.
+    // The arrays as the caller has them; room for a bad n_axes too (a case
+    // whose n_axes was made too large has widths for its original axes only).
     std::vector<int64_t> dims(TL_ROPE_MAX_AXES + 2, 2);
     std::vector<float> bases(TL_ROPE_MAX_AXES + 2, 10000.0f);
     for (int64_t a = 0; a < c.iparam("n_axes") && a < TL_ROPE_MAX_AXES; ++a) {
-      dims[a] = c.iparam("dim" + std::to_string(a));
-      bases[a] = static_cast<float>(c.param("base" + std::to_string(a)));
+      const std::string dim = "dim" + std::to_string(a), base = "base" + std::to_string(a);
+      if (c.params.count(dim)) dims[a] = c.iparam(dim);
+      if (c.params.count(base)) bases[a] = static_cast<float>(c.param(base));
     }
     *p.i32("status") = reinterpret_cast<decltype(&tl_multi_axis_rope_f32)>(fn)(
         p.f32("x"), p.f32("y"), p.i32("pos"), c.iparam("T"), c.iparam("H"), c.iparam("D"), c.iparam("n_axes"),
