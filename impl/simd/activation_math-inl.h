@@ -67,11 +67,12 @@ HWY_INLINE hn::Vec<D> Reciprocal(D d, hn::Vec<D> v) {
 
 // y, or x where x is NaN. On the x86 vector targets the callers' min and max
 // already carry a NaN through (they return their second operand when one is
-// NaN, and x is passed second); Highway's scalar Min/Max drop NaN, so that
-// target puts it back here.
+// NaN, and x is passed second); Highway's SCALAR and EMU128 Min/Max (portable
+// code, EMU128 is clang's fallback target on x86 too) drop NaN, so those
+// targets put it back here.
 template <class D>
 HWY_INLINE hn::Vec<D> KeepNaN(D d, hn::Vec<D> x, hn::Vec<D> y) {
-#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
   (void)d;
   (void)x;
   return y;
