@@ -1,0 +1,525 @@
+// The attention ops of spec/operations.txt section 5 (tinyllm/attention.h):
+// Sdpa and FlashAttention (GQA, causal -1e4, additive masks of four shapes),
+// SdpaCross, SdpaWindow, and the per-head QK-norm.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "konform/op.hpp"
+#include "konform/reference/attention.hpp"
+#include "konform/values.hpp"
+#include "norm_support.hpp"
+#include "scalar/attention.hpp"
+#include "tinyllm/attention.h"
+
+namespace konform::ops {
+
+std::vector<OpSpec> attention();
+
+namespace {
+
+namespace ref = reference::attn;
+using norm::status_arg;
+using norm::status_expected;
+
+// ---------------------------------------------------------------- sizes and status
+
+// The header's rules, read independently of impl/ (tinyllm/attention.h).
+bool fits(std::initializer_list<int64_t> sizes) {
+  long double p = 4;
+  for (int64_t s : sizes) p *= static_cast<long double>(s);
+  return p <= static_cast<long double>(INT64_MAX);
+}
+
+tl_status sdpa_status(const ref::Dims& n, int64_t mask_kind) {
+  for (int64_t s : {n.batch, n.heads, n.kv_heads, n.sq, n.sk, n.d})
+    if (s < 0) return TL_ERR_INVALID_ARGUMENT;
+  if (n.heads < 1 || n.kv_heads < 1) return TL_ERR_INVALID_ARGUMENT;
+  if (mask_kind < 0 || mask_kind > 4) return TL_ERR_INVALID_ARGUMENT;
+  if (!fits({n.batch, n.heads, n.sq, n.d}) || !fits({n.batch, n.kv_heads, n.sk, n.d}) ||
+      (mask_kind != 0 && !fits({n.batch, n.heads, n.sq, n.sk})))
+    return TL_ERR_INVALID_ARGUMENT;
+  if (n.heads % n.kv_heads != 0) return TL_ERR_SHAPE;
+  if (n.d == 0) return TL_ERR_SHAPE;
+  if (n.sk == 0 && n.sq > 0) return TL_ERR_SHAPE;
+  return TL_OK;
+}
+
+ref::Dims dims_of(const Case& c) {
+  return {c.iparam("B"), c.iparam("H"), c.iparam("KV"), c.iparam("Sq"), c.iparam("Sk"), c.iparam("D")};
+}
+
+// SdpaCross and SdpaWindow store their sizes in the same params (KV = H;
+// SdpaWindow: Sq = Sk = S and a "window").
+tl_status call_status(const Case& c) {
+  const ref::Dims n = dims_of(c);
+  const int64_t kind = c.params.count("mask") ? c.iparam("mask") : 0;
+  if (tl_status s = sdpa_status(n, kind)) return s;
+  if (c.params.count("window")) {
+    const int64_t w = c.iparam("window");
+    if (w < 1) return TL_ERR_INVALID_ARGUMENT;
+    if (n.sq % w != 0) return TL_ERR_SHAPE;
+  }
+  return TL_OK;
+}
+
+struct Shape {
+  int64_t B, H, KV, Sq, Sk, D;
+};
+
+// Decode (Sq = 1) with GQA as Llama-3 and Qwen run it, prefill around the
+// tiles of 32 keys (31, 32, 33, 64, 65), Sq < Sk (a chunk after a cache),
+// Sq > Sk (causal rows with every key masked), odd head_dims around the
+// vector widths, and the empty batch and query.
+const std::vector<Shape>& edge_shapes() {
+  static const std::vector<Shape> shapes = {
+      {1, 1, 1, 1, 1, 1},    {1, 8, 2, 1, 37, 64},  {1, 4, 4, 1, 1, 8},    {2, 4, 2, 5, 5, 16},
+      {1, 2, 1, 17, 17, 33}, {1, 1, 1, 3, 40, 7},   {1, 2, 2, 8, 3, 4},    {1, 6, 3, 33, 65, 128},
+      {1, 32, 8, 1, 300, 128}, {2, 4, 1, 31, 32, 17}, {1, 3, 1, 64, 64, 9}, {1, 2, 2, 1, 129, 31},
+      {0, 2, 1, 4, 4, 8},    {1, 2, 1, 0, 5, 4},    {1, 4, 2, 65, 70, 2},  {3, 1, 1, 9, 96, 65}};
+  return shapes;
+}
+
+// ---------------------------------------------------------------- values
+
+// The operands' classes: N(0, 1); q and k scaled so scores reach +-1e3 (a
+// softmax that overflows exp without the max subtraction, and a score near
+// -1e4 + s where the mask does not win); tiny; zeros (a uniform softmax);
+// small integers (tied scores).
+enum class Vals { normal, peaky, large, tiny, zeros, ties };
+constexpr Vals kAllVals[] = {Vals::normal, Vals::normal, Vals::peaky, Vals::large, Vals::tiny, Vals::zeros, Vals::ties};
+const char* vals_name(Vals v) {
+  const char* names[] = {"normal", "peaky", "large", "tiny", "zeros", "ties"};
+  return names[static_cast<int>(v)];
+}
+
+std::vector<float> operand(Rng& rng, Vals v, int64_t n, bool is_value) {
+  std::vector<float> x;
+  switch (v) {
+    case Vals::tiny: x = make_values(rng, ValueClass::tiny, n); break;
+    case Vals::zeros: x = is_value ? make_values(rng, ValueClass::normal, n) : make_values(rng, ValueClass::zeros, n); break;
+    case Vals::ties: x = make_values(rng, ValueClass::ties, n); break;
+    default: x = make_values(rng, ValueClass::normal, n);
+  }
+  const float scale = is_value ? 1.0f : v == Vals::peaky ? 4.0f : v == Vals::large ? 30.0f : 1.0f;
+  if (scale != 1.0f)
+    for (float& e : x) e *= scale;
+  return x;
+}
+
+// An additive mask: -1e4 for padded or blocked positions (a few rows all
+// blocked), N(0, 1) biases now and then (ALiBi-like), 0 elsewhere.
+std::vector<float> mask_values(Rng& rng, int64_t n, int64_t sk) {
+  std::vector<float> m(static_cast<size_t>(n), 0.0f);
+  const double blocked = rng.uniform(0.0, 0.6);
+  const bool biases = rng.chance(0.3);
+  for (int64_t r = 0; r * sk < n; ++r) {
+    const bool all = rng.chance(0.05);
+    for (int64_t j = 0; j < sk; ++j) {
+      float& e = m[static_cast<size_t>(r * sk + j)];
+      if (all || rng.chance(blocked)) e = -1e4f;
+      else if (biases) e = make_values(rng, ValueClass::normal, 1)[0];
+    }
+  }
+  return m;
+}
+
+const char* mask_name(int64_t kind) {
+  const char* names[] = {"none", "padding [B,1,1,Sk]", "full [B,H,Sq,Sk]", "[Sq,Sk]", "[B,1,Sq,Sk]"};
+  return kind >= 0 && kind <= 4 ? names[kind] : "bad kind";
+}
+
+// ---------------------------------------------------------------- cases
+
+void set_dims(Case& c, const Shape& s) {
+  c.params["B"] = double(s.B), c.params["H"] = double(s.H), c.params["KV"] = double(s.KV);
+  c.params["Sq"] = double(s.Sq), c.params["Sk"] = double(s.Sk), c.params["D"] = double(s.D);
+}
+
+std::string dims_label(const Shape& s) {
+  return "B=" + std::to_string(s.B) + " H=" + std::to_string(s.H) + " KV=" + std::to_string(s.KV) +
+         " Sq=" + std::to_string(s.Sq) + " Sk=" + std::to_string(s.Sk) + " D=" + std::to_string(s.D);
+}
+
+// One argument of a valid shape made bad; returns the label. `gqa` allows
+// the KV-head rules (Sdpa, FlashAttention).
+std::string make_bad(Rng& rng, Shape& s, int64_t& mask_kind, bool gqa) {
+  switch (rng.range(0, gqa ? 6 : 3)) {
+    case 0: s.D = 0; return "bad: head_dim = 0";
+    case 1: s.Sk = 0, s.Sq = std::max<int64_t>(s.Sq, 1); return "bad: Sk = 0";
+    case 2: s.B = -1; return "bad: B = -1";
+    case 3: s.Sq = s.Sk = int64_t{1} << 40; return "bad: Sq = Sk = 2^40";
+    case 4: s.KV = 0; return "bad: kv_heads = 0";
+    case 5:  // heads not a multiple of the KV heads
+      s.KV = rng.range(2, 4);
+      s.H = s.KV * rng.range(1, 3) + rng.range(1, s.KV - 1);
+      return "bad: num_heads % kv_heads != 0";
+    default: mask_kind = 5 + rng.range(0, 3); return "bad: mask kind " + std::to_string(mask_kind);
+  }
+}
+
+// Random shapes within ~2^21 multiply-adds of the oracle.
+Shape random_shape(Rng& rng, bool gqa) {
+  const int64_t dims[] = {1, 2, 3, 4, 7, 8, 16, 17, 31, 32, 33, 64, 65, 128};
+  Shape s;
+  s.B = rng.range(1, 3);
+  s.KV = rng.range(1, 4);
+  s.H = gqa ? s.KV * rng.pick(std::vector<int64_t>{1, 1, 2, 3, 4}) : s.KV;
+  s.Sk = rng.chance(0.2) ? rng.range(33, 300) : rng.range(1, 40);
+  s.Sq = rng.chance(0.3) ? 1 : rng.chance(0.7) ? s.Sk : rng.range(1, 40);
+  s.D = rng.chance(0.6) ? rng.pick(dims) : rng.range(1, 96);
+  while (s.B * s.H * s.Sq * s.Sk * s.D > (int64_t{1} << 21)) {
+    if (s.Sq > 1) s.Sq = (s.Sq + 1) / 2;
+    else if (s.B > 1) --s.B;
+    else s.Sk = (s.Sk + 1) / 2;
+  }
+  return s;
+}
+
+// Tensors of a shape, or 16 floats when the call must be refused (never read).
+std::vector<int64_t> shape_or_small(bool valid, std::vector<int64_t> shape) {
+  return valid ? shape : std::vector<int64_t>{16};
+}
+int64_t count(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+std::vector<int64_t> mask_shape(int64_t kind, const Shape& s) {
+  switch (kind) {
+    case 1: return {s.B, 1, 1, s.Sk};
+    case 2: return {s.B, s.H, s.Sq, s.Sk};
+    case 3: return {s.Sq, s.Sk};
+    case 4: return {s.B, 1, s.Sq, s.Sk};
+    default: return {};
+  }
+}
+
+// Whether a case's tensors can have their real shapes: every size >= 0 and
+// small. A refused call with real buffers (num_heads % kv_heads != 0, D = 0,
+// Sk = 0) tells a kernel that computes anyway by its result, not by a crash.
+bool real_buffers(const Shape& s, int64_t mask_kind) {
+  for (int64_t d : {s.B, s.H, s.KV, s.Sq, s.Sk, s.D})
+    if (d < 0 || d > (int64_t{1} << 20)) return false;
+  return mask_kind <= 4 && s.B * s.H * s.Sq * std::max(s.D, s.Sk) <= (int64_t{1} << 22) &&
+         s.B * s.KV * s.Sk * s.D <= (int64_t{1} << 22);
+}
+
+// q, k, v, (mask), y and status of a case on shape s; KV heads = s.KV.
+void add_tensors(Rng& rng, Case& c, const Shape& s, int64_t mask_kind, bool valid) {
+  valid = valid || real_buffers(s, mask_kind);
+  const Vals qv = rng.pick(kAllVals), kv = rng.chance(0.7) ? qv : rng.pick(kAllVals), vv = rng.pick(kAllVals);
+  const auto qs = shape_or_small(valid, {s.B, s.H, s.Sq, s.D}), ks = shape_or_small(valid, {s.B, s.KV, s.Sk, s.D});
+  c.args.push_back({"q", Access::in, Tensor::of_f32(qs, operand(rng, qv, count(qs), false))});
+  c.args.push_back({"k", Access::in, Tensor::of_f32(ks, operand(rng, kv, count(ks), false))});
+  c.args.push_back({"v", Access::in, Tensor::of_f32(ks, operand(rng, vv, count(ks), true))});
+  if (mask_kind != 0) {
+    const auto ms = shape_or_small(valid && mask_kind <= 4, mask_shape(mask_kind, s));
+    c.args.push_back({"mask", Access::in, Tensor::of_f32(ms, mask_values(rng, count(ms), valid ? std::max<int64_t>(s.Sk, 1) : 16))});
+  }
+  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, qs)});
+  c.args.push_back(status_arg());
+  c.label += std::string(" q=") + vals_name(qv) + " k=" + vals_name(kv) + " v=" + vals_name(vv);
+}
+
+Case make_sdpa(Rng& rng, int64_t index, int64_t edges) {
+  Shape s = index < edges ? edge_shapes()[static_cast<size_t>(index)] : random_shape(rng, true);
+  int64_t mask_kind = rng.chance(0.4) ? 0 : rng.range(1, 4);
+  const bool causal = rng.chance(0.5);
+  std::string bad;
+  if (index >= edges && rng.chance(0.08)) bad = make_bad(rng, s, mask_kind, true);
+  Case c;
+  set_dims(c, s);
+  c.params["causal"] = causal ? 1.0 : 0.0;
+  c.params["mask"] = double(mask_kind);
+  const bool valid = call_status(c) == TL_OK;
+  c.label = dims_label(s) + (causal ? " causal" : "") + " mask=" + mask_name(mask_kind) + (bad.empty() ? "" : " " + bad);
+  add_tensors(rng, c, s, mask_kind, valid);
+  return c;
+}
+
+Case make_cross(Rng& rng, int64_t index, int64_t edges) {
+  Shape s = index < edges ? edge_shapes()[static_cast<size_t>(index)] : random_shape(rng, false);
+  s.KV = s.H;
+  if (index >= edges && rng.chance(0.2)) s.Sq = rng.range(1, 12), s.Sk = rng.range(1, 200);  // decoder vs encoder lengths
+  int64_t none = 0;
+  std::string bad;
+  if (index >= edges && rng.chance(0.08)) bad = make_bad(rng, s, none, false);
+  Case c;
+  set_dims(c, s);
+  const bool valid = call_status(c) == TL_OK;
+  c.label = "B=" + std::to_string(s.B) + " H=" + std::to_string(s.H) + " Sq=" + std::to_string(s.Sq) +
+            " Se=" + std::to_string(s.Sk) + " D=" + std::to_string(s.D) + (bad.empty() ? "" : " " + bad);
+  add_tensors(rng, c, s, 0, valid);
+  return c;
+}
+
+const std::vector<int64_t>& edge_windows() {
+  static const std::vector<int64_t> w = {1, 2, 3, 4, 7, 8, 16, 31, 32, 33, 49, 64};
+  return w;
+}
+
+Case make_window(Rng& rng, int64_t index, int64_t edges) {
+  const int64_t w = index < edges ? edge_windows()[static_cast<size_t>(index)] : rng.range(1, 40);
+  Shape s;
+  s.B = rng.range(1, 2);
+  s.H = s.KV = rng.range(1, 3);
+  s.Sq = s.Sk = w * rng.range(1, std::max<int64_t>(1, 128 / w));
+  s.D = rng.chance(0.5) ? rng.pick(std::vector<int64_t>{1, 4, 8, 16, 17, 32, 64}) : rng.range(1, 70);
+  int64_t window = w, none = 0;
+  std::string bad;
+  if (index >= edges && rng.chance(0.1)) {
+    if (rng.chance(0.5)) {
+      bad = make_bad(rng, s, none, false);
+      s.Sk = s.Sq;
+    } else if (rng.chance(0.5) && w > 1) {
+      s.Sq = s.Sk = s.Sq + 1;
+      bad = "bad: S not a multiple of the window";
+    } else {
+      window = -rng.range(0, 2);
+      bad = "bad: window = " + std::to_string(window);
+    }
+  }
+  Case c;
+  set_dims(c, s);
+  c.params["window"] = double(window);
+  const bool valid = call_status(c) == TL_OK;
+  c.label = "B=" + std::to_string(s.B) + " H=" + std::to_string(s.H) + " S=" + std::to_string(s.Sq) +
+            " D=" + std::to_string(s.D) + " window=" + std::to_string(window) + (bad.empty() ? "" : " " + bad);
+  add_tensors(rng, c, s, 0, valid);
+  return c;
+}
+
+// ---------------------------------------------------------------- oracle
+
+// y* and its scale, per element t of each row:
+//   s_t = sum_j p_j (|v_jt| + E_j |v_jt - y_t|),
+//   E_j = 1 + (1/sqrt(D)) sum |q k_j| + |s_j| + |s_j - max| + |masks added|.
+// The first term is the weighted sum's own rounding (and the normalizer's,
+// which scales y whole). The second is the softmax's sensitivity to errors in
+// the scores: dy = sum_j p_j ds_j (v_j - y), with ds_j up to a few u of the
+// dot product's terms |q||k| (times the scale), of the score itself (the
+// scale's product and the mask's additions: -1e4 + s rounds at 1e4 u), of
+// s_j - max (the exp's argument) and the exp's own ~1 u.
+void row_oracle(const ref::Row& r, const ref::Dims& n, int64_t j0, int64_t j1, double* y, double* scale) {
+  const std::vector<double> s = ref::scores<double>(r, n, j0, j1);
+  const std::vector<double> p = ref::probabilities<double>(s);
+  ref::attend_row<double>(r, n, j0, j1, y);
+  double m = s[0];
+  for (double x : s) m = std::max(m, x);
+  const double inv_root = 1.0 / std::sqrt(double(n.d));
+  std::vector<double> e(s.size());
+  for (int64_t j = j0; j < j1; ++j) {
+    const size_t k = static_cast<size_t>(j - j0);
+    double dot_terms = 0;
+    for (int64_t t = 0; t < n.d; ++t) dot_terms += std::fabs(double(r.q[t]) * double(r.k[j * n.d + t]));
+    double added = 0;
+    if (r.causal && ref::causally_masked(n, r.i, j)) added += 1e4;
+    if (r.mask != nullptr) added += std::fabs(double(r.mask[j]));
+    e[k] = 1.0 + inv_root * dot_terms + std::fabs(s[k]) + std::fabs(s[k] - m) + added;
+  }
+  for (int64_t t = 0; t < n.d; ++t) {
+    double acc = 0;
+    for (int64_t j = j0; j < j1; ++j) {
+      const size_t k = static_cast<size_t>(j - j0);
+      const double vj = r.v[j * n.d + t];
+      acc += p[k] * (std::fabs(vj) + e[k] * std::fabs(vj - y[t]));
+    }
+    scale[t] = acc;
+  }
+}
+
+const float* mask_ptr(const Case& c) {
+  for (const Arg& a : c.args)
+    if (a.name == "mask") return a.value.f32();
+  return nullptr;
+}
+
+Oracle sdpa_oracle(const Case& c) {
+  if (tl_status st = call_status(c)) return {{"status", status_expected(st)}};
+  const ref::Dims n = dims_of(c);
+  const int kind = c.params.count("mask") ? static_cast<int>(c.iparam("mask")) : 0;
+  const bool causal = c.params.count("causal") && c.param("causal") != 0;
+  const bool windowed = c.params.count("window") != 0;
+  const int64_t w = windowed ? c.iparam("window") : 0;
+  Expected y;
+  y.value.assign(static_cast<size_t>(n.batch * n.heads * n.sq * n.d), 0.0);
+  y.scale.assign(y.value.size(), 0.0);
+  for (int64_t b = 0; b < n.batch; ++b)
+    for (int64_t h = 0; h < n.heads; ++h)
+      for (int64_t i = 0; i < n.sq; ++i) {
+        const ref::Row r = ref::row_of(c.in("q").f32(), c.in("k").f32(), c.in("v").f32(), mask_ptr(c), n, kind,
+                                       causal, b, h, i);
+        const int64_t j0 = windowed ? i / w * w : 0, j1 = windowed ? j0 + w : n.sk;
+        const size_t at = static_cast<size_t>(((b * n.heads + h) * n.sq + i) * n.d);
+        row_oracle(r, n, j0, j1, y.value.data() + at, y.scale.data() + at);
+      }
+  return {{"status", status_expected(TL_OK)}, {"y", y}};
+}
+
+// ---------------------------------------------------------------- invoke
+
+void invoke_sdpa(void* fn, const Case& c, const Pointers& p) {
+  const int64_t kind = c.iparam("mask");
+  *p.i32("status") = reinterpret_cast<decltype(&tl_sdpa_f32)>(fn)(
+      p.f32("q"), p.f32("k"), p.f32("v"), kind == 0 ? nullptr : p.f32("mask"), p.f32("y"), c.iparam("B"),
+      c.iparam("H"), c.iparam("KV"), c.iparam("Sq"), c.iparam("Sk"), c.iparam("D"),
+      static_cast<int32_t>(c.iparam("causal")), static_cast<tl_attn_mask>(kind));
+}
+
+const char* kSdpaDomain =
+    "q, k N(0, 1), scaled by 4 or 30 (scores up to ~1e3: exp overflows without the max subtraction), tiny, zeros "
+    "(uniform softmax), small integers (ties); v N(0, 1), tiny or integers; masks of -1e4 (some rows all -1e4) and "
+    "N(0, 1) biases; causal with Sq < Sk, Sq = Sk and Sq > Sk (rows with every key masked); no NaN or Inf (a NaN "
+    "score makes its row NaN, nothing more to check); shapes up to ~2^21 multiply-adds; 8% refused arguments";
+
+OpSpec sdpa_spec(const char* name, const char* symbol, void* scalar_fn, const char* summary) {
+  OpSpec op;
+  op.name = name;
+  op.group = "attention";
+  op.symbol = symbol;
+  op.scalar = scalar_fn;
+  op.summary = summary;
+  op.params = {{"B, Sq, Sk", ">= 0; Sk >= 1 when Sq >= 1"},
+               {"num_heads, kv_heads", ">= 1, num_heads % kv_heads == 0 (else TL_ERR_SHAPE)"},
+               {"head_dim", ">= 1"},
+               {"causal", "0 or 1: -1e4 added where key j > i + Sk - Sq"},
+               {"mask_kind", "0 none, 1 [B,1,1,Sk], 2 [B,H,Sq,Sk], 3 [Sq,Sk], 4 [B,1,Sq,Sk]"}};
+  op.domain = kSdpaDomain;
+  op.status = "status";
+  op.edge_cases = static_cast<int64_t>(edge_shapes().size());
+  op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_sdpa(rng, i, edges); };
+  op.invoke = invoke_sdpa;
+  op.oracle = sdpa_oracle;
+  return op;
+}
+
+// ---------------------------------------------------------------- QK-norm
+
+Case make_qk_norm(Rng& rng, int64_t index, int64_t edges) {
+  const auto& widths = norm::edge_widths();
+  const int64_t d = index < edges ? std::min<int64_t>(widths[static_cast<size_t>(index)], 256)
+                                  : rng.pick(std::vector<int64_t>{1, 4, 16, 32, 63, 64, 65, 128, 256});
+  const int64_t heads = rng.range(1, 16), tokens = rng.chance(0.05) ? 0 : rng.range(1, 12);
+  norm::Row x = norm::make_row(rng, tokens * heads * d);
+  const float eps = norm::pick_eps(rng, x.eps_zero_ok);
+  const bool in_place = rng.chance(0.3);
+  Case c;
+  c.params = {{"tokens", double(tokens)}, {"heads", double(heads)}, {"D", double(d)}, {"eps", double(eps)}};
+  std::string bad;
+  if (index >= edges && rng.chance(0.1)) {
+    switch (rng.range(0, 3)) {
+      case 0: c.params["D"] = 0; bad = "bad: head_dim = 0"; break;
+      case 1: c.params["heads"] = -1; bad = "bad: num_heads = -1"; break;
+      case 2: c.params["eps"] = -1e-5; bad = "bad: eps < 0"; break;
+      default: c.params["tokens"] = c.params["heads"] = double(int64_t{1} << 40); bad = "bad: 2^80 elements";
+    }
+  }
+  const std::vector<int64_t> shape = {tokens, heads, d};
+  c.args.push_back({"x", Access::in, Tensor::of_f32(shape, x.values)});
+  c.args.push_back({"g", Access::in, Tensor::of_f32({d}, norm::make_gain(rng, d))});
+  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, shape), Match::tolerance, in_place ? "x" : ""});
+  c.args.push_back(status_arg());
+  c.label = "x [" + std::to_string(tokens) + ", " + std::to_string(heads) + ", " + std::to_string(d) + "] " + x.label +
+            " eps=" + std::to_string(eps) + (in_place ? " y==x" : "") + (bad.empty() ? "" : " " + bad);
+  return c;
+}
+
+tl_status qk_norm_status(const Case& c) {
+  const int64_t t = c.iparam("tokens"), h = c.iparam("heads"), d = c.iparam("D");
+  const double eps = c.param("eps");
+  if (t < 0 || h < 0 || d < 0 || !fits({t, h, d})) return TL_ERR_INVALID_ARGUMENT;
+  if (!(eps >= 0) || std::isinf(eps)) return TL_ERR_INVALID_ARGUMENT;
+  if (d == 0) return TL_ERR_SHAPE;
+  return TL_OK;
+}
+
+Oracle qk_norm_oracle(const Case& c) {
+  if (tl_status st = qk_norm_status(c)) return {{"status", status_expected(st)}};
+  const int64_t t = c.iparam("tokens"), h = c.iparam("heads"), d = c.iparam("D");
+  Expected y;
+  y.value.resize(static_cast<size_t>(t * h * d));
+  ref::qk_norm<double>(c.in("x").f32(), c.in("g").f32(), y.value.data(), t, h, d, static_cast<float>(c.param("eps")));
+  for (double v : y.value) y.scale.push_back(std::fabs(v));  // as RmsNorm: x_i * inv * g_i
+  return {{"status", status_expected(TL_OK)}, {"y", y}};
+}
+
+OpSpec qk_norm_spec() {
+  OpSpec op;
+  op.name = "QkNorm";
+  op.group = "attention";
+  op.symbol = "tl_qk_norm_f32";
+  op.scalar = reinterpret_cast<void*>(&scalar::qk_norm_f32);
+  op.summary = "QK-norm: RmsNorm of each head of x[tokens, num_heads, head_dim] over head_dim alone, gain [head_dim]; "
+               "y == x allowed; validates";
+  op.params = {{"tokens, num_heads", ">= 0"}, {"head_dim", ">= 1"}, {"eps", "finite, >= 0"}};
+  op.domain = "RmsNorm's rows (every value class up to |x| <= 1e15, rows far from zero), one per head; eps = 0 only "
+              "where the mean square is a normal float; 10% refused arguments";
+  op.status = "status";
+  op.edge_cases = static_cast<int64_t>(norm::edge_widths().size());
+  op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_qk_norm(rng, i, edges); };
+  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
+    *p.i32("status") = reinterpret_cast<decltype(&tl_qk_norm_f32)>(fn)(
+        p.f32("x"), p.f32("g"), p.f32("y"), c.iparam("tokens"), c.iparam("heads"), c.iparam("D"),
+        static_cast<float>(c.param("eps")));
+  };
+  op.oracle = qk_norm_oracle;
+  return op;
+}
+
+}  // namespace
+
+std::vector<OpSpec> attention() {
+  OpSpec sdpa = sdpa_spec("Sdpa", "tl_sdpa_f32", reinterpret_cast<void*>(&scalar::sdpa_f32),
+                          "y = Softmax(q k^T / sqrt(D) + causal(-1e4) + mask) v, q [B,H,Sq,D], k, v [B,KV,Sk,D], GQA "
+                          "by repeat_interleave; validates");
+  OpSpec flash = sdpa_spec("FlashAttention", "tl_flash_attention_f32",
+                           reinterpret_cast<void*>(&scalar::flash_attention_f32),
+                           "Sdpa by tiles of keys with an online softmax (no score matrix); judged against Sdpa's "
+                           "oracle; validates");
+
+  OpSpec cross;
+  cross.name = "SdpaCross";
+  cross.group = "attention";
+  cross.symbol = "tl_sdpa_cross_f32";
+  cross.scalar = reinterpret_cast<void*>(&scalar::sdpa_cross_f32);
+  cross.summary = "y = Softmax(q k^T / sqrt(D)) v, q [B,H,Sq,D] (decoder), k, v [B,H,Se,D] (encoder); no mask; validates";
+  cross.params = {{"B, Sq, Se", ">= 0; Se >= 1 when Sq >= 1"}, {"num_heads", ">= 1"}, {"head_dim", ">= 1"}};
+  cross.domain = std::string(kSdpaDomain).substr(0, std::string(kSdpaDomain).find("; masks")) +
+                 "; decoder and encoder lengths independent; 8% refused arguments";
+  cross.status = "status";
+  cross.edge_cases = static_cast<int64_t>(edge_shapes().size());
+  cross.make_case = [edges = cross.edge_cases](Rng& rng, int64_t i) { return make_cross(rng, i, edges); };
+  cross.invoke = [](void* fn, const Case& c, const Pointers& p) {
+    *p.i32("status") = reinterpret_cast<decltype(&tl_sdpa_cross_f32)>(fn)(
+        p.f32("q"), p.f32("k"), p.f32("v"), p.f32("y"), c.iparam("B"), c.iparam("H"), c.iparam("Sq"), c.iparam("Sk"),
+        c.iparam("D"));
+  };
+  cross.oracle = sdpa_oracle;
+
+  OpSpec window;
+  window.name = "SdpaWindow";
+  window.group = "attention";
+  window.symbol = "tl_sdpa_window_f32";
+  window.scalar = reinterpret_cast<void*>(&scalar::sdpa_window_f32);
+  window.summary = "Sdpa inside each window of `window` consecutive positions, q, k, v [B,H,S,D], S % window == 0; "
+                   "validates";
+  window.params = {{"B, S", ">= 0"}, {"num_heads", ">= 1"}, {"head_dim", ">= 1"}, {"window", ">= 1, divides S"}};
+  window.domain = cross.domain.substr(0, cross.domain.find("; decoder")) +
+                  "; windows 1..64, S up to 128; 10% refused arguments";
+  window.status = "status";
+  window.edge_cases = static_cast<int64_t>(edge_windows().size());
+  window.make_case = [edges = window.edge_cases](Rng& rng, int64_t i) { return make_window(rng, i, edges); };
+  window.invoke = [](void* fn, const Case& c, const Pointers& p) {
+    *p.i32("status") = reinterpret_cast<decltype(&tl_sdpa_window_f32)>(fn)(
+        p.f32("q"), p.f32("k"), p.f32("v"), p.f32("y"), c.iparam("B"), c.iparam("H"), c.iparam("Sq"), c.iparam("D"),
+        c.iparam("window"));
+  };
+  window.oracle = sdpa_oracle;
+
+  return {sdpa, flash, cross, window, qk_norm_spec()};
+}
+
+}  // namespace konform::ops

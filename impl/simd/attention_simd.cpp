@@ -1,0 +1,111 @@
+// libtl_kernels: the ops of tinyllm/attention.h, compiled once per Highway
+// target (foreach_target) and chosen at run time (HWY_DYNAMIC_DISPATCH). The
+// kernels live in attention-inl.h; this file validates the arguments and
+// dispatches. QK-norm is the RmsNorm kernel of norm-inl.h over rows of
+// head_dim (tl_rms_norm_f32 on [tokens * num_heads, head_dim]).
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "impl/simd/attention_simd.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+
+#include "hwy/highway.h"
+#include "impl/simd/attention-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace konform::simd::HWY_NAMESPACE {
+
+// Dispatchable wrappers (HWY_EXPORT needs plain functions of this namespace).
+inline void AttnSdpa(const float* q, const float* k, const float* v, float* y, const AttnGeometry& g) {
+  attn::SdpaF32(q, k, v, y, g);
+}
+inline void AttnFlash(const float* q, const float* k, const float* v, float* y, const AttnGeometry& g) {
+  attn::FlashF32(q, k, v, y, g);
+}
+inline void AttnWindow(const float* q, const float* k, const float* v, float* y, int64_t batch, int64_t heads,
+                       int64_t seq, int64_t dim, int64_t window) {
+  attn::SdpaWindowF32(q, k, v, y, batch, heads, seq, dim, window);
+}
+
+}  // namespace konform::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "impl/common/attention_args.hpp"
+#include "tinyllm/attention.h"
+#include "tinyllm/norm.h"
+
+namespace konform::simd {
+
+HWY_EXPORT(AttnSdpa);
+HWY_EXPORT(AttnFlash);
+HWY_EXPORT(AttnWindow);
+
+}  // namespace konform::simd
+
+namespace ks = konform::simd;
+namespace ka = konform::impl::attention_args;
+
+namespace {
+
+// The kernels' view of a validated Sdpa call: sizes and mask strides.
+ks::AttnGeometry geometry(const ka::Dims& n, const float* mask, int32_t causal, tl_attn_mask kind) {
+  ks::AttnGeometry g{n.batch, n.heads, n.kv_heads, n.sq, n.sk, n.d, causal != 0, nullptr, 0, 0, 0};
+  switch (kind) {
+    case TL_ATTN_MASK_PADDING: g.mask_b = n.sk; break;
+    case TL_ATTN_MASK_FULL: g.mask_b = n.heads * n.sq * n.sk, g.mask_h = n.sq * n.sk, g.mask_i = n.sk; break;
+    case TL_ATTN_MASK_SEQ: g.mask_i = n.sk; break;
+    case TL_ATTN_MASK_BATCH: g.mask_b = n.sq * n.sk, g.mask_i = n.sk; break;
+    default: return g;
+  }
+  g.mask = mask;
+  return g;
+}
+
+}  // namespace
+
+extern "C" {
+
+tl_status tl_sdpa_f32(const float* q, const float* k, const float* v, const float* mask, float* y, int64_t batch,
+                      int64_t num_heads, int64_t kv_heads, int64_t sq, int64_t sk, int64_t head_dim, int32_t causal,
+                      tl_attn_mask mask_kind) {
+  const ka::Dims n{batch, num_heads, kv_heads, sq, sk, head_dim};
+  if (tl_status s = ka::check_sdpa("tl_sdpa_f32", n, mask_kind)) return s;
+  HWY_DYNAMIC_DISPATCH(ks::AttnSdpa)(q, k, v, y, geometry(n, mask, causal, mask_kind));
+  return TL_OK;
+}
+
+tl_status tl_flash_attention_f32(const float* q, const float* k, const float* v, const float* mask, float* y,
+                                 int64_t batch, int64_t num_heads, int64_t kv_heads, int64_t sq, int64_t sk,
+                                 int64_t head_dim, int32_t causal, tl_attn_mask mask_kind) {
+  const ka::Dims n{batch, num_heads, kv_heads, sq, sk, head_dim};
+  if (tl_status s = ka::check_sdpa("tl_flash_attention_f32", n, mask_kind)) return s;
+  HWY_DYNAMIC_DISPATCH(ks::AttnFlash)(q, k, v, y, geometry(n, mask, causal, mask_kind));
+  return TL_OK;
+}
+
+tl_status tl_sdpa_cross_f32(const float* q, const float* k, const float* v, float* y, int64_t batch,
+                            int64_t num_heads, int64_t sq, int64_t se, int64_t head_dim) {
+  const ka::Dims n{batch, num_heads, num_heads, sq, se, head_dim};
+  if (tl_status s = ka::check_sdpa("tl_sdpa_cross_f32", n, TL_ATTN_MASK_NONE)) return s;
+  HWY_DYNAMIC_DISPATCH(ks::AttnSdpa)(q, k, v, y, geometry(n, nullptr, 0, TL_ATTN_MASK_NONE));
+  return TL_OK;
+}
+
+tl_status tl_sdpa_window_f32(const float* q, const float* k, const float* v, float* y, int64_t batch,
+                             int64_t num_heads, int64_t seq, int64_t head_dim, int64_t window) {
+  const ka::Dims n{batch, num_heads, num_heads, seq, seq, head_dim};
+  if (tl_status s = ka::check_window("tl_sdpa_window_f32", n, window)) return s;
+  HWY_DYNAMIC_DISPATCH(ks::AttnWindow)(q, k, v, y, batch, num_heads, seq, head_dim, window);
+  return TL_OK;
+}
+
+tl_status tl_qk_norm_f32(const float* x, const float* g, float* y, int64_t tokens, int64_t num_heads,
+                         int64_t head_dim, float eps) {
+  if (tl_status s = ka::check_qk_norm("tl_qk_norm_f32", tokens, num_heads, head_dim, eps)) return s;
+  if (tokens == 0 || num_heads == 0) return TL_OK;
+  const int64_t shape[2] = {tokens * num_heads, head_dim};
+  return tl_rms_norm_f32(x, g, y, shape, 2, eps);
+}
+
+}  // extern "C"
+#endif  // HWY_ONCE
