@@ -22,8 +22,11 @@ struct Dims {
 
 inline std::string str(int64_t v) { return std::to_string(v); }
 
-// The product of `sizes` times 4 bytes fits an int64_t (all >= 0).
+// The product of `sizes` times 4 bytes fits an int64_t (all >= 0), as the
+// harness reads the header: exactly, whatever the order of the factors.
 inline bool fits(std::initializer_list<int64_t> sizes) {
+  for (int64_t s : sizes)
+    if (s == 0) return true;  // an empty tensor, however large the other sizes
   int64_t p = 4;
   for (int64_t s : sizes)
     if (__builtin_mul_overflow(p, s, &p)) return false;
