@@ -149,7 +149,7 @@ std::string make_bad(Rng& rng, Shape& s, int64_t& mask_kind, bool gqa) {
     case 0: s.D = 0; return "bad: head_dim = 0";
     case 1: s.Sk = 0, s.Sq = std::max<int64_t>(s.Sq, 1); return "bad: Sk = 0";
     case 2: s.B = -1; return "bad: B = -1";
-    case 3: s.Sq = s.Sk = int64_t{1} << 40; return "bad: Sq = Sk = 2^40";
+    case 3: s.Sq = s.Sk = int64_t{1} << 61; return "bad: Sq = Sk = 2^61 (q's byte count overflows)";
     case 4: s.KV = 0; return "bad: kv_heads = 0";
     case 5:  // heads not a multiple of the KV heads
       s.KV = rng.range(2, 4);
