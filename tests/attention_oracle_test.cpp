@@ -56,10 +56,11 @@ TEST(AttentionWorkedExample, CausalOffsetAndGqa) {
 
 // A row whose every key is masked: -1e4 added to each score, a finite result.
 TEST(AttentionWorkedExample, FullyMaskedRowIsFinite) {
-  const float q[] = {1}, k[] = {1, -1}, v[] = {2, 4};
-  float y[1];
+  // Sq = 3 queries over Sk = 2 keys: query 0 sees none (every key is after it).
+  const float q[] = {1, 1, 1}, k[] = {1, -1}, v[] = {2, 4};
+  float y[3];
   ref::sdpa<float>(q, k, v, nullptr, y, ref::Dims{1, 1, 1, 3, 2, 1}, true, ref::kMaskNone);
-  EXPECT_TRUE(std::isfinite(y[0]));
+  for (float e : y) EXPECT_TRUE(std::isfinite(e));
 }
 
 // ---------------------------------------------------------------- 50 digits
