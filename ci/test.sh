@@ -17,5 +17,6 @@ cmake --build build-asan -j"$(nproc)"
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # Under the sanitizers: the unit and oracle tests, every op's properties on
 # scalar and every SIMD target, and the fuzz corpora replayed through every
-# op target (the edge shapes of each op, unaligned buffers included).
-ctest --test-dir build-asan --output-on-failure -j"$(nproc)" -L "unit|oracle|property|fuzz-smoke"
+# op target (the edge shapes of each op, unaligned buffers included), and the
+# end-to-end decoder.
+ctest --test-dir build-asan --output-on-failure -j"$(nproc)" -L "unit|oracle|property|fuzz-smoke|e2e"
