@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "konform/repro.hpp"
 #include "konform/tolerance.hpp"
@@ -138,6 +139,7 @@ void OpFuzzer::run(const uint8_t* data, size_t size) {
   }
   const size_t position = static_cast<size_t>(size == 0 ? 0 : data[0] % ops_.size());
   const Tolerance* tol = ToleranceTable::builtin().find(op.name, op.dtype);
+  std::optional<Oracle> expected;  // once per input, however many backends (simd:all has six)
   for (const Backend& b : backends_) {
     void* fn = b.symbol(op.symbol);
     if (fn == nullptr) continue;  // unsupported here: not a finding
@@ -149,7 +151,8 @@ void OpFuzzer::run(const uint8_t* data, size_t size) {
       r.finding->message = "the process died in this call (a crash, or killed at its time limit)";
       pending = write_reproducer(r, settings_.repro_dir);
     }
-    const CaseVerdict v = judge_case(b, op, fn, fc.c, tol, CallOptions{fc.misalign, true});
+    if (!expected) expected = op.oracle(fc.c);
+    const CaseVerdict v = judge_case(b, op, fn, fc.c, tol, CallOptions{fc.misalign, true}, &*expected);
     if (!pending.empty()) std::remove(pending.c_str());
     g_error_counters[(position % 16) * 48 + error_bucket(v)]++;
     if (!v.ok()) report(fc, b, v, data, size);

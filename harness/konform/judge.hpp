@@ -35,8 +35,9 @@ struct CaseVerdict {
 // Calls `fn` (the backend's symbol for `op`) on `c` under `options` and judges
 // the call. `tol` may be null for ops whose outputs are all exact; throws
 // std::runtime_error when an output needs a tolerance and there is none.
+// `expected`, when given, is op.oracle(c) computed once for several backends.
 CaseVerdict judge_case(const Backend& backend, const OpSpec& op, void* fn, const Case& c, const Tolerance* tol,
-                       const CallOptions& options);
+                       const CallOptions& options, const Oracle* expected = nullptr);
 
 // Whether any output of `c` is judged against a tolerance.
 bool needs_tolerance(const Case& c);
