@@ -1,0 +1,129 @@
+// The limits konform's compute benchmarks are read against, measured in the
+// same run: the FMA peak and a plain read's bandwidth, with the best-of-rounds
+// timing both use (bench/peaks.hpp).
+#include "bench/peaks.hpp"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include "bench/bandwidth_ref.h"
+
+namespace konform::bench {
+
+// ---------------------------------------------------------------- timing
+
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+static double batch_seconds() { return std::getenv("TL_BENCH_QUICK") ? 0.05 : 0.3; }
+
+// Calls of fn that last about `seconds`.
+static int64_t calls_for(const std::function<void()>& fn, double seconds) {
+  for (int64_t calls = 1;; calls *= 2) {
+    const double t0 = now();
+    for (int64_t k = 0; k < calls; ++k) fn();
+    const double dt = now() - t0;
+    if (dt >= seconds / 4) return std::max<int64_t>(1, static_cast<int64_t>(double(calls) * seconds / dt));
+  }
+}
+
+// The best rate (work / s) of each contender over rounds in which each runs
+// one batch in turn.
+std::vector<double> best_rates(const std::vector<std::function<void()>>& fns, double work) {
+  std::vector<int64_t> calls;
+  for (const auto& f : fns) calls.push_back(f ? calls_for(f, batch_seconds()) : 0);
+  std::vector<double> best(fns.size(), 0.0);
+  for (int round = 0; round < 7; ++round)
+    for (size_t i = 0; i < fns.size(); ++i) {
+      if (!fns[i]) continue;
+      const double t0 = now();
+      for (int64_t k = 0; k < calls[i]; ++k) fns[i]();
+      best[i] = std::max(best[i], work * double(calls[i]) / (now() - t0));
+    }
+  return best;
+}
+
+// ---------------------------------------------------------------- limits
+
+// Independent FMA chains, enough to cover the latency on any x86: the FMA peak.
+namespace {
+
+__attribute__((target("avx512f"))) float fma_loop_avx512(int64_t iters) {
+  __m512 a[16];
+  const __m512 m = _mm512_set1_ps(0.999999f), c = _mm512_set1_ps(1e-7f);
+  for (int i = 0; i < 16; ++i) a[i] = _mm512_set1_ps(float(i));
+  for (int64_t it = 0; it < iters; ++it)
+    for (int i = 0; i < 16; ++i) a[i] = _mm512_fmadd_ps(a[i], m, c);
+  __m512 s = a[0];
+  for (int i = 1; i < 16; ++i) s = _mm512_add_ps(s, a[i]);
+  return _mm512_reduce_add_ps(s);
+}
+
+__attribute__((target("avx2,fma"))) float fma_loop_avx2(int64_t iters) {
+  __m256 a[12];
+  const __m256 m = _mm256_set1_ps(0.999999f), c = _mm256_set1_ps(1e-7f);
+  for (int i = 0; i < 12; ++i) a[i] = _mm256_set1_ps(float(i));
+  for (int64_t it = 0; it < iters; ++it)
+    for (int i = 0; i < 12; ++i) a[i] = _mm256_fmadd_ps(a[i], m, c);
+  __m256 s = a[0];
+  for (int i = 1; i < 12; ++i) s = _mm256_add_ps(s, a[i]);
+  float out[8];
+  _mm256_storeu_ps(out, s);
+  return out[0];
+}
+
+}  // namespace
+
+// GFLOP/s of `threads` threads each running FMA chains, best of AVX-512 and AVX2.
+double fma_peak(int threads) {
+  static std::atomic<float> sink{0};
+  auto run = [&](bool wide) {
+    const int64_t iters = 2'000'000;
+    auto one = [&] { sink = sink + (wide ? fma_loop_avx512(iters) : fma_loop_avx2(iters)); };
+    const double flops = 2.0 * double(iters) * (wide ? 16 * 16 : 12 * 8) * threads;
+    double best = 0;
+    for (int r = 0; r < 5; ++r) {
+      const double t0 = now();
+      std::vector<std::thread> ts;
+      for (int t = 1; t < threads; ++t) ts.emplace_back(one);
+      one();
+      for (auto& t : ts) t.join();
+      best = std::max(best, flops / (now() - t0));
+    }
+    return best;
+  };
+  double peak = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? run(false) : 0;
+  if (__builtin_cpu_supports("avx512f")) peak = std::max(peak, run(true));
+  return peak / 1e9;
+}
+
+// GB/s of `threads` threads reading disjoint parts of `bytes` bytes.
+double read_bandwidth(const std::vector<float>& buf, int threads) {
+  const auto stream = konform::bench::BestStream();
+  static std::atomic<uint32_t> sink{0};
+  const size_t n = buf.size(), part = n / static_cast<size_t>(threads);
+  auto fn = [&] {
+    std::vector<std::thread> ts;
+    for (int t = 1; t < threads; ++t)
+      ts.emplace_back([&, t] { sink += stream(buf.data() + t * part, nullptr, nullptr, part); });
+    sink += stream(buf.data(), nullptr, nullptr, part);
+    for (auto& t : ts) t.join();
+  };
+  return best_rates({fn}, double(part * threads) * 4)[0] / 1e9;
+}
+
+std::vector<float> filled(size_t n, float scale) {
+  std::vector<float> v(n);
+  uint32_t s = 12345;
+  for (auto& e : v) {
+    s = s * 1664525u + 1013904223u;
+    e = (float(s >> 8) * 0x1p-24f - 0.5f) * scale;
+  }
+  return v;
+}
+
+}  // namespace konform::bench
