@@ -25,6 +25,7 @@
 #include <limits>
 #include <vector>
 
+#include "hwy/cache_control.h"
 #include "hwy/highway.h"
 #include "impl/simd/activation_math-inl.h"
 #include "impl/simd/attention_geometry.h"
@@ -194,41 +195,263 @@ inline void SdpaWindowF32(const float* q, const float* k, const float* v, float*
       }
 }
 
-// FlashAttention: tiles of kTile keys, online softmax; no score row.
+// ---------------------------------------------------------------- FlashAttention
+//
+// The rows of one KV head -- query i of its rep = heads / kv_heads query
+// heads, ordered r = i * rep + (h % rep) -- go in blocks of kRows, so every
+// tile of kTile keys and values is loaded once for the whole block (GQA's
+// saving). Per tile: the block's scores, the online softmax per row, the
+// tile's products of probabilities and values in float, folded into the
+// row's double accumulator after the rescale (the error model of the
+// header: float over at most kTile keys, double across tiles).
+//
+// Scores come from one of two routes. With many rows per KV head (prefill),
+// K is transposed once per head into [D, Sk] and each tile's scores are a
+// small matrix product: per step along D, one broadcast of each row's q and
+// kTile / lanes vector FMAs, no horizontal sums. With few (decode), K is read
+// as it is, each row's dot with each key (Dot): transposing would cost a pass
+// over K for a handful of rows.
+//
+// Causal tiles past every row's last visible key are skipped once nothing
+// they hold can show: by Cauchy-Schwarz a masked score is at most
+// |q| |k_max| / sqrt(D) - 1e4, and when that is below the row's running max
+// minus 104, its exp rounds to 0 in float (ExpF clamps at -104), as it would
+// have had the tile been computed. Otherwise (a fully masked row, huge
+// scores, an additive mask) every tile is computed.
+
+// Rows per block for a vector of N floats: enough accumulators to hide the
+// FMA latency, few enough to stay in registers (kRows * kTile / N <= 16).
+template <size_t N>
+constexpr size_t FlashRows() {
+  return N >= 16 ? 8 : N >= 8 ? 4 : N >= 4 ? 2 : 1;
+}
+
+struct FlashBlock {
+  const float* q[8];
+  const float* mask[8];
+  float* y[8];
+  int64_t last[8];  // the last causally visible key (INT64_MAX without causal; < 0: fully masked)
+  double qnorm[8];
+};
+
+// Scratch of one call, reused by every block.
+struct FlashScratch {
+  std::vector<float> kt;         // K of one head transposed: [D][sk_pad]
+  std::vector<float> tile_kmax;  // max |k_j| over keys >= the tile's first (suffix max per tile)
+  std::vector<float> part;       // kRows x d_pad: one tile's products
+  std::vector<double> acc;       // kRows x d_pad: the running accumulators
+  int64_t sk_pad = 0, d_pad = 0;
+};
+
+template <size_t R, class D>
+HWY_INLINE void FlashScoresTransposed(D d, const FlashBlock& blk, const float* kt, int64_t sk_pad, int64_t dim,
+                                      int64_t j0, float (*s)[kTile]) {
+  constexpr size_t N = hn::MaxLanes(D());
+  constexpr size_t KV = kTile / N;
+  hn::Vec<D> acc[R][KV];
+  for (size_t r = 0; r < R; ++r)
+    for (size_t c = 0; c < KV; ++c) acc[r][c] = hn::Zero(d);
+  const float* col = kt + j0;
+  for (int64_t t = 0; t < dim; ++t, col += sk_pad) {
+    hn::Vec<D> kv[KV];
+    for (size_t c = 0; c < KV; ++c) kv[c] = hn::LoadU(d, col + c * N);
+    for (size_t r = 0; r < R; ++r) {
+      const auto qb = hn::Set(d, blk.q[r][t]);
+      for (size_t c = 0; c < KV; ++c) acc[r][c] = hn::MulAdd(qb, kv[c], acc[r][c]);
+    }
+  }
+  for (size_t r = 0; r < R; ++r)
+    for (size_t c = 0; c < KV; ++c) hn::Store(acc[r][c], d, s[r] + c * N);
+}
+
+// Decode streams K and V from memory once: while a tile's scores are
+// computed, the tile's V rows and the next tile's K rows are prefetched
+// (the strided walks over V that follow defeat the hardware prefetchers).
+template <size_t R>
+HWY_INLINE void FlashScoresRows(const FlashBlock& blk, const float* k, const float* v, int64_t sk, int64_t dim,
+                                int64_t j0, int64_t n, float (*s)[kTile]) {
+  const int64_t row_bytes = dim * static_cast<int64_t>(sizeof(float));
+  for (int64_t j = 0; j < n; ++j) {
+    const float* kj = k + (j0 + j) * dim;
+    const char* vj = reinterpret_cast<const char*>(v + (j0 + j) * dim);
+    const char* knext = reinterpret_cast<const char*>(kj + kTile * dim);
+    for (int64_t b = 0; b < row_bytes; b += 64) {
+      hwy::Prefetch(vj + b);
+      if (j0 + j + kTile < sk) hwy::Prefetch(knext + b);
+    }
+    for (size_t r = 0; r < R; ++r) s[r][j] = Dot(blk.q[r], kj, static_cast<size_t>(dim));
+  }
+}
+
+// Scale, causal -1e4 and mask on the raw dots of s[r][0, n); lanes from n on
+// become -inf (they hold no key).
+template <size_t R, class D>
+HWY_INLINE void FlashFinishScores(D d, const FlashBlock& blk, float scale, int64_t j0, int64_t n, bool causal,
+                                  float (*s)[kTile]) {
+  constexpr size_t N = hn::MaxLanes(D());
+  const auto vscale = hn::Set(d, scale), ninf = hn::Set(d, -std::numeric_limits<float>::infinity());
+  const auto iota = hn::Iota(hn::RebindToSigned<D>(), 0);
+  for (size_t r = 0; r < R; ++r)
+    for (size_t c = 0; c < kTile; c += N) {
+      auto x = hn::Mul(hn::Load(d, s[r] + c), vscale);
+      const hn::RebindToSigned<D> di;
+      const auto j = hn::Add(iota, hn::Set(di, static_cast<int32_t>(c)));  // key j0 + j
+      if (causal) {
+        const int64_t rel = blk.last[r] - j0;  // visible while j <= rel
+        const int32_t limit = static_cast<int32_t>(std::clamp<int64_t>(rel, -1, kTile));
+        const auto masked = hn::RebindMask(d, hn::Gt(j, hn::Set(di, limit)));
+        x = hn::IfThenElse(masked, hn::Add(x, hn::Set(d, -1e4f)), x);
+      }
+      if (blk.mask[r] != nullptr) {
+        const int64_t left = n - static_cast<int64_t>(c);
+        if (left > 0) x = hn::Add(x, LoadHead(d, blk.mask[r] + j0 + c, static_cast<size_t>(std::min<int64_t>(left, N))));
+      }
+      const auto valid = hn::RebindMask(d, hn::Lt(j, hn::Set(di, static_cast<int32_t>(n))));
+      hn::Store(hn::IfThenElse(valid, x, ninf), d, s[r] + c);
+    }
+}
+
+// acc[0, n) = acc * c + part, in double (n a multiple of the float lanes).
+template <class D>
+HWY_INLINE void FoldDouble(D, double* acc, const float* part, double c, size_t n) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> dh;  // as many floats as dd has doubles
+  const size_t M = hn::Lanes(dd);
+  const auto vc = hn::Set(dd, c);
+  for (size_t t = 0; t < n; t += M)
+    hn::StoreU(hn::MulAdd(hn::LoadU(dd, acc + t), vc, hn::PromoteTo(dd, hn::LoadU(dh, part + t))), dd, acc + t);
+}
+
+template <size_t R, class D>
+void FlashBlockRows(D d, const FlashBlock& blk, size_t rows, const Geometry& g, const float* k, const float* v,
+                    FlashScratch& sc, bool transposed, bool may_skip) {
+  constexpr size_t N = hn::MaxLanes(D());
+  const int64_t dim = g.d, d_pad = sc.d_pad;
+  const float scale = ScaleOf(dim);
+  HWY_ALIGN float s[R][kTile];
+  float m[R];
+  double l[R];
+  int64_t last_visible = std::numeric_limits<int64_t>::min();
+  for (size_t r = 0; r < rows; ++r) last_visible = std::max(last_visible, blk.last[r]);
+  std::fill(sc.acc.begin(), sc.acc.begin() + static_cast<int64_t>(R) * d_pad, 0.0);
+  for (int64_t j0 = 0; j0 < g.sk; j0 += kTile) {
+    const int64_t n = std::min<int64_t>(kTile, g.sk - j0);
+    if (may_skip && j0 > 0 && j0 > last_visible) {  // every key from here on is causally masked for every row
+      bool invisible = true;
+      for (size_t r = 0; r < rows && invisible; ++r)
+        invisible = blk.qnorm[r] * sc.tile_kmax[static_cast<size_t>(j0 / kTile)] * scale * (1 + 1e-5) - 1e4 <
+                    static_cast<double>(m[r]) - 104.0;
+      if (invisible) break;
+    }
+    if (transposed) FlashScoresTransposed<R>(d, blk, sc.kt.data(), sc.sk_pad, dim, j0, s);
+    else FlashScoresRows<R>(blk, k, v, g.sk, dim, j0, n, s);
+    FlashFinishScores<R>(d, blk, scale, j0, n, g.causal, s);
+    double c[R];
+    for (size_t r = 0; r < R; ++r) {  // the online softmax: s becomes the tile's e = exp(s - m)
+      auto mx = hn::Load(d, s[r]);
+      for (size_t t = N; t < kTile; t += N) mx = hn::Max(mx, hn::Load(d, s[r] + t));
+      HWY_ALIGN float lanes[N];
+      hn::Store(mx, d, lanes);
+      float tm = lanes[0];
+      for (size_t t = 1; t < N; ++t) tm = std::max(tm, lanes[t]);  // by hand: EMU128's MaxOfLanes starts at -FLT_MAX
+      const float m_new = j0 == 0 ? tm : std::max(m[r], tm);
+      c[r] = j0 == 0 || !(m_new > m[r]) ? 1.0 : std::exp(static_cast<double>(m[r]) - static_cast<double>(m_new));
+      m[r] = m_new;
+      const auto vm = hn::Set(d, m_new);
+      auto sum = hn::Zero(d);
+      for (size_t t = 0; t < kTile; t += N) {
+        const auto e = act::ExpF(d, hn::Sub(hn::Load(d, s[r] + t), vm));  // -inf lanes give 0
+        hn::Store(e, d, s[r] + t);
+        sum = hn::Add(sum, e);
+      }
+      l[r] = (j0 == 0 ? 0.0 : l[r] * c[r]) + static_cast<double>(hn::GetLane(hn::SumOfLanes(d, sum)));
+    }
+    // The tile's products e . v in float, two vectors of D at a time, then the fold.
+    const float* vt = v + j0 * dim;
+    for (int64_t t0 = 0; t0 < d_pad; t0 += 2 * static_cast<int64_t>(N)) {
+      const size_t w0 = static_cast<size_t>(std::clamp<int64_t>(dim - t0, 0, N));
+      const size_t w1 = static_cast<size_t>(std::clamp<int64_t>(dim - t0 - static_cast<int64_t>(N), 0, N));
+      hn::Vec<D> pa[R][2];
+      for (size_t r = 0; r < R; ++r) pa[r][0] = pa[r][1] = hn::Zero(d);
+      for (int64_t j = 0; j < n; ++j) {
+        const float* vj = vt + j * dim + t0;
+        const auto v0 = w0 == N ? hn::LoadU(d, vj) : LoadHead(d, vj, w0);
+        const auto v1 = w1 == N ? hn::LoadU(d, vj + N) : w1 == 0 ? hn::Zero(d) : LoadHead(d, vj + N, w1);
+        for (size_t r = 0; r < R; ++r) {
+          const auto e = hn::Set(d, s[r][j]);
+          pa[r][0] = hn::MulAdd(e, v0, pa[r][0]);
+          pa[r][1] = hn::MulAdd(e, v1, pa[r][1]);
+        }
+      }
+      for (size_t r = 0; r < R; ++r) {
+        float* part = sc.part.data() + r * d_pad + t0;
+        hn::StoreU(pa[r][0], d, part);
+        hn::StoreU(pa[r][1], d, part + N);
+      }
+    }
+    for (size_t r = 0; r < R; ++r)
+      FoldDouble(d, sc.acc.data() + r * d_pad, sc.part.data() + r * d_pad, c[r], static_cast<size_t>(d_pad));
+  }
+  for (size_t r = 0; r < rows; ++r) {
+    const double inv = 1.0 / l[r];
+    const double* a = sc.acc.data() + r * d_pad;
+    for (int64_t t = 0; t < dim; ++t) blk.y[r][t] = static_cast<float>(a[t] * inv);
+  }
+}
+
 inline void FlashF32(const float* q, const float* k, const float* v, float* y, const Geometry& g) {
   if (g.batch <= 0 || g.sq <= 0) return;
-  const size_t D = static_cast<size_t>(g.d);
-  std::vector<float> part(D);
-  std::vector<double> acc(D);
-  HWY_ALIGN float s[kTile];
-  const float scale = ScaleOf(g.d);
+  const hn::ScalableTag<float> d;
+  constexpr size_t N = hn::MaxLanes(decltype(d)());
+  constexpr size_t R = FlashRows<N>();
+  const int64_t rep = g.heads / g.kv_heads, rows_per_head = rep * g.sq;
+  // Transposing K pays off once a head has several blocks of rows.
+  const bool transposed = rows_per_head >= 2 * static_cast<int64_t>(R) && g.d >= 8;
+  const bool may_skip = g.causal && g.mask == nullptr && g.sq > 1;
+  FlashScratch sc;
+  sc.sk_pad = (g.sk + kTile - 1) / kTile * kTile;
+  sc.d_pad = (g.d + 2 * static_cast<int64_t>(N) - 1) / (2 * static_cast<int64_t>(N)) * (2 * static_cast<int64_t>(N));
+  sc.part.assign(static_cast<size_t>(R * sc.d_pad), 0.0f);
+  sc.acc.assign(static_cast<size_t>(R * sc.d_pad), 0.0);
+  if (transposed) sc.kt.assign(static_cast<size_t>(g.d * sc.sk_pad), 0.0f);  // keys past Sk stay 0
+  if (may_skip) sc.tile_kmax.assign(static_cast<size_t>(sc.sk_pad / kTile), 0.0f);
   for (int64_t b = 0; b < g.batch; ++b)
-    for (int64_t h = 0; h < g.heads; ++h)
-      for (int64_t i = 0; i < g.sq; ++i) {
-        const RowPtrs r = RowOf(q, k, v, g, b, h, i);
-        std::fill(acc.begin(), acc.end(), 0.0);
-        float m = 0.0f;
-        double l = 0.0;
-        for (int64_t j0 = 0; j0 < g.sk; j0 += kTile) {
-          const int64_t j1 = std::min(g.sk, j0 + kTile);
-          const size_t n = static_cast<size_t>(j1 - j0);
-          Scores(r, g, scale, j0, j1, s);
-          const float tm = MaxOf(s, n);
-          const float m_new = j0 == 0 ? tm : std::max(m, tm);
-          if (j0 > 0 && m_new > m) {  // the max grew: rescale what was summed under the old one
-            const double c = std::exp(static_cast<double>(m) - static_cast<double>(m_new));
-            l *= c;
-            for (double& a : acc) a *= c;
-          }
-          m = m_new;
-          l += ExpInPlace(s, n, m);
-          WeightedSum(s, r.v + static_cast<size_t>(j0) * D, n, D, part.data());
-          for (size_t t = 0; t < D; ++t) acc[t] += static_cast<double>(part[t]);
+    for (int64_t kvh = 0; kvh < g.kv_heads; ++kvh) {
+      const float* kh = k + (b * g.kv_heads + kvh) * g.sk * g.d;
+      const float* vh = v + (b * g.kv_heads + kvh) * g.sk * g.d;
+      if (transposed)
+        for (int64_t j = 0; j < g.sk; ++j)
+          for (int64_t t = 0; t < g.d; ++t) sc.kt[static_cast<size_t>(t * sc.sk_pad + j)] = kh[j * g.d + t];
+      if (may_skip) {  // per tile, the largest |k_j| of it and of every later tile
+        std::fill(sc.tile_kmax.begin(), sc.tile_kmax.end(), 0.0f);
+        for (int64_t j = 0; j < g.sk; ++j) {
+          const double norm = std::sqrt(static_cast<double>(Dot(kh + j * g.d, kh + j * g.d, static_cast<size_t>(g.d))));
+          float& tile = sc.tile_kmax[static_cast<size_t>(j / kTile)];
+          tile = std::max(tile, static_cast<float>(norm * (1 + 1e-5)));
         }
-        float* out = y + ((b * g.heads + h) * g.sq + i) * g.d;
-        const double inv = 1.0 / l;
-        for (size_t t = 0; t < D; ++t) out[t] = static_cast<float>(acc[t] * inv);
+        for (size_t t = sc.tile_kmax.size() - 1; t-- > 0;) sc.tile_kmax[t] = std::max(sc.tile_kmax[t], sc.tile_kmax[t + 1]);
       }
+      for (int64_t r0 = 0; r0 < rows_per_head; r0 += static_cast<int64_t>(R)) {
+        const size_t rows = static_cast<size_t>(std::min<int64_t>(R, rows_per_head - r0));
+        FlashBlock blk;
+        for (size_t r = 0; r < R; ++r) {
+          const int64_t row = r0 + static_cast<int64_t>(std::min(r, rows - 1));  // pad with the last row
+          const int64_t i = row / rep, h = kvh * rep + row % rep;
+          const RowPtrs p = RowOf(q, k, v, g, b, h, i);
+          blk.q[r] = p.q;
+          blk.mask[r] = p.mask;
+          blk.y[r] = y + ((b * g.heads + h) * g.sq + i) * g.d;
+          blk.last[r] = g.causal ? i + g.sk - g.sq : std::numeric_limits<int64_t>::max();
+          blk.qnorm[r] = may_skip ? std::sqrt(static_cast<double>(Dot(p.q, p.q, static_cast<size_t>(g.d)))) * (1 + 1e-5) : 0.0;
+        }
+        // Few rows (decode: rep rows of one query) take a narrower block, so
+        // no padded row repeats the work.
+        if (rows <= 1 || R == 1) FlashBlockRows<1>(d, blk, rows, g, kh, vh, sc, transposed, may_skip);
+        else if (rows <= 2 || R == 2) FlashBlockRows<(R < 2 ? R : 2)>(d, blk, rows, g, kh, vh, sc, transposed, may_skip);
+        else if (rows <= 4 || R == 4) FlashBlockRows<(R < 4 ? R : 4)>(d, blk, rows, g, kh, vh, sc, transposed, may_skip);
+        else FlashBlockRows<R>(d, blk, rows, g, kh, vh, sc, transposed, may_skip);
+      }
+    }
 }
 
 }  // namespace konform::simd::HWY_NAMESPACE::attn
