@@ -220,48 +220,89 @@ inline void SdpaWindowF32(const float* q, const float* k, const float* v, float*
 // scores, an additive mask) every tile is computed.
 
 // Rows per block for a vector of N floats: enough accumulators to hide the
-// FMA latency, few enough to stay in registers (kRows * kTile / N <= 16).
+// FMA latency and the broadcasts' share of the instructions, few enough to
+// stay in registers (AVX-512: 12 rows x 2 vectors = 24 accumulators of 32).
 template <size_t N>
 constexpr size_t FlashRows() {
-  return N >= 16 ? 8 : N >= 8 ? 4 : N >= 4 ? 2 : 1;
+  return N >= 16 ? 12 : N >= 8 ? 4 : N >= 4 ? 2 : 1;
 }
 
+constexpr size_t kMaxFlashRows = 12;
+
 struct FlashBlock {
-  const float* q[8];
-  const float* mask[8];
-  float* y[8];
-  int64_t last[8];  // the last causally visible key (INT64_MAX without causal; < 0: fully masked)
-  double qnorm[8];
+  const float* q[kMaxFlashRows];
+  const float* mask[kMaxFlashRows];
+  float* y[kMaxFlashRows];
+  int64_t last[kMaxFlashRows];  // the last causally visible key (INT64_MAX without causal; < 0: fully masked)
+  double qnorm[kMaxFlashRows];
 };
 
 // Scratch of one call, reused by every block.
 struct FlashScratch {
-  std::vector<float> kt;         // K of one head transposed: [D][sk_pad]
+  std::vector<float> kt;         // K of one head, tile by tile transposed: [sk_pad / kTile][D][kTile]
   std::vector<float> tile_kmax;  // max |k_j| over keys >= the tile's first (suffix max per tile)
+  std::vector<float> qt;         // the block's q rows interleaved: [D][kRows]
   std::vector<float> part;       // kRows x d_pad: one tile's products
   std::vector<double> acc;       // kRows x d_pad: the running accumulators
   int64_t sk_pad = 0, d_pad = 0;
 };
 
+// qt: the block's q rows interleaved, [D][R] (one pointer for every
+// broadcast: eight row pointers did not fit in the registers).
 template <size_t R, class D>
-HWY_INLINE void FlashScoresTransposed(D d, const FlashBlock& blk, const float* kt, int64_t sk_pad, int64_t dim,
-                                      int64_t j0, float (*s)[kTile]) {
+HWY_INLINE void FlashScoresTransposed(D d, const float* qt, const float* kt, const float* v, int64_t dim, int64_t j0,
+                                      int64_t n, float (*s)[kTile]) {
   constexpr size_t N = hn::MaxLanes(D());
   constexpr size_t KV = kTile / N;
   hn::Vec<D> acc[R][KV];
   for (size_t r = 0; r < R; ++r)
     for (size_t c = 0; c < KV; ++c) acc[r][c] = hn::Zero(d);
-  const float* col = kt + j0;
-  for (int64_t t = 0; t < dim; ++t, col += sk_pad) {
+  // The tile's [D][kTile] block is contiguous: one sequential walk (a [D][Sk]
+  // layout put the 128 rows of a tile 2 KiB apart, into a few L1 sets).
+  const float* col = kt + j0 * dim;
+  // Meanwhile the tile's V rows are brought into L1 for the products that
+  // follow, a cache line or two per step.
+  const char* vtile = reinterpret_cast<const char*>(v + j0 * dim);
+  const int64_t vbytes = n * dim * static_cast<int64_t>(sizeof(float));
+  const int64_t step = (vbytes / 64 + dim - 1) / dim * 64;
+  int64_t next = 0;
+  for (int64_t t = 0; t < dim; ++t, col += kTile, qt += R) {
+    for (int64_t end = std::min(vbytes, next + step); next < end; next += 64) hwy::Prefetch(vtile + next);
     hn::Vec<D> kv[KV];
     for (size_t c = 0; c < KV; ++c) kv[c] = hn::LoadU(d, col + c * N);
     for (size_t r = 0; r < R; ++r) {
-      const auto qb = hn::Set(d, blk.q[r][t]);
+      const auto qb = hn::Set(d, qt[r]);
       for (size_t c = 0; c < KV; ++c) acc[r][c] = hn::MulAdd(qb, kv[c], acc[r][c]);
     }
   }
   for (size_t r = 0; r < R; ++r)
     for (size_t c = 0; c < KV; ++c) hn::Store(acc[r][c], d, s[r] + c * N);
+}
+
+// part[r][t0, t0 + 2N) = sum_{j < n} e[r][j] v[j][t0, t0 + 2N) in float;
+// Full: both vectors lie inside D (no partial loads in the loop).
+template <size_t R, bool Full, class D>
+HWY_INLINE void FlashValues(D d, const float (*e)[kTile], const float* vt, int64_t dim, int64_t n, int64_t t0,
+                            float* part, int64_t d_pad) {
+  constexpr size_t N = hn::MaxLanes(D());
+  const size_t w0 = static_cast<size_t>(std::clamp<int64_t>(dim - t0, 0, N));
+  const size_t w1 = static_cast<size_t>(std::clamp<int64_t>(dim - t0 - static_cast<int64_t>(N), 0, N));
+  hn::Vec<D> pa[R][2];
+  for (size_t r = 0; r < R; ++r) pa[r][0] = pa[r][1] = hn::Zero(d);
+  const float* vj = vt + t0;
+  for (int64_t j = 0; j < n; ++j, vj += dim) {
+    const auto v0 = Full ? hn::LoadU(d, vj) : LoadHead(d, vj, w0);
+    const auto v1 = Full ? hn::LoadU(d, vj + N) : w1 == 0 ? hn::Zero(d) : LoadHead(d, vj + N, w1);
+    for (size_t r = 0; r < R; ++r) {
+      const auto ej = hn::Set(d, e[r][j]);
+      pa[r][0] = hn::MulAdd(ej, v0, pa[r][0]);
+      pa[r][1] = hn::MulAdd(ej, v1, pa[r][1]);
+    }
+  }
+  for (size_t r = 0; r < R; ++r) {
+    hn::StoreU(pa[r][0], d, part + r * d_pad + t0);
+    hn::StoreU(pa[r][1], d, part + r * d_pad + t0 + N);
+  }
 }
 
 // Decode streams K and V from memory once: while a tile's scores are
@@ -334,6 +375,9 @@ void FlashBlockRows(D d, const FlashBlock& blk, size_t rows, const Geometry& g, 
   int64_t last_visible = std::numeric_limits<int64_t>::min();
   for (size_t r = 0; r < rows; ++r) last_visible = std::max(last_visible, blk.last[r]);
   std::fill(sc.acc.begin(), sc.acc.begin() + static_cast<int64_t>(R) * d_pad, 0.0);
+  if (transposed)
+    for (int64_t t = 0; t < dim; ++t)
+      for (size_t r = 0; r < R; ++r) sc.qt[static_cast<size_t>(t) * R + r] = blk.q[r][t];
   for (int64_t j0 = 0; j0 < g.sk; j0 += kTile) {
     const int64_t n = std::min<int64_t>(kTile, g.sk - j0);
     if (may_skip && j0 > 0 && j0 > last_visible) {  // every key from here on is causally masked for every row
@@ -343,17 +387,21 @@ void FlashBlockRows(D d, const FlashBlock& blk, size_t rows, const Geometry& g, 
                     static_cast<double>(m[r]) - 104.0;
       if (invisible) break;
     }
-    if (transposed) FlashScoresTransposed<R>(d, blk, sc.kt.data(), sc.sk_pad, dim, j0, s);
+    if (transposed) FlashScoresTransposed<R>(d, sc.qt.data(), sc.kt.data(), v, dim, j0, n, s);
     else FlashScoresRows<R>(blk, k, v, g.sk, dim, j0, n, s);
     FlashFinishScores<R>(d, blk, scale, j0, n, g.causal, s);
     double c[R];
     for (size_t r = 0; r < R; ++r) {  // the online softmax: s becomes the tile's e = exp(s - m)
       auto mx = hn::Load(d, s[r]);
       for (size_t t = N; t < kTile; t += N) mx = hn::Max(mx, hn::Load(d, s[r] + t));
+#if HWY_TARGET == HWY_EMU128  // its MaxOfLanes starts at -FLT_MAX: a tile of -inf lanes would not stay -inf
       HWY_ALIGN float lanes[N];
       hn::Store(mx, d, lanes);
       float tm = lanes[0];
-      for (size_t t = 1; t < N; ++t) tm = std::max(tm, lanes[t]);  // by hand: EMU128's MaxOfLanes starts at -FLT_MAX
+      for (size_t t = 1; t < N; ++t) tm = std::max(tm, lanes[t]);
+#else
+      const float tm = hn::GetLane(hn::MaxOfLanes(d, mx));
+#endif
       const float m_new = j0 == 0 ? tm : std::max(m[r], tm);
       c[r] = j0 == 0 || !(m_new > m[r]) ? 1.0 : std::exp(static_cast<double>(m[r]) - static_cast<double>(m_new));
       m[r] = m_new;
@@ -368,27 +416,10 @@ void FlashBlockRows(D d, const FlashBlock& blk, size_t rows, const Geometry& g, 
     }
     // The tile's products e . v in float, two vectors of D at a time, then the fold.
     const float* vt = v + j0 * dim;
-    for (int64_t t0 = 0; t0 < d_pad; t0 += 2 * static_cast<int64_t>(N)) {
-      const size_t w0 = static_cast<size_t>(std::clamp<int64_t>(dim - t0, 0, N));
-      const size_t w1 = static_cast<size_t>(std::clamp<int64_t>(dim - t0 - static_cast<int64_t>(N), 0, N));
-      hn::Vec<D> pa[R][2];
-      for (size_t r = 0; r < R; ++r) pa[r][0] = pa[r][1] = hn::Zero(d);
-      for (int64_t j = 0; j < n; ++j) {
-        const float* vj = vt + j * dim + t0;
-        const auto v0 = w0 == N ? hn::LoadU(d, vj) : LoadHead(d, vj, w0);
-        const auto v1 = w1 == N ? hn::LoadU(d, vj + N) : w1 == 0 ? hn::Zero(d) : LoadHead(d, vj + N, w1);
-        for (size_t r = 0; r < R; ++r) {
-          const auto e = hn::Set(d, s[r][j]);
-          pa[r][0] = hn::MulAdd(e, v0, pa[r][0]);
-          pa[r][1] = hn::MulAdd(e, v1, pa[r][1]);
-        }
-      }
-      for (size_t r = 0; r < R; ++r) {
-        float* part = sc.part.data() + r * d_pad + t0;
-        hn::StoreU(pa[r][0], d, part);
-        hn::StoreU(pa[r][1], d, part + N);
-      }
-    }
+    const int64_t full = dim / (2 * static_cast<int64_t>(N)) * (2 * static_cast<int64_t>(N));
+    for (int64_t t0 = 0; t0 < full; t0 += 2 * static_cast<int64_t>(N))
+      FlashValues<R, true>(d, s, vt, dim, n, t0, sc.part.data(), d_pad);
+    if (full < dim) FlashValues<R, false>(d, s, vt, dim, n, full, sc.part.data(), d_pad);
     for (size_t r = 0; r < R; ++r)
       FoldDouble(d, sc.acc.data() + r * d_pad, sc.part.data() + r * d_pad, c[r], static_cast<size_t>(d_pad));
   }
@@ -414,6 +445,7 @@ inline void FlashF32(const float* q, const float* k, const float* v, float* y, c
   sc.part.assign(static_cast<size_t>(R * sc.d_pad), 0.0f);
   sc.acc.assign(static_cast<size_t>(R * sc.d_pad), 0.0);
   if (transposed) sc.kt.assign(static_cast<size_t>(g.d * sc.sk_pad), 0.0f);  // keys past Sk stay 0
+  if (transposed) sc.qt.assign(static_cast<size_t>(g.d) * R, 0.0f);
   if (may_skip) sc.tile_kmax.assign(static_cast<size_t>(sc.sk_pad / kTile), 0.0f);
   for (int64_t b = 0; b < g.batch; ++b)
     for (int64_t kvh = 0; kvh < g.kv_heads; ++kvh) {
@@ -421,7 +453,8 @@ inline void FlashF32(const float* q, const float* k, const float* v, float* y, c
       const float* vh = v + (b * g.kv_heads + kvh) * g.sk * g.d;
       if (transposed)
         for (int64_t j = 0; j < g.sk; ++j)
-          for (int64_t t = 0; t < g.d; ++t) sc.kt[static_cast<size_t>(t * sc.sk_pad + j)] = kh[j * g.d + t];
+          for (int64_t t = 0; t < g.d; ++t)
+            sc.kt[static_cast<size_t>((j / kTile * g.d + t) * kTile + j % kTile)] = kh[j * g.d + t];
       if (may_skip) {  // per tile, the largest |k_j| of it and of every later tile
         std::fill(sc.tile_kmax.begin(), sc.tile_kmax.end(), 0.0f);
         for (int64_t j = 0; j < g.sk; ++j) {
