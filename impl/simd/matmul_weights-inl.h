@@ -31,6 +31,7 @@ namespace konform::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 struct F32Weights {
+  static constexpr bool kRowPointers = true;  // Row() points into w: no copy, any number at once
   const float* w;
   int64_t K;
 
@@ -46,6 +47,7 @@ enum class QFormat { q8_0, q4_0, q4_k };
 
 template <QFormat F>
 struct QuantWeights {
+  static constexpr bool kRowPointers = false;  // Row() dequantizes into one buffer
   static constexpr int64_t kValues = F == QFormat::q4_k ? 256 : 32;
   static constexpr int64_t kBytes = F == QFormat::q8_0 ? 34 : F == QFormat::q4_0 ? 18 : 144;
   const uint8_t* w;
