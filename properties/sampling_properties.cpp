@@ -141,6 +141,21 @@ void fixed_seed_is_reproducible(const Backend& b, const char* op) {
     RC_ASSERT(first[static_cast<size_t>(r)] == static_cast<int32_t>(std::floor(ref::draw_u(s.seed, r) * 64)));
 }
 
+// seed 0 is "not reproducible": two calls draw differently (64 rows over 8
+// equally likely kept tokens: the same 64 tokens twice has probability
+// 2^-192), and every token is still one of the kept ones (TopK k = 8 of 64
+// equal logits: indices 0 .. 7, ties by lower index).
+void seed_zero_draws_kept_tokens(const Backend& b) {
+  const int64_t vocab = 64, rows = 64;
+  const Floats x(static_cast<size_t>(vocab * rows), *rc::gen::element(0.0f, -3.5f, 12.0f));
+  Settings s;
+  s.k = 8, s.seed = 0;
+  const Tokens first = sample(b, "SampleTopK", x, rows, vocab, s), second = sample(b, "SampleTopK", x, rows, vocab, s);
+  for (int32_t t : first) RC_ASSERT(t >= 0 && t < 8);
+  for (int32_t t : second) RC_ASSERT(t >= 0 && t < 8);
+  RC_ASSERT(first != second);
+}
+
 // ---------------------------------------------------------------- frequencies
 
 // Pearson's chi-square over many rows of one distribution against the
@@ -265,6 +280,7 @@ std::vector<Property> sampling_properties() {
       {"top_k_1_equals_greedy", "SampleTopK", "property", top_k_1_equals_greedy},
       {"top_p_tiny_equals_greedy", "SampleTopP", "property", top_p_tiny_equals_greedy},
       {"top_p_boundary_is_inclusive", "SampleTopP", "boundary", top_p_boundary_is_inclusive},
+      {"seed_zero_draws_kept_tokens", "SampleTopK", "property", seed_zero_draws_kept_tokens},
       {"min_p_threshold_is_inclusive", "SampleMinP", "boundary", min_p_threshold_is_inclusive},
   };
   for (const char* op : {"SampleTemperature", "SampleTopK", "SampleTopP", "SampleMinP"}) {

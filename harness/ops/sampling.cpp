@@ -132,7 +132,9 @@ Case make(Rng& rng, int64_t index, int64_t edges, int method) {
   double p = rng.chance(0.5) ? ps[rng.range(0, 4)] : rng.uniform(0.01, 1.0);
   const double mps[] = {0.0, 0.05, 0.1, 0.5, 1.0};
   double min_p = rng.chance(0.5) ? mps[rng.range(0, 4)] : rng.uniform(0.0, 1.0);
-  uint64_t seed = rng.chance(0.03) ? 0 : static_cast<uint64_t>(rng.range(1, (int64_t{1} << 53) - 1));
+  // Never seed 0 here: the sweep calls twice and demands the same bits (seed 0
+  // is checked by the property seed_zero_draws_kept_tokens).
+  const auto seed = static_cast<uint64_t>(rng.range(1, (int64_t{1} << 53) - 1));
   int64_t m = method;
   std::string bad;
   if (index >= edges && rng.chance(0.1)) {
@@ -152,7 +154,7 @@ Case make(Rng& rng, int64_t index, int64_t edges, int method) {
   c.params = {{"rows", double(rows)}, {"vocab", double(vocab)}, {"method", double(m)}, {"t", t},
               {"k", double(k)},       {"p", p},                 {"min_p", min_p},      {"seed", double(seed)}};
   const bool valid = call_status(c) == TL_OK;
-  const bool real = rows >= 0 && vocab >= 1 && rows * vocab <= (int64_t{1} << 20);
+  const bool real = rows >= 0 && vocab >= 1 && vocab <= (int64_t{1} << 20) && rows <= (int64_t{1} << 20) / vocab;
   std::vector<float> x;
   if (real)
     for (int64_t r = 0; r < rows; ++r) {
@@ -203,7 +205,7 @@ Settings settings_of(const Case& c) {
 // exp turns into 2 |x| relative in w), exp <= 4 ulp (Highway's ExpF ~2,
 // libm's < 1).
 double weight_error(float l, float m, float t) {
-  if (std::isinf(m)) return 0.0;
+  if (std::isinf(m) || !std::isfinite(l)) return 0.0;  // weights exactly 0 or 1
   return 4.0 + 2.0 * std::fabs((double(l) - double(m)) / double(t));
 }
 
@@ -218,7 +220,8 @@ struct Candidate {
 double scale_of(const std::vector<int64_t>& kept, const std::vector<double>& w, const std::vector<double>& e) {
   double z = 0, s = 0;
   for (int64_t i : kept) z += w[static_cast<size_t>(i)];
-  for (int64_t i : kept) s += z > 0 ? w[static_cast<size_t>(i)] / z * e[static_cast<size_t>(i)] : 0.0;
+  for (int64_t i : kept)
+    if (w[static_cast<size_t>(i)] > 0) s += w[static_cast<size_t>(i)] / z * e[static_cast<size_t>(i)];
   return double(kept.size()) + 2.0 + s;
 }
 
@@ -238,13 +241,12 @@ double distance(const std::vector<int64_t>& kept, const std::vector<double>& w, 
   return d / (0x1p-24 * scale_of(kept, w, e));
 }
 
-// The kept sets a correct float kernel may produce for a row. Temperature and
-// TopK have one (TopK compares the logits themselves: exact). TopP's length
-// L and MinP's threshold compare rounded quantities with p: a cumsum C_j or a
-// weight w_i within the op's limit of p may go either way. Both sets are
-// monotone (TopP: a prefix of the sorted order; MinP: the weights at or
-// above a cut, as w is monotone in the logit), so the candidates are the
-// cuts at each ambiguous value.
+// The kept sets a correct float kernel may produce for a row (TopP: see
+// top_p_distance). Temperature and TopK have one (TopK compares the logits
+// themselves: exact). MinP's threshold compares rounded weights with min_p: a
+// weight within the op's limit of min_p may go either way. The kept set is
+// monotone (the weights at or above a cut, as w is monotone in the logit),
+// so the candidates are the cuts at each ambiguous value.
 std::vector<std::vector<int64_t>> candidates(const float* l, int64_t n, const std::vector<double>& w,
                                              const std::vector<double>& e, const Settings& s, double limit) {
   std::vector<std::vector<int64_t>> out;
@@ -252,22 +254,6 @@ std::vector<std::vector<int64_t>> candidates(const float* l, int64_t n, const st
     out.push_back(ref::kept_positions<double>(l, n, w, s.method, s.k, s.p, s.min_p));
   } else if (s.method == ref::kTopK) {
     out.push_back(ref::kept_positions<double>(l, n, w, s.method, s.k, s.p, s.min_p));
-  } else if (s.method == ref::kTopP) {
-    const std::vector<int64_t> order = ref::sorted_order(l, n);
-    double z = 0;
-    for (double x : w) z += x;
-    const double amb = limit * 0x1p-24 * scale_of(order, w, e);
-    int64_t lmin = 0, lmax = 0;
-    double c = 0;
-    for (int64_t j = 0; j < n; ++j) {
-      c += w[static_cast<size_t>(order[static_cast<size_t>(j)])];
-      if (c / z <= double(s.p) - amb && lmin == j) ++lmin;
-      if (c / z <= double(s.p) + amb && lmax == j) ++lmax;
-    }
-    lmin = std::max<int64_t>(lmin, 1), lmax = std::max<int64_t>(lmax, 1);
-    for (int64_t L = lmin; L <= lmax && L - lmin < 64; ++L)
-      out.emplace_back(order.begin(), order.begin() + L);
-    if (lmax - lmin >= 64) out.emplace_back(order.begin(), order.begin() + lmax);
   } else {  // MinP: w_i >= min_p (max(w) = 1)
     const double p = s.min_p;
     std::vector<double> ambiguous;
@@ -288,6 +274,40 @@ std::vector<std::vector<int64_t>> candidates(const float* l, int64_t n, const st
     }
   }
   return out;
+}
+
+// TopP: the kept set is a prefix of the sorted order whose length L compares
+// rounded cumsums C_j = cum_j / Z with p, so any L from Lmin (the positions
+// with C_j <= p - a) to Lmax (C_j <= p + a), a = limit * 2^-24 * s over the
+// whole row, at least 1, is one a correct float kernel may produce. Token
+// position j < L has the interval [cum_{j-1}, cum_j) / cum_{L-1}, which moves
+// down as L grows: over L in [max(Lmin, j + 1), Lmax] the intervals (in
+// ambiguous zones cum_{L-1} barely changes) span [cum_{j-1} / cum_{Lmax-1},
+// cum_j / cum_{max(Lmin, j+1)-1}]; u is judged against that hull with the
+// scale of the longest prefix.
+double top_p_distance(const float* l, int64_t n, const std::vector<double>& w, const std::vector<double>& e,
+                      const Settings& s, double limit, int32_t token, double u, bool seeded) {
+  const std::vector<int64_t> order = ref::sorted_order(l, n);
+  std::vector<double> cum(static_cast<size_t>(n));
+  double c = 0;
+  for (int64_t j = 0; j < n; ++j) cum[static_cast<size_t>(j)] = c += w[static_cast<size_t>(order[static_cast<size_t>(j)])];
+  const double z = c, amb = limit * 0x1p-24 * scale_of(order, w, e);
+  int64_t lmin = 0, lmax = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    if (cum[static_cast<size_t>(j)] / z <= double(s.p) - amb && lmin == j) ++lmin;
+    if (cum[static_cast<size_t>(j)] / z <= double(s.p) + amb && lmax == j) ++lmax;
+  }
+  lmin = std::max<int64_t>(lmin, 1), lmax = std::max<int64_t>(lmax, 1);
+  int64_t pos = -1;
+  for (int64_t j = 0; j < lmax; ++j)
+    if (order[static_cast<size_t>(j)] == token) pos = j;
+  if (pos < 0 || !(w[static_cast<size_t>(token)] > 0)) return INFINITY;
+  if (!seeded) return 0.0;
+  const int64_t shortest = std::max(lmin, pos + 1);
+  const double lo = (pos > 0 ? cum[static_cast<size_t>(pos - 1)] : 0.0) / cum[static_cast<size_t>(lmax - 1)];
+  const double hi = cum[static_cast<size_t>(pos)] / cum[static_cast<size_t>(shortest - 1)];
+  const std::vector<int64_t> longest(order.begin(), order.begin() + lmax);
+  return std::max({0.0, lo - u, u - hi}) / (0x1p-24 * scale_of(longest, w, e));
 }
 
 std::vector<Verification> verify(const Case& c, const std::map<std::string, Tensor>& outputs, double limit) {
@@ -322,8 +342,11 @@ std::vector<Verification> verify(const Case& c, const std::map<std::string, Tens
       ev.why = "token " + std::to_string(token) + " outside [0, vocab)";
     } else {
       double best = INFINITY;
-      for (const auto& kept : candidates(l, vocab, w, e, s, limit))
-        best = std::min(best, distance(kept, w, e, token, u, s.seed != 0));
+      if (s.method == ref::kTopP)
+        best = top_p_distance(l, vocab, w, e, s, limit, token, u, s.seed != 0);
+      else
+        for (const auto& kept : candidates(l, vocab, w, e, s, limit))
+          best = std::min(best, distance(kept, w, e, token, u, s.seed != 0));
       ev.error = best;
       ev.why = std::isinf(best) ? "token " + std::to_string(token) + " is not among the kept tokens of positive weight"
                                 : "u = " + std::to_string(u) + " lies " + std::to_string(best) +
@@ -353,7 +376,7 @@ OpSpec spec(const char* name, int method, const char* summary, std::vector<Param
   op.params.insert(op.params.end(), params.begin(), params.end());
   op.domain = "vocab 1 .. 3000, 32000 and 128256, up to 16 rows; logits N(0, s) for s 0.3 .. 8, one peak, small "
               "integers (ties), an offset of 1e3, -Inf masks, NaN, rows with no number, +Inf; temperatures 1e-3 .. "
-              "100; seed 0 in 3% (any kept token passes); 10% bad or unread settings";
+              "100; seeds 1 .. 2^53 (seed 0 by a property); 10% bad or unread settings";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_vocabs().size());
   op.make_case = [edges = op.edge_cases, method](Rng& rng, int64_t i) { return make(rng, i, edges, method); };
