@@ -1,0 +1,141 @@
+// libtl_kernels: tl_sample_f32 of tinyllm/sampling.h. The row max and the
+// weights exp((l - m) / t) are compiled once per Highway target
+// (foreach_target) and chosen at run time (HWY_DYNAMIC_DISPATCH); the kept
+// set (TopK: partial sort of indices, TopP: sort), the cumulative sums (in
+// double, unlike the float reference: a correct kernel written differently)
+// and the PCG32 draw are plain code below. Greedy is tl_argmax_f32 per row.
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "impl/simd/sampling_simd.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+
+#include "hwy/highway.h"
+#include "impl/simd/sampling-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace konform::simd::HWY_NAMESPACE {
+
+inline float SampRowMax(const float* x, size_t n) { return samp::RowMax(x, n); }
+inline void SampWeights(const float* x, float* w, size_t n, float m, float t) { samp::Weights(x, w, n, m, t); }
+
+}  // namespace konform::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include "impl/common/sampling_args.hpp"
+#include "tinyllm/elementwise.h"
+#include "tinyllm/sampling.h"
+
+namespace konform::simd {
+
+HWY_EXPORT(SampRowMax);
+HWY_EXPORT(SampWeights);
+
+}  // namespace konform::simd
+
+namespace ks = konform::simd;
+namespace sa = konform::impl::sampling_args;
+
+namespace {
+
+// Before b in TopK's and TopP's order: logit descending, ties by lower index,
+// NaN last (a strict weak order on (NaN?, -logit, index)).
+struct Before {
+  const float* l;
+  bool operator()(int64_t a, int64_t b) const {
+    const bool na = std::isnan(l[a]), nb = std::isnan(l[b]);
+    if (na != nb) return nb;
+    if (!na && l[a] != l[b]) return l[a] > l[b];
+    return a < b;
+  }
+};
+
+// The first kept position whose running sum (double) exceeds u * Z; the
+// last positive one if none; -1 for Z = 0.
+int32_t draw(const float* w, const int64_t* kept, int64_t count, float u) {
+  double z = 0;
+  for (int64_t j = 0; j < count; ++j) z += w[kept[j]];
+  if (!(z > 0)) return -1;
+  const double target = static_cast<double>(u) * z;
+  double c = 0;
+  int64_t last = -1;
+  for (int64_t j = 0; j < count; ++j) {
+    c += w[kept[j]];
+    if (w[kept[j]] > 0) last = kept[j];
+    if (target < c) return static_cast<int32_t>(kept[j]);
+  }
+  return static_cast<int32_t>(last);
+}
+
+int32_t sample_row(const float* l, int64_t n, int32_t method, float t, int64_t top_k, float top_p, float min_p,
+                   float u, std::vector<float>& w, std::vector<int64_t>& idx) {
+  const float m = HWY_DYNAMIC_DISPATCH(ks::SampRowMax)(l, static_cast<size_t>(n));
+  w.assign(static_cast<size_t>(n), 0.0f);
+  if (m == -INFINITY) return -1;  // no number
+  if (std::isinf(m)) {
+    for (int64_t i = 0; i < n; ++i) w[static_cast<size_t>(i)] = l[i] == m ? 1.0f : 0.0f;
+  } else {
+    HWY_DYNAMIC_DISPATCH(ks::SampWeights)(l, w.data(), static_cast<size_t>(n), m, t);
+  }
+  idx.resize(static_cast<size_t>(n));
+  std::iota(idx.begin(), idx.end(), int64_t{0});
+  int64_t count = n;
+  switch (method) {
+    case TL_SAMPLE_TOP_K:
+      std::partial_sort(idx.begin(), idx.begin() + top_k, idx.end(), Before{l});
+      count = top_k;
+      break;
+    case TL_SAMPLE_TOP_P: {
+      std::sort(idx.begin(), idx.end(), Before{l});
+      double z = 0;
+      for (float e : w) z += e;
+      double c = 0;
+      count = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        c += w[static_cast<size_t>(idx[static_cast<size_t>(j)])];
+        if (c / z > static_cast<double>(top_p)) break;
+        ++count;
+      }
+      count = std::max<int64_t>(count, 1);  // the first token is always kept
+      break;
+    }
+    case TL_SAMPLE_MIN_P: {
+      const float threshold = min_p * 1.0f;  // max(w) is exp(0) = 1
+      count = 0;
+      for (int64_t i = 0; i < n; ++i)
+        if (w[static_cast<size_t>(i)] >= threshold) idx[static_cast<size_t>(count++)] = i;
+      break;
+    }
+    default: break;
+  }
+  return draw(w.data(), idx.data(), count, u);
+}
+
+}  // namespace
+
+extern "C" {
+
+tl_status tl_sample_f32(const float* logits, int32_t* tokens, int64_t rows, int64_t vocab, int32_t method,
+                        float temperature, int64_t top_k, float top_p, float min_p, uint64_t seed) {
+  if (tl_status s = sa::check("tl_sample_f32", rows, vocab, method, temperature, top_k, top_p, min_p)) return s;
+  if (method == TL_SAMPLE_GREEDY) {
+    for (int64_t r = 0; r < rows; ++r) tokens[r] = tl_argmax_f32(logits + r * vocab, vocab);
+    return TL_OK;
+  }
+  const uint64_t s = sa::resolve_seed(seed);
+  std::vector<float> w;
+  std::vector<int64_t> idx;
+  for (int64_t r = 0; r < rows; ++r) {
+    sa::Pcg32 g(s, static_cast<uint64_t>(r));
+    tokens[r] = sample_row(logits + r * vocab, vocab, method, temperature, top_k, top_p, min_p, g.uniform(), w, idx);
+  }
+  return TL_OK;
+}
+
+}  // extern "C"
+#endif  // HWY_ONCE
