@@ -1,8 +1,7 @@
 // The elementwise activations and the gated FFN middles of
-// tinyllm/activations.h: one vector function per op, mapped over the arrays
-// four vectors at a time (the exp and division chains are long, and four
-// independent ones keep the pipelines full), then one at a time, then a
-// partial vector whose lanes past n are neither read nor written.
+// tinyllm/activations.h: one function per op on a group of vectors, mapped
+// over the arrays four vectors at a time (activation_math-inl.h says why),
+// then one at a time, then a partial vector.
 
 #if defined(KONFORM_SIMD_ACTIVATIONS_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef KONFORM_SIMD_ACTIVATIONS_INL_H_
@@ -11,6 +10,7 @@
 #define KONFORM_SIMD_ACTIVATIONS_INL_H_
 #endif
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 
@@ -23,7 +23,9 @@ HWY_BEFORE_NAMESPACE();
 namespace konform::simd::HWY_NAMESPACE::act {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// y[i] = f(x[i]). Each group of vectors is loaded before it is stored, so
+// y[i] = f(x[i]), f mapping a group of K vectors (activation_math-inl.h):
+// four at a time, then one, then a partial vector whose lanes past n are
+// neither read nor written. Each group is loaded before it is stored, so
 // y == x works.
 template <class F>
 HWY_INLINE void MapUnary(const float* x, float* y, int64_t n, const F& f) {
@@ -32,66 +34,79 @@ HWY_INLINE void MapUnary(const float* x, float* y, int64_t n, const F& f) {
   const size_t N = hn::Lanes(d), count = static_cast<size_t>(n);
   size_t i = 0;
   for (; i + 4 * N <= count; i += 4 * N) {
-    const auto y0 = f(d, hn::LoadU(d, x + i));
-    const auto y1 = f(d, hn::LoadU(d, x + i + N));
-    const auto y2 = f(d, hn::LoadU(d, x + i + 2 * N));
-    const auto y3 = f(d, hn::LoadU(d, x + i + 3 * N));
-    hn::StoreU(y0, d, y + i);
-    hn::StoreU(y1, d, y + i + N);
-    hn::StoreU(y2, d, y + i + 2 * N);
-    hn::StoreU(y3, d, y + i + 3 * N);
+    Vecs<decltype(d), 4> v;
+    for (size_t j = 0; j < 4; ++j) v[j] = hn::LoadU(d, x + i + j * N);
+    v = f(d, v);
+    for (size_t j = 0; j < 4; ++j) hn::StoreU(v[j], d, y + i + j * N);
   }
-  for (; i + N <= count; i += N) hn::StoreU(f(d, hn::LoadU(d, x + i)), d, y + i);
-  if (i < count) StoreHead(f(d, LoadHead(d, x + i, count - i)), d, y + i, count - i);
+  for (; i + N <= count; i += N) hn::StoreU(f(d, Vecs<decltype(d), 1>{hn::LoadU(d, x + i)})[0], d, y + i);
+  if (i < count) StoreHead(f(d, Vecs<decltype(d), 1>{LoadHead(d, x + i, count - i)})[0], d, y + i, count - i);
 }
 
-// y[i] = f(gate[i], up[i]); y may be gate or up.
+// y[i] = f(gate[i], up[i]) in groups as MapUnary; y may be gate or up.
 template <class F>
 HWY_INLINE void MapGated(const float* gate, const float* up, float* y, int64_t n, const F& f) {
   if (n <= 0) return;
   const hn::ScalableTag<float> d;
+  using V1 = Vecs<decltype(d), 1>;
   const size_t N = hn::Lanes(d), count = static_cast<size_t>(n);
   size_t i = 0;
   for (; i + 4 * N <= count; i += 4 * N) {
-    const auto y0 = f(d, hn::LoadU(d, gate + i), hn::LoadU(d, up + i));
-    const auto y1 = f(d, hn::LoadU(d, gate + i + N), hn::LoadU(d, up + i + N));
-    const auto y2 = f(d, hn::LoadU(d, gate + i + 2 * N), hn::LoadU(d, up + i + 2 * N));
-    const auto y3 = f(d, hn::LoadU(d, gate + i + 3 * N), hn::LoadU(d, up + i + 3 * N));
-    hn::StoreU(y0, d, y + i);
-    hn::StoreU(y1, d, y + i + N);
-    hn::StoreU(y2, d, y + i + 2 * N);
-    hn::StoreU(y3, d, y + i + 3 * N);
+    Vecs<decltype(d), 4> g, u;
+    for (size_t j = 0; j < 4; ++j) g[j] = hn::LoadU(d, gate + i + j * N);
+    for (size_t j = 0; j < 4; ++j) u[j] = hn::LoadU(d, up + i + j * N);
+    g = f(d, g, u);
+    for (size_t j = 0; j < 4; ++j) hn::StoreU(g[j], d, y + i + j * N);
   }
-  for (; i + N <= count; i += N) hn::StoreU(f(d, hn::LoadU(d, gate + i), hn::LoadU(d, up + i)), d, y + i);
+  for (; i + N <= count; i += N)
+    hn::StoreU(f(d, V1{hn::LoadU(d, gate + i)}, V1{hn::LoadU(d, up + i)})[0], d, y + i);
   if (i < count) {
     const size_t m = count - i;
-    StoreHead(f(d, LoadHead(d, gate + i, m), LoadHead(d, up + i, m)), d, y + i, m);
+    StoreHead(f(d, V1{LoadHead(d, gate + i, m)}, V1{LoadHead(d, up + i, m)})[0], d, y + i, m);
   }
 }
 
-// ---------------------------------------------------------------- one vector
+// ---------------------------------------------------------------- one group
 
 // x * sigmoid(x): the sigmoid's two-sided form keeps silu accurate where the
 // spec's x / (1 + e^-x) flushes to -0 (x < -88.72).
-template <class D>
-HWY_INLINE hn::Vec<D> SiluVec(D d, hn::Vec<D> x) {
-  return hn::Mul(x, Sigmoid(d, x));
+template <class D, size_t K>
+HWY_INLINE Vecs<D, K> SiluVec(D d, const Vecs<D, K>& x) {
+  auto s = Sigmoid(d, x);
+  for (size_t j = 0; j < K; ++j) s[j] = hn::Mul(x[j], s[j]);
+  return s;
 }
 
 // x * Phi(x), Phi the normal CDF: the spec's x * 0.5 * (1 + erf(x / sqrt 2)).
-template <class D>
-HWY_INLINE hn::Vec<D> GeluErfVec(D d, hn::Vec<D> x) {
-  return hn::Mul(x, NormalCdf(d, x));
+template <class D, size_t K>
+HWY_INLINE Vecs<D, K> GeluErfVec(D d, const Vecs<D, K>& x) {
+  auto p = NormalCdf(d, x);
+  for (size_t j = 0; j < K; ++j) p[j] = hn::Mul(x[j], p[j]);
+  return p;
 }
 
 // 0.5 x (1 + tanh(a)) = x * sigmoid(2a) with 2a = x (k0 + k1 x^2),
 // k0 = 2 sqrt(2/pi), k1 = 0.044715 k0: one exp and no cancellation at
 // negative x, where 1 + tanh(a) would cancel. x^2 = inf gives 2a = +-inf and
 // the formula's own limits (x for +inf, NaN for -inf as -inf * 0).
-template <class D>
-HWY_INLINE hn::Vec<D> GeluTanhVec(D d, hn::Vec<D> x) {
-  const auto inner = hn::MulAdd(hn::Set(d, 0.07135481387376785f), hn::Mul(x, x), hn::Set(d, 1.5957691669464111f));
-  return hn::Mul(x, Sigmoid(d, hn::Mul(x, inner)));
+template <class D, size_t K>
+HWY_INLINE Vecs<D, K> GeluTanhVec(D d, const Vecs<D, K>& x) {
+  Vecs<D, K> a;
+  for (size_t j = 0; j < K; ++j) {
+    const auto inner =
+        hn::MulAdd(hn::Set(d, 0.07135481387376785f), hn::Mul(x[j], x[j]), hn::Set(d, 1.5957691669464111f));
+    a[j] = hn::Mul(x[j], inner);
+  }
+  a = Sigmoid(d, a);
+  for (size_t j = 0; j < K; ++j) a[j] = hn::Mul(x[j], a[j]);
+  return a;
+}
+
+// Products of each lane of two groups.
+template <class V, size_t K>
+HWY_INLINE std::array<V, K> MulEach(std::array<V, K> a, const std::array<V, K>& b) {
+  for (size_t j = 0; j < K; ++j) a[j] = hn::Mul(a[j], b[j]);
+  return a;
 }
 
 // +0 for x <= 0 (-0 included), x otherwise; NaN compares false and passes.
@@ -104,6 +119,16 @@ HWY_INLINE hn::Vec<D> ReluVec(D d, hn::Vec<D> x) {
 template <class D>
 HWY_INLINE hn::Vec<D> LeakyVec(D d, hn::Vec<D> x, hn::Vec<D> slope) {
   return hn::IfThenElse(hn::Gt(x, hn::Zero(d)), x, hn::Mul(slope, x));
+}
+
+// A one-vector function applied to each vector of a group (the short ones,
+// which need no interleaving).
+template <class F>
+HWY_INLINE auto EachVec(const F& f) {
+  return [f](auto d, auto v) HWY_ATTR {
+    for (auto& x : v) x = f(d, x);
+    return v;
+  };
 }
 
 // ---------------------------------------------------------------- kernels
@@ -121,11 +146,11 @@ inline void GeluTanhF32(const float* x, float* y, int64_t n) {
 }
 
 inline void ReluF32(const float* x, float* y, int64_t n) {
-  MapUnary(x, y, n, [](auto d, auto v) HWY_ATTR { return ReluVec(d, v); });
+  MapUnary(x, y, n, EachVec([](auto d, auto v) HWY_ATTR { return ReluVec(d, v); }));
 }
 
 inline void LeakyReluF32(const float* x, float* y, int64_t n, float alpha) {
-  MapUnary(x, y, n, [alpha](auto d, auto v) HWY_ATTR { return LeakyVec(d, v, hn::Set(d, alpha)); });
+  MapUnary(x, y, n, EachVec([alpha](auto d, auto v) HWY_ATTR { return LeakyVec(d, v, hn::Set(d, alpha)); }));
 }
 
 inline void SigmoidF32(const float* x, float* y, int64_t n) {
@@ -161,27 +186,28 @@ inline void PReluF32(const float* x, const float* slope, float* y, int64_t outer
     for (int64_t c = 0; c < channels; ++c) {
       const int64_t base = (o * channels + c) * inner;
       const float s = slope[c];
-      MapUnary(x + base, y + base, inner, [s](auto dd, auto v) HWY_ATTR { return LeakyVec(dd, v, hn::Set(dd, s)); });
+      MapUnary(x + base, y + base, inner,
+               EachVec([s](auto dd, auto v) HWY_ATTR { return LeakyVec(dd, v, hn::Set(dd, s)); }));
     }
 }
 
 // silu(gate) * up, the product taken after silu so that it overflows only
 // where the result does.
 inline void SwiGluF32(const float* gate, const float* up, float* y, int64_t n) {
-  MapGated(gate, up, y, n, [](auto d, auto g, auto u) HWY_ATTR { return hn::Mul(SiluVec(d, g), u); });
+  MapGated(gate, up, y, n, [](auto d, auto g, auto u) HWY_ATTR { return MulEach(SiluVec(d, g), u); });
 }
 
 // gelu(gate) * up; approximation checked by the caller (0 erf, 1 tanh).
 inline void GeGluF32(const float* gate, const float* up, float* y, int64_t n, int approximation) {
   if (approximation == 1) {
-    MapGated(gate, up, y, n, [](auto d, auto g, auto u) HWY_ATTR { return hn::Mul(GeluTanhVec(d, g), u); });
+    MapGated(gate, up, y, n, [](auto d, auto g, auto u) HWY_ATTR { return MulEach(GeluTanhVec(d, g), u); });
   } else {
-    MapGated(gate, up, y, n, [](auto d, auto g, auto u) HWY_ATTR { return hn::Mul(GeluErfVec(d, g), u); });
+    MapGated(gate, up, y, n, [](auto d, auto g, auto u) HWY_ATTR { return MulEach(GeluErfVec(d, g), u); });
   }
 }
 
 inline void GluF32(const float* gate, const float* up, float* y, int64_t n) {
-  MapGated(gate, up, y, n, [](auto d, auto g, auto u) HWY_ATTR { return hn::Mul(Sigmoid(d, g), u); });
+  MapGated(gate, up, y, n, [](auto d, auto g, auto u) HWY_ATTR { return MulEach(Sigmoid(d, g), u); });
 }
 
 }  // namespace konform::simd::HWY_NAMESPACE::act

@@ -58,18 +58,14 @@ inline void SoftmaxLine(const float* x, float* y, size_t length) {
   while (i + 4 * N <= length) {
     auto s0 = hn::Zero(d), s1 = hn::Zero(d), s2 = hn::Zero(d), s3 = hn::Zero(d);
     for (int step = 0; step < 8 && i + 4 * N <= length; ++step, i += 4 * N) {
-      const auto e0 = ExpF(d, hn::Sub(hn::LoadU(d, x + i), vmax));
-      const auto e1 = ExpF(d, hn::Sub(hn::LoadU(d, x + i + N), vmax));
-      const auto e2 = ExpF(d, hn::Sub(hn::LoadU(d, x + i + 2 * N), vmax));
-      const auto e3 = ExpF(d, hn::Sub(hn::LoadU(d, x + i + 3 * N), vmax));
-      hn::StoreU(e0, d, y + i);
-      hn::StoreU(e1, d, y + i + N);
-      hn::StoreU(e2, d, y + i + 2 * N);
-      hn::StoreU(e3, d, y + i + 3 * N);
-      s0 = hn::Add(s0, e0);
-      s1 = hn::Add(s1, e1);
-      s2 = hn::Add(s2, e2);
-      s3 = hn::Add(s3, e3);
+      Vecs<decltype(d), 4> e;
+      for (size_t j = 0; j < 4; ++j) e[j] = hn::Sub(hn::LoadU(d, x + i + j * N), vmax);
+      e = ExpF(d, e);
+      for (size_t j = 0; j < 4; ++j) hn::StoreU(e[j], d, y + i + j * N);
+      s0 = hn::Add(s0, e[0]);
+      s1 = hn::Add(s1, e[1]);
+      s2 = hn::Add(s2, e[2]);
+      s3 = hn::Add(s3, e[3]);
     }
     total += static_cast<double>(hn::GetLane(hn::SumOfLanes(d, hn::Add(hn::Add(s0, s1), hn::Add(s2, s3)))));
   }
@@ -142,6 +138,18 @@ inline void SoftmaxColumns(const float* x, float* y, int64_t length, int64_t inn
     for (int64_t l0 = 0; l0 < length; l0 += kRows) {  // pass 2: e into y, by blocks of rows
       const int64_t l1 = std::min(length, l0 + kRows);
       size_t j = 0;
+      for (; j + 4 * N <= w; j += 4 * N) {  // four column vectors, their exps interleaved
+        Vecs<decltype(d), 4> e, ps;
+        for (size_t c = 0; c < 4; ++c) ps[c] = hn::Zero(d);
+        for (int64_t l = l0; l < l1; ++l) {
+          float* out = y + l * inner + j0 + j;
+          for (size_t c = 0; c < 4; ++c) e[c] = hn::Sub(hn::LoadU(d, x + l * inner + j0 + j + c * N), hn::Load(d, m + j + c * N));
+          e = ExpF(d, e);
+          for (size_t c = 0; c < 4; ++c) hn::StoreU(e[c], d, out + c * N);
+          for (size_t c = 0; c < 4; ++c) ps[c] = hn::Add(ps[c], e[c]);
+        }
+        for (size_t c = 0; c < 4; ++c) hn::Store(ps[c], d, part + j + c * N);
+      }
       for (; j + N <= w; j += N) {
         const auto mj = hn::Load(d, m + j);
         auto ps = hn::Zero(d);
