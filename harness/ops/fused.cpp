@@ -2,8 +2,10 @@
 // Matmul) and FusedSwiGlu (Silu(x Wg^T) * (x Wu^T)). The spec holds them to
 // their unfused compositions within 1e-4: the oracle is that composition in
 // double, and the tolerance table's spec column carries the 1e-4 ceiling.
+#include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "ffn_support.hpp"
 #include "konform/reference/linalg.hpp"
@@ -131,7 +133,14 @@ Case make_swiglu(Rng& rng, int64_t index, int64_t edges) {
   c.params = {{"M", double(M)}, {"D", double(D)}, {"H", double(H)}};
   c.args.push_back({"x", Access::in, Tensor::of_f32({M, D}, make_values(rng, xc, M * D, kSwiGluMaxAbs))});
   c.args.push_back({"w_gate", Access::in, Tensor::of_f32({H, D}, weights(H))});
-  c.args.push_back({"w_up", Access::in, Tensor::of_f32({H, D}, weights(H))});
+  // Up stays finite, as in SwiGlu's domain: an infinite up times a gate whose
+  // Silu underflowed is 0 * Inf = NaN in float and +-Inf in double, where
+  // the double Silu is still a subnormal (gate about -100); the spec leaves it
+  // open. Seen at seed 7: float NaN against the oracle's -inf.
+  std::vector<float> up = weights(H);
+  for (float& v : up)
+    if (std::isinf(v)) v = std::copysign(static_cast<float>(kSwiGluMaxAbs), v);
+  c.args.push_back({"w_up", Access::in, Tensor::of_f32({H, D}, std::move(up))});
   c.args.push_back({"h", Access::out, Tensor::zeros(DType::f32, {M, H})});
   c.args.push_back(status_arg());
   c.label = "x [" + std::to_string(M) + ", " + std::to_string(D) + "] H=" + std::to_string(H) +
@@ -160,7 +169,8 @@ OpSpec fused_swiglu() {
   op.scalar = reinterpret_cast<void*>(&scalar::fused_swiglu_f32);
   op.summary = "h = Silu(x Wg^T) * (x Wu^T), x [M, D], Wg, Wu [H, D], h [M, H]; validates";
   op.params = {{"M, D, H", ">= 0, every pair's product * 4 bytes within int64_t"}};
-  op.domain = "|x|, |w| <= 1e4 (gates and products stay finite in float), every value class; the scale carries the "
+  op.domain = "|x|, |w| <= 1e4 (gates and products stay finite in float), every value class (w_up without "
+              "infinities: Inf times an underflowed Silu is left open by the spec); the scale carries the "
               "gate and up errors through Silu'; one case in ten past the edges has a bad size, which must be refused";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_dims().size());
