@@ -5,8 +5,8 @@
 // Two cases. The innermost output dimension is contiguous in x too: each
 // output row is one memcpy. Otherwise the plan holds a 2-D transpose between
 // the output's innermost dimension and the one x is contiguous in; it runs in
-// 16 x 16 tiles, so both sides touch whole cache lines, over an odometer of
-// the remaining dimensions. Copies move bits: NaN payloads survive.
+// blocks of register-transposed tiles, over an odometer of the remaining
+// dimensions. Copies move bits: NaN payloads survive.
 
 #if defined(KONFORM_SIMD_TENSOR_MOVE_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef KONFORM_SIMD_TENSOR_MOVE_INL_H_
@@ -21,24 +21,37 @@
 
 #include "hwy/highway.h"
 #include "impl/simd/tensor_checks.h"
+#include "impl/simd/transpose-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace konform::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// y[j * ys + i] = x[i * xs + j] for i < rows, j < cols, in 16 x 16 tiles so
-// that both sides touch whole cache lines. (4 x 4 and 8 x 8 blocks through
-// registers, and other tile shapes, measured no faster on this machine: the
-// strided side's memory traffic, not the instructions, sets the pace.)
+// y[j * ys + i] = x[i * xs + j] for i < rows, j < cols, in blocks of 64 x 64
+// (16 KiB of x and of y: both stay in L1 while a block's lines fill), each
+// made of L x L tiles transposed in registers (transpose-inl.h); the rows and
+// columns past a block's last whole tile go one element at a time. Against
+// the element-by-element 16 x 16 tiles this replaced: 1.7x in L3, 1.5x from
+// DRAM (docs/ops-tensor.md). Blocks of 16, 32 and 128 and a prefetch of the
+// next block were slower.
 inline void TransposeTiles(const float* HWY_RESTRICT x, int64_t xs, float* HWY_RESTRICT y, int64_t ys, int64_t rows,
                            int64_t cols) {
-  constexpr int64_t kTile = 16;
-  for (int64_t i0 = 0; i0 < rows; i0 += kTile) {
-    const int64_t i1 = HWY_MIN(rows, i0 + kTile);
-    for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
-      const int64_t j1 = HWY_MIN(cols, j0 + kTile);
+  constexpr int64_t kBlock = 64;
+  const SquareTag d;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  hn::Vec<SquareTag> r[8], c[8];
+  for (int64_t i0 = 0; i0 < rows; i0 += kBlock) {
+    const int64_t i1 = HWY_MIN(rows, i0 + kBlock), i_full = i0 + (i1 - i0) / L * L;
+    for (int64_t j0 = 0; j0 < cols; j0 += kBlock) {
+      const int64_t j1 = HWY_MIN(cols, j0 + kBlock), j_full = j0 + (j1 - j0) / L * L;
+      for (int64_t j = j0; j < j_full; j += L)
+        for (int64_t i = i0; i < i_full; i += L) {
+          for (int64_t k = 0; k < L; ++k) r[k] = hn::LoadU(d, x + (i + k) * xs + j);
+          Transpose(d, r, c);
+          for (int64_t k = 0; k < L; ++k) hn::StoreU(c[k], d, y + (j + k) * ys + i);
+        }
       for (int64_t j = j0; j < j1; ++j)
-        for (int64_t i = i0; i < i1; ++i) y[j * ys + i] = x[i * xs + j];
+        for (int64_t i = (j < j_full ? i_full : i0); i < i1; ++i) y[j * ys + i] = x[i * xs + j];
     }
   }
 }
