@@ -1,6 +1,6 @@
 // The properties of the KV cache (tinyllm/kv_cache.h), from the lifecycle
 // rules of spec/operations.txt §5. Each can fail: the mutants of
-// mutants/kvcache_base.c named in mutants/manifest.tsv break them.
+// mutants/kv_cache_base.c named in mutants/manifest.tsv break them.
 #include <cstdint>
 #include <algorithm>
 #include <stdexcept>

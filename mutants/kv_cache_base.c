@@ -2,7 +2,7 @@
  * plugins (independent of impl/ and of the reference).
  *
  * Compiled as is (KONFORM_MUTANT undefined or 0) this is the correct plugin
- * kvcache_base; with -DKONFORM_MUTANT=N it is mutant kvcache_mNN: one
+ * kv_cache_base; with -DKONFORM_MUTANT=N it is mutant kv_cache_mNN: one
  * defect from the spec's lifecycle rules, named where it is made.
  */
 #include <stdint.h>
@@ -15,7 +15,7 @@
 #define KONFORM_MUTANT 0
 #endif
 #if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 8
-#error "KONFORM_MUTANT must be 0 (the correct base) or 1..8 (kvcache_m01..m08)"
+#error "KONFORM_MUTANT must be 0 (the correct base) or 1..8 (kv_cache_m01..m08)"
 #endif
 #define MUTANT(n) (KONFORM_MUTANT == (n))
 
