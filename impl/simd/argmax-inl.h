@@ -60,18 +60,7 @@ HWY_INLINE float BlockMax(D d, const float* x, size_t begin, size_t end) {
   // No NaN left, so Max is well defined (up to the sign of zero, which the
   // equality search below does not see).
   const auto m = hn::Max(hn::Max(m0, m1), hn::Max(m2, m3));
-#if HWY_TARGET == HWY_EMU128
-  // EMU128's MaxOfLanes starts from the lowest finite float, so a block of
-  // -inf would give -FLT_MAX, which the search below never finds: reduce the
-  // lanes here.
-  HWY_ALIGN float lanes[hn::MaxLanes(d)];
-  hn::Store(m, d, lanes);
-  float r = lanes[0];
-  for (size_t k = 1; k < N; ++k) r = lanes[k] > r ? lanes[k] : r;
-  return r;
-#else
-  return hn::GetLane(hn::MaxOfLanes(d, m));
-#endif
+  return MaxLane(d, m);
 }
 
 inline int32_t Argmax(const float* x, int64_t n) {

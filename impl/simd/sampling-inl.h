@@ -43,7 +43,7 @@ inline float RowMax(const float* x, size_t n) {
     const auto a = hn::IfThenElse(hn::FirstN(d, n - i), LoadHead(d, x + i, n - i), neg_inf);
     m1 = hn::Max(m1, hn::IfThenElse(hn::IsNaN(a), neg_inf, a));
   }
-  return hn::GetLane(hn::MaxOfLanes(d, hn::Max(m0, m1)));
+  return MaxLane(d, hn::Max(m0, m1));
 }
 
 // w_i = exp((x_i - m) / t) for a finite m; 0 for NaN and -Inf x_i.

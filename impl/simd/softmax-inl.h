@@ -50,7 +50,7 @@ inline void SoftmaxLine(const float* x, float* y, size_t length) {
     const size_t r = length - i;
     m1 = hn::Max(m1, hn::IfThenElse(hn::FirstN(d, r), LoadHead(d, x + i, r), neg_inf));
   }
-  const auto vmax = hn::MaxOfLanes(d, hn::Max(hn::Max(m0, m1), hn::Max(m2, m3)));
+  const auto vmax = hn::Set(d, MaxLane(d, hn::Max(hn::Max(m0, m1), hn::Max(m2, m3))));
 
   // Pass 2: e into y, summed in chunks of 8 steps of 4 vectors.
   double total = 0.0;

@@ -1,4 +1,6 @@
-// Partial-vector load and store for the last n < Lanes(d) floats of an array.
+// What differs between targets at the edges of the vector code: the
+// partial-vector load and store for the last n < Lanes(d) floats of an
+// array, and the largest lane of a vector.
 //
 // Why not hwy::MaskedLoad everywhere: on SSE4/SSSE3 Highway 1.0.3 implements it
 // as a full (aligned!) load then a blend, which reads past the end of the
@@ -13,6 +15,7 @@
 #define KONFORM_SIMD_TAIL_INL_H_
 #endif
 
+#include <cstddef>
 #include <cstring>
 
 #include "hwy/highway.h"
@@ -52,6 +55,23 @@ HWY_INLINE void StoreHead(hn::Vec<D> v, D d, float* p, size_t n) {
 }
 
 #undef KONFORM_SIMD_SAFE_MASKED_MEMORY
+
+// The largest lane of v, -inf when every lane is -inf, on every target:
+// EMU128's MaxOfLanes starts from the lowest finite float, so it would give
+// -FLT_MAX there. With a NaN lane the result is unspecified (x86's max does
+// not order NaN).
+template <class D>
+HWY_INLINE float MaxLane(D d, hn::Vec<D> v) {
+#if HWY_TARGET == HWY_EMU128
+  HWY_ALIGN float lanes[hn::MaxLanes(d)];
+  hn::Store(v, d, lanes);
+  float r = lanes[0];
+  for (size_t k = 1; k < hn::Lanes(d); ++k) r = lanes[k] > r ? lanes[k] : r;
+  return r;
+#else
+  return hn::GetLane(hn::MaxOfLanes(d, v));
+#endif
+}
 
 }  // namespace konform::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
