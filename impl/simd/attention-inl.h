@@ -451,14 +451,20 @@ void FlashBlockRows(D d, const FlashBlock& blk, size_t rows, const Geometry& g, 
     for (int64_t t = 0; t < dim; ++t)
       for (size_t r = 0; r < R; ++r) sc.qt[static_cast<size_t>(t) * R + r] = blk.q[r][t];
   for (int64_t j0 = 0; j0 < g.sk; j0 += kFlashTile) {
-    const int64_t n = std::min<int64_t>(kFlashTile, g.sk - j0);
-    if (may_skip && j0 > 0 && j0 > last_visible) {  // every key from here on is causally masked for every row
-      bool invisible = true;
-      for (size_t r = 0; r < rows && invisible; ++r)
-        invisible = blk.qnorm[r] * sc.tile_kmax[static_cast<size_t>(j0 / kFlashTile)] * scale * (1 + 1e-5) - 1e4 <
-                    static_cast<double>(m[r]) - 104.0;
-      if (invisible) break;
-    }
+    int64_t n = std::min<int64_t>(kFlashTile, g.sk - j0);
+    // Whether every key from the tile's first on, causally masked for every
+    // row, provably shows nothing (the bound above; m only grows).
+    const auto invisible = [&] {
+      bool out = true;
+      for (size_t r = 0; r < rows && out; ++r)
+        out = blk.qnorm[r] * sc.tile_kmax[static_cast<size_t>(j0 / kFlashTile)] * scale * (1 + 1e-5) - 1e4 <
+              static_cast<double>(m[r]) - 104.0;
+      return out;
+    };
+    if (may_skip && j0 > 0 && j0 > last_visible && invisible()) break;
+    // The same for the tile's second float block alone: the tile ends at the
+    // first (its exps would all be 0, and the max is unchanged by them).
+    if (may_skip && j0 > 0 && n > kTile && j0 + kTile > last_visible && invisible()) n = kTile;
     if (transposed) {  // two blocks of kTile keys
       FlashScoresTransposed<R>(d, sc.qt.data(), sc.kt.data(), dim, j0, s, 0);
       if (n > kTile) FlashScoresTransposed<R>(d, sc.qt.data(), sc.kt.data(), dim, j0 + kTile, s, kTile);
