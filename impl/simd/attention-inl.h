@@ -4,12 +4,14 @@
 // Sdpa keeps one row of Sk scores: the dot products (FMA chains along D),
 // times 1/sqrt(D), plus -1e4 where causally masked, plus the mask; their max;
 // e = exp(s - max) in place with their sum; then y = sum_j e_j v_j / sum.
-// FlashAttention never holds more than a tile of kTile scores: per tile its
-// max, the running max m and the rescale c = exp(m_old - m_new), then the
+// FlashAttention never holds more than a tile of kFlashTile scores: per tile
+// its max, the running max m and the rescale c = exp(m_old - m_new), then the
 // running sum l and accumulator acc (both double) become l c + sum e and
-// acc c + sum e_j v_j (the tile's sum of products in float). Both sum the
-// products of a row's probabilities and values in float over at most kTile
-// keys, then in double, so the error does not grow with Sk.
+// acc c + sum e_j v_j, both sums taken in float per block of kTile keys (a
+// tile is two) and each block's added in double, the first after the
+// rescale. Both sum the products of a row's probabilities and values in
+// float over at most kTile keys, then in double, so the error does not grow
+// with Sk.
 
 #if defined(KONFORM_SIMD_ATTENTION_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef KONFORM_SIMD_ATTENTION_INL_H_
@@ -36,8 +38,10 @@ HWY_BEFORE_NAMESPACE();
 namespace konform::simd::HWY_NAMESPACE::attn {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Keys per tile (FlashAttention) and per float block of products (both).
+// Keys per float block of products (both) and per transposed K block.
 constexpr int64_t kTile = 32;
+// Keys per FlashAttention tile (one online-softmax step): two float blocks.
+constexpr int64_t kFlashTile = 2 * kTile;
 
 using Geometry = konform::simd::AttnGeometry;
 
@@ -199,18 +203,21 @@ inline void SdpaWindowF32(const float* q, const float* k, const float* v, float*
 //
 // The rows of one KV head -- query i of its rep = heads / kv_heads query
 // heads, ordered r = i * rep + (h % rep) -- go in blocks of kRows, so every
-// tile of kTile keys and values is loaded once for the whole block (GQA's
-// saving). Per tile: the block's scores, the online softmax per row, the
-// tile's products of probabilities and values in float, folded into the
-// row's double accumulator after the rescale (the error model of the
-// header: float over at most kTile keys, double across tiles).
+// tile of kFlashTile keys and values is loaded once for the whole block
+// (GQA's saving). Per tile: the block's scores, the online softmax per row,
+// the tile's products of probabilities and values in float per block of
+// kTile keys, each folded straight from the registers into the row's double
+// accumulator, the first after the rescale (the error model of the header:
+// float over at most kTile keys, double across blocks). Tiles of 64 keys
+// halve the per-tile costs (the max, the horizontal sums, the trips through
+// the accumulators) against 32.
 //
 // Scores come from one of two routes. With many rows per KV head (prefill),
 // K is transposed once per head into [D, Sk] and each tile's scores are a
-// small matrix product: per step along D, one broadcast of each row's q and
-// kTile / lanes vector FMAs, no horizontal sums. With few (decode), K is read
-// as it is, each row's dot with each key (Dot): transposing would cost a pass
-// over K for a handful of rows.
+// small matrix product per block of kTile keys: per step along D, one
+// broadcast of each row's q and kTile / lanes vector FMAs, no horizontal
+// sums. With few (decode), K is read as it is, each row's dot with each key
+// (Dot): transposing would cost a pass over K for a handful of rows.
 //
 // Causal tiles past every row's last visible key are skipped once nothing
 // they hold can show: by Cauchy-Schwarz a masked score is at most
@@ -229,6 +236,21 @@ constexpr size_t FlashRows() {
 
 constexpr size_t kMaxFlashRows = 12;
 
+// The products e . v: RG rows x VC vectors of D per register block. AVX-512:
+// 6 x 4, 24 accumulators, each vector of V used by 6 rows and each
+// broadcast by 4 FMAs, a chunk of V (32 keys x 64 columns, 8 KiB) and the
+// block's accumulators over those columns (6 KiB) in L1 together; measured
+// against 12 x 2 (the scores' shape), 3 x 8, 4 x 4 and 2 x 8, it was the
+// fastest. Elsewhere the block's rows x 2 vectors.
+template <size_t N>
+constexpr size_t FlashValueRows() {
+  return N >= 16 ? 6 : FlashRows<N>();
+}
+template <size_t N>
+constexpr size_t FlashValueVectors() {
+  return N >= 16 ? 4 : 2;
+}
+
 struct FlashBlock {
   const float* q[kMaxFlashRows];
   const float* mask[kMaxFlashRows];
@@ -239,19 +261,20 @@ struct FlashBlock {
 
 // Scratch of one call, reused by every block.
 struct FlashScratch {
-  std::vector<float> kt;         // K of one head, tile by tile transposed: [sk_pad / kTile][D][kTile]
+  std::vector<float> kt;         // K of one head, block by block transposed: [sk_pad / kTile][D][kTile]
   std::vector<float> tile_kmax;  // max |k_j| over keys >= the tile's first (suffix max per tile)
   std::vector<float> qt;         // the block's q rows interleaved: [D][kRows]
-  std::vector<float> part;       // kRows x d_pad: one tile's products
   std::vector<double> acc;       // kRows x d_pad: the running accumulators
   int64_t sk_pad = 0, d_pad = 0;
 };
 
-// qt: the block's q rows interleaved, [D][R] (one pointer for every
-// broadcast: eight row pointers did not fit in the registers).
+// s[r][s0, s0 + kTile) = the raw dots of keys [j0, j0 + kTile) (j0 a
+// multiple of kTile; keys past Sk are K's zero padding). qt: the block's q
+// rows interleaved, [D][R] (one pointer for every broadcast: eight row
+// pointers did not fit in the registers).
 template <size_t R, class D>
-HWY_INLINE void FlashScoresTransposed(D d, const float* qt, const float* kt, const float* v, int64_t dim, int64_t j0,
-                                      int64_t n, float (*s)[kTile]) {
+HWY_INLINE void FlashScoresTransposed(D d, const float* qt, const float* kt, int64_t dim, int64_t j0,
+                                      float (*s)[kFlashTile], size_t s0) {
   constexpr size_t N = hn::MaxLanes(D());
   constexpr size_t KV = kTile / N;
   hn::Vec<D> acc[R][KV];
@@ -259,15 +282,10 @@ HWY_INLINE void FlashScoresTransposed(D d, const float* qt, const float* kt, con
     for (size_t c = 0; c < KV; ++c) acc[r][c] = hn::Zero(d);
   // The tile's [D][kTile] block is contiguous: one sequential walk (a [D][Sk]
   // layout put the 128 rows of a tile 2 KiB apart, into a few L1 sets).
+  // (V is not prefetched here: bringing a tile's V into L1 during its
+  // scores, as an earlier version did, measured slower.)
   const float* col = kt + j0 * dim;
-  // Meanwhile the tile's V rows are brought into L1 for the products that
-  // follow, a cache line or two per step.
-  const char* vtile = reinterpret_cast<const char*>(v + j0 * dim);
-  const int64_t vbytes = n * dim * static_cast<int64_t>(sizeof(float));
-  const int64_t step = (vbytes / 64 + dim - 1) / dim * 64;
-  int64_t next = 0;
   for (int64_t t = 0; t < dim; ++t, col += kTile, qt += R) {
-    for (int64_t end = std::min(vbytes, next + step); next < end; next += 64) hwy::Prefetch(vtile + next);
     hn::Vec<D> kv[KV];
     for (size_t c = 0; c < KV; ++c) kv[c] = hn::LoadU(d, col + c * N);
     for (size_t r = 0; r < R; ++r) {
@@ -276,32 +294,96 @@ HWY_INLINE void FlashScoresTransposed(D d, const float* qt, const float* kt, con
     }
   }
   for (size_t r = 0; r < R; ++r)
-    for (size_t c = 0; c < KV; ++c) hn::Store(acc[r][c], d, s[r] + c * N);
+    for (size_t c = 0; c < KV; ++c) hn::Store(acc[r][c], d, s[r] + s0 + c * N);
 }
 
-// part[r][t0, t0 + 2N) = sum_{j < n} e[r][j] v[j][t0, t0 + 2N) in float;
-// Full: both vectors lie inside D (no partial loads in the loop).
-template <size_t R, bool Full, class D>
-HWY_INLINE void FlashValues(D d, const float (*e)[kTile], const float* vt, int64_t dim, int64_t n, int64_t t0,
-                            float* part, int64_t d_pad) {
+// Columns [t0, t0 + VC N) of D for RG rows: acc[r][...] = acc * c[r] +
+// sum_{j < n} e[r][e0 + j] v[j][...] (Rescale false: acc + the sum), the sum
+// in float (n <= kTile: one float block), folded into the double accumulator
+// straight from the registers (the loops unrolled, so the sums never go
+// through memory). Full: every vector lies inside D (no partial loads).
+template <size_t RG, size_t VC, bool Full, bool Rescale, class D>
+HWY_INLINE void FlashValues(D d, const float (*e)[kFlashTile], size_t e0, const float* vt, int64_t dim, int64_t n,
+                            int64_t t0, double* acc, int64_t d_pad, const double* c) {
   constexpr size_t N = hn::MaxLanes(D());
-  const size_t w0 = static_cast<size_t>(std::clamp<int64_t>(dim - t0, 0, N));
-  const size_t w1 = static_cast<size_t>(std::clamp<int64_t>(dim - t0 - static_cast<int64_t>(N), 0, N));
-  hn::Vec<D> pa[R][2];
-  for (size_t r = 0; r < R; ++r) pa[r][0] = pa[r][1] = hn::Zero(d);
+  size_t w[VC];
+  HWY_UNROLL(8)
+  for (size_t h = 0; h < VC; ++h)
+    w[h] = static_cast<size_t>(std::clamp<int64_t>(dim - t0 - static_cast<int64_t>(h * N), 0, N));
+  hn::Vec<D> pa[RG][VC];
+  HWY_UNROLL(16)
+  for (size_t r = 0; r < RG; ++r) {
+    HWY_UNROLL(8)
+    for (size_t h = 0; h < VC; ++h) pa[r][h] = hn::Zero(d);
+  }
   const float* vj = vt + t0;
   for (int64_t j = 0; j < n; ++j, vj += dim) {
-    const auto v0 = Full ? hn::LoadU(d, vj) : LoadHead(d, vj, w0);
-    const auto v1 = Full ? hn::LoadU(d, vj + N) : w1 == 0 ? hn::Zero(d) : LoadHead(d, vj + N, w1);
-    for (size_t r = 0; r < R; ++r) {
-      const auto ej = hn::Set(d, e[r][j]);
-      pa[r][0] = hn::MulAdd(ej, v0, pa[r][0]);
-      pa[r][1] = hn::MulAdd(ej, v1, pa[r][1]);
+    hn::Vec<D> ej[RG];
+    HWY_UNROLL(16)
+    for (size_t r = 0; r < RG; ++r) ej[r] = hn::Set(d, e[r][e0 + static_cast<size_t>(j)]);
+    HWY_UNROLL(8)
+    for (size_t h = 0; h < VC; ++h) {
+      const auto vh = Full ? hn::LoadU(d, vj + h * N) : w[h] == 0 ? hn::Zero(d) : LoadHead(d, vj + h * N, w[h]);
+      HWY_UNROLL(16)
+      for (size_t r = 0; r < RG; ++r) pa[r][h] = hn::MulAdd(ej[r], vh, pa[r][h]);
     }
   }
-  for (size_t r = 0; r < R; ++r) {
-    hn::StoreU(pa[r][0], d, part + r * d_pad + t0);
-    hn::StoreU(pa[r][1], d, part + r * d_pad + t0 + N);
+  // Lanes past D hold 0 (partial loads), and so do the accumulators there.
+#if HWY_TARGET == HWY_SCALAR
+  HWY_UNROLL(16)
+  for (size_t r = 0; r < RG; ++r) {
+    double* a = acc + r * static_cast<size_t>(d_pad) + t0;
+    const double cr = Rescale ? c[r] : 1.0;
+    HWY_UNROLL(8)
+    for (size_t h = 0; h < VC; ++h) a[h] = a[h] * cr + static_cast<double>(hn::GetLane(pa[r][h]));
+  }
+#else
+  const hn::Repartition<double, D> dd;  // N / 2 doubles
+  const hn::Half<D> dh;                 // N / 2 floats
+  constexpr size_t M = N / 2;
+  HWY_UNROLL(16)
+  for (size_t r = 0; r < RG; ++r) {
+    double* a = acc + r * static_cast<size_t>(d_pad) + t0;
+    HWY_UNROLL(8)
+    for (size_t h = 0; h < VC; ++h) {
+      const auto lo = hn::PromoteTo(dd, hn::LowerHalf(dh, pa[r][h]));
+      const auto hi = hn::PromoteTo(dd, hn::UpperHalf(dh, pa[r][h]));
+      if (Rescale) {
+        const auto vc = hn::Set(dd, c[r]);
+        hn::StoreU(hn::MulAdd(hn::LoadU(dd, a + h * N), vc, lo), dd, a + h * N);
+        hn::StoreU(hn::MulAdd(hn::LoadU(dd, a + h * N + M), vc, hi), dd, a + h * N + M);
+      } else {
+        hn::StoreU(hn::Add(hn::LoadU(dd, a + h * N), lo), dd, a + h * N);
+        hn::StoreU(hn::Add(hn::LoadU(dd, a + h * N + M), hi), dd, a + h * N + M);
+      }
+    }
+  }
+#endif
+}
+
+// The products of one float block (keys [e0, e0 + n) of the tile, V rows
+// from vt) for all R rows: VC vectors of D for RG rows at a time, each
+// chunk of V (n keys x VC vectors) used by every group of rows while in L1.
+template <size_t R, size_t RG, size_t VC, bool Rescale, class D>
+HWY_INLINE void FlashValuesBlock(D d, const float (*e)[kFlashTile], size_t e0, const float* vt, int64_t dim, int64_t n,
+                                 double* acc, int64_t d_pad, const double* c) {
+  constexpr size_t N = hn::MaxLanes(D());
+  constexpr int64_t W = static_cast<int64_t>(VC * N);
+  constexpr size_t RT = R % RG;  // the last, narrower group
+  const int64_t full = dim / W * W;
+  for (int64_t t0 = 0; t0 < full; t0 += W) {
+    for (size_t r0 = 0; r0 + RG <= R; r0 += RG)
+      FlashValues<RG, VC, true, Rescale>(d, e + r0, e0, vt, dim, n, t0, acc + r0 * d_pad, d_pad, c + r0);
+    if constexpr (RT > 0)
+      FlashValues<RT, VC, true, Rescale>(d, e + (R - RT), e0, vt, dim, n, t0, acc + (R - RT) * d_pad, d_pad,
+                                         c + (R - RT));
+  }
+  if (full < dim) {
+    for (size_t r0 = 0; r0 + RG <= R; r0 += RG)
+      FlashValues<RG, VC, false, Rescale>(d, e + r0, e0, vt, dim, n, full, acc + r0 * d_pad, d_pad, c + r0);
+    if constexpr (RT > 0)
+      FlashValues<RT, VC, false, Rescale>(d, e + (R - RT), e0, vt, dim, n, full, acc + (R - RT) * d_pad, d_pad,
+                                          c + (R - RT));
   }
 }
 
@@ -310,15 +392,15 @@ HWY_INLINE void FlashValues(D d, const float (*e)[kTile], const float* vt, int64
 // (the strided walks over V that follow defeat the hardware prefetchers).
 template <size_t R>
 HWY_INLINE void FlashScoresRows(const FlashBlock& blk, const float* k, const float* v, int64_t sk, int64_t dim,
-                                int64_t j0, int64_t n, float (*s)[kTile]) {
+                                int64_t j0, int64_t n, float (*s)[kFlashTile]) {
   const int64_t row_bytes = dim * static_cast<int64_t>(sizeof(float));
   for (int64_t j = 0; j < n; ++j) {
     const float* kj = k + (j0 + j) * dim;
     const char* vj = reinterpret_cast<const char*>(v + (j0 + j) * dim);
-    const char* knext = reinterpret_cast<const char*>(kj + kTile * dim);
+    const char* knext = reinterpret_cast<const char*>(kj + kFlashTile * dim);
     for (int64_t b = 0; b < row_bytes; b += 64) {
       hwy::Prefetch(vj + b);
-      if (j0 + j + kTile < sk) hwy::Prefetch(knext + b);
+      if (j0 + j + kFlashTile < sk) hwy::Prefetch(knext + b);
     }
     for (size_t r = 0; r < R; ++r) s[r][j] = Dot(blk.q[r], kj, static_cast<size_t>(dim));
   }
@@ -328,18 +410,19 @@ HWY_INLINE void FlashScoresRows(const FlashBlock& blk, const float* k, const flo
 // become -inf (they hold no key).
 template <size_t R, class D>
 HWY_INLINE void FlashFinishScores(D d, const FlashBlock& blk, float scale, int64_t j0, int64_t n, bool causal,
-                                  float (*s)[kTile]) {
+                                  float (*s)[kFlashTile]) {
   constexpr size_t N = hn::MaxLanes(D());
   const auto vscale = hn::Set(d, scale), ninf = hn::Set(d, -std::numeric_limits<float>::infinity());
   const auto iota = hn::Iota(hn::RebindToSigned<D>(), 0);
   for (size_t r = 0; r < R; ++r)
-    for (size_t c = 0; c < kTile; c += N) {
+    for (size_t v = 0; v < static_cast<size_t>(kFlashTile) / N; ++v) {
+      const size_t c = v * N;
       auto x = hn::Mul(hn::Load(d, s[r] + c), vscale);
       const hn::RebindToSigned<D> di;
       const auto j = hn::Add(iota, hn::Set(di, static_cast<int32_t>(c)));  // key j0 + j
       if (causal) {
         const int64_t rel = blk.last[r] - j0;  // visible while j <= rel
-        const int32_t limit = static_cast<int32_t>(std::clamp<int64_t>(rel, -1, kTile));
+        const int32_t limit = static_cast<int32_t>(std::clamp<int64_t>(rel, -1, kFlashTile));
         const auto masked = hn::RebindMask(d, hn::Gt(j, hn::Set(di, limit)));
         x = hn::IfThenElse(masked, hn::Add(x, hn::Set(d, -1e4f)), x);
       }
@@ -352,24 +435,13 @@ HWY_INLINE void FlashFinishScores(D d, const FlashBlock& blk, float scale, int64
     }
 }
 
-// acc[0, n) = acc * c + part, in double (n a multiple of the float lanes).
-template <class D>
-HWY_INLINE void FoldDouble(D, double* acc, const float* part, double c, size_t n) {
-  const hn::ScalableTag<double> dd;
-  const hn::Rebind<float, decltype(dd)> dh;  // as many floats as dd has doubles
-  const size_t M = hn::Lanes(dd);
-  const auto vc = hn::Set(dd, c);
-  for (size_t t = 0; t < n; t += M)
-    hn::StoreU(hn::MulAdd(hn::LoadU(dd, acc + t), vc, hn::PromoteTo(dd, hn::LoadU(dh, part + t))), dd, acc + t);
-}
-
 template <size_t R, class D>
 void FlashBlockRows(D d, const FlashBlock& blk, size_t rows, const Geometry& g, const float* k, const float* v,
                     FlashScratch& sc, bool transposed, bool may_skip) {
   constexpr size_t N = hn::MaxLanes(D());
   const int64_t dim = g.d, d_pad = sc.d_pad;
   const float scale = ScaleOf(dim);
-  HWY_ALIGN float s[R][kTile];
+  HWY_ALIGN float s[R][kFlashTile];
   float m[R];
   double l[R];
   int64_t last_visible = std::numeric_limits<int64_t>::min();
@@ -378,22 +450,32 @@ void FlashBlockRows(D d, const FlashBlock& blk, size_t rows, const Geometry& g, 
   if (transposed)
     for (int64_t t = 0; t < dim; ++t)
       for (size_t r = 0; r < R; ++r) sc.qt[static_cast<size_t>(t) * R + r] = blk.q[r][t];
-  for (int64_t j0 = 0; j0 < g.sk; j0 += kTile) {
-    const int64_t n = std::min<int64_t>(kTile, g.sk - j0);
-    if (may_skip && j0 > 0 && j0 > last_visible) {  // every key from here on is causally masked for every row
-      bool invisible = true;
-      for (size_t r = 0; r < rows && invisible; ++r)
-        invisible = blk.qnorm[r] * sc.tile_kmax[static_cast<size_t>(j0 / kTile)] * scale * (1 + 1e-5) - 1e4 <
-                    static_cast<double>(m[r]) - 104.0;
-      if (invisible) break;
+  for (int64_t j0 = 0; j0 < g.sk; j0 += kFlashTile) {
+    int64_t n = std::min<int64_t>(kFlashTile, g.sk - j0);
+    // Whether every key from the tile's first on, causally masked for every
+    // row, provably shows nothing (the bound above; m only grows).
+    const auto invisible = [&] {
+      bool out = true;
+      for (size_t r = 0; r < rows && out; ++r)
+        out = blk.qnorm[r] * sc.tile_kmax[static_cast<size_t>(j0 / kFlashTile)] * scale * (1 + 1e-5) - 1e4 <
+              static_cast<double>(m[r]) - 104.0;
+      return out;
+    };
+    if (may_skip && j0 > 0 && j0 > last_visible && invisible()) break;
+    // The same for the tile's second float block alone: the tile ends at the
+    // first (its exps would all be 0, and the max is unchanged by them).
+    if (may_skip && j0 > 0 && n > kTile && j0 + kTile > last_visible && invisible()) n = kTile;
+    if (transposed) {  // two blocks of kTile keys
+      FlashScoresTransposed<R>(d, sc.qt.data(), sc.kt.data(), dim, j0, s, 0);
+      if (n > kTile) FlashScoresTransposed<R>(d, sc.qt.data(), sc.kt.data(), dim, j0 + kTile, s, kTile);
+    } else {
+      FlashScoresRows<R>(blk, k, v, g.sk, dim, j0, n, s);
     }
-    if (transposed) FlashScoresTransposed<R>(d, sc.qt.data(), sc.kt.data(), v, dim, j0, n, s);
-    else FlashScoresRows<R>(blk, k, v, g.sk, dim, j0, n, s);
     FlashFinishScores<R>(d, blk, scale, j0, n, g.causal, s);
     double c[R];
     for (size_t r = 0; r < R; ++r) {  // the online softmax: s becomes the tile's e = exp(s - m)
       auto mx = hn::Load(d, s[r]);
-      for (size_t t = N; t < kTile; t += N) mx = hn::Max(mx, hn::Load(d, s[r] + t));
+      for (size_t t = N; t < kFlashTile; t += N) mx = hn::Max(mx, hn::Load(d, s[r] + t));
 #if HWY_TARGET == HWY_EMU128  // its MaxOfLanes starts at -FLT_MAX: a tile of -inf lanes would not stay -inf
       HWY_ALIGN float lanes[N];
       hn::Store(mx, d, lanes);
@@ -406,22 +488,27 @@ void FlashBlockRows(D d, const FlashBlock& blk, size_t rows, const Geometry& g, 
       c[r] = j0 == 0 || !(m_new > m[r]) ? 1.0 : std::exp(static_cast<double>(m[r]) - static_cast<double>(m_new));
       m[r] = m_new;
       const auto vm = hn::Set(d, m_new);
-      auto sum = hn::Zero(d);
-      for (size_t t = 0; t < kTile; t += N) {
-        const auto e = act::ExpF(d, hn::Sub(hn::Load(d, s[r] + t), vm));  // -inf lanes give 0
-        hn::Store(e, d, s[r] + t);
-        sum = hn::Add(sum, e);
+      double tile_sum = 0.0;  // per float block of kTile, its sum in float lanes, then in double
+      for (size_t b = 0; b < kFlashTile; b += kTile) {
+        auto sum = hn::Zero(d);
+        for (size_t t = b; t < b + kTile; t += N) {
+          const auto e = act::ExpF(d, hn::Sub(hn::Load(d, s[r] + t), vm));  // -inf lanes give 0
+          hn::Store(e, d, s[r] + t);
+          sum = hn::Add(sum, e);
+        }
+        tile_sum += static_cast<double>(hn::GetLane(hn::SumOfLanes(d, sum)));
       }
-      l[r] = (j0 == 0 ? 0.0 : l[r] * c[r]) + static_cast<double>(hn::GetLane(hn::SumOfLanes(d, sum)));
+      l[r] = (j0 == 0 ? 0.0 : l[r] * c[r]) + tile_sum;
     }
-    // The tile's products e . v in float, two vectors of D at a time, then the fold.
+    // The tile's products e . v, two vectors of D at a time: per float block
+    // of kTile keys a sum in float, folded into the double accumulators
+    // (the first block after the rescale by c) while the accumulators' two
+    // vectors of D are in L1.
     const float* vt = v + j0 * dim;
-    const int64_t full = dim / (2 * static_cast<int64_t>(N)) * (2 * static_cast<int64_t>(N));
-    for (int64_t t0 = 0; t0 < full; t0 += 2 * static_cast<int64_t>(N))
-      FlashValues<R, true>(d, s, vt, dim, n, t0, sc.part.data(), d_pad);
-    if (full < dim) FlashValues<R, false>(d, s, vt, dim, n, full, sc.part.data(), d_pad);
-    for (size_t r = 0; r < R; ++r)
-      FoldDouble(d, sc.acc.data() + r * d_pad, sc.part.data() + r * d_pad, c[r], static_cast<size_t>(d_pad));
+    const int64_t n0 = std::min(n, kTile), n1 = n - n0;
+    constexpr size_t RG = R < FlashValueRows<N>() ? R : FlashValueRows<N>(), VC = FlashValueVectors<N>();
+    FlashValuesBlock<R, RG, VC, true>(d, s, 0, vt, dim, n0, sc.acc.data(), d_pad, c);
+    if (n1 > 0) FlashValuesBlock<R, RG, VC, false>(d, s, kTile, vt + kTile * dim, dim, n1, sc.acc.data(), d_pad, c);
   }
   for (size_t r = 0; r < rows; ++r) {
     const double inv = 1.0 / l[r];
@@ -440,13 +527,13 @@ inline void FlashF32(const float* q, const float* k, const float* v, float* y, c
   const bool transposed = rows_per_head >= 2 * static_cast<int64_t>(R) && g.d >= 8;
   const bool may_skip = g.causal && g.mask == nullptr && g.sq > 1;
   FlashScratch sc;
-  sc.sk_pad = (g.sk + kTile - 1) / kTile * kTile;
-  sc.d_pad = (g.d + 2 * static_cast<int64_t>(N) - 1) / (2 * static_cast<int64_t>(N)) * (2 * static_cast<int64_t>(N));
-  sc.part.assign(static_cast<size_t>(R * sc.d_pad), 0.0f);
+  sc.sk_pad = (g.sk + kFlashTile - 1) / kFlashTile * kFlashTile;
+  const int64_t chunk = static_cast<int64_t>(FlashValueVectors<N>() * N);  // columns per products' register block
+  sc.d_pad = (g.d + chunk - 1) / chunk * chunk;
   sc.acc.assign(static_cast<size_t>(R * sc.d_pad), 0.0);
   if (transposed) sc.kt.assign(static_cast<size_t>(g.d * sc.sk_pad), 0.0f);  // keys past Sk stay 0
   if (transposed) sc.qt.assign(static_cast<size_t>(g.d) * R, 0.0f);
-  if (may_skip) sc.tile_kmax.assign(static_cast<size_t>(sc.sk_pad / kTile), 0.0f);
+  if (may_skip) sc.tile_kmax.assign(static_cast<size_t>(sc.sk_pad / kFlashTile), 0.0f);
   for (int64_t b = 0; b < g.batch; ++b)
     for (int64_t kvh = 0; kvh < g.kv_heads; ++kvh) {
       const float* kh = k + (b * g.kv_heads + kvh) * g.sk * g.d;
@@ -459,7 +546,7 @@ inline void FlashF32(const float* q, const float* k, const float* v, float* y, c
         std::fill(sc.tile_kmax.begin(), sc.tile_kmax.end(), 0.0f);
         for (int64_t j = 0; j < g.sk; ++j) {
           const double norm = std::sqrt(static_cast<double>(Dot(kh + j * g.d, kh + j * g.d, static_cast<size_t>(g.d))));
-          float& tile = sc.tile_kmax[static_cast<size_t>(j / kTile)];
+          float& tile = sc.tile_kmax[static_cast<size_t>(j / kFlashTile)];
           tile = std::max(tile, static_cast<float>(norm * (1 + 1e-5)));
         }
         for (size_t t = sc.tile_kmax.size() - 1; t-- > 0;) sc.tile_kmax[t] = std::max(sc.tile_kmax[t], sc.tile_kmax[t + 1]);
