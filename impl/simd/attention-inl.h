@@ -105,7 +105,7 @@ inline float MaxOf(const float* s, size_t n) {
   if (j < n)
     m = hn::Max(m, hn::IfThenElse(hn::FirstN(d, n - j), LoadHead(d, s + j, n - j),
                                   hn::Set(d, -std::numeric_limits<float>::infinity())));
-  return hn::GetLane(hn::MaxOfLanes(d, m));
+  return MaxLane(d, m);
 }
 
 // s[j] = exp(s[j] - m) for j < n; returns their sum (float lanes, into double).
@@ -476,14 +476,7 @@ void FlashBlockRows(D d, const FlashBlock& blk, size_t rows, const Geometry& g, 
     for (size_t r = 0; r < R; ++r) {  // the online softmax: s becomes the tile's e = exp(s - m)
       auto mx = hn::Load(d, s[r]);
       for (size_t t = N; t < kFlashTile; t += N) mx = hn::Max(mx, hn::Load(d, s[r] + t));
-#if HWY_TARGET == HWY_EMU128  // its MaxOfLanes starts at -FLT_MAX: a tile of -inf lanes would not stay -inf
-      HWY_ALIGN float lanes[N];
-      hn::Store(mx, d, lanes);
-      float tm = lanes[0];
-      for (size_t t = 1; t < N; ++t) tm = std::max(tm, lanes[t]);
-#else
-      const float tm = hn::GetLane(hn::MaxOfLanes(d, mx));
-#endif
+      const float tm = MaxLane(d, mx);  // -inf when the whole tile is
       const float m_new = j0 == 0 ? tm : std::max(m[r], tm);
       c[r] = j0 == 0 || !(m_new > m[r]) ? 1.0 : std::exp(static_cast<double>(m[r]) - static_cast<double>(m_new));
       m[r] = m_new;
