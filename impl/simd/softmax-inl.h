@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "hwy/cache_control.h"
 #include "hwy/highway.h"
 #include "impl/simd/activation_math-inl.h"
 #include "impl/simd/tail-inl.h"
@@ -30,7 +31,9 @@ namespace konform::simd::HWY_NAMESPACE::act {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // One contiguous line of `length` floats (the last axis, or inner == 1).
-inline void SoftmaxLine(const float* x, float* y, size_t length) {
+// `next` (the next line, or null) is prefetched during the first pass, so its
+// reads from memory overlap this line's exps.
+inline void SoftmaxLine(const float* x, float* y, size_t length, const float* next) {
   const hn::ScalableTag<float> d;
   const size_t N = hn::Lanes(d);
   const auto neg_inf = hn::Set(d, -std::numeric_limits<float>::infinity());
@@ -40,6 +43,8 @@ inline void SoftmaxLine(const float* x, float* y, size_t length) {
   auto m0 = neg_inf, m1 = neg_inf, m2 = neg_inf, m3 = neg_inf;
   size_t i = 0;
   for (; i + 4 * N <= length; i += 4 * N) {
+    if (next != nullptr)
+      for (size_t k = 0; k < 4 * N; k += 16) hwy::Prefetch(next + i + k);
     m0 = hn::Max(m0, hn::LoadU(d, x + i));
     m1 = hn::Max(m1, hn::LoadU(d, x + i + N));
     m2 = hn::Max(m2, hn::LoadU(d, x + i + 2 * N));
@@ -187,7 +192,8 @@ inline void SoftmaxF32(const float* x, float* y, int64_t outer, int64_t length, 
   if (outer <= 0 || length <= 0 || inner <= 0) return;
   const int64_t block = length * inner;
   for (int64_t o = 0; o < outer; ++o) {
-    if (inner == 1) SoftmaxLine(x + o * block, y + o * block, static_cast<size_t>(length));
+    if (inner == 1)
+      SoftmaxLine(x + o * block, y + o * block, static_cast<size_t>(length), o + 1 < outer ? x + (o + 1) * block : nullptr);
     else SoftmaxColumns(x + o * block, y + o * block, length, inner);
   }
 }
