@@ -15,9 +15,11 @@
 // shortens the batches.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
+#include "bench/bandwidth_ref.h"
 #include "bench/peaks.hpp"
 #include "tinyllm/attention.h"
 
@@ -41,8 +43,13 @@ void BM_FlashPrefill(benchmark::State& state) {
   for (auto _ : state) flash();
   const double pairs = causal ? double(S) * double(S + 1) / 2 : double(S) * double(S);
   const double flops = 4.0 * double(H) * double(D) * pairs;
-  const auto r = best_rates({flash, sdpa}, flops);
-  const double peak = fma_peak(1);
+  // This kernel's rate swings by up to a third between seconds on this shared
+  // machine (the host's other guests): many short rounds, and the peak as the
+  // better of a measure before and one after, keep the ratio from reading a
+  // quiet peak against a noisy kernel.
+  const double peak_before = fma_peak(1);
+  const auto r = best_rates({flash, sdpa}, flops, 25, 0.1);
+  const double peak = std::max(peak_before, fma_peak(1));
   state.counters["flash_GFLOPs"] = r[0] / 1e9;
   state.counters["sdpa_GFLOPs"] = r[1] / 1e9;
   state.counters["fma_peak_GFLOPs"] = peak;
@@ -69,10 +76,15 @@ void BM_DecodeAttention(benchmark::State& state) {
   };
   for (auto _ : state) flash();
   const double bytes = 2.0 * 4.0 * double(KV) * double(Sk) * double(D);
-  const auto r = best_rates({flash, sdpa}, bytes);
+  // The read of as many bytes takes its turns in the same rounds as the
+  // kernels, so all three see the same machine.
   std::vector<float> kv(k);
   kv.insert(kv.end(), v.begin(), v.end());
-  const double bw = read_bandwidth(kv, 1);
+  const auto stream = BestStream();
+  static uint32_t sink = 0;
+  auto read = [&] { sink += stream(kv.data(), nullptr, nullptr, kv.size()); };
+  const auto r = best_rates({flash, sdpa, read}, bytes, 25, 0.1);
+  const double bw = r[2] / 1e9;
   state.counters["flash_GBps"] = r[0] / 1e9;
   state.counters["sdpa_GBps"] = r[1] / 1e9;
   state.counters["read_GBps"] = bw;

@@ -33,11 +33,13 @@ static int64_t calls_for(const std::function<void()>& fn, double seconds) {
 
 // The best rate (work / s) of each contender over rounds in which each runs
 // one batch in turn.
-std::vector<double> best_rates(const std::vector<std::function<void()>>& fns, double work) {
+std::vector<double> best_rates(const std::vector<std::function<void()>>& fns, double work, int rounds,
+                               double seconds) {
+  const double batch = std::getenv("TL_BENCH_QUICK") ? batch_seconds() : seconds > 0 ? seconds : batch_seconds();
   std::vector<int64_t> calls;
-  for (const auto& f : fns) calls.push_back(f ? calls_for(f, batch_seconds()) : 0);
+  for (const auto& f : fns) calls.push_back(f ? calls_for(f, batch) : 0);
   std::vector<double> best(fns.size(), 0.0);
-  for (int round = 0; round < 7; ++round)
+  for (int round = 0; round < rounds; ++round)
     for (size_t i = 0; i < fns.size(); ++i) {
       if (!fns[i]) continue;
       const double t0 = now();

@@ -13,8 +13,10 @@
 namespace konform::bench {
 
 double now();
-// The best rate (work / s) of each contender; a null function gets 0.
-std::vector<double> best_rates(const std::vector<std::function<void()>>& fns, double work);
+// The best rate (work / s) of each contender over `rounds` rounds of batches
+// of `seconds` (0: the default batch); a null function gets 0.
+std::vector<double> best_rates(const std::vector<std::function<void()>>& fns, double work, int rounds = 7,
+                               double seconds = 0);
 // GFLOP/s of `threads` threads running independent FMA chains (AVX-512 or AVX2).
 double fma_peak(int threads);
 // GB/s of `threads` threads reading disjoint parts of buf.
