@@ -28,12 +28,12 @@ namespace konform::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // y[j * ys + i] = x[i * xs + j] for i < rows, j < cols, in blocks of 64 x 64
-// (16 KiB of x and of y: both stay in L1 while a block's lines fill), each
-// made of L x L tiles transposed in registers (transpose-inl.h); the rows and
-// columns past a block's last whole tile go one element at a time. Against
-// the element-by-element 16 x 16 tiles this replaced: 1.7x in L3, 1.5x from
-// DRAM (docs/ops-tensor.md). Blocks of 16, 32 and 128 and a prefetch of the
-// next block were slower.
+// (16 KiB of x and of y, so a block's half-written lines are still cached
+// when their other halves come), each made of L x L tiles transposed in
+// registers (transpose-inl.h); the rows and columns past a block's last whole
+// tile go one element at a time. Against the element-by-element 16 x 16
+// tiles this replaced: 1.7x in L3, 1.5x from DRAM (docs/ops-tensor.md).
+// Blocks of 16, 32 and 128 and a prefetch of the next block were slower.
 inline void TransposeTiles(const float* HWY_RESTRICT x, int64_t xs, float* HWY_RESTRICT y, int64_t ys, int64_t rows,
                            int64_t cols) {
   constexpr int64_t kBlock = 64;
