@@ -23,13 +23,13 @@ std::vector<uint8_t> pseudo_random_bytes(uint64_t seed, size_t n) {
 }
 
 TEST(FuzzRng, EachDecisionReadsItsOwnBytes) {
-  const uint8_t bytes[] = {7, 0x34, 0x12, 0x00, 200, 0x00, 0x00, 0x80};
+  const uint8_t bytes[] = {7, 0x34, 0x12, 0x00, 200, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80};
   Rng r = Rng::from_bytes(bytes, sizeof bytes);
   EXPECT_EQ(r.range(0, 9), 7);                  // one byte for a span of 10
   EXPECT_EQ(r.range(0, 65535), 0x1234);         // two bytes for 2^16
   EXPECT_TRUE(r.chance(0.5));                   // byte 0: (0 + .5) / 256 < .5
   EXPECT_FALSE(r.chance(0.5));                  // byte 200
-  EXPECT_EQ(r.unit(), 0x800000 * 0x1p-24);      // three bytes, 24 bits
+  EXPECT_EQ(r.unit(), 0.5);                     // seven bytes, their top 53 bits
 }
 
 TEST(FuzzRng, AfterTheBytesAStreamThatDependsOnThem) {

@@ -54,12 +54,13 @@ class Rng {
     put(v, bytes_for(span));
     return lo + static_cast<int64_t>(v);
   }
-  // Uniform in [0, 1) with 53 random bits (24 when read from bytes).
+  // Uniform in [0, 1) with 53 random bits: the top 53 of seven bytes when
+  // read from bytes, so a recorded draw replays exactly.
   double unit() {
-    if (in_ != nullptr) return static_cast<double>(take(3)) * 0x1p-24;
-    const double u = static_cast<double>(mix() >> 11) * 0x1p-53;
-    put(static_cast<uint64_t>(u * 0x1p24), 3);
-    return u;
+    if (in_ != nullptr) return static_cast<double>(take(7) >> 3) * 0x1p-53;
+    const uint64_t bits = mix() >> 11;
+    put(bits << 3, 7);
+    return static_cast<double>(bits) * 0x1p-53;
   }
   double uniform(double lo, double hi) { return lo + (hi - lo) * unit(); }
   // One byte per decision when read from bytes.
