@@ -19,7 +19,8 @@ constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
 // [shape, axis] walked first: the greedy-decoding row, columns, the SIMD
-// edges of the interleaved path, empty axes and empty results.
+// edges of the interleaved path (130 rows: two of its 64-row blocks and a
+// part), empty axes and empty results.
 struct Edge {
   Shape shape;
   int64_t axis;
@@ -28,7 +29,7 @@ const std::vector<Edge>& edges() {
   static const std::vector<Edge> e = {
       {{32000}, 0},   {{2, 4097}, -1}, {{4097, 3}, 0},   {{17, 5}, 0},     {{5, 16}, 0},    {{3, 64}, 0},
       {{3, 65}, 0},   {{9, 63}, 0},    {{4, 7, 33}, 1},  {{2, 3, 4, 5}, 2}, {{2, 3, 4, 5}, -4}, {{0, 5}, 0},
-      {{5, 0}, 0},    {{5, 0}, 1},     {{1}, 0},         {{2, 1, 3, 1, 2, 2}, 3}};
+      {{5, 0}, 0},    {{5, 0}, 1},     {{1}, 0},         {{2, 1, 3, 1, 2, 2}, 3}, {{130, 40}, 0}};
   return e;
 }
 

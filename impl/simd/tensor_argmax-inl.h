@@ -4,11 +4,9 @@
 //
 // inner == 1: the slices are contiguous rows, and each goes through the
 // six-kernel Argmax (argmax-inl.h). inner > 1: the slices interleave, so a
-// vector holds `lanes` neighbouring slices and walks the axis, keeping per
-// lane the best value and its index: a lane takes x when x is a number and
-// (the lane has no index yet, or x > best). Up to four vectors share one walk
-// so that each row of the axis is read once per 4N slices; the even and odd
-// steps keep separate bests (two dependency chains), merged at the end.
+// vector holds neighbouring slices and walks the axis (ArgmaxLanes). Up to
+// four vectors share one walk so that each row of the axis is read once per
+// 4N slices.
 
 #if defined(KONFORM_SIMD_TENSOR_ARGMAX_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef KONFORM_SIMD_TENSOR_ARGMAX_INL_H_
@@ -30,70 +28,76 @@ HWY_BEFORE_NAMESPACE();
 namespace konform::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Per lane, the best value so far and its index (-1: no number yet).
+// Per lane, the larger of m and x, where a NaN x leaves m (m is never NaN).
+// x86's max returns its second operand when either is NaN, which is exactly
+// that in one instruction; elsewhere a compare and a blend.
 template <class D>
-struct Best {
-  hn::Vec<D> value;
-  hn::Vec<hn::RebindToSigned<D>> index;
-};
-
-// Takes x at index k where x is a number and (no index yet, or x > best).
-template <class D>
-HWY_INLINE void Take(D d, hn::Vec<D> x, hn::Vec<hn::RebindToSigned<D>> k, Best<D>& b) {
-  const hn::RebindToSigned<D> di;
-  const auto unset = hn::RebindMask(d, hn::Lt(b.index, hn::Zero(di)));
-  const auto take = hn::And(hn::Eq(x, x), hn::Or(unset, hn::Gt(x, b.value)));
-  b.value = hn::IfThenElse(take, x, b.value);
-  b.index = hn::IfThenElse(hn::RebindMask(di, take), k, b.index);
+HWY_INLINE hn::Vec<D> MaxSkippingNaN(D d, hn::Vec<D> x, hn::Vec<D> m) {
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
+  (void)d;
+  return hn::Max(x, m);
+#else
+  (void)d;
+  return hn::IfThenElse(hn::Gt(x, m), x, m);
+#endif
 }
 
-// The better of two bests over disjoint index sets: the larger value, the
-// lower index between equal ones (-0 equals +0), so merging the even and the
-// odd steps of the axis gives what one forward scan gives.
-template <class D>
-HWY_INLINE Best<D> Merge(D d, const Best<D>& a, const Best<D>& b) {
-  const hn::RebindToSigned<D> di;
-  const auto zero = hn::Zero(di);
-  const auto b_set = hn::RebindMask(d, hn::Gt(b.index, hn::Set(di, -1)));
-  const auto a_unset = hn::RebindMask(d, hn::Lt(a.index, zero));
-  const auto b_first = hn::RebindMask(d, hn::Lt(b.index, a.index));
-  const auto better = hn::Or(hn::Gt(b.value, a.value), hn::And(hn::Eq(b.value, a.value), b_first));
-  const auto take = hn::And(b_set, hn::Or(a_unset, better));
-  return {hn::IfThenElse(take, b.value, a.value), hn::IfThenElse(hn::RebindMask(di, take), b.index, a.index)};
-}
-
-// The best of `lanes` (<= V * N) neighbouring slices, which start at x[0],
-// x[1], ... and step `inner` along the axis. Two sets of bests, for the even
-// and the odd steps, keep two compare-and-blend chains in flight.
+// The argmax of `lanes` (<= V * N) neighbouring slices, which start at x[0],
+// x[1], ... and step `inner` along the axis, by blocks of kBlock steps (in L1
+// for the second read). Per block and lane: its max m over the numbers (-inf
+// if none), then the first step holding m, found by walking the block
+// backwards and keeping the last match; that block wins the lane if it found
+// one and (the lane has no index yet, or m > the best so far), so equal
+// maxima keep the earlier block, and a slice of NaN only keeps -1. Two to
+// four operations per vector and step, where one compare-and-take step that
+// tracks the index needs six or more.
 template <int V, class D>
 HWY_INLINE void ArgmaxLanes(D d, const float* x, int64_t length, int64_t inner, size_t lanes, int32_t* out) {
+  constexpr int64_t kBlock = 64;
   const hn::RebindToSigned<D> di;
   const size_t N = hn::Lanes(d);
-  Best<D> even[V], odd[V];
-  for (int v = 0; v < V; ++v) {
-    even[v] = odd[v] = {hn::Set(d, -std::numeric_limits<float>::infinity()), hn::Set(di, -1)};
-  }
-  auto load = [&](const float* row, int v) HWY_ATTR {
+  const auto neg_inf = hn::Set(d, -std::numeric_limits<float>::infinity());
+  const auto none = hn::Set(di, -1);
+  hn::Vec<D> best[V];
+  hn::Vec<decltype(di)> index[V];
+  for (int v = 0; v < V; ++v) best[v] = neg_inf, index[v] = none;
+  auto load = [&](int64_t k, int v) HWY_ATTR {
+    const float* row = x + k * inner;
     const size_t first = static_cast<size_t>(v) * N;
     // (the bound only tells the compiler what it cannot see: lanes - first < N here)
     return first + N <= lanes ? hn::LoadU(d, row + first)
                               : LoadHead(d, row + first, HWY_MIN(lanes - first, hn::MaxLanes(d)));
   };
-  int64_t k = 0;
-  for (; k + 2 <= length; k += 2) {
-    const float* row = x + k * inner;
-    const auto k0 = hn::Set(di, static_cast<int32_t>(k)), k1 = hn::Set(di, static_cast<int32_t>(k + 1));
+  for (int64_t k0 = 0; k0 < length; k0 += kBlock) {
+    const int64_t k1 = HWY_MIN(length, k0 + kBlock);
+    hn::Vec<D> m[V], m_odd[V];  // even and odd steps: two chains per vector
+    for (int v = 0; v < V; ++v) m[v] = m_odd[v] = neg_inf;
+    int64_t k = k0;
+    for (; k + 2 <= k1; k += 2)
+      for (int v = 0; v < V; ++v) {
+        m[v] = MaxSkippingNaN(d, load(k, v), m[v]);
+        m_odd[v] = MaxSkippingNaN(d, load(k + 1, v), m_odd[v]);
+      }
     for (int v = 0; v < V; ++v) {
-      Take(d, load(row, v), k0, even[v]);
-      Take(d, load(row + inner, v), k1, odd[v]);
+      if (k < k1) m[v] = MaxSkippingNaN(d, load(k, v), m[v]);
+      m[v] = hn::Max(m[v], m_odd[v]);  // neither holds a NaN
+    }
+    hn::Vec<decltype(di)> first[V];
+    for (int v = 0; v < V; ++v) first[v] = none;
+    for (k = k1 - 1; k >= k0; --k) {
+      const auto kv = hn::Set(di, static_cast<int32_t>(k));
+      for (int v = 0; v < V; ++v) first[v] = hn::IfThenElse(hn::RebindMask(di, hn::Eq(load(k, v), m[v])), kv, first[v]);
+    }
+    for (int v = 0; v < V; ++v) {
+      const auto found = hn::RebindMask(d, hn::Gt(first[v], none));
+      const auto unset = hn::RebindMask(d, hn::Lt(index[v], hn::Zero(di)));
+      const auto take = hn::And(found, hn::Or(unset, hn::Gt(m[v], best[v])));
+      best[v] = hn::IfThenElse(take, m[v], best[v]);
+      index[v] = hn::IfThenElse(hn::RebindMask(di, take), first[v], index[v]);
     }
   }
-  if (k < length) {
-    const auto kv = hn::Set(di, static_cast<int32_t>(k));
-    for (int v = 0; v < V; ++v) Take(d, load(x + k * inner, v), kv, even[v]);
-  }
   HWY_ALIGN int32_t buf[4 * HWY_MAX_BYTES / sizeof(int32_t)];
-  for (int v = 0; v < V; ++v) hn::Store(Merge(d, even[v], odd[v]).index, di, buf + static_cast<size_t>(v) * N);
+  for (int v = 0; v < V; ++v) hn::Store(index[v], di, buf + static_cast<size_t>(v) * N);
   std::memcpy(out, buf, lanes * sizeof(int32_t));
 }
 
