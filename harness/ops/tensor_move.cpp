@@ -44,7 +44,8 @@ const float kSomewhere[1] = {};
 const std::vector<Shape>& transpose_edges() {
   static const std::vector<Shape> e = {{1, 1},   {16, 16}, {17, 15},  {15, 17},  {1, 4097}, {4097, 1},
                                        {3, 129}, {64, 65}, {0, 5},    {5, 0},    {2, 3, 4}, {2, 1, 16, 33},
-                                       {32, 1, 7}, {2, 2, 1, 3, 4, 5}};
+                                       {32, 1, 7}, {2, 2, 1, 3, 4, 5},
+                                       {2050, 2052}};  // 16 MiB: the streaming path, with both tails
   return e;
 }
 
