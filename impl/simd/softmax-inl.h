@@ -123,7 +123,7 @@ HWY_INLINE void AddToDoubles(const float* out, double* sum, size_t w) {
 // the block sums added in double (the bound of SoftmaxLine), in an order that
 // depends on the length alone, so no column depends on its neighbours.
 inline void SoftmaxColumns(const float* x, float* y, int64_t length, int64_t inner) {
-  constexpr size_t kColumns = 256;
+  constexpr size_t kColumns = 1024;  // a 4 KiB page of each row per pass
   constexpr int64_t kRows = 8;
   const hn::ScalableTag<float> d;
   const size_t N = hn::Lanes(d);
