@@ -62,6 +62,13 @@ inline HWY_NOINLINE void MicroKernel(int64_t kc, const float* HWY_RESTRICT a, co
   using V = hn::Vec<GemmTag>;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   V acc[kMR][kNV];
+  // The tile of y is read (add) and written after the chain: ask for its
+  // lines now, so their misses overlap the chain instead of stalling after it.
+#pragma GCC unroll 32
+  for (int64_t i = 0; i < kMR; ++i) {
+    hwy::Prefetch(c + i * ldc);
+    hwy::Prefetch(c + i * ldc + kNV * L - 1);
+  }
 #pragma GCC unroll 32
   for (int64_t i = 0; i < kMR; ++i)
 #pragma GCC unroll 8
