@@ -231,7 +231,7 @@ inline void SdpaWindowF32(const float* q, const float* k, const float* v, float*
 // stay in registers (AVX-512: 12 rows x 2 vectors = 24 accumulators of 32).
 template <size_t N>
 constexpr size_t FlashRows() {
-  return N >= 16 ? 12 : N >= 8 ? 4 : N >= 4 ? 2 : 1;
+  return N >= 16 ? 12 : N >= 8 ? 6 : N >= 4 ? 2 : 1;
 }
 
 constexpr size_t kMaxFlashRows = 12;
@@ -244,7 +244,7 @@ constexpr size_t kMaxFlashRows = 12;
 // fastest. Elsewhere the block's rows x 2 vectors.
 template <size_t N>
 constexpr size_t FlashValueRows() {
-  return N >= 16 ? 6 : FlashRows<N>();
+  return N >= 16 ? 6 : N >= 8 ? 3 : FlashRows<N>();
 }
 template <size_t N>
 constexpr size_t FlashValueVectors() {
@@ -272,29 +272,44 @@ struct FlashScratch {
 // multiple of kTile; keys past Sk are K's zero padding). qt: the block's q
 // rows interleaved, [D][R] (one pointer for every broadcast: eight row
 // pointers did not fit in the registers).
+// Vectors of the tile's columns per walk along D: all kTile / N, unless the
+// R x that accumulators, the K vectors and a broadcast would overflow the
+// vector registers (16 below AVX-512: AVX2's 4 rows x 4 vectors spilled),
+// then halves, each its own walk. Every score is the same chain either way.
+template <size_t R, size_t N>
+constexpr size_t FlashScoreVectors() {
+  constexpr size_t regs = HWY_TARGET <= HWY_AVX3 ? 32 : 16;
+  size_t c = kTile / N;
+  while (c > 1 && R * c + c + 1 > regs && HWY_TARGET != HWY_SCALAR) c /= 2;
+  return c;
+}
+
 template <size_t R, class D>
 HWY_INLINE void FlashScoresTransposed(D d, const float* qt, const float* kt, int64_t dim, int64_t j0,
                                       float (*s)[kFlashTile], size_t s0) {
   constexpr size_t N = hn::MaxLanes(D());
-  constexpr size_t KV = kTile / N;
-  hn::Vec<D> acc[R][KV];
-  for (size_t r = 0; r < R; ++r)
-    for (size_t c = 0; c < KV; ++c) acc[r][c] = hn::Zero(d);
+  constexpr size_t KV = FlashScoreVectors<R, N>();
   // The tile's [D][kTile] block is contiguous: one sequential walk (a [D][Sk]
   // layout put the 128 rows of a tile 2 KiB apart, into a few L1 sets).
   // (V is not prefetched here: bringing a tile's V into L1 during its
   // scores, as an earlier version did, measured slower.)
-  const float* col = kt + j0 * dim;
-  for (int64_t t = 0; t < dim; ++t, col += kTile, qt += R) {
-    hn::Vec<D> kv[KV];
-    for (size_t c = 0; c < KV; ++c) kv[c] = hn::LoadU(d, col + c * N);
-    for (size_t r = 0; r < R; ++r) {
-      const auto qb = hn::Set(d, qt[r]);
-      for (size_t c = 0; c < KV; ++c) acc[r][c] = hn::MulAdd(qb, kv[c], acc[r][c]);
+  for (size_t c0 = 0; c0 < static_cast<size_t>(kTile); c0 += KV * N) {
+    hn::Vec<D> acc[R][KV];
+    for (size_t r = 0; r < R; ++r)
+      for (size_t c = 0; c < KV; ++c) acc[r][c] = hn::Zero(d);
+    const float* col = kt + j0 * dim + c0;
+    const float* q = qt;
+    for (int64_t t = 0; t < dim; ++t, col += kTile, q += R) {
+      hn::Vec<D> kv[KV];
+      for (size_t c = 0; c < KV; ++c) kv[c] = hn::LoadU(d, col + c * N);
+      for (size_t r = 0; r < R; ++r) {
+        const auto qb = hn::Set(d, q[r]);
+        for (size_t c = 0; c < KV; ++c) acc[r][c] = hn::MulAdd(qb, kv[c], acc[r][c]);
+      }
     }
+    for (size_t r = 0; r < R; ++r)
+      for (size_t c = 0; c < KV; ++c) hn::Store(acc[r][c], d, s[r] + s0 + c0 + c * N);
   }
-  for (size_t r = 0; r < R; ++r)
-    for (size_t c = 0; c < KV; ++c) hn::Store(acc[r][c], d, s[r] + s0 + c * N);
 }
 
 // Columns [t0, t0 + VC N) of D for RG rows: acc[r][...] = acc * c[r] +
