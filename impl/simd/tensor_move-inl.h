@@ -66,8 +66,8 @@ constexpr int64_t kStreamBytes = int64_t{16} << 20;
 // that each output row gets one whole 64-byte line (two L x L tiles side by
 // side), written with non-temporal stores, across up to 1024 columns (16
 // rows of 4 KiB read at a time). From DRAM, against TransposeTiles in one
-// run: 4096 x 4096 42% -> 76-85% of a copy, 2048 x 2048 40% -> 70%; in L3
-// (1024 x 1024) it is slower, hence kStreamBytes. Needs L = 8 and y's rows
+// process on a Zen 3: 4096 x 4096 42% -> 76-85% of a copy, 2048 x 2048 40%
+// -> 70%; in L3 (1024 x 1024) it is slower, hence kStreamBytes. Needs L = 8 and y's rows
 // on 64-byte lines; the rows past the last strip and the columns past the
 // last tile go through TransposeTiles.
 inline void TransposeStreaming(const float* HWY_RESTRICT x, int64_t xs, float* HWY_RESTRICT y, int64_t ys,
