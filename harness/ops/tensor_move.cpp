@@ -45,7 +45,9 @@ const std::vector<Shape>& transpose_edges() {
   static const std::vector<Shape> e = {{1, 1},   {16, 16}, {17, 15},  {15, 17},  {1, 4097}, {4097, 1},
                                        {3, 129}, {64, 65}, {0, 5},    {5, 0},    {2, 3, 4}, {2, 1, 16, 33},
                                        {32, 1, 7}, {2, 2, 1, 3, 4, 5},
-                                       {2050, 2052}};  // 16 MiB: the streaming path, with both tails
+                                       // >= 16 MiB with y's rows on 64-byte lines (2048 floats):
+                                       // the streaming path, and its column tail (2052 = 2048 + 4)
+                                       {2048, 2052}};
   return e;
 }
 
@@ -90,6 +92,10 @@ const std::vector<std::pair<Shape, Shape>>& permute_edges() {  // shape, perm
       {{9}, {0}},                           // rank 1
       {{2, 3, 4, 1, 5, 2}, {5, 3, 1, 4, 0, 2}},  // rank 6
       {{0, 3, 4}, {2, 0, 1}},               // empty
+      // >= 16 MiB, y's rows 16 x 130 floats apart: Transpose's streaming
+      // path where a row starts on a line (every 8th), with both its tails
+      // (130 = 128 + 2 rows, 2052 = 2048 + 4 columns), and the blocks elsewhere
+      {{130, 16, 2052}, {2, 1, 0}},
   };
   return e;
 }
