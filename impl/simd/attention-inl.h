@@ -268,22 +268,23 @@ struct FlashScratch {
   int64_t sk_pad = 0, d_pad = 0;
 };
 
-// s[r][s0, s0 + kTile) = the raw dots of keys [j0, j0 + kTile) (j0 a
-// multiple of kTile; keys past Sk are K's zero padding). qt: the block's q
-// rows interleaved, [D][R] (one pointer for every broadcast: eight row
-// pointers did not fit in the registers).
 // Vectors of the tile's columns per walk along D: all kTile / N, unless the
 // R x that accumulators, the K vectors and a broadcast would overflow the
 // vector registers (16 below AVX-512: AVX2's 4 rows x 4 vectors spilled),
 // then halves, each its own walk. Every score is the same chain either way.
 template <size_t R, size_t N>
 constexpr size_t FlashScoreVectors() {
+  if (HWY_TARGET == HWY_SCALAR) return kTile / N;  // one lane: no vector registers to count
   constexpr size_t regs = HWY_TARGET <= HWY_AVX3 ? 32 : 16;
   size_t c = kTile / N;
-  while (c > 1 && R * c + c + 1 > regs && HWY_TARGET != HWY_SCALAR) c /= 2;
+  while (c > 1 && R * c + c + 1 > regs) c /= 2;
   return c;
 }
 
+// s[r][s0, s0 + kTile) = the raw dots of keys [j0, j0 + kTile) (j0 a
+// multiple of kTile; keys past Sk are K's zero padding). qt: the block's q
+// rows interleaved, [D][R] (one pointer for every broadcast: eight row
+// pointers did not fit in the registers).
 template <size_t R, class D>
 HWY_INLINE void FlashScoresTransposed(D d, const float* qt, const float* kt, int64_t dim, int64_t j0,
                                       float (*s)[kFlashTile], size_t s0) {
