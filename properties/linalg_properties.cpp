@@ -85,9 +85,13 @@ void matmul_empty_sum_and_identity(const Backend& b) {
 }
 
 // Batch invariance: each row computed alone (M = 1, the decode GEMV) has the
-// bits it has in a batch of up to 24 rows (the header's promise).
+// bits it has in a batch (the header's promise): of up to 24 rows, or one in
+// four times of 241 to 260, past every target's few-rows path of libtl_kernels
+// (at most 240 rows) into its blocked one.
 void matmul_rows_are_batch_invariant(const Backend& b) {
-  const int64_t M = *rc::gen::inRange<int64_t>(2, 25), N = *rc::gen::inRange<int64_t>(1, 80);
+  const bool many = *rc::gen::inRange(0, 4) == 0;
+  const int64_t M = many ? *rc::gen::inRange<int64_t>(241, 261) : *rc::gen::inRange<int64_t>(2, 25);
+  const int64_t N = *rc::gen::inRange<int64_t>(1, 80);
   const int64_t K = *rc::gen::inRange<int64_t>(1, 600);
   const Floats x = seeded(M * K, 1.0f), w = seeded(N * K, 1.0f);
   const auto y = calls::linalg::matmul(b, x, w, M, N, K);
@@ -104,9 +108,13 @@ void matmul_threads_do_not_change_bits(const Backend& b) {
   using SetThreads = int (*)(int);
   auto set = b.handle ? reinterpret_cast<SetThreads>(dlsym(b.handle.get(), "tl_set_num_threads")) : nullptr;
   if (set == nullptr) return;  // nothing to vary
-  // Both shapes past 2^22 multiply-adds, where the library starts threads.
-  const bool decode = *rc::gen::inRange(0, 4) == 0;
-  const int64_t M = decode ? *rc::gen::inRange<int64_t>(4, 9) : *rc::gen::inRange<int64_t>(16, 25);
+  // Every shape past 2^22 multiply-adds, where the library starts threads:
+  // decode, few rows, and (one in eight) the blocked path past 240 rows.
+  const int path = *rc::gen::inRange(0, 8);
+  const bool decode = path < 2;
+  const int64_t M = decode ? *rc::gen::inRange<int64_t>(4, 9)
+                    : path == 7 ? *rc::gen::inRange<int64_t>(241, 251)
+                                : *rc::gen::inRange<int64_t>(16, 25);
   const int64_t N = decode ? 1024 : *rc::gen::inRange<int64_t>(512, 601);
   const int64_t K = decode ? 1024 : *rc::gen::inRange<int64_t>(512, 601);
   Rng rng(*rc::gen::arbitrary<uint64_t>());

@@ -54,23 +54,26 @@ constexpr int64_t kNC = 2048;      // columns of W packed at a time (kKC x kNC f
 using GemmTag = hn::ScalableTag<float>;
 HWY_INLINE int64_t GemmNR() { return kNV * static_cast<int64_t>(hn::Lanes(GemmTag())); }
 
-// c[i][j] (+)= sum_k a[k][i] * b[k][j] for a kMR x NR tile; a: kc x kMR and
-// b: kc x NR, packed. `add`: c += the chain, else c = the chain.
-inline HWY_NOINLINE void MicroKernel(int64_t kc, const float* HWY_RESTRICT a, const float* HWY_RESTRICT b,
+// c[i][j] (+)= sum_k a[k][i] * b[k][j] for the first MR rows of a kMR x NR
+// tile; a: kc x kMR and b: kc x NR, packed. `add`: c += the chain, else c =
+// the chain. Rows past MR (a partial tile at the bottom of y) are neither
+// computed nor written.
+template <int64_t MR>
+HWY_NOINLINE void MicroKernel(int64_t kc, const float* HWY_RESTRICT a, const float* HWY_RESTRICT b,
                               float* HWY_RESTRICT c, int64_t ldc, bool add) {
   const GemmTag d;
   using V = hn::Vec<GemmTag>;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
-  V acc[kMR][kNV];
+  V acc[MR][kNV];
   // The tile of y is read (add) and written after the chain: ask for its
   // lines now, so their misses overlap the chain instead of stalling after it.
 #pragma GCC unroll 32
-  for (int64_t i = 0; i < kMR; ++i) {
+  for (int64_t i = 0; i < MR; ++i) {
     hwy::Prefetch(c + i * ldc);
     hwy::Prefetch(c + i * ldc + kNV * L - 1);
   }
 #pragma GCC unroll 32
-  for (int64_t i = 0; i < kMR; ++i)
+  for (int64_t i = 0; i < MR; ++i)
 #pragma GCC unroll 8
     for (int64_t j = 0; j < kNV; ++j) acc[i][j] = hn::Zero(d);
   for (int64_t k = 0; k < kc; ++k) {
@@ -78,14 +81,14 @@ inline HWY_NOINLINE void MicroKernel(int64_t kc, const float* HWY_RESTRICT a, co
 #pragma GCC unroll 8
     for (int64_t j = 0; j < kNV; ++j) bv[j] = hn::Load(d, b + (k * kNV + j) * L);
 #pragma GCC unroll 32
-    for (int64_t i = 0; i < kMR; ++i) {
+    for (int64_t i = 0; i < MR; ++i) {
       const V av = hn::Set(d, a[k * kMR + i]);
 #pragma GCC unroll 8
       for (int64_t j = 0; j < kNV; ++j) acc[i][j] = hn::MulAdd(av, bv[j], acc[i][j]);
     }
   }
 #pragma GCC unroll 32
-  for (int64_t i = 0; i < kMR; ++i)
+  for (int64_t i = 0; i < MR; ++i)
 #pragma GCC unroll 8
     for (int64_t j = 0; j < kNV; ++j) {
       float* p = c + i * ldc + j * L;
@@ -93,15 +96,26 @@ inline HWY_NOINLINE void MicroKernel(int64_t kc, const float* HWY_RESTRICT a, co
     }
 }
 
-// A tile at the edge of y (fewer than kMR rows or NR columns): through a
-// full-size buffer, so the micro-kernel runs unchanged on every tile.
-HWY_INLINE void EdgeTile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int64_t rows,
-                         int64_t cols, bool add) {
-  HWY_ALIGN float tile[kMR * kNV * HWY_MAX_BYTES / sizeof(float)];
+// A tile of `rows` <= kMR full rows: the micro-kernel of that many rows.
+template <int64_t MR = kMR>
+HWY_INLINE void RowsTile(int64_t rows, int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool add) {
+  if constexpr (MR > 1) {
+    if (rows < MR) return RowsTile<MR - 1>(rows, kc, a, b, c, ldc, add);
+  }
+  MicroKernel<MR>(kc, a, b, c, ldc, add);
+}
+
+// A tile at the edge of y. Fewer than kMR rows: their own micro-kernel.
+// Fewer than NR columns: through a full-size buffer, so the micro-kernel
+// runs unchanged.
+HWY_INLINE void Tile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int64_t rows, int64_t cols,
+                     bool add) {
   const int64_t nr = GemmNR();
+  if (cols == nr) return RowsTile(rows, kc, a, b, c, ldc, add);
+  HWY_ALIGN float tile[kMR * kNV * HWY_MAX_BYTES / sizeof(float)];
   if (add)
     for (int64_t i = 0; i < rows; ++i) std::memcpy(tile + i * nr, c + i * ldc, static_cast<size_t>(cols) * 4);
-  MicroKernel(kc, a, b, tile, nr, add);
+  RowsTile(rows, kc, a, b, tile, nr, add);
   for (int64_t i = 0; i < rows; ++i) std::memcpy(c + i * ldc, tile + i * nr, static_cast<size_t>(cols) * 4);
 }
 
@@ -186,6 +200,32 @@ struct GemmBuffers {
         row(hwy::AllocateAligned<float>(static_cast<size_t>(kKC))) {}
 };
 
+// Few rows of x (M <= kMC): x packed once over all of K, then W one
+// micro-panel of NR columns at a time over all of K. Each of the panel's NR
+// rows of W is then read front to back, NR sequential streams the hardware
+// prefetchers keep ahead of (packing kKC x kNC blocks read kNC rows kKC
+// floats at a time, each piece on another page: at M = 32 that packing was
+// most of the time), and the panel's tiles of y stay in L1 from one chain to
+// the next. The same chains, added in the same order: the same bits.
+template <class Rows, class Weights>
+void GemmFewRows(const Rows& x, const Weights& w, float* y, int64_t ldy, int64_t M, int64_t n_begin, int64_t n_end,
+                 int64_t K, GemmBuffers& buf) {
+  const int64_t nr = GemmNR(), mpad = (M + kMR - 1) / kMR * kMR;
+  // Block pc of k (kc columns) at xp + pc mpad: mpad / kMR panels of kMR x kc.
+  auto xp = hwy::AllocateAligned<float>(static_cast<size_t>(mpad * K));
+  for (int64_t pc = 0; pc < K; pc += kKC) PackX(x, 0, M, pc, std::min(kKC, K - pc), xp.get() + pc * mpad);
+  for (int64_t jr = n_begin; jr < n_end; jr += nr) {
+    const int64_t cols = std::min(nr, n_end - jr);
+    for (int64_t pc = 0; pc < K; pc += kKC) {
+      const int64_t kc = std::min(kKC, K - pc);
+      PackW(w, jr, cols, pc, kc, buf.w_pack.get(), buf.row.get());
+      for (int64_t ir = 0; ir < M; ir += kMR)
+        Tile(kc, xp.get() + pc * mpad + ir * kc, buf.w_pack.get(), y + ir * ldy + jr, ldy, std::min(kMR, M - ir),
+             cols, pc > 0);
+    }
+  }
+}
+
 // y[:, n_begin:n_end] of y = x @ W^T; y has row stride ldy. K == 0 writes zeros.
 template <class Rows, class Weights>
 void GemmColumns(const Rows& x, const Weights& w, float* y, int64_t ldy, int64_t M, int64_t n_begin, int64_t n_end,
@@ -194,6 +234,7 @@ void GemmColumns(const Rows& x, const Weights& w, float* y, int64_t ldy, int64_t
     for (int64_t m = 0; m < M; ++m) std::fill(y + m * ldy + n_begin, y + m * ldy + n_end, 0.0f);
     return;
   }
+  if (M <= kMC) return GemmFewRows(x, w, y, ldy, M, n_begin, n_end, K, buf);
   const int64_t nr = GemmNR();
   for (int64_t jc = n_begin; jc < n_end; jc += kNC) {
     const int64_t nc = std::min(kNC, n_end - jc);
@@ -211,8 +252,7 @@ void GemmColumns(const Rows& x, const Weights& w, float* y, int64_t ldy, int64_t
             const float* a = buf.x_pack.get() + (ir / kMR) * kMR * kc;
             const int64_t rows = std::min(kMR, mc - ir);
             float* c = y + (ic + ir) * ldy + jc + jr;
-            if (rows == kMR && cols == nr) MicroKernel(kc, a, b, c, ldy, add);
-            else EdgeTile(kc, a, b, c, ldy, rows, cols, add);
+            Tile(kc, a, b, c, ldy, rows, cols, add);
           }
         }
       }
