@@ -47,8 +47,12 @@ static tl_status create(int64_t layers, int64_t heads, int64_t dim, int64_t max_
   if (!c) return fail(TL_ERR_INVALID_ARGUMENT, "out of memory");
   size_t n = (size_t)(layers * heads * dim * max_seq);
   c->layers = layers, c->heads = heads, c->dim = dim, c->max_seq = max_seq;
-  c->k = malloc(n * sizeof(float));
-  c->v = malloc(n * sizeof(float));
+  /* Zeroed, though a correct cache never reads a slot it has not written:
+   * the mutants that do (m01, m04, m08) then read the same values on every
+   * run, so which checks catch them (reports/mutants.json) does not depend
+   * on what the heap held before. */
+  c->k = calloc(n, sizeof(float));
+  c->v = calloc(n, sizeof(float));
   c->appended = calloc((size_t)layers, 1);
   if (!c->k || !c->v || !c->appended) {
     free(c->k), free(c->v), free(c->appended), free(c);
