@@ -20,6 +20,7 @@
 #include <cstring>
 #include <limits>
 
+#include "hwy/aligned_allocator.h"
 #include "hwy/highway.h"
 #include "impl/simd/argmax-inl.h"
 #include "impl/simd/tail-inl.h"
@@ -42,25 +43,29 @@ HWY_INLINE hn::Vec<D> MaxSkippingNaN(D d, hn::Vec<D> x, hn::Vec<D> m) {
 #endif
 }
 
+// Steps per block, and blocks per chunk of the axis (the scratch of block
+// maxima: at most kChunkBlocks x 4 vectors).
+constexpr int64_t kArgmaxBlock = 64, kChunkBlocks = 1024;
+
 // The argmax of `lanes` (<= V * N) neighbouring slices, which start at x[0],
-// x[1], ... and step `inner` along the axis, by blocks of kBlock steps (in L1
-// for the second read). Per block and lane: its max m over the numbers (-inf
-// if none), then the first step holding m, found by walking the block
-// backwards and keeping the last match; that block wins the lane if it found
-// one and (the lane has no index yet, or m > the best so far), so equal
-// maxima keep the earlier block, and a slice of NaN only keeps -1. Two to
-// four operations per vector and step, where one compare-and-take step that
-// tracks the index needs six or more.
+// x[1], ... and step `inner` along the axis, chunk by chunk of the axis.
+// In a chunk: per block of kArgmaxBlock steps and lane, the max skipping NaN
+// (four chains per vector: the latency of max bounds one), kept in
+// `block_max`, and the chunk's max over its blocks. The first step holding
+// that max lies in the first block whose max equals it: each distinct such
+// block is walked once for the lanes it wins (Eq matches -0 and +0 alike, as
+// strict > ties them). Lanes with no number above -inf (only -inf and NaN)
+// walk the chunk for its first -inf. A chunk wins a lane if it found a step
+// and (the lane has none yet, or its max is larger), so equal maxima keep
+// the earlier chunk and a slice of NaN only keeps -1. Per vector and step:
+// one max, then a compare and a blend over at most N of a chunk's blocks,
+// where tracking the index in one pass needs six or more operations per step.
 template <int V, class D>
-HWY_INLINE void ArgmaxLanes(D d, const float* x, int64_t length, int64_t inner, size_t lanes, int32_t* out) {
-  constexpr int64_t kBlock = 64;
+HWY_INLINE void ArgmaxLanes(D d, const float* x, int64_t length, int64_t inner, size_t lanes, int32_t* out,
+                            float* block_max) {
   const hn::RebindToSigned<D> di;
   const size_t N = hn::Lanes(d);
   const auto neg_inf = hn::Set(d, -std::numeric_limits<float>::infinity());
-  const auto none = hn::Set(di, -1);
-  hn::Vec<D> best[V];
-  hn::Vec<decltype(di)> index[V];
-  for (int v = 0; v < V; ++v) best[v] = neg_inf, index[v] = none;
   auto load = [&](int64_t k, int v) HWY_ATTR {
     const float* row = x + k * inner;
     const size_t first = static_cast<size_t>(v) * N;
@@ -68,32 +73,69 @@ HWY_INLINE void ArgmaxLanes(D d, const float* x, int64_t length, int64_t inner, 
     return first + N <= lanes ? hn::LoadU(d, row + first)
                               : LoadHead(d, row + first, HWY_MIN(lanes - first, hn::MaxLanes(d)));
   };
-  for (int64_t k0 = 0; k0 < length; k0 += kBlock) {
-    const int64_t k1 = HWY_MIN(length, k0 + kBlock);
-    hn::Vec<D> m[V], m_odd[V];  // even and odd steps: two chains per vector
-    for (int v = 0; v < V; ++v) m[v] = m_odd[v] = neg_inf;
-    int64_t k = k0;
-    for (; k + 2 <= k1; k += 2)
+  // The first step in [k0, k1) where x == target, per lane (-1 if none).
+  auto first_equal = [&](int v, hn::Vec<D> target, int64_t k0, int64_t k1) HWY_ATTR {
+    auto first = hn::Set(di, -1);
+    for (int64_t k = k1 - 1; k >= k0; --k)
+      first = hn::IfThenElse(hn::RebindMask(di, hn::Eq(load(k, v), target)), hn::Set(di, static_cast<int32_t>(k)), first);
+    return first;
+  };
+  auto block_max_at = [&](int64_t b, int v) HWY_ATTR {
+    return block_max + (static_cast<size_t>(b) * V + static_cast<size_t>(v)) * N;
+  };
+  hn::Vec<D> best[V];
+  hn::Vec<decltype(di)> index[V];
+  for (int v = 0; v < V; ++v) best[v] = neg_inf, index[v] = hn::Set(di, -1);
+  HWY_ALIGN int32_t won[HWY_MAX_BYTES / sizeof(int32_t)];
+  for (int64_t c0 = 0; c0 < length; c0 += kArgmaxBlock * kChunkBlocks) {
+    const int64_t c1 = HWY_MIN(length, c0 + kArgmaxBlock * kChunkBlocks);
+    const int64_t blocks = (c1 - c0 + kArgmaxBlock - 1) / kArgmaxBlock;
+    hn::Vec<D> top[V];  // the chunk's max per lane
+    for (int v = 0; v < V; ++v) top[v] = neg_inf;
+    for (int64_t b = 0; b < blocks; ++b) {
+      const int64_t k0 = c0 + b * kArgmaxBlock, k1 = HWY_MIN(c1, k0 + kArgmaxBlock);
+      hn::Vec<D> m[V][4];
+      for (int v = 0; v < V; ++v) m[v][0] = m[v][1] = m[v][2] = m[v][3] = neg_inf;
+      int64_t k = k0;
+      for (; k + 4 <= k1; k += 4)
+        for (int v = 0; v < V; ++v) {
+          m[v][0] = MaxSkippingNaN(d, load(k, v), m[v][0]);
+          m[v][1] = MaxSkippingNaN(d, load(k + 1, v), m[v][1]);
+          m[v][2] = MaxSkippingNaN(d, load(k + 2, v), m[v][2]);
+          m[v][3] = MaxSkippingNaN(d, load(k + 3, v), m[v][3]);
+        }
+      for (; k < k1; ++k)
+        for (int v = 0; v < V; ++v) m[v][0] = MaxSkippingNaN(d, load(k, v), m[v][0]);
       for (int v = 0; v < V; ++v) {
-        m[v] = MaxSkippingNaN(d, load(k, v), m[v]);
-        m_odd[v] = MaxSkippingNaN(d, load(k + 1, v), m_odd[v]);
+        const auto mv = hn::Max(hn::Max(m[v][0], m[v][1]), hn::Max(m[v][2], m[v][3]));  // no NaN in them
+        hn::Store(mv, d, block_max_at(b, v));
+        top[v] = hn::Max(top[v], mv);
       }
-    for (int v = 0; v < V; ++v) {
-      if (k < k1) m[v] = MaxSkippingNaN(d, load(k, v), m[v]);
-      m[v] = hn::Max(m[v], m_odd[v]);  // neither holds a NaN
-    }
-    hn::Vec<decltype(di)> first[V];
-    for (int v = 0; v < V; ++v) first[v] = none;
-    for (k = k1 - 1; k >= k0; --k) {
-      const auto kv = hn::Set(di, static_cast<int32_t>(k));
-      for (int v = 0; v < V; ++v) first[v] = hn::IfThenElse(hn::RebindMask(di, hn::Eq(load(k, v), m[v])), kv, first[v]);
     }
     for (int v = 0; v < V; ++v) {
-      const auto found = hn::RebindMask(d, hn::Gt(first[v], none));
+      auto first = hn::Set(di, -1);
+      const auto number = hn::Gt(top[v], neg_inf);  // the lanes with a number above -inf
+      auto win = hn::Set(di, static_cast<int32_t>(blocks));  // the chunk's first block holding its max
+      for (int64_t b = blocks - 1; b >= 0; --b)
+        win = hn::IfThenElse(hn::RebindMask(di, hn::Eq(hn::Load(d, block_max_at(b, v)), top[v])),
+                             hn::Set(di, static_cast<int32_t>(b)), win);
+      hn::Store(hn::IfThenElse(hn::RebindMask(di, number), win, hn::Set(di, -1)), di, won);
+      for (size_t l = 0; l < N; ++l) {
+        const int32_t b = won[l];
+        if (b < 0) continue;
+        const int64_t k0 = c0 + int64_t{b} * kArgmaxBlock;
+        first = hn::IfThenElse(hn::Eq(win, hn::Set(di, b)), first_equal(v, top[v], k0, HWY_MIN(c1, k0 + kArgmaxBlock)),
+                               first);
+        for (size_t j = l; j < N; ++j)
+          if (won[j] == b) won[j] = -1;
+      }
+      if (!hn::AllTrue(d, number))  // only -inf and NaN: the chunk's first -inf
+        first = hn::IfThenElse(hn::RebindMask(di, hn::Not(number)), first_equal(v, neg_inf, c0, c1), first);
+      const auto found = hn::RebindMask(d, hn::Gt(first, hn::Set(di, -1)));
       const auto unset = hn::RebindMask(d, hn::Lt(index[v], hn::Zero(di)));
-      const auto take = hn::And(found, hn::Or(unset, hn::Gt(m[v], best[v])));
-      best[v] = hn::IfThenElse(take, m[v], best[v]);
-      index[v] = hn::IfThenElse(hn::RebindMask(di, take), first[v], index[v]);
+      const auto take = hn::And(found, hn::Or(unset, hn::Gt(top[v], best[v])));
+      best[v] = hn::IfThenElse(take, top[v], best[v]);
+      index[v] = hn::IfThenElse(hn::RebindMask(di, take), first, index[v]);
     }
   }
   HWY_ALIGN int32_t buf[4 * HWY_MAX_BYTES / sizeof(int32_t)];
@@ -109,15 +151,19 @@ inline void ArgmaxAxis(const float* x, int64_t outer, int64_t length, int64_t in
   const hn::ScalableTag<float> d;
   const size_t N = hn::Lanes(d);
   const size_t count = static_cast<size_t>(inner);
+  // Per block of a chunk, up to four vectors of maxima.
+  const int64_t blocks = HWY_MIN(kChunkBlocks, (length + kArgmaxBlock - 1) / kArgmaxBlock);
+  const auto block_max = hwy::AllocateAligned<float>(static_cast<size_t>(HWY_MAX(blocks, 1)) * 4 * N);  // length 0: -1s
   for (int64_t o = 0; o < outer; ++o) {
     const float* xo = x + o * length * inner;
     int32_t* oo = out + o * inner;
     for (size_t j = 0; j < count;) {  // up to four vectors of slices share one walk down the axis
       const size_t lanes = HWY_MIN(4 * N, count - j), vectors = (lanes + N - 1) / N;
-      if (vectors == 4) ArgmaxLanes<4>(d, xo + j, length, inner, lanes, oo + j);
-      else if (vectors == 3) ArgmaxLanes<3>(d, xo + j, length, inner, lanes, oo + j);
-      else if (vectors == 2) ArgmaxLanes<2>(d, xo + j, length, inner, lanes, oo + j);
-      else ArgmaxLanes<1>(d, xo + j, length, inner, lanes, oo + j);
+      float* bm = block_max.get();
+      if (vectors == 4) ArgmaxLanes<4>(d, xo + j, length, inner, lanes, oo + j, bm);
+      else if (vectors == 3) ArgmaxLanes<3>(d, xo + j, length, inner, lanes, oo + j, bm);
+      else if (vectors == 2) ArgmaxLanes<2>(d, xo + j, length, inner, lanes, oo + j, bm);
+      else ArgmaxLanes<1>(d, xo + j, length, inner, lanes, oo + j, bm);
       j += lanes;
     }
   }
