@@ -42,7 +42,32 @@ std::vector<int64_t> boundary_distances(int64_t side, int64_t md) {
   return out;
 }
 
+// The last two edge cases: biases of 16 MiB and more, which libtl_kernels
+// writes with non-temporal stores (impl/simd/stream-inl.h). H 16 x 512 x 512
+// with consecutive keys (its copy of a window) and 16 x 512 x 513 with every
+// other key (its gather, most rows starting off a vector boundary).
+constexpr int64_t kStreamedEdges = 2;
+
+Case streamed(Rng& rng, bool consecutive) {
+  const int64_t H = 16, Lq = 512, Lk = consecutive ? 512 : 513, nb = 32, md = 128;
+  std::vector<int32_t> q(static_cast<size_t>(Lq)), k(static_cast<size_t>(Lk));
+  for (int64_t i = 0; i < Lq; ++i) q[i] = static_cast<int32_t>(i);
+  for (int64_t j = 0; j < Lk; ++j) k[j] = static_cast<int32_t>(consecutive ? j : 2 * j);
+  Case c;
+  c.params = {{"Lq", double(Lq)}, {"Lk", double(Lk)}, {"H", double(H)}, {"num_buckets", double(nb)},
+              {"max_distance", double(md)}, {"bidirectional", 1.0}};
+  c.args.push_back({"table", Access::in, Tensor::of_f32({nb, H}, make_values(rng, ValueClass::normal, nb * H))});
+  c.args.push_back({"q_pos", Access::in, Tensor::of_i32({Lq}, q)});
+  c.args.push_back({"k_pos", Access::in, Tensor::of_i32({Lk}, k)});
+  c.args.push_back({"bias", Access::out, Tensor::zeros(DType::f32, {H, Lq, Lk}), Match::exact});
+  c.args.push_back(status_arg());
+  c.label = "Lq=512 Lk=" + std::to_string(Lk) + " H=16 num_buckets=32 max_distance=128 bidirectional, " +
+            (consecutive ? "consecutive keys" : "every other key") + " (a bias of 16 MiB: streamed)";
+  return c;
+}
+
 Case make(Rng& rng, int64_t index, int64_t edges) {
+  if (index < edges && index >= edges - kStreamedEdges) return streamed(rng, index == edges - kStreamedEdges);
   const int64_t bucket_options[] = {32, 32, 32, 64, 128, 8, 4, 2, 3, 320, 1024, 17};
   const bool bidir = rng.chance(0.5);
   int64_t nb = index < edges ? 2 + edge_sizes()[static_cast<size_t>(index)] % 200 : rng.pick(bucket_options);
@@ -122,9 +147,10 @@ std::vector<OpSpec> pos_relative_embedding() {
                {"max_distance", "num_buckets per side / 2 < . <= 2^31 - 1"}, {"bidirectional", "0 | 1"},
                {"q_pos, k_pos", "any int32"}};
   op.domain = "T5's defaults and others, distances on both sides of every bucket boundary, positions anywhere in "
-              "int32; every value class in the table (a gather is exact); 1 case in 10 has a bad argument";
+              "int32; every value class in the table (a gather is exact); two biases of 16 MiB; 1 case in 10 has "
+              "a bad argument";
   op.status = "status";
-  op.edge_cases = static_cast<int64_t>(edge_sizes().size());
+  op.edge_cases = static_cast<int64_t>(edge_sizes().size()) + kStreamedEdges;
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make(rng, i, edges); };
   op.invoke = [](void* fn, const Case& c, const Pointers& p) {
     *p.i32("status") = reinterpret_cast<decltype(&tl_relative_pos_embedding_f32)>(fn)(

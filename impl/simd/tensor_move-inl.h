@@ -21,6 +21,7 @@
 
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
+#include "impl/simd/stream-inl.h"
 #include "impl/simd/tensor_checks.h"
 #include "impl/simd/transpose-inl.h"
 
@@ -57,12 +58,8 @@ inline void TransposeTiles(const float* HWY_RESTRICT x, int64_t xs, float* HWY_R
   }
 }
 
-// Outputs of at least this many bytes are written around the caches
-// (TransposeStreaming): they would not stay cached anyway, and streaming them
-// saves reading each line of y before it is overwritten.
-constexpr int64_t kStreamBytes = int64_t{16} << 20;
-
-// TransposeTiles for a y that goes to memory: strips of 16 rows of x, so
+// TransposeTiles for a y of kStreamBytes or more (stream-inl.h), which goes
+// to memory: strips of 16 rows of x, so
 // that each output row gets one whole 64-byte line (two L x L tiles side by
 // side), written with non-temporal stores, across up to 1024 columns (16
 // rows of 4 KiB read at a time). From DRAM, against TransposeTiles in one
