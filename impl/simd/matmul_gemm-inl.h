@@ -6,13 +6,16 @@
 // packed block, in L2)  >  micro-panels of NR = kNV vectors of W's columns
 // (kKC x NR floats: 16 KiB, stays in L1)  >  micro-panels of kMR rows of x
 // (streamed from L2)  >  the micro-kernel: kMR x NR outputs in registers, one
-// fused multiply-add per output and k, x broadcast, W loaded.
+// fused multiply-add per output and k, x broadcast, W loaded. Up to kMC rows
+// take another order (GemmFewRows): x packed whole, then W's micro-panels
+// one at a time over all of k.
 //
 // The summation order is the library's definition of Matmul (see
 // matmul_order in docs/ops-linalg.md): each output starts every block of kKC
 // columns of k from zero, runs a chain of multiply-adds in k order, and the
-// chains are added to y in block order. The strip kernel (matmul_strip-inl.h)
-// computes exactly the same operations, so the two paths give the same bits.
+// chains are added to y in block order. Both loop orders and the strip kernel
+// (matmul_strip-inl.h) compute exactly the same operations, so every path
+// gives the same bits.
 
 #if defined(KONFORM_SIMD_MATMUL_GEMM_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef KONFORM_SIMD_MATMUL_GEMM_INL_H_
