@@ -53,8 +53,9 @@ ISSUE5 = [
     ("konform_linalg_bench", "BM_Gemv/N:11008/K:4096/threads:1", "pct_of_bw", 85.0, False),
     ("konform_linalg_bench", "BM_Gemv/N:11008/K:4096/threads:2", "pct_of_bw", 85.0, False),
     ("konform_attention_bench", "BM_FlashPrefill/S:512/causal:0", "flash_pct_of_peak", 60.0, True),
-    ("konform_attention_bench", "BM_DecodeAttention/Sk:4096", "flash_pct_of_bw", 85.0, False),
-    ("konform_attention_bench", "BM_DecodeAttention/Sk:8192", "flash_pct_of_bw", 85.0, False),
+    # K and V cycled past the last-level cache: the memory bandwidth the goal names.
+    ("konform_attention_bench", "BM_DecodeAttention/Sk:4096/from_memory:1", "flash_pct_of_bw", 85.0, False),
+    ("konform_attention_bench", "BM_DecodeAttention/Sk:8192/from_memory:1", "flash_pct_of_bw", 85.0, False),
 ]
 ISSUE5_FILTERS = {"konform_linalg_bench": "BM_Sgemm|BM_Gemv", "konform_attention_bench": ""}
 
