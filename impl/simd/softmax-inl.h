@@ -22,7 +22,9 @@
 
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
+#include "hwy/aligned_allocator.h"
 #include "impl/simd/activation_math-inl.h"
+#include "impl/simd/stream-inl.h"
 #include "impl/simd/tail-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -32,8 +34,10 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // One contiguous line of `length` floats (the last axis, or inner == 1).
 // `next` (the next line, or null) is prefetched during the first pass, so its
-// reads from memory overlap this line's exps.
-inline void SoftmaxLine(const float* x, float* y, size_t length, const float* next) {
+// reads from memory overlap this line's exps. With `scratch` (length floats),
+// the e go there and the last pass streams y (stream-inl.h): a y too big to
+// stay cached is then written once, no line of it read first.
+inline void SoftmaxLine(const float* x, float* y, size_t length, const float* next, float* scratch = nullptr) {
   const hn::ScalableTag<float> d;
   const size_t N = hn::Lanes(d);
   const auto neg_inf = hn::Set(d, -std::numeric_limits<float>::infinity());
@@ -57,7 +61,9 @@ inline void SoftmaxLine(const float* x, float* y, size_t length, const float* ne
   }
   const auto vmax = hn::Set(d, MaxLane(d, hn::Max(hn::Max(m0, m1), hn::Max(m2, m3))));
 
-  // Pass 2: e into y, summed in chunks of 8 steps of 4 vectors.
+  // Pass 2: e into y (or scratch), summed in chunks of 8 steps of 4 vectors.
+  float* const out = y;
+  if (scratch != nullptr) y = scratch;
   double total = 0.0;
   i = 0;
   while (i + 4 * N <= length) {
@@ -91,10 +97,15 @@ inline void SoftmaxLine(const float* x, float* y, size_t length, const float* ne
   // Pass 3: one rounding for 1/sum, one for each product.
   const auto inv = hn::Set(d, static_cast<float>(1.0 / total));
   i = 0;
-  for (; i + N <= length; i += N) hn::StoreU(hn::Mul(hn::LoadU(d, y + i), inv), d, y + i);
+  if (scratch != nullptr) {  // up to out's first vector boundary, then streamed
+    for (; i < length && reinterpret_cast<uintptr_t>(out + i) % (N * sizeof(float)) != 0; ++i)
+      out[i] = scratch[i] * static_cast<float>(1.0 / total);
+    for (; i + N <= length; i += N) hn::Stream(hn::Mul(hn::LoadU(d, y + i), inv), d, out + i);
+  }
+  for (; i + N <= length; i += N) hn::StoreU(hn::Mul(hn::LoadU(d, y + i), inv), d, out + i);
   if (i < length) {
     const size_t r = length - i;
-    StoreHead(hn::Mul(LoadHead(d, y + i, r), inv), d, y + i, r);
+    StoreHead(hn::Mul(LoadHead(d, y + i, r), inv), d, out + i, r);
   }
 }
 
@@ -191,11 +202,16 @@ inline void SoftmaxColumns(const float* x, float* y, int64_t length, int64_t inn
 inline void SoftmaxF32(const float* x, float* y, int64_t outer, int64_t length, int64_t inner) {
   if (outer <= 0 || length <= 0 || inner <= 0) return;
   const int64_t block = length * inner;
+  // Rows into an output of kStreamBytes or more: e through a scratch row, y streamed.
+  const bool stream = inner == 1 && outer * block * static_cast<int64_t>(sizeof(float)) >= kStreamBytes;
+  const auto scratch = hwy::AllocateAligned<float>(stream ? static_cast<size_t>(length) : 1);
   for (int64_t o = 0; o < outer; ++o) {
     if (inner == 1)
-      SoftmaxLine(x + o * block, y + o * block, static_cast<size_t>(length), o + 1 < outer ? x + (o + 1) * block : nullptr);
+      SoftmaxLine(x + o * block, y + o * block, static_cast<size_t>(length), o + 1 < outer ? x + (o + 1) * block : nullptr,
+                  stream ? scratch.get() : nullptr);
     else SoftmaxColumns(x + o * block, y + o * block, length, inner);
   }
+  if (stream) hwy::FlushStream();
 }
 
 }  // namespace konform::simd::HWY_NAMESPACE::act
