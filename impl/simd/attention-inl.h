@@ -29,6 +29,7 @@
 
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
+#include "hwy/contrib/math/math-inl.h"
 #include "impl/simd/activation_math-inl.h"
 #include "impl/simd/attention_geometry.h"
 #include "impl/simd/tail-inl.h"
@@ -286,7 +287,7 @@ constexpr size_t FlashScoreVectors() {
 // rows interleaved, [D][R] (one pointer for every broadcast: eight row
 // pointers did not fit in the registers).
 template <size_t R, class D>
-HWY_INLINE void FlashScoresTransposed(D d, const float* qt, const float* kt, int64_t dim, int64_t j0,
+HWY_INLINE void FlashScoresTransposed(D d, const float* qt, const float* kt, int64_t dim, int64_t j0, float scale,
                                       float (*s)[kFlashTile], size_t s0) {
   constexpr size_t N = hn::MaxLanes(D());
   constexpr size_t KV = FlashScoreVectors<R, N>();
@@ -309,17 +310,19 @@ HWY_INLINE void FlashScoresTransposed(D d, const float* qt, const float* kt, int
       }
     }
     for (size_t r = 0; r < R; ++r)
-      for (size_t c = 0; c < KV; ++c) hn::Store(acc[r][c], d, s[r] + s0 + c0 + c * N);
+      for (size_t c = 0; c < KV; ++c) hn::Store(hn::Mul(acc[r][c], hn::Set(d, scale)), d, s[r] + s0 + c0 + c * N);
   }
 }
 
 // Columns [t0, t0 + VC N) of D for RG rows: acc[r][...] = acc * c[r] +
-// sum_{j < n} e[r][e0 + j] v[j][...] (Rescale false: acc + the sum), the sum
-// in float (n <= kTile: one float block), folded into the double accumulator
-// straight from the registers (the loops unrolled, so the sums never go
-// through memory). Full: every vector lies inside D (no partial loads).
-template <size_t RG, size_t VC, bool Full, bool Rescale, class D>
-HWY_INLINE void FlashValues(D d, const float (*e)[kFlashTile], size_t e0, const float* vt, int64_t dim, int64_t n,
+// (p0 + p1), p_b = sum_{j < n_b} e[r][b kTile + j] v[b kTile + j][...]: each
+// float block's sum a chain of FMAs in float, the first parked in L1 while
+// the second's chains run, their sum in float folded into the double
+// accumulator once per tile (the conversions to double, a fifth of the
+// products' cost per block, are paid once per 64 keys). Full: every vector
+// lies inside D (no partial loads).
+template <size_t RG, size_t VC, bool Full, class D>
+HWY_INLINE void FlashValues(D d, const float (*e)[kFlashTile], const float* vt, int64_t dim, int64_t n0, int64_t n1,
                             int64_t t0, double* acc, int64_t d_pad, const double* c) {
   constexpr size_t N = hn::MaxLanes(D());
   size_t w[VC];
@@ -327,21 +330,41 @@ HWY_INLINE void FlashValues(D d, const float (*e)[kFlashTile], size_t e0, const 
   for (size_t h = 0; h < VC; ++h)
     w[h] = static_cast<size_t>(std::clamp<int64_t>(dim - t0 - static_cast<int64_t>(h * N), 0, N));
   hn::Vec<D> pa[RG][VC];
-  HWY_UNROLL(16)
-  for (size_t r = 0; r < RG; ++r) {
-    HWY_UNROLL(8)
-    for (size_t h = 0; h < VC; ++h) pa[r][h] = hn::Zero(d);
-  }
-  const float* vj = vt + t0;
-  for (int64_t j = 0; j < n; ++j, vj += dim) {
-    hn::Vec<D> ej[RG];
-    HWY_UNROLL(16)
-    for (size_t r = 0; r < RG; ++r) ej[r] = hn::Set(d, e[r][e0 + static_cast<size_t>(j)]);
-    HWY_UNROLL(8)
-    for (size_t h = 0; h < VC; ++h) {
-      const auto vh = Full ? hn::LoadU(d, vj + h * N) : w[h] == 0 ? hn::Zero(d) : LoadHead(d, vj + h * N, w[h]);
+  HWY_ALIGN float first[RG][VC][N];
+  for (size_t b = 0; b < 2; ++b) {
+    const int64_t n = b == 0 ? n0 : n1;
+    if (n == 0) break;
+    if (b == 1) {
       HWY_UNROLL(16)
-      for (size_t r = 0; r < RG; ++r) pa[r][h] = hn::MulAdd(ej[r], vh, pa[r][h]);
+      for (size_t r = 0; r < RG; ++r) {
+        HWY_UNROLL(8)
+        for (size_t h = 0; h < VC; ++h) hn::Store(pa[r][h], d, first[r][h]);
+      }
+    }
+    HWY_UNROLL(16)
+    for (size_t r = 0; r < RG; ++r) {
+      HWY_UNROLL(8)
+      for (size_t h = 0; h < VC; ++h) pa[r][h] = hn::Zero(d);
+    }
+    const float* vj = vt + (static_cast<int64_t>(b) * kTile) * dim + t0;
+    const size_t e0 = b * kTile;
+    for (int64_t j = 0; j < n; ++j, vj += dim) {
+      hn::Vec<D> ej[RG];
+      HWY_UNROLL(16)
+      for (size_t r = 0; r < RG; ++r) ej[r] = hn::Set(d, e[r][e0 + static_cast<size_t>(j)]);
+      HWY_UNROLL(8)
+      for (size_t h = 0; h < VC; ++h) {
+        const auto vh = Full ? hn::LoadU(d, vj + h * N) : w[h] == 0 ? hn::Zero(d) : LoadHead(d, vj + h * N, w[h]);
+        HWY_UNROLL(16)
+        for (size_t r = 0; r < RG; ++r) pa[r][h] = hn::MulAdd(ej[r], vh, pa[r][h]);
+      }
+    }
+  }
+  if (n1 > 0) {
+    HWY_UNROLL(16)
+    for (size_t r = 0; r < RG; ++r) {
+      HWY_UNROLL(8)
+      for (size_t h = 0; h < VC; ++h) pa[r][h] = hn::Add(hn::Load(d, first[r][h]), pa[r][h]);
     }
   }
   // Lanes past D hold 0 (partial loads), and so do the accumulators there.
@@ -349,9 +372,8 @@ HWY_INLINE void FlashValues(D d, const float (*e)[kFlashTile], size_t e0, const 
   HWY_UNROLL(16)
   for (size_t r = 0; r < RG; ++r) {
     double* a = acc + r * static_cast<size_t>(d_pad) + t0;
-    const double cr = Rescale ? c[r] : 1.0;
     HWY_UNROLL(8)
-    for (size_t h = 0; h < VC; ++h) a[h] = a[h] * cr + static_cast<double>(hn::GetLane(pa[r][h]));
+    for (size_t h = 0; h < VC; ++h) a[h] = a[h] * c[r] + static_cast<double>(hn::GetLane(pa[r][h]));
   }
 #else
   const hn::Repartition<double, D> dd;  // N / 2 doubles
@@ -360,46 +382,40 @@ HWY_INLINE void FlashValues(D d, const float (*e)[kFlashTile], size_t e0, const 
   HWY_UNROLL(16)
   for (size_t r = 0; r < RG; ++r) {
     double* a = acc + r * static_cast<size_t>(d_pad) + t0;
+    const auto vc = hn::Set(dd, c[r]);
     HWY_UNROLL(8)
     for (size_t h = 0; h < VC; ++h) {
       const auto lo = hn::PromoteTo(dd, hn::LowerHalf(dh, pa[r][h]));
       const auto hi = hn::PromoteTo(dd, hn::UpperHalf(dh, pa[r][h]));
-      if (Rescale) {
-        const auto vc = hn::Set(dd, c[r]);
-        hn::StoreU(hn::MulAdd(hn::LoadU(dd, a + h * N), vc, lo), dd, a + h * N);
-        hn::StoreU(hn::MulAdd(hn::LoadU(dd, a + h * N + M), vc, hi), dd, a + h * N + M);
-      } else {
-        hn::StoreU(hn::Add(hn::LoadU(dd, a + h * N), lo), dd, a + h * N);
-        hn::StoreU(hn::Add(hn::LoadU(dd, a + h * N + M), hi), dd, a + h * N + M);
-      }
+      hn::StoreU(hn::MulAdd(hn::LoadU(dd, a + h * N), vc, lo), dd, a + h * N);
+      hn::StoreU(hn::MulAdd(hn::LoadU(dd, a + h * N + M), vc, hi), dd, a + h * N + M);
     }
   }
 #endif
 }
 
-// The products of one float block (keys [e0, e0 + n) of the tile, V rows
-// from vt) for all R rows: VC vectors of D for RG rows at a time, each
-// chunk of V (n keys x VC vectors) used by every group of rows while in L1.
-template <size_t R, size_t RG, size_t VC, bool Rescale, class D>
-HWY_INLINE void FlashValuesBlock(D d, const float (*e)[kFlashTile], size_t e0, const float* vt, int64_t dim, int64_t n,
-                                 double* acc, int64_t d_pad, const double* c) {
+// The products of one tile (its float blocks of n0 and n1 keys, V rows from
+// vt) for all R rows: VC vectors of D for RG rows at a time, each chunk of V
+// (n0 + n1 keys x VC vectors) used by every group of rows while in L1.
+template <size_t R, size_t RG, size_t VC, class D>
+HWY_INLINE void FlashValuesTile(D d, const float (*e)[kFlashTile], const float* vt, int64_t dim, int64_t n0,
+                                int64_t n1, double* acc, int64_t d_pad, const double* c) {
   constexpr size_t N = hn::MaxLanes(D());
   constexpr int64_t W = static_cast<int64_t>(VC * N);
   constexpr size_t RT = R % RG;  // the last, narrower group
   const int64_t full = dim / W * W;
   for (int64_t t0 = 0; t0 < full; t0 += W) {
     for (size_t r0 = 0; r0 + RG <= R; r0 += RG)
-      FlashValues<RG, VC, true, Rescale>(d, e + r0, e0, vt, dim, n, t0, acc + r0 * d_pad, d_pad, c + r0);
+      FlashValues<RG, VC, true>(d, e + r0, vt, dim, n0, n1, t0, acc + r0 * d_pad, d_pad, c + r0);
     if constexpr (RT > 0)
-      FlashValues<RT, VC, true, Rescale>(d, e + (R - RT), e0, vt, dim, n, t0, acc + (R - RT) * d_pad, d_pad,
-                                         c + (R - RT));
+      FlashValues<RT, VC, true>(d, e + (R - RT), vt, dim, n0, n1, t0, acc + (R - RT) * d_pad, d_pad, c + (R - RT));
   }
   if (full < dim) {
     for (size_t r0 = 0; r0 + RG <= R; r0 += RG)
-      FlashValues<RG, VC, false, Rescale>(d, e + r0, e0, vt, dim, n, full, acc + r0 * d_pad, d_pad, c + r0);
+      FlashValues<RG, VC, false>(d, e + r0, vt, dim, n0, n1, full, acc + r0 * d_pad, d_pad, c + r0);
     if constexpr (RT > 0)
-      FlashValues<RT, VC, false, Rescale>(d, e + (R - RT), e0, vt, dim, n, full, acc + (R - RT) * d_pad, d_pad,
-                                          c + (R - RT));
+      FlashValues<RT, VC, false>(d, e + (R - RT), vt, dim, n0, n1, full, acc + (R - RT) * d_pad, d_pad,
+                                 c + (R - RT));
   }
 }
 
@@ -408,7 +424,7 @@ HWY_INLINE void FlashValuesBlock(D d, const float (*e)[kFlashTile], size_t e0, c
 // (the strided walks over V that follow defeat the hardware prefetchers).
 template <size_t R>
 HWY_INLINE void FlashScoresRows(const FlashBlock& blk, const float* k, const float* v, int64_t sk, int64_t dim,
-                                int64_t j0, int64_t n, float (*s)[kFlashTile]) {
+                                int64_t j0, int64_t n, float scale, float (*s)[kFlashTile]) {
   const int64_t row_bytes = dim * static_cast<int64_t>(sizeof(float));
   for (int64_t j = 0; j < n; ++j) {
     const float* kj = k + (j0 + j) * dim;
@@ -418,22 +434,22 @@ HWY_INLINE void FlashScoresRows(const FlashBlock& blk, const float* k, const flo
       hwy::Prefetch(vj + b);
       if (j0 + j + kFlashTile < sk) hwy::Prefetch(knext + b);
     }
-    for (size_t r = 0; r < R; ++r) s[r][j] = Dot(blk.q[r], kj, static_cast<size_t>(dim));
+    for (size_t r = 0; r < R; ++r) s[r][j] = Dot(blk.q[r], kj, static_cast<size_t>(dim)) * scale;
   }
 }
 
 // Scale, causal -1e4 and mask on the raw dots of s[r][0, n); lanes from n on
 // become -inf (they hold no key).
 template <size_t R, class D>
-HWY_INLINE void FlashFinishScores(D d, const FlashBlock& blk, float scale, int64_t j0, int64_t n, bool causal,
+HWY_INLINE void FlashFinishScores(D d, const FlashBlock& blk, int64_t j0, int64_t n, bool causal,
                                   float (*s)[kFlashTile]) {
   constexpr size_t N = hn::MaxLanes(D());
-  const auto vscale = hn::Set(d, scale), ninf = hn::Set(d, -std::numeric_limits<float>::infinity());
+  const auto ninf = hn::Set(d, -std::numeric_limits<float>::infinity());
   const auto iota = hn::Iota(hn::RebindToSigned<D>(), 0);
   for (size_t r = 0; r < R; ++r)
     for (size_t v = 0; v < static_cast<size_t>(kFlashTile) / N; ++v) {
       const size_t c = v * N;
-      auto x = hn::Mul(hn::Load(d, s[r] + c), vscale);
+      auto x = hn::Load(d, s[r] + c);
       const hn::RebindToSigned<D> di;
       const auto j = hn::Add(iota, hn::Set(di, static_cast<int32_t>(c)));  // key j0 + j
       if (causal) {
@@ -459,9 +475,13 @@ void FlashBlockRows(D d, const FlashBlock& blk, size_t rows, const Geometry& g, 
   const float scale = ScaleOf(dim);
   HWY_ALIGN float s[R][kFlashTile];
   float m[R];
-  double l[R];
+  HWY_ALIGN double l[R][N < 2 ? 2 : N] = {};  // the running sums, lane by lane
   int64_t last_visible = std::numeric_limits<int64_t>::min();
+  int64_t first_last = std::numeric_limits<int64_t>::max();  // the least last visible key of the block's rows
   for (size_t r = 0; r < rows; ++r) last_visible = std::max(last_visible, blk.last[r]);
+  for (size_t r = 0; r < R; ++r) first_last = std::min(first_last, blk.last[r]);
+  bool has_mask = false;
+  for (size_t r = 0; r < R; ++r) has_mask = has_mask || blk.mask[r] != nullptr;
   std::fill(sc.acc.begin(), sc.acc.begin() + static_cast<int64_t>(R) * d_pad, 0.0);
   if (transposed)
     for (int64_t t = 0; t < dim; ++t)
@@ -482,32 +502,49 @@ void FlashBlockRows(D d, const FlashBlock& blk, size_t rows, const Geometry& g, 
     // first (its exps would all be 0, and the max is unchanged by them).
     if (may_skip && j0 > 0 && n > kTile && j0 + kTile > last_visible && invisible()) n = kTile;
     if (transposed) {  // two blocks of kTile keys
-      FlashScoresTransposed<R>(d, sc.qt.data(), sc.kt.data(), dim, j0, s, 0);
-      if (n > kTile) FlashScoresTransposed<R>(d, sc.qt.data(), sc.kt.data(), dim, j0 + kTile, s, kTile);
+      FlashScoresTransposed<R>(d, sc.qt.data(), sc.kt.data(), dim, j0, scale, s, 0);
+      if (n > kTile) FlashScoresTransposed<R>(d, sc.qt.data(), sc.kt.data(), dim, j0 + kTile, scale, s, kTile);
     } else {
-      FlashScoresRows<R>(blk, k, v, g.sk, dim, j0, n, s);
+      FlashScoresRows<R>(blk, k, v, g.sk, dim, j0, n, scale, s);
     }
-    FlashFinishScores<R>(d, blk, scale, j0, n, g.causal, s);
-    double c[R];
-    for (size_t r = 0; r < R; ++r) {  // the online softmax: s becomes the tile's e = exp(s - m)
+    if (n < kFlashTile || has_mask || (g.causal && j0 + kFlashTile - 1 > first_last))
+      FlashFinishScores<R>(d, blk, j0, n, g.causal, s);
+    // The online softmax, with no branch on the data: the rows' new maxima,
+    // their rescales c = exp(m_old - m_new) in double (1 unless the max grew)
+    // a vector of rows at a time, then each row's e = exp(s - m) in s.
+    const hn::Repartition<double, D> dd;
+    constexpr size_t ND = hn::MaxLanes(decltype(dd)()), RC = (R + ND - 1) / ND * ND;
+    HWY_ALIGN double m_old[RC] = {}, m_now[RC] = {}, c[RC];
+    for (size_t r = 0; r < R; ++r) {
       auto mx = hn::Load(d, s[r]);
       for (size_t t = N; t < kFlashTile; t += N) mx = hn::Max(mx, hn::Load(d, s[r] + t));
       const float tm = MaxLane(d, mx);  // -inf when the whole tile is
       const float m_new = j0 == 0 ? tm : std::max(m[r], tm);
-      c[r] = j0 == 0 || !(m_new > m[r]) ? 1.0 : std::exp(static_cast<double>(m[r]) - static_cast<double>(m_new));
+      m_old[r] = j0 == 0 ? m_new : m[r];
+      m_now[r] = m_new;
       m[r] = m_new;
-      const auto vm = hn::Set(d, m_new);
-      double tile_sum = 0.0;  // per float block of kTile, its sum in float lanes, then in double
-      for (size_t b = 0; b < kFlashTile; b += kTile) {
-        auto sum = hn::Zero(d);
-        for (size_t t = b; t < b + kTile; t += N) {
-          const auto e = act::ExpF(d, hn::Sub(hn::Load(d, s[r] + t), vm));  // -inf lanes give 0
-          hn::Store(e, d, s[r] + t);
-          sum = hn::Add(sum, e);
-        }
-        tile_sum += static_cast<double>(hn::GetLane(hn::SumOfLanes(d, sum)));
+    }
+    for (size_t r = 0; r < RC; r += ND) {
+      const auto mo = hn::Load(dd, m_old + r), mn = hn::Load(dd, m_now + r);
+      hn::Store(hn::IfThenElse(hn::Gt(mn, mo), hn::Exp(dd, hn::Sub(mo, mn)), hn::Set(dd, 1.0)), dd, c + r);
+    }
+    for (size_t r = 0; r < R; ++r) {
+      const auto vm = hn::Set(d, m[r]);
+      auto sum = hn::Zero(d);  // the tile's exps in float lanes (kFlashTile / N terms each)
+      for (size_t t = 0; t < kFlashTile; t += N) {
+        const auto e = act::ExpF(d, hn::Sub(hn::Load(d, s[r] + t), vm));  // -inf lanes give 0
+        hn::Store(e, d, s[r] + t);
+        sum = hn::Add(sum, e);
       }
-      l[r] = (j0 == 0 ? 0.0 : l[r] * c[r]) + tile_sum;
+      // l = l c + sum, lane by lane in double: no sum across lanes per tile.
+#if HWY_TARGET == HWY_SCALAR
+      l[r][0] = l[r][0] * c[r] + static_cast<double>(hn::GetLane(sum));
+#else
+      const hn::Half<D> dh;
+      const auto vc = hn::Set(dd, c[r]);
+      hn::Store(hn::MulAdd(hn::Load(dd, l[r]), vc, hn::PromoteTo(dd, hn::LowerHalf(dh, sum))), dd, l[r]);
+      hn::Store(hn::MulAdd(hn::Load(dd, l[r] + ND), vc, hn::PromoteTo(dd, hn::UpperHalf(dh, sum))), dd, l[r] + ND);
+#endif
     }
     // The tile's products e . v, two vectors of D at a time: per float block
     // of kTile keys a sum in float, folded into the double accumulators
@@ -516,11 +553,12 @@ void FlashBlockRows(D d, const FlashBlock& blk, size_t rows, const Geometry& g, 
     const float* vt = v + j0 * dim;
     const int64_t n0 = std::min(n, kTile), n1 = n - n0;
     constexpr size_t RG = R < FlashValueRows<N>() ? R : FlashValueRows<N>(), VC = FlashValueVectors<N>();
-    FlashValuesBlock<R, RG, VC, true>(d, s, 0, vt, dim, n0, sc.acc.data(), d_pad, c);
-    if (n1 > 0) FlashValuesBlock<R, RG, VC, false>(d, s, kTile, vt + kTile * dim, dim, n1, sc.acc.data(), d_pad, c);
+    FlashValuesTile<R, RG, VC>(d, s, vt, dim, n0, n1, sc.acc.data(), d_pad, c);
   }
   for (size_t r = 0; r < rows; ++r) {
-    const double inv = 1.0 / l[r];
+    double sum = 0.0;
+    for (size_t t = 0; t < N; ++t) sum += l[r][t];
+    const double inv = 1.0 / sum;
     const double* a = sc.acc.data() + r * d_pad;
     for (int64_t t = 0; t < dim; ++t) blk.y[r][t] = static_cast<float>(a[t] * inv);
   }
