@@ -25,8 +25,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <new>
 #include <vector>
 
+#include "hwy/aligned_allocator.h"
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
 #include "hwy/contrib/math/math-inl.h"
@@ -260,13 +262,17 @@ struct FlashBlock {
   double qnorm[kMaxFlashRows];
 };
 
-// Scratch of one call, reused by every block.
+// Scratch of one call, reused by every block. What the inner loops load as
+// vectors is 64-byte aligned (kt, vt, acc): a vector load that straddles two
+// cache lines costs two, and a malloc'd buffer this size (an mmap) sits 16
+// bytes past a line.
 struct FlashScratch {
-  std::vector<float> kt;         // K of one head, block by block transposed: [sk_pad / kTile][D][kTile]
-  std::vector<float> tile_kmax;  // max |k_j| over keys >= the tile's first (suffix max per tile)
-  std::vector<float> qt;         // the block's q rows interleaved: [D][kRows]
-  std::vector<double> acc;       // kRows x d_pad: the running accumulators
-  int64_t sk_pad = 0, d_pad = 0;
+  hwy::AlignedFreeUniquePtr<float[]> kt;  // K of one head, block by block transposed: [sk_pad / kTile][D][kTile]
+  hwy::AlignedFreeUniquePtr<float[]> vt;  // prefill: V of one head, rows of ldv floats (D up to a line)
+  std::vector<float> tile_kmax;           // max |k_j| over keys >= the tile's first (suffix max per tile)
+  std::vector<float> qt;                  // the block's q rows interleaved: [D][kRows]
+  hwy::AlignedFreeUniquePtr<double[]> acc;  // kRows x d_pad: the running accumulators
+  int64_t sk_pad = 0, d_pad = 0, ldv = 0;   // ldv: the row stride of the V that the products read
 };
 
 // Vectors of the tile's columns per walk along D: all kTile / N, unless the
@@ -322,8 +328,8 @@ HWY_INLINE void FlashScoresTransposed(D d, const float* qt, const float* kt, int
 // products' cost per block, are paid once per 64 keys). Full: every vector
 // lies inside D (no partial loads).
 template <size_t RG, size_t VC, bool Full, class D>
-HWY_INLINE void FlashValues(D d, const float (*e)[kFlashTile], const float* vt, int64_t dim, int64_t n0, int64_t n1,
-                            int64_t t0, double* acc, int64_t d_pad, const double* c) {
+HWY_INLINE void FlashValues(D d, const float (*e)[kFlashTile], const float* vt, int64_t dim, int64_t ldv, int64_t n0,
+                            int64_t n1, int64_t t0, double* acc, int64_t d_pad, const double* c) {
   constexpr size_t N = hn::MaxLanes(D());
   size_t w[VC];
   HWY_UNROLL(8)
@@ -346,9 +352,9 @@ HWY_INLINE void FlashValues(D d, const float (*e)[kFlashTile], const float* vt, 
       HWY_UNROLL(8)
       for (size_t h = 0; h < VC; ++h) pa[r][h] = hn::Zero(d);
     }
-    const float* vj = vt + (static_cast<int64_t>(b) * kTile) * dim + t0;
+    const float* vj = vt + (static_cast<int64_t>(b) * kTile) * ldv + t0;
     const size_t e0 = b * kTile;
-    for (int64_t j = 0; j < n; ++j, vj += dim) {
+    for (int64_t j = 0; j < n; ++j, vj += ldv) {
       hn::Vec<D> ej[RG];
       HWY_UNROLL(16)
       for (size_t r = 0; r < RG; ++r) ej[r] = hn::Set(d, e[r][e0 + static_cast<size_t>(j)]);
@@ -398,23 +404,23 @@ HWY_INLINE void FlashValues(D d, const float (*e)[kFlashTile], const float* vt, 
 // vt) for all R rows: VC vectors of D for RG rows at a time, each chunk of V
 // (n0 + n1 keys x VC vectors) used by every group of rows while in L1.
 template <size_t R, size_t RG, size_t VC, class D>
-HWY_INLINE void FlashValuesTile(D d, const float (*e)[kFlashTile], const float* vt, int64_t dim, int64_t n0,
-                                int64_t n1, double* acc, int64_t d_pad, const double* c) {
+HWY_INLINE void FlashValuesTile(D d, const float (*e)[kFlashTile], const float* vt, int64_t dim, int64_t ldv,
+                                int64_t n0, int64_t n1, double* acc, int64_t d_pad, const double* c) {
   constexpr size_t N = hn::MaxLanes(D());
   constexpr int64_t W = static_cast<int64_t>(VC * N);
   constexpr size_t RT = R % RG;  // the last, narrower group
   const int64_t full = dim / W * W;
   for (int64_t t0 = 0; t0 < full; t0 += W) {
     for (size_t r0 = 0; r0 + RG <= R; r0 += RG)
-      FlashValues<RG, VC, true>(d, e + r0, vt, dim, n0, n1, t0, acc + r0 * d_pad, d_pad, c + r0);
+      FlashValues<RG, VC, true>(d, e + r0, vt, dim, ldv, n0, n1, t0, acc + r0 * d_pad, d_pad, c + r0);
     if constexpr (RT > 0)
-      FlashValues<RT, VC, true>(d, e + (R - RT), vt, dim, n0, n1, t0, acc + (R - RT) * d_pad, d_pad, c + (R - RT));
+      FlashValues<RT, VC, true>(d, e + (R - RT), vt, dim, ldv, n0, n1, t0, acc + (R - RT) * d_pad, d_pad, c + (R - RT));
   }
   if (full < dim) {
     for (size_t r0 = 0; r0 + RG <= R; r0 += RG)
-      FlashValues<RG, VC, false>(d, e + r0, vt, dim, n0, n1, full, acc + r0 * d_pad, d_pad, c + r0);
+      FlashValues<RG, VC, false>(d, e + r0, vt, dim, ldv, n0, n1, full, acc + r0 * d_pad, d_pad, c + r0);
     if constexpr (RT > 0)
-      FlashValues<RT, VC, false>(d, e + (R - RT), vt, dim, n0, n1, full, acc + (R - RT) * d_pad, d_pad,
+      FlashValues<RT, VC, false>(d, e + (R - RT), vt, dim, ldv, n0, n1, full, acc + (R - RT) * d_pad, d_pad,
                                  c + (R - RT));
   }
 }
@@ -482,7 +488,7 @@ void FlashBlockRows(D d, const FlashBlock& blk, size_t rows, const Geometry& g, 
   for (size_t r = 0; r < R; ++r) first_last = std::min(first_last, blk.last[r]);
   bool has_mask = false;
   for (size_t r = 0; r < R; ++r) has_mask = has_mask || blk.mask[r] != nullptr;
-  std::fill(sc.acc.begin(), sc.acc.begin() + static_cast<int64_t>(R) * d_pad, 0.0);
+  std::fill(sc.acc.get(), sc.acc.get() + static_cast<int64_t>(R) * d_pad, 0.0);
   if (transposed)
     for (int64_t t = 0; t < dim; ++t)
       for (size_t r = 0; r < R; ++r) sc.qt[static_cast<size_t>(t) * R + r] = blk.q[r][t];
@@ -502,8 +508,8 @@ void FlashBlockRows(D d, const FlashBlock& blk, size_t rows, const Geometry& g, 
     // first (its exps would all be 0, and the max is unchanged by them).
     if (may_skip && j0 > 0 && n > kTile && j0 + kTile > last_visible && invisible()) n = kTile;
     if (transposed) {  // two blocks of kTile keys
-      FlashScoresTransposed<R>(d, sc.qt.data(), sc.kt.data(), dim, j0, scale, s, 0);
-      if (n > kTile) FlashScoresTransposed<R>(d, sc.qt.data(), sc.kt.data(), dim, j0 + kTile, scale, s, kTile);
+      FlashScoresTransposed<R>(d, sc.qt.data(), sc.kt.get(), dim, j0, scale, s, 0);
+      if (n > kTile) FlashScoresTransposed<R>(d, sc.qt.data(), sc.kt.get(), dim, j0 + kTile, scale, s, kTile);
     } else {
       FlashScoresRows<R>(blk, k, v, g.sk, dim, j0, n, scale, s);
     }
@@ -550,16 +556,16 @@ void FlashBlockRows(D d, const FlashBlock& blk, size_t rows, const Geometry& g, 
     // of kTile keys a sum in float, folded into the double accumulators
     // (the first block after the rescale by c) while the accumulators' two
     // vectors of D are in L1.
-    const float* vt = v + j0 * dim;
+    const float* vt = v + j0 * sc.ldv;
     const int64_t n0 = std::min(n, kTile), n1 = n - n0;
     constexpr size_t RG = R < FlashValueRows<N>() ? R : FlashValueRows<N>(), VC = FlashValueVectors<N>();
-    FlashValuesTile<R, RG, VC>(d, s, vt, dim, n0, n1, sc.acc.data(), d_pad, c);
+    FlashValuesTile<R, RG, VC>(d, s, vt, dim, sc.ldv, n0, n1, sc.acc.get(), d_pad, c);
   }
   for (size_t r = 0; r < rows; ++r) {
     double sum = 0.0;
     for (size_t t = 0; t < N; ++t) sum += l[r][t];
     const double inv = 1.0 / sum;
-    const double* a = sc.acc.data() + r * d_pad;
+    const double* a = sc.acc.get() + r * d_pad;
     for (int64_t t = 0; t < dim; ++t) blk.y[r][t] = static_cast<float>(a[t] * inv);
   }
 }
@@ -577,18 +583,31 @@ inline void FlashF32(const float* q, const float* k, const float* v, float* y, c
   sc.sk_pad = (g.sk + kFlashTile - 1) / kFlashTile * kFlashTile;
   const int64_t chunk = static_cast<int64_t>(FlashValueVectors<N>() * N);  // columns per products' register block
   sc.d_pad = (g.d + chunk - 1) / chunk * chunk;
-  sc.acc.assign(static_cast<size_t>(R * sc.d_pad), 0.0);
-  if (transposed) sc.kt.assign(static_cast<size_t>(g.d * sc.sk_pad), 0.0f);  // keys past Sk stay 0
-  if (transposed) sc.qt.assign(static_cast<size_t>(g.d) * R, 0.0f);
+  sc.acc = hwy::AllocateAligned<double>(static_cast<size_t>(R * sc.d_pad));
+  constexpr int64_t kLine = 64 / sizeof(float);
+  sc.ldv = transposed ? (g.d + kLine - 1) / kLine * kLine : g.d;
+  if (transposed) {
+    sc.kt = hwy::AllocateAligned<float>(static_cast<size_t>(g.d * sc.sk_pad));
+    std::fill(sc.kt.get(), sc.kt.get() + g.d * sc.sk_pad, 0.0f);  // keys past Sk stay 0
+    sc.vt = hwy::AllocateAligned<float>(static_cast<size_t>(sc.ldv * g.sk));
+    sc.qt.assign(static_cast<size_t>(g.d) * R, 0.0f);
+  }
+  if (sc.acc == nullptr || (transposed && (sc.kt == nullptr || sc.vt == nullptr))) throw std::bad_alloc();
   if (may_skip) sc.tile_kmax.assign(static_cast<size_t>(sc.sk_pad / kFlashTile), 0.0f);
   for (int64_t b = 0; b < g.batch; ++b)
     for (int64_t kvh = 0; kvh < g.kv_heads; ++kvh) {
       const float* kh = k + (b * g.kv_heads + kvh) * g.sk * g.d;
       const float* vh = v + (b * g.kv_heads + kvh) * g.sk * g.d;
-      if (transposed)
-        for (int64_t j = 0; j < g.sk; ++j)
+      if (transposed) {
+        for (int64_t j0 = 0; j0 < g.sk; j0 += kTile) {  // block by block: [D][kTile], written in order
+          float* block = sc.kt.get() + j0 * g.d;
+          const int64_t keys = std::min<int64_t>(kTile, g.sk - j0);
           for (int64_t t = 0; t < g.d; ++t)
-            sc.kt[static_cast<size_t>((j / kTile * g.d + t) * kTile + j % kTile)] = kh[j * g.d + t];
+            for (int64_t j = 0; j < keys; ++j) block[t * kTile + j] = kh[(j0 + j) * g.d + t];
+        }
+        for (int64_t j = 0; j < g.sk; ++j) std::copy(vh + j * g.d, vh + (j + 1) * g.d, sc.vt.get() + j * sc.ldv);
+      }
+      const float* vuse = transposed ? sc.vt.get() : vh;
       if (may_skip) {  // per tile, the largest |k_j| of it and of every later tile
         std::fill(sc.tile_kmax.begin(), sc.tile_kmax.end(), 0.0f);
         for (int64_t j = 0; j < g.sk; ++j) {
@@ -598,8 +617,7 @@ inline void FlashF32(const float* q, const float* k, const float* v, float* y, c
         }
         for (size_t t = sc.tile_kmax.size() - 1; t-- > 0;) sc.tile_kmax[t] = std::max(sc.tile_kmax[t], sc.tile_kmax[t + 1]);
       }
-      for (int64_t r0 = 0; r0 < rows_per_head; r0 += static_cast<int64_t>(R)) {
-        const size_t rows = static_cast<size_t>(std::min<int64_t>(R, rows_per_head - r0));
+      const auto block_at = [&](int64_t r0, size_t rows) {
         FlashBlock blk;
         for (size_t r = 0; r < R; ++r) {
           const int64_t row = r0 + static_cast<int64_t>(std::min(r, rows - 1));  // pad with the last row
@@ -609,14 +627,34 @@ inline void FlashF32(const float* q, const float* k, const float* v, float* y, c
           blk.mask[r] = p.mask;
           blk.y[r] = y + ((b * g.heads + h) * g.sq + i) * g.d;
           blk.last[r] = g.causal ? i + g.sk - g.sq : std::numeric_limits<int64_t>::max();
-          blk.qnorm[r] = may_skip ? std::sqrt(static_cast<double>(Dot(p.q, p.q, static_cast<size_t>(g.d)))) * (1 + 1e-5) : 0.0;
+          blk.qnorm[r] = 0.0;
+        }
+        return blk;
+      };
+      for (int64_t r0 = 0; r0 < rows_per_head; r0 += static_cast<int64_t>(R)) {
+        const size_t rows = static_cast<size_t>(std::min<int64_t>(R, rows_per_head - r0));
+        FlashBlock blk = block_at(r0, rows);
+        if (may_skip)
+          for (size_t r = 0; r < R; ++r)
+            blk.qnorm[r] = std::sqrt(static_cast<double>(Dot(blk.q[r], blk.q[r], static_cast<size_t>(g.d)))) * (1 + 1e-5);
+        // The next block's q and y rows lie in other heads, 12 strided
+        // streams the prefetchers miss: bring them into L2 now, while this
+        // block computes (they cost ~6 % of prefill as misses).
+        const int64_t r1 = r0 + static_cast<int64_t>(R);
+        if (transposed && r1 < rows_per_head) {
+          const FlashBlock next = block_at(r1, static_cast<size_t>(std::min<int64_t>(R, rows_per_head - r1)));
+          for (size_t r = 0; r < R; ++r)
+            for (int64_t t = 0; t < g.d; t += 16) {
+              __builtin_prefetch(next.q[r] + t, 0, 2);
+              __builtin_prefetch(next.y[r] + t, 1, 2);
+            }
         }
         // Few rows (decode: rep rows of one query) take a narrower block, so
         // no padded row repeats the work.
-        if (rows <= 1 || R == 1) FlashBlockRows<1>(d, blk, rows, g, kh, vh, sc, transposed, may_skip);
-        else if (rows <= 2 || R == 2) FlashBlockRows<(R < 2 ? R : 2)>(d, blk, rows, g, kh, vh, sc, transposed, may_skip);
-        else if (rows <= 4 || R == 4) FlashBlockRows<(R < 4 ? R : 4)>(d, blk, rows, g, kh, vh, sc, transposed, may_skip);
-        else FlashBlockRows<R>(d, blk, rows, g, kh, vh, sc, transposed, may_skip);
+        if (rows <= 1 || R == 1) FlashBlockRows<1>(d, blk, rows, g, kh, vuse, sc, transposed, may_skip);
+        else if (rows <= 2 || R == 2) FlashBlockRows<(R < 2 ? R : 2)>(d, blk, rows, g, kh, vuse, sc, transposed, may_skip);
+        else if (rows <= 4 || R == 4) FlashBlockRows<(R < 4 ? R : 4)>(d, blk, rows, g, kh, vuse, sc, transposed, may_skip);
+        else FlashBlockRows<R>(d, blk, rows, g, kh, vuse, sc, transposed, may_skip);
       }
     }
 }
