@@ -7,11 +7,11 @@
 // FlashAttention never holds more than a tile of kFlashTile scores: per tile
 // its max, the running max m and the rescale c = exp(m_old - m_new), then the
 // running sum l and accumulator acc (both double) become l c + sum e and
-// acc c + sum e_j v_j, both sums taken in float per block of kTile keys (a
-// tile is two) and each block's added in double, the first after the
-// rescale. Both sum the products of a row's probabilities and values in
-// float over at most kTile keys, then in double, so the error does not grow
-// with Sk.
+// acc c + sum e_j v_j. sum e_j v_j is a float FMA chain per block of kTile
+// keys (a tile is two), the two blocks' sums added in float, then folded
+// into acc; sum e is taken per float lane (kFlashTile / lanes exps each)
+// and l is kept lane by lane in double. Float sums never span more than one
+// tile, so the error does not grow with Sk.
 
 #if defined(KONFORM_SIMD_ATTENTION_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef KONFORM_SIMD_ATTENTION_INL_H_
@@ -208,12 +208,11 @@ inline void SdpaWindowF32(const float* q, const float* k, const float* v, float*
 // heads, ordered r = i * rep + (h % rep) -- go in blocks of kRows, so every
 // tile of kFlashTile keys and values is loaded once for the whole block
 // (GQA's saving). Per tile: the block's scores, the online softmax per row,
-// the tile's products of probabilities and values in float per block of
-// kTile keys, each folded straight from the registers into the row's double
-// accumulator, the first after the rescale (the error model of the header:
-// float over at most kTile keys, double across blocks). Tiles of 64 keys
-// halve the per-tile costs (the max, the horizontal sums, the trips through
-// the accumulators) against 32.
+// the tile's products of probabilities and values, a float chain per block
+// of kTile keys, the two added and folded from the registers into the row's
+// double accumulator after the rescale (the error model of the header).
+// Tiles of 64 keys halve the per-tile costs (the max, the horizontal sums,
+// the trips through the accumulators) against 32.
 //
 // Scores come from one of two routes. With many rows per KV head (prefill),
 // K is transposed once per head into [D, Sk] and each tile's scores are a
@@ -260,7 +259,24 @@ struct FlashBlock {
   float* y[kMaxFlashRows];
   int64_t last[kMaxFlashRows];  // the last causally visible key (INT64_MAX without causal; < 0: fully masked)
   double qnorm[kMaxFlashRows];
+  // Prefill: the next block's q and y rows, other heads' strided streams
+  // that the prefetchers miss, brought into L2 a share per tile (null: none).
+  const float* next_q[kMaxFlashRows] = {};
+  const float* next_y[kMaxFlashRows] = {};
 };
+
+// Tile `tile` of `tiles` prefetches the next block's rows tile, tile +
+// tiles, ... (spread out: all at once filled the miss queues and stalled).
+template <size_t R>
+HWY_INLINE void FlashPrefetchNext(const FlashBlock& blk, int64_t dim, int64_t tile, int64_t tiles) {
+  if (blk.next_q[0] == nullptr) return;
+  constexpr int64_t kLine = 64 / sizeof(float);
+  for (size_t r = static_cast<size_t>(tile); r < R; r += static_cast<size_t>(tiles))
+    for (int64_t t = 0; t < dim; t += kLine) {
+      __builtin_prefetch(blk.next_q[r] + t, 0, 2);
+      __builtin_prefetch(blk.next_y[r] + t, 1, 2);
+    }
+}
 
 // Scratch of one call, reused by every block. What the inner loops load as
 // vectors is 64-byte aligned (kt, vt, acc): a vector load that straddles two
@@ -493,6 +509,7 @@ void FlashBlockRows(D d, const FlashBlock& blk, size_t rows, const Geometry& g, 
     for (int64_t t = 0; t < dim; ++t)
       for (size_t r = 0; r < R; ++r) sc.qt[static_cast<size_t>(t) * R + r] = blk.q[r][t];
   for (int64_t j0 = 0; j0 < g.sk; j0 += kFlashTile) {
+    FlashPrefetchNext<R>(blk, dim, j0 / kFlashTile, sc.sk_pad / kFlashTile);
     int64_t n = std::min<int64_t>(kFlashTile, g.sk - j0);
     // Whether every key from the tile's first on, causally masked for every
     // row, provably shows nothing (the bound above; m only grows).
@@ -552,10 +569,10 @@ void FlashBlockRows(D d, const FlashBlock& blk, size_t rows, const Geometry& g, 
       hn::Store(hn::MulAdd(hn::Load(dd, l[r] + ND), vc, hn::PromoteTo(dd, hn::UpperHalf(dh, sum))), dd, l[r] + ND);
 #endif
     }
-    // The tile's products e . v, two vectors of D at a time: per float block
-    // of kTile keys a sum in float, folded into the double accumulators
-    // (the first block after the rescale by c) while the accumulators' two
-    // vectors of D are in L1.
+    // The tile's products e . v, a register block of rows x vectors of D at
+    // a time: per float block of kTile keys a chain in float, the two
+    // blocks' sums added and folded into the double accumulators after the
+    // rescale by c. Prefill reads the aligned copy of V (rows of ldv).
     const float* vt = v + j0 * sc.ldv;
     const int64_t n0 = std::min(n, kTile), n1 = n - n0;
     constexpr size_t RG = R < FlashValueRows<N>() ? R : FlashValueRows<N>(), VC = FlashValueVectors<N>();
@@ -637,17 +654,11 @@ inline void FlashF32(const float* q, const float* k, const float* v, float* y, c
         if (may_skip)
           for (size_t r = 0; r < R; ++r)
             blk.qnorm[r] = std::sqrt(static_cast<double>(Dot(blk.q[r], blk.q[r], static_cast<size_t>(g.d)))) * (1 + 1e-5);
-        // The next block's q and y rows lie in other heads, 12 strided
-        // streams the prefetchers miss: bring them into L2 now, while this
-        // block computes (they cost ~6 % of prefill as misses).
         const int64_t r1 = r0 + static_cast<int64_t>(R);
-        if (transposed && r1 < rows_per_head) {
+        if (transposed && r1 < rows_per_head) {  // FlashPrefetchNext
           const FlashBlock next = block_at(r1, static_cast<size_t>(std::min<int64_t>(R, rows_per_head - r1)));
-          for (size_t r = 0; r < R; ++r)
-            for (int64_t t = 0; t < g.d; t += 16) {
-              __builtin_prefetch(next.q[r] + t, 0, 2);
-              __builtin_prefetch(next.y[r] + t, 1, 2);
-            }
+          std::copy(next.q, next.q + R, blk.next_q);
+          std::copy(next.y, next.y + R, blk.next_y);
         }
         // Few rows (decode: rep rows of one query) take a narrower block, so
         // no padded row repeats the work.
