@@ -103,6 +103,14 @@ double fma_peak(int threads) {
   return peak / 1e9;
 }
 
+std::function<void()> fma_work(double flops) {
+  static std::atomic<float> sink{0};
+  const bool wide = __builtin_cpu_supports("avx512f");
+  const double per_iter = 2.0 * (wide ? 16 * 16 : 12 * 8);
+  const auto iters = std::max<int64_t>(1, static_cast<int64_t>(flops / per_iter));
+  return [wide, iters] { sink = sink + (wide ? fma_loop_avx512(iters) : fma_loop_avx2(iters)); };
+}
+
 // GB/s of `threads` threads reading disjoint parts of `bytes` bytes.
 double read_bandwidth(const std::vector<float>& buf, int threads) {
   const auto stream = konform::bench::BestStream();

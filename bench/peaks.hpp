@@ -19,6 +19,11 @@ std::vector<double> best_rates(const std::vector<std::function<void()>>& fns, do
                                double seconds = 0);
 // GFLOP/s of `threads` threads running independent FMA chains (AVX-512 or AVX2).
 double fma_peak(int threads);
+// One thread's FMA chains doing about `flops` floating-point operations per
+// call (the widest of AVX-512 and AVX2): a contender for best_rates, so the
+// peak is timed in the same rounds and batches as the kernel it is read
+// against.
+std::function<void()> fma_work(double flops);
 // GB/s of `threads` threads reading disjoint parts of buf.
 double read_bandwidth(const std::vector<float>& buf, int threads);
 // n values in [-scale/2, scale/2) from a fixed LCG.
