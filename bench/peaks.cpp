@@ -78,6 +78,9 @@ __attribute__((target("avx2,fma"))) float fma_loop_avx2(int64_t iters) {
   return out[0];
 }
 
+// FLOPs of one iteration of either loop: its chains x lanes x 2.
+constexpr double FlopsPerIter(bool wide) { return 2.0 * (wide ? 16 * 16 : 12 * 8); }
+
 }  // namespace
 
 // GFLOP/s of `threads` threads each running FMA chains, best of AVX-512 and AVX2.
@@ -86,7 +89,7 @@ double fma_peak(int threads) {
   auto run = [&](bool wide) {
     const int64_t iters = 2'000'000;
     auto one = [&] { sink = sink + (wide ? fma_loop_avx512(iters) : fma_loop_avx2(iters)); };
-    const double flops = 2.0 * double(iters) * (wide ? 16 * 16 : 12 * 8) * threads;
+    const double flops = double(iters) * FlopsPerIter(wide) * threads;
     double best = 0;
     for (int r = 0; r < 5; ++r) {
       const double t0 = now();
@@ -106,8 +109,7 @@ double fma_peak(int threads) {
 std::function<void()> fma_work(double flops) {
   static std::atomic<float> sink{0};
   const bool wide = __builtin_cpu_supports("avx512f");
-  const double per_iter = 2.0 * (wide ? 16 * 16 : 12 * 8);
-  const auto iters = std::max<int64_t>(1, static_cast<int64_t>(flops / per_iter));
+  const auto iters = std::max<int64_t>(1, static_cast<int64_t>(flops / FlopsPerIter(wide)));
   return [wide, iters] { sink = sink + (wide ? fma_loop_avx512(iters) : fma_loop_avx2(iters)); };
 }
 
