@@ -20,6 +20,7 @@
 #include <cstdint>
 
 #include "hwy/highway.h"
+#include "impl/simd/cache_size.h"
 #include "impl/simd/norm_reduce-inl.h"
 #include "impl/simd/tail-inl.h"
 
@@ -304,12 +305,25 @@ HWY_INLINE void SkipRow(D d, const float* x, const float* skip, const float* g, 
 // ---------------------------------------------------------------- the ops
 // Exported through HWY_EXPORT in norm_simd.cpp.
 
-// Rows in pairs sharing the gain's loads (see ScaleByGainPair), the odd one
-// out alone: the same operations per element either way.
+// Where a row and the gain fit in L1 with a third of it to spare, rows go one
+// at a time: the writing pass, forwards right after the statistics, finds the
+// row and the gains in L1. Longer rows go in pairs sharing each load of the
+// gains (ScaleByGainPair, NormalizePair), which otherwise stream from L2 once
+// per row, with the next pair prefetched. The same operations per element
+// either way. On a 48 KiB L1, in one process against pairs everywhere: 32 x
+// 4096 RmsNorm 71 -> 81-82 % of the reference, LayerNorm 60 -> 60-67 %
+// (docs/ops-norm.md).
+inline bool RowsOneByOne(size_t n) { return 3 * (2 * n * sizeof(float)) <= 2 * L1DataBytes(); }
+
 inline void NormRms(const float* x, const float* g, float* y, int64_t rows, int64_t d, float eps) {
   const hn::ScalableTag<float> df;
   const size_t n = static_cast<size_t>(d);
   int64_t r = 0;
+  if (RowsOneByOne(n)) {
+    for (; r < rows; ++r)
+      norm::Forwards(df, n, norm::ScaleByGain{x + r * d, g, y + r * d, norm::RmsInverse(df, x + r * d, n, eps)});
+    return;
+  }
   for (; r + 2 <= rows; r += 2) {
     const float *x0 = x + r * d, *x1 = x0 + d;
     const float inv0 = norm::RmsInverse(df, x0, n, eps), inv1 = norm::RmsInverse(df, x1, n, eps);
@@ -324,6 +338,13 @@ inline void NormLayer(const float* x, const float* g, const float* b, float* y, 
   const hn::ScalableTag<float> df;
   const size_t n = static_cast<size_t>(d);
   int64_t r = 0;
+  if (RowsOneByOne(n)) {
+    for (; r < rows; ++r) {
+      const float* xr = x + r * d;
+      norm::Forwards(df, n, norm::Normalize<norm::GainBias>{xr, y + r * d, norm::Moments(df, xr, n, eps), {g, b}});
+    }
+    return;
+  }
   for (; r + 2 <= rows; r += 2) {
     const float *x0 = x + r * d, *x1 = x0 + d;
     const norm::Stats s0 = norm::Moments(df, x0, n, eps), s1 = norm::Moments(df, x1, n, eps);

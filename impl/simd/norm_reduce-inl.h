@@ -200,6 +200,15 @@ HWY_INLINE void Backwards(D d, size_t n, const Apply& apply) {
   if (i >= N) apply.Full(d, i - N);
 }
 
+// The same calls from the start of the range forwards.
+template <class D, class Apply>
+HWY_INLINE void Forwards(D d, size_t n, const Apply& apply) {
+  const size_t N = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + N <= n; i += N) apply.Full(d, i);
+  if (i < n) apply.Part(d, i, n - i);
+}
+
 }  // namespace norm
 }  // namespace konform::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
