@@ -88,7 +88,10 @@ void Check(tl_status s) {
 enum class Unary { silu, gelu_erf, gelu_tanh, relu, leaky_relu, prelu, sigmoid, tanh };
 
 // x read, y written: 8 n bytes; the reference copies x to y. PRelu is
-// channels-last rows of d with d slopes (read once per row, from L1).
+// channels-last rows of d with d slopes, which it must read too: 4 (2 n + d)
+// bytes, against a reference that does y = x | slope row by row (as the norm
+// bench treats a gain). Until 2026-12-02 its slopes were left out of both,
+// which at one row credited PRelu with two thirds of the bytes it moves.
 void Elementwise(benchmark::State& state, const Backend* k, Unary op, int64_t rows, int64_t d) {
   const size_t n = static_cast<size_t>(rows * d);
   Buffer x(n, 1, 2.0f), y(n, 3), slope(static_cast<size_t>(d), 2, 0.1f);
@@ -105,6 +108,12 @@ void Elementwise(benchmark::State& state, const Backend* k, Unary op, int64_t ro
       case Unary::tanh: k->tanh(x.get(), y.get(), int64_t(n)); break;
     }
   };
+  if (op == Unary::prelu) {
+    RunWithReference(state, 4.0 * double(2 * n + size_t(d)), kernel, [&] {
+      for (int64_t r = 0; r < rows; ++r) stream(x.get() + r * d, slope.get(), y.get() + r * d, size_t(d));
+    });
+    return;
+  }
   RunWithReference(state, 8.0 * double(n), kernel, [&] { stream(x.get(), nullptr, y.get(), n); });
 }
 

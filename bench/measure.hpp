@@ -42,9 +42,12 @@ inline double BatchRate(const std::function<void()>& fn, double bytes, int64_t c
   return bytes * double(calls) / (ThreadSeconds() - t0);
 }
 
-// `bytes` counts each byte the kernel must read and write once.
+// `bytes` counts each byte the kernel must read and write once. `bound`, when
+// given, is a second reference: the memory traffic the op's structure cannot
+// avoid (a norm reads a row for its statistics before it can write any of
+// it), timed in the same batches: bound_GBps and pct_of_bound.
 inline void RunWithReference(benchmark::State& state, double bytes, const std::function<void()>& kernel,
-                             const std::function<void()>& reference) {
+                             const std::function<void()>& reference, const std::function<void()>& bound = {}) {
   kernel();
   for (auto _ : state) {
     kernel();
@@ -52,14 +55,20 @@ inline void RunWithReference(benchmark::State& state, double bytes, const std::f
   }
   state.SetBytesProcessed(static_cast<int64_t>(bytes) * state.iterations());
   const int64_t calls = CallsFor(kernel, 0.005), ref_calls = CallsFor(reference, 0.005);
-  double best = 0, best_ref = 0;
+  const int64_t bound_calls = bound ? CallsFor(bound, 0.005) : 0;
+  double best = 0, best_ref = 0, best_bound = 0;
   for (int k = 0; k < 12; ++k) {
     best_ref = std::max(best_ref, BatchRate(reference, bytes, ref_calls));
+    if (bound) best_bound = std::max(best_bound, BatchRate(bound, bytes, bound_calls));
     best = std::max(best, BatchRate(kernel, bytes, calls));
   }
   state.counters["GBps"] = best / 1e9;
   state.counters["ref_GBps"] = best_ref / 1e9;
   state.counters["pct_of_bw"] = 100.0 * best / best_ref;
+  if (bound) {
+    state.counters["bound_GBps"] = best_bound / 1e9;
+    state.counters["pct_of_bound"] = 100.0 * best / best_bound;
+  }
 }
 
 }  // namespace konform::bench

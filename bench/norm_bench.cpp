@@ -89,6 +89,20 @@ void RowsReference(const float* x, const float* w, float* y, int64_t rows, int64
   if (extra != nullptr) benchmark::DoNotOptimize(stream(extra, nullptr, nullptr, static_cast<size_t>(d)));
 }
 
+// The bound of a two-pass row norm: per row, x read alone (the statistics),
+// then the reference's y = x | w (the writing pass), plus `extra` read per
+// row (LayerNorm's bias, which its writing pass reads beside the gain). No
+// arithmetic: what a norm's memory traffic costs before any of its work.
+void TwoPassBound(const float* x, const float* w, float* y, int64_t rows, int64_t d, const float* extra) {
+  const auto stream = BestStream();
+  const size_t n = static_cast<size_t>(d);
+  for (int64_t r = 0; r < rows; ++r) {
+    benchmark::DoNotOptimize(stream(x + r * d, nullptr, nullptr, n));
+    stream(x + r * d, w, y + r * d, n);
+    if (extra != nullptr) benchmark::DoNotOptimize(stream(extra, nullptr, nullptr, n));
+  }
+}
+
 // Bytes: x read and y written once, g (RmsNorm) or g and b (LayerNorm) read once.
 void RmsNorm(benchmark::State& state, const Backend* k, int64_t rows, int64_t d) {
   const size_t n = static_cast<size_t>(rows * d);
@@ -96,7 +110,8 @@ void RmsNorm(benchmark::State& state, const Backend* k, int64_t rows, int64_t d)
   const int64_t shape[] = {rows, d};
   RunWithReference(
       state, 4.0 * double(2 * n + d), [&] { Check(k->rms_norm(x.get(), g.get(), y.get(), shape, 2, 1e-5f)); },
-      [&] { RowsReference(x.get(), g.get(), y.get(), rows, d, nullptr); });
+      [&] { RowsReference(x.get(), g.get(), y.get(), rows, d, nullptr); },
+      [&] { TwoPassBound(x.get(), g.get(), y.get(), rows, d, nullptr); });
 }
 
 void LayerNorm(benchmark::State& state, const Backend* k, int64_t rows, int64_t d) {
@@ -106,7 +121,8 @@ void LayerNorm(benchmark::State& state, const Backend* k, int64_t rows, int64_t 
   RunWithReference(
       state, 4.0 * double(2 * n + 2 * d),
       [&] { Check(k->layer_norm(x.get(), g.get(), b.get(), y.get(), shape, 2, 1e-5f)); },
-      [&] { RowsReference(x.get(), g.get(), y.get(), rows, d, b.get()); });
+      [&] { RowsReference(x.get(), g.get(), y.get(), rows, d, b.get()); },
+      [&] { TwoPassBound(x.get(), g.get(), y.get(), rows, d, b.get()); });
 }
 
 // x and skip read, sum and y written: 16 n bytes (+ g); the reference reads
