@@ -1,6 +1,7 @@
 // libtl_kernels: the six kernels of tinyllm/elementwise.h, compiled once per
 // Highway target (foreach_target) and chosen at run time (HWY_DYNAMIC_DISPATCH).
-// Each kernel lives in its own -inl.h; this file only instantiates and exports.
+// Each kernel lives in its own -inl.h (rmsnorm is norm-inl.h's RmsNorm); this
+// file only instantiates and exports.
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "impl/simd/elementwise_simd.cpp"
@@ -9,7 +10,7 @@
 #include "hwy/highway.h"
 #include "impl/simd/add-inl.h"
 #include "impl/simd/argmax-inl.h"
-#include "impl/simd/rmsnorm-inl.h"
+#include "impl/simd/norm-inl.h"
 #include "impl/simd/rope-inl.h"
 #include "impl/simd/silu_mul-inl.h"
 
@@ -18,6 +19,12 @@ namespace konform::simd::HWY_NAMESPACE {
 
 // Which target this copy was compiled for: what dispatch.cpp reports.
 inline int64_t CompiledTarget() { return HWY_TARGET; }
+
+// rmsnorm is RmsNorm of tinyllm/norm.h over [rows, d] (norm-inl.h): one
+// kernel for both.
+inline void RmsNorm(const float* x, const float* w, float* y, int64_t rows, int64_t d, float eps) {
+  if (rows > 0 && d > 0) NormRms(x, w, y, rows, d, eps);
+}
 
 }  // namespace konform::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
