@@ -21,8 +21,8 @@
 #ifndef KONFORM_MUTANT
 #define KONFORM_MUTANT 0
 #endif
-#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 28
-#error "KONFORM_MUTANT must be 0 (the correct base) or 1..28 (mutant tensor_m01..tensor_m28)"
+#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 29
+#error "KONFORM_MUTANT must be 0 (the correct base) or 1..29 (mutant tensor_m01..tensor_m29)"
 #endif
 #define MUTANT(n) (KONFORM_MUTANT == (n))
 #define MAX_RANK TL_TENSOR_MAX_RANK
@@ -77,6 +77,22 @@ static tl_status resolve_axis(int64_t axis, int64_t rank, int64_t *out) {
 
 enum arith { ADD, SUB, MUL, DIV };
 
+#if MUTANT(29)
+/* m29: a Newton quotient taken as final without checking it: y from a 14-bit
+ * reciprocal and one step, q = a y corrected once. Right almost always; one
+ * ulp low where b's significand is all ones and a is a power of two. */
+static float newton_quotient(float a, float b) {
+  float y = 1.0f / b;
+  uint32_t bits;
+  memcpy(&bits, &y, sizeof bits);
+  bits &= ~0x1FFu; /* 14 bits, as an estimate instruction gives */
+  memcpy(&y, &bits, sizeof y);
+  y = fmaf(fmaf(-b, y, 1.0f), y, y);
+  const float q = a * y;
+  return fmaf(fmaf(-b, q, a), y, q);
+}
+#endif
+
 static float apply(enum arith op, float a, float b) {
   switch (op) {
     case ADD: return a + b;
@@ -92,6 +108,8 @@ static float apply(enum arith op, float a, float b) {
     case DIV: return b / a;
 #elif MUTANT(8) /* m08: "safe" division: 0 where the divisor is 0 */
     case DIV: return b == 0.0f ? 0.0f : a / b;
+#elif MUTANT(29) /* m29: an unchecked Newton quotient (above) for finite nonzero operands */
+    case DIV: return isfinite(a) && isfinite(b) && a != 0.0f && b != 0.0f ? newton_quotient(a, b) : a / b;
 #else
     case DIV: return a / b;
 #endif

@@ -129,8 +129,48 @@ void sub_of_itself_is_positive_zero(const Backend& b) {
   for (float v : rows.y) RC_ASSERT(bits(v) == 0u);
 }
 
+// Operand pairs whose quotients are the hard ones to round: random finite
+// floats, and (a, b) with a/b just below or above a power of two, b's
+// significand all ones against a power of two a (where a Newton quotient
+// from a faithful reciprocal is one ulp low), a short significand over a
+// long one, and quotients near the subnormals and near overflow.
+std::pair<std::vector<float>, std::vector<float>> hard_quotients(int64_t n) {
+  std::vector<float> a = finite_floats(n), d = finite_floats(n);
+  for (int64_t i = 0; i < n; ++i) {
+    const float sa = *rc::gen::element(1.0f, -1.0f), sb = *rc::gen::element(1.0f, -1.0f);
+    const int ea = *rc::gen::inRange(-30, 31), eb = *rc::gen::inRange(-30, 31);
+    const float m = static_cast<float>(*rc::gen::inRange(0, 64));
+    switch (*rc::gen::inRange(0, 6)) {
+      case 0: break;  // as drawn
+      case 1:         // b = 2^eb (2 - 2^-23), a = 2^ea (1 + m 2^-23)
+        d[i] = sb * std::ldexp(2.0f - 0x1p-23f, eb);
+        a[i] = sa * std::ldexp(1.0f + m * 0x1p-23f, ea);
+        break;
+      case 2: {  // a/b within m 2^-30 of 2^ea, either side
+        const double side = *rc::gen::element(-1.0, 1.0);
+        a[i] = static_cast<float>(static_cast<double>(d[i]) * std::ldexp(1.0 + side * m * 0x1p-30, ea));
+        break;
+      }
+      case 3:  // a with a short significand
+        a[i] = sa * std::ldexp(1.0f + m * 0x1p-6f, ea);
+        break;
+      case 4:  // quotients around 2^-126 .. 2^-149
+        a[i] = sa * std::ldexp(1.0f + m * 0x1p-7f, -100 - *rc::gen::inRange(0, 26));
+        d[i] = sb * std::ldexp(1.0f + m * 0x1p-9f, *rc::gen::inRange(20, 50));
+        break;
+      default:  // quotients around FLT_MAX
+        a[i] = sa * std::ldexp(1.0f + m * 0x1p-7f, *rc::gen::inRange(100, 128));
+        d[i] = sb * std::ldexp(1.0f + m * 0x1p-9f, -*rc::gen::inRange(0, 28));
+        break;
+    }
+    if (!(a[i] == a[i] && std::isfinite(a[i]))) a[i] = 1.0f;  // (a double product past FLT_MAX)
+  }
+  return {a, d};
+}
+
 // IEEE division: x/+-0 is +-Inf by the signs, 0/0, Inf/Inf and NaN/x are
-// NaN, and finite quotients are the correctly rounded float quotient.
+// NaN, and finite quotients are the correctly rounded float quotient, for
+// the hard cases above too, over lengths that reach every loop of a kernel.
 void div_follows_ieee(const Backend& b) {
   const std::vector<float> num = {1, -1, 1, -1, 0, -0.0f, kInf, 5, kNaN, 3};
   const std::vector<float> den = {0, 0, -0.0f, -0.0f, 0, 0, kInf, kInf, 1, kNaN};
@@ -141,9 +181,10 @@ void div_follows_ieee(const Backend& b) {
   RC_ASSERT(bits(r.y[7]) == 0u);
   RC_ASSERT(std::isnan(r.y[8]) && std::isnan(r.y[9]));
 
-  const int64_t n = *rc::gen::inRange<int64_t>(1, 200);
-  const auto a = finite_floats(n), d = finite_floats(n);
+  const int64_t n = *rc::gen::inRange<int64_t>(1, 1200);
+  const auto [a, d] = hard_quotients(n);
   const auto q = tc::broadcast(b, "Div", a, {n}, d, {n}, {n});
+  RC_ASSERT(q.status == TL_OK);
   for (int64_t i = 0; i < n; ++i) RC_ASSERT(bits(q.y[i]) == bits(a[i] / d[i]));
 }
 

@@ -21,6 +21,7 @@
 #include <cstdint>
 
 #include "hwy/highway.h"
+#include "impl/simd/divide-inl.h"
 #include "impl/simd/tail-inl.h"
 #include "impl/simd/tensor_checks.h"
 
@@ -28,26 +29,37 @@ HWY_BEFORE_NAMESPACE();
 namespace konform::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// Each op also as Other: the hot loops compute every other vector with it,
+// so an op with a second way to the same bits runs both at once. Div's is
+// Quotient (divide-inl.h), which leaves the divider to the other vectors.
 struct AddOp {
   template <class V>
   HWY_INLINE V operator()(V a, V b) const { return hn::Add(a, b); }
+  template <class V>
+  HWY_INLINE V Other(V a, V b) const { return hn::Add(a, b); }
 };
 struct SubOp {
   template <class V>
   HWY_INLINE V operator()(V a, V b) const { return hn::Sub(a, b); }
+  template <class V>
+  HWY_INLINE V Other(V a, V b) const { return hn::Sub(a, b); }
 };
 struct MulOp {
   template <class V>
   HWY_INLINE V operator()(V a, V b) const { return hn::Mul(a, b); }
+  template <class V>
+  HWY_INLINE V Other(V a, V b) const { return hn::Mul(a, b); }
 };
 struct DivOp {
   template <class V>
   HWY_INLINE V operator()(V a, V b) const { return hn::Div(a, b); }
+  template <class V>
+  HWY_INLINE V Other(V a, V b) const { return Quotient(a, b); }
 };
 
 // y[i] = a[i * sa] OP b[i * sb] for i < n, with sa, sb in {0, 1}: a stride of
-// 0 reads one value for the whole row. Four vectors per step, then one, then
-// a partial vector that touches nothing past n.
+// 0 reads one value for the whole row. Four vectors per step (two through
+// op.Other), then one, then a partial vector that touches nothing past n.
 template <class Op>
 HWY_INLINE void ArithRow(Op op, const float* a, int64_t sa, const float* b, int64_t sb, float* y, size_t n) {
   const hn::ScalableTag<float> d;
@@ -60,9 +72,9 @@ HWY_INLINE void ArithRow(Op op, const float* a, int64_t sa, const float* b, int6
   if (sa != 0 && sb != 0) {  // the hot path: no per-vector stride tests
     for (; i + 4 * N <= n; i += 4 * N) {
       const auto y0 = op(hn::LoadU(d, a + i), hn::LoadU(d, b + i));
-      const auto y1 = op(hn::LoadU(d, a + i + N), hn::LoadU(d, b + i + N));
+      const auto y1 = op.Other(hn::LoadU(d, a + i + N), hn::LoadU(d, b + i + N));
       const auto y2 = op(hn::LoadU(d, a + i + 2 * N), hn::LoadU(d, b + i + 2 * N));
-      const auto y3 = op(hn::LoadU(d, a + i + 3 * N), hn::LoadU(d, b + i + 3 * N));
+      const auto y3 = op.Other(hn::LoadU(d, a + i + 3 * N), hn::LoadU(d, b + i + 3 * N));
       hn::StoreU(y0, d, y + i);
       hn::StoreU(y1, d, y + i + N);
       hn::StoreU(y2, d, y + i + 2 * N);
@@ -70,8 +82,8 @@ HWY_INLINE void ArithRow(Op op, const float* a, int64_t sa, const float* b, int6
     }
   } else if (sb == 0 && sa != 0) {
     for (; i + 4 * N <= n; i += 4 * N) {
-      const auto y0 = op(hn::LoadU(d, a + i), vb0), y1 = op(hn::LoadU(d, a + i + N), vb0);
-      const auto y2 = op(hn::LoadU(d, a + i + 2 * N), vb0), y3 = op(hn::LoadU(d, a + i + 3 * N), vb0);
+      const auto y0 = op(hn::LoadU(d, a + i), vb0), y1 = op.Other(hn::LoadU(d, a + i + N), vb0);
+      const auto y2 = op(hn::LoadU(d, a + i + 2 * N), vb0), y3 = op.Other(hn::LoadU(d, a + i + 3 * N), vb0);
       hn::StoreU(y0, d, y + i);
       hn::StoreU(y1, d, y + i + N);
       hn::StoreU(y2, d, y + i + 2 * N);
@@ -79,8 +91,8 @@ HWY_INLINE void ArithRow(Op op, const float* a, int64_t sa, const float* b, int6
     }
   } else if (sa == 0 && sb != 0) {
     for (; i + 4 * N <= n; i += 4 * N) {
-      const auto y0 = op(va0, hn::LoadU(d, b + i)), y1 = op(va0, hn::LoadU(d, b + i + N));
-      const auto y2 = op(va0, hn::LoadU(d, b + i + 2 * N)), y3 = op(va0, hn::LoadU(d, b + i + 3 * N));
+      const auto y0 = op(va0, hn::LoadU(d, b + i)), y1 = op.Other(va0, hn::LoadU(d, b + i + N));
+      const auto y2 = op(va0, hn::LoadU(d, b + i + 2 * N)), y3 = op.Other(va0, hn::LoadU(d, b + i + 3 * N));
       hn::StoreU(y0, d, y + i);
       hn::StoreU(y1, d, y + i + N);
       hn::StoreU(y2, d, y + i + 2 * N);
