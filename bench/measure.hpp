@@ -35,8 +35,13 @@ inline int64_t CallsFor(const std::function<void()>& fn, double seconds) {
   }
 }
 
-// Rate in bytes/s of `calls` back-to-back calls of `fn`.
+// Rate in bytes/s of `calls` back-to-back calls of `fn`, after one untimed
+// call: a batch follows the other contender's, whose output may still sit in
+// the caches dirty, and a kernel that streams its output past the caches
+// would pay for that first (in batches of a call or two, at 32 MiB, most of
+// the time).
 inline double BatchRate(const std::function<void()>& fn, double bytes, int64_t calls) {
+  fn();
   const double t0 = ThreadSeconds();
   for (int64_t k = 0; k < calls; ++k) fn();
   return bytes * double(calls) / (ThreadSeconds() - t0);
