@@ -43,18 +43,21 @@ HWY_INLINE hn::Vec<D> MaxSkippingNaN(D d, hn::Vec<D> x, hn::Vec<D> m) {
 #endif
 }
 
-// Steps per block, and blocks per chunk of the axis (the scratch of block
-// maxima: at most kChunkBlocks x 4 vectors).
-constexpr int64_t kArgmaxBlock = 64, kChunkBlocks = 1024;
+// Steps per block, the chains that share a block's steps (step k goes to
+// chain k % 4), and blocks per chunk of the axis (the scratch of the chains'
+// block maxima: at most kChunkBlocks x 4 vectors x kChains).
+constexpr int64_t kArgmaxBlock = 64, kChains = 4, kChunkBlocks = 512;
 
 // The argmax of `lanes` (<= V * N) neighbouring slices, which start at x[0],
 // x[1], ... and step `inner` along the axis, chunk by chunk of the axis.
 // In a chunk: per block of kArgmaxBlock steps and lane, the max skipping NaN
-// (four chains per vector: the latency of max bounds one), kept in
+// of each of four chains (the latency of max bounds one), kept in
 // `block_max`, and the chunk's max over its blocks. The first step holding
-// that max lies in the first block whose max equals it: each distinct such
-// block is walked once for the lanes it wins (Eq matches -0 and +0 alike, as
-// strict > ties them). Lanes with no number above -inf (only -inf and NaN)
+// that max lies in the first block whose max equals it, in the chains of
+// that block whose max equals it: each distinct such block is visited once
+// for the lanes it wins, and in it only those chains are walked, a quarter
+// of its steps each (Eq matches -0 and +0 alike, as strict > ties them); the
+// earliest step any of them holds wins. Lanes with no number above -inf (only -inf and NaN)
 // walk the chunk for its first -inf. A chunk wins a lane if it found a step
 // and (the lane has none yet, or its max is larger), so equal maxima keep
 // the earlier chunk and a slice of NaN only keeps -1. Per vector and step:
@@ -73,15 +76,16 @@ HWY_INLINE void ArgmaxLanes(D d, const float* x, int64_t length, int64_t inner, 
     return first + N <= lanes ? hn::LoadU(d, row + first)
                               : LoadHead(d, row + first, HWY_MIN(lanes - first, hn::MaxLanes(d)));
   };
-  // The first step in [k0, k1) where x == target, per lane (-1 if none).
-  auto first_equal = [&](int v, hn::Vec<D> target, int64_t k0, int64_t k1) HWY_ATTR {
+  // The first step of k0, k0 + step, ... below k1 where x == target, per
+  // lane (-1 if none).
+  auto first_equal = [&](int v, hn::Vec<D> target, int64_t k0, int64_t k1, int64_t step) HWY_ATTR {
     auto first = hn::Set(di, -1);
-    for (int64_t k = k1 - 1; k >= k0; --k)
+    for (int64_t k = k0 + (k1 - 1 - k0) / step * step; k >= k0; k -= step)
       first = hn::IfThenElse(hn::RebindMask(di, hn::Eq(load(k, v), target)), hn::Set(di, static_cast<int32_t>(k)), first);
     return first;
   };
-  auto block_max_at = [&](int64_t b, int v) HWY_ATTR {
-    return block_max + (static_cast<size_t>(b) * V + static_cast<size_t>(v)) * N;
+  auto block_max_at = [&](int64_t b, int v, int64_t c) HWY_ATTR {
+    return block_max + ((static_cast<size_t>(b) * V + static_cast<size_t>(v)) * kChains + static_cast<size_t>(c)) * N;
   };
   hn::Vec<D> best[V];
   hn::Vec<decltype(di)> index[V];
@@ -104,33 +108,42 @@ HWY_INLINE void ArgmaxLanes(D d, const float* x, int64_t length, int64_t inner, 
           m[v][2] = MaxSkippingNaN(d, load(k + 2, v), m[v][2]);
           m[v][3] = MaxSkippingNaN(d, load(k + 3, v), m[v][3]);
         }
-      for (; k < k1; ++k)
+      for (; k < k1; ++k)  // (a chunk's last block may end off the chains' stride: chain 0 takes the rest)
         for (int v = 0; v < V; ++v) m[v][0] = MaxSkippingNaN(d, load(k, v), m[v][0]);
       for (int v = 0; v < V; ++v) {
-        const auto mv = hn::Max(hn::Max(m[v][0], m[v][1]), hn::Max(m[v][2], m[v][3]));  // no NaN in them
-        hn::Store(mv, d, block_max_at(b, v));
-        top[v] = hn::Max(top[v], mv);
+        for (int64_t c = 0; c < kChains; ++c) hn::Store(m[v][c], d, block_max_at(b, v, c));
+        top[v] = hn::Max(top[v], hn::Max(hn::Max(m[v][0], m[v][1]), hn::Max(m[v][2], m[v][3])));  // no NaN in them
       }
     }
     for (int v = 0; v < V; ++v) {
       auto first = hn::Set(di, -1);
       const auto number = hn::Gt(top[v], neg_inf);  // the lanes with a number above -inf
       auto win = hn::Set(di, static_cast<int32_t>(blocks));  // the chunk's first block holding its max
-      for (int64_t b = blocks - 1; b >= 0; --b)
-        win = hn::IfThenElse(hn::RebindMask(di, hn::Eq(hn::Load(d, block_max_at(b, v)), top[v])),
-                             hn::Set(di, static_cast<int32_t>(b)), win);
+      for (int64_t b = blocks - 1; b >= 0; --b) {
+        const auto mb = hn::Max(hn::Max(hn::Load(d, block_max_at(b, v, 0)), hn::Load(d, block_max_at(b, v, 1))),
+                                hn::Max(hn::Load(d, block_max_at(b, v, 2)), hn::Load(d, block_max_at(b, v, 3))));
+        win = hn::IfThenElse(hn::RebindMask(di, hn::Eq(mb, top[v])), hn::Set(di, static_cast<int32_t>(b)), win);
+      }
       hn::Store(hn::IfThenElse(hn::RebindMask(di, number), win, hn::Set(di, -1)), di, won);
       for (size_t l = 0; l < N; ++l) {
         const int32_t b = won[l];
         if (b < 0) continue;
-        const int64_t k0 = c0 + int64_t{b} * kArgmaxBlock;
-        first = hn::IfThenElse(hn::Eq(win, hn::Set(di, b)), first_equal(v, top[v], k0, HWY_MIN(c1, k0 + kArgmaxBlock)),
-                               first);
+        const int64_t k0 = c0 + int64_t{b} * kArgmaxBlock, k1 = HWY_MIN(c1, k0 + kArgmaxBlock);
+        const auto in_block = hn::Eq(win, hn::Set(di, b));
+        for (int64_t c = 0; c < kChains; ++c) {  // the chains of block b holding a lane's max, each walked
+          const auto holds = hn::And(in_block, hn::RebindMask(di, hn::Eq(hn::Load(d, block_max_at(b, v, c)), top[v])));
+          if (hn::AllFalse(di, holds)) continue;
+          // Chain c's steps; chain 0 also holds the steps past the last full group of kChains.
+          const auto at = c == 0 && (k1 - k0) % kChains != 0 ? first_equal(v, top[v], k0, k1, 1)
+                                                               : first_equal(v, top[v], k0 + c, k1, kChains);
+          const auto earlier = hn::Or(hn::Lt(first, hn::Zero(di)), hn::Lt(at, first));
+          first = hn::IfThenElse(hn::And(holds, earlier), at, first);
+        }
         for (size_t j = l; j < N; ++j)
           if (won[j] == b) won[j] = -1;
       }
       if (!hn::AllTrue(d, number))  // only -inf and NaN: the chunk's first -inf
-        first = hn::IfThenElse(hn::RebindMask(di, hn::Not(number)), first_equal(v, neg_inf, c0, c1), first);
+        first = hn::IfThenElse(hn::RebindMask(di, hn::Not(number)), first_equal(v, neg_inf, c0, c1, 1), first);
       const auto found = hn::RebindMask(d, hn::Gt(first, hn::Set(di, -1)));
       const auto unset = hn::RebindMask(d, hn::Lt(index[v], hn::Zero(di)));
       const auto take = hn::And(found, hn::Or(unset, hn::Gt(top[v], best[v])));
@@ -151,9 +164,10 @@ inline void ArgmaxAxis(const float* x, int64_t outer, int64_t length, int64_t in
   const hn::ScalableTag<float> d;
   const size_t N = hn::Lanes(d);
   const size_t count = static_cast<size_t>(inner);
-  // Per block of a chunk, up to four vectors of maxima.
+  // Per block of a chunk, up to four vectors of maxima per chain.
   const int64_t blocks = HWY_MIN(kChunkBlocks, (length + kArgmaxBlock - 1) / kArgmaxBlock);
-  const auto block_max = hwy::AllocateAligned<float>(static_cast<size_t>(HWY_MAX(blocks, 1)) * 4 * N);  // length 0: -1s
+  const auto block_max =
+      hwy::AllocateAligned<float>(static_cast<size_t>(HWY_MAX(blocks, 1)) * 4 * kChains * N);  // length 0: -1s
   for (int64_t o = 0; o < outer; ++o) {
     const float* xo = x + o * length * inner;
     int32_t* oo = out + o * inner;
