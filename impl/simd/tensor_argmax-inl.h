@@ -63,7 +63,8 @@ constexpr int64_t kArgmaxBlock = 64, kChains = 4, kChunkBlocks = 512;
 // the earlier chunk and a slice of NaN only keeps -1. Per vector and step:
 // one max, then a compare and a blend over at most N of a chunk's blocks,
 // where tracking the index in one pass needs six or more operations per step.
-template <int V, class D>
+// kFull: lanes == V * N, every load a whole vector (no test per load).
+template <int V, bool kFull, class D>
 HWY_INLINE void ArgmaxLanes(D d, const float* x, int64_t length, int64_t inner, size_t lanes, int32_t* out,
                             float* block_max) {
   const hn::RebindToSigned<D> di;
@@ -73,13 +74,14 @@ HWY_INLINE void ArgmaxLanes(D d, const float* x, int64_t length, int64_t inner, 
     const float* row = x + k * inner;
     const size_t first = static_cast<size_t>(v) * N;
     // (the bound only tells the compiler what it cannot see: lanes - first < N here)
-    return first + N <= lanes ? hn::LoadU(d, row + first)
-                              : LoadHead(d, row + first, HWY_MIN(lanes - first, hn::MaxLanes(d)));
+    return kFull || first + N <= lanes ? hn::LoadU(d, row + first)
+                                       : LoadHead(d, row + first, HWY_MIN(lanes - first, hn::MaxLanes(d)));
   };
   // The first step of k0, k0 + step, ... below k1 where x == target, per
   // lane (-1 if none).
   auto first_equal = [&](int v, hn::Vec<D> target, int64_t k0, int64_t k1, int64_t step) HWY_ATTR {
     auto first = hn::Set(di, -1);
+    if (k0 >= k1) return first;  // (a chain with no step in a short block)
     for (int64_t k = k0 + (k1 - 1 - k0) / step * step; k >= k0; k -= step)
       first = hn::IfThenElse(hn::RebindMask(di, hn::Eq(load(k, v), target)), hn::Set(di, static_cast<int32_t>(k)), first);
     return first;
@@ -129,7 +131,7 @@ HWY_INLINE void ArgmaxLanes(D d, const float* x, int64_t length, int64_t inner, 
         const int32_t b = won[l];
         if (b < 0) continue;
         const int64_t k0 = c0 + int64_t{b} * kArgmaxBlock, k1 = HWY_MIN(c1, k0 + kArgmaxBlock);
-        const auto in_block = hn::Eq(win, hn::Set(di, b));
+        const auto in_block = hn::And(hn::Eq(win, hn::Set(di, b)), hn::RebindMask(di, number));
         for (int64_t c = 0; c < kChains; ++c) {  // the chains of block b holding a lane's max, each walked
           const auto holds = hn::And(in_block, hn::RebindMask(di, hn::Eq(hn::Load(d, block_max_at(b, v, c)), top[v])));
           if (hn::AllFalse(di, holds)) continue;
@@ -174,10 +176,15 @@ inline void ArgmaxAxis(const float* x, int64_t outer, int64_t length, int64_t in
     for (size_t j = 0; j < count;) {  // up to four vectors of slices share one walk down the axis
       const size_t lanes = HWY_MIN(4 * N, count - j), vectors = (lanes + N - 1) / N;
       float* bm = block_max.get();
-      if (vectors == 4) ArgmaxLanes<4>(d, xo + j, length, inner, lanes, oo + j, bm);
-      else if (vectors == 3) ArgmaxLanes<3>(d, xo + j, length, inner, lanes, oo + j, bm);
-      else if (vectors == 2) ArgmaxLanes<2>(d, xo + j, length, inner, lanes, oo + j, bm);
-      else ArgmaxLanes<1>(d, xo + j, length, inner, lanes, oo + j, bm);
+      if (lanes % N == 0) {
+        if (vectors == 4) ArgmaxLanes<4, true>(d, xo + j, length, inner, lanes, oo + j, bm);
+        else if (vectors == 3) ArgmaxLanes<3, true>(d, xo + j, length, inner, lanes, oo + j, bm);
+        else if (vectors == 2) ArgmaxLanes<2, true>(d, xo + j, length, inner, lanes, oo + j, bm);
+        else ArgmaxLanes<1, true>(d, xo + j, length, inner, lanes, oo + j, bm);
+      } else if (vectors == 4) ArgmaxLanes<4, false>(d, xo + j, length, inner, lanes, oo + j, bm);
+      else if (vectors == 3) ArgmaxLanes<3, false>(d, xo + j, length, inner, lanes, oo + j, bm);
+      else if (vectors == 2) ArgmaxLanes<2, false>(d, xo + j, length, inner, lanes, oo + j, bm);
+      else ArgmaxLanes<1, false>(d, xo + j, length, inner, lanes, oo + j, bm);
       j += lanes;
     }
   }
