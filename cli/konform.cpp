@@ -1,5 +1,6 @@
 // konform: the command line. `list` shows the catalog; `check` runs every op
 // of every backend against the oracle, each op in its own child process.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -173,6 +174,40 @@ OpResult died(const Backend& b, const OpSpec& op, const ChildOutcome& o, const C
   return r;
 }
 
+// The sweep's cases again, in a child of their own, each input's end against
+// unmapped memory (sweep_reads): a crash there is a read past an input's end,
+// the check no_read_out_of_bounds, added to the op's result.
+void check_reads(const Backend& b, const OpSpec& op, const CheckArgs& a, const SweepOptions& sweep, OpResult& r) {
+  if (r.verdict == "unsupported" || !a.properties.empty()) return;  // (--property alone: no sweep)
+  int64_t cases = 0;
+  const ChildOutcome o = run_isolated(
+      [&](ChildChannel& channel) {
+        return std::to_string(sweep_reads(b, op, sweep, [&](int64_t i, const std::string& label) {
+          channel.progress(i, label);
+        }));
+      },
+      a.timeout_s);
+  CheckSummary& c = r.check("no_read_out_of_bounds", "sweep");
+  if (o.status == ChildOutcome::ok) {
+    cases = std::stoll(o.payload);
+    c.runs += cases;
+    return;
+  }
+  if (o.status == ChildOutcome::harness_error) throw std::runtime_error(op.name + " on " + b.name + ": " + o.detail);
+  c.runs += std::max<int64_t>(o.last_case, 0) + 1;
+  ++c.failures;
+  Finding f;
+  f.check = "no_read_out_of_bounds";
+  f.message = (o.status == ChildOutcome::timeout ? "hung" : "crashed: " + o.detail) +
+              ", called with each input's end against unmapped memory: a read past the end of an input";
+  f.case_index = o.last_case;
+  f.case_label = o.last_label;
+  if (o.last_case >= 0) f.reproduce = replay_command(b.name, op.name, a.seed, o.last_case);
+  if (o.last_case >= 0 && !a.repro_dir.empty())
+    f.reproduce += "   (or: konform repro " + write_sweep_reproducer(a.repro_dir, b, op, a.seed, o.last_case, f) + ")";
+  r.fail(f);
+}
+
 void print_result(const OpResult& r) {
   const char* tag = r.verdict == "pass" ? "PASS" : r.verdict == "unsupported" ? "SKIP" : "FAIL";
   std::printf("%s  %-10s %-16s", tag, r.op.c_str(), r.backend.c_str());
@@ -247,6 +282,7 @@ int check(const CheckArgs& a, const std::string& command_line) {
       }
       results.push_back(o.status == ChildOutcome::ok ? op_result_from_json(nlohmann::json::parse(o.payload))
                                                      : died(b, *op, o, a));
+      if (o.status == ChildOutcome::ok) check_reads(b, *op, a, sweep, results.back());
       print_result(results.back());
     }
   }

@@ -97,6 +97,20 @@ int replay_on(const Reproducer& r, const OpSpec& op, const Backend& b, double ti
                 hang ? "hung:" : "crashed:", o.detail.c_str());
     return 1;
   }
+  // Once more with each input's end against unmapped memory, in its own child
+  // (as check does): a crash there is a read past the end of an input.
+  const ChildOutcome fenced = run_isolated(
+      [&](ChildChannel&) {
+        call_fenced(b, op, fn, r.c);
+        return std::string();
+      },
+      timeout_s);
+  if (fenced.status == ChildOutcome::crashed || fenced.status == ChildOutcome::timeout) {
+    std::printf("FAIL  %s on %s: no_read_out_of_bounds: %s, called with each input's end against unmapped memory\n",
+                op.name.c_str(), b.name.c_str(),
+                fenced.status == ChildOutcome::timeout ? "hung" : ("crashed: " + fenced.detail).c_str());
+    return 1;
+  }
   const auto j = nlohmann::json::parse(o.payload);
   if (j.at("findings").empty()) {
     std::printf("PASS  %s on %s: conforms%s", op.name.c_str(), b.name.c_str(),

@@ -1,8 +1,13 @@
 #include "konform/call.hpp"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <stdexcept>
 
 namespace konform {
@@ -13,9 +18,13 @@ constexpr size_t kGuard = 256;              // bytes each side of every buffer
 constexpr uint8_t kGuardByte = 0xA7;
 constexpr uint32_t kPoison[2] = {0x7FA1B2C3u, 0xFF9D8E7Fu};  // NaNs no kernel computes
 
-// A buffer with guard zones: [guard][misalign][data][guard].
+// A buffer with guard zones: [guard][misalign][data][guard]; or fenced: the
+// data's last byte at the end of a page, then unmapped memory as long as the
+// data (at least kFence), so that a read up to that far past its end faults.
+// (The guard zones only show writes.)
 class GuardedBuffer {
  public:
+  struct Fenced {};
   GuardedBuffer(size_t bytes, size_t misalign) : bytes_(bytes), misalign_(misalign) {
     total_ = kGuard + misalign + bytes + kGuard;
     total_ = (total_ + 63) / 64 * 64;
@@ -27,10 +36,31 @@ class GuardedBuffer {
     std::memset(mem_.get(), kGuardByte, begin);
     std::memset(mem_.get() + end, kGuardByte, total_ - end);
   }
-  uint8_t* data() const { return mem_.get() + kGuard + misalign_; }
+  GuardedBuffer(size_t bytes, Fenced) : bytes_(bytes), misalign_(0) {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const size_t body = (bytes + page - 1) / page * page;
+    map_bytes_ = body + std::max(body, kFence);
+    void* p = mmap(nullptr, map_bytes_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    map_ = static_cast<uint8_t*>(p);
+    if (body > 0 && mprotect(map_, body, PROT_READ | PROT_WRITE) != 0) {
+      munmap(map_, map_bytes_);
+      throw std::bad_alloc();
+    }
+    fenced_data_ = map_ + body - bytes;
+  }
+  ~GuardedBuffer() {
+    if (map_ != nullptr) munmap(map_, map_bytes_);
+  }
+  GuardedBuffer(const GuardedBuffer&) = delete;
+  GuardedBuffer& operator=(const GuardedBuffer&) = delete;
+
+  uint8_t* data() const { return map_ != nullptr ? fenced_data_ : mem_.get() + kGuard + misalign_; }
   size_t size() const { return bytes_; }
-  // True when every byte outside [data, data + size) still holds the guard.
+  // True when every byte outside [data, data + size) still holds the guard
+  // (fenced: nothing to see; a write past the end would have faulted).
   bool guards_intact() const {
+    if (map_ != nullptr) return true;
     const uint8_t* p = mem_.get();
     const size_t begin = kGuard + misalign_, end = begin + bytes_;
     for (size_t i = 0; i < begin; ++i)
@@ -44,8 +74,12 @@ class GuardedBuffer {
   struct Free {
     void operator()(uint8_t* p) const { std::free(p); }
   };
+  static constexpr size_t kFence = size_t{64} << 10;
   std::unique_ptr<uint8_t, Free> mem_;
-  size_t bytes_, misalign_, total_;
+  size_t bytes_, misalign_, total_ = 0;
+  uint8_t* map_ = nullptr;  // fenced
+  uint8_t* fenced_data_ = nullptr;
+  size_t map_bytes_ = 0;
 };
 
 // Every byte of an output: whole words of the pattern, then its first bytes.
@@ -55,18 +89,27 @@ void poison(uint8_t* p, size_t bytes, uint32_t pattern) {
   if (i < bytes) std::memcpy(p + i, &pattern, bytes - i);  // p is null for an empty output
 }
 
+bool aliased_by_output(const Case& c, const std::string& name) {
+  for (const Arg& a : c.args)
+    if (a.alias_of == name) return true;
+  return false;
+}
+
 struct Call {
   std::map<std::string, std::unique_ptr<GuardedBuffer>> buffers;
   Pointers pointers;
 };
 
 // Lays out the buffers of `c` for one call: inputs copied in, outputs
-// poisoned, aliased outputs pointing into their input's buffer.
-Call prepare(const Case& c, size_t misalign, uint32_t pattern) {
+// poisoned, aliased outputs pointing into their input's buffer; with
+// `fence_inputs`, the inputs no output aliases fenced.
+Call prepare(const Case& c, size_t misalign, uint32_t pattern, bool fence_inputs = false) {
   Call call;
   for (const Arg& a : c.args) {
     if (!a.alias_of.empty()) continue;
-    auto buf = std::make_unique<GuardedBuffer>(a.value.size_bytes(), misalign);
+    auto buf = fence_inputs && a.access == Access::in && !aliased_by_output(c, a.name)
+                   ? std::make_unique<GuardedBuffer>(a.value.size_bytes(), GuardedBuffer::Fenced{})
+                   : std::make_unique<GuardedBuffer>(a.value.size_bytes(), misalign);
     if (a.access == Access::out) poison(buf->data(), buf->size(), pattern);
     else if (buf->size() > 0) std::memcpy(buf->data(), a.value.bytes.data(), buf->size());
     call.pointers.set(a.name, buf->data());
@@ -83,12 +126,6 @@ bool is_output(const Arg& a) { return a.access != Access::in; }
 // inputs that an output aliases.
 const GuardedBuffer& result_buffer(const Call& call, const Arg& a) {
   return *call.buffers.at(a.alias_of.empty() ? a.name : a.alias_of);
-}
-
-bool aliased_by_output(const Case& c, const std::string& name) {
-  for (const Arg& a : c.args)
-    if (a.alias_of == name) return true;
-  return false;
 }
 
 // The status the call returned, for ops that validate (0 otherwise).
@@ -173,6 +210,12 @@ Tensor read_result(const Call& call, const Arg& a) {
 }
 
 }  // namespace
+
+void call_fenced(const Backend& backend, const OpSpec& op, void* fn, const Case& c) {
+  backend.activate();
+  Call call = prepare(c, 0, kPoison[0], true);
+  op.invoke(fn, c, call.pointers);
+}
 
 CallResult call_kernel(const Backend& backend, const OpSpec& op, void* fn, const Case& c, const CallOptions& options) {
   CallResult result;

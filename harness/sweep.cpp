@@ -3,6 +3,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "konform/call.hpp"
 #include "konform/judge.hpp"
 
 namespace konform {
@@ -59,6 +60,21 @@ void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& opti
       if (worse_than(w, result.worst)) result.worst = w;
     }
   }
+}
+
+int64_t sweep_reads(const Backend& backend, const OpSpec& op, const SweepOptions& options,
+                    const CaseProgress& progress) {
+  void* fn = backend.symbol(op.symbol);
+  if (fn == nullptr) return 0;
+  const int64_t first = options.only_case >= 0 ? options.only_case : 0;
+  const int64_t last = options.only_case >= 0 ? options.only_case + 1 : options.cases;
+  for (int64_t i = first; i < last; ++i) {
+    Rng rng(case_seed(options.seed, op.name, i));
+    const Case c = op.make_case(rng, i);
+    if (progress) progress(i, c.label);
+    call_fenced(backend, op, fn, c);
+  }
+  return last - first;
 }
 
 }  // namespace konform

@@ -37,6 +37,13 @@ struct CallOptions {
 // Calls `fn` (the backend's symbol for `op`) on case `c`.
 CallResult call_kernel(const Backend& backend, const OpSpec& op, void* fn, const Case& c, const CallOptions& options);
 
+// Calls `fn` once on case `c` with each input that no output aliases fenced:
+// its last byte against unmapped memory as long as the input (64 KiB at
+// least), so that a read past its end faults, which the isolation reports.
+// Nothing else is checked: run apart from the checked calls (in its own
+// child), a fault here cannot hide their findings.
+void call_fenced(const Backend& backend, const OpSpec& op, void* fn, const Case& c);
+
 // Convenience for properties: the outputs of one guarded call; throws
 // std::runtime_error naming the violation if there was one, or if the
 // backend does not export the op.

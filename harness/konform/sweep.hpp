@@ -31,4 +31,11 @@ std::string replay_command(const std::string& backend, const std::string& op, ui
 void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& options, OpResult& result,
               const CaseProgress& progress = nullptr);
 
+// The same cases once more, each call with its inputs fenced (call_fenced):
+// a read past an input's end crashes here. Run in a child of its own after
+// sweep_op, so that such a crash is the check no_read_out_of_bounds and the
+// sweep's own findings stand. Returns the number of cases called.
+int64_t sweep_reads(const Backend& backend, const OpSpec& op, const SweepOptions& options,
+                    const CaseProgress& progress = nullptr);
+
 }  // namespace konform
