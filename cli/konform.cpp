@@ -179,7 +179,6 @@ OpResult died(const Backend& b, const OpSpec& op, const ChildOutcome& o, const C
 // the check no_read_out_of_bounds, added to the op's result.
 void check_reads(const Backend& b, const OpSpec& op, const CheckArgs& a, const SweepOptions& sweep, OpResult& r) {
   if (r.verdict == "unsupported" || !a.properties.empty()) return;  // (--property alone: no sweep)
-  int64_t cases = 0;
   const ChildOutcome o = run_isolated(
       [&](ChildChannel& channel) {
         return std::to_string(sweep_reads(b, op, sweep, [&](int64_t i, const std::string& label) {
@@ -189,8 +188,7 @@ void check_reads(const Backend& b, const OpSpec& op, const CheckArgs& a, const S
       a.timeout_s);
   CheckSummary& c = r.check("no_read_out_of_bounds", "sweep");
   if (o.status == ChildOutcome::ok) {
-    cases = std::stoll(o.payload);
-    c.runs += cases;
+    c.runs += std::stoll(o.payload);
     return;
   }
   if (o.status == ChildOutcome::harness_error) throw std::runtime_error(op.name + " on " + b.name + ": " + o.detail);

@@ -1,6 +1,7 @@
 #include "konform/sweep.hpp"
 
 #include <set>
+#include <utility>
 #include <stdexcept>
 
 #include "konform/call.hpp"
@@ -12,6 +13,16 @@ std::string replay_command(const std::string& backend, const std::string& op, ui
   return "konform check --backend " + backend + " --op " + op + " --seed " + std::to_string(seed) + " --case " +
          std::to_string(index);
 }
+
+namespace {
+
+// The cases a sweep runs, [first, last): all of them, or --case alone.
+std::pair<int64_t, int64_t> case_range(const SweepOptions& options) {
+  if (options.only_case >= 0) return {options.only_case, options.only_case + 1};
+  return {0, options.cases};
+}
+
+}  // namespace
 
 void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& options, OpResult& result,
               const CaseProgress& progress) {
@@ -25,8 +36,7 @@ void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& opti
     result.limit = tol->limit;
     result.limit_why = tol->why;
   }
-  const int64_t first = options.only_case >= 0 ? options.only_case : 0;
-  const int64_t last = options.only_case >= 0 ? options.only_case + 1 : options.cases;
+  const auto [first, last] = case_range(options);
   CheckSummary& oracle_check = result.check("matches_oracle", "sweep");
   // The guards every call goes through, each its own check in the report.
   std::vector<std::string> guards = {"no_write_out_of_bounds", "output_fully_written", "inputs_unchanged",
@@ -66,8 +76,7 @@ int64_t sweep_reads(const Backend& backend, const OpSpec& op, const SweepOptions
                     const CaseProgress& progress) {
   void* fn = backend.symbol(op.symbol);
   if (fn == nullptr) return 0;
-  const int64_t first = options.only_case >= 0 ? options.only_case : 0;
-  const int64_t last = options.only_case >= 0 ? options.only_case + 1 : options.cases;
+  const auto [first, last] = case_range(options);
   for (int64_t i = first; i < last; ++i) {
     Rng rng(case_seed(options.seed, op.name, i));
     const Case c = op.make_case(rng, i);
