@@ -132,6 +132,27 @@ HWY_INLINE void ArithPlan(Op op, const tensor::BroadcastPlan& p, const float* a,
   }
 }
 
+// The flat plan (tensor::PlanFlatBroadcast): `rows` rows of a, each against
+// b's row (sb 1) or its one value (sb 0). Scalars, not the plan: nothing on
+// the stack.
+template <class Op>
+HWY_INLINE void ArithFlat(Op op, const float* a, const float* b, float* y, int64_t rows, int64_t cols, int64_t sb) {
+  for (int64_t r = 0; r < rows; ++r) ArithRow(op, a + r * cols, 1, b, sb, y + r * cols, static_cast<size_t>(cols));
+}
+
+inline void AddFlat(const float* a, const float* b, float* y, int64_t rows, int64_t cols, int64_t sb) {
+  ArithFlat(AddOp(), a, b, y, rows, cols, sb);
+}
+inline void SubFlat(const float* a, const float* b, float* y, int64_t rows, int64_t cols, int64_t sb) {
+  ArithFlat(SubOp(), a, b, y, rows, cols, sb);
+}
+inline void MulFlat(const float* a, const float* b, float* y, int64_t rows, int64_t cols, int64_t sb) {
+  ArithFlat(MulOp(), a, b, y, rows, cols, sb);
+}
+inline void DivFlat(const float* a, const float* b, float* y, int64_t rows, int64_t cols, int64_t sb) {
+  ArithFlat(DivOp(), a, b, y, rows, cols, sb);
+}
+
 inline void AddBroadcast(const tensor::BroadcastPlan& p, const float* a, const float* b, float* y) {
   ArithPlan(AddOp(), p, a, b, y);
 }

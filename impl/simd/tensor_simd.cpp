@@ -28,6 +28,10 @@ HWY_EXPORT(AddBroadcast);
 HWY_EXPORT(SubBroadcast);
 HWY_EXPORT(MulBroadcast);
 HWY_EXPORT(DivBroadcast);
+HWY_EXPORT(AddFlat);
+HWY_EXPORT(SubFlat);
+HWY_EXPORT(MulFlat);
+HWY_EXPORT(DivFlat);
 HWY_EXPORT(Clamp);
 HWY_EXPORT(NanToNum);
 HWY_EXPORT(ArgmaxAxis);
@@ -40,13 +44,27 @@ namespace kt = konform::simd::tensor;
 
 namespace {
 
-using BroadcastKernel = void (*)(const kt::BroadcastPlan&, const float*, const float*, float*);
-
-tl_status Broadcast(BroadcastKernel kernel, const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
-                    const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape, int64_t y_rank) {
+// Any other call: the general plan (its 200-byte frame kept off the common
+// path, whose call would touch those lines too).
+template <class General>
+[[gnu::noinline]] tl_status BroadcastGeneral(General general, const float* a, const int64_t* a_shape, int64_t a_rank,
+                                             const float* b, const int64_t* b_shape, int64_t b_rank, float* y,
+                                             const int64_t* y_shape, int64_t y_rank) {
   kt::BroadcastPlan plan;
   if (tl_status s = kt::PlanBroadcast(a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank, &plan)) return s;
-  kernel(plan, a, b, y);
+  general()(plan, a, b, y);
+  return TL_OK;
+}
+
+// One op's two kernels, each looked up only when its plan is taken.
+template <class Flat, class General>
+tl_status Broadcast(Flat flat, General general, const float* a, const int64_t* a_shape, int64_t a_rank,
+                    const float* b, const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
+                    int64_t y_rank) {
+  kt::FlatBroadcast common;
+  if (!kt::PlanFlatBroadcast(a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank, &common))
+    return BroadcastGeneral(general, a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank);
+  flat()(a, b, y, common.rows, common.cols, common.sb);
   return TL_OK;
 }
 
@@ -63,25 +81,29 @@ extern "C" {
 tl_status tl_add_broadcast_f32(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
                                const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
                                int64_t y_rank) {
-  return Broadcast(HWY_DYNAMIC_DISPATCH(ks::AddBroadcast), a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank);
+  return Broadcast([] { return HWY_DYNAMIC_DISPATCH(ks::AddFlat); }, [] { return HWY_DYNAMIC_DISPATCH(ks::AddBroadcast); },
+                   a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank);
 }
 
 tl_status tl_sub_broadcast_f32(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
                                const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
                                int64_t y_rank) {
-  return Broadcast(HWY_DYNAMIC_DISPATCH(ks::SubBroadcast), a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank);
+  return Broadcast([] { return HWY_DYNAMIC_DISPATCH(ks::SubFlat); }, [] { return HWY_DYNAMIC_DISPATCH(ks::SubBroadcast); },
+                   a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank);
 }
 
 tl_status tl_mul_broadcast_f32(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
                                const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
                                int64_t y_rank) {
-  return Broadcast(HWY_DYNAMIC_DISPATCH(ks::MulBroadcast), a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank);
+  return Broadcast([] { return HWY_DYNAMIC_DISPATCH(ks::MulFlat); }, [] { return HWY_DYNAMIC_DISPATCH(ks::MulBroadcast); },
+                   a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank);
 }
 
 tl_status tl_div_broadcast_f32(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
                                const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
                                int64_t y_rank) {
-  return Broadcast(HWY_DYNAMIC_DISPATCH(ks::DivBroadcast), a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank);
+  return Broadcast([] { return HWY_DYNAMIC_DISPATCH(ks::DivFlat); }, [] { return HWY_DYNAMIC_DISPATCH(ks::DivBroadcast); },
+                   a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank);
 }
 
 tl_status tl_clamp_f32(const float* x, float* y, int64_t n, float lo, float hi) {
