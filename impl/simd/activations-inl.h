@@ -110,9 +110,17 @@ HWY_INLINE std::array<V, K> MulEach(std::array<V, K> a, const std::array<V, K>& 
 }
 
 // +0 for x <= 0 (-0 included), x otherwise; NaN compares false and passes.
+// On AVX-512 one vfixupimmps does it by the class of x (NaN, zero, -inf,
+// +inf, 1, other negative or positive): x for NaN, +1, +inf and positive, +0
+// for the rest. The compare and masked zeroing are two operations.
 template <class D>
 HWY_INLINE hn::Vec<D> ReluVec(D d, hn::Vec<D> x) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  (void)d;
+  return hn::Vec<D>{_mm512_fixupimm_ps(x.raw, x.raw, _mm512_set1_epi32(0x18181811), 0)};
+#else
   return hn::IfThenZeroElse(hn::Le(x, hn::Zero(d)), x);
+#endif
 }
 
 // x for x > 0, slope * x otherwise (NaN: slope * NaN).
