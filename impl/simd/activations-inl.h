@@ -123,10 +123,17 @@ HWY_INLINE hn::Vec<D> ReluVec(D d, hn::Vec<D> x) {
 #endif
 }
 
-// x for x > 0, slope * x otherwise (NaN: slope * NaN).
+// x for x > 0, slope * x otherwise (NaN: slope * NaN). On AVX-512 the
+// product is taken only in the lanes that need it, merged into x: a compare
+// and a masked multiply, where the select would be a third operation.
 template <class D>
 HWY_INLINE hn::Vec<D> LeakyVec(D d, hn::Vec<D> x, hn::Vec<D> slope) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  const __mmask16 not_positive = _mm512_cmp_ps_mask(x.raw, hn::Zero(d).raw, _CMP_NGT_UQ);
+  return hn::Vec<D>{_mm512_mask_mul_ps(x.raw, not_positive, slope.raw, x.raw)};
+#else
   return hn::IfThenElse(hn::Gt(x, hn::Zero(d)), x, hn::Mul(slope, x));
+#endif
 }
 
 // LeakyVec with one slope for the whole array. For 0 < alpha <= 1 on x86 it
@@ -185,25 +192,17 @@ inline void TanhF32(const float* x, float* y, int64_t n) {
   MapUnary(x, y, n, [](auto d, auto v) HWY_ATTR { return TanhF(d, v); });
 }
 
-// [outer, channels, inner]. Channels-last rows (inner == 1) take the slopes
-// a vector at a time; otherwise each channel's run of `inner` elements
-// shares one broadcast slope.
+// [outer, channels, inner]. Channels-last rows (inner == 1) are x and the
+// slopes mapped together like a gated pair; otherwise each channel's run of
+// `inner` elements shares one broadcast slope.
 inline void PReluF32(const float* x, const float* slope, float* y, int64_t outer, int64_t channels, int64_t inner) {
   if (outer <= 0 || channels <= 0 || inner <= 0) return;
-  const hn::ScalableTag<float> d;
-  const size_t N = hn::Lanes(d);
   if (inner == 1) {
-    const size_t C = static_cast<size_t>(channels);
-    for (int64_t o = 0; o < outer; ++o) {
-      const float* xr = x + o * channels;
-      float* yr = y + o * channels;
-      size_t c = 0;
-      for (; c + N <= C; c += N) hn::StoreU(LeakyVec(d, hn::LoadU(d, xr + c), hn::LoadU(d, slope + c)), d, yr + c);
-      if (c < C) {
-        const size_t m = C - c;
-        StoreHead(LeakyVec(d, LoadHead(d, xr + c, m), LoadHead(d, slope + c, m)), d, yr + c, m);
-      }
-    }
+    for (int64_t o = 0; o < outer; ++o)
+      MapGated(x + o * channels, slope, y + o * channels, channels, [](auto dd, auto v, const auto& s) HWY_ATTR {
+        for (size_t j = 0; j < v.size(); ++j) v[j] = LeakyVec(dd, v[j], s[j]);
+        return v;
+      });
     return;
   }
   for (int64_t o = 0; o < outer; ++o)
