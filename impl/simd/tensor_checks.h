@@ -54,8 +54,9 @@ struct FlatBroadcast {
   int64_t rows, cols, sb;
 };
 // (Inline: a call and its frame are lines the call would touch.)
-inline bool PlanFlatBroadcast(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b, const int64_t* b_shape,
-                              int64_t b_rank, const float* y, const int64_t* y_shape, int64_t y_rank, FlatBroadcast* plan) {
+inline bool PlanFlatBroadcast(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
+                              const int64_t* b_shape, int64_t b_rank, const float* y, const int64_t* y_shape,
+                              int64_t y_rank, FlatBroadcast* plan) {
   if (a == nullptr || b == nullptr || y == nullptr || a_rank < 0 || a_rank > kMaxRank || y_rank != a_rank ||
       b_rank < 0 || b_rank > a_rank)
     return false;
@@ -70,7 +71,9 @@ inline bool PlanFlatBroadcast(const float* a, const int64_t* a_shape, int64_t a_
     else inner *= n;
   }
   // b along all of a, one value of b for all of a, or rows of b's length.
-  *plan = outer == 1 ? FlatBroadcast{1, count, 1} : inner == 1 ? FlatBroadcast{1, count, 0} : FlatBroadcast{outer, inner, 1};
+  *plan = outer == 1   ? FlatBroadcast{1, count, 1}
+          : inner == 1 ? FlatBroadcast{1, count, 0}
+                       : FlatBroadcast{outer, inner, 1};
   return true;
 }
 

@@ -81,29 +81,33 @@ extern "C" {
 tl_status tl_add_broadcast_f32(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
                                const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
                                int64_t y_rank) {
-  return Broadcast([] { return HWY_DYNAMIC_DISPATCH(ks::AddFlat); }, [] { return HWY_DYNAMIC_DISPATCH(ks::AddBroadcast); },
-                   a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank);
+  return Broadcast([] { return HWY_DYNAMIC_DISPATCH(ks::AddFlat); },
+                   [] { return HWY_DYNAMIC_DISPATCH(ks::AddBroadcast); }, a, a_shape, a_rank, b, b_shape, b_rank, y,
+                   y_shape, y_rank);
 }
 
 tl_status tl_sub_broadcast_f32(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
                                const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
                                int64_t y_rank) {
-  return Broadcast([] { return HWY_DYNAMIC_DISPATCH(ks::SubFlat); }, [] { return HWY_DYNAMIC_DISPATCH(ks::SubBroadcast); },
-                   a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank);
+  return Broadcast([] { return HWY_DYNAMIC_DISPATCH(ks::SubFlat); },
+                   [] { return HWY_DYNAMIC_DISPATCH(ks::SubBroadcast); }, a, a_shape, a_rank, b, b_shape, b_rank, y,
+                   y_shape, y_rank);
 }
 
 tl_status tl_mul_broadcast_f32(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
                                const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
                                int64_t y_rank) {
-  return Broadcast([] { return HWY_DYNAMIC_DISPATCH(ks::MulFlat); }, [] { return HWY_DYNAMIC_DISPATCH(ks::MulBroadcast); },
-                   a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank);
+  return Broadcast([] { return HWY_DYNAMIC_DISPATCH(ks::MulFlat); },
+                   [] { return HWY_DYNAMIC_DISPATCH(ks::MulBroadcast); }, a, a_shape, a_rank, b, b_shape, b_rank, y,
+                   y_shape, y_rank);
 }
 
 tl_status tl_div_broadcast_f32(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
                                const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
                                int64_t y_rank) {
-  return Broadcast([] { return HWY_DYNAMIC_DISPATCH(ks::DivFlat); }, [] { return HWY_DYNAMIC_DISPATCH(ks::DivBroadcast); },
-                   a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank);
+  return Broadcast([] { return HWY_DYNAMIC_DISPATCH(ks::DivFlat); },
+                   [] { return HWY_DYNAMIC_DISPATCH(ks::DivBroadcast); }, a, a_shape, a_rank, b, b_shape, b_rank, y,
+                   y_shape, y_rank);
 }
 
 tl_status tl_clamp_f32(const float* x, float* y, int64_t n, float lo, float hi) {
