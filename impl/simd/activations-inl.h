@@ -72,7 +72,7 @@ HWY_INLINE void MapGated(const float* gate, const float* up, float* y, int64_t n
 // spec's x / (1 + e^-x) flushes to -0 (x < -88.72).
 template <class D, size_t K>
 HWY_INLINE Vecs<D, K> SiluVec(D d, const Vecs<D, K>& x) {
-  auto s = Sigmoid(d, x);
+  auto s = Sigmoid<SigmoidNaN::kCallerMultipliesByX>(d, x);
   for (size_t j = 0; j < K; ++j) s[j] = hn::Mul(x[j], s[j]);
   return s;
 }
@@ -97,7 +97,7 @@ HWY_INLINE Vecs<D, K> GeluTanhVec(D d, const Vecs<D, K>& x) {
         hn::MulAdd(hn::Set(d, 0.07135481387376785f), hn::Mul(x[j], x[j]), hn::Set(d, 1.5957691669464111f));
     a[j] = hn::Mul(x[j], inner);
   }
-  a = Sigmoid(d, a);
+  a = Sigmoid<SigmoidNaN::kCallerMultipliesByX>(d, a);  // a is NaN only where x is
   for (size_t j = 0; j < K; ++j) a[j] = hn::Mul(x[j], a[j]);
   return a;
 }
