@@ -149,6 +149,17 @@ OpResult check_op(const Backend& b, const OpSpec& op, const CheckArgs& a, const 
   return r;
 }
 
+// Where a child stopped on a finding: the sweep case it was running and how
+// to replay it (with --repro-dir, a reproducer written for it too).
+void locate(Finding& f, const ChildOutcome& o, const Backend& b, const OpSpec& op, const CheckArgs& a) {
+  f.case_index = o.last_case;
+  f.case_label = o.last_label;
+  if (o.last_case < 0) return;
+  f.reproduce = replay_command(b.name, op.name, a.seed, o.last_case);
+  if (!a.repro_dir.empty())
+    f.reproduce += "   (or: konform repro " + write_sweep_reproducer(a.repro_dir, b, op, a.seed, o.last_case, f) + ")";
+}
+
 // The result of a child that died or hung, with the case it was running.
 OpResult died(const Backend& b, const OpSpec& op, const ChildOutcome& o, const CheckArgs& a) {
   OpResult r;
@@ -160,12 +171,8 @@ OpResult died(const Backend& b, const OpSpec& op, const ChildOutcome& o, const C
   Finding f;
   f.check = o.status == ChildOutcome::timeout ? "no_hang" : "no_crash";
   f.message = (o.status == ChildOutcome::timeout ? "hung: " : "crashed: ") + o.detail;
-  f.case_index = o.last_case;
-  f.case_label = o.last_label;
-  if (o.last_case >= 0) f.reproduce = replay_command(b.name, op.name, a.seed, o.last_case);
-  if (o.last_case >= 0 && !a.repro_dir.empty())
-    f.reproduce += "   (or: konform repro " + write_sweep_reproducer(a.repro_dir, b, op, a.seed, o.last_case, f) + ")";
-  else if (o.last_label.rfind("property ", 0) == 0)
+  locate(f, o, b, op, a);
+  if (o.last_case < 0 && o.last_label.rfind("property ", 0) == 0)
     f.reproduce = property_command(b, op.name, o.last_label.substr(9), a.seed);
   r.fail(f);
   r.verdict = o.status == ChildOutcome::timeout ? "timeout" : "crashed";
@@ -198,11 +205,7 @@ void check_reads(const Backend& b, const OpSpec& op, const CheckArgs& a, const S
   f.check = "no_read_out_of_bounds";
   f.message = (o.status == ChildOutcome::timeout ? "hung" : "crashed: " + o.detail) +
               ", called with each input's end against unmapped memory: a read past the end of an input";
-  f.case_index = o.last_case;
-  f.case_label = o.last_label;
-  if (o.last_case >= 0) f.reproduce = replay_command(b.name, op.name, a.seed, o.last_case);
-  if (o.last_case >= 0 && !a.repro_dir.empty())
-    f.reproduce += "   (or: konform repro " + write_sweep_reproducer(a.repro_dir, b, op, a.seed, o.last_case, f) + ")";
+  locate(f, o, b, op, a);
   r.fail(f);
 }
 
