@@ -216,9 +216,9 @@ HWY_INLINE Vecs<D, K> NormalCdf(D d, const Vecs<D, K>& x) {
 }
 
 // Single vectors: the K = 1 forms, for the callers that map one at a time.
-template <class D>
+template <ExpArgs kArgs = ExpArgs::kAny, class D>
 HWY_INLINE hn::Vec<D> ExpF(D d, hn::Vec<D> x) {
-  return ExpF(d, Vecs<D, 1>{x})[0];
+  return ExpF<kArgs>(d, Vecs<D, 1>{x})[0];
 }
 
 template <class D>

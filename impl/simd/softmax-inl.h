@@ -3,7 +3,9 @@
 //
 // Each line is read whole before it is written (y == x works) in three
 // passes: its max; e = exp(x - max) stored into y while summing; y *= 1/sum.
-// The exp is computed once per element, which is what bounds the speed.
+// The exp is computed once per element, which is what bounds the speed; its
+// argument x - max is never above 0 (kNonPositive), except in the lanes a
+// tail's partial load fills with 0, which keep the full clamp.
 // Sums are kept accurate independently of the line's length: float lane
 // partial sums of at most 8 terms each are added into a double, so a sum's
 // relative error stays below about 14 roundings whatever the length.
@@ -71,7 +73,7 @@ inline void SoftmaxLine(const float* x, float* y, size_t length, const float* ne
     for (int step = 0; step < 8 && i + 4 * N <= length; ++step, i += 4 * N) {
       Vecs<decltype(d), 4> e;
       for (size_t j = 0; j < 4; ++j) e[j] = hn::Sub(hn::LoadU(d, x + i + j * N), vmax);
-      e = ExpF(d, e);
+      e = ExpF<ExpArgs::kNonPositive>(d, e);
       for (size_t j = 0; j < 4; ++j) hn::StoreU(e[j], d, y + i + j * N);
       s0 = hn::Add(s0, e[0]);
       s1 = hn::Add(s1, e[1]);
@@ -82,7 +84,7 @@ inline void SoftmaxLine(const float* x, float* y, size_t length, const float* ne
   }
   auto s = hn::Zero(d);
   for (; i + N <= length; i += N) {
-    const auto e = ExpF(d, hn::Sub(hn::LoadU(d, x + i), vmax));
+    const auto e = ExpF<ExpArgs::kNonPositive>(d, hn::Sub(hn::LoadU(d, x + i), vmax));
     hn::StoreU(e, d, y + i);
     s = hn::Add(s, e);
   }
@@ -160,7 +162,7 @@ inline void SoftmaxColumns(const float* x, float* y, int64_t length, int64_t inn
         for (int64_t l = l0; l < l1; ++l) {
           float* out = y + l * inner + j0 + j;
           for (size_t c = 0; c < 4; ++c) e[c] = hn::Sub(hn::LoadU(d, x + l * inner + j0 + j + c * N), hn::Load(d, m + j + c * N));
-          e = ExpF(d, e);
+          e = ExpF<ExpArgs::kNonPositive>(d, e);
           for (size_t c = 0; c < 4; ++c) hn::StoreU(e[c], d, out + c * N);
           for (size_t c = 0; c < 4; ++c) ps[c] = hn::Add(ps[c], e[c]);
         }
@@ -170,7 +172,7 @@ inline void SoftmaxColumns(const float* x, float* y, int64_t length, int64_t inn
         const auto mj = hn::Load(d, m + j);
         auto ps = hn::Zero(d);
         for (int64_t l = l0; l < l1; ++l) {
-          const auto e = ExpF(d, hn::Sub(hn::LoadU(d, x + l * inner + j0 + j), mj));
+          const auto e = ExpF<ExpArgs::kNonPositive>(d, hn::Sub(hn::LoadU(d, x + l * inner + j0 + j), mj));
           hn::StoreU(e, d, y + l * inner + j0 + j);
           ps = hn::Add(ps, e);
         }
