@@ -209,9 +209,10 @@ void check_reads(const Backend& b, const OpSpec& op, const CheckArgs& a, const S
   r.fail(f);
 }
 
-void print_result(const OpResult& r) {
+// op_width: the longest op name of the run, so the columns line up.
+void print_result(const OpResult& r, int op_width) {
   const char* tag = r.verdict == "pass" ? "PASS" : r.verdict == "unsupported" ? "SKIP" : "FAIL";
-  std::printf("%s  %-10s %-16s", tag, r.op.c_str(), r.backend.c_str());
+  std::printf("%s  %-*s %-16s", tag, op_width, r.op.c_str(), r.backend.c_str());
   if (r.verdict == "unsupported") {
     std::printf(" unsupported: the backend does not export %s\n", r.symbol.c_str());
     return;
@@ -272,6 +273,8 @@ int check(const CheckArgs& a, const std::string& command_line) {
 
   std::vector<OpResult> results;
   bool harness_failed = false;
+  int op_width = 10;
+  for (const OpSpec* op : ops) op_width = std::max(op_width, static_cast<int>(op->name.size()));
   for (const Backend& b : backends) {
     for (const OpSpec* op : ops) {
       const ChildOutcome o = run_isolated(
@@ -284,7 +287,7 @@ int check(const CheckArgs& a, const std::string& command_line) {
       results.push_back(o.status == ChildOutcome::ok ? op_result_from_json(nlohmann::json::parse(o.payload))
                                                      : died(b, *op, o, a));
       if (o.status == ChildOutcome::ok) check_reads(b, *op, a, sweep, results.back());
-      print_result(results.back());
+      print_result(results.back(), op_width);
     }
   }
   const nlohmann::json report = make_report(run, results);
