@@ -209,10 +209,10 @@ struct NormalizePair {
 // process, ten runs a shape), without it: RmsNorm 32 x 11008 0.97-1.23x
 // (faster in 9 of 10), LayerNorm 32 x 11008 0.91-1.11x (7 of 10), both at
 // 32 x 4096 0.88-1.22x (6 of 10); at 512 x 4096 (8 MiB, still prefetched)
-// it gains 12-19 points. On a Sapphire Rapids
-// (session 8) prefetching the next row at 32 x 4096 cost 6 points. The
-// channel norms keep it at every size: without it InstanceNorm at 6 MiB ran
-// 0.73-0.97x on the Zen 3, GroupNorm at 5 MiB within noise.
+// it gains 12-19 points. On a Sapphire Rapids (session 8) prefetching the
+// next row at 32 x 4096 cost 6 points. The channel norms keep it at every
+// size: without it InstanceNorm at 6 MiB ran 0.73-0.97x on the Zen 3,
+// GroupNorm at 5 MiB within noise.
 template <class Apply>
 struct PrefetchingNext {
   Apply apply;
