@@ -8,7 +8,8 @@
 // Shapes: Add and Mul at rows 1, 32 and 512 of 4096 and 11008 (a 7B Llama's
 // hidden and FFN widths), same shape, a bias row [C] and a scalar; Div, Clamp
 // and NanToNum at 32 x 4096; Argmax along the last axis of 32 x 32000 (a batch
-// of logits) and along the first of 4096 x 32; Transpose of 1024 x 1024 and
+// of logits) and along the first of 4096 x 32 and of 64 x 4096 (slices a
+// row apart, read in memory order); Transpose of 1024 x 1024 and
 // 4096 x 4096; Permute [512, 32, 128] -> [32, 512, 128] (heads split) and
 // [32, 512, 128] -> [32, 128, 512] (K^T); Concat and Split of 2 x [32, 4096]
 // along the last axis.
@@ -189,6 +190,7 @@ void RegisterAll() {
   benchmark::RegisterBenchmark("NanToNum/simd/32x4096", NanToNum, int64_t{32 * 4096});
   benchmark::RegisterBenchmark("Argmax/simd/32x32000/axis1", ArgmaxAxis, Shape{32, 32000}, int64_t{1});
   benchmark::RegisterBenchmark("Argmax/simd/4096x32/axis0", ArgmaxAxis, Shape{4096, 32}, int64_t{0});
+  benchmark::RegisterBenchmark("Argmax/simd/64x4096/axis0", ArgmaxAxis, Shape{64, 4096}, int64_t{0});
   benchmark::RegisterBenchmark("Transpose/simd/1024x1024", Transpose, Shape{1024, 1024});
   benchmark::RegisterBenchmark("Transpose/simd/4096x4096", Transpose, Shape{4096, 4096});
   benchmark::RegisterBenchmark("Permute/simd/512x32x128_102", Permute, Shape{512, 32, 128}, Shape{1, 0, 2});

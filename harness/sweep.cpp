@@ -22,6 +22,18 @@ std::pair<int64_t, int64_t> case_range(const SweepOptions& options) {
   return {0, options.cases};
 }
 
+// Case i of the sweep; a generator that throws (a case too large to
+// allocate, say) is named with the case, so that it can be found again.
+Case make_case_at(const OpSpec& op, const SweepOptions& options, int64_t i) {
+  Rng rng(case_seed(options.seed, op.name, i));
+  try {
+    return op.make_case(rng, i);
+  } catch (const std::exception& e) {
+    throw std::runtime_error("making case " + std::to_string(i) + " of " + op.name + " (seed " +
+                             std::to_string(options.seed) + "): " + e.what());
+  }
+}
+
 }  // namespace
 
 void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& options, OpResult& result,
@@ -43,8 +55,7 @@ void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& opti
                                      "deterministic"};
   if (!op.status.empty()) guards.push_back("writes_nothing_on_error");
   for (int64_t i = first; i < last; ++i) {
-    Rng rng(case_seed(options.seed, op.name, i));
-    const Case c = op.make_case(rng, i);
+    const Case c = make_case_at(op, options, i);
     if (progress) progress(i, c.label);
     if (needs_tolerance(c) && tol == nullptr)
       throw std::runtime_error("the tolerance table " + options.tolerances->source() + " has no entry for " + op.name +
@@ -78,8 +89,7 @@ int64_t sweep_reads(const Backend& backend, const OpSpec& op, const SweepOptions
   if (fn == nullptr) return 0;
   const auto [first, last] = case_range(options);
   for (int64_t i = first; i < last; ++i) {
-    Rng rng(case_seed(options.seed, op.name, i));
-    const Case c = op.make_case(rng, i);
+    const Case c = make_case_at(op, options, i);
     if (progress) progress(i, c.label);
     call_fenced(backend, op, fn, c);
   }

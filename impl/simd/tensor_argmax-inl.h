@@ -158,12 +158,86 @@ HWY_INLINE void ArgmaxLanes(D d, const float* x, int64_t length, int64_t inner, 
   std::memcpy(out, buf, lanes * sizeof(int32_t));
 }
 
+// Lanes per span of ArgmaxRows: its running maxima and indices, 8 KiB, stay
+// in L1 while the span's part of every row streams past.
+constexpr int64_t kRowSpan = 1024;
+#ifndef KONFORM_ARGMAX_ROWS_FROM
+#define KONFORM_ARGMAX_ROWS_FROM 512
+#endif
+constexpr int64_t kRowsFrom = KONFORM_ARGMAX_ROWS_FROM;
+
+// The argmax of `lanes` (<= kRowSpan) neighbouring slices starting at x[0],
+// x[1], ..., stepping `inner` along the axis, read in memory order: each step
+// of the axis is part of one row of x, read once, while per lane a running
+// max (strict >: the first of equal maxima stays; NaN never passes) and its
+// step live in `best` and `at`. Four steps share each load and store of
+// them. Lanes that never passed -inf (only -inf and NaN) are then looked up
+// one by one for their first -inf, else keep -1.
+template <class D>
+HWY_INLINE void ArgmaxRowsSpan(D d, const float* x, int64_t length, int64_t inner, size_t lanes, int32_t* out,
+                               float* best, int32_t* at) {
+  const hn::RebindToSigned<D> di;
+  const size_t N = hn::Lanes(d);
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  for (size_t i = 0; i < lanes; i += N) {
+    hn::Store(hn::Set(d, neg_inf), d, best + i);
+    hn::Store(hn::Set(di, -1), di, at + i);
+  }
+  auto step = [&](const float* row, size_t i, int32_t k, hn::Vec<D>& b, hn::Vec<decltype(di)>& a) HWY_ATTR {
+    const auto v = i + N <= lanes ? hn::LoadU(d, row + i) : LoadHead(d, row + i, lanes - i);
+    const auto more = hn::Gt(v, b);
+    b = hn::IfThenElse(more, v, b);
+    a = hn::IfThenElse(hn::RebindMask(di, more), hn::Set(di, k), a);
+  };
+  int64_t k = 0;
+  for (; k + 4 <= length; k += 4) {
+    const float* row = x + k * inner;
+    const int32_t k32 = static_cast<int32_t>(k);
+    for (size_t i = 0; i < lanes; i += N) {
+      auto b = hn::Load(d, best + i);
+      auto a = hn::Load(di, at + i);
+      step(row, i, k32, b, a);
+      step(row + inner, i, k32 + 1, b, a);
+      step(row + 2 * inner, i, k32 + 2, b, a);
+      step(row + 3 * inner, i, k32 + 3, b, a);
+      hn::Store(b, d, best + i);
+      hn::Store(a, di, at + i);
+    }
+  }
+  for (; k < length; ++k)
+    for (size_t i = 0; i < lanes; i += N) {
+      auto b = hn::Load(d, best + i);
+      auto a = hn::Load(di, at + i);
+      step(x + k * inner, i, static_cast<int32_t>(k), b, a);
+      hn::Store(b, d, best + i);
+      hn::Store(a, di, at + i);
+    }
+  for (size_t i = 0; i < lanes; i += N) {
+    if (hn::AllFalse(di, hn::Lt(hn::Load(di, at + i), hn::Zero(di)))) continue;
+    for (size_t l = i; l < HWY_MIN(lanes, i + N); ++l)
+      for (int64_t j = 0; at[l] < 0 && j < length; ++j)
+        if (x[j * inner + static_cast<int64_t>(l)] == neg_inf) at[l] = static_cast<int32_t>(j);
+  }
+  std::memcpy(out, at, lanes * sizeof(int32_t));
+}
+
 inline void ArgmaxAxis(const float* x, int64_t outer, int64_t length, int64_t inner, int32_t* out) {
   if (inner == 1) {
     for (int64_t o = 0; o < outer; ++o) out[o] = Argmax(x + o * length, length);
     return;
   }
   const hn::ScalableTag<float> d;
+  if (inner >= kRowsFrom) {
+    const hn::RebindToSigned<decltype(d)> di;
+    auto best = hwy::AllocateAligned<float>(static_cast<size_t>(kRowSpan));
+    auto at = hwy::AllocateAligned<int32_t>(static_cast<size_t>(kRowSpan));
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t j = 0; j < inner; j += kRowSpan)
+        ArgmaxRowsSpan(d, x + o * length * inner + j, length, inner, static_cast<size_t>(HWY_MIN(kRowSpan, inner - j)),
+                       out + o * inner + j, best.get(), at.get());
+    (void)di;
+    return;
+  }
   const size_t N = hn::Lanes(d);
   const size_t count = static_cast<size_t>(inner);
   // Per block of a chunk, up to four vectors of maxima per chain.
