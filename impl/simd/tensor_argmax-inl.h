@@ -4,9 +4,10 @@
 //
 // inner == 1: the slices are contiguous rows, and each goes through the
 // six-kernel Argmax (argmax-inl.h). inner > 1: the slices interleave, so a
-// vector holds neighbouring slices and walks the axis (ArgmaxLanes). Up to
-// four vectors share one walk so that each row of the axis is read once per
-// 4N slices.
+// vector holds neighbouring slices. Up to 512 apart, up to four vectors walk
+// the axis together (ArgmaxLanes), so that each row of the axis is read once
+// per 4N slices; further apart, the rows are read in memory order with the
+// running maxima in L1 (ArgmaxRowsSpan).
 
 #if defined(KONFORM_SIMD_TENSOR_ARGMAX_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef KONFORM_SIMD_TENSOR_ARGMAX_INL_H_
@@ -158,13 +159,13 @@ HWY_INLINE void ArgmaxLanes(D d, const float* x, int64_t length, int64_t inner, 
   std::memcpy(out, buf, lanes * sizeof(int32_t));
 }
 
-// Lanes per span of ArgmaxRows: its running maxima and indices, 8 KiB, stay
+// Lanes per span of ArgmaxRowsSpan: its running maxima and indices, 8 KiB, stay
 // in L1 while the span's part of every row streams past.
 constexpr int64_t kRowSpan = 1024;
-#ifndef KONFORM_ARGMAX_ROWS_FROM
-#define KONFORM_ARGMAX_ROWS_FROM 512
-#endif
-constexpr int64_t kRowsFrom = KONFORM_ARGMAX_ROWS_FROM;
+// Slices this many floats apart or more take ArgmaxRowsSpan. Against
+// ArgmaxLanes alone, in one process on a Zen 3: 4096 x 256 0.82x, 4096 x 512
+// 1.21-1.41x, 1024 x 1024 2.4x, 64 x 4096 4.3-6.2x (docs/ops-tensor.md).
+constexpr int64_t kRowsFrom = 512;
 
 // The argmax of `lanes` (<= kRowSpan) neighbouring slices starting at x[0],
 // x[1], ..., stepping `inner` along the axis, read in memory order: each step
@@ -228,14 +229,12 @@ inline void ArgmaxAxis(const float* x, int64_t outer, int64_t length, int64_t in
   }
   const hn::ScalableTag<float> d;
   if (inner >= kRowsFrom) {
-    const hn::RebindToSigned<decltype(d)> di;
     auto best = hwy::AllocateAligned<float>(static_cast<size_t>(kRowSpan));
     auto at = hwy::AllocateAligned<int32_t>(static_cast<size_t>(kRowSpan));
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t j = 0; j < inner; j += kRowSpan)
         ArgmaxRowsSpan(d, x + o * length * inner + j, length, inner, static_cast<size_t>(HWY_MIN(kRowSpan, inner - j)),
                        out + o * inner + j, best.get(), at.get());
-    (void)di;
     return;
   }
   const size_t N = hn::Lanes(d);
