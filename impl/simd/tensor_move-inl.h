@@ -125,7 +125,7 @@ inline void Move(const tensor::MovePlan& p, const float* HWY_RESTRICT x, float* 
   // in x's for the row copies, so that x is read front to back and y's rows
   // land wherever they go. Attention's head split [512, 32, 128] ->
   // [32, 512, 128] read in y's order jumps 16 KiB after every 512 bytes,
-  // which the prefetchers do not follow: 1.12-1.45x in x's order on a Zen 3
+  // which the prefetchers do not follow: 1.12-1.22x in x's order on a Zen 3
   // (docs/ops-tensor.md, Session 11).
   int walk[tensor::kMaxRank];
   int walks = 0;
