@@ -23,10 +23,9 @@ struct Quiet : rc::detail::TestListener {
 
 std::string write_sweep_reproducer(const std::string& dir, const Backend& b, const OpSpec& op, uint64_t seed,
                                    int64_t index, const Finding& finding) {
-  Rng rng(case_seed(seed, op.name, index));
   Reproducer r;
   r.op = op.name;
-  r.c = op.make_case(rng, index);
+  r.c = sweep_case(op, seed, index);
   r.misalign = static_cast<size_t>(index % 2) * 4;  // as the sweep called it
   r.backend = b.name;
   r.source = "sweep";

@@ -9,6 +9,16 @@
 
 namespace konform {
 
+Case sweep_case(const OpSpec& op, uint64_t seed, int64_t index) {
+  Rng rng(case_seed(seed, op.name, index));
+  try {
+    return op.make_case(rng, index);
+  } catch (const std::exception& e) {
+    throw std::runtime_error("making case " + std::to_string(index) + " of " + op.name + " (seed " +
+                             std::to_string(seed) + "): " + e.what());
+  }
+}
+
 std::string replay_command(const std::string& backend, const std::string& op, uint64_t seed, int64_t index) {
   return "konform check --backend " + backend + " --op " + op + " --seed " + std::to_string(seed) + " --case " +
          std::to_string(index);
@@ -20,18 +30,6 @@ namespace {
 std::pair<int64_t, int64_t> case_range(const SweepOptions& options) {
   if (options.only_case >= 0) return {options.only_case, options.only_case + 1};
   return {0, options.cases};
-}
-
-// Case i of the sweep; a generator that throws (a case too large to
-// allocate, say) is named with the case, so that it can be found again.
-Case make_case_at(const OpSpec& op, const SweepOptions& options, int64_t i) {
-  Rng rng(case_seed(options.seed, op.name, i));
-  try {
-    return op.make_case(rng, i);
-  } catch (const std::exception& e) {
-    throw std::runtime_error("making case " + std::to_string(i) + " of " + op.name + " (seed " +
-                             std::to_string(options.seed) + "): " + e.what());
-  }
 }
 
 }  // namespace
@@ -55,7 +53,7 @@ void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& opti
                                      "deterministic"};
   if (!op.status.empty()) guards.push_back("writes_nothing_on_error");
   for (int64_t i = first; i < last; ++i) {
-    const Case c = make_case_at(op, options, i);
+    const Case c = sweep_case(op, options.seed, i);
     if (progress) progress(i, c.label);
     if (needs_tolerance(c) && tol == nullptr)
       throw std::runtime_error("the tolerance table " + options.tolerances->source() + " has no entry for " + op.name +
@@ -89,7 +87,7 @@ int64_t sweep_reads(const Backend& backend, const OpSpec& op, const SweepOptions
   if (fn == nullptr) return 0;
   const auto [first, last] = case_range(options);
   for (int64_t i = first; i < last; ++i) {
-    const Case c = make_case_at(op, options, i);
+    const Case c = sweep_case(op, options.seed, i);
     if (progress) progress(i, c.label);
     call_fenced(backend, op, fn, c);
   }

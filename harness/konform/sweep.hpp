@@ -24,6 +24,11 @@ struct SweepOptions {
 // running if the kernel crashes or hangs.
 using CaseProgress = std::function<void(int64_t index, const std::string& label)>;
 
+// Case `index` of `op`'s sweep under `seed`, as the sweep and its
+// reproducers make it. A generator that throws (a case too large to
+// allocate, say) is named with the case, so that it can be found again.
+Case sweep_case(const OpSpec& op, uint64_t seed, int64_t index);
+
 // The command line that replays case `index` of `op` on `backend`.
 std::string replay_command(const std::string& backend, const std::string& op, uint64_t seed, int64_t index);
 
