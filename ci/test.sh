@@ -9,8 +9,11 @@ ctest --test-dir build --output-on-failure -j"$(nproc)"
 
 # AVX3 and AVX2 (masked tails), SSE4 (tails through a stack buffer) and the
 # scalar fallback exercise every code path under the sanitizers; SSSE3 adds
-# build time and no path of its own.
+# build time and no path of its own. -O1 -g1 (line tables, the frames of a
+# sanitizer's report keep file:line): -O2 -g took 1393 s to build from cold
+# on 2 cores, this 745 s, and the tests ran no slower (311 s, 276 s).
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKONFORM_SANITIZE=ON \
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
   "-DCMAKE_CXX_FLAGS=-DHWY_DISABLED_TARGETS=HWY_SSSE3" \
   -DKONFORM_BENCH=OFF -DKONFORM_MUTANTS=OFF
 cmake --build build-asan -j"$(nproc)"
