@@ -191,6 +191,7 @@ void RegisterAll() {
   benchmark::RegisterBenchmark("Argmax/simd/32x32000/axis1", ArgmaxAxis, Shape{32, 32000}, int64_t{1});
   benchmark::RegisterBenchmark("Argmax/simd/4096x32/axis0", ArgmaxAxis, Shape{4096, 32}, int64_t{0});
   benchmark::RegisterBenchmark("Argmax/simd/64x4096/axis0", ArgmaxAxis, Shape{64, 4096}, int64_t{0});
+  benchmark::RegisterBenchmark("Argmax/simd/16384x8/axis0", ArgmaxAxis, Shape{16384, 8}, int64_t{0});
   benchmark::RegisterBenchmark("Transpose/simd/1024x1024", Transpose, Shape{1024, 1024});
   benchmark::RegisterBenchmark("Transpose/simd/4096x4096", Transpose, Shape{4096, 4096});
   benchmark::RegisterBenchmark("Permute/simd/512x32x128_102", Permute, Shape{512, 32, 128}, Shape{1, 0, 2});

@@ -21,8 +21,9 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 // [shape, axis] walked first: the greedy-decoding row, columns, the SIMD
 // edges of the interleaved path (130 rows: two of its 64-row blocks and a
 // part) and of the row path (slices 512 or more apart: a span of 1024 lanes
-// and a part, a partial vector, axes not a multiple of its four steps),
-// empty axes and empty results.
+// and a part, a partial vector, axes not a multiple of its four steps), of
+// the packed path (slices at most half a vector apart: steps past the last
+// whole vector, an axis shorter than one), empty axes and empty results.
 struct Edge {
   Shape shape;
   int64_t axis;
@@ -32,7 +33,8 @@ const std::vector<Edge>& edges() {
       {{32000}, 0},   {{2, 4097}, -1}, {{4097, 3}, 0},   {{17, 5}, 0},     {{5, 16}, 0},    {{3, 64}, 0},
       {{3, 65}, 0},   {{9, 63}, 0},    {{4, 7, 33}, 1},  {{2, 3, 4, 5}, 2}, {{2, 3, 4, 5}, -4}, {{0, 5}, 0},
       {{5, 0}, 0},    {{5, 0}, 1},     {{1}, 0},         {{2, 1, 3, 1, 2, 2}, 3}, {{130, 40}, 0},
-      {{4, 512}, 0},  {{7, 601}, 0},   {{3, 2, 1100}, 1}, {{2, 1, 2053}, 1}};
+      {{4, 512}, 0},  {{7, 601}, 0},   {{3, 2, 1100}, 1}, {{2, 1, 2053}, 1},
+      {{67, 2}, 0},   {{9, 8}, 0},     {{3, 6}, 0},      {{1, 4}, 0},      {{2, 5, 3}, 1}};
   return e;
 }
 

@@ -7,7 +7,8 @@
 // vector holds neighbouring slices. Up to 512 apart, up to four vectors walk
 // the axis together (ArgmaxLanes), so that each row of the axis is read once
 // per 4N slices; further apart, the rows are read in memory order with the
-// running maxima in L1 (ArgmaxRowsSpan).
+// running maxima in L1 (ArgmaxRowsSpan); at most N / 2 apart, each vector
+// holds several steps of every slice (ArgmaxPacked).
 
 #if defined(KONFORM_SIMD_TENSOR_ARGMAX_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef KONFORM_SIMD_TENSOR_ARGMAX_INL_H_
@@ -222,12 +223,46 @@ HWY_INLINE void ArgmaxRowsSpan(D d, const float* x, int64_t length, int64_t inne
   std::memcpy(out, at, lanes * sizeof(int32_t));
 }
 
+// Slices at most half a vector apart (inner <= N / 2): a vector of x holds
+// g = N / inner (rounded down) neighbouring steps of every slice, so x is read
+// as rows of M = g * inner lanes (lane j: slice j % inner, step g q + j /
+// inner of row q) and ArgmaxLanes walks them with whole vectors, where one
+// vector per step would leave all but `inner` lanes idle. Each slice then
+// takes, from its g lanes, the largest value, ties to the earliest step (the
+// lanes' own rule); the steps past the last whole row are scanned after.
+template <class D>
+HWY_INLINE void ArgmaxPacked(D d, const float* x, int64_t length, int64_t inner, int32_t* out, float* block_max) {
+  const size_t N = hn::Lanes(d);
+  const int64_t g = static_cast<int64_t>(N) / inner, M = g * inner, rows = length / g;
+  HWY_ALIGN int32_t lane_step[HWY_MAX_BYTES / sizeof(int32_t)];
+  if (rows > 0) {
+    if (M == static_cast<int64_t>(N)) ArgmaxLanes<1, true>(d, x, rows, M, N, lane_step, block_max);
+    else ArgmaxLanes<1, false>(d, x, rows, M, static_cast<size_t>(M), lane_step, block_max);
+  }
+  for (int64_t l = 0; l < inner; ++l) {
+    int64_t best = -1;
+    float top = 0.0f;
+    for (int64_t j = l; rows > 0 && j < M; j += inner) {
+      if (lane_step[j] < 0) continue;  // only NaN in this lane
+      const int64_t k = int64_t{lane_step[j]} * g + j / inner;
+      const float v = x[k * inner + l];
+      if (best < 0 || v > top || (v == top && k < best)) best = k, top = v;
+    }
+    for (int64_t k = rows * g; k < length; ++k) {
+      const float v = x[k * inner + l];
+      if (v == v && (best < 0 || v > top)) best = k, top = v;
+    }
+    out[l] = static_cast<int32_t>(best);
+  }
+}
+
 inline void ArgmaxAxis(const float* x, int64_t outer, int64_t length, int64_t inner, int32_t* out) {
   if (inner == 1) {
     for (int64_t o = 0; o < outer; ++o) out[o] = Argmax(x + o * length, length);
     return;
   }
   const hn::ScalableTag<float> d;
+  const size_t N = hn::Lanes(d);
   if (inner >= kRowsFrom) {
     auto best = hwy::AllocateAligned<float>(static_cast<size_t>(kRowSpan));
     auto at = hwy::AllocateAligned<int32_t>(static_cast<size_t>(kRowSpan));
@@ -237,12 +272,16 @@ inline void ArgmaxAxis(const float* x, int64_t outer, int64_t length, int64_t in
                        out + o * inner + j, best.get(), at.get());
     return;
   }
-  const size_t N = hn::Lanes(d);
   const size_t count = static_cast<size_t>(inner);
   // Per block of a chunk, up to four vectors of maxima per chain.
   const int64_t blocks = HWY_MIN(kChunkBlocks, (length + kArgmaxBlock - 1) / kArgmaxBlock);
   const auto block_max =
       hwy::AllocateAligned<float>(static_cast<size_t>(HWY_MAX(blocks, 1)) * 4 * kChains * N);  // length 0: -1s
+  if (2 * count <= N) {
+    for (int64_t o = 0; o < outer; ++o)
+      ArgmaxPacked(d, x + o * length * inner, length, inner, out + o * inner, block_max.get());
+    return;
+  }
   for (int64_t o = 0; o < outer; ++o) {
     const float* xo = x + o * length * inner;
     int32_t* oo = out + o * inner;
