@@ -45,6 +45,8 @@ const std::vector<Shape>& transpose_edges() {
   static const std::vector<Shape> e = {{1, 1},   {16, 16}, {17, 15},  {15, 17},  {1, 4097}, {4097, 1},
                                        {3, 129}, {64, 65}, {0, 5},    {5, 0},    {2, 3, 4}, {2, 1, 16, 33},
                                        {32, 1, 7}, {2, 2, 1, 3, 4, 5},
+                                       // a second block of 256 rows by 32 columns, both with tails
+                                       {261, 35},
                                        // >= 16 MiB with y's rows on 64-byte lines (2048 floats):
                                        // the streaming path, and its column tail (2052 = 2048 + 4)
                                        {2048, 2052}};

@@ -30,23 +30,25 @@ HWY_BEFORE_NAMESPACE();
 namespace konform::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// y[j * ys + i] = x[i * xs + j] for i < rows, j < cols, in blocks of 64 x 64
-// (16 KiB of x and of y, so a block's half-written lines are still cached
-// when their other halves come), each made of L x L tiles transposed in
-// registers (transpose-inl.h); the rows and columns past a block's last whole
-// tile go one element at a time. Against the element-by-element 16 x 16
-// tiles this replaced: 1.7x in L3, 1.5x from DRAM (docs/ops-tensor.md).
-// Blocks of 16, 32 and 128 and a prefetch of the next block were slower.
+// y[j * ys + i] = x[i * xs + j] for i < rows, j < cols, in blocks of 256
+// rows by 32 columns of x, each made of L x L tiles transposed in registers
+// (transpose-inl.h) and walked a column of tiles at a time; the rows and
+// columns past a block's last whole tile go one element at a time. A block
+// reads 32 KiB of x, which stays in L1 until the second half of each line is
+// used, and writes 32 rows of y, each a run of 1 KiB that fills whole lines
+// in order. Against the 64 x 64 blocks this replaced, on a Sapphire Rapids
+// Xeon: the K^T permute 1.7-1.8x, 1024^2 1.3-1.5x, shapes with 32 rows or
+// columns 1.0-1.2x (docs/ops-tensor.md, Session 15).
 inline void TransposeTiles(const float* HWY_RESTRICT x, int64_t xs, float* HWY_RESTRICT y, int64_t ys, int64_t rows,
                            int64_t cols) {
-  constexpr int64_t kBlock = 64;
+  constexpr int64_t kRows = 256, kCols = 32;
   const SquareTag d;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   hn::Vec<SquareTag> r[8], c[8];
-  for (int64_t i0 = 0; i0 < rows; i0 += kBlock) {
-    const int64_t i1 = HWY_MIN(rows, i0 + kBlock), i_full = i0 + (i1 - i0) / L * L;
-    for (int64_t j0 = 0; j0 < cols; j0 += kBlock) {
-      const int64_t j1 = HWY_MIN(cols, j0 + kBlock), j_full = j0 + (j1 - j0) / L * L;
+  for (int64_t i0 = 0; i0 < rows; i0 += kRows) {
+    const int64_t i1 = HWY_MIN(rows, i0 + kRows), i_full = i0 + (i1 - i0) / L * L;
+    for (int64_t j0 = 0; j0 < cols; j0 += kCols) {
+      const int64_t j1 = HWY_MIN(cols, j0 + kCols), j_full = j0 + (j1 - j0) / L * L;
       for (int64_t j = j0; j < j_full; j += L)
         for (int64_t i = i0; i < i_full; i += L) {
           for (int64_t k = 0; k < L; ++k) r[k] = hn::LoadU(d, x + (i + k) * xs + j);
