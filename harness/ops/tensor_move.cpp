@@ -47,6 +47,9 @@ const std::vector<Shape>& transpose_edges() {
                                        {32, 1, 7}, {2, 2, 1, 3, 4, 5},
                                        // a second block of 256 rows by 32 columns, both with tails
                                        {261, 35},
+                                       // 8 MB, past any L2 and short of streaming: the blocks that
+                                       // prefetch the next one, with tails of 4 rows and 4 columns
+                                       {3, 700, 500},
                                        // >= 16 MiB with y's rows on 64-byte lines (2048 floats):
                                        // the streaming path, and its column tail (2052 = 2048 + 4)
                                        {2048, 2052}};

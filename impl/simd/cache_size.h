@@ -1,6 +1,6 @@
-// The size of this core's L1 data cache, for kernels whose best loop order
-// depends on whether their working set fits in it. Read once (glibc takes it
-// from CPUID); 32 KiB where the system does not say.
+// The sizes of this core's L1 data and L2 caches, for kernels whose best loop
+// order depends on whether their working set fits in one. Read once (glibc
+// takes them from CPUID); 32 KiB and 1 MiB where the system does not say.
 #pragma once
 
 #include <unistd.h>
@@ -13,6 +13,14 @@ inline size_t L1DataBytes() {
   static const size_t bytes = [] {
     const long v = sysconf(_SC_LEVEL1_DCACHE_SIZE);
     return v > 0 ? static_cast<size_t>(v) : size_t{32} << 10;
+  }();
+  return bytes;
+}
+
+inline size_t L2Bytes() {
+  static const size_t bytes = [] {
+    const long v = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return v > 0 ? static_cast<size_t>(v) : size_t{1} << 20;
   }();
   return bytes;
 }

@@ -22,6 +22,7 @@
 
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
+#include "impl/simd/cache_size.h"
 #include "impl/simd/stream-inl.h"
 #include "impl/simd/tensor_checks.h"
 #include "impl/simd/transpose-inl.h"
@@ -37,10 +38,18 @@ namespace hn = hwy::HWY_NAMESPACE;
 // reads 32 KiB of x, which stays in L1 until the second half of each line is
 // used, and writes 32 rows of y, each a run of 1 KiB that fills whole lines
 // in order. Against the 64 x 64 blocks this replaced, on a Sapphire Rapids
-// Xeon: the K^T permute 1.7-1.8x, 1024^2 1.3-1.5x, shapes with 32 rows or
-// columns 1.0-1.2x (docs/ops-tensor.md, Session 15).
-inline void TransposeTiles(const float* HWY_RESTRICT x, int64_t xs, float* HWY_RESTRICT y, int64_t ys, int64_t rows,
-                           int64_t cols) {
+// Xeon: the K^T permute 1.5x, 512 x 4096 1.4x, 1024^2 1.1-1.2x, the rest
+// 1.0-1.2x (docs/ops-tensor.md, Session 15).
+//
+// With kPrefetch (data past L2), the next block's lines of x are fetched
+// during the block's second column of tiles and those of y, for writing,
+// during its third: x is read 128 bytes a row and y written in runs of
+// 1 KiB, too short for the hardware prefetchers to follow. From L3 it pays
+// (1024^2 1.2-1.5x, 512 x 4096 1.6-1.7x, the K^T permute 1.2-1.3x); in L2
+// it cost 12-20 %, hence the template parameter.
+template <bool kPrefetch = false>
+void TransposeTiles(const float* HWY_RESTRICT x, int64_t xs, float* HWY_RESTRICT y, int64_t ys, int64_t rows,
+                    int64_t cols) {
   constexpr int64_t kRows = 256, kCols = 32;
   const SquareTag d;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
@@ -49,11 +58,23 @@ inline void TransposeTiles(const float* HWY_RESTRICT x, int64_t xs, float* HWY_R
     const int64_t i1 = HWY_MIN(rows, i0 + kRows), i_full = i0 + (i1 - i0) / L * L;
     for (int64_t j0 = 0; j0 < cols; j0 += kCols) {
       const int64_t j1 = HWY_MIN(cols, j0 + kCols), j_full = j0 + (j1 - j0) / L * L;
+      // The next block: these rows' next columns, else the next rows' first.
+      const int64_t ni0 = j1 < cols ? i0 : i1, nj0 = j1 < cols ? j1 : 0;
+      const int64_t nj1 = HWY_MIN(cols, nj0 + kCols);
+      const bool ahead = kPrefetch && ni0 < rows;
       for (int64_t j = j0; j < j_full; j += L)
         for (int64_t i = i0; i < i_full; i += L) {
           for (int64_t k = 0; k < L; ++k) r[k] = hn::LoadU(d, x + (i + k) * xs + j);
           Transpose(d, r, c);
           for (int64_t k = 0; k < L; ++k) hn::StoreU(c[k], d, y + (j + k) * ys + i);
+          if (!ahead) continue;
+          const int64_t pi = ni0 + (i - i0);  // the next block's row for this tile's
+          if (j == j0 + L) {
+            for (int64_t k = pi; k < HWY_MIN(rows, pi + L); ++k)
+              for (int64_t q = nj0; q < nj1; q += 16) __builtin_prefetch(x + k * xs + q, 0, 3);
+          } else if (j == j0 + 2 * L && (i - i0) % 16 == 0 && pi < rows) {
+            for (int64_t q = nj0; q < nj1; ++q) __builtin_prefetch(y + q * ys + pi, 1, 3);
+          }
         }
       for (int64_t j = j0; j < j1; ++j)
         for (int64_t i = (j < j_full ? i_full : i0); i < i1; ++i) y[j * ys + i] = x[i * xs + j];
@@ -97,7 +118,7 @@ inline void TransposeStreaming(const float* HWY_RESTRICT x, int64_t xs, float* H
 
 // y[j * ys + i] = x[i * xs + j], streamed when `big` and the layout allows.
 inline void Transpose2D(const float* HWY_RESTRICT x, int64_t xs, float* HWY_RESTRICT y, int64_t ys, int64_t rows,
-                        int64_t cols, bool big) {
+                        int64_t cols, bool big, bool past_l2) {
 #if HWY_TARGET <= HWY_AVX2  // x86 with 8 x 8 tiles
   if (big && rows >= 16 && cols >= 8 && ys % 16 == 0 && reinterpret_cast<uintptr_t>(y) % 64 == 0) {
     TransposeStreaming(x, xs, y, ys, rows, cols);
@@ -106,7 +127,11 @@ inline void Transpose2D(const float* HWY_RESTRICT x, int64_t xs, float* HWY_REST
 #else
   (void)big;
 #endif
-  TransposeTiles(x, xs, y, ys, rows, cols);
+  if (past_l2) {
+    TransposeTiles<true>(x, xs, y, ys, rows, cols);
+  } else {
+    TransposeTiles(x, xs, y, ys, rows, cols);
+  }
 }
 
 inline void Move(const tensor::MovePlan& p, const float* HWY_RESTRICT x, float* HWY_RESTRICT y) {
@@ -123,6 +148,7 @@ inline void Move(const tensor::MovePlan& p, const float* HWY_RESTRICT x, float* 
   for (int k = 0; k < last; ++k)
     if (p.src[k] == 1) inner = k;
   const bool big = p.count >= kStreamBytes / static_cast<int64_t>(sizeof(float));
+  const bool past_l2 = static_cast<size_t>(p.count) * 2 * sizeof(float) > L2Bytes();  // x and y
   // The other dimensions, fastest first: in y's order for the transposes;
   // in x's for the row copies, so that x is read front to back and y's rows
   // land wherever they go. Attention's head split [512, 32, 128] ->
@@ -141,7 +167,7 @@ inline void Move(const tensor::MovePlan& p, const float* HWY_RESTRICT x, float* 
     if (inner == last) {
       std::memcpy(y + oy, x + ox, static_cast<size_t>(p.n[last]) * sizeof(float));
     } else {
-      Transpose2D(x + ox, p.src[last], y + oy, ystride[inner], p.n[last], p.n[inner], big);
+      Transpose2D(x + ox, p.src[last], y + oy, ystride[inner], p.n[last], p.n[inner], big, past_l2);
     }
     int w = 0;  // next index of the other dimensions
     for (; w < walks; ++w) {
