@@ -43,7 +43,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 //
 // With kPrefetch (data past L2), the next block's lines of x are fetched
 // during the block's second column of tiles and those of y, for writing,
-// during its third: x is read 128 bytes a row and y written in runs of
+// during its last: x is read 128 bytes a row and y written in runs of
 // 1 KiB, too short for the hardware prefetchers to follow. From L3 it pays
 // (1024^2 1.2-1.5x, 512 x 4096 1.6-1.7x, the K^T permute 1.2-1.3x); in L2
 // it cost 12-20 %, hence the template parameter.
@@ -62,6 +62,8 @@ void TransposeTiles(const float* HWY_RESTRICT x, int64_t xs, float* HWY_RESTRICT
       const int64_t ni0 = j1 < cols ? i0 : i1, nj0 = j1 < cols ? j1 : 0;
       const int64_t nj1 = HWY_MIN(cols, nj0 + kCols);
       const bool ahead = kPrefetch && ni0 < rows;
+      // The columns of tiles that fetch them: x's in the second, y's in the last.
+      const int64_t y_ahead = j_full - L, x_ahead = HWY_MIN(j0 + L, y_ahead);
       for (int64_t j = j0; j < j_full; j += L)
         for (int64_t i = i0; i < i_full; i += L) {
           for (int64_t k = 0; k < L; ++k) r[k] = hn::LoadU(d, x + (i + k) * xs + j);
@@ -69,10 +71,11 @@ void TransposeTiles(const float* HWY_RESTRICT x, int64_t xs, float* HWY_RESTRICT
           for (int64_t k = 0; k < L; ++k) hn::StoreU(c[k], d, y + (j + k) * ys + i);
           if (!ahead) continue;
           const int64_t pi = ni0 + (i - i0);  // the next block's row for this tile's
-          if (j == j0 + L) {
+          if (j == x_ahead) {
             for (int64_t k = pi; k < HWY_MIN(rows, pi + L); ++k)
               for (int64_t q = nj0; q < nj1; q += 16) __builtin_prefetch(x + k * xs + q, 0, 3);
-          } else if (j == j0 + 2 * L && (i - i0) % 16 == 0 && pi < rows) {
+          }
+          if (j == y_ahead && (i - i0) % 16 == 0 && pi < rows) {
             for (int64_t q = nj0; q < nj1; ++q) __builtin_prefetch(y + q * ys + pi, 1, 3);
           }
         }
