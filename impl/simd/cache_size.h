@@ -9,19 +9,19 @@
 
 namespace konform::simd {
 
+// sysconf(name) in bytes, or `fallback` where it says nothing.
+inline size_t CacheBytes(int name, size_t fallback) {
+  const long v = sysconf(name);
+  return v > 0 ? static_cast<size_t>(v) : fallback;
+}
+
 inline size_t L1DataBytes() {
-  static const size_t bytes = [] {
-    const long v = sysconf(_SC_LEVEL1_DCACHE_SIZE);
-    return v > 0 ? static_cast<size_t>(v) : size_t{32} << 10;
-  }();
+  static const size_t bytes = CacheBytes(_SC_LEVEL1_DCACHE_SIZE, size_t{32} << 10);
   return bytes;
 }
 
 inline size_t L2Bytes() {
-  static const size_t bytes = [] {
-    const long v = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    return v > 0 ? static_cast<size_t>(v) : size_t{1} << 20;
-  }();
+  static const size_t bytes = CacheBytes(_SC_LEVEL2_CACHE_SIZE, size_t{1} << 20);
   return bytes;
 }
 
