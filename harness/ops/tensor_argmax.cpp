@@ -1,5 +1,6 @@
 // Argmax along one axis (spec §1, tinyllm/tensor.h): int32 indices with the
 // rule of tl_argmax_f32 on every slice, compared exactly.
+#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -24,9 +25,12 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 // and a part, a partial vector, axes not a multiple of its four steps), of
 // the packed path (slices at most half a vector apart: steps past the last
 // whole vector, an axis shorter than one), empty axes and empty results.
+// The last edges always take repeated peaks: axes of several 64-step blocks
+// across slices that walk their blocks one by one, a partial vector among them.
 struct Edge {
   Shape shape;
   int64_t axis;
+  bool peaks = false;
 };
 const std::vector<Edge>& edges() {
   static const std::vector<Edge> e = {
@@ -34,15 +38,35 @@ const std::vector<Edge>& edges() {
       {{3, 65}, 0},   {{9, 63}, 0},    {{4, 7, 33}, 1},  {{2, 3, 4, 5}, 2}, {{2, 3, 4, 5}, -4}, {{0, 5}, 0},
       {{5, 0}, 0},    {{5, 0}, 1},     {{1}, 0},         {{2, 1, 3, 1, 2, 2}, 3}, {{130, 40}, 0},
       {{4, 512}, 0},  {{7, 601}, 0},   {{3, 2, 1100}, 1}, {{2, 1, 2053}, 1},
-      {{67, 2}, 0},   {{9, 8}, 0},     {{3, 6}, 0},      {{1, 4}, 0},      {{2, 5, 3}, 1}};
+      {{67, 2}, 0},   {{9, 8}, 0},     {{3, 6}, 0},      {{1, 4}, 0},      {{2, 5, 3}, 1},
+      {{300, 40}, 0, true}, {{2, 200, 17}, 1, true}, {{333, 100}, 0, true}};
   return e;
 }
 
+// Normal values, and in every slice its max at two to four steps less than 8
+// apart: ties that fall in different chains of one 64-step block of the SIMD
+// walk, at a step that differs from slice to slice, so that slices rarely
+// share the block where their max first appears.
+std::vector<float> repeated_peaks(Rng& rng, const reference::AxisView& v) {
+  std::vector<float> x = make_values(rng, ValueClass::normal, v.outer * v.length * v.inner);
+  for (int64_t o = 0; o < v.outer; ++o)
+    for (int64_t i = 0; i < v.inner; ++i) {
+      const float peak = 8.0f + static_cast<float>(rng.range(0, 2));
+      const int64_t k0 = rng.range(0, v.length - 1), copies = rng.range(1, 3);
+      for (int64_t c = 0; c <= copies; ++c) {
+        const int64_t k = c == 0 ? k0 : std::min(v.length - 1, k0 + rng.range(1, 7));
+        x[static_cast<size_t>((o * v.length + k) * v.inner + i)] = peak;
+      }
+    }
+  return x;
+}
+
 // Values that test the rule: ties, NaN (first place included), all-NaN and
-// all -Inf slices, signed zeros, or any value class.
-std::vector<float> argmax_values(Rng& rng, int64_t n, std::string* label) {
+// all -Inf slices, signed zeros, repeated maxima (when the shape is valid:
+// `view`), or any value class.
+std::vector<float> argmax_values(Rng& rng, int64_t n, const reference::AxisView* view, std::string* label) {
   std::vector<float> x;
-  switch (rng.range(0, 6)) {
+  switch (rng.range(0, 7)) {
     case 0: return random_values(rng, n, label);
     case 1:
       *label = "ties";
@@ -68,6 +92,12 @@ std::vector<float> argmax_values(Rng& rng, int64_t n, std::string* label) {
     case 5:
       *label = "+0 and -0";
       return make_values(rng, ValueClass::zeros, n);
+    case 6:
+      if (view != nullptr && n > 0 && view->outer * view->length * view->inner == n) {
+        *label = "repeated peaks";
+        return repeated_peaks(rng, *view);
+      }
+      [[fallthrough]];
     default:
       *label = "distinct";
       return distinct_values(rng, n);
@@ -101,7 +131,12 @@ Case make(Rng& rng, int64_t index) {
   if (bad.empty()) ib.erase(ib.begin() + (axis < 0 ? axis + static_cast<int64_t>(s.size()) : axis));
   else ib = {1};
   std::string label;
-  const std::vector<float> x = argmax_values(rng, reference::element_count(xb), &label);
+  reference::AxisView view;
+  if (bad.empty()) view = reference::around_axis(s, axis < 0 ? axis + static_cast<int64_t>(s.size()) : axis);
+  const bool peaks = index < static_cast<int64_t>(edges().size()) && edges()[static_cast<size_t>(index)].peaks;
+  if (peaks) label = "repeated peaks";
+  const std::vector<float> x = peaks ? repeated_peaks(rng, view)
+                                     : argmax_values(rng, reference::element_count(xb), bad.empty() ? &view : nullptr, &label);
   Case c;
   set_shape(c, "x", s);
   c.params["axis"] = static_cast<double>(axis);
@@ -139,7 +174,8 @@ std::vector<OpSpec> tensor_argmax() {
                "without a number (the rule of tl_argmax_f32 per slice)";
   op.params = {{"x shape", "rank 1..6, dimensions >= 0, the axis at most INT32_MAX long"},
                {"axis", "-rank..rank-1 (negative counts from the end)"}};
-  op.domain = "ties, NaN (first place included), all-NaN and all -Inf slices, +0/-0, every value class, empty "
+  op.domain = "ties, NaN (first place included), all-NaN and all -Inf slices, +0/-0, every value class, a max "
+              "repeated at nearby steps of each slice, empty "
               "axes (all -1) and empty results; refused: an axis out of range, rank 0 or 7, negative "
               "dimensions, 2^62 elements";
   op.status = "status";

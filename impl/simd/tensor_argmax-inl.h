@@ -50,6 +50,27 @@ HWY_INLINE hn::Vec<D> MaxSkippingNaN(D d, hn::Vec<D> x, hn::Vec<D> m) {
 // block maxima: at most kChunkBlocks x 4 vectors x kChains).
 constexpr int64_t kArgmaxBlock = 64, kChains = 4, kChunkBlocks = 512;
 
+// The first step k in [k0, k1) of one slice (`column`, stepping `inner`)
+// with column[k * inner] == target, where chain_max(c) is the max of the
+// block's chain c (steps k0 + c, k0 + c + kChains, ...; chain 0 also holds
+// the steps past the last full group) and some chain reaches target. Only
+// the chains that do are walked, each up to its first match.
+template <class ChainMax>
+HWY_INLINE int64_t FirstInBlock(const float* column, int64_t inner, int64_t k0, int64_t k1, float target,
+                                const ChainMax& chain_max) {
+  int64_t at = k1;
+  for (int64_t c = 0; c < kChains; ++c) {
+    if (chain_max(c) != target) continue;
+    const int64_t step = c == 0 && (k1 - k0) % kChains != 0 ? 1 : kChains;
+    for (int64_t k = k0 + c; k < at; k += step)
+      if (column[k * inner] == target) {
+        at = k;
+        break;
+      }
+  }
+  return at;
+}
+
 // The argmax of `lanes` (<= V * N) neighbouring slices, which start at x[0],
 // x[1], ... and step `inner` along the axis, chunk by chunk of the axis.
 // In a chunk: per block of kArgmaxBlock steps and lane, the max skipping NaN
@@ -59,7 +80,9 @@ constexpr int64_t kArgmaxBlock = 64, kChains = 4, kChunkBlocks = 512;
 // that block whose max equals it: each distinct such block is visited once
 // for the lanes it wins, and in it only those chains are walked, a quarter
 // of its steps each (Eq matches -0 and +0 alike, as strict > ties them); the
-// earliest step any of them holds wins. Lanes with no number above -inf (only -inf and NaN)
+// earliest step any of them holds wins. A block that wins a single lane is
+// walked with scalar loads (FirstInBlock), which on long axes is most of
+// them: 4096 x 32 1.06x (docs/ops-tensor.md, Session 16). Lanes with no number above -inf (only -inf and NaN)
 // walk the chunk for its first -inf. A chunk wins a lane if it found a step
 // and (the lane has none yet, or its max is larger), so equal maxima keep
 // the earlier chunk and a slice of NaN only keeps -1. Per vector and step:
@@ -94,7 +117,8 @@ HWY_INLINE void ArgmaxLanes(D d, const float* x, int64_t length, int64_t inner, 
   hn::Vec<D> best[V];
   hn::Vec<decltype(di)> index[V];
   for (int v = 0; v < V; ++v) best[v] = neg_inf, index[v] = hn::Set(di, -1);
-  HWY_ALIGN int32_t won[HWY_MAX_BYTES / sizeof(int32_t)];
+  HWY_ALIGN int32_t won[HWY_MAX_BYTES / sizeof(int32_t)], alone[HWY_MAX_BYTES / sizeof(int32_t)];
+  HWY_ALIGN float top_lane[HWY_MAX_BYTES / sizeof(float)];
   for (int64_t c0 = 0; c0 < length; c0 += kArgmaxBlock * kChunkBlocks) {
     const int64_t c1 = HWY_MIN(length, c0 + kArgmaxBlock * kChunkBlocks);
     const int64_t blocks = (c1 - c0 + kArgmaxBlock - 1) / kArgmaxBlock;
@@ -129,11 +153,19 @@ HWY_INLINE void ArgmaxLanes(D d, const float* x, int64_t length, int64_t inner, 
         win = hn::IfThenElse(hn::RebindMask(di, hn::Eq(mb, top[v])), hn::Set(di, static_cast<int32_t>(b)), win);
       }
       hn::Store(hn::IfThenElse(hn::RebindMask(di, number), win, hn::Set(di, -1)), di, won);
+      hn::Store(top[v], d, top_lane);
+      const size_t owned = HWY_MIN(lanes - static_cast<size_t>(v) * N, N);  // lanes past `lanes` are never read
+      for (size_t l = 0; l < N; ++l) alone[l] = -1;
       for (size_t l = 0; l < N; ++l) {
         const int32_t b = won[l];
         if (b < 0) continue;
         const int64_t k0 = c0 + int64_t{b} * kArgmaxBlock, k1 = HWY_MIN(c1, k0 + kArgmaxBlock);
         const auto in_block = hn::And(hn::Eq(win, hn::Set(di, b)), hn::RebindMask(di, number));
+        if (l < owned && hn::CountTrue(di, in_block) == 1) {  // the block's only lane: its own walk, scalar
+          alone[l] = static_cast<int32_t>(FirstInBlock(x + static_cast<size_t>(v) * N + l, inner, k0, k1, top_lane[l],
+                                                       [&](int64_t c) HWY_ATTR { return block_max_at(b, v, c)[l]; }));
+          continue;
+        }
         for (int64_t c = 0; c < kChains; ++c) {  // the chains of block b holding a lane's max, each walked
           const auto holds = hn::And(in_block, hn::RebindMask(di, hn::Eq(hn::Load(d, block_max_at(b, v, c)), top[v])));
           if (hn::AllFalse(di, holds)) continue;
@@ -146,6 +178,8 @@ HWY_INLINE void ArgmaxLanes(D d, const float* x, int64_t length, int64_t inner, 
         for (size_t j = l; j < N; ++j)
           if (won[j] == b) won[j] = -1;
       }
+      const auto walked = hn::Load(di, alone);
+      first = hn::IfThenElse(hn::Gt(walked, hn::Set(di, -1)), walked, first);
       if (!hn::AllTrue(d, number))  // only -inf and NaN: the chunk's first -inf
         first = hn::IfThenElse(hn::RebindMask(di, hn::Not(number)), first_equal(v, neg_inf, c0, c1, 1), first);
       const auto found = hn::RebindMask(d, hn::Gt(first, hn::Set(di, -1)));
