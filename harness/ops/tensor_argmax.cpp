@@ -43,7 +43,7 @@ const std::vector<Edge>& edges() {
   return e;
 }
 
-// Normal values, and in every slice its max at two to four steps less than 8
+// Normal values, and in every slice its max at up to four steps less than 8
 // apart: ties that fall in different chains of one 64-step block of the SIMD
 // walk, at a step that differs from slice to slice, so that slices rarely
 // share the block where their max first appears.

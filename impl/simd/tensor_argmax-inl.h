@@ -80,10 +80,11 @@ HWY_INLINE int64_t FirstInBlock(const float* column, int64_t inner, int64_t k0, 
 // that block whose max equals it: each distinct such block is visited once
 // for the lanes it wins, and in it only those chains are walked, a quarter
 // of its steps each (Eq matches -0 and +0 alike, as strict > ties them); the
-// earliest step any of them holds wins. A block that wins a single lane is
-// walked with scalar loads (FirstInBlock), which on long axes is most of
-// them: 4096 x 32 1.06x (docs/ops-tensor.md, Session 16). Lanes with no number above -inf (only -inf and NaN)
-// walk the chunk for its first -inf. A chunk wins a lane if it found a step
+// earliest step any of them holds wins. A block that wins a single lane (on
+// long axes, most of them) is walked for it alone with scalar loads
+// (FirstInBlock): 4096 x 32 1.04-1.06x (docs/ops-tensor.md, Session 16).
+// Lanes with no number above -inf (only -inf and NaN) walk the chunk for its
+// first -inf. A chunk wins a lane if it found a step
 // and (the lane has none yet, or its max is larger), so equal maxima keep
 // the earlier chunk and a slice of NaN only keeps -1. Per vector and step:
 // one max, then a compare and a blend over at most N of a chunk's blocks,
