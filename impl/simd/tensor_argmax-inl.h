@@ -50,18 +50,25 @@ HWY_INLINE hn::Vec<D> MaxSkippingNaN(D d, hn::Vec<D> x, hn::Vec<D> m) {
 // block maxima: at most kChunkBlocks x 4 vectors x kChains).
 constexpr int64_t kArgmaxBlock = 64, kChains = 4, kChunkBlocks = 512;
 
+// The stride of chain c's walk in a block of steps [k0, k1): kChains, or 1
+// for chain 0 when the block ends off the chains' stride, as chain 0 then
+// also holds the steps past the last full group (a superset of its own).
+inline int64_t ChainStride(int64_t c, int64_t k0, int64_t k1) {
+  return c == 0 && (k1 - k0) % kChains != 0 ? 1 : kChains;
+}
+
 // The first step k in [k0, k1) of one slice (`column`, stepping `inner`)
 // with column[k * inner] == target, where chain_max(c) is the max of the
-// block's chain c (steps k0 + c, k0 + c + kChains, ...; chain 0 also holds
-// the steps past the last full group) and some chain reaches target. Only
-// the chains that do are walked, each up to its first match.
+// block's chain c (steps k0 + c, k0 + c + kChains, ...; see ChainStride)
+// and some chain reaches target. Only the chains that do are walked, each
+// up to its first match.
 template <class ChainMax>
 HWY_INLINE int64_t FirstInBlock(const float* column, int64_t inner, int64_t k0, int64_t k1, float target,
                                 const ChainMax& chain_max) {
   int64_t at = k1;
   for (int64_t c = 0; c < kChains; ++c) {
     if (chain_max(c) != target) continue;
-    const int64_t step = c == 0 && (k1 - k0) % kChains != 0 ? 1 : kChains;
+    const int64_t step = ChainStride(c, k0, k1);
     for (int64_t k = k0 + c; k < at; k += step)
       if (column[k * inner] == target) {
         at = k;
@@ -170,9 +177,7 @@ HWY_INLINE void ArgmaxLanes(D d, const float* x, int64_t length, int64_t inner, 
         for (int64_t c = 0; c < kChains; ++c) {  // the chains of block b holding a lane's max, each walked
           const auto holds = hn::And(in_block, hn::RebindMask(di, hn::Eq(hn::Load(d, block_max_at(b, v, c)), top[v])));
           if (hn::AllFalse(di, holds)) continue;
-          // Chain c's steps; chain 0 also holds the steps past the last full group of kChains.
-          const auto at = c == 0 && (k1 - k0) % kChains != 0 ? first_equal(v, top[v], k0, k1, 1)
-                                                               : first_equal(v, top[v], k0 + c, k1, kChains);
+          const auto at = first_equal(v, top[v], k0 + c, k1, ChainStride(c, k0, k1));
           const auto earlier = hn::Or(hn::Lt(first, hn::Zero(di)), hn::Lt(at, first));
           first = hn::IfThenElse(hn::And(holds, earlier), at, first);
         }
