@@ -1,5 +1,6 @@
 #include "konform/sweep.hpp"
 
+#include <limits>
 #include <set>
 #include <utility>
 #include <stdexcept>
@@ -28,7 +29,11 @@ namespace {
 
 // The cases a sweep runs, [first, last): all of them, or --case alone.
 std::pair<int64_t, int64_t> case_range(const SweepOptions& options) {
-  if (options.only_case >= 0) return {options.only_case, options.only_case + 1};
+  if (options.only_case >= 0) {
+    if (options.only_case == std::numeric_limits<int64_t>::max())
+      throw std::invalid_argument("case " + std::to_string(options.only_case) + " is past the last case there can be");
+    return {options.only_case, options.only_case + 1};
+  }
   return {0, options.cases};
 }
 
