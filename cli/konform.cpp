@@ -44,19 +44,17 @@ void write_views(const nlohmann::json& report, const std::string& junit, const s
 // konform render REPORT.json [--junit FILE] [--html FILE]
 int render(const std::vector<std::string>& args) {
   std::string input, junit, html;
-  for (size_t i = 0; i < args.size(); ++i) {
-    auto value = [&]() -> std::string {
-      if (i + 1 >= args.size()) throw UsageError(args[i] + " needs a value");
-      return args[++i];
-    };
-    if (args[i] == "--junit") junit = value();
-    else if (args[i] == "--html") html = value();
-    else if (args[i].rfind("--", 0) == 0) throw UsageError("unknown option '" + args[i] + "'");
-    else if (input.empty()) input = args[i];
-    else throw UsageError("render takes one report, got '" + input + "' and '" + args[i] + "'");
+  ArgReader in("render", args);
+  while (in.next()) {
+    if (in.arg() == "--junit") junit = in.single_value();
+    else if (in.arg() == "--html") html = in.single_value();
+    else if (in.arg().rfind("--", 0) == 0) throw UsageError("unknown option '" + in.arg() + "'");
+    else if (input.empty()) input = in.arg();
+    else throw UsageError("render takes one report, got '" + input + "' and '" + in.arg() + "'");
   }
   if (input.empty()) throw UsageError("render needs the path of a JSON report");
   if (junit.empty() && html.empty()) throw UsageError("render needs --junit FILE and/or --html FILE");
+  check_distinct_paths({{"the report", input}, {"--junit", junit}, {"--html", html}});
   const std::string text = read_file(input);
   const auto report = nlohmann::json::parse(text, nullptr, false);
   if (report.is_discarded()) throw UsageError("'" + input + "' is not valid JSON");
@@ -251,16 +249,31 @@ int check(const CheckArgs& a, const std::string& command_line) {
   }
   if (ops.empty())
     for (const OpSpec& op : catalog()) ops.push_back(&op);
+  // Each --property must belong to a chosen op, or it would run nothing.
   for (const auto& p : a.properties) {
-    bool known = false;
-    for (const auto& q : properties()) known |= q.name == p;
-    if (!known) throw UsageError("unknown property '" + p + "' (konform list shows them per op)");
+    std::string owners;
+    bool chosen = false;
+    for (const auto& q : properties()) {
+      if (q.name != p) continue;
+      owners += (owners.empty() ? "" : ", ") + q.op;
+      chosen |= selected(a.ops, q.op);
+    }
+    if (owners.empty()) throw UsageError("unknown property '" + p + "' (konform list shows them per op)");
+    if (!chosen) throw UsageError("property '" + p + "' belongs to " + owners + ", which no --op chooses");
   }
+  int64_t property_count = 0;
+  if (!a.no_properties && a.only_case < 0)
+    for (const OpSpec* op : ops)
+      for (const auto& p : properties()) property_count += p.op == op->name && selected(a.properties, p.name);
+  if (a.cases == 0 && property_count == 0)
+    throw UsageError("--cases 0 and no property of the chosen op(s) to run: nothing would be checked");
 
   std::vector<Backend> backends;
   RunInfo run;
   for (const auto& spec : a.backends)
     for (auto& b : resolve_backends(spec)) {
+      for (const Backend& earlier : backends)  // simd:all and simd:AVX2, say: each result counted once
+        if (earlier.name == b.name) throw UsageError("--backend " + spec + ": backend " + b.name + " is chosen twice");
       run.backend_details.push_back(
           {{"name", b.name}, {"kind", b.kind}, {"library", b.library}, {"target", b.target}});
       backends.push_back(std::move(b));
@@ -305,39 +318,51 @@ int check(const CheckArgs& a, const std::string& command_line) {
   return s["failed"].get<int64_t>() > 0 ? 1 : 0;
 }
 
-}  // namespace
-}  // namespace konform::cli
+bool is_command(const std::string& s) { return s == "list" || s == "render" || s == "repro" || s == "check"; }
 
-int main(int argc, char** argv) {
-  using namespace konform::cli;
-  std::vector<std::string> args(argv + 1, argv + argc);
-  std::string command_line = "konform";
-  for (const auto& s : args) command_line += " " + s;
-  konform::load_rapidcheck_quietly();
+// `konform COMMAND --help` (or -h): that command's usage.
+bool wants_help(const std::vector<std::string>& args) {
+  for (size_t i = 1; i < args.size(); ++i)
+    if (args[i] == "--help" || args[i] == "-h") return true;
+  return false;
+}
+
+int run(const std::vector<std::string>& args, const std::string& command_line) {
   try {
     if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-      std::fputs(usage(), args.empty() ? stderr : stdout);
+      std::fputs(usage().c_str(), args.empty() ? stderr : stdout);
       return args.empty() ? 2 : 0;
     }
-    if (args[0] == "list") {
-      if (args.size() > 1) throw UsageError("list takes no arguments");
-      return konform::cli::list();
+    if (!is_command(args[0])) throw UsageError("unknown command '" + args[0] + "'");
+    if (wants_help(args)) {
+      std::fputs(usage(args[0]).c_str(), stdout);
+      return 0;
     }
-    if (args[0] == "render") return render({args.begin() + 1, args.end()});
-    if (args[0] == "repro") return repro({args.begin() + 1, args.end()});
-    if (args[0] == "check") return check(parse_check({args.begin() + 1, args.end()}), command_line);
-    throw UsageError("unknown command '" + args[0] + "'");
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    if (args[0] == "list") {
+      if (!rest.empty()) throw UsageError("list takes no arguments");
+      return list();
+    }
+    if (args[0] == "render") return render(rest);
+    if (args[0] == "repro") return repro(rest);
+    return check(parse_check(rest), command_line);
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "konform: %s\n\n%s", e.what(), usage());
+    std::fprintf(stderr, "konform: %s\n\n%s", e.what(), usage(is_command(args[0]) ? args[0] : "").c_str());
     return 2;
-  } catch (const konform::BackendError& e) {
-    std::fprintf(stderr, "konform: %s\n", e.what());
-    return 2;
-  } catch (const konform::TableError& e) {
-    std::fprintf(stderr, "konform: %s\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // BackendError, TableError, ReproError, a file's error, ...
     std::fprintf(stderr, "konform: %s\n", e.what());
     return 2;
   }
 }
+
+}  // namespace
+}  // namespace konform::cli
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::string command_line = "konform";
+  for (const auto& s : args) command_line += " " + s;
+  konform::load_rapidcheck_quietly();
+  return konform::cli::run(args, command_line);
+}
+

@@ -25,21 +25,17 @@ struct ReproArgs {
 
 ReproArgs parse(const std::vector<std::string>& args) {
   ReproArgs a;
-  for (size_t i = 0; i < args.size(); ++i) {
-    auto value = [&]() -> std::string {
-      if (i + 1 >= args.size()) throw UsageError(args[i] + " needs a value");
-      return args[++i];
-    };
-    if (args[i] == "--backend") a.backends.push_back(value());
-    else if (args[i] == "--op") a.op = value();
-    else if (args[i] == "--timeout") {
-      const std::string v = value();
-      char* end = nullptr;
-      a.timeout_s = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end != '\0' || !(a.timeout_s > 0)) throw UsageError("--timeout: '" + v + "' is not a positive number");
-    } else if (args[i].rfind("--", 0) == 0) throw UsageError("unknown option '" + args[i] + "'");
-    else if (a.file.empty()) a.file = args[i];
-    else throw UsageError("repro takes one file, got '" + a.file + "' and '" + args[i] + "'");
+  ArgReader in("repro", args);
+  while (in.next()) {
+    const std::string flag = in.arg();
+    if (flag == "--backend") add_name(flag, in.value(), &a.backends);
+    else if (flag == "--op") {
+      a.op = in.single_value();
+      if (a.op.empty()) throw UsageError("--op: empty name");
+    } else if (flag == "--timeout") a.timeout_s = parse_seconds(flag, in.single_value());
+    else if (flag.rfind("--", 0) == 0) throw UsageError("unknown option '" + flag + "'");
+    else if (a.file.empty()) a.file = flag;
+    else throw UsageError("repro takes one file, got '" + a.file + "' and '" + flag + "'");
   }
   if (a.file.empty()) throw UsageError("repro needs a reproducer file (or a raw fuzz input with --op)");
   return a;

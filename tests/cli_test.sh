@@ -5,6 +5,7 @@
 set -u
 
 konform=${1:?usage: cli_test.sh PATH/TO/konform}
+src=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
@@ -49,6 +50,57 @@ expect 2 "--cases: -1 is below the minimum 0" -- check --backend scalar --cases 
 expect 2 "--seed: '' is not an integer" -- check --backend scalar --seed ''
 expect 2 "unknown property 'nope'" -- check --backend scalar --property nope
 expect 2 "contradict" -- check --backend scalar --property hand_example --no-properties
+
+# Option combinations that would check nothing, or less than asked.
+expect 2 "--case replays a sweep case and --property runs no sweep" -- \
+  check --backend scalar --op add --case 3 --property add_in_place
+expect 2 "property 'rmsnorm_eps_is_inside_the_root' belongs to rmsnorm, which no --op chooses" -- \
+  check --backend scalar --op add --property rmsnorm_eps_is_inside_the_root
+expect 2 "--cases 0 with --no-properties checks nothing" -- check --backend scalar --op add --cases 0 --no-properties
+expect 2 "--property runs no sweep: --cases does not apply" -- check --backend scalar --op add --property add_in_place --cases 5
+expect 2 "--case replays one case: --cases does not apply" -- check --backend scalar --op add --case 3 --cases 5
+expect 2 "--property-runs does not apply: --no-properties" -- check --backend scalar --op add --no-properties --property-runs 5
+expect 0 '^usage:.*' -- check --help
+expect 0 'konform repro FILE' -- repro --help
+expect 0 'konform render REPORT' -- render -h
+# Empty names.
+expect 2 "--op: empty name" -- check --backend scalar --op ''
+expect 2 "--op: empty name" -- check --backend scalar --op add,
+expect 2 "--op: empty name" -- check --backend scalar --op add,,rope
+expect 2 "--property: empty name" -- check --backend scalar --property ''
+expect 2 "--backend: empty name" -- check --backend ''
+expect 2 "--op: empty name" -- repro "$tmp/any" --op ''
+# Numbers: bounded, decimal, one parser for check and repro.
+expect 2 "--property-runs: 4294967296 is above the maximum 1000000" -- check --backend scalar --op add --property-runs 4294967296
+expect 2 "--property-runs: 0 is below the minimum 1" -- check --backend scalar --op add --property-runs 0
+expect 2 "--case: 9223372036854775807 is above the maximum 999999999" -- check --backend scalar --op add --case 9223372036854775807
+expect 2 "--cases: 99999999999999999999 is above the maximum 1000000000" -- check --backend scalar --cases 99999999999999999999
+expect 2 "--cases: ' 5' is not an integer" -- check --backend scalar --cases ' 5'
+expect 2 "--cases: '\\+5' is not an integer" -- check --backend scalar --cases +5
+expect 0 'seed 18446744073709551615' -- check --backend scalar --op add --cases 1 --no-properties --seed 18446744073709551615
+expect 2 "--seed: 18446744073709551616 is above the maximum" -- check --backend scalar --seed 18446744073709551616
+expect 2 "--timeout: 10000000000000000 is above the maximum of 1000000 seconds" -- \
+  check --backend scalar --op add --timeout 10000000000000000
+expect 2 "--timeout: 'inf' is not a decimal number of seconds" -- check --backend scalar --timeout inf
+expect 2 "--timeout: '1e-300' is not a decimal number of seconds" -- check --backend scalar --timeout 1e-300
+expect 2 "--timeout: 0 is not above 0 seconds" -- check --backend scalar --timeout 0
+expect 2 "--timeout: '0x10' is not a decimal number of seconds" -- repro "$tmp/any" --timeout 0x10
+expect 2 "--timeout: 1e300 is above|--timeout: '1e300' is not a decimal" -- repro "$tmp/any" --timeout 1e300
+expect 0 'PASS +add +scalar +1 cases' -- check --backend scalar --op add --cases 1 --no-properties --timeout 1.5
+# Repeated options, values that are options, one path for two outputs, repeated names.
+expect 2 "--seed is given twice" -- check --backend scalar --seed 1 --seed 2
+expect 2 "--report is given twice" -- check --backend scalar --report "$tmp/a" --report "$tmp/b"
+expect 2 "--timeout is given twice" -- repro "$tmp/any" --timeout 1 --timeout 2
+expect 2 "--junit is given twice" -- render "$tmp/any" --junit "$tmp/a" --junit "$tmp/b"
+expect 2 "--report needs a value, got the option '--no-properties'" -- check --backend scalar --report --no-properties
+expect 2 "--report and --junit name the same file" -- check --backend scalar --report "$tmp/r" --junit "$tmp/./r"
+expect 2 "--junit and --html name the same file" -- render "$tmp/any" --junit "$tmp/v" --html "$tmp/v"
+expect 2 "the report and --html name the same file" -- render "$tmp/rep.json" --html "$tmp/rep.json"
+expect 2 "--backend: 'scalar' is given twice" -- check --backend scalar --backend scalar
+expect 2 "--op: 'add' is given twice" -- check --backend scalar --op add --op add
+expect 2 "backend simd:SCALAR is chosen twice" -- check --backend simd:all --backend simd:SCALAR --op add
+expect 2 "--backend: 'scalar' is given twice" -- repro "$tmp/any" --backend scalar --backend scalar
+[[ ! -e "$tmp/a" && ! -e "$tmp/r" ]] || { echo "FAIL: a refused command line wrote an output"; failures=$((failures + 1)); }
 
 # Unreadable or malformed input files.
 expect 2 "cannot read '$tmp/missing.tsv'" -- check --backend scalar --op add --tolerances "$tmp/missing.tsv"
