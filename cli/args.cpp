@@ -45,7 +45,8 @@ const std::vector<std::pair<std::string, std::string>>& usage_sections() {
     --timeout S        seconds per op and backend before it counts as a hang, above 0
                        and at most 1e6, decimal (default 600)
     --verbose          one line per case
-    Options other than --backend, --op and --property may be given once.
+    Options other than --backend, --op and --property may be given once; output
+    files are opened, and DIR created, before anything runs.
 )"},
   };
   return sections;

@@ -2,12 +2,15 @@
 // of every backend against the oracle, each op in its own child process.
 #include <algorithm>
 #include <chrono>
+#include <cerrno>
 #include <cstdio>
-#include <fstream>
+#include <cstring>
+#include <functional>
 #include <iostream>
-#include <sstream>
+#include <memory>
 
 #include "args.hpp"
+#include "files.hpp"
 #include "repro.hpp"
 #include "repro_files.hpp"
 #include "konform/backend.hpp"
@@ -21,27 +24,9 @@
 namespace konform::cli {
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError("cannot read '" + path + "'");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write_file(const std::string& path, const std::string& text, const char* what) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out) throw std::runtime_error(std::string("cannot write the ") + what + " to '" + path + "'");
-  std::printf("%s: %s\n", what, path.c_str());
-}
-
-void write_views(const nlohmann::json& report, const std::string& junit, const std::string& html) {
-  if (!junit.empty()) write_file(junit, render_junit(report), "JUnit XML");
-  if (!html.empty()) write_file(html, render_html(report), "HTML report");
-}
-
-// konform render REPORT.json [--junit FILE] [--html FILE]
+// Renders a saved JSON report as JUnit XML and/or HTML. Both texts are made
+// before either file is written, so a report that cannot be rendered leaves
+// no half of the output behind.
 int render(const std::vector<std::string>& args) {
   std::string input, junit, html;
   ArgReader in("render", args);
@@ -58,13 +43,23 @@ int render(const std::vector<std::string>& args) {
   const std::string text = read_file(input);
   const auto report = nlohmann::json::parse(text, nullptr, false);
   if (report.is_discarded()) throw UsageError("'" + input + "' is not valid JSON");
-  if (!report.is_object() || report.value("schema", "") != "konform-report/1")
+  const auto schema = report.is_object() ? report.find("schema") : report.end();
+  if (!report.is_object() || schema == report.end())
     throw UsageError("'" + input + "' is not a konform report (no \"schema\": \"konform-report/1\")");
+  if (!schema->is_string() || schema->get<std::string>() != "konform-report/1")
+    throw UsageError("'" + input + "' is not a konform report: its \"schema\" is " + schema->dump() +
+                     ", not \"konform-report/1\"");
+  std::string junit_text, html_text;
   try {
-    write_views(report, junit, html);
+    if (!junit.empty()) junit_text = render_junit(report);
+    if (!html.empty()) html_text = render_html(report);
   } catch (const nlohmann::json::exception& e) {
     throw UsageError("'" + input + "' does not follow the report schema: " + e.what());
   }
+  OutputFile junit_file = junit.empty() ? OutputFile() : OutputFile(junit, "JUnit XML");
+  OutputFile html_file = html.empty() ? OutputFile() : OutputFile(html, "HTML report");
+  junit_file.write(junit_text);
+  html_file.write(html_text);
   return 0;
 }
 
@@ -97,6 +92,21 @@ std::string property_command(const Backend& b, const std::string& op, const std:
          std::to_string(seed);
 }
 
+// What a finding adds about its reproducer: "   (or: konform repro PATH)".
+// If the file
+// cannot be written, the error is printed and noted instead: the finding
+// stands either way.
+std::string repro_note(const std::function<std::string()>& write) {
+  try {
+    const std::string path = write();
+    if (path.empty()) return "";
+    return "   (or: konform repro " + path + ")";
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "konform: a finding's reproducer was not written (the finding stands): %s\n", e.what());
+    return std::string("   (no reproducer: ") + e.what() + ")";
+  }
+}
+
 // Everything one op gets on one backend: the sweep, then its properties.
 OpResult check_op(const Backend& b, const OpSpec& op, const CheckArgs& a, const SweepOptions& sweep,
                   ChildChannel& channel) {
@@ -120,7 +130,8 @@ OpResult check_op(const Backend& b, const OpSpec& op, const CheckArgs& a, const 
   if (!a.repro_dir.empty())
     for (Finding& f : r.findings)
       if (f.case_index >= 0)
-        f.reproduce += "   (or: konform repro " + write_sweep_reproducer(a.repro_dir, b, op, a.seed, f.case_index, f) + ")";
+        f.reproduce +=
+            repro_note([&] { return write_sweep_reproducer(a.repro_dir, b, op, a.seed, f.case_index, f); });
   if (r.verdict != "unsupported" && !a.no_properties && a.only_case < 0) {
     for (const Property& p : properties()) {
       if (p.op != op.name || !selected(a.properties, p.name)) continue;
@@ -135,11 +146,10 @@ OpResult check_op(const Backend& b, const OpSpec& op, const CheckArgs& a, const 
       f.message = o.message;
       f.reproduce = property_command(b, op.name, p.name, a.seed) +
                     (o.reproduce.empty() ? "" : "   (RapidCheck: RC_PARAMS=\"reproduce=" + o.reproduce + "\")");
-      if (!a.repro_dir.empty()) {
-        const std::string path =
-            write_property_reproducer(a.repro_dir, p, b, a.seed, static_cast<int>(a.property_runs), f);
-        if (!path.empty()) f.reproduce += "   (or: konform repro " + path + ")";
-      }
+      if (!a.repro_dir.empty())
+        f.reproduce += repro_note([&] {
+          return write_property_reproducer(a.repro_dir, p, b, a.seed, static_cast<int>(a.property_runs), f);
+        });
       r.fail(f);
     }
   }
@@ -155,7 +165,7 @@ void locate(Finding& f, const ChildOutcome& o, const Backend& b, const OpSpec& o
   if (o.last_case < 0) return;
   f.reproduce = replay_command(b.name, op.name, a.seed, o.last_case);
   if (!a.repro_dir.empty())
-    f.reproduce += "   (or: konform repro " + write_sweep_reproducer(a.repro_dir, b, op, a.seed, o.last_case, f) + ")";
+    f.reproduce += repro_note([&] { return write_sweep_reproducer(a.repro_dir, b, op, a.seed, o.last_case, f); });
 }
 
 // The result of a child that died or hung, with the case it was running.
@@ -278,6 +288,11 @@ int check(const CheckArgs& a, const std::string& command_line) {
           {{"name", b.name}, {"kind", b.kind}, {"library", b.library}, {"target", b.target}});
       backends.push_back(std::move(b));
     }
+  // Every output can be written, before the run: a finding is never lost to an unwritable path.
+  if (!a.repro_dir.empty()) prepare_output_dir(a.repro_dir, "--repro-dir");
+  OutputFile report_file = a.report.empty() ? OutputFile() : OutputFile(a.report, "report");
+  OutputFile junit_file = a.junit.empty() ? OutputFile() : OutputFile(a.junit, "JUnit XML");
+  OutputFile html_file = a.html.empty() ? OutputFile() : OutputFile(a.html, "HTML report");
   run.command = command_line;
   run.seed = a.seed;
   run.cases = a.cases;
@@ -304,18 +319,30 @@ int check(const CheckArgs& a, const std::string& command_line) {
     }
   }
   const nlohmann::json report = make_report(run, results);
-  if (!a.report.empty()) {
-    std::ofstream out(a.report);
-    out << report.dump(2) << "\n";
-    if (!out) throw std::runtime_error("cannot write the report to '" + a.report + "'");
-    std::printf("report: %s\n", a.report.c_str());
-  }
-  write_views(report, a.junit, a.html);
   const auto& s = report["summary"];
+  // The files, then the summary line; a file that cannot be written is an
+  // error (exit 2), but the run's findings are still printed and counted.
+  std::string write_errors;
+  auto write = [&](OutputFile& file, const std::function<std::string()>& text) {
+    try {
+      file.write(text());
+    } catch (const std::exception& e) {
+      write_errors += std::string("konform: ") + e.what() + "\n";
+    }
+  };
+  write(report_file, [&] { return report.dump(2) + "\n"; });
+  write(junit_file, [&] { return render_junit(report); });
+  write(html_file, [&] { return render_html(report); });
   std::printf("%lld passed, %lld failed, %lld unsupported\n", s["passed"].get<long long>(),
               s["failed"].get<long long>(), s["unsupported"].get<long long>());
-  if (harness_failed) return 2;
-  return s["failed"].get<int64_t>() > 0 ? 1 : 0;
+  std::fputs(write_errors.c_str(), stderr);
+  const int status = s["failed"].get<int64_t>() > 0 ? 1 : 0;
+  if (harness_failed || !write_errors.empty()) {
+    if (status == 1)
+      std::fprintf(stderr, "konform: exit status 2 for the error above; the run has findings (status 1)\n");
+    return 2;
+  }
+  return status;
 }
 
 bool is_command(const std::string& s) { return s == "list" || s == "render" || s == "repro" || s == "check"; }
@@ -363,6 +390,17 @@ int main(int argc, char** argv) {
   std::string command_line = "konform";
   for (const auto& s : args) command_line += " " + s;
   konform::load_rapidcheck_quietly();
-  return konform::cli::run(args, command_line);
+  const int status = konform::cli::run(args, command_line);
+  // What was printed must have reached standard output: a full disk or a
+  // closed pipe is an error, not a silent success.
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  const int err = errno;
+  if (!flushed || std::ferror(stdout) != 0) {
+    std::fprintf(stderr, "konform: cannot write standard output: %s%s\n",
+                 err != 0 ? std::strerror(err) : "a write failed",
+                 status == 1 ? " (the run has findings: status 1)" : "");
+    return 2;
+  }
+  return status;
 }
-

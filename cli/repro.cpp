@@ -1,11 +1,11 @@
 #include "repro.hpp"
 
 #include <cstdio>
-#include <fstream>
-#include <iterator>
 #include <stdexcept>
+#include <utility>
 
 #include "args.hpp"
+#include "files.hpp"
 #include "konform/backend.hpp"
 #include "konform/fuzz_input.hpp"
 #include "konform/isolate.hpp"
@@ -45,9 +45,8 @@ ReproArgs parse(const std::vector<std::string>& args) {
 Reproducer from_raw_input(const std::string& path, const std::string& op_name) {
   const OpSpec* op = find_op(op_name);
   if (op == nullptr) throw UsageError("unknown op '" + op_name + "' (konform list shows them all)");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ReproError("cannot read '" + path + "'");
-  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text = read_file(path);
+  const std::vector<uint8_t> bytes(text.begin(), text.end());
   FuzzCase fc = decode_fuzz_input({op}, bytes.data(), bytes.size());
   Reproducer r;
   r.op = op->name;
@@ -131,7 +130,7 @@ int replay_on(const Reproducer& r, const OpSpec& op, const Backend& b, double ti
 int repro(const std::vector<std::string>& args) {
   const ReproArgs a = parse(args);
   // A malformed file is a ReproError: exit 2 with its message, no usage text.
-  const Reproducer r = a.op.empty() ? read_reproducer_file(a.file) : from_raw_input(a.file, a.op);
+  const Reproducer r = a.op.empty() ? parse_reproducer(read_file(a.file), a.file) : from_raw_input(a.file, a.op);
   const OpSpec& op = *find_op(r.op);
   std::vector<std::string> specs = a.backends;
   if (specs.empty()) {

@@ -103,6 +103,14 @@ expect 2 "--backend: 'scalar' is given twice" -- repro "$tmp/any" --backend scal
 [[ ! -e "$tmp/a" && ! -e "$tmp/r" ]] || { echo "FAIL: a refused command line wrote an output"; failures=$((failures + 1)); }
 
 # Unreadable or malformed input files.
+expect 2 "'$tmp' is a directory, not a file" -- check --backend scalar --op add --tolerances "$tmp"
+expect 2 "'$tmp' is a directory, not a file" -- render "$tmp" --junit "$tmp/j.xml"
+expect 2 "'$tmp' is a directory, not a file" -- repro "$tmp"
+expect 2 "'$tmp' is a directory, not a file" -- repro "$tmp" --op add
+expect 2 "'/dev/null' is not a regular file" -- repro /dev/null --op add
+expect 2 "cannot read '$tmp/missing.json': no such file" -- repro "$tmp/missing.json"
+printf '{"schema": 3}' >"$tmp/schema_int.json"
+expect 2 "'$tmp/schema_int.json' is not a konform report: its \"schema\" is 3" -- render "$tmp/schema_int.json" --junit "$tmp/j.xml"
 expect 2 "cannot read '$tmp/missing.tsv'" -- check --backend scalar --op add --tolerances "$tmp/missing.tsv"
 printf '# op\tdtype\tlimit\tspec\twhy\nadd\tf32\tone\t-\tone rounding\n' >"$tmp/bad_number.tsv"
 expect 2 "$tmp/bad_number.tsv:2: limit: 'one' is not a finite non-negative number" -- \
@@ -119,6 +127,34 @@ expect 2 "has no entry for add f32" -- check --backend scalar --op add --cases 3
 # A file that is not a shared library.
 printf 'not an ELF file\n' >"$tmp/libfake.so"
 expect 2 "cannot load backend library" -- check --backend "$tmp/libfake.so"
+
+# Outputs: checked before the run; written in full or an error; a finding
+# survives a reproducer that cannot be written; stdout's errors count.
+printf 'add\tf32\t0\t-\tno rounding allowed: every case fails\n' >"$tmp/tol_zero.tsv"
+expect 2 "--repro-dir: cannot create '/proc/konform-x'" -- \
+  check --backend scalar --op add --cases 3 --no-properties --tolerances "$tmp/tol_zero.tsv" --repro-dir /proc/konform-x
+expect 2 "cannot write the report to '$tmp/no/such/dir/r.json'" -- \
+  check --backend scalar --op add --cases 3 --no-properties --report "$tmp/no/such/dir/r.json"
+expect 2 "cannot write the JUnit XML to '/dev/full'" -- check --backend scalar --op add --cases 3 --no-properties --junit /dev/full
+expect 1 "\\(or: konform repro $tmp/rd/add-matches_oracle-[0-9a-f]+.json\\)" -- \
+  check --backend scalar --op add --cases 3 --no-properties --tolerances "$tmp/tol_zero.tsv" --repro-dir "$tmp/rd"
+# The same reproducers again, into a directory where a directory blocks each file's name.
+mkdir -p "$tmp/rd2"
+for f in "$tmp"/rd/*.json; do mkdir "$tmp/rd2/$(basename "$f")"; done
+expect 1 "a finding's reproducer was not written \\(the finding stands\\)" -- \
+  check --backend scalar --op add --cases 3 --no-properties --tolerances "$tmp/tol_zero.tsv" --repro-dir "$tmp/rd2"
+expect 1 "0 passed, 1 failed" -- \
+  check --backend scalar --op add --cases 3 --no-properties --tolerances "$tmp/tol_zero.tsv" --repro-dir "$tmp/rd2"
+for args in "list" "check --backend scalar --op add --cases 1 --no-properties" "repro $src/fixtures/cases/add-in_place.json --backend scalar"; do
+  err=$("$konform" $args 2>&1 >/dev/full)
+  rc=$?
+  if [[ $rc -ne 2 ]] || ! grep -q "cannot write standard output" <<<"$err"; then
+    echo "FAIL: konform $args >/dev/full exited $rc: $err"
+    failures=$((failures + 1))
+  else
+    echo "ok:   konform $args >/dev/full -> 2"
+  fi
+done
 
 # What works.
 expect 0 '^usage:' -- --help
