@@ -87,20 +87,16 @@ bool selected(const std::vector<std::string>& chosen, const std::string& name) {
   return false;
 }
 
-std::string property_command(const Backend& b, const std::string& op, const std::string& property, uint64_t seed) {
-  return "konform check --backend " + b.name + " --op " + op + " --property " + property + " --seed " +
-         std::to_string(seed);
-}
-
-// What a finding adds about its reproducer: "   (or: konform repro PATH)".
-// If the file
+// What a finding adds about its reproducer: "   (or: konform repro PATH)",
+// with --tolerances when the check used a table of its own. If the file
 // cannot be written, the error is printed and noted instead: the finding
 // stands either way.
-std::string repro_note(const std::function<std::string()>& write) {
+std::string repro_note(const CheckArgs& a, const std::function<std::string()>& write) {
   try {
     const std::string path = write();
     if (path.empty()) return "";
-    return "   (or: konform repro " + path + ")";
+    return "   (or: konform repro " + shell_word(path) +
+           (a.tolerances.empty() ? "" : " --tolerances " + shell_word(a.tolerances)) + ")";
   } catch (const std::exception& e) {
     std::fprintf(stderr, "konform: a finding's reproducer was not written (the finding stands): %s\n", e.what());
     return std::string("   (no reproducer: ") + e.what() + ")";
@@ -131,7 +127,7 @@ OpResult check_op(const Backend& b, const OpSpec& op, const CheckArgs& a, const 
     for (Finding& f : r.findings)
       if (f.case_index >= 0)
         f.reproduce +=
-            repro_note([&] { return write_sweep_reproducer(a.repro_dir, b, op, a.seed, f.case_index, f); });
+            repro_note(a, [&] { return write_sweep_reproducer(a.repro_dir, b, op, sweep, f.case_index, f); });
   if (r.verdict != "unsupported" && !a.no_properties && a.only_case < 0) {
     for (const Property& p : properties()) {
       if (p.op != op.name || !selected(a.properties, p.name)) continue;
@@ -144,11 +140,11 @@ OpResult check_op(const Backend& b, const OpSpec& op, const CheckArgs& a, const 
       Finding f;
       f.check = p.name;
       f.message = o.message;
-      f.reproduce = property_command(b, op.name, p.name, a.seed) +
+      f.reproduce = property_command(b.name, op.name, p.name, sweep) +
                     (o.reproduce.empty() ? "" : "   (RapidCheck: RC_PARAMS=\"reproduce=" + o.reproduce + "\")");
       if (!a.repro_dir.empty())
-        f.reproduce += repro_note([&] {
-          return write_property_reproducer(a.repro_dir, p, b, a.seed, static_cast<int>(a.property_runs), f);
+        f.reproduce += repro_note(a, [&] {
+          return write_property_reproducer(a.repro_dir, p, b, sweep, static_cast<int>(a.property_runs), f);
         });
       r.fail(f);
     }
@@ -159,17 +155,19 @@ OpResult check_op(const Backend& b, const OpSpec& op, const CheckArgs& a, const 
 
 // Where a child stopped on a finding: the sweep case it was running and how
 // to replay it (with --repro-dir, a reproducer written for it too).
-void locate(Finding& f, const ChildOutcome& o, const Backend& b, const OpSpec& op, const CheckArgs& a) {
+void locate(Finding& f, const ChildOutcome& o, const Backend& b, const OpSpec& op, const CheckArgs& a,
+            const SweepOptions& sweep) {
   f.case_index = o.last_case;
   f.case_label = o.last_label;
   if (o.last_case < 0) return;
-  f.reproduce = replay_command(b.name, op.name, a.seed, o.last_case);
+  f.reproduce = replay_command(b.name, op.name, a.seed, o.last_case, sweep.tolerances_file);
   if (!a.repro_dir.empty())
-    f.reproduce += repro_note([&] { return write_sweep_reproducer(a.repro_dir, b, op, a.seed, o.last_case, f); });
+    f.reproduce += repro_note(a, [&] { return write_sweep_reproducer(a.repro_dir, b, op, sweep, o.last_case, f); });
 }
 
 // The result of a child that died or hung, with the case it was running.
-OpResult died(const Backend& b, const OpSpec& op, const ChildOutcome& o, const CheckArgs& a) {
+OpResult died(const Backend& b, const OpSpec& op, const ChildOutcome& o, const CheckArgs& a,
+              const SweepOptions& sweep) {
   OpResult r;
   r.op = op.name;
   r.symbol = op.symbol;
@@ -179,9 +177,9 @@ OpResult died(const Backend& b, const OpSpec& op, const ChildOutcome& o, const C
   Finding f;
   f.check = o.status == ChildOutcome::timeout ? "no_hang" : "no_crash";
   f.message = (o.status == ChildOutcome::timeout ? "hung: " : "crashed: ") + o.detail;
-  locate(f, o, b, op, a);
+  locate(f, o, b, op, a, sweep);
   if (o.last_case < 0 && o.last_label.rfind("property ", 0) == 0)
-    f.reproduce = property_command(b, op.name, o.last_label.substr(9), a.seed);
+    f.reproduce = property_command(b.name, op.name, o.last_label.substr(9), sweep);
   r.fail(f);
   r.verdict = o.status == ChildOutcome::timeout ? "timeout" : "crashed";
   CheckSummary& c = r.check(f.check, "sweep");
@@ -213,7 +211,7 @@ void check_reads(const Backend& b, const OpSpec& op, const CheckArgs& a, const S
   f.check = "no_read_out_of_bounds";
   f.message = (o.status == ChildOutcome::timeout ? "hung" : "crashed: " + o.detail) +
               ", called with each input's end against unmapped memory: a read past the end of an input";
-  locate(f, o, b, op, a);
+  locate(f, o, b, op, a, sweep);
   r.fail(f);
 }
 
@@ -250,6 +248,7 @@ int check(const CheckArgs& a, const std::string& command_line) {
   if (!a.tolerances.empty()) {
     custom = std::make_unique<ToleranceTable>(ToleranceTable::parse(read_file(a.tolerances), a.tolerances));
     sweep.tolerances = custom.get();
+    sweep.tolerances_file = a.tolerances;
   }
   std::vector<const OpSpec*> ops;
   for (const auto& name : a.ops) {
@@ -313,7 +312,7 @@ int check(const CheckArgs& a, const std::string& command_line) {
         continue;
       }
       results.push_back(o.status == ChildOutcome::ok ? op_result_from_json(nlohmann::json::parse(o.payload))
-                                                     : died(b, *op, o, a));
+                                                     : died(b, *op, o, a, sweep));
       if (o.status == ChildOutcome::ok) check_reads(b, *op, a, sweep, results.back());
       print_result(results.back(), op_width);
     }

@@ -1,6 +1,7 @@
 #include "repro.hpp"
 
 #include <cstdio>
+#include <memory>
 #include <stdexcept>
 #include <utility>
 
@@ -18,7 +19,7 @@ namespace konform::cli {
 namespace {
 
 struct ReproArgs {
-  std::string file, op;
+  std::string file, op, tolerances;
   std::vector<std::string> backends;
   double timeout_s = 60;
 };
@@ -32,7 +33,8 @@ ReproArgs parse(const std::vector<std::string>& args) {
     else if (flag == "--op") {
       a.op = in.single_value();
       if (a.op.empty()) throw UsageError("--op: empty name");
-    } else if (flag == "--timeout") a.timeout_s = parse_seconds(flag, in.single_value());
+    } else if (flag == "--tolerances") a.tolerances = in.single_value();
+    else if (flag == "--timeout") a.timeout_s = parse_seconds(flag, in.single_value());
     else if (flag.rfind("--", 0) == 0) throw UsageError("unknown option '" + flag + "'");
     else if (a.file.empty()) a.file = flag;
     else throw UsageError("repro takes one file, got '" + a.file + "' and '" + flag + "'");
@@ -67,7 +69,7 @@ void print_value_line(const Finding& f) {
 
 // Runs the case on one backend in a child process: a crash or a hang is a
 // finding like any other. Returns the exit status's share: 0 or 1.
-int replay_on(const Reproducer& r, const OpSpec& op, const Backend& b, double timeout_s) {
+int replay_on(const Reproducer& r, const OpSpec& op, const Backend& b, const Tolerance* tol, double timeout_s) {
   void* fn = b.symbol(op.symbol);
   if (fn == nullptr) {
     std::printf("SKIP  %s on %s: unsupported, the backend does not export %s\n", op.name.c_str(), b.name.c_str(),
@@ -76,8 +78,7 @@ int replay_on(const Reproducer& r, const OpSpec& op, const Backend& b, double ti
   }
   const ChildOutcome o = run_isolated(
       [&](ChildChannel&) {
-        const CaseVerdict v = judge_case(b, op, fn, r.c, ToleranceTable::builtin().find(op.name, op.dtype),
-                                         CallOptions{r.misalign, true});
+        const CaseVerdict v = judge_case(b, op, fn, r.c, tol, CallOptions{r.misalign, true});
         nlohmann::json j = {{"findings", nlohmann::json::array()}, {"refused", v.refused}};
         for (const Finding& f : v.findings) j["findings"].push_back(finding_to_json(f));
         j["worst"] = v.worst ? finding_to_json(*v.worst) : nlohmann::json(nullptr);
@@ -132,6 +133,15 @@ int repro(const std::vector<std::string>& args) {
   // A malformed file is a ReproError: exit 2 with its message, no usage text.
   const Reproducer r = a.op.empty() ? parse_reproducer(read_file(a.file), a.file) : from_raw_input(a.file, a.op);
   const OpSpec& op = *find_op(r.op);
+  // The table to judge by: --tolerances FILE (as the check that found it used), else the built-in one.
+  std::unique_ptr<ToleranceTable> custom;
+  if (!a.tolerances.empty())
+    custom = std::make_unique<ToleranceTable>(ToleranceTable::parse(read_file(a.tolerances), a.tolerances));
+  const ToleranceTable& table = custom ? *custom : ToleranceTable::builtin();
+  const Tolerance* tol = table.find(op.name, op.dtype);
+  if (tol == nullptr && needs_tolerance(r.c))
+    throw TableError("the tolerance table " + table.source() + " has no entry for " + op.name + " " +
+                     std::string(dtype_name(op.dtype)));
   std::vector<std::string> specs = a.backends;
   if (specs.empty()) {
     if (r.backend.empty()) throw UsageError("'" + a.file + "' names no backend (a fixture): give --backend");
@@ -144,10 +154,14 @@ int repro(const std::vector<std::string>& args) {
   if (r.finding) {
     std::printf("  recorded: %s\n", r.finding->message.c_str());
     print_value_line(*r.finding);
+    if (r.finding->has_values && tol != nullptr && r.finding->limit != tol->limit)
+      std::printf("  note: recorded with a limit of %.3g u; this replay judges with %.3g u from %s%s\n",
+                  r.finding->limit, tol->limit, table.source().c_str(),
+                  custom ? "" : " (give the check's --tolerances FILE to judge as it did)");
   }
   int status = 0;
   for (const std::string& spec : specs)
-    for (const Backend& b : resolve_backends(spec)) status |= replay_on(r, op, b, a.timeout_s);
+    for (const Backend& b : resolve_backends(spec)) status |= replay_on(r, op, b, tol, a.timeout_s);
   return status;
 }
 
