@@ -24,10 +24,10 @@ const std::vector<std::pair<std::string, std::string>>& usage_sections() {
       {"repro", R"(  konform repro FILE [--backend B ...] [--op NAME] [--tolerances FILE] [--timeout S]
       Replays a reproducer (from a fuzzer, check --repro-dir, or fixtures/) on the
       backend it names or each --backend; with --op NAME, FILE is a fuzz target's
-      raw input (crash-*, timeout-*, a corpus file). --tolerances FILE: judge with
-      that table, as the check that found it did (its replay line says so).
-      Prints expected, got, the error and its limit; exit 0 when it conforms, 1
-      when it still fails.
+      raw input (crash-*, timeout-*, a corpus file) that decodes to op NAME in NAME's
+      target. --tolerances FILE: judge with that table, as the check that found it
+      did (its replay line says so). Prints expected, got, the error and its limit;
+      exit 0 when it conforms, 1 when it still fails.
 )"},
       {"check", R"(  konform check --backend B [--backend B ...] [options]
       Runs every op each backend exports against the oracle.

@@ -1,12 +1,14 @@
 #include "repro.hpp"
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <stdexcept>
 #include <utility>
 
 #include "args.hpp"
 #include "files.hpp"
+#include "op_fuzzer.hpp"
 #include "konform/backend.hpp"
 #include "konform/fuzz_input.hpp"
 #include "konform/isolate.hpp"
@@ -43,19 +45,48 @@ ReproArgs parse(const std::vector<std::string>& args) {
   return a;
 }
 
-// A raw fuzz input, decoded exactly as the fuzz targets decode it.
+// The fuzz target whose ops include op: its family's ops, in the order
+// byte 0 of an input picks among them.
+std::pair<std::string, std::vector<const OpSpec*>> family_of(const OpSpec& op) {
+  for (const std::string& family : fuzz::family_names()) {
+    std::vector<const OpSpec*> ops = fuzz::family_ops(family);
+    for (const OpSpec* o : ops)
+      if (o == &op) return {family, std::move(ops)};
+  }
+  throw std::logic_error("op " + op.name + " is in no fuzz target's family");
+}
+
+// A raw fuzz input, decoded exactly as the fuzz target of op_name's family
+// decodes it; the input must pick op_name there.
 Reproducer from_raw_input(const std::string& path, const std::string& op_name) {
   const OpSpec* op = find_op(op_name);
   if (op == nullptr) throw UsageError("unknown op '" + op_name + "' (konform list shows them all)");
   const std::string text = read_file(path);
+  const auto json = nlohmann::json::parse(text, nullptr, false);
+  if (json.is_object() && json.contains("schema"))
+    throw UsageError("'" + path + "' is a konform JSON file (\"schema\": " + json["schema"].dump() +
+                     "), not a raw fuzz input: drop --op to replay a reproducer");
+  const auto [family, ops] = family_of(*op);
+  // A target of one op takes any bytes as that op's: a corpus file of another
+  // target (fuzz/corpus/FAMILY/...) is caught by its directory.
+  const std::string dir = std::filesystem::absolute(path).parent_path().filename().string();
+  for (const std::string& other : fuzz::family_names())
+    if (other == dir && other != family)
+      throw UsageError("'" + path + "' is in the corpus of fuzz target konform_fuzz_" + other + ", and " + op->name +
+                       " is fuzzed by konform_fuzz_" + family + ": give --op one of " + other + "'s ops");
   const std::vector<uint8_t> bytes(text.begin(), text.end());
-  FuzzCase fc = decode_fuzz_input({op}, bytes.data(), bytes.size());
+  FuzzCase fc = decode_fuzz_input(ops, bytes.data(), bytes.size());
+  if (fc.op != op)
+    throw UsageError("'" + path + "' is an input of op " + fc.op->name + " in fuzz target konform_fuzz_" + family +
+                     ", not of " + op->name + " (its first byte picks op " +
+                     std::to_string(bytes.empty() ? 0 : bytes[0] % ops.size()) + " of the target's " +
+                     std::to_string(ops.size()) + "): use --op " + fc.op->name);
   Reproducer r;
   r.op = op->name;
   r.c = std::move(fc.c);
   r.misalign = fc.misalign;
   r.source = "fuzz";
-  r.provenance = {{"input", path}, {"index", fc.index}};
+  r.provenance = {{"input", path}, {"index", fc.index}, {"fuzz_target", "konform_fuzz_" + family}};
   return r;
 }
 

@@ -111,6 +111,14 @@ expect 2 "'/dev/null' is not a regular file" -- repro /dev/null --op add
 expect 2 "cannot read '$tmp/missing.json': no such file" -- repro "$tmp/missing.json"
 printf '{"schema": 3}' >"$tmp/schema_int.json"
 expect 2 "'$tmp/schema_int.json' is not a konform report: its \"schema\" is 3" -- render "$tmp/schema_int.json" --junit "$tmp/j.xml"
+# A raw fuzz input must decode to the op named, in that op's own fuzz target.
+printf '\001\000\000\000' >"$tmp/split.input"  # byte 0: op 1 of tensor_cut's Concat, Split, Chunk
+expect 2 "is an input of op Split in fuzz target konform_fuzz_tensor_cut, not of Concat" -- \
+  repro "$tmp/split.input" --op Concat --backend scalar
+expect 2 "is in the corpus of fuzz target konform_fuzz_tensor_cut, and add is fuzzed by konform_fuzz_add" -- \
+  repro "$src/fuzz/corpus/tensor_cut/concat-3-tensors-of-148608-floats.input" --op add --backend scalar
+expect 2 'is a konform JSON file \("schema": "konform-repro/1"\), not a raw fuzz input: drop --op' -- \
+  repro "$src/fixtures/cases/add-in_place.json" --op add --backend scalar
 expect 2 "cannot read '$tmp/missing.tsv'" -- check --backend scalar --op add --tolerances "$tmp/missing.tsv"
 printf '# op\tdtype\tlimit\tspec\twhy\nadd\tf32\tone\t-\tone rounding\n' >"$tmp/bad_number.tsv"
 expect 2 "$tmp/bad_number.tsv:2: limit: 'one' is not a finite non-negative number" -- \
