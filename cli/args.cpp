@@ -1,94 +1,203 @@
 #include "args.hpp"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <utility>
+
+#include "konform/isolate.hpp"
 
 namespace konform::cli {
 
-const char* usage() {
-  return R"(usage:
-  konform list
+namespace {
+
+// Each command's part of the usage text, in the order `konform --help` shows them.
+const std::vector<std::pair<std::string, std::string>>& usage_sections() {
+  static const std::vector<std::pair<std::string, std::string>> sections = {
+      {"list", R"(  konform list
       Every op in the catalog: its C symbol, parameters, tolerance and properties.
-  konform render REPORT.json [--junit FILE] [--html FILE]
-      Renders a saved JSON report as JUnit XML and/or HTML.
-  konform repro FILE [--backend B ...] [--op NAME] [--timeout S]
+)"},
+      {"render", R"(  konform render REPORT.json [--junit FILE] [--html FILE]
+      Renders a saved JSON report as JUnit XML and/or HTML (each FILE a different path).
+)"},
+      {"repro", R"(  konform repro FILE [--backend B ...] [--op NAME] [--tolerances FILE] [--timeout S]
       Replays a reproducer (from a fuzzer, check --repro-dir, or fixtures/) on the
       backend it names or each --backend; with --op NAME, FILE is a fuzz target's
-      raw input (crash-*, timeout-*, a corpus file). Prints expected, got, the
-      error and its limit; exit 0 when it conforms, 1 when it still fails.
-  konform check --backend B [--backend B ...] [options]
+      raw input (crash-*, timeout-*, a corpus file) that decodes to op NAME in NAME's
+      target. --tolerances FILE: judge with that table, as the check that found it
+      did (its replay line says so). Prints expected, got, the error and its limit;
+      exit 0 when it conforms, 1 when it still fails.
+)"},
+      {"check", R"(  konform check --backend B [--backend B ...] [options]
       Runs every op each backend exports against the oracle.
       B: scalar | simd | simd:TARGET | simd:all | PATH.so | PATH.so:TARGET | PATH.so:all
     --op NAME          only this op (repeatable, or comma-separated)
-    --seed N           seed of the cases and properties (default 1)
-    --cases N          sweep cases per op (default 300)
-    --case N           replay case N alone (needs exactly one --op)
-    --property NAME    only this property (repeatable); --no-properties for none
-    --property-runs N  RapidCheck runs per property (default 100)
+    --seed N           seed of the cases and properties, 0 to 2^64-1 (default 1)
+    --cases N          sweep cases per op, at most 1e9 (default 300)
+    --case N           replay case N alone (needs exactly one --op; no --cases, no --property)
+    --property NAME    only this property of a chosen op (repeatable); runs no sweep;
+                       --no-properties for none
+    --property-runs N  RapidCheck runs per property, 1 to 1e6 (default 100)
     --report FILE      write the JSON report (schema: reports/report.schema.json)
     --junit FILE       write JUnit XML (one suite per backend, one test per op and check)
     --html FILE        write a self-contained HTML page with plots
     --tolerances FILE  use this tolerance table instead of the built-in one
     --repro-dir DIR    write a reproducer file per finding (sweep, property, crash) into DIR
-    --timeout S        seconds per op and backend before it counts as a hang (default 600)
+    --timeout S        seconds per op and backend before it counts as a hang, above 0
+                       and at most 1e6, decimal (default 600)
     --verbose          one line per case
-exit status: 0 everything supported conforms, 1 a finding, 2 bad usage or unreadable input
-)";
-}
-
-namespace {
-
-int64_t parse_int(const std::string& flag, const std::string& value, int64_t min) {
-  errno = 0;
-  char* end = nullptr;
-  const long long v = std::strtoll(value.c_str(), &end, 10);
-  if (value.empty() || *end != '\0' || errno != 0)
-    throw UsageError(flag + ": '" + value + "' is not an integer");
-  if (v < min) throw UsageError(flag + ": " + value + " is below the minimum " + std::to_string(min));
-  return v;
-}
-
-void split_into(const std::string& value, std::vector<std::string>* out) {
-  size_t start = 0;
-  while (start <= value.size()) {
-    const size_t comma = value.find(',', start);
-    const std::string item = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (!item.empty()) out->push_back(item);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
+    Options other than --backend, --op and --property may be given once; output
+    files are opened, and DIR created, before anything runs.
+)"},
+  };
+  return sections;
 }
 
 }  // namespace
 
+std::string usage(const std::string& command) {
+  std::string text = "usage:\n";
+  for (const auto& [name, section] : usage_sections())
+    if (command.empty() || command == name) text += section;
+  text += "exit status: 0 everything supported conforms, 1 a finding, 2 bad usage or unreadable input\n";
+  return text;
+}
+
+bool ArgReader::next() { return ++i_ < args_.size(); }
+
+std::string ArgReader::value() {
+  const std::string& flag = args_[i_];
+  if (i_ + 1 >= args_.size()) throw UsageError(flag + " needs a value");
+  const std::string& v = args_[i_ + 1];
+  if (v.rfind("--", 0) == 0) throw UsageError(flag + " needs a value, got the option '" + v + "'");
+  ++i_;
+  return v;
+}
+
+void ArgReader::once() {
+  if (!seen_.insert(args_[i_]).second) throw UsageError(args_[i_] + " is given twice (" + command_ + " takes it once)");
+}
+
+namespace {
+
+// Plain decimal digits: no sign, no spaces, no hex, not empty.
+bool all_digits(const std::string& s) {
+  if (s.empty()) return false;
+  for (char ch : s)
+    if (ch < '0' || ch > '9') return false;
+  return true;
+}
+
+}  // namespace
+
+int64_t parse_int(const std::string& flag, const std::string& value, int64_t min, int64_t max) {
+  const bool negative = value.size() > 1 && value[0] == '-' && all_digits(value.substr(1));
+  if (!all_digits(value) && !negative) throw UsageError(flag + ": '" + value + "' is not an integer");
+  if (negative) throw UsageError(flag + ": " + value + " is below the minimum " + std::to_string(min));
+  errno = 0;
+  const unsigned long long v = std::strtoull(value.c_str(), nullptr, 10);
+  if (errno == ERANGE || v > static_cast<unsigned long long>(max))
+    throw UsageError(flag + ": " + value + " is above the maximum " + std::to_string(max));
+  if (static_cast<int64_t>(v) < min)
+    throw UsageError(flag + ": " + value + " is below the minimum " + std::to_string(min));
+  return static_cast<int64_t>(v);
+}
+
+uint64_t parse_uint64(const std::string& flag, const std::string& value) {
+  if (!all_digits(value)) throw UsageError(flag + ": '" + value + "' is not an integer from 0 to 2^64-1");
+  errno = 0;
+  const unsigned long long v = std::strtoull(value.c_str(), nullptr, 10);
+  if (errno == ERANGE) throw UsageError(flag + ": " + value + " is above the maximum 18446744073709551615");
+  return v;
+}
+
+double parse_seconds(const std::string& flag, const std::string& value) {
+  const size_t dot = value.find('.');
+  const std::string whole = value.substr(0, dot);
+  const std::string fraction = dot == std::string::npos ? "" : value.substr(dot + 1);
+  const bool decimal = (all_digits(whole) && (dot == std::string::npos || fraction.empty() || all_digits(fraction))) ||
+                       (whole.empty() && all_digits(fraction));
+  if (!decimal) throw UsageError(flag + ": '" + value + "' is not a decimal number of seconds");
+  const double s = std::strtod(value.c_str(), nullptr);
+  if (!(s > 0)) throw UsageError(flag + ": " + value + " is not above 0 seconds");
+  if (!(s <= kMaxTimeoutSeconds))
+    throw UsageError(flag + ": " + value + " is above the maximum of " +
+                     std::to_string(static_cast<int64_t>(kMaxTimeoutSeconds)) + " seconds");
+  return s;
+}
+
+void add_name(const std::string& flag, const std::string& name, std::vector<std::string>* list) {
+  if (name.empty()) throw UsageError(flag + ": empty name");
+  for (const auto& n : *list)
+    if (n == name) throw UsageError(flag + ": '" + name + "' is given twice");
+  list->push_back(name);
+}
+
+void add_names(const std::string& flag, const std::string& value, std::vector<std::string>* list) {
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = value.find(',', start);
+    add_name(flag, value.substr(start, comma == std::string::npos ? std::string::npos : comma - start), list);
+    if (comma == std::string::npos) return;
+    start = comma + 1;
+  }
+}
+
+void check_distinct_paths(const std::vector<std::pair<std::string, std::string>>& paths) {
+  // Compared as absolute, normalized paths, links resolved where they exist.
+  auto key = [](const std::string& p) {
+    std::error_code ec;
+    const auto k = std::filesystem::weakly_canonical(std::filesystem::absolute(p, ec), ec);
+    return ec ? std::filesystem::path(p).lexically_normal().string() : k.string();
+  };
+  for (size_t i = 0; i < paths.size(); ++i)
+    for (size_t j = i + 1; j < paths.size(); ++j)
+      if (!paths[i].second.empty() && !paths[j].second.empty() && key(paths[i].second) == key(paths[j].second))
+        throw UsageError(paths[i].first + " and " + paths[j].first + " name the same file '" + paths[j].second + "'");
+}
+
 CheckArgs parse_check(const std::vector<std::string>& args) {
   CheckArgs a;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& flag = args[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= args.size()) throw UsageError(flag + " needs a value");
-      return args[++i];
-    };
-    if (flag == "--backend") a.backends.push_back(value());
-    else if (flag == "--op") split_into(value(), &a.ops);
-    else if (flag == "--property") split_into(value(), &a.properties);
-    else if (flag == "--seed") a.seed = static_cast<uint64_t>(parse_int(flag, value(), 0));
-    else if (flag == "--cases") a.cases = parse_int(flag, value(), 0);
-    else if (flag == "--case") a.only_case = parse_int(flag, value(), 0);
-    else if (flag == "--property-runs") a.property_runs = parse_int(flag, value(), 1);
-    else if (flag == "--no-properties") a.no_properties = true;
-    else if (flag == "--report") a.report = value();
-    else if (flag == "--junit") a.junit = value();
-    else if (flag == "--html") a.html = value();
-    else if (flag == "--tolerances") a.tolerances = value();
-    else if (flag == "--repro-dir") a.repro_dir = value();
-    else if (flag == "--timeout") a.timeout_s = static_cast<double>(parse_int(flag, value(), 1));
-    else if (flag == "--verbose") a.verbose = true;
+  ArgReader in("check", args);
+  bool cases_given = false, runs_given = false;
+  while (in.next()) {
+    const std::string flag = in.arg();
+    if (flag == "--backend") add_name(flag, in.value(), &a.backends);
+    else if (flag == "--op") add_names(flag, in.value(), &a.ops);
+    else if (flag == "--property") add_names(flag, in.value(), &a.properties);
+    else if (flag == "--seed") a.seed = parse_uint64(flag, in.single_value());
+    else if (flag == "--cases") a.cases = parse_int(flag, in.single_value(), 0, kMaxCases), cases_given = true;
+    else if (flag == "--case") a.only_case = parse_int(flag, in.single_value(), 0, kMaxCases - 1);
+    else if (flag == "--property-runs")
+      a.property_runs = parse_int(flag, in.single_value(), 1, kMaxPropertyRuns), runs_given = true;
+    else if (flag == "--no-properties") in.once(), a.no_properties = true;
+    else if (flag == "--report") a.report = in.single_value();
+    else if (flag == "--junit") a.junit = in.single_value();
+    else if (flag == "--html") a.html = in.single_value();
+    else if (flag == "--tolerances") a.tolerances = in.single_value();
+    else if (flag == "--repro-dir") a.repro_dir = in.single_value();
+    else if (flag == "--timeout") a.timeout_s = parse_seconds(flag, in.single_value());
+    else if (flag == "--verbose") in.once(), a.verbose = true;
     else throw UsageError("unknown option '" + flag + "'");
   }
   if (a.backends.empty()) throw UsageError("check needs at least one --backend");
   if (a.only_case >= 0 && a.ops.size() != 1) throw UsageError("--case needs exactly one --op");
-  if (a.no_properties && !a.properties.empty()) throw UsageError("--property and --no-properties contradict each other");
+  if (a.only_case >= 0 && !a.properties.empty())
+    throw UsageError("--case replays a sweep case and --property runs no sweep: give one or the other");
+  if (a.only_case >= 0 && cases_given) throw UsageError("--case replays one case: --cases does not apply");
+  if (!a.properties.empty() && cases_given) throw UsageError("--property runs no sweep: --cases does not apply");
+  if (a.no_properties && !a.properties.empty())
+    throw UsageError("--property and --no-properties contradict each other");
+  if (runs_given && (a.no_properties || a.only_case >= 0))
+    throw UsageError("--property-runs does not apply: " + std::string(a.no_properties ? "--no-properties" : "--case") +
+                     " runs no property");
+  if (a.cases == 0 && a.no_properties) throw UsageError("--cases 0 with --no-properties checks nothing");
+  check_distinct_paths({{"--report", a.report},
+                        {"--junit", a.junit},
+                        {"--html", a.html},
+                        {"--tolerances", a.tolerances},
+                        {"--repro-dir", a.repro_dir}});
   return a;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -12,6 +13,10 @@ namespace konform::cli {
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// The bounds of the numbers the command line takes.
+inline constexpr int64_t kMaxCases = 1'000'000'000;     // --cases; --case is below it
+inline constexpr int64_t kMaxPropertyRuns = 1'000'000;  // --property-runs
 
 struct CheckArgs {
   std::vector<std::string> backends;
@@ -32,6 +37,43 @@ struct CheckArgs {
 };
 
 CheckArgs parse_check(const std::vector<std::string>& args);
-const char* usage();
+
+// The usage text: every command's, or one command's ("check", "repro", ...).
+std::string usage(const std::string& command = "");
+
+// Walks a command's arguments. value() takes the option's value: it must be
+// there and must not be another option; once() refuses an option given twice.
+class ArgReader {
+ public:
+  ArgReader(std::string command, const std::vector<std::string>& args) : command_(std::move(command)), args_(args) {}
+  bool next();                       // moves to the next argument; false at the end
+  const std::string& arg() const { return args_[i_]; }
+  std::string value();               // the current option's value
+  void once();                       // the current option must not repeat
+  std::string single_value() { once(); return value(); }
+
+ private:
+  std::string command_;
+  const std::vector<std::string>& args_;
+  size_t i_ = static_cast<size_t>(-1);
+  std::set<std::string> seen_;
+};
+
+// Numbers as the options take them: plain decimal digits, no sign, no
+// spaces, no hex, within [min, max]; the message names the option.
+int64_t parse_int(const std::string& flag, const std::string& value, int64_t min, int64_t max);
+uint64_t parse_uint64(const std::string& flag, const std::string& value);
+// Seconds: decimal digits with an optional fraction ("600", "0.5"), above 0
+// and at most kMaxTimeoutSeconds. Shared by check and repro.
+double parse_seconds(const std::string& flag, const std::string& value);
+
+// Adds name to list, refusing an empty name and a repeat: "--op: empty name".
+void add_name(const std::string& flag, const std::string& name, std::vector<std::string>* list);
+// The same for each item of a comma-separated list.
+void add_names(const std::string& flag, const std::string& value, std::vector<std::string>* list);
+
+// Output paths (flag, path; empty paths skipped) must differ from each other
+// and from the inputs, or one file would overwrite another.
+void check_distinct_paths(const std::vector<std::pair<std::string, std::string>>& paths);
 
 }  // namespace konform::cli

@@ -2,12 +2,15 @@
 // of every backend against the oracle, each op in its own child process.
 #include <algorithm>
 #include <chrono>
+#include <cerrno>
 #include <cstdio>
-#include <fstream>
+#include <cstring>
+#include <functional>
 #include <iostream>
-#include <sstream>
+#include <memory>
 
 #include "args.hpp"
+#include "files.hpp"
 #include "repro.hpp"
 #include "repro_files.hpp"
 #include "konform/backend.hpp"
@@ -21,52 +24,42 @@
 namespace konform::cli {
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError("cannot read '" + path + "'");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write_file(const std::string& path, const std::string& text, const char* what) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out) throw std::runtime_error(std::string("cannot write the ") + what + " to '" + path + "'");
-  std::printf("%s: %s\n", what, path.c_str());
-}
-
-void write_views(const nlohmann::json& report, const std::string& junit, const std::string& html) {
-  if (!junit.empty()) write_file(junit, render_junit(report), "JUnit XML");
-  if (!html.empty()) write_file(html, render_html(report), "HTML report");
-}
-
-// konform render REPORT.json [--junit FILE] [--html FILE]
+// Renders a saved JSON report as JUnit XML and/or HTML. Both texts are made
+// before either file is written, so a report that cannot be rendered leaves
+// no half of the output behind.
 int render(const std::vector<std::string>& args) {
   std::string input, junit, html;
-  for (size_t i = 0; i < args.size(); ++i) {
-    auto value = [&]() -> std::string {
-      if (i + 1 >= args.size()) throw UsageError(args[i] + " needs a value");
-      return args[++i];
-    };
-    if (args[i] == "--junit") junit = value();
-    else if (args[i] == "--html") html = value();
-    else if (args[i].rfind("--", 0) == 0) throw UsageError("unknown option '" + args[i] + "'");
-    else if (input.empty()) input = args[i];
-    else throw UsageError("render takes one report, got '" + input + "' and '" + args[i] + "'");
+  ArgReader in("render", args);
+  while (in.next()) {
+    if (in.arg() == "--junit") junit = in.single_value();
+    else if (in.arg() == "--html") html = in.single_value();
+    else if (in.arg().rfind("--", 0) == 0) throw UsageError("unknown option '" + in.arg() + "'");
+    else if (input.empty()) input = in.arg();
+    else throw UsageError("render takes one report, got '" + input + "' and '" + in.arg() + "'");
   }
   if (input.empty()) throw UsageError("render needs the path of a JSON report");
   if (junit.empty() && html.empty()) throw UsageError("render needs --junit FILE and/or --html FILE");
+  check_distinct_paths({{"the report", input}, {"--junit", junit}, {"--html", html}});
   const std::string text = read_file(input);
   const auto report = nlohmann::json::parse(text, nullptr, false);
   if (report.is_discarded()) throw UsageError("'" + input + "' is not valid JSON");
-  if (!report.is_object() || report.value("schema", "") != "konform-report/1")
+  const auto schema = report.is_object() ? report.find("schema") : report.end();
+  if (!report.is_object() || schema == report.end())
     throw UsageError("'" + input + "' is not a konform report (no \"schema\": \"konform-report/1\")");
+  if (!schema->is_string() || schema->get<std::string>() != "konform-report/1")
+    throw UsageError("'" + input + "' is not a konform report: its \"schema\" is " + schema->dump() +
+                     ", not \"konform-report/1\"");
+  std::string junit_text, html_text;
   try {
-    write_views(report, junit, html);
+    if (!junit.empty()) junit_text = render_junit(report);
+    if (!html.empty()) html_text = render_html(report);
   } catch (const nlohmann::json::exception& e) {
     throw UsageError("'" + input + "' does not follow the report schema: " + e.what());
   }
+  OutputFile junit_file = junit.empty() ? OutputFile() : OutputFile(junit, "JUnit XML");
+  OutputFile html_file = html.empty() ? OutputFile() : OutputFile(html, "HTML report");
+  junit_file.write(junit_text);
+  html_file.write(html_text);
   return 0;
 }
 
@@ -94,9 +87,20 @@ bool selected(const std::vector<std::string>& chosen, const std::string& name) {
   return false;
 }
 
-std::string property_command(const Backend& b, const std::string& op, const std::string& property, uint64_t seed) {
-  return "konform check --backend " + b.name + " --op " + op + " --property " + property + " --seed " +
-         std::to_string(seed);
+// What a finding adds about its reproducer: "   (or: konform repro PATH)",
+// with --tolerances when the check used a table of its own. If the file
+// cannot be written, the error is printed and noted instead: the finding
+// stands either way.
+std::string repro_note(const CheckArgs& a, const std::function<std::string()>& write) {
+  try {
+    const std::string path = write();
+    if (path.empty()) return "";
+    return "   (or: konform repro " + shell_word(path) +
+           (a.tolerances.empty() ? "" : " --tolerances " + shell_word(a.tolerances)) + ")";
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "konform: a finding's reproducer was not written (the finding stands): %s\n", e.what());
+    return std::string("   (no reproducer: ") + e.what() + ")";
+  }
 }
 
 // Everything one op gets on one backend: the sweep, then its properties.
@@ -122,7 +126,8 @@ OpResult check_op(const Backend& b, const OpSpec& op, const CheckArgs& a, const 
   if (!a.repro_dir.empty())
     for (Finding& f : r.findings)
       if (f.case_index >= 0)
-        f.reproduce += "   (or: konform repro " + write_sweep_reproducer(a.repro_dir, b, op, a.seed, f.case_index, f) + ")";
+        f.reproduce +=
+            repro_note(a, [&] { return write_sweep_reproducer(a.repro_dir, b, op, sweep, f.case_index, f); });
   if (r.verdict != "unsupported" && !a.no_properties && a.only_case < 0) {
     for (const Property& p : properties()) {
       if (p.op != op.name || !selected(a.properties, p.name)) continue;
@@ -135,13 +140,12 @@ OpResult check_op(const Backend& b, const OpSpec& op, const CheckArgs& a, const 
       Finding f;
       f.check = p.name;
       f.message = o.message;
-      f.reproduce = property_command(b, op.name, p.name, a.seed) +
+      f.reproduce = property_command(b.name, op.name, p.name, sweep) +
                     (o.reproduce.empty() ? "" : "   (RapidCheck: RC_PARAMS=\"reproduce=" + o.reproduce + "\")");
-      if (!a.repro_dir.empty()) {
-        const std::string path =
-            write_property_reproducer(a.repro_dir, p, b, a.seed, static_cast<int>(a.property_runs), f);
-        if (!path.empty()) f.reproduce += "   (or: konform repro " + path + ")";
-      }
+      if (!a.repro_dir.empty())
+        f.reproduce += repro_note(a, [&] {
+          return write_property_reproducer(a.repro_dir, p, b, sweep, static_cast<int>(a.property_runs), f);
+        });
       r.fail(f);
     }
   }
@@ -151,17 +155,19 @@ OpResult check_op(const Backend& b, const OpSpec& op, const CheckArgs& a, const 
 
 // Where a child stopped on a finding: the sweep case it was running and how
 // to replay it (with --repro-dir, a reproducer written for it too).
-void locate(Finding& f, const ChildOutcome& o, const Backend& b, const OpSpec& op, const CheckArgs& a) {
+void locate(Finding& f, const ChildOutcome& o, const Backend& b, const OpSpec& op, const CheckArgs& a,
+            const SweepOptions& sweep) {
   f.case_index = o.last_case;
   f.case_label = o.last_label;
   if (o.last_case < 0) return;
-  f.reproduce = replay_command(b.name, op.name, a.seed, o.last_case);
+  f.reproduce = replay_command(b.name, op.name, a.seed, o.last_case, sweep.tolerances_file);
   if (!a.repro_dir.empty())
-    f.reproduce += "   (or: konform repro " + write_sweep_reproducer(a.repro_dir, b, op, a.seed, o.last_case, f) + ")";
+    f.reproduce += repro_note(a, [&] { return write_sweep_reproducer(a.repro_dir, b, op, sweep, o.last_case, f); });
 }
 
 // The result of a child that died or hung, with the case it was running.
-OpResult died(const Backend& b, const OpSpec& op, const ChildOutcome& o, const CheckArgs& a) {
+OpResult died(const Backend& b, const OpSpec& op, const ChildOutcome& o, const CheckArgs& a,
+              const SweepOptions& sweep) {
   OpResult r;
   r.op = op.name;
   r.symbol = op.symbol;
@@ -171,9 +177,9 @@ OpResult died(const Backend& b, const OpSpec& op, const ChildOutcome& o, const C
   Finding f;
   f.check = o.status == ChildOutcome::timeout ? "no_hang" : "no_crash";
   f.message = (o.status == ChildOutcome::timeout ? "hung: " : "crashed: ") + o.detail;
-  locate(f, o, b, op, a);
+  locate(f, o, b, op, a, sweep);
   if (o.last_case < 0 && o.last_label.rfind("property ", 0) == 0)
-    f.reproduce = property_command(b, op.name, o.last_label.substr(9), a.seed);
+    f.reproduce = property_command(b.name, op.name, o.last_label.substr(9), sweep);
   r.fail(f);
   r.verdict = o.status == ChildOutcome::timeout ? "timeout" : "crashed";
   CheckSummary& c = r.check(f.check, "sweep");
@@ -205,7 +211,7 @@ void check_reads(const Backend& b, const OpSpec& op, const CheckArgs& a, const S
   f.check = "no_read_out_of_bounds";
   f.message = (o.status == ChildOutcome::timeout ? "hung" : "crashed: " + o.detail) +
               ", called with each input's end against unmapped memory: a read past the end of an input";
-  locate(f, o, b, op, a);
+  locate(f, o, b, op, a, sweep);
   r.fail(f);
 }
 
@@ -242,6 +248,7 @@ int check(const CheckArgs& a, const std::string& command_line) {
   if (!a.tolerances.empty()) {
     custom = std::make_unique<ToleranceTable>(ToleranceTable::parse(read_file(a.tolerances), a.tolerances));
     sweep.tolerances = custom.get();
+    sweep.tolerances_file = a.tolerances;
   }
   std::vector<const OpSpec*> ops;
   for (const auto& name : a.ops) {
@@ -251,20 +258,40 @@ int check(const CheckArgs& a, const std::string& command_line) {
   }
   if (ops.empty())
     for (const OpSpec& op : catalog()) ops.push_back(&op);
+  // Each --property must belong to a chosen op, or it would run nothing.
   for (const auto& p : a.properties) {
-    bool known = false;
-    for (const auto& q : properties()) known |= q.name == p;
-    if (!known) throw UsageError("unknown property '" + p + "' (konform list shows them per op)");
+    std::string owners;
+    bool chosen = false;
+    for (const auto& q : properties()) {
+      if (q.name != p) continue;
+      owners += (owners.empty() ? "" : ", ") + q.op;
+      chosen |= selected(a.ops, q.op);
+    }
+    if (owners.empty()) throw UsageError("unknown property '" + p + "' (konform list shows them per op)");
+    if (!chosen) throw UsageError("property '" + p + "' belongs to " + owners + ", which no --op chooses");
   }
+  int64_t property_count = 0;
+  if (!a.no_properties && a.only_case < 0)
+    for (const OpSpec* op : ops)
+      for (const auto& p : properties()) property_count += p.op == op->name && selected(a.properties, p.name);
+  if (a.cases == 0 && property_count == 0)
+    throw UsageError("--cases 0 and no property of the chosen op(s) to run: nothing would be checked");
 
   std::vector<Backend> backends;
   RunInfo run;
   for (const auto& spec : a.backends)
     for (auto& b : resolve_backends(spec)) {
+      for (const Backend& earlier : backends)  // simd:all and simd:AVX2, say: each result counted once
+        if (earlier.name == b.name) throw UsageError("--backend " + spec + ": backend " + b.name + " is chosen twice");
       run.backend_details.push_back(
           {{"name", b.name}, {"kind", b.kind}, {"library", b.library}, {"target", b.target}});
       backends.push_back(std::move(b));
     }
+  // Every output can be written, before the run: a finding is never lost to an unwritable path.
+  if (!a.repro_dir.empty()) prepare_output_dir(a.repro_dir, "--repro-dir");
+  OutputFile report_file = a.report.empty() ? OutputFile() : OutputFile(a.report, "report");
+  OutputFile junit_file = a.junit.empty() ? OutputFile() : OutputFile(a.junit, "JUnit XML");
+  OutputFile html_file = a.html.empty() ? OutputFile() : OutputFile(a.html, "HTML report");
   run.command = command_line;
   run.seed = a.seed;
   run.cases = a.cases;
@@ -285,59 +312,94 @@ int check(const CheckArgs& a, const std::string& command_line) {
         continue;
       }
       results.push_back(o.status == ChildOutcome::ok ? op_result_from_json(nlohmann::json::parse(o.payload))
-                                                     : died(b, *op, o, a));
+                                                     : died(b, *op, o, a, sweep));
       if (o.status == ChildOutcome::ok) check_reads(b, *op, a, sweep, results.back());
       print_result(results.back(), op_width);
     }
   }
   const nlohmann::json report = make_report(run, results);
-  if (!a.report.empty()) {
-    std::ofstream out(a.report);
-    out << report.dump(2) << "\n";
-    if (!out) throw std::runtime_error("cannot write the report to '" + a.report + "'");
-    std::printf("report: %s\n", a.report.c_str());
-  }
-  write_views(report, a.junit, a.html);
   const auto& s = report["summary"];
+  // The files, then the summary line; a file that cannot be written is an
+  // error (exit 2), but the run's findings are still printed and counted.
+  std::string write_errors;
+  auto write = [&](OutputFile& file, const std::function<std::string()>& text) {
+    try {
+      file.write(text());
+    } catch (const std::exception& e) {
+      write_errors += std::string("konform: ") + e.what() + "\n";
+    }
+  };
+  write(report_file, [&] { return report.dump(2) + "\n"; });
+  write(junit_file, [&] { return render_junit(report); });
+  write(html_file, [&] { return render_html(report); });
   std::printf("%lld passed, %lld failed, %lld unsupported\n", s["passed"].get<long long>(),
               s["failed"].get<long long>(), s["unsupported"].get<long long>());
-  if (harness_failed) return 2;
-  return s["failed"].get<int64_t>() > 0 ? 1 : 0;
+  std::fputs(write_errors.c_str(), stderr);
+  const int status = s["failed"].get<int64_t>() > 0 ? 1 : 0;
+  if (harness_failed || !write_errors.empty()) {
+    if (status == 1)
+      std::fprintf(stderr, "konform: exit status 2 for the error above; the run has findings (status 1)\n");
+    return 2;
+  }
+  return status;
+}
+
+bool is_command(const std::string& s) { return s == "list" || s == "render" || s == "repro" || s == "check"; }
+
+// `konform COMMAND --help` (or -h): that command's usage.
+bool wants_help(const std::vector<std::string>& args) {
+  for (size_t i = 1; i < args.size(); ++i)
+    if (args[i] == "--help" || args[i] == "-h") return true;
+  return false;
+}
+
+int run(const std::vector<std::string>& args, const std::string& command_line) {
+  try {
+    if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+      std::fputs(usage().c_str(), args.empty() ? stderr : stdout);
+      return args.empty() ? 2 : 0;
+    }
+    if (!is_command(args[0])) throw UsageError("unknown command '" + args[0] + "'");
+    if (wants_help(args)) {
+      std::fputs(usage(args[0]).c_str(), stdout);
+      return 0;
+    }
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    if (args[0] == "list") {
+      if (!rest.empty()) throw UsageError("list takes no arguments");
+      return list();
+    }
+    if (args[0] == "render") return render(rest);
+    if (args[0] == "repro") return repro(rest);
+    return check(parse_check(rest), command_line);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "konform: %s\n\n%s", e.what(), usage(is_command(args[0]) ? args[0] : "").c_str());
+    return 2;
+  } catch (const std::exception& e) {  // BackendError, TableError, ReproError, a file's error, ...
+    std::fprintf(stderr, "konform: %s\n", e.what());
+    return 2;
+  }
 }
 
 }  // namespace
 }  // namespace konform::cli
 
 int main(int argc, char** argv) {
-  using namespace konform::cli;
   std::vector<std::string> args(argv + 1, argv + argc);
   std::string command_line = "konform";
   for (const auto& s : args) command_line += " " + s;
   konform::load_rapidcheck_quietly();
-  try {
-    if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-      std::fputs(usage(), args.empty() ? stderr : stdout);
-      return args.empty() ? 2 : 0;
-    }
-    if (args[0] == "list") {
-      if (args.size() > 1) throw UsageError("list takes no arguments");
-      return konform::cli::list();
-    }
-    if (args[0] == "render") return render({args.begin() + 1, args.end()});
-    if (args[0] == "repro") return repro({args.begin() + 1, args.end()});
-    if (args[0] == "check") return check(parse_check({args.begin() + 1, args.end()}), command_line);
-    throw UsageError("unknown command '" + args[0] + "'");
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "konform: %s\n\n%s", e.what(), usage());
-    return 2;
-  } catch (const konform::BackendError& e) {
-    std::fprintf(stderr, "konform: %s\n", e.what());
-    return 2;
-  } catch (const konform::TableError& e) {
-    std::fprintf(stderr, "konform: %s\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "konform: %s\n", e.what());
+  const int status = konform::cli::run(args, command_line);
+  // What was printed must have reached standard output: a full disk or a
+  // closed pipe is an error, not a silent success.
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  const int err = errno;
+  if (!flushed || std::ferror(stdout) != 0) {
+    std::fprintf(stderr, "konform: cannot write standard output: %s%s\n",
+                 err != 0 ? std::strerror(err) : "a write failed",
+                 status == 1 ? " (the run has findings: status 1)" : "");
     return 2;
   }
+  return status;
 }

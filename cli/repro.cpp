@@ -1,11 +1,14 @@
 #include "repro.hpp"
 
 #include <cstdio>
-#include <fstream>
-#include <iterator>
+#include <filesystem>
+#include <memory>
 #include <stdexcept>
+#include <utility>
 
 #include "args.hpp"
+#include "files.hpp"
+#include "op_fuzzer.hpp"
 #include "konform/backend.hpp"
 #include "konform/fuzz_input.hpp"
 #include "konform/isolate.hpp"
@@ -18,47 +21,72 @@ namespace konform::cli {
 namespace {
 
 struct ReproArgs {
-  std::string file, op;
+  std::string file, op, tolerances;
   std::vector<std::string> backends;
   double timeout_s = 60;
 };
 
 ReproArgs parse(const std::vector<std::string>& args) {
   ReproArgs a;
-  for (size_t i = 0; i < args.size(); ++i) {
-    auto value = [&]() -> std::string {
-      if (i + 1 >= args.size()) throw UsageError(args[i] + " needs a value");
-      return args[++i];
-    };
-    if (args[i] == "--backend") a.backends.push_back(value());
-    else if (args[i] == "--op") a.op = value();
-    else if (args[i] == "--timeout") {
-      const std::string v = value();
-      char* end = nullptr;
-      a.timeout_s = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end != '\0' || !(a.timeout_s > 0)) throw UsageError("--timeout: '" + v + "' is not a positive number");
-    } else if (args[i].rfind("--", 0) == 0) throw UsageError("unknown option '" + args[i] + "'");
-    else if (a.file.empty()) a.file = args[i];
-    else throw UsageError("repro takes one file, got '" + a.file + "' and '" + args[i] + "'");
+  ArgReader in("repro", args);
+  while (in.next()) {
+    const std::string flag = in.arg();
+    if (flag == "--backend") add_name(flag, in.value(), &a.backends);
+    else if (flag == "--op") {
+      a.op = in.single_value();
+      if (a.op.empty()) throw UsageError("--op: empty name");
+    } else if (flag == "--tolerances") a.tolerances = in.single_value();
+    else if (flag == "--timeout") a.timeout_s = parse_seconds(flag, in.single_value());
+    else if (flag.rfind("--", 0) == 0) throw UsageError("unknown option '" + flag + "'");
+    else if (a.file.empty()) a.file = flag;
+    else throw UsageError("repro takes one file, got '" + a.file + "' and '" + flag + "'");
   }
   if (a.file.empty()) throw UsageError("repro needs a reproducer file (or a raw fuzz input with --op)");
   return a;
 }
 
-// A raw fuzz input, decoded exactly as the fuzz targets decode it.
+// The fuzz target whose ops include op: its family's ops, in the order
+// byte 0 of an input picks among them.
+std::pair<std::string, std::vector<const OpSpec*>> family_of(const OpSpec& op) {
+  for (const std::string& family : fuzz::family_names()) {
+    std::vector<const OpSpec*> ops = fuzz::family_ops(family);
+    for (const OpSpec* o : ops)
+      if (o == &op) return {family, std::move(ops)};
+  }
+  throw std::logic_error("op " + op.name + " is in no fuzz target's family");
+}
+
+// A raw fuzz input, decoded exactly as the fuzz target of op_name's family
+// decodes it; the input must pick op_name there.
 Reproducer from_raw_input(const std::string& path, const std::string& op_name) {
   const OpSpec* op = find_op(op_name);
   if (op == nullptr) throw UsageError("unknown op '" + op_name + "' (konform list shows them all)");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ReproError("cannot read '" + path + "'");
-  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  FuzzCase fc = decode_fuzz_input({op}, bytes.data(), bytes.size());
+  const std::string text = read_file(path);
+  const auto json = nlohmann::json::parse(text, nullptr, false);
+  if (json.is_object() && json.contains("schema"))
+    throw UsageError("'" + path + "' is a konform JSON file (\"schema\": " + json["schema"].dump() +
+                     "), not a raw fuzz input: drop --op to replay a reproducer");
+  const auto [family, ops] = family_of(*op);
+  // A target of one op takes any bytes as that op's: a corpus file of another
+  // target (fuzz/corpus/FAMILY/...) is caught by its directory.
+  const std::string dir = std::filesystem::absolute(path).parent_path().filename().string();
+  for (const std::string& other : fuzz::family_names())
+    if (other == dir && other != family)
+      throw UsageError("'" + path + "' is in the corpus of fuzz target konform_fuzz_" + other + ", and " + op->name +
+                       " is fuzzed by konform_fuzz_" + family + ": give --op one of " + other + "'s ops");
+  const std::vector<uint8_t> bytes(text.begin(), text.end());
+  FuzzCase fc = decode_fuzz_input(ops, bytes.data(), bytes.size());
+  if (fc.op != op)
+    throw UsageError("'" + path + "' is an input of op " + fc.op->name + " in fuzz target konform_fuzz_" + family +
+                     ", not of " + op->name + " (its first byte picks op " +
+                     std::to_string(bytes.empty() ? 0 : bytes[0] % ops.size()) + " of the target's " +
+                     std::to_string(ops.size()) + "): use --op " + fc.op->name);
   Reproducer r;
   r.op = op->name;
   r.c = std::move(fc.c);
   r.misalign = fc.misalign;
   r.source = "fuzz";
-  r.provenance = {{"input", path}, {"index", fc.index}};
+  r.provenance = {{"input", path}, {"index", fc.index}, {"fuzz_target", "konform_fuzz_" + family}};
   return r;
 }
 
@@ -72,7 +100,7 @@ void print_value_line(const Finding& f) {
 
 // Runs the case on one backend in a child process: a crash or a hang is a
 // finding like any other. Returns the exit status's share: 0 or 1.
-int replay_on(const Reproducer& r, const OpSpec& op, const Backend& b, double timeout_s) {
+int replay_on(const Reproducer& r, const OpSpec& op, const Backend& b, const Tolerance* tol, double timeout_s) {
   void* fn = b.symbol(op.symbol);
   if (fn == nullptr) {
     std::printf("SKIP  %s on %s: unsupported, the backend does not export %s\n", op.name.c_str(), b.name.c_str(),
@@ -81,8 +109,7 @@ int replay_on(const Reproducer& r, const OpSpec& op, const Backend& b, double ti
   }
   const ChildOutcome o = run_isolated(
       [&](ChildChannel&) {
-        const CaseVerdict v = judge_case(b, op, fn, r.c, ToleranceTable::builtin().find(op.name, op.dtype),
-                                         CallOptions{r.misalign, true});
+        const CaseVerdict v = judge_case(b, op, fn, r.c, tol, CallOptions{r.misalign, true});
         nlohmann::json j = {{"findings", nlohmann::json::array()}, {"refused", v.refused}};
         for (const Finding& f : v.findings) j["findings"].push_back(finding_to_json(f));
         j["worst"] = v.worst ? finding_to_json(*v.worst) : nlohmann::json(nullptr);
@@ -135,8 +162,17 @@ int replay_on(const Reproducer& r, const OpSpec& op, const Backend& b, double ti
 int repro(const std::vector<std::string>& args) {
   const ReproArgs a = parse(args);
   // A malformed file is a ReproError: exit 2 with its message, no usage text.
-  const Reproducer r = a.op.empty() ? read_reproducer_file(a.file) : from_raw_input(a.file, a.op);
+  const Reproducer r = a.op.empty() ? parse_reproducer(read_file(a.file), a.file) : from_raw_input(a.file, a.op);
   const OpSpec& op = *find_op(r.op);
+  // The table to judge by: --tolerances FILE (as the check that found it used), else the built-in one.
+  std::unique_ptr<ToleranceTable> custom;
+  if (!a.tolerances.empty())
+    custom = std::make_unique<ToleranceTable>(ToleranceTable::parse(read_file(a.tolerances), a.tolerances));
+  const ToleranceTable& table = custom ? *custom : ToleranceTable::builtin();
+  const Tolerance* tol = table.find(op.name, op.dtype);
+  if (tol == nullptr && needs_tolerance(r.c))
+    throw TableError("the tolerance table " + table.source() + " has no entry for " + op.name + " " +
+                     std::string(dtype_name(op.dtype)));
   std::vector<std::string> specs = a.backends;
   if (specs.empty()) {
     if (r.backend.empty()) throw UsageError("'" + a.file + "' names no backend (a fixture): give --backend");
@@ -149,10 +185,14 @@ int repro(const std::vector<std::string>& args) {
   if (r.finding) {
     std::printf("  recorded: %s\n", r.finding->message.c_str());
     print_value_line(*r.finding);
+    if (r.finding->has_values && tol != nullptr && r.finding->limit != tol->limit)
+      std::printf("  note: recorded with a limit of %.3g u; this replay judges with %.3g u from %s%s\n",
+                  r.finding->limit, tol->limit, table.source().c_str(),
+                  custom ? "" : " (give the check's --tolerances FILE to judge as it did)");
   }
   int status = 0;
   for (const std::string& spec : specs)
-    for (const Backend& b : resolve_backends(spec)) status |= replay_on(r, op, b, a.timeout_s);
+    for (const Backend& b : resolve_backends(spec)) status |= replay_on(r, op, b, tol, a.timeout_s);
   return status;
 }
 

@@ -21,8 +21,16 @@ struct Quiet : rc::detail::TestListener {
 
 }  // namespace
 
-std::string write_sweep_reproducer(const std::string& dir, const Backend& b, const OpSpec& op, uint64_t seed,
-                                   int64_t index, const Finding& finding) {
+std::string property_command(const std::string& backend, const std::string& op, const std::string& property,
+                             const SweepOptions& sweep) {
+  return "konform check --backend " + shell_word(backend) + " --op " + op + " --property " + property + " --seed " +
+         std::to_string(sweep.seed) +
+         (sweep.tolerances_file.empty() ? "" : " --tolerances " + shell_word(sweep.tolerances_file));
+}
+
+std::string write_sweep_reproducer(const std::string& dir, const Backend& b, const OpSpec& op,
+                                   const SweepOptions& sweep, int64_t index, const Finding& finding) {
+  const uint64_t seed = sweep.seed;
   Reproducer r;
   r.op = op.name;
   r.c = sweep_case(op, seed, index);
@@ -30,12 +38,15 @@ std::string write_sweep_reproducer(const std::string& dir, const Backend& b, con
   r.backend = b.name;
   r.source = "sweep";
   r.finding = finding;
-  r.provenance = {{"seed", seed}, {"case", index}, {"command", replay_command(b.name, op.name, seed, index)}};
+  r.provenance = {{"seed", seed},
+                  {"case", index},
+                  {"command", replay_command(b.name, op.name, seed, index, sweep.tolerances_file)}};
   return write_reproducer(r, dir);
 }
 
-std::string write_property_reproducer(const std::string& dir, const Property& p, const Backend& b, uint64_t seed,
-                                      int runs, const Finding& finding) {
+std::string write_property_reproducer(const std::string& dir, const Property& p, const Backend& b,
+                                      const SweepOptions& sweep, int runs, const Finding& finding) {
+  const uint64_t seed = sweep.seed;
   rc::detail::TestMetadata metadata;
   metadata.id = p.op + "/" + p.name;
   metadata.description = p.name;
@@ -59,7 +70,9 @@ std::string write_property_reproducer(const std::string& dir, const Property& p,
     const OpSpec& op = *call.first;
     void* fn = b.symbol(op.symbol);
     if (fn == nullptr) continue;
-    const CaseVerdict v = judge_case(b, op, fn, call.second, ToleranceTable::builtin().find(op.name, op.dtype),
+    const Tolerance* tol = sweep.tolerances->find(op.name, op.dtype);  // the check's table, else the built-in one
+    if (tol == nullptr) tol = ToleranceTable::builtin().find(op.name, op.dtype);
+    const CaseVerdict v = judge_case(b, op, fn, call.second, tol,
                                      CallOptions{0, true});
     if (!v.ok()) {
       chosen = &call;
@@ -77,8 +90,7 @@ std::string write_property_reproducer(const std::string& dir, const Property& p,
                   {"seed", seed},
                   {"runs", runs},
                   {"calls_in_counterexample", recorder.calls.size()},
-                  {"command", "konform check --backend " + b.name + " --op " + p.op + " --property " + p.name +
-                                  " --seed " + std::to_string(seed)}};
+                  {"command", property_command(b.name, p.op, p.name, sweep)}};
   return write_reproducer(r, dir);
 }
 

@@ -9,20 +9,25 @@
 #include "konform/op.hpp"
 #include "konform/properties.hpp"
 #include "konform/result.hpp"
+#include "konform/sweep.hpp"
 
 namespace konform::cli {
 
-// Case `index` of the sweep with `seed`, regenerated, with what failed on it.
-// Returns the file's path.
-std::string write_sweep_reproducer(const std::string& dir, const Backend& b, const OpSpec& op, uint64_t seed,
-                                   int64_t index, const Finding& finding);
+// The command line that reruns one property (the sweep's cases: replay_command).
+std::string property_command(const std::string& backend, const std::string& op, const std::string& property,
+                             const SweepOptions& sweep);
 
-// For a property that failed with this seed and number of runs: replays
-// RapidCheck's shrunk counterexample with the kernel calls recorded, and
-// writes the call that fails against the oracle (else the last call) with
-// the property's finding. Returns the path, or "" when the property made no
-// kernel call.
-std::string write_property_reproducer(const std::string& dir, const Property& p, const Backend& b, uint64_t seed,
-                                      int runs, const Finding& finding);
+// Case `index` of the sweep (sweep.seed), regenerated, with what failed on it.
+// Returns the file's path.
+std::string write_sweep_reproducer(const std::string& dir, const Backend& b, const OpSpec& op,
+                                   const SweepOptions& sweep, int64_t index, const Finding& finding);
+
+// For a property that failed with sweep.seed and this number of runs:
+// replays RapidCheck's shrunk counterexample with the kernel calls recorded,
+// and writes the call that fails against the oracle, judged with
+// sweep.tolerances (else the last call), with the property's finding.
+// Returns the path, or "" when the property made no kernel call.
+std::string write_property_reproducer(const std::string& dir, const Property& p, const Backend& b,
+                                      const SweepOptions& sweep, int runs, const Finding& finding);
 
 }  // namespace konform::cli

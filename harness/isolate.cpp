@@ -10,6 +10,7 @@
 #include <cstring>
 #include <exception>
 #include <sstream>
+#include <stdexcept>
 
 namespace konform {
 
@@ -41,6 +42,9 @@ void ChildChannel::progress(int64_t index, const std::string& label) {
 }
 
 ChildOutcome run_isolated(const std::function<std::string(ChildChannel&)>& work, double timeout_s) {
+  if (!(timeout_s > 0 && timeout_s <= kMaxTimeoutSeconds))
+    throw std::invalid_argument("timeout " + std::to_string(timeout_s) + " s is not above 0 and at most " +
+                                std::to_string(static_cast<int64_t>(kMaxTimeoutSeconds)) + " s");
   int fds[2];
   if (pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   std::fflush(nullptr);  // nothing buffered may be printed twice
@@ -105,7 +109,9 @@ ChildOutcome run_isolated(const std::function<std::string(ChildChannel&)>& work,
   }
   if (timed_out) {
     out.status = ChildOutcome::timeout;
-    out.detail = "no result after " + std::to_string(static_cast<int64_t>(timeout_s)) + " s";
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%g", timeout_s);  // 600, 0.5, 1e+06
+    out.detail = std::string("no result after ") + seconds + " s";
   } else if (WIFSIGNALED(status)) {
     out.status = ChildOutcome::crashed;
     out.detail = "signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";

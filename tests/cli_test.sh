@@ -5,6 +5,7 @@
 set -u
 
 konform=${1:?usage: cli_test.sh PATH/TO/konform}
+src=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
@@ -50,7 +51,74 @@ expect 2 "--seed: '' is not an integer" -- check --backend scalar --seed ''
 expect 2 "unknown property 'nope'" -- check --backend scalar --property nope
 expect 2 "contradict" -- check --backend scalar --property hand_example --no-properties
 
+# Option combinations that would check nothing, or less than asked.
+expect 2 "--case replays a sweep case and --property runs no sweep" -- \
+  check --backend scalar --op add --case 3 --property add_in_place
+expect 2 "property 'rmsnorm_eps_is_inside_the_root' belongs to rmsnorm, which no --op chooses" -- \
+  check --backend scalar --op add --property rmsnorm_eps_is_inside_the_root
+expect 2 "--cases 0 with --no-properties checks nothing" -- check --backend scalar --op add --cases 0 --no-properties
+expect 2 "--property runs no sweep: --cases does not apply" -- check --backend scalar --op add --property add_in_place --cases 5
+expect 2 "--case replays one case: --cases does not apply" -- check --backend scalar --op add --case 3 --cases 5
+expect 2 "--property-runs does not apply: --no-properties" -- check --backend scalar --op add --no-properties --property-runs 5
+expect 0 '^usage:.*' -- check --help
+expect 0 'konform repro FILE' -- repro --help
+expect 0 'konform render REPORT' -- render -h
+# Empty names.
+expect 2 "--op: empty name" -- check --backend scalar --op ''
+expect 2 "--op: empty name" -- check --backend scalar --op add,
+expect 2 "--op: empty name" -- check --backend scalar --op add,,rope
+expect 2 "--property: empty name" -- check --backend scalar --property ''
+expect 2 "--backend: empty name" -- check --backend ''
+expect 2 "--op: empty name" -- repro "$tmp/any" --op ''
+# Numbers: bounded, decimal, one parser for check and repro.
+expect 2 "--property-runs: 4294967296 is above the maximum 1000000" -- check --backend scalar --op add --property-runs 4294967296
+expect 2 "--property-runs: 0 is below the minimum 1" -- check --backend scalar --op add --property-runs 0
+expect 2 "--case: 9223372036854775807 is above the maximum 999999999" -- check --backend scalar --op add --case 9223372036854775807
+expect 2 "--cases: 99999999999999999999 is above the maximum 1000000000" -- check --backend scalar --cases 99999999999999999999
+expect 2 "--cases: ' 5' is not an integer" -- check --backend scalar --cases ' 5'
+expect 2 "--cases: '\\+5' is not an integer" -- check --backend scalar --cases +5
+expect 0 'seed 18446744073709551615' -- check --backend scalar --op add --cases 1 --no-properties --seed 18446744073709551615
+expect 2 "--seed: 18446744073709551616 is above the maximum" -- check --backend scalar --seed 18446744073709551616
+expect 2 "--timeout: 10000000000000000 is above the maximum of 1000000 seconds" -- \
+  check --backend scalar --op add --timeout 10000000000000000
+expect 2 "--timeout: 'inf' is not a decimal number of seconds" -- check --backend scalar --timeout inf
+expect 2 "--timeout: '1e-300' is not a decimal number of seconds" -- check --backend scalar --timeout 1e-300
+expect 2 "--timeout: 0 is not above 0 seconds" -- check --backend scalar --timeout 0
+expect 2 "--timeout: '0x10' is not a decimal number of seconds" -- repro "$tmp/any" --timeout 0x10
+expect 2 "--timeout: 1e300 is above|--timeout: '1e300' is not a decimal" -- repro "$tmp/any" --timeout 1e300
+expect 0 'PASS +add +scalar +1 cases' -- check --backend scalar --op add --cases 1 --no-properties --timeout 1.5
+# Repeated options, values that are options, one path for two outputs, repeated names.
+expect 2 "--seed is given twice" -- check --backend scalar --seed 1 --seed 2
+expect 2 "--report is given twice" -- check --backend scalar --report "$tmp/a" --report "$tmp/b"
+expect 2 "--timeout is given twice" -- repro "$tmp/any" --timeout 1 --timeout 2
+expect 2 "--junit is given twice" -- render "$tmp/any" --junit "$tmp/a" --junit "$tmp/b"
+expect 2 "--report needs a value, got the option '--no-properties'" -- check --backend scalar --report --no-properties
+expect 2 "--report and --junit name the same file" -- check --backend scalar --report "$tmp/r" --junit "$tmp/./r"
+expect 2 "--junit and --html name the same file" -- render "$tmp/any" --junit "$tmp/v" --html "$tmp/v"
+expect 2 "the report and --html name the same file" -- render "$tmp/rep.json" --html "$tmp/rep.json"
+expect 2 "--backend: 'scalar' is given twice" -- check --backend scalar --backend scalar
+expect 2 "--op: 'add' is given twice" -- check --backend scalar --op add --op add
+expect 2 "backend simd:SCALAR is chosen twice" -- check --backend simd:all --backend simd:SCALAR --op add
+expect 2 "--backend: 'scalar' is given twice" -- repro "$tmp/any" --backend scalar --backend scalar
+[[ ! -e "$tmp/a" && ! -e "$tmp/r" ]] || { echo "FAIL: a refused command line wrote an output"; failures=$((failures + 1)); }
+
 # Unreadable or malformed input files.
+expect 2 "'$tmp' is a directory, not a file" -- check --backend scalar --op add --tolerances "$tmp"
+expect 2 "'$tmp' is a directory, not a file" -- render "$tmp" --junit "$tmp/j.xml"
+expect 2 "'$tmp' is a directory, not a file" -- repro "$tmp"
+expect 2 "'$tmp' is a directory, not a file" -- repro "$tmp" --op add
+expect 2 "'/dev/null' is not a regular file" -- repro /dev/null --op add
+expect 2 "cannot read '$tmp/missing.json': no such file" -- repro "$tmp/missing.json"
+printf '{"schema": 3}' >"$tmp/schema_int.json"
+expect 2 "'$tmp/schema_int.json' is not a konform report: its \"schema\" is 3" -- render "$tmp/schema_int.json" --junit "$tmp/j.xml"
+# A raw fuzz input must decode to the op named, in that op's own fuzz target.
+printf '\001\000\000\000' >"$tmp/split.input"  # byte 0: op 1 of tensor_cut's Concat, Split, Chunk
+expect 2 "is an input of op Split in fuzz target konform_fuzz_tensor_cut, not of Concat" -- \
+  repro "$tmp/split.input" --op Concat --backend scalar
+expect 2 "is in the corpus of fuzz target konform_fuzz_tensor_cut, and add is fuzzed by konform_fuzz_add" -- \
+  repro "$src/fuzz/corpus/tensor_cut/concat-3-tensors-of-148608-floats.input" --op add --backend scalar
+expect 2 'is a konform JSON file \("schema": "konform-repro/1"\), not a raw fuzz input: drop --op' -- \
+  repro "$src/fixtures/cases/add-in_place.json" --op add --backend scalar
 expect 2 "cannot read '$tmp/missing.tsv'" -- check --backend scalar --op add --tolerances "$tmp/missing.tsv"
 printf '# op\tdtype\tlimit\tspec\twhy\nadd\tf32\tone\t-\tone rounding\n' >"$tmp/bad_number.tsv"
 expect 2 "$tmp/bad_number.tsv:2: limit: 'one' is not a finite non-negative number" -- \
@@ -67,6 +135,38 @@ expect 2 "has no entry for add f32" -- check --backend scalar --op add --cases 3
 # A file that is not a shared library.
 printf 'not an ELF file\n' >"$tmp/libfake.so"
 expect 2 "cannot load backend library" -- check --backend "$tmp/libfake.so"
+
+# Outputs: checked before the run; written in full or an error; a finding
+# survives a reproducer that cannot be written; stdout's errors count.
+printf 'add\tf32\t0\t-\tno rounding allowed: every case fails\n' >"$tmp/tol_zero.tsv"
+expect 2 "--repro-dir: cannot create '/proc/konform-x'" -- \
+  check --backend scalar --op add --cases 3 --no-properties --tolerances "$tmp/tol_zero.tsv" --repro-dir /proc/konform-x
+expect 2 "cannot write the report to '$tmp/no/such/dir/r.json'" -- \
+  check --backend scalar --op add --cases 3 --no-properties --report "$tmp/no/such/dir/r.json"
+expect 2 "cannot write the JUnit XML to '/dev/full'" -- check --backend scalar --op add --cases 3 --no-properties --junit /dev/full
+expect 1 "replay: konform check --backend scalar --op add --seed 1 --case [0-9]+ --tolerances $tmp/tol_zero.tsv +\\(or: konform repro $tmp/rd/add-matches_oracle-[0-9a-f]+.json --tolerances $tmp/tol_zero.tsv\\)" -- \
+  check --backend scalar --op add --cases 3 --no-properties --tolerances "$tmp/tol_zero.tsv" --repro-dir "$tmp/rd"
+found=$(ls "$tmp"/rd/add-matches_oracle-*.json 2>/dev/null | head -1)
+expect 1 "FAIL  add on scalar: matches_oracle" -- repro "$found" --tolerances "$tmp/tol_zero.tsv"
+expect 0 "note: recorded with a limit of 0 u; this replay judges with 1 u" -- repro "$found"
+expect 2 "--tolerances is given twice" -- repro "$found" --tolerances "$tmp/tol_zero.tsv" --tolerances "$tmp/tol_zero.tsv"
+# The same reproducers again, into a directory where a directory blocks each file's name.
+mkdir -p "$tmp/rd2"
+for f in "$tmp"/rd/*.json; do mkdir "$tmp/rd2/$(basename "$f")"; done
+expect 1 "a finding's reproducer was not written \\(the finding stands\\)" -- \
+  check --backend scalar --op add --cases 3 --no-properties --tolerances "$tmp/tol_zero.tsv" --repro-dir "$tmp/rd2"
+expect 1 "0 passed, 1 failed" -- \
+  check --backend scalar --op add --cases 3 --no-properties --tolerances "$tmp/tol_zero.tsv" --repro-dir "$tmp/rd2"
+for args in "list" "check --backend scalar --op add --cases 1 --no-properties" "repro $src/fixtures/cases/add-in_place.json --backend scalar"; do
+  err=$("$konform" $args 2>&1 >/dev/full)
+  rc=$?
+  if [[ $rc -ne 2 ]] || ! grep -q "cannot write standard output" <<<"$err"; then
+    echo "FAIL: konform $args >/dev/full exited $rc: $err"
+    failures=$((failures + 1))
+  else
+    echo "ok:   konform $args >/dev/full -> 2"
+  fi
+done
 
 # What works.
 expect 0 '^usage:' -- --help

@@ -27,9 +27,14 @@ struct ChildOutcome {
   std::string last_label;
 };
 
-// Calls work(channel) in a forked child and waits at most timeout_s. The
-// child's return value comes back as payload; an exception in the child is a
-// harness_error with its message.
+// The longest wait run_isolated takes: 1e6 s (11.6 days). Longer ones, and
+// infinite ones, would overflow the deadline and report a false hang.
+inline constexpr double kMaxTimeoutSeconds = 1e6;
+
+// Calls work(channel) in a forked child and waits at most timeout_s, which
+// must be above 0 and at most kMaxTimeoutSeconds (else std::invalid_argument,
+// before anything runs). The child's return value comes back as payload; an
+// exception in the child is a harness_error with its message.
 ChildOutcome run_isolated(const std::function<std::string(ChildChannel&)>& work, double timeout_s);
 
 }  // namespace konform

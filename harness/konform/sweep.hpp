@@ -18,6 +18,7 @@ struct SweepOptions {
   int64_t cases = 300;
   int64_t only_case = -1;  // >= 0: replay that case alone
   const ToleranceTable* tolerances = &ToleranceTable::builtin();
+  std::string tolerances_file;  // the file `tolerances` came from (--tolerances), "" for the built-in table
 };
 
 // Called before each case, so an isolating parent knows which case was
@@ -29,8 +30,14 @@ using CaseProgress = std::function<void(int64_t index, const std::string& label)
 // allocate, say) is named with the case, so that it can be found again.
 Case sweep_case(const OpSpec& op, uint64_t seed, int64_t index);
 
-// The command line that replays case `index` of `op` on `backend`.
-std::string replay_command(const std::string& backend, const std::string& op, uint64_t seed, int64_t index);
+// The command line that replays case `index` of `op` on `backend`, judged
+// by the table in tolerances_file ("" for the built-in one).
+std::string replay_command(const std::string& backend, const std::string& op, uint64_t seed, int64_t index,
+                           const std::string& tolerances_file = "");
+
+// A word for a shell command line: as it is when it holds nothing the shell
+// would read specially, else in single quotes.
+std::string shell_word(const std::string& word);
 
 // Runs the sweep into `result` (which names op and backend already).
 void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& options, OpResult& result,

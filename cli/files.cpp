@@ -1,0 +1,83 @@
+#include "files.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+#include <utility>
+
+namespace konform::cli {
+
+namespace fs = std::filesystem;
+
+std::string read_file(const std::string& path) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (st.type() == fs::file_type::not_found) throw std::runtime_error("cannot read '" + path + "': no such file");
+  if (ec) throw std::runtime_error("cannot read '" + path + "': " + ec.message());
+  if (st.type() == fs::file_type::directory) throw std::runtime_error("'" + path + "' is a directory, not a file");
+  if (st.type() != fs::file_type::regular) throw std::runtime_error("'" + path + "' is not a regular file");
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) throw std::runtime_error("cannot read '" + path + "': " + std::strerror(errno));
+  std::string text;
+  char chunk[65536];
+  size_t n;
+  while ((n = std::fread(chunk, 1, sizeof chunk, f)) > 0) text.append(chunk, n);
+  const bool failed = std::ferror(f) != 0;
+  const int err = errno;
+  std::fclose(f);
+  if (failed) throw std::runtime_error("cannot read '" + path + "': " + std::strerror(err));
+  return text;
+}
+
+OutputFile::OutputFile(const std::string& path, std::string what) : path_(path), what_(std::move(what)) {
+  std::error_code ec;
+  const std::string where = "cannot write the " + what_ + " to '" + path + "': ";
+  if (fs::is_directory(path, ec)) throw std::runtime_error(where + "it is a directory");
+  f_ = std::fopen(path.c_str(), "wb");
+  if (f_ == nullptr) throw std::runtime_error(where + std::strerror(errno));
+}
+
+OutputFile::OutputFile(OutputFile&& other) noexcept
+    : path_(std::move(other.path_)), what_(std::move(other.what_)), f_(std::exchange(other.f_, nullptr)) {}
+
+OutputFile& OutputFile::operator=(OutputFile&& other) noexcept {
+  if (this != &other) {
+    if (f_ != nullptr) std::fclose(f_);
+    path_ = std::move(other.path_);
+    what_ = std::move(other.what_);
+    f_ = std::exchange(other.f_, nullptr);
+  }
+  return *this;
+}
+
+OutputFile::~OutputFile() {
+  if (f_ != nullptr) std::fclose(f_);
+}
+
+void OutputFile::write(const std::string& text) {
+  if (f_ == nullptr) return;
+  std::FILE* f = std::exchange(f_, nullptr);
+  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
+  int err = ok ? 0 : errno;
+  if (std::fclose(f) != 0 && ok) ok = false, err = errno;
+  if (!ok) throw std::runtime_error("cannot write the " + what_ + " to '" + path_ + "': " + std::strerror(err));
+  std::printf("%s: %s\n", what_.c_str(), path_.c_str());
+}
+
+void prepare_output_dir(const std::string& dir, const std::string& flag) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw std::runtime_error(flag + ": cannot create '" + dir + "': " + ec.message());
+  if (!fs::is_directory(dir, ec)) throw std::runtime_error(flag + ": '" + dir + "' is not a directory");
+  std::string probe = (fs::path(dir) / ".konform-write-test-XXXXXX").string();
+  const int fd = mkstemp(probe.data());
+  if (fd < 0) throw std::runtime_error(flag + ": cannot create files in '" + dir + "': " + std::strerror(errno));
+  close(fd);
+  fs::remove(probe, ec);
+}
+
+}  // namespace konform::cli

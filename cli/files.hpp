@@ -1,0 +1,40 @@
+// The files the command line reads and writes, each checked: an input must
+// be a regular file read to its end, an output must be writable before the
+// run starts and fully written (flushed and closed) after it. Errors name
+// the path; they are std::runtime_error (exit status 2).
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+namespace konform::cli {
+
+// The whole file. "'PATH': no such file", "'PATH' is a directory, not a
+// file", "'PATH' is not a regular file", or the read error.
+std::string read_file(const std::string& path);
+
+// An output file, opened (created or truncated) when constructed so that an
+// unwritable path stops the run before it starts; write() writes the text,
+// closes the file and checks every step. `what` names it: "JUnit XML".
+class OutputFile {
+ public:
+  OutputFile() = default;  // none: write() does nothing
+  OutputFile(const std::string& path, std::string what);
+  OutputFile(OutputFile&& other) noexcept;
+  OutputFile& operator=(OutputFile&& other) noexcept;
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+  ~OutputFile();
+  // Writes text, closes, and prints "WHAT: PATH" on success.
+  void write(const std::string& text);
+
+ private:
+  std::string path_, what_;
+  std::FILE* f_ = nullptr;
+};
+
+// Creates dir if missing and checks that a file can be created in it, so
+// that a finding's reproducer is not lost after a long run.
+void prepare_output_dir(const std::string& dir, const std::string& flag);
+
+}  // namespace konform::cli
