@@ -116,11 +116,10 @@ OpFuzzer::OpFuzzer(const std::string& family, const Settings& settings)
     std::fprintf(stderr, "konform fuzz: backend %s: %s\n", settings_.backend.c_str(), e.what());
     std::exit(2);
   }
-  bool any = false;
-  for (const Backend& b : backends_)
-    for (const OpSpec* op : ops_) any |= b.symbol(op->symbol) != nullptr;
-  if (!any) {
-    std::fprintf(stderr, "konform fuzz: %s exports none of this target's symbols\n", settings_.backend.c_str());
+  try {
+    require_some_symbol(backends_, ops_, settings_.backend, "this target's symbols");  // ci/fuzz: "unsupported"
+  } catch (const BackendError& e) {
+    std::fprintf(stderr, "konform fuzz: %s\n", e.what());
     std::exit(2);
   }
   std::fprintf(stderr, "konform fuzz: target %s, %zu op(s), backend %s (%zu), size budget %s\n", family.c_str(),
