@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -80,6 +81,24 @@ Reproducer reproducer_of(const FuzzCase& fc, const Backend& b, const std::string
   return r;
 }
 
+// KONFORM_FUZZ_MAX_BYTES: decimal digits only, 0 (no budget) to 1 TiB. strtoull
+// alone read 8MB as 8, abc as no budget and -1 as 2^64 - 1.
+size_t byte_budget(const char* v) {
+  constexpr unsigned long long kMax = 1ull << 40;
+  const std::string text(v);
+  errno = 0;
+  const unsigned long long n =
+      text.find_first_not_of("0123456789") == std::string::npos ? std::strtoull(v, nullptr, 10) : kMax + 1;
+  if (errno != 0 || n > kMax) {
+    std::fprintf(stderr,
+                 "konform fuzz: KONFORM_FUZZ_MAX_BYTES='%s' is not a byte count: expected decimal digits, "
+                 "0 (no budget) to %llu\n",
+                 v, kMax);
+    std::exit(2);
+  }
+  return static_cast<size_t>(n);
+}
+
 }  // namespace
 
 Settings Settings::from_environment() {
@@ -89,8 +108,7 @@ Settings Settings::from_environment() {
   if (const char* v = std::getenv("KONFORM_FUZZ_REPRO_DIR"); v != nullptr && *v) s.repro_dir = v;
   s.keep_going = env_flag("KONFORM_FUZZ_KEEP_GOING");
   s.pending = env_flag("KONFORM_FUZZ_PENDING");
-  if (const char* v = std::getenv("KONFORM_FUZZ_MAX_BYTES"); v != nullptr && *v)
-    s.max_bytes = static_cast<size_t>(std::strtoull(v, nullptr, 10));
+  if (const char* v = std::getenv("KONFORM_FUZZ_MAX_BYTES"); v != nullptr && *v) s.max_bytes = byte_budget(v);
   return s;
 }
 
@@ -116,11 +134,10 @@ OpFuzzer::OpFuzzer(const std::string& family, const Settings& settings)
     std::fprintf(stderr, "konform fuzz: backend %s: %s\n", settings_.backend.c_str(), e.what());
     std::exit(2);
   }
-  bool any = false;
-  for (const Backend& b : backends_)
-    for (const OpSpec* op : ops_) any |= b.symbol(op->symbol) != nullptr;
-  if (!any) {
-    std::fprintf(stderr, "konform fuzz: %s exports none of this target's symbols\n", settings_.backend.c_str());
+  try {
+    require_some_symbol(backends_, ops_, settings_.backend, "this target's symbols");  // ci/fuzz: "unsupported"
+  } catch (const BackendError& e) {
+    std::fprintf(stderr, "konform fuzz: %s\n", e.what());
     std::exit(2);
   }
   std::fprintf(stderr, "konform fuzz: target %s, %zu op(s), backend %s (%zu), size budget %s\n", family.c_str(),

@@ -1,8 +1,13 @@
 #include "konform/backend.hpp"
 
 #include <dlfcn.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
+#include <cerrno>
+#include <cstring>
+
+#include "konform/isolate.hpp"
 #include "konform/op.hpp"
 #include "tinyllm/dispatch.h"
 
@@ -62,10 +67,55 @@ bool is_file(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
+// A --backend value that can only mean a library: a path, or a .so name.
+bool looks_like_path(const std::string& spec) {
+  return spec.find('/') != std::string::npos || spec.ends_with(".so") || spec.find(".so.") != std::string::npos;
+}
+
+// Why `path` cannot be a plugin before dlopen is even tried, or "".
+std::string not_a_library_file(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return errno == ENOENT ? "no such file" : std::strerror(errno);
+  if (S_ISDIR(st.st_mode)) return "is a directory";
+  if (!S_ISREG(st.st_mode)) return "is not a regular file";
+  return "";
+}
+
+// A library's constructors run inside dlopen: one that crashes, exits or
+// hangs would take konform with it. Loading it first in a child turns that
+// into a message. (The constructors run again in this process afterwards.)
+void probe_load(const std::string& path, const std::string& anchored) {
+  constexpr double kLoadTimeoutS = 60;
+  const ChildOutcome out = run_isolated(
+      [&](ChildChannel&) -> std::string {
+        const rlimit no_core{0, 0};
+        setrlimit(RLIMIT_CORE, &no_core);  // a crash here is reported, not dumped
+        if (dlopen(anchored.c_str(), RTLD_NOW | RTLD_LOCAL) == nullptr) throw BackendError(dlerror());
+        return "loaded";
+      },
+      kLoadTimeoutS);
+  switch (out.status) {
+    case ChildOutcome::ok:
+      return;
+    case ChildOutcome::harness_error:
+      throw BackendError("cannot load backend library '" + path + "': " + out.detail);
+    case ChildOutcome::timeout:
+      throw BackendError("'" + path + "' did not finish loading within " + std::to_string(int(kLoadTimeoutS)) +
+                         " s (a constructor that hangs?)");
+    case ChildOutcome::crashed:
+      break;
+  }
+  if (out.detail.rfind("signal", 0) == 0) throw BackendError(path + " crashed while loading (" + out.detail + ")");
+  throw BackendError(path + " ended the process while loading (" + out.detail + "): a constructor that calls exit?");
+}
+
 // Every catalog symbol the library exports; the rest are unsupported there.
 Backend plugin_backend(const std::string& path) {
+  if (const std::string why = not_a_library_file(path); !why.empty())
+    throw BackendError("cannot load backend library '" + path + "': " + why);
   // A bare file name would make dlopen search the system paths: anchor it.
   const std::string anchored = path.find('/') == std::string::npos ? "./" + path : path;
+  probe_load(path, anchored);
   void* h = dlopen(anchored.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (h == nullptr) throw BackendError("cannot load backend library '" + path + "': " + dlerror());
   Backend b;
@@ -73,8 +123,12 @@ Backend plugin_backend(const std::string& path) {
   b.kind = "plugin";
   b.library = path;
   b.handle = std::shared_ptr<void>(h, [](void* p) { dlclose(p); });
-  for (const OpSpec& op : catalog())
+  std::vector<const OpSpec*> all;
+  for (const OpSpec& op : catalog()) {
+    all.push_back(&op);
     if (void* s = dlsym(h, op.symbol.c_str())) b.symbols[op.symbol] = s;
+  }
+  require_some_symbol({b}, all, path, "konform's C ABI symbols");
   for (const char* extra : {"tl_simd_target_count", "tl_simd_target_name"})
     if (void* s = dlsym(h, extra)) b.symbols[extra] = s;
   b.force_target = dlsym(h, "tl_simd_force_target");
@@ -120,6 +174,17 @@ std::vector<std::string> simd_targets(const Backend& b) {
   return out;
 }
 
+void require_some_symbol(const std::vector<Backend>& backends, const std::vector<const OpSpec*>& ops,
+                         const std::string& spec, const std::string& what) {
+  for (const Backend& b : backends)
+    for (const OpSpec* op : ops)
+      if (b.symbol(op->symbol) != nullptr) return;
+  std::string some;
+  for (size_t i = 0; i < ops.size() && i < 3; ++i) some += (i ? ", " : "") + ops[i]->symbol;
+  if (ops.size() > 3) some += ", ... " + std::to_string(ops.size()) + " in all";
+  throw BackendError(spec + " exports none of " + what + " (" + some + "; see include/tinyllm/*.h)");
+}
+
 std::vector<Backend> resolve_backends(const std::string& spec) {
   if (spec.empty()) throw BackendError("empty --backend value");
   if (spec == "scalar") return {scalar_backend()};
@@ -142,6 +207,13 @@ std::vector<Backend> resolve_backends(const std::string& spec) {
   const auto colon = spec.rfind(':');
   if (colon != std::string::npos && is_file(spec.substr(0, colon)))
     return with_targets(plugin_backend(spec.substr(0, colon)), spec.substr(colon + 1), spec);
+  // A path that names no library: say what is there instead, not "unknown".
+  if (looks_like_path(spec)) {
+    const bool with_target = colon != std::string::npos && looks_like_path(spec.substr(0, colon)) &&
+                             !looks_like_path(spec.substr(colon + 1));
+    const std::string path = with_target ? spec.substr(0, colon) : spec;
+    throw BackendError("cannot load backend library '" + path + "': " + not_a_library_file(path));
+  }
   throw BackendError("unknown backend '" + spec +
                      "': expected scalar, simd, simd:TARGET, simd:all, or the path of a shared library");
 }

@@ -1,10 +1,15 @@
 #include "konform/tolerance.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
 #include <vector>
+
+#include "konform/judge.hpp"
+#include "konform/op.hpp"
+#include "konform/rng.hpp"
 
 namespace konform {
 
@@ -22,14 +27,62 @@ std::vector<std::string> split_tabs(const std::string& line) {
   return fields;
 }
 
-// A finite, non-negative number, or an error naming where it was.
+// A number as the table writes it: decimal digits, an optional fraction and
+// an optional exponent (16, 0.5, 1e-6). strtod alone would also take hex
+// (0x10), inf, nan, a sign and leading blanks.
+bool is_decimal(const std::string& t) {
+  size_t i = 0, digits = 0;
+  const auto run = [&] {
+    size_t n = 0;
+    for (; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i) ++n;
+    return n;
+  };
+  digits += run();
+  if (i < t.size() && t[i] == '.') {
+    ++i;
+    digits += run();
+  }
+  if (digits == 0) return false;
+  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+    ++i;
+    if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+    if (run() == 0) return false;
+  }
+  return i == t.size();
+}
+
+// A finite, non-negative decimal number, or an error naming where it was.
 double parse_number(const std::string& text, const std::string& where) {
   errno = 0;
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || errno != 0 || !std::isfinite(v) || v < 0)
-    throw TableError(where + ": '" + text + "' is not a finite non-negative number");
+  const double v = is_decimal(text) ? std::strtod(text.c_str(), nullptr) : NAN;
+  if (errno != 0 || !std::isfinite(v))
+    throw TableError(where + ": '" + text + "' is not a finite non-negative number in decimal (e.g. 16, 0.5, 1e-6)");
   return v;
+}
+
+constexpr const char* kBom = "\xEF\xBB\xBF";
+
+// An op or dtype field: no blanks around it, no byte order mark inside (a
+// name that only looks right would fail later, far from this line).
+void check_name(const std::string& text, const std::string& where) {
+  if (text.empty()) return;  // an empty op is its own error, an empty dtype an unknown one
+  if (text.find(kBom) != std::string::npos)
+    throw TableError(where + " '" + text + "' contains a byte order mark (U+FEFF); only the file's first bytes may be one");
+  if (std::isspace(static_cast<unsigned char>(text.front())) || std::isspace(static_cast<unsigned char>(text.back())))
+    throw TableError(where + " '" + text + "' has leading or trailing blanks");
+}
+
+// Whether the op's outputs are judged against a limit: some output of its
+// cases is matched by tolerance. Ops whose outputs are all exact (gathers,
+// indices, quantized blocks) are compared bit for bit and never read the
+// table. Every op's cases are uniform in this; a few random ones (the edge
+// cases include the largest shapes) decide it cheaply.
+bool judged_by_tolerance(const OpSpec& op) {
+  for (int64_t i = op.edge_cases; i < op.edge_cases + 4; ++i) {
+    Rng rng(case_seed(1, op.name, i));
+    if (needs_tolerance(op.make_case(rng, i))) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -40,6 +93,9 @@ ToleranceTable ToleranceTable::parse(const std::string& text, const std::string&
   std::istringstream in(text);
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
+    // A byte order mark is taken at the very start of the file only, as the
+    // JSON readers take one.
+    if (number == 1 && line.rfind(kBom, 0) == 0) line.erase(0, 3);
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty() || line[0] == '#') continue;
     const std::string where = source + ":" + std::to_string(number);
@@ -47,13 +103,29 @@ ToleranceTable ToleranceTable::parse(const std::string& text, const std::string&
     if (f.size() != 5)
       throw TableError(where + ": expected 5 tab-separated fields (op, dtype, limit, spec, why), found " +
                        std::to_string(f.size()));
+    if (f[0].empty()) throw TableError(where + ": empty op name");
+    check_name(f[0], where + ": op name");
+    check_name(f[1], where + ": dtype");
     DType dtype;
     if (!parse_dtype(f[1], &dtype)) throw TableError(where + ": unknown dtype '" + f[1] + "'");
+    const OpSpec* op = find_op(f[0]);
+    if (op == nullptr)
+      throw TableError(where + ": no op '" + f[0] + "' in the catalog (`konform list` names them; names are case-sensitive)");
+    if (op->dtype != dtype)
+      throw TableError(where + ": " + f[0] + " has no " + f[1] + " variant (its dtype is " +
+                       std::string(dtype_name(op->dtype)) + ")");
+    if (!judged_by_tolerance(*op))
+      throw TableError(where + ": " + f[0] + " is compared bit for bit, not against a limit: an entry for it would never be used");
     Tolerance t;
     t.limit = parse_number(f[2], where + ": limit");
-    t.spec_ceiling = f[3] == "-" ? 0.0 : parse_number(f[3], where + ": spec");
+    // '-': no ceiling. A written ceiling must be positive: 0 would read as
+    // "no error at all" but used to switch the check off.
+    if (f[3] != "-") {
+      t.spec_ceiling = parse_number(f[3], where + ": spec");
+      if (t.spec_ceiling == 0)
+        throw TableError(where + ": spec: a ceiling of 0 admits no error at all; write '-' when the spec gives no figure");
+    }
     t.why = f[4];
-    if (f[0].empty()) throw TableError(where + ": empty op name");
     if (t.why.find_first_not_of(" \t") == std::string::npos)
       throw TableError(where + ": every limit needs its justification");
     if (t.spec_ceiling > 0 && t.limit * unit_roundoff(dtype) > t.spec_ceiling)

@@ -340,6 +340,50 @@ TEST(ToleranceTable, LimitAboveTheSpecCeiling) {
   EXPECT_EQ(table_error("rmsnorm\tf32\t17\t-\twhy\n"), "") << "no ceiling, no check";
 }
 
+// Entries that could never apply, or that only look right, are refused at
+// their line (audit finding 11): not found missing later with no line
+// number, not shown and ignored, not read as something else.
+TEST(ToleranceTable, EntriesThatCouldNeverApply) {
+  const std::pair<const char*, const char*> refused[] = {
+      // op and dtype against the catalog; exact ops take no entry
+      {"rmsnrom\tf32\t16\t-\twhy\n", "no op 'rmsnrom' in the catalog"},
+      {"RMSNORM\tf32\t16\t-\twhy\n", "no op 'RMSNORM'"},
+      {"add\ti32\t1\t-\twhy\n", "add has no i32 variant (its dtype is f32)"},
+      {"argmax\tf32\t5\t-\twhy\n", "argmax is compared bit for bit"},
+      {"embedding\tf32\t0\t-\twhy\n", "embedding is compared bit for bit"},
+      {"Quantize_Q8_0\tf32\t0\t-\twhy\n", "compared bit for bit"},
+      // names: no blanks around them, no byte order mark but at the file's start
+      {"add \tf32\t1\t-\twhy\n", "op name 'add ' has leading or trailing blanks"},
+      {" add\tf32\t1\t-\twhy\n", "leading or trailing blanks"},
+      {"add\tf32 \t1\t-\twhy\n", "dtype 'f32 ' has leading or trailing blanks"},
+      {"\xEF\xBB\xBF" "add\tf32\t1\t-\twhy\n", "byte order mark"},  // line 3: not the file's start
+      {"add\xEF\xBB\xBF\tf32\t1\t-\twhy\n", "byte order mark"},
+      // numbers in decimal only
+      {"rmsnorm\tf32\t0x10\t-\twhy\n", "limit: '0x10' is not a finite non-negative number in decimal"},
+      {"rmsnorm\tf32\t 16\t-\twhy\n", "limit: ' 16'"},
+      {"rmsnorm\tf32\t16 \t-\twhy\n", "limit: '16 '"},
+      {"rmsnorm\tf32\t+16\t-\twhy\n", "limit: '+16'"},
+      {"rmsnorm\tf32\t1e\t-\twhy\n", "limit: '1e'"},
+      {"rmsnorm\tf32\t.\t-\twhy\n", "limit: '.'"},
+      {"rmsnorm\tf32\t16\t0x1p-20\twhy\n", "spec: '0x1p-20'"},
+      {"rmsnorm\tf32\t16\t1e-999\twhy\n", "spec: '1e-999'"},
+      // '-' is "no ceiling"; a written 0 used to switch the check off
+      {"rmsnorm\tf32\t16\t0\twhy\n", "spec: a ceiling of 0 admits no error at all; write '-'"},
+      {"rmsnorm\tf32\t0\t0.0e3\twhy\n", "a ceiling of 0"},
+  };
+  for (const auto& [body, fragment] : refused) EXPECT_TABLE_ERROR(body, 3, fragment);
+}
+
+TEST(ToleranceTable, WhatTheStricterRulesStillTake) {
+  EXPECT_EQ(table_error("Relu\tf32\t0\t-\tan exact selection, judged by the NaN rules\n"), "")
+      << "a limit of 0 on a tolerance-judged op is a valid entry";
+  for (const char* ok : {"16", "16.", "16.0", "0.5", ".5", "1e1", "1.6E+1", "160e-1"})
+    EXPECT_EQ(table_error(std::string("rmsnorm\tf32\t") + ok + "\t-\twhy\n"), "") << ok;
+  // At the very start of the file a BOM is taken, as the JSON readers take one.
+  for (const char* text : {"\xEF\xBB\xBF" "add\tf32\t1\t-\twhy\n", "\xEF\xBB\xBF# header\nadd\tf32\t1\t-\twhy\n"})
+    EXPECT_NE(ToleranceTable::parse(text, "t.tsv").find("add", DType::f32), nullptr) << text;
+}
+
 TEST(ToleranceTable, TheBuiltInTableLoadsAndIsTheFileInReference) {
   const ToleranceTable& t = ToleranceTable::builtin();
   EXPECT_EQ(t.source(), "reference/tolerances.tsv");

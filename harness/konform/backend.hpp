@@ -10,6 +10,8 @@
 
 namespace konform {
 
+struct OpSpec;
+
 // Bad --backend value, unloadable library, unknown target.
 struct BackendError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -35,7 +37,18 @@ class Backend {
 
 // Resolves one --backend value into one backend, or several for
 // "simd:all" / "LIB:all" (every target compiled in and supported here).
+// A plugin is first loaded in a forked child, so that a constructor that
+// crashes is reported ("PATH crashed while loading (signal N ...)"), and is
+// refused when it exports none of the catalog's symbols. A value that looks
+// like a path (a '/', a .so name) and names no file says why, not "unknown".
 std::vector<Backend> resolve_backends(const std::string& spec);
+
+// Throws a BackendError unless some backend of `backends` exports the symbol
+// of one of `ops`: "SPEC exports none of WHAT (tl_..., ...)". A plugin is
+// held to the whole catalog ("konform's C ABI symbols"), a fuzz target to
+// its own ops ("this target's symbols").
+void require_some_symbol(const std::vector<Backend>& backends, const std::vector<const OpSpec*>& ops,
+                         const std::string& spec, const std::string& what);
 
 // The SIMD targets a backend can be forced to, best first (empty if none).
 std::vector<std::string> simd_targets(const Backend& b);

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# What konform reads about backends and tolerances, through the command line:
+# a --backend that is a path but no library, a library that is no plugin, a
+# plugin whose constructor crashes, a tolerance entry that can never apply,
+# a bad KONFORM_FUZZ_MAX_BYTES. Each exits 2 with a message naming what and
+# where; none crashes or passes with nothing checked (audit findings 11, 17,
+# 18, 21, 22).
+#   usage: backend_cli_test.sh KONFORM CC SOURCE_DIR FUZZ_TARGET
+set -u
+
+konform=${1:?usage: backend_cli_test.sh KONFORM CC SOURCE_DIR FUZZ_TARGET}
+cc=${2:?}
+src=${3:?}
+fuzz_target=${4:?}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+# run_expect STATUS REGEX -- COMMAND...: COMMAND exits STATUS and its output
+# (stdout and stderr together) matches the extended regex REGEX.
+run_expect() {
+  local status=$1 regex=$2
+  shift 3
+  local out rc
+  out=$("$@" 2>&1)
+  rc=$?
+  if [[ $rc -ne $status ]]; then
+    echo "FAIL: $* exited $rc, expected $status; output:"
+    echo "$out" | sed 's/^/    /' | head -20
+    failures=$((failures + 1))
+  elif ! grep -Eq -- "$regex" <<<"$out"; then
+    echo "FAIL: $* exited $rc as expected but its output does not match /$regex/:"
+    echo "$out" | sed 's/^/    /' | head -20
+    failures=$((failures + 1))
+  else
+    echo "ok:   $* -> $rc"
+  fi
+}
+expect() { run_expect "$1" "$2" -- "$konform" "${@:4}"; }
+
+build() {  # build NAME C_SOURCE: $tmp/NAME.so
+  printf '%s\n' "$2" >"$tmp/$1.c"
+  "$cc" -shared -fPIC -I"$src/include" "$tmp/$1.c" -o "$tmp/$1.so" || {
+    echo "FAIL: cannot build $1.so"
+    failures=$((failures + 1))
+  }
+}
+
+# 21: a value that looks like a path says what is wrong with the path.
+expect 2 "cannot load backend library '$tmp/missing.so': no such file" -- check --backend "$tmp/missing.so" --op add
+expect 2 "cannot load backend library 'missing.so': no such file" -- check --backend missing.so --op add
+expect 2 "cannot load backend library '$tmp/missing.so': no such file" -- check --backend "$tmp/missing.so:AVX2" --op add
+mkdir "$tmp/dir.so"
+expect 2 "'$tmp/dir.so': is a directory" -- check --backend "$tmp/dir.so" --op add
+expect 2 "'/dev/null': is not a regular file" -- check --backend /dev/null --op add
+printf 'not an ELF file\n' >"$tmp/text.so"
+expect 2 "cannot load backend library '$tmp/text.so': .*(too short|invalid ELF)" -- check --backend "$tmp/text.so" --op add
+expect 2 "unknown backend 'scalr': expected scalar" -- check --backend scalr --op add
+
+# 17: a shared library that exports no catalog symbol is not a plugin.
+build none 'int not_a_kernel(int x) { return x + 1; }'
+expect 2 "$tmp/none.so exports none of konform's C ABI symbols \(tl_" -- check --backend "$tmp/none.so" --cases 1
+# A plugin with one kernel is still a plugin: the rest are unsupported.
+build partial '#include <tinyllm/elementwise.h>
+void tl_add_f32(const float *a, const float *b, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = a[i] + b[i];
+}'
+expect 0 '^1 passed, 0 failed, [0-9]+ unsupported$' -- check --backend "$tmp/partial.so" --cases 3 --no-properties
+# The fuzz targets share the check, for their own ops (FUZZ_TARGET: Matmul's).
+run_expect 2 "$tmp/partial.so exports none of this target's symbols \(tl_matmul_f32; " -- \
+  env KONFORM_FUZZ_BACKEND="$tmp/partial.so" "$fuzz_target" "$tmp"
+run_expect 2 "$tmp/none.so exports none of konform's C ABI symbols" -- \
+  env KONFORM_FUZZ_BACKEND="$tmp/none.so" "$fuzz_target" "$tmp"
+
+# 18: a constructor that crashes or exits is reported, konform lives on.
+build abort '#include <stdlib.h>
+__attribute__((constructor)) static void boom(void) { abort(); }
+void tl_add_f32(void) {}'
+expect 2 "$tmp/abort.so crashed while loading \(signal 6" -- check --backend "$tmp/abort.so" --op add
+build segv '__attribute__((constructor)) static void boom(void) { *(volatile int *)0 = 1; }
+void tl_add_f32(void) {}'
+expect 2 "$tmp/segv.so crashed while loading \(signal 11" -- check --backend "$tmp/segv.so" --op add
+build quits '#include <stdlib.h>
+__attribute__((constructor)) static void quit(void) { exit(0); }
+void tl_add_f32(void) {}'
+expect 2 "$tmp/quits.so ended the process while loading" -- check --backend "$tmp/quits.so" --op add
+run_expect 2 "$tmp/abort.so crashed while loading \(signal 6" -- \
+  env KONFORM_FUZZ_BACKEND="$tmp/abort.so" "$fuzz_target" "$tmp"
+
+# 11: tolerance entries that can never apply, refused at FILE:LINE.
+tol() {  # tol NAME LINE...: $tmp/NAME.tsv
+  local name=$1
+  shift
+  printf '%s\n' "$@" >"$tmp/$name.tsv"
+}
+tol typo "# op	dtype	limit	spec	why" "rmsnrom	f32	16	1e-6	typo"
+expect 2 "$tmp/typo.tsv:2: no op 'rmsnrom' in the catalog" -- check --backend scalar --op add --tolerances "$tmp/typo.tsv"
+tol dtype "add	i32	1	-	no such variant"
+expect 2 "$tmp/dtype.tsv:1: add has no i32 variant" -- check --backend scalar --op add --tolerances "$tmp/dtype.tsv"
+tol exact "add	f32	1	-	one rounding" "argmax	f32	5	-	never used"
+expect 2 "$tmp/exact.tsv:2: argmax is compared bit for bit" -- \
+  check --backend scalar --op argmax --tolerances "$tmp/exact.tsv"
+tol blank "add 	f32	1	-	one rounding"
+expect 2 "$tmp/blank.tsv:1: op name 'add ' has leading or trailing blanks" -- \
+  check --backend scalar --op add --tolerances "$tmp/blank.tsv"
+tol hex "add	f32	0x10	-	hex"
+expect 2 "$tmp/hex.tsv:1: limit: '0x10' is not a finite non-negative number in decimal" -- \
+  check --backend scalar --op add --tolerances "$tmp/hex.tsv"
+tol spec0 "rmsnorm	f32	16	0	no ceiling?"
+expect 2 "$tmp/spec0.tsv:1: spec: a ceiling of 0" -- check --backend scalar --op rmsnorm --tolerances "$tmp/spec0.tsv"
+printf '\xEF\xBB\xBFadd\tf32\t1\t-\tone rounding\n' >"$tmp/bom_first.tsv"
+expect 0 'PASS +add' -- check --backend scalar --op add --cases 3 --no-properties --tolerances "$tmp/bom_first.tsv"
+printf '# header\n\xEF\xBB\xBFadd\tf32\t1\t-\tone rounding\n' >"$tmp/bom_later.tsv"
+expect 2 "$tmp/bom_later.tsv:2: op name .* contains a byte order mark" -- \
+  check --backend scalar --op add --tolerances "$tmp/bom_later.tsv"
+
+# 22: KONFORM_FUZZ_MAX_BYTES is decimal digits in range, or the target stops.
+for v in 8MB abc -1 ' 5' 0x10 99999999999999999999999 1099511627777; do
+  run_expect 2 "KONFORM_FUZZ_MAX_BYTES='$v' is not a byte count" -- \
+    env KONFORM_FUZZ_BACKEND=scalar KONFORM_FUZZ_MAX_BYTES="$v" "$fuzz_target" "$tmp"
+done
+
+if [[ $failures -ne 0 ]]; then
+  echo "$failures check(s) failed"
+  exit 1
+fi
+echo "all backend and tolerance command-line checks passed"
