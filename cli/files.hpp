@@ -13,9 +13,12 @@ namespace konform::cli {
 // file", "'PATH' is not a regular file", or the read error.
 std::string read_file(const std::string& path);
 
-// An output file, opened (created or truncated) when constructed so that an
-// unwritable path stops the run before it starts; write() writes the text,
-// closes the file and checks every step. `what` names it: "JUnit XML".
+// An output file, opened for writing when constructed so that an unwritable
+// path stops the run before it starts. An existing file keeps its contents
+// until write() replaces them (a run that stops early loses no old report);
+// a file the constructor created and write() never filled is removed again.
+// write() writes the text, closes the file and checks every step. `what`
+// names it: "JUnit XML".
 class OutputFile {
  public:
   OutputFile() = default;  // none: write() does nothing
@@ -29,8 +32,11 @@ class OutputFile {
   void write(const std::string& text);
 
  private:
+  void discard();  // closes an unwritten file, removing it if this created it
+
   std::string path_, what_;
   std::FILE* f_ = nullptr;
+  bool created_ = false;
 };
 
 // Creates dir if missing and checks that a file can be created in it, so

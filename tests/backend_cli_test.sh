@@ -16,27 +16,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
 
-# run_expect STATUS REGEX -- COMMAND...: COMMAND exits STATUS and its output
-# (stdout and stderr together) matches the extended regex REGEX.
-run_expect() {
-  local status=$1 regex=$2
-  shift 3
-  local out rc
-  out=$("$@" 2>&1)
-  rc=$?
-  if [[ $rc -ne $status ]]; then
-    echo "FAIL: $* exited $rc, expected $status; output:"
-    echo "$out" | sed 's/^/    /' | head -20
-    failures=$((failures + 1))
-  elif ! grep -Eq -- "$regex" <<<"$out"; then
-    echo "FAIL: $* exited $rc as expected but its output does not match /$regex/:"
-    echo "$out" | sed 's/^/    /' | head -20
-    failures=$((failures + 1))
-  else
-    echo "ok:   $* -> $rc"
-  fi
-}
-expect() { run_expect "$1" "$2" -- "$konform" "${@:4}"; }
+source "$(dirname "$0")/expect.sh"
 
 build() {  # build NAME C_SOURCE: $tmp/NAME.so
   printf '%s\n' "$2" >"$tmp/$1.c"

@@ -10,26 +10,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
 
-# expect STATUS REGEX -- ARGS...: konform ARGS exits STATUS and its output
-# (stdout and stderr together) matches the extended regex REGEX.
-expect() {
-  local status=$1 regex=$2
-  shift 3
-  local out rc
-  out=$("$konform" "$@" 2>&1)
-  rc=$?
-  if [[ $rc -ne $status ]]; then
-    echo "FAIL: konform $* exited $rc, expected $status; output:"
-    echo "$out" | sed 's/^/    /' | head -20
-    failures=$((failures + 1))
-  elif ! grep -Eq -- "$regex" <<<"$out"; then
-    echo "FAIL: konform $* exited $rc as expected but its output does not match /$regex/:"
-    echo "$out" | sed 's/^/    /' | head -20
-    failures=$((failures + 1))
-  else
-    echo "ok:   konform $* -> $rc"
-  fi
-}
+source "$(dirname "$0")/expect.sh"
 
 # Bad usage.
 expect 2 '^usage:' -- 
@@ -141,6 +122,11 @@ expect 2 "cannot load backend library" -- check --backend "$tmp/libfake.so"
 printf 'add\tf32\t0\t-\tno rounding allowed: every case fails\n' >"$tmp/tol_zero.tsv"
 expect 2 "--repro-dir: cannot create '/proc/konform-x'" -- \
   check --backend scalar --op add --cases 3 --no-properties --tolerances "$tmp/tol_zero.tsv" --repro-dir /proc/konform-x
+echo OLD >"$tmp/old.json"  # a run refused before it starts keeps the old report, and leaves no new file
+expect 2 "--repro-dir: cannot create '/proc/konform-x'" -- \
+  check --backend scalar --op add --cases 3 --no-properties --report "$tmp/old.json" --junit "$tmp/new.xml" --repro-dir /proc/konform-x
+[[ "$(cat "$tmp/old.json")" == OLD && ! -e "$tmp/new.xml" ]] ||
+  { echo "FAIL: a refused run truncated an old report or left a new empty file"; failures=$((failures + 1)); }
 expect 2 "cannot write the report to '$tmp/no/such/dir/r.json'" -- \
   check --backend scalar --op add --cases 3 --no-properties --report "$tmp/no/such/dir/r.json"
 expect 2 "cannot write the JUnit XML to '/dev/full'" -- check --backend scalar --op add --cases 3 --no-properties --junit /dev/full

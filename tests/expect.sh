@@ -1,0 +1,26 @@
+# Sourced by the command-line tests: run_expect and expect, which count
+# mismatches in $failures.
+
+# run_expect STATUS REGEX -- COMMAND...: COMMAND exits STATUS and its output
+# (stdout and stderr together) matches the extended regex REGEX.
+run_expect() {
+  local status=$1 regex=$2
+  shift 3
+  local out rc
+  out=$("$@" 2>&1)
+  rc=$?
+  if [[ $rc -ne $status ]]; then
+    echo "FAIL: $* exited $rc, expected $status; output:"
+    echo "$out" | sed 's/^/    /' | head -20
+    failures=$((failures + 1))
+  elif ! grep -Eq -- "$regex" <<<"$out"; then
+    echo "FAIL: $* exited $rc as expected but its output does not match /$regex/:"
+    echo "$out" | sed 's/^/    /' | head -20
+    failures=$((failures + 1))
+  else
+    echo "ok:   $* -> $rc"
+  fi
+}
+
+# expect STATUS REGEX -- ARGS...: the same for konform ARGS ($konform).
+expect() { run_expect "$1" "$2" -- "$konform" "${@:4}"; }
