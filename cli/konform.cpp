@@ -64,6 +64,8 @@ int render(const std::vector<std::string>& args) {
     throw UsageError("'" + input + "' is not a konform report (no \"schema\": \"konform-report/1\")");
   try {
     write_views(report, junit, html);
+  } catch (const konform::ReportError& e) {
+    throw UsageError("'" + input + "' does not follow the report schema: " + e.what());
   } catch (const nlohmann::json::exception& e) {
     throw UsageError("'" + input + "' does not follow the report schema: " + e.what());
   }
