@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <tuple>
 #include <vector>
@@ -66,11 +67,13 @@ std::string name_pattern(const std::string& name) {
 
 // A factor of an element count, from the parameters: one parameter, or over
 // a numbered family P0, P1, ... (a shape passed as parameters) the product
-// of its members or its last member.
+// of its members, of its first R members (R another parameter: a rank), or
+// its last member.
 struct Term {
-  enum Kind { param, family_product, family_last } kind = param;
+  enum Kind { param, family_product, family_last, family_ranked } kind = param;
   std::string name;  // the parameter, or the family's prefix ("s", "x0.")
-  bool operator<(const Term& o) const { return std::tie(kind, name) < std::tie(o.kind, o.name); }
+  std::string rank;  // family_ranked: the parameter that counts the members
+  bool operator<(const Term& o) const { return std::tie(kind, name, rank) < std::tie(o.kind, o.name, o.rank); }
 
   // Members of family `prefix` in c: prefix + "0", prefix + "1", ... while present.
   static std::vector<double> members(const Case& c, const std::string& prefix) {
@@ -86,8 +89,13 @@ struct Term {
       auto it = c.params.find(name);
       return it == c.params.end() ? NAN : it->second;
     }
-    const auto m = members(c, name);
+    auto m = members(c, name);
     if (kind == family_last) return m.empty() ? NAN : m.back();
+    if (kind == family_ranked) {
+      auto r = c.params.find(rank);
+      if (r == c.params.end() || !(r->second >= 0 && r->second <= static_cast<double>(m.size()))) return NAN;
+      m.resize(static_cast<size_t>(r->second));
+    }
     double p = 1;
     for (double d : m) p *= d;
     return p;
@@ -95,6 +103,7 @@ struct Term {
   // The term's name in a message: "n", "s2", "the product of s0 .. s2".
   std::string describe(const Case& c) const {
     if (kind == param) return name;
+    if (kind == family_ranked) return "the product of the first " + rank + " of " + name + "0, " + name + "1, ...";
     const size_t n = members(c, name).size();
     if (n == 0) return kind == family_last ? "the last of " + name + "0, " + name + "1, ... (none given)" : "1 (no " + name + "0)";
     const std::string last = name + std::to_string(n - 1);
@@ -241,6 +250,33 @@ std::vector<Count> learn_counts(const std::string& name, const std::vector<Case>
     }
   };
   walk(0);
+  // Failing those, a shape of a rank given by another parameter: the product
+  // of the first R members of a family (Softmax's x: d0 .. d{rank-1}).
+  if (out.empty()) {
+    std::set<std::string> families, ranks;
+    for (const Term& t : terms)
+      if (t.kind == Term::family_product) families.insert(t.name);
+    for (const Term& t : terms)
+      if (t.kind == Term::param) {
+        bool small = true;
+        for (const Case& c : cases) {
+          auto it = c.params.find(t.name);
+          small = small && it != c.params.end() && it->second >= 0 && it->second <= 8 && it->second == std::trunc(it->second);
+        }
+        if (small) ranks.insert(t.name);
+      }
+    for (const std::string& f : families)
+      for (const std::string& r : ranks) {
+        const Term ranked{Term::family_ranked, f, r};
+        std::vector<double> v, e;
+        for (const Case& c : cases)
+          for (const Arg& a : c.args)
+            if (a.name == name) v.push_back(ranked.value(c)), e.push_back(static_cast<double>(a.value.elements()));
+        bool holds = !v.empty();
+        for (size_t k = 0; k < v.size() && holds; ++k) holds = same_count(e[k], v[k]);
+        if (holds) out.push_back({{ranked}, 1});
+      }
+  }
   // A constant count (the status's 1) needs no product that happens to match it.
   for (const Count& c : out)
     if (c.terms.empty()) return {c};
@@ -311,13 +347,44 @@ const Shape& shape_of(const OpSpec& op) {
   return it->second;
 }
 
-// Whether the op refuses the case (a non-zero status) by its oracle, asked
-// in a child process: the case's tensors may be smaller than its parameters
-// say, and an oracle that reads them anyway must not take the reader down.
-bool refused_by_oracle(const OpSpec& op, const Case& c) {
-  if (op.status.empty()) return false;
-  const ChildOutcome o = run_isolated([&](ChildChannel&) { return std::string(accepted(op, c) ? "accepted" : "refused"); }, 30);
-  return o.status == ChildOutcome::ok && o.payload == "refused";
+// What the op's oracle makes of a case, asked in a child process: the case's
+// tensors may be smaller than its parameters say, and an oracle that reads
+// them anyway must not take the reader down.
+struct OracleView {
+  bool answered = false;  // false: it crashed, hung or threw (detail says which)
+  bool refused = false;   // a non-zero status
+  std::map<std::string, int64_t> outputs;  // elements of each output it computes
+  std::string detail;
+};
+
+OracleView ask_oracle(const OpSpec& op, const Case& c) {
+  const ChildOutcome o = run_isolated(
+      [&](ChildChannel&) {
+        const Oracle oracle = op.oracle(c);
+        // One line (run_isolated's messages are lines): "accepted|refused name count ...".
+        bool refused = false;
+        if (!op.status.empty()) {
+          auto it = oracle.find(op.status);
+          refused = it != oracle.end() && !it->second.value.empty() && it->second.value[0] != 0;
+        }
+        std::string out = refused ? "refused" : "accepted";
+        for (const auto& [name, e] : oracle) out += " " + name + " " + std::to_string(e.value.size());
+        return out;
+      },
+      30);
+  OracleView v;
+  if (o.status != ChildOutcome::ok) {
+    v.detail = o.status == ChildOutcome::timeout ? "hung" : o.status == ChildOutcome::crashed ? "crashed: " + o.detail : o.detail;
+    return v;
+  }
+  v.answered = true;
+  std::istringstream in(o.payload);
+  std::string word, name;
+  in >> word;
+  v.refused = word == "refused";
+  int64_t count = 0;
+  while (in >> name >> count) v.outputs[name] = count;
+  return v;
 }
 
 // "" when a's tensor has the size the case's parameters give it.
@@ -376,9 +443,24 @@ std::string check_case_shape(const OpSpec& op, const Case& c) {
     }
   // Every tensor has the size its parameters give it before anything reads
   // it, except in a case the op must refuse: there its status is the
-  // verdict, and a kernel must not touch the buffers at all.
-  if (!size.empty() && !refused_by_oracle(op, c))
-    return size + (op.status.empty() ? "" : " (and " + op.name + " does not refuse these parameters)");
+  // verdict, and a kernel must not touch the buffers at all. Where no count
+  // was learned for an argument (Concat's y, Chunk's pieces), the oracle
+  // says how many elements each output has, and must not crash on the case.
+  bool uncounted = false;
+  for (const Arg& a : c.args) uncounted |= s.args.at(a.name).counts.empty() && !a.value.shape.empty();
+  if (size.empty() && !uncounted) return "";
+  if (!size.empty() && op.status.empty()) return size;
+  const OracleView o = ask_oracle(op, c);
+  if (o.answered && o.refused) return "";
+  if (!size.empty()) return size + " (and " + op.name + " does not refuse these parameters)";
+  if (!o.answered)
+    return "the oracle of " + op.name + " " + o.detail + " on this case: a tensor does not fit its parameters";
+  for (const Arg& a : c.args) {
+    auto it = o.outputs.find(a.name);
+    if (a.access != Access::in && it != o.outputs.end() && it->second != a.value.elements())
+      return "argument '" + a.name + "' has " + number(static_cast<double>(a.value.elements())) + " elements, but " +
+             op.name + "'s oracle computes " + std::to_string(it->second) + " for these parameters";
+  }
   return "";
 }
 

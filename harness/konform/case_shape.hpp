@@ -24,7 +24,9 @@ namespace konform {
 // parameter d (5)" or "argument 'x' has 5 elements, but d (31) x rows (3) =
 // 93". A tensor whose size does not fit the parameters is accepted only in
 // a case the op refuses (asked of its oracle in a child process): there a
-// kernel must touch no buffer.
+// kernel must touch no buffer. Where no count was learned for an argument
+// (Concat's y, Split's pieces), the oracle, in a child, gives each output's
+// element count, and must not crash on the case.
 std::string check_case_shape(const OpSpec& op, const Case& c);
 
 // {"", ""} when every parameter of `c` is one op's cases have and holds a
