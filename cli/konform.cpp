@@ -53,6 +53,8 @@ int render(const std::vector<std::string>& args) {
   try {
     if (!junit.empty()) junit_text = render_junit(report);
     if (!html.empty()) html_text = render_html(report);
+  } catch (const konform::ReportError& e) {
+    throw UsageError("'" + input + "' does not follow the report schema: " + e.what());
   } catch (const nlohmann::json::exception& e) {
     throw UsageError("'" + input + "' does not follow the report schema: " + e.what());
   }

@@ -8,7 +8,8 @@
   and of RapidCheck's shrunk counterexamples that fail on the mutant and pass
   on scalar;
 - every malformed file of fixtures/malformed/expected.tsv is refused with exit
-  status 2 and its expected message, never a crash.
+  status 2 and its expected message, never a crash (a report by `konform
+  render`, before it writes any view).
 
 usage: check_files.py KONFORM --source DIR [--plugins PLUGINS_TSV]
 """
@@ -97,6 +98,14 @@ def main():
         path = os.path.join(args.source, "fixtures/malformed", name)
         if reader == "repro":
             cmd = [args.konform, "repro", path, "--backend", "scalar"]
+        elif reader == "render":
+            # Refused before any view is written.
+            with tempfile.TemporaryDirectory() as d:
+                views = [os.path.join(d, "r.xml"), os.path.join(d, "r.html")]
+                expect([args.konform, "render", path, "--junit", views[0], "--html", views[1]], 2, path, fragment)
+                if any(os.path.exists(v) for v in views):
+                    problems.append(f"{path}: render wrote a view of a report it refused")
+            continue
         else:
             cmd = [args.konform, "check", "--backend", "scalar", "--op", "add", "--cases", "1", "--no-properties",
                    "--tolerances", path]

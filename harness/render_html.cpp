@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "konform/render.hpp"
+#include "konform/report.hpp"
 
 namespace konform {
 
@@ -40,7 +41,7 @@ const char* colour(const std::string& verdict) {
 std::string error_plot(const nlohmann::json& results) {
   std::vector<const nlohmann::json*> rows;
   for (const auto& r : results)
-    if (!str(r["tolerance"]["why"]).empty() && r["verdict"] != "unsupported") rows.push_back(&r);
+    if (!str(r.at("tolerance").at("why")).empty() && r.at("verdict") != "unsupported") rows.push_back(&r);
   if (rows.empty()) return "<p>No toleranced results to plot.</p>";
   const int left = 260, width = 480, bar = 14, gap = 4, top = 24;
   const int height = top + static_cast<int>(rows.size()) * (bar + gap) + 24;
@@ -59,12 +60,12 @@ std::string error_plot(const nlohmann::json& results) {
   }
   int y = top;
   for (const auto* r : rows) {
-    const double limit = num((*r)["tolerance"]["limit"]), err = num((*r)["metrics"]["max_r"]);
+    const double limit = num((*r).at("tolerance").at("limit")), err = num((*r).at("metrics").at("max_r"));
     const double ratio = limit > 0 ? err / limit : (err > 0 ? INFINITY : 0.0);
-    s << "<text x=\"4\" y=\"" << y + bar - 3 << "\">" << esc(str((*r)["op"]) + "  " + str((*r)["backend"]))
+    s << "<text x=\"4\" y=\"" << y + bar - 3 << "\">" << esc(str((*r).at("op")) + "  " + str((*r).at("backend")))
       << "</text><rect x=\"" << left << "\" y=\"" << y << "\" width=\"" << std::max(1, x_of(ratio) - left)
-      << "\" height=\"" << bar << "\" fill=\"" << colour(str((*r)["verdict"])) << "\"><title>"
-      << esc(str((*r)["metrics"]["max_r"]) + " u of " + str((*r)["tolerance"]["limit"])) << "</title></rect>\n";
+      << "\" height=\"" << bar << "\" fill=\"" << colour(str((*r).at("verdict"))) << "\"><title>"
+      << esc(str((*r).at("metrics").at("max_r")) + " u of " + str((*r).at("tolerance").at("limit"))) << "</title></rect>\n";
     y += bar + gap;
   }
   s << "<text x=\"" << left << "\" y=\"" << height - 4 << "\">worst error / limit (log scale; the red line is the limit)</text>\n";
@@ -74,13 +75,16 @@ std::string error_plot(const nlohmann::json& results) {
 
 }  // namespace
 
+// Everything read here with at() is required by the schema, and the report
+// has been validated before: no const operator[] on an absent key.
 std::string render_html(const nlohmann::json& report) {
+  validate_report(report);  // the whole report, before any output
   const auto& results = report.at("results");
   std::set<std::string> backends;
   std::map<std::string, std::map<std::string, const nlohmann::json*>> grid;  // op -> backend -> result
   for (const auto& r : results) {
-    backends.insert(str(r["backend"]));
-    grid[str(r["op"])][str(r["backend"])] = &r;
+    backends.insert(str(r.at("backend")));
+    grid[str(r.at("op"))][str(r.at("backend"))] = &r;
   }
   const auto& sum = report.at("summary");
   std::ostringstream h;
@@ -89,13 +93,13 @@ std::string render_html(const nlohmann::json& report) {
        "td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px}th{background:#f4f4f4}"
        "code{font-size:12px;background:#f6f6f6;padding:1px 3px}.v{color:#fff;font-weight:bold}"
        "</style></head><body>\n";
-  h << "<h1>konform conformance report</h1>\n<p><b>" << esc(str(sum["verdict"])) << "</b>: " << str(sum["passed"])
-    << " passed, " << str(sum["failed"]) << " failed, " << str(sum["unsupported"]) << " unsupported. Seed "
-    << str(report["seed"]) << ", " << str(report["cases_per_op"]) << " cases per op, created " << esc(str(report["created"]))
-    << ".</p>\n<p><code>" << esc(str(report["command"])) << "</code></p>\n";
-  h << "<p>Machine: " << esc(str(report["machine"]["cpu"])) << ", " << str(report["machine"]["cores"])
-    << " cores. Build: konform " << esc(str(report["build"]["konform_version"])) << " (" << esc(str(report["build"]["git"]))
-    << "), " << esc(str(report["build"]["compiler"])) << ".</p>\n";
+  h << "<h1>konform conformance report</h1>\n<p><b>" << esc(str(sum.at("verdict"))) << "</b>: " << str(sum.at("passed"))
+    << " passed, " << str(sum.at("failed")) << " failed, " << str(sum.at("unsupported")) << " unsupported. Seed "
+    << str(report.at("seed")) << ", " << str(report.at("cases_per_op")) << " cases per op, created " << esc(str(report.at("created")))
+    << ".</p>\n<p><code>" << esc(str(report.at("command"))) << "</code></p>\n";
+  h << "<p>Machine: " << esc(str(report.at("machine").at("cpu"))) << ", " << str(report.at("machine").at("cores"))
+    << " cores. Build: konform " << esc(str(report.at("build").at("konform_version"))) << " (" << esc(str(report.at("build").at("git")))
+    << "), " << esc(str(report.at("build").at("compiler"))) << ".</p>\n";
 
   h << "<h2>Verdicts</h2>\n<table><tr><th>op</th>";
   for (const auto& b : backends) h << "<th>" << esc(b) << "</th>";
@@ -109,8 +113,8 @@ std::string render_html(const nlohmann::json& report) {
         continue;
       }
       const auto& r = *it->second;
-      const std::string v = str(r["verdict"]);
-      h << "<td class=\"v\" style=\"background:" << colour(v) << "\" title=\"" << esc(str(r["metrics"]["max_r"]) + " u of " + str(r["tolerance"]["limit"])) << "\">"
+      const std::string v = str(r.at("verdict"));
+      h << "<td class=\"v\" style=\"background:" << colour(v) << "\" title=\"" << esc(str(r.at("metrics").at("max_r")) + " u of " + str(r.at("tolerance").at("limit"))) << "\">"
         << esc(v) << "</td>";
     }
     h << "</tr>\n";
@@ -120,25 +124,25 @@ std::string render_html(const nlohmann::json& report) {
   h << "<h2>Metrics</h2>\n<table><tr><th>op</th><th>backend</th><th>cases</th><th>max error (u)</th><th>limit (u)</th>"
        "<th>max abs</th><th>max rel</th><th>max ULP</th><th>NMSE</th></tr>\n";
   for (const auto& r : results) {
-    if (r["verdict"] == "unsupported") continue;
-    const auto& m = r["metrics"];
-    h << "<tr><td>" << esc(str(r["op"])) << "</td><td>" << esc(str(r["backend"])) << "</td><td>" << str(r["cases"])
-      << "</td><td>" << str(m["max_r"]) << "</td><td>" << str(r["tolerance"]["limit"]) << "</td><td>" << str(m["max_abs"])
-      << "</td><td>" << str(m["max_rel"]) << "</td><td>" << str(m["max_ulp"]) << "</td><td>" << str(m["nmse"])
+    if (r.at("verdict") == "unsupported") continue;
+    const auto& m = r.at("metrics");
+    h << "<tr><td>" << esc(str(r.at("op"))) << "</td><td>" << esc(str(r.at("backend"))) << "</td><td>" << str(r.at("cases"))
+      << "</td><td>" << str(m.at("max_r")) << "</td><td>" << str(r.at("tolerance").at("limit")) << "</td><td>" << str(m.at("max_abs"))
+      << "</td><td>" << str(m.at("max_rel")) << "</td><td>" << str(m.at("max_ulp")) << "</td><td>" << str(m.at("nmse"))
       << "</td></tr>\n";
   }
   h << "</table>\n<h2>Findings</h2>\n";
   bool any = false;
   for (const auto& r : results)
-    for (const auto& f : r["findings"]) {
+    for (const auto& f : r.at("findings")) {
       any = true;
-      h << "<h3>" << esc(str(r["op"]) + " on " + str(r["backend"]) + ": " + str(f["check"])) << "</h3>\n<p>"
-        << esc(str(f["message"])) << "</p>\n";
-      if (f.value("case", -1) >= 0) h << "<p>case " << str(f["case"]) << ": " << esc(str(f["case_label"])) << "</p>\n";
+      h << "<h3>" << esc(str(r.at("op")) + " on " + str(r.at("backend")) + ": " + str(f.at("check"))) << "</h3>\n<p>"
+        << esc(str(f.at("message"))) << "</p>\n";
+      if (f.value("case", -1) >= 0) h << "<p>case " << str(f.at("case")) << ": " << esc(str(f.at("case_label"))) << "</p>\n";
       if (f.contains("expected"))
-        h << "<p>" << esc(str(f.value("output", "")) + str(f.value("element", ""))) << ": expected " << str(f["expected"])
-          << ", got " << str(f["got"]) << ", error " << str(f["error"]) << " u, limit " << str(f["limit"]) << " u</p>\n";
-      if (!str(f["reproduce"]).empty()) h << "<p>replay: <code>" << esc(str(f["reproduce"])) << "</code></p>\n";
+        h << "<p>" << esc(str(f.value("output", "")) + str(f.value("element", ""))) << ": expected " << str(f.at("expected"))
+          << ", got " << str(f.at("got")) << ", error " << str(f.at("error")) << " u, limit " << str(f.at("limit")) << " u</p>\n";
+      if (!str(f.at("reproduce")).empty()) h << "<p>replay: <code>" << esc(str(f.at("reproduce"))) << "</code></p>\n";
     }
   if (!any) h << "<p>None.</p>\n";
   h << "</body></html>\n";

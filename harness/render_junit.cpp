@@ -2,6 +2,7 @@
 #include <sstream>
 
 #include "konform/render.hpp"
+#include "konform/report.hpp"
 
 namespace konform {
 
@@ -24,20 +25,23 @@ std::string xml_escape(const std::string& s) {
   return out;
 }
 
+// f has been validated (validate_report): the required fields are there;
+// optional ones are read with value().
 std::string finding_text(const nlohmann::json& f) {
   std::ostringstream s;
-  s << f.value("message", "");
-  if (f.value("case", -1) >= 0) s << "\ncase " << f["case"] << ": " << f.value("case_label", "");
+  s << f.at("message").get<std::string>();
+  if (f.at("case").get<int64_t>() >= 0) s << "\ncase " << f.at("case").dump() << ": " << f.at("case_label").get<std::string>();
   if (f.contains("expected"))
-    s << "\n" << f.value("output", "") << f.value("element", "") << ": expected " << f["expected"].dump() << ", got "
-      << f["got"].dump() << ", error " << f["error"].dump() << " u, limit " << f["limit"].dump() << " u";
-  if (!f.value("reproduce", "").empty()) s << "\nreplay: " << f["reproduce"].get<std::string>();
+    s << "\n" << f.value("output", "") << f.value("element", "") << ": expected " << f.at("expected").dump() << ", got "
+      << f.at("got").dump() << ", error " << f.at("error").dump() << " u, limit " << f.at("limit").dump() << " u";
+  if (!f.at("reproduce").get<std::string>().empty()) s << "\nreplay: " << f.at("reproduce").get<std::string>();
   return s.str();
 }
 
 }  // namespace
 
 std::string render_junit(const nlohmann::json& report) {
+  validate_report(report);  // the whole report, before any output
   // Group results by backend: each backend is a suite.
   std::map<std::string, std::vector<const nlohmann::json*>> suites;
   for (const auto& r : report.at("results")) suites[r.at("backend").get<std::string>()].push_back(&r);
@@ -53,14 +57,14 @@ std::string render_junit(const nlohmann::json& report) {
       if (verdict == "unsupported") {
         ++tests, ++skipped;
         cases << "    <testcase classname=\"" << xml_escape(classname) << "\" name=\"unsupported\">"
-              << "<skipped message=\"the backend does not export " << xml_escape(r->at("symbol")) << "\"/></testcase>\n";
+              << "<skipped message=\"the backend does not export " << xml_escape(r->at("symbol").get<std::string>()) << "\"/></testcase>\n";
         continue;
       }
       for (const auto& c : r->at("checks")) {
         ++tests;
         const std::string name = c.at("name");
         cases << "    <testcase classname=\"" << xml_escape(classname) << "\" name=\"" << xml_escape(name) << "\" time=\""
-              << (name == "matches_oracle" ? r->value("seconds", 0.0) : 0.0) << "\">";
+              << (name == "matches_oracle" ? r->at("seconds").get<double>() : 0.0) << "\">";
         if (c.at("verdict") == "fail") {
           ++failures;
           std::string text;

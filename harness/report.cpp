@@ -7,6 +7,7 @@
 #include <cmath>
 #include <ctime>
 #include <fstream>
+#include <initializer_list>
 #include <stdexcept>
 
 #include "konform/json_number.hpp"
@@ -68,7 +69,168 @@ Finding finding_from_json(const json& j) {
   return f;
 }
 
+// Checks a report's JSON against reports/report.schema.json, naming the
+// place of each complaint ("results[3].findings[0]: missing 'got'"), so that
+// nothing downstream reads an absent key or a value of the wrong type.
+class Validator {
+ public:
+  [[noreturn]] static void fail(const std::string& where, const std::string& what) {
+    throw ReportError(where + ": " + what);
+  }
+  static std::string at(const std::string& where, const char* key) { return where.empty() ? key : where + "." + key; }
+  static std::string at(const std::string& where, size_t i) { return where + "[" + std::to_string(i) + "]"; }
+
+  // An object with these keys (required ones first) and no others.
+  static void object(const json& j, const std::string& where, std::initializer_list<const char*> required,
+                     std::initializer_list<const char*> optional = {}) {
+    if (!j.is_object()) fail(where.empty() ? "the report" : where, "expected an object, found " + type_of(j));
+    for (const char* k : required)
+      if (!j.contains(k)) fail(where.empty() ? "the report" : where, std::string("missing '") + k + "'");
+    for (const auto& [key, v] : j.items()) {
+      bool known = false;
+      for (const char* k : required) known |= key == k;
+      for (const char* k : optional) known |= key == k;
+      if (!known) fail(where.empty() ? "the report" : where, "unknown field '" + key + "'");
+    }
+  }
+  static const std::string& string(const json& j, const std::string& where, bool nonempty = false) {
+    if (!j.is_string()) fail(where, "expected a string, found " + type_of(j));
+    const auto& s = j.get_ref<const std::string&>();
+    if (nonempty && s.empty()) fail(where, "empty");
+    return s;
+  }
+  static int64_t integer(const json& j, const std::string& where, int64_t min) {
+    if (!j.is_number_integer()) fail(where, "expected an integer, found " + type_of(j));
+    if (j.is_number_unsigned() ? j.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX) : false) return INT64_MAX;
+    const int64_t v = j.get<int64_t>();
+    if (v < min) fail(where, std::to_string(v) + " is below " + std::to_string(min));
+    return v;
+  }
+  static void one_of(const json& j, const std::string& where, std::initializer_list<const char*> values) {
+    const std::string& s = string(j, where);
+    std::string list;
+    for (const char* v : values) {
+      if (s == v) return;
+      list += (list.empty() ? "" : ", ") + std::string(v);
+    }
+    fail(where, "'" + s + "' is not one of " + list);
+  }
+  // A number, or "NaN", "Infinity", "-Infinity"; with nonnegative, >= 0 and not "-Infinity".
+  static void number(const json& j, const std::string& where, bool nonnegative) {
+    const auto v = json_to_number(j);
+    if (!v) fail(where, "expected a number (or \"NaN\", \"Infinity\", \"-Infinity\"), found " + j.dump());
+    if (nonnegative && *v < 0) fail(where, "expected a magnitude >= 0, found " + j.dump());
+  }
+
+  static void finding(const json& f, const std::string& where) {
+    object(f, where, {"check", "message", "case", "case_label", "reproduce"},
+           {"output", "element", "expected", "got", "error", "limit"});
+    string(f.at("check"), at(where, "check"), true);
+    string(f.at("message"), at(where, "message"));
+    integer(f.at("case"), at(where, "case"), -1);
+    string(f.at("case_label"), at(where, "case_label"));
+    string(f.at("reproduce"), at(where, "reproduce"));
+    if (f.contains("output")) string(f.at("output"), at(where, "output"), true);
+    if (f.contains("element")) {
+      string(f.at("element"), at(where, "element"));
+      if (!f.contains("output")) fail(where, "missing 'output' (an element belongs to an output)");
+    }
+    const char* values[] = {"expected", "got", "error", "limit"};
+    bool any = false;
+    for (const char* k : values) any |= f.contains(k);
+    if (any)
+      for (const char* k : values) {
+        if (!f.contains(k)) fail(where, std::string("missing '") + k + "' (expected, got, error and limit go together)");
+        number(f.at(k), at(where, k), std::string(k) == "error" || std::string(k) == "limit");
+      }
+  }
+
+  static void result(const json& r, const std::string& where) {
+    object(r, where, {"op", "symbol", "dtype", "backend", "target", "verdict", "cases", "seconds", "tolerance", "metrics",
+                      "worst", "findings", "checks"});
+    string(r.at("op"), at(where, "op"), true);
+    string(r.at("symbol"), at(where, "symbol"), true);
+    one_of(r.at("dtype"), at(where, "dtype"), {"f32", "f16", "bf16", "i32"});
+    string(r.at("backend"), at(where, "backend"), true);
+    string(r.at("target"), at(where, "target"));
+    one_of(r.at("verdict"), at(where, "verdict"), {"pass", "fail", "unsupported", "crashed", "timeout"});
+    integer(r.at("cases"), at(where, "cases"), 0);
+    if (!r.at("seconds").is_number() || r.at("seconds").get<double>() < 0)
+      fail(at(where, "seconds"), "expected a number >= 0, found " + r.at("seconds").dump());
+    const json& tol = r.at("tolerance");
+    const std::string tw = at(where, "tolerance");
+    object(tol, tw, {"limit", "unit", "why"});
+    number(tol.at("limit"), at(tw, "limit"), true);
+    string(tol.at("unit"), at(tw, "unit"), true);
+    string(tol.at("why"), at(tw, "why"));
+    const json& m = r.at("metrics");
+    const std::string mw = at(where, "metrics");
+    object(m, mw, {"elements", "max_r", "max_abs", "max_rel", "max_ulp", "nmse", "sq_err", "sq_ref"});
+    integer(m.at("elements"), at(mw, "elements"), 0);
+    for (const char* k : {"max_r", "max_abs", "max_rel", "max_ulp", "nmse", "sq_err", "sq_ref"}) number(m.at(k), at(mw, k), true);
+    if (!r.at("worst").is_null()) finding(r.at("worst"), at(where, "worst"));
+    const json& findings = r.at("findings");
+    if (!findings.is_array()) fail(at(where, "findings"), "expected an array, found " + type_of(findings));
+    for (size_t i = 0; i < findings.size(); ++i) finding(findings[i], at(at(where, "findings"), i));
+    const json& checks = r.at("checks");
+    if (!checks.is_array()) fail(at(where, "checks"), "expected an array, found " + type_of(checks));
+    for (size_t i = 0; i < checks.size(); ++i) {
+      const std::string cw = at(at(where, "checks"), i);
+      const json& c = checks[i];
+      object(c, cw, {"name", "kind", "runs", "failures", "verdict"});
+      string(c.at("name"), at(cw, "name"), true);
+      one_of(c.at("kind"), at(cw, "kind"), {"sweep", "property"});
+      integer(c.at("runs"), at(cw, "runs"), 0);
+      integer(c.at("failures"), at(cw, "failures"), 0);
+      one_of(c.at("verdict"), at(cw, "verdict"), {"pass", "fail", "not_run"});
+    }
+  }
+
+  static void report(const json& j) {
+    object(j, "", {"schema", "created", "command", "seed", "cases_per_op", "machine", "build", "backends", "results", "summary"});
+    if (string(j.at("schema"), "schema") != "konform-report/1")
+      fail("schema", "'" + j.at("schema").get<std::string>() + "' is not konform-report/1");
+    string(j.at("created"), "created", true);
+    string(j.at("command"), "command", true);
+    if (!j.at("seed").is_number_unsigned() && !(j.at("seed").is_number_integer() && j.at("seed").get<int64_t>() >= 0))
+      fail("seed", "expected an integer >= 0, found " + j.at("seed").dump());
+    integer(j.at("cases_per_op"), "cases_per_op", 0);
+    const json& m = j.at("machine");
+    object(m, "machine", {"cpu", "cores", "hostname"}, {"os"});
+    string(m.at("cpu"), "machine.cpu", true);
+    integer(m.at("cores"), "machine.cores", 1);
+    string(m.at("hostname"), "machine.hostname", true);
+    if (m.contains("os")) string(m.at("os"), "machine.os");
+    const json& b = j.at("build");
+    object(b, "build", {"konform_version", "git", "compiler", "build_type", "flags"});
+    for (const char* k : {"konform_version", "git", "compiler"}) string(b.at(k), at("build", k), true);
+    for (const char* k : {"build_type", "flags"}) string(b.at(k), at("build", k));
+    const json& backends = j.at("backends");
+    if (!backends.is_array()) fail("backends", "expected an array, found " + type_of(backends));
+    for (size_t i = 0; i < backends.size(); ++i) {
+      const std::string bw = at(std::string("backends"), i);
+      object(backends[i], bw, {"name", "kind", "library", "target"});
+      string(backends[i].at("name"), at(bw, "name"), true);
+      one_of(backends[i].at("kind"), at(bw, "kind"), {"builtin", "plugin"});
+      string(backends[i].at("library"), at(bw, "library"), backends[i].at("kind") == "plugin");
+      string(backends[i].at("target"), at(bw, "target"));
+    }
+    const json& results = j.at("results");
+    if (!results.is_array()) fail("results", "expected an array, found " + type_of(results));
+    for (size_t i = 0; i < results.size(); ++i) result(results[i], at(std::string("results"), i));
+    const json& s = j.at("summary");
+    object(s, "summary", {"results", "passed", "failed", "unsupported", "verdict"});
+    for (const char* k : {"results", "passed", "failed", "unsupported"}) integer(s.at(k), at("summary", k), 0);
+    one_of(s.at("verdict"), "summary.verdict", {"pass", "fail"});
+  }
+
+ private:
+  static std::string type_of(const json& j) { return j.is_null() ? "null" : std::string(j.type_name()) + " " + j.dump(); }
+};
+
 }  // namespace
+
+void validate_report(const json& report) { Validator::report(report); }
 
 json to_json(const OpResult& r) {
   json j = {{"op", r.op},           {"symbol", r.symbol}, {"dtype", r.dtype},     {"backend", r.backend},
@@ -91,6 +253,7 @@ json to_json(const OpResult& r) {
 }
 
 OpResult op_result_from_json(const json& j) {
+  Validator::result(j, "result");
   OpResult r;
   r.op = field<std::string>(j, "op");
   r.symbol = field<std::string>(j, "symbol");

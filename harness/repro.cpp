@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <initializer_list>
 #include <limits>
 #include <sstream>
 
@@ -53,6 +54,15 @@ class Reader {
     if (it == obj.end()) fail(where, std::string("missing field '") + key + "'");
     return *it;
   }
+  // Refuses a key outside `known`: a typo ("misalgin") would otherwise be
+  // ignored and the case replayed without it.
+  void only_keys(const json& obj, const std::string& where, std::initializer_list<const char*> known) const {
+    for (const auto& [key, v] : obj.items()) {
+      bool ok = false;
+      for (const char* k : known) ok |= key == k;
+      if (!ok) fail(where.empty() ? key : where + "." + key, "unknown field '" + key + "'");
+    }
+  }
   std::string string(const json& v, const std::string& where) const {
     if (!v.is_string()) fail(where, "expected a string");
     return v.get<std::string>();
@@ -84,6 +94,8 @@ class Reader {
     Tensor t = Tensor::zeros(dtype, dims);
     const bool has_bits = a.contains("bits"), has_values = a.contains("values");
     if (has_bits && has_values) fail(where, "give bits or values, not both");
+    if (!needs_data && (has_bits || has_values))
+      fail(where + (has_bits ? ".bits" : ".values"), "an output (access out) has no contents to give: its shape only");
     if (!has_bits && !has_values) {
       if (needs_data) fail(where, "an input needs 'bits' (or 'values')");
       return t;
@@ -134,6 +146,8 @@ class Reader {
 
   Finding finding(const json& f, const std::string& where) const {
     Finding out;
+    if (f.is_object())
+      only_keys(f, where, {"check", "message", "output", "element", "expected", "got", "error", "limit"});
     out.check = string_field(f, where, "check");
     if (out.check.empty()) fail(where + ".check", "empty");
     out.message = string_field(f, where, "message");
@@ -210,12 +224,16 @@ Finding finding_from_json(const json& j, const std::string& source) { return Rea
 Reproducer reproducer_from_json(const json& j, const std::string& source) {
   const Reader in(source);
   if (!j.is_object()) in.fail("the file", "expected a JSON object");
+  in.only_keys(j, "", {"schema", "op", "symbol", "dtype", "label", "source", "backend", "misalign", "params", "args",
+                       "finding", "provenance"});
   const std::string schema = in.string_field(j, "the file", "schema");
   if (schema != kReproSchema) in.fail("schema", "'" + schema + "' is not " + kReproSchema);
   Reproducer r;
   r.op = in.string_field(j, "the file", "op");
   const OpSpec* op = find_op(r.op);
   if (op == nullptr) in.fail("op", "no op '" + r.op + "' in this konform's catalog (konform list shows them)");
+  if (j.contains("symbol") && in.string(j.at("symbol"), "symbol") != op->symbol)
+    in.fail("symbol", "'" + j.at("symbol").get<std::string>() + "' is not " + r.op + "'s " + op->symbol);
   if (j.contains("dtype") && in.string(j.at("dtype"), "dtype") != dtype_name(op->dtype))
     in.fail("dtype", "'" + j.at("dtype").get<std::string>() + "' is not " + r.op + "'s " + std::string(dtype_name(op->dtype)));
   if (j.contains("label")) r.c.label = in.string(j.at("label"), "label");
@@ -232,12 +250,14 @@ Reproducer reproducer_from_json(const json& j, const std::string& source) {
   const json& params = in.member(j, "the file", "params");
   if (!params.is_object()) in.fail("params", "expected an object of numbers");
   for (const auto& [name, v] : params.items()) r.c.params[name] = in.number(v, "params." + name);
+  if (const auto [name, what] = check_case_params(*op, r.c); !name.empty()) in.fail("params." + name, what);
   const json& args = in.member(j, "the file", "args");
   if (!args.is_array() || args.empty()) in.fail("args", "expected a non-empty array of arguments");
   int64_t total = 0;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string where = "args[" + std::to_string(i) + "]";
     const json& a = args[i];
+    if (a.is_object()) in.only_keys(a, where, {"name", "access", "match", "alias_of", "dtype", "shape", "bits", "values"});
     Arg arg;
     arg.name = in.string_field(a, where, "name");
     const std::string access = in.string_field(a, where, "access");
@@ -274,10 +294,18 @@ Reproducer parse_reproducer(const std::string& text, const std::string& source) 
 }
 
 Reproducer read_reproducer_file(const std::string& path) {
+  // A directory opens as a stream on Linux and fails only on the first read,
+  // with the library's text and no path: refuse anything but a regular file.
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) throw ReproError("cannot read '" + path + "': " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    throw ReproError("cannot read '" + path + "': " + (S_ISDIR(st.st_mode) ? "a directory" : "not a regular file") +
+                     ", expected a reproducer file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ReproError("cannot read '" + path + "'");
+  if (!in) throw ReproError("cannot read '" + path + "': " + std::strerror(errno));
   std::ostringstream s;
   s << in.rdbuf();
+  if (in.bad()) throw ReproError("cannot read '" + path + "': read error");
   return parse_reproducer(s.str(), path);
 }
 

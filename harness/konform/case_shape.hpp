@@ -1,14 +1,18 @@
 // The structure of the cases an op's generator makes, learned by sampling it:
-// argument names, accesses, match rules, dtypes and aliases, and per rank
+// argument names, accesses, match rules, dtypes, aliases and ranks; per rank
 // which dimension equals which parameter (or half or twice it, or a
-// constant; not for ops that validate, whose invalid-argument cases break
-// these on purpose). A case read from a file (a reproducer, a fixture) is
-// checked against it before any kernel sees it, with no code per op.
-// Parameters the kernel needs and the file lacks surface as the case's own
-// error.
+// constant); each tensor's element count as a product of parameters (or of a
+// shape passed as numbered parameters, s0, s1, ...) times a constant; the
+// parameter names, which are integers and which the op passes as 32-bit
+// ints. Sizes are learned from the cases the op accepts (its oracle's status
+// is 0): an op that validates is also given cases it must refuse, whose sizes
+// contradict their tensors on purpose. A case read from a file (a
+// reproducer, a fixture) is checked against it before any kernel or oracle
+// sees it, with no code per op.
 #pragma once
 
 #include <string>
+#include <utility>
 
 #include "konform/case.hpp"
 #include "konform/op.hpp"
@@ -17,7 +21,18 @@ namespace konform {
 
 // "" when `c` has the structure of op's cases; otherwise what differs, e.g.
 // "argument 'x': dimension 1 is 7, but every case of rmsnorm has it equal to
-// parameter d (5)".
+// parameter d (5)" or "argument 'x' has 5 elements, but d (31) x rows (3) =
+// 93". A tensor whose size does not fit the parameters is accepted only in
+// a case the op refuses (asked of its oracle in a child process): there a
+// kernel must touch no buffer. Where no count was learned for an argument
+// (Concat's y, Split's pieces), the oracle, in a child, gives each output's
+// element count, and must not crash on the case.
 std::string check_case_shape(const OpSpec& op, const Case& c);
+
+// {"", ""} when every parameter of `c` is one op's cases have and holds a
+// value of its kind; otherwise {parameter, what is wrong}: an unknown name,
+// a non-integer (NaN, 0.9, Infinity) where the op takes an integer, or an
+// integer beyond int32 where the op passes an int (beyond 2^53 elsewhere).
+std::pair<std::string, std::string> check_case_params(const OpSpec& op, const Case& c);
 
 }  // namespace konform

@@ -3,6 +3,7 @@
 // isolated child process.
 #pragma once
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -12,9 +13,19 @@
 
 namespace konform {
 
+// A report, or one result, that does not follow reports/report.schema.json;
+// the message names the place: "results[3].findings[0]: missing 'got'".
+struct ReportError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 nlohmann::json to_json(const OpResult& r);
-// Throws std::runtime_error naming the missing or mistyped field.
+// Checks j against the schema's result first; throws ReportError naming the
+// missing or mistyped field ("result.metrics: missing 'nmse'").
 OpResult op_result_from_json(const nlohmann::json& j);
+// Checks a whole report against the schema (every field the renderers read
+// among them); throws ReportError naming the first place that differs.
+void validate_report(const nlohmann::json& report);
 
 struct RunInfo {
   std::string command;  // the command line as run

@@ -340,7 +340,7 @@ const float* mask_ptr(const Case& c) {
 Oracle sdpa_oracle(const Case& c) {
   if (tl_status st = call_status(c)) return {{"status", status_expected(st)}};
   const ref::Dims n = dims_of(c);
-  const int kind = c.params.count("mask") ? static_cast<int>(c.iparam("mask")) : 0;
+  const int kind = c.params.count("mask") ? c.iparam32("mask") : 0;
   const bool causal = c.params.count("causal") && c.param("causal") != 0;
   const bool windowed = c.params.count("window") != 0;
   const int64_t w = windowed ? c.iparam("window") : 0;
@@ -366,7 +366,7 @@ void invoke_sdpa(void* fn, const Case& c, const Pointers& p) {
   *p.i32("status") = reinterpret_cast<decltype(&tl_sdpa_f32)>(fn)(
       p.f32("q"), p.f32("k"), p.f32("v"), kind == 0 ? nullptr : p.f32("mask"), p.f32("y"), c.iparam("B"),
       c.iparam("H"), c.iparam("KV"), c.iparam("Sq"), c.iparam("Sk"), c.iparam("D"),
-      static_cast<int32_t>(c.iparam("causal")), static_cast<tl_attn_mask>(kind));
+      c.iparam32("causal"), static_cast<tl_attn_mask>(kind));
 }
 
 const char* kSdpaDomain =

@@ -70,7 +70,7 @@ Oracle oracle(Gate gate, const Case& c) {
   Oracle out;
   int approximation = 0;
   if (gate == Gate::gelu) {
-    approximation = static_cast<int>(c.iparam("approximation"));
+    approximation = c.iparam32("approximation");
     const bool valid = approximation == TL_GELU_ERF || approximation == TL_GELU_TANH;
     out["status"] = act::status_expected(valid ? TL_OK : TL_ERR_INVALID_ARGUMENT);
     if (!valid) return out;
@@ -118,7 +118,7 @@ OpSpec gated_op(Gate gate, const char* name, const char* symbol, void* scalar, c
     op.status = "status";
     op.invoke = [](void* fn, const Case& c, const Pointers& p) {
       *p.i32("status") = reinterpret_cast<decltype(&tl_geglu_f32)>(fn)(
-          p.f32("gate"), p.f32("up"), p.f32("y"), c.iparam("n"), static_cast<int>(c.iparam("approximation")));
+          p.f32("gate"), p.f32("up"), p.f32("y"), c.iparam("n"), c.iparam32("approximation"));
     };
   } else {
     op.invoke = [](void* fn, const Case& c, const Pointers& p) {

@@ -30,7 +30,7 @@ std::vector<int64_t> make_shape(Rng& rng, int64_t index, int64_t edges) {
   return shape;
 }
 
-int32_t ndim_of(const Case& c) { return static_cast<int32_t>(c.iparam("ndim")); }
+int32_t ndim_of(const Case& c) { return c.iparam32("ndim"); }
 float eps_of(const Case& c) { return static_cast<float>(c.param("eps")); }
 
 // The conditioning's scale: mostly small, now and then exactly -1 (the

@@ -36,7 +36,7 @@ std::vector<int64_t> make_shape(Rng& rng, int64_t index, int64_t edges, int64_t 
   return shape;
 }
 
-int32_t ndim_of(const Case& c) { return static_cast<int32_t>(c.iparam("ndim")); }
+int32_t ndim_of(const Case& c) { return c.iparam32("ndim"); }
 float eps_of(const Case& c) { return static_cast<float>(c.param("eps")); }
 
 void finish(Rng& rng, Case& c, int64_t index, int64_t edges, const std::vector<int64_t>& shape, float eps,

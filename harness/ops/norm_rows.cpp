@@ -41,7 +41,7 @@ void finish(Rng& rng, Case& c, int64_t index, int64_t edges, const std::vector<i
 
 tl_status call_status(const Case& c) { return expected_status(Layout::rows, shape_of(c), static_cast<float>(c.param("eps"))); }
 
-int32_t ndim_of(const Case& c) { return static_cast<int32_t>(c.iparam("ndim")); }
+int32_t ndim_of(const Case& c) { return c.iparam32("ndim"); }
 
 // ---------------------------------------------------------------- RmsNorm
 

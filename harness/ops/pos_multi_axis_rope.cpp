@@ -126,7 +126,7 @@ Case make(Rng& rng, int64_t index, int64_t edges) {
 Oracle oracle(const Case& c) {
   if (tl_status s = expected_status(c)) return refused(s);
   const int64_t T = c.iparam("T"), H = c.iparam("H"), D = c.iparam("D"), n = c.iparam("n_axes");
-  const int layout = static_cast<int>(c.iparam("layout"));
+  const int layout = c.iparam32("layout");
   const auto dims = dims_of(c);
   const auto bases = bases_of(c);
   const float* x = c.in("x").f32();
@@ -180,7 +180,7 @@ std::vector<OpSpec> pos_multi_axis_rope() {
     }
     *p.i32("status") = reinterpret_cast<decltype(&tl_multi_axis_rope_f32)>(fn)(
         p.f32("x"), p.f32("y"), p.i32("pos"), c.iparam("T"), c.iparam("H"), c.iparam("D"), c.iparam("n_axes"),
-        dims.data(), bases.data(), static_cast<int>(c.iparam("layout")));
+        dims.data(), bases.data(), c.iparam32("layout"));
   };
   op.oracle = oracle;
   return {op};

@@ -155,7 +155,7 @@ std::vector<OpSpec> pos_relative_embedding() {
   op.invoke = [](void* fn, const Case& c, const Pointers& p) {
     *p.i32("status") = reinterpret_cast<decltype(&tl_relative_pos_embedding_f32)>(fn)(
         p.f32("table"), p.i32("q_pos"), p.i32("k_pos"), p.f32("bias"), c.iparam("Lq"), c.iparam("Lk"),
-        c.iparam("H"), c.iparam("num_buckets"), c.iparam("max_distance"), static_cast<int>(c.iparam("bidirectional")));
+        c.iparam("H"), c.iparam("num_buckets"), c.iparam("max_distance"), c.iparam32("bidirectional"));
   };
   op.oracle = oracle;
   return {op};

@@ -186,7 +186,7 @@ Case make_apply(Rng& rng, int64_t index, int64_t edges) {
 Oracle apply_oracle(const Case& c) {
   if (tl_status s = apply_status(c)) return refused(s);
   const int64_t T = c.iparam("T"), H = c.iparam("H"), D = c.iparam("D"), rot = c.iparam("rot_dim");
-  const int layout = static_cast<int>(c.iparam("layout"));
+  const int layout = c.iparam32("layout");
   const float* x = c.in("x").f32();
   const float* cache = c.in("cache").f32();
   const int32_t* pos = c.in("pos").i32();
@@ -232,7 +232,7 @@ OpSpec rope_op() {
   op.invoke = [](void* fn, const Case& c, const Pointers& p) {
     *p.i32("status") = reinterpret_cast<decltype(&tl_rope_apply_f32)>(fn)(
         p.f32("x"), p.f32("y"), p.i32("pos"), c.iparam("T"), c.iparam("H"), c.iparam("D"), c.iparam("rot_dim"),
-        p.f32("cache"), c.iparam("max_seq"), static_cast<int>(c.iparam("layout")));
+        p.f32("cache"), c.iparam("max_seq"), c.iparam32("layout"));
   };
   op.oracle = apply_oracle;
   return op;

@@ -98,7 +98,7 @@ Oracle oracle(const Case& c) {
   Expected e;
   e.value.resize(static_cast<size_t>(n * dim));
   reference::sinusoidal_embed<double>(c.in("t").f32(), e.value.data(), n, dim, static_cast<float>(c.param("max_period")),
-                                      static_cast<float>(c.param("freq_shift")), static_cast<int>(c.iparam("layout")));
+                                      static_cast<float>(c.param("freq_shift")), c.iparam32("layout"));
   // sin and cos of an angle that a double forms to 2^-29 radians: judged
   // absolutely, against 1 (they feed a linear layer).
   e.scale.assign(e.value.size(), 1.0);
@@ -126,7 +126,7 @@ std::vector<OpSpec> pos_sinusoidal_embed() {
   op.invoke = [](void* fn, const Case& c, const Pointers& p) {
     *p.i32("status") = reinterpret_cast<decltype(&tl_sinusoidal_embed_f32)>(fn)(
         p.f32("t"), p.f32("y"), c.iparam("n"), c.iparam("dim"), static_cast<float>(c.param("max_period")),
-        static_cast<float>(c.param("freq_shift")), static_cast<int>(c.iparam("layout")));
+        static_cast<float>(c.param("freq_shift")), c.iparam32("layout"));
   };
   op.oracle = oracle;
   return {op};

@@ -70,7 +70,7 @@ Case make(Rng& rng, int64_t index, int64_t edges) {
 
 Oracle oracle(const Case& c) {
   const int64_t T = c.iparam("T"), H = c.iparam("H"), D = c.iparam("D"), d_rot = c.iparam("d_rot");
-  const int layout = static_cast<int>(c.iparam("layout"));
+  const int layout = c.iparam32("layout");
   const float mu = static_cast<float>(c.param("attn_scaling"));
   const float* x = c.in("x").f32();
   const int32_t* pos = c.in("pos").i32();
@@ -112,7 +112,7 @@ std::vector<OpSpec> rope() {
     reinterpret_cast<decltype(&tl_rope_f32)>(fn)(p.f32("x"), p.i32("pos"), c.iparam("T"), c.iparam("H"), c.iparam("D"),
                                                   c.iparam("d_rot"), p.f32("inv_freq"),
                                                   static_cast<float>(c.param("attn_scaling")),
-                                                  static_cast<int>(c.iparam("layout")));
+                                                  c.iparam32("layout"));
   };
   op.oracle = oracle;
   return {op};

@@ -196,7 +196,7 @@ struct Settings {
 };
 
 Settings settings_of(const Case& c) {
-  return {static_cast<int>(c.iparam("method")), static_cast<float>(c.param("t")), static_cast<float>(c.param("p")),
+  return {c.iparam32("method"), static_cast<float>(c.param("t")), static_cast<float>(c.param("p")),
           static_cast<float>(c.param("min_p")), c.iparam("k"), static_cast<uint64_t>(c.param("seed"))};
 }
 
@@ -382,7 +382,7 @@ OpSpec spec(const char* name, int method, const char* summary, std::vector<Param
   op.make_case = [edges = op.edge_cases, method](Rng& rng, int64_t i) { return make(rng, i, edges, method); };
   op.invoke = [](void* fn, const Case& c, const Pointers& p) {
     *p.i32("status") = reinterpret_cast<decltype(&tl_sample_f32)>(fn)(
-        p.f32("logits"), p.i32("tokens"), c.iparam("rows"), c.iparam("vocab"), static_cast<int32_t>(c.iparam("method")),
+        p.f32("logits"), p.i32("tokens"), c.iparam("rows"), c.iparam("vocab"), c.iparam32("method"),
         static_cast<float>(c.param("t")), c.iparam("k"), static_cast<float>(c.param("p")),
         static_cast<float>(c.param("min_p")), static_cast<uint64_t>(c.param("seed")));
   };

@@ -238,7 +238,7 @@ std::vector<OpSpec> softmax() {
   op.invoke = [](void* fn, const Case& c, const Pointers& p) {
     const auto dims = dims_of(c);
     *p.i32("status") = reinterpret_cast<decltype(&tl_softmax_f32)>(fn)(
-        p.f32("x"), p.f32("y"), dims.data(), static_cast<int>(c.iparam("rank")), static_cast<int>(c.iparam("axis")));
+        p.f32("x"), p.f32("y"), dims.data(), c.iparam32("rank"), c.iparam32("axis"));
   };
   op.oracle = oracle;
   return {op};
