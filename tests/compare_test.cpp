@@ -185,6 +185,20 @@ TEST(Compare, ExactComparesBits) {
   EXPECT_EQ(c.metrics.elements, 3);
 }
 
+// Where the oracle gives an alternative (two correct roundings), either
+// value's bits pass and nothing else does.
+TEST(Compare, ExactAcceptsTheAlternativeRounding) {
+  Expected e = expect({1.5, 2.0}, {0, 0});
+  e.alternative = {std::nextafter(1.5f, 2.0f), 2.0};
+  const float next = std::nextafter(1.5f, 2.0f), next2 = std::nextafter(next, 2.0f);
+  EXPECT_EQ(compare_exact(Tensor::of_f32({2}, {1.5f, 2.0f}), e).mismatches, 0);
+  EXPECT_EQ(compare_exact(Tensor::of_f32({2}, {next, 2.0f}), e).mismatches, 0);
+  const Comparison c = compare_exact(Tensor::of_f32({2}, {next2, 2.0f}), e);
+  EXPECT_EQ(c.mismatches, 1);
+  EXPECT_EQ(c.worst.index, 0);
+  EXPECT_EQ(c.worst.why, "bits differ from both roundings the oracle allows");
+}
+
 TEST(Compare, ExactComparesIndices) {
   const Comparison same = compare_exact(Tensor::of_i32({2}, {3, -1}), expect({3, -1}, {0, 0}));
   EXPECT_EQ(same.mismatches, 0);

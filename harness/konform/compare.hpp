@@ -41,7 +41,8 @@ struct Comparison {
 // infinity; a y* beyond the dtype's range admits that infinity; otherwise
 // |y - y*| <= limit * u * max(s, smallest normal).
 Comparison compare_tolerance(const Tensor& got, const Expected& expected, double limit);
-// Exact rule: the same bits as the oracle's value rounded to the dtype.
+// Exact rule: the same bits as the oracle's value rounded to the dtype, or
+// as its alternative's where it gives one.
 Comparison compare_exact(const Tensor& got, const Expected& expected);
 
 // The tolerance rule for quantities the harness derives in double from an

@@ -20,6 +20,11 @@ namespace konform {
 struct Expected {
   std::vector<double> value;
   std::vector<double> scale;
+  // Exact outputs only, optional: a second value per element that the output
+  // may equal bit for bit instead of `value`, where the spec allows two
+  // correctly rounded results (AdaLN_Zero's h = x + gate * r, the product
+  // rounded or not: Mul then Add, or one fused multiply-add). Empty: one.
+  std::vector<double> alternative;
 };
 using Oracle = std::map<std::string, Expected>;
 
