@@ -199,6 +199,23 @@ TEST(Compare, ExactAcceptsTheAlternativeRounding) {
   EXPECT_EQ(c.worst.why, "bits differ from both roundings the oracle allows");
 }
 
+// Elements the oracle marks copied, inside a tolerance-judged output, need
+// the oracle's bits: -0 for +0, one ulp, or another NaN payload fails.
+TEST(Compare, CopiedElementsCompareBits) {
+  auto copied = [](float got, double want) {
+    Expected e = expect({want}, {std::fabs(want)});
+    e.copied = {true};
+    return compare_tolerance(Tensor::of_f32({1}, {got}), e, 4).mismatches == 0;
+  };
+  EXPECT_TRUE(copied(1.5f, 1.5));
+  EXPECT_FALSE(copied(std::nextafter(1.5f, 2.0f), 1.5)) << "within the limit, but not a copy";
+  EXPECT_TRUE(accepts(std::nextafter(1.5f, 2.0f), 1.5, 1.5, 4)) << "the same element unmarked";
+  EXPECT_FALSE(copied(0.0f, -0.0));
+  EXPECT_TRUE(copied(-0.0f, -0.0));
+  EXPECT_FALSE(copied(-std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()));
+  EXPECT_TRUE(copied(std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()));
+}
+
 TEST(Compare, ExactComparesIndices) {
   const Comparison same = compare_exact(Tensor::of_i32({2}, {3, -1}), expect({3, -1}, {0, 0}));
   EXPECT_EQ(same.mismatches, 0);

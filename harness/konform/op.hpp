@@ -25,6 +25,10 @@ struct Expected {
   // correctly rounded results (AdaLN_Zero's h = x + gate * r, the product
   // rounded or not: Mul then Add, or one fused multiply-add). Empty: one.
   std::vector<double> alternative;
+  // Tolerance-judged outputs only, optional: the elements that are copies of
+  // an input inside a computed output (Rope's pass-through tail past
+  // rot_dim), compared bit for bit as an exact output is. Empty: none.
+  std::vector<bool> copied;
 };
 using Oracle = std::map<std::string, Expected>;
 
