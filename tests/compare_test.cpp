@@ -185,6 +185,37 @@ TEST(Compare, ExactComparesBits) {
   EXPECT_EQ(c.metrics.elements, 3);
 }
 
+// Where the oracle gives an alternative (two correct roundings), either
+// value's bits pass and nothing else does.
+TEST(Compare, ExactAcceptsTheAlternativeRounding) {
+  Expected e = expect({1.5, 2.0}, {0, 0});
+  e.alternative = {std::nextafter(1.5f, 2.0f), 2.0};
+  const float next = std::nextafter(1.5f, 2.0f), next2 = std::nextafter(next, 2.0f);
+  EXPECT_EQ(compare_exact(Tensor::of_f32({2}, {1.5f, 2.0f}), e).mismatches, 0);
+  EXPECT_EQ(compare_exact(Tensor::of_f32({2}, {next, 2.0f}), e).mismatches, 0);
+  const Comparison c = compare_exact(Tensor::of_f32({2}, {next2, 2.0f}), e);
+  EXPECT_EQ(c.mismatches, 1);
+  EXPECT_EQ(c.worst.index, 0);
+  EXPECT_EQ(c.worst.why, "bits differ from both roundings the oracle allows");
+}
+
+// Elements the oracle marks copied, inside a tolerance-judged output, need
+// the oracle's bits: -0 for +0, one ulp, or another NaN payload fails.
+TEST(Compare, CopiedElementsCompareBits) {
+  auto copied = [](float got, double want) {
+    Expected e = expect({want}, {std::fabs(want)});
+    e.copied = {true};
+    return compare_tolerance(Tensor::of_f32({1}, {got}), e, 4).mismatches == 0;
+  };
+  EXPECT_TRUE(copied(1.5f, 1.5));
+  EXPECT_FALSE(copied(std::nextafter(1.5f, 2.0f), 1.5)) << "within the limit, but not a copy";
+  EXPECT_TRUE(accepts(std::nextafter(1.5f, 2.0f), 1.5, 1.5, 4)) << "the same element unmarked";
+  EXPECT_FALSE(copied(0.0f, -0.0));
+  EXPECT_TRUE(copied(-0.0f, -0.0));
+  EXPECT_FALSE(copied(-std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()));
+  EXPECT_TRUE(copied(std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()));
+}
+
 TEST(Compare, ExactComparesIndices) {
   const Comparison same = compare_exact(Tensor::of_i32({2}, {3, -1}), expect({3, -1}, {0, 0}));
   EXPECT_EQ(same.mismatches, 0);
@@ -518,6 +549,51 @@ TEST(Generators, RandomShapesBoundTheirNonzeroDimensions) {
     if (op.name != "Argmax") continue;
     const Case c = sweep_case(op, 5, 2553);
     EXPECT_LE(c.arg("index").value.elements(), 30000) << c.label;
+  }
+}
+
+
+// ------------------------------------------------------- the sigmoid's flush --
+
+// One element of an activation's y against its oracle under the op's limit:
+// x (or gate) = x, up = 1.
+struct OneActivation {
+  Expected expected;
+  double limit;
+  bool accepts(float got) const {
+    return compare_tolerance(Tensor::of_f32({1}, {got}), expected, limit).mismatches == 0;
+  }
+};
+OneActivation one_activation(const std::string& name, float x) {
+  const OpSpec* op = find_op(name);
+  const bool gated = name != "Sigmoid" && name != "Silu";
+  Case c;
+  c.params = {{"n", 1.0}};
+  c.args.push_back({gated ? "gate" : "x", Access::in, Tensor::of_f32({1}, {x})});
+  if (gated) c.args.push_back({"up", Access::in, Tensor::of_f32({1}, {1.0f})});
+  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {1})});
+  return {op->oracle(c).at("y"), ToleranceTable::builtin().find(name, DType::f32)->limit};
+}
+
+// The spec's f32 formulas 1 / (1 + e^-x) and x / (1 + e^-x) give 0 where
+// e^-x overflows, x <= -88.72283935546875, and the scales admit that 0 there
+// and nowhere else: not one float above, not in the subnormal tail of the
+// sigmoid (a kernel that flushes subnormals), and a normal result 10 % off
+// at x = -87 fails.
+TEST(ActivationScales, TheSigmoidFlushIsAdmittedOnlyWhereExpOverflows) {
+  const float at = -0x1.62e43p+6f, above = std::nextafter(at, 0.0f);
+  ASSERT_TRUE(std::isinf(std::exp(-at)) && !std::isinf(std::exp(-above)));
+  for (const char* name : {"Sigmoid", "Silu", "SwiGlu", "Glu", "silu_mul"}) {
+    for (float x : {at, std::nextafter(at, -200.0f), -100.0f, -1e4f})
+      EXPECT_TRUE(one_activation(name, x).accepts(0.0f)) << name << " at " << x;
+    for (float x : {above, -88.0f, -87.5f}) {
+      const OneActivation a = one_activation(name, x);
+      EXPECT_FALSE(a.accepts(0.0f)) << name << " at " << x;
+      EXPECT_TRUE(a.accepts(static_cast<float>(a.expected.value[0]))) << name << " at " << x;
+    }
+    const OneActivation a = one_activation(name, -87.0f);
+    EXPECT_TRUE(a.accepts(static_cast<float>(a.expected.value[0]))) << name;
+    EXPECT_FALSE(a.accepts(static_cast<float>(1.1 * a.expected.value[0]))) << name;
   }
 }
 

@@ -472,8 +472,9 @@ TEST(FiftyDigits, Rope) {
 // product by 1 u each: <= 5 u of |y|, while e^-g is finite in double
 // (g > -709.78). Below that e^-g overflows and the double oracle returns -0
 // (the same saturation the spec asks of f32 below -88.72), where the true
-// |g u| e^g < 3.9e-306 |u| < 2^-1013 |u|: as the harness adds |u| 2^-96 to
-// the f32 scale, the scale here is |y*| + |u| 2^-960, which is 1 unit of
+// |g u| e^g < 3.9e-306 |u| < 2^-1013 |u|: as the harness adds |g u| 2^-104
+// to the f32 scale where the f32 e^-g overflows (g <= -88.7228), the scale
+// here is |y*| + |u| 2^-960, which is 1 unit of
 // 2^-53 at 2^-1013 |u| and changes nothing above g ~ -660.
 constexpr double kSiluBound = 5;
 

@@ -39,9 +39,11 @@ struct Comparison {
 
 // Tolerance rule: NaN matches only NaN; an infinite y* needs the same
 // infinity; a y* beyond the dtype's range admits that infinity; otherwise
-// |y - y*| <= limit * u * max(s, smallest normal).
+// |y - y*| <= limit * u * max(s, smallest normal). Elements the oracle marks
+// `copied` must have the bits of the oracle's value instead.
 Comparison compare_tolerance(const Tensor& got, const Expected& expected, double limit);
-// Exact rule: the same bits as the oracle's value rounded to the dtype.
+// Exact rule: the same bits as the oracle's value rounded to the dtype, or
+// as its alternative's where it gives one.
 Comparison compare_exact(const Tensor& got, const Expected& expected);
 
 // The tolerance rule for quantities the harness derives in double from an

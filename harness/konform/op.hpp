@@ -20,6 +20,15 @@ namespace konform {
 struct Expected {
   std::vector<double> value;
   std::vector<double> scale;
+  // Exact outputs only, optional: a second value per element that the output
+  // may equal bit for bit instead of `value`, where the spec allows two
+  // correctly rounded results (AdaLN_Zero's h = x + gate * r, the product
+  // rounded or not: Mul then Add, or one fused multiply-add). Empty: one.
+  std::vector<double> alternative;
+  // Tolerance-judged outputs only, optional: the elements that are copies of
+  // an input inside a computed output (Rope's pass-through tail past
+  // rot_dim), compared bit for bit as an exact output is. Empty: none.
+  std::vector<bool> copied;
 };
 using Oracle = std::map<std::string, Expected>;
 

@@ -19,11 +19,6 @@ namespace {
 namespace ref = konform::reference::act;
 using UnaryFn = void (*)(const float*, float*, int64_t);
 
-// Where the spec's f32 formula 1 / (1 + e^-x) has e^-x overflow (x < -88.72)
-// it returns 0 for a sigmoid below 2^-127: 2^-104 in the scale admits that
-// (limit * u * 2^-104 >= 2^-125), and nothing a normal result could hide in.
-constexpr double kFlushedSigmoid = 0x1p-104;
-
 // One elementwise op: y[i] = f(x[i]) with its oracle value and scale.
 struct Unary {
   const char* name;
@@ -166,8 +161,10 @@ std::vector<OpSpec> activations() {
   ops.push_back(unary_op({"Silu", "tl_silu_f32", &scalar::silu_f32, "y = x * sigmoid(x) = x / (1 + exp(-x)); y == x allowed",
                           all_values,
                           [](double x) { return ref::silu<double>(x); },
-                          // |x| 2^-104 admits the spec's x / (1 + e^-x), which is -0 once e^-x overflows.
-                          [](double x, double y) { return std::fabs(y) + std::fabs(x) * kFlushedSigmoid; }}));
+                          // |x| 2^-104 admits the spec's x / (1 + e^-x), which is -0 where e^-x
+                          // overflows (x <= -88.7228); elsewhere |x| FLT_MIN admits x * sigmoid(x)
+                          // with the sigmoid rounded into the subnormals (activation_support.hpp).
+                          [](double x, double y) { return std::fabs(y) + std::fabs(x) * act::factored_sigmoid(x); }}));
   ops.push_back(unary_op({"Gelu_erf", "tl_gelu_erf_f32", &scalar::gelu_erf_f32,
                           "y = x * 0.5 * (1 + erf(x / sqrt(2))), the exact GELU; y == x allowed", all_values,
                           [](double x) { return ref::gelu_erf<double>(x); },
@@ -186,7 +183,9 @@ std::vector<OpSpec> activations() {
   ops.push_back(prelu_op());
   ops.push_back(unary_op({"Sigmoid", "tl_sigmoid_f32", &scalar::sigmoid_f32, "y = 1 / (1 + exp(-x)); y == x allowed",
                           all_values, [](double x) { return ref::sigmoid<double>(x); },
-                          [](double, double y) { return std::fabs(y) + kFlushedSigmoid; }}));
+                          // 2^-104 admits the spec's 1 / (1 + e^-x), 0 where e^-x overflows
+                          // (x <= -88.7228, sigmoid < 2^-128), and only there.
+                          [](double x, double y) { return std::fabs(y) + act::flushed_sigmoid(x); }}));
   ops.push_back(unary_op({"Tanh", "tl_tanh_f32", &scalar::tanh_f32, "y = tanh(x); y == x allowed", all_values,
                           [](double x) { return std::tanh(x); }, [](double, double y) { return std::fabs(y); }}));
   return ops;

@@ -23,12 +23,11 @@ namespace ref = konform::reference::act;
 // underflowed is NaN or Inf depending on whether the kernel flushed it, and a
 // kernel may form gate * up before dividing; the spec fixes neither.
 constexpr double kMaxUp = 1e18;
-// The f32 sigmoid 1 / (1 + e^-g) is 0 below 2^-127 once e^-g overflows; see
-// activations.cpp.
-constexpr double kFlushedSigmoid = 0x1p-104;
 // act(gate) is rounded to f32 before the product: where it is subnormal (a
 // tiny gate, or a sigmoid's tail) its absolute error is up to 2^-150, which
 // the product carries times |up|; FLT_MIN |up| in the scale admits that.
+// SwiGlu's and Glu's scales, with the sigmoid's flush where e^-g overflows,
+// are act::silu_times_scale and act::factored_sigmoid (activation_support.hpp).
 constexpr double kSubnormalGate = 0x1p-126;
 
 enum class Gate { silu, gelu, sigmoid };
@@ -83,11 +82,11 @@ Oracle oracle(Gate gate, const Case& c) {
     switch (gate) {
       case Gate::silu:
         e.value[i] = ref::silu(gi) * ui;
-        e.scale[i] = std::fabs(e.value[i]) + std::fabs(gi * ui) * kFlushedSigmoid + std::fabs(ui) * kSubnormalGate;
+        e.scale[i] = act::silu_times_scale(gi, ui, e.value[i]);
         break;
       case Gate::sigmoid:
         e.value[i] = ref::sigmoid(gi) * ui;
-        e.scale[i] = std::fabs(e.value[i]) + std::fabs(ui) * (kFlushedSigmoid + kSubnormalGate);
+        e.scale[i] = std::fabs(e.value[i]) + std::fabs(ui) * act::factored_sigmoid(gi);
         break;
       case Gate::gelu: {
         // The Gelus' own scale (activations.cpp) times |up|.

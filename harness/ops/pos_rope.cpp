@@ -194,10 +194,14 @@ Oracle apply_oracle(const Case& c) {
   e.value.resize(static_cast<size_t>(T * H * D));
   reference::rope_apply<double>(x, e.value.data(), pos, T, H, D, rot, cache, layout);
   // A rotated member a*c - b*s (or a*s + b*c) is two products and a sum:
-  // its scale is |a c| + |b s| with the cache's own c and s. The copied tail
-  // keeps |x|.
+  // its scale is |a c| + |b s| with the cache's own c and s. The tail past
+  // rot_dim is a copy of x, compared bit for bit (-0, NaN payloads included).
   e.scale.resize(e.value.size());
-  for (int64_t k = 0; k < T * H * D; ++k) e.scale[k] = std::fabs(double(x[k]));
+  e.copied.resize(e.value.size());
+  for (int64_t k = 0; k < T * H * D; ++k) {
+    e.scale[k] = std::fabs(double(x[k]));
+    e.copied[k] = k % D >= rot;
+  }
   for (int64_t t = 0; t < T; ++t)
     for (int64_t h = 0; h < H; ++h)
       for (int64_t j = 0; j < rot / 2; ++j) {

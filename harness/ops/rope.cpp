@@ -80,10 +80,14 @@ Oracle oracle(const Case& c) {
   reference::rope<double>(x, e.value.data(), pos, T, H, D, d_rot, inv_freq, mu, layout);
   // A rotated member's error is bounded against the pair's length: cos and sin
   // rounded to f32 err by u in absolute terms, whatever the angle, so the
-  // scale is mu * (|a| + |b|); the pass-through tail keeps |x| (and a property
-  // checks it bit for bit).
+  // scale is mu * (|a| + |b|). The pass-through tail past d_rot is a copy of
+  // x, compared bit for bit.
   e.scale.resize(e.value.size());
-  for (size_t k = 0; k < e.value.size(); ++k) e.scale[k] = std::fabs(double(x[k]));
+  e.copied.resize(e.value.size());
+  for (size_t k = 0; k < e.value.size(); ++k) {
+    e.scale[k] = std::fabs(double(x[k]));
+    e.copied[k] = static_cast<int64_t>(k) % D >= d_rot;
+  }
   for (int64_t k = 0; k < T * H; ++k)
     for (int64_t i = 0; i < d_rot / 2; ++i) {
       int64_t ia, ib;

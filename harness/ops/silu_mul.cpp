@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "activation_support.hpp"
 #include "konform/reference/elementwise.hpp"
 #include "konform/values.hpp"
 #include "konform/op.hpp"
@@ -67,11 +68,14 @@ Oracle oracle(const Case& c) {
   Expected e;
   e.value.resize(static_cast<size_t>(n));
   reference::silu_mul<double>(c.in("gate").f32(), up, e.value.data(), n);
-  // |y*|, plus |u| * 2^-96: for g < -88.72 the f32 form's e^-g saturates to
-  // +Inf and gives -0 where |silu(g)| < 2^-121; that is the contract's own
-  // behaviour, not a defect, and this term admits it.
+  // SwiGlu's scale (the same function): for g <= -88.7228 the f32 form's e^-g
+  // is +Inf and gives -0 where |silu(g)| < |g| 2^-128 (< 2^-121.5), the
+  // contract's own behaviour, which |g u| 2^-104 admits there and only there;
+  // elsewhere |g u| FLT_MIN and |u| FLT_MIN admit sigmoid(g) and silu(g)
+  // rounded into the subnormals (activation_support.hpp).
+  const float* gate = c.in("gate").f32();
   e.scale.resize(e.value.size());
-  for (int64_t i = 0; i < n; ++i) e.scale[i] = std::fabs(e.value[i]) + std::fabs(double(up[i])) * 0x1p-96;
+  for (int64_t i = 0; i < n; ++i) e.scale[i] = act::silu_times_scale(gate[i], up[i], e.value[i]);
   return {{"y", e}};
 }
 

@@ -117,7 +117,14 @@ inline float gated_residual(float x, float gate, float r) {
   return static_cast<float>(static_cast<double>(x) + static_cast<double>(product));
 }
 
-// AdaLN-Zero: h = x + gate * r (in float, as above), y = AdaLN(h).
+// The same sum rounded once, the product kept exact: one fused multiply-add,
+// fl(x + gate * r), which the spec's x + residual * gate allows as well (GCC
+// contracts x + g * r into vfmadd at -O2 in its default GNU mode). std::fma
+// on floats is correctly rounded.
+inline float gated_residual_fused(float x, float gate, float r) { return std::fma(gate, r, x); }
+
+// AdaLN-Zero: h = x + gate * r (in float, Mul then Add as above; the oracle
+// also accepts gated_residual_fused), y = AdaLN(h).
 template <typename T>
 void ada_ln_zero(const float* x, const float* r, const float* gate, const float* scale, const float* shift, float* h,
                  T* y, int64_t batch, int64_t tokens, int64_t d, float eps) {
