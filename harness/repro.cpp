@@ -323,6 +323,7 @@ std::string write_reproducer(const Reproducer& r, const std::string& dir) {
   const std::string path = dir + "/" + r.op + "-" + check + "-" + std::string(hash, 12) + ".json";
   std::ofstream out(path, std::ios::binary);
   out << text;
+  out.close();  // a full disk shows when the buffer goes out, so check after closing
   if (!out) throw std::runtime_error("cannot write '" + path + "'");
   return path;
 }

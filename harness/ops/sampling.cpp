@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -196,8 +197,13 @@ struct Settings {
 };
 
 Settings settings_of(const Case& c) {
+  // The seed is a whole number below 2^53 (a double holds the parameters): a
+  // reproducer's -1 or 1.5 is refused, not cast.
+  const int64_t seed = c.iparam("seed");
+  if (seed < 0 || seed > (int64_t{1} << 53))
+    throw std::invalid_argument("parameter 'seed' is " + std::to_string(seed) + ", not an integer in 0 .. 2^53");
   return {c.iparam32("method"), static_cast<float>(c.param("t")), static_cast<float>(c.param("p")),
-          static_cast<float>(c.param("min_p")), c.iparam("k"), static_cast<uint64_t>(c.param("seed"))};
+          static_cast<float>(c.param("min_p")), c.iparam("k"), static_cast<uint64_t>(seed)};
 }
 
 // The error terms of one weight, in units of 2^-24 relative: (l - m) and the
