@@ -7,11 +7,12 @@
 #include <cstdio>
 #include <string>
 
+#include "konform/read_file.hpp"
+
 namespace konform::cli {
 
-// The whole file. "'PATH': no such file", "'PATH' is a directory, not a
-// file", "'PATH' is not a regular file", or the read error.
-std::string read_file(const std::string& path);
+// Inputs: konform::read_file (konform/read_file.hpp).
+using konform::read_file;
 
 // An output file, opened for writing when constructed so that an unwritable
 // path stops the run before it starts. An existing file keeps its contents

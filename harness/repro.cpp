@@ -15,6 +15,7 @@
 #include "konform/case_shape.hpp"
 #include "konform/json_number.hpp"
 #include "konform/op.hpp"
+#include "konform/read_file.hpp"
 
 namespace konform {
 
@@ -293,21 +294,7 @@ Reproducer parse_reproducer(const std::string& text, const std::string& source) 
   return reproducer_from_json(j, source);
 }
 
-Reproducer read_reproducer_file(const std::string& path) {
-  // A directory opens as a stream on Linux and fails only on the first read,
-  // with the library's text and no path: refuse anything but a regular file.
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0) throw ReproError("cannot read '" + path + "': " + std::strerror(errno));
-  if (!S_ISREG(st.st_mode))
-    throw ReproError("cannot read '" + path + "': " + (S_ISDIR(st.st_mode) ? "a directory" : "not a regular file") +
-                     ", expected a reproducer file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ReproError("cannot read '" + path + "': " + std::strerror(errno));
-  std::ostringstream s;
-  s << in.rdbuf();
-  if (in.bad()) throw ReproError("cannot read '" + path + "': read error");
-  return parse_reproducer(s.str(), path);
-}
+Reproducer read_reproducer_file(const std::string& path) { return parse_reproducer(read_file(path), path); }
 
 std::string write_reproducer(const Reproducer& r, const std::string& dir) {
   if (mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST)

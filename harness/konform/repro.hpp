@@ -38,6 +38,7 @@ nlohmann::json reproducer_to_json(const Reproducer& r);
 // (check_case_shape); `source` names the file in errors.
 Reproducer reproducer_from_json(const nlohmann::json& j, const std::string& source);
 Reproducer parse_reproducer(const std::string& text, const std::string& source);
+// A file read with read_file (its errors are std::runtime_error naming the path).
 Reproducer read_reproducer_file(const std::string& path);
 
 // A finding as reproducers hold it (check, message, output, element and, when
