@@ -597,5 +597,41 @@ TEST(ActivationScales, TheSigmoidFlushIsAdmittedOnlyWhereExpOverflows) {
   }
 }
 
+// ------------------------------------------- the FFN gate's sigmoid flush --
+
+// One output of a 1 x 1 x 1 feed-forward, y = act(g) * 1 * 1 with x = 1 and
+// w_gate = g, against its oracle under the op's limit.
+OneActivation one_ffn(const std::string& name, float g) {
+  Case c;
+  c.params = {{"M", 1.0}, {"D", 1.0}, {"H", 1.0}};
+  c.args.push_back({"x", Access::in, Tensor::of_f32({1, 1}, {1.0f})});
+  c.args.push_back({"w_gate", Access::in, Tensor::of_f32({1, 1}, {g})});
+  c.args.push_back({"w_up", Access::in, Tensor::of_f32({1, 1}, {1.0f})});
+  c.args.push_back({"w_down", Access::in, Tensor::of_f32({1, 1}, {1.0f})});
+  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {1, 1})});
+  c.args.push_back({"status", Access::out, Tensor::zeros(DType::i32, {1}), Match::exact});
+  return {find_op(name)->oracle(c).at("y"), ToleranceTable::builtin().find(name, DType::f32)->limit};
+}
+
+// The feed-forwards' gates admit the flush where the kernel's gate, within
+// Matmul's 256 u of |g| of the exact one, may reach -88.72283935546875, and
+// not where it cannot: a 0 at -88 fails, and so does a result 10 % off at -87.
+// (The allowance used to apply at every gate, so both passed.)
+TEST(ActivationScales, TheFfnGateFlushIsAdmittedOnlyWhereTheGateMayOverflowExp) {
+  const float at = -0x1.62e43p+6f;
+  const float reach = at + static_cast<float>(256 * 0x1p-24 * 88.7);  // a gate the kernel may round down to `at`
+  for (const char* name : {"SwiGlu_FFN", "Glu_FFN"}) {
+    for (float g : {at, reach, -100.0f, -1e4f}) EXPECT_TRUE(one_ffn(name, g).accepts(0.0f)) << name << " at " << g;
+    for (float g : {-88.7f, -88.0f, -87.5f}) {
+      const OneActivation a = one_ffn(name, g);
+      EXPECT_FALSE(a.accepts(0.0f)) << name << " at " << g;
+      EXPECT_TRUE(a.accepts(static_cast<float>(a.expected.value[0]))) << name << " at " << g;
+    }
+    const OneActivation a = one_ffn(name, -87.0f);
+    EXPECT_TRUE(a.accepts(static_cast<float>(a.expected.value[0]))) << name;
+    EXPECT_FALSE(a.accepts(static_cast<float>(1.1 * a.expected.value[0]))) << name;
+  }
+}
+
 }  // namespace
 }  // namespace konform

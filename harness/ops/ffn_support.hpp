@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "activation_support.hpp"
 #include "konform/reference/linalg.hpp"
 
 namespace konform::ops::ffn_scale {
@@ -44,17 +45,22 @@ inline double slope(Gate act, double g) {
   return 0;
 }
 
+// Matmul's limit (reference/tolerances.tsv): the kernel's gate is within
+// kGateLimit u s_g of the exact g.
+constexpr double kGateLimit = 256;
+
 // The magnitude a float evaluation of act(g) loses precision against: |act|
 // for Silu and Sigmoid; for the Gelus the terms of 0.5 g (1 + erf or tanh),
-// which cancel for negative g.
-inline double magnitude(Gate act, double g) {
+// which cancel for negative g. Silu and Sigmoid add the sigmoid's flush and
+// subnormal terms (activation_support.hpp), judged at the lowest gate the
+// kernel may have computed, g - kGateLimit u s_g: the spec's f32 form gives
+// 0 where that gate is at or below -88.72283935546875, and nowhere else.
+inline double magnitude(Gate act, double g, double s_g) {
   const double pi = 3.14159265358979323846;
+  const double lowest = g - kGateLimit * 0x1p-24 * s_g;
   switch (act) {
-    // + 2^-96: below g = -88.72 the float e^-g overflows and the float form
-    // gives 0 where the exact value is under 2^-121 (the spec's formula
-    // saturating, as silu_mul's scale admits).
-    case Gate::silu:
-    case Gate::sigmoid: return std::fabs(reference::ffn::gate(act, g)) + 0x1p-96;
+    case Gate::silu: return std::fabs(reference::ffn::gate(act, g)) + std::fabs(g) * act::factored_sigmoid(lowest);
+    case Gate::sigmoid: return std::fabs(reference::ffn::gate(act, g)) + act::factored_sigmoid(lowest);
     case Gate::gelu_erf: return 0.5 * std::fabs(g) * (1.0 + std::fabs(std::erf(g / std::sqrt(2.0))));
     case Gate::gelu_tanh:
       return 0.5 * std::fabs(g) * (1.0 + std::fabs(std::tanh(std::sqrt(2.0 / pi) * (g + 0.044715 * g * g * g))));
@@ -85,7 +91,7 @@ inline Hidden hidden_with_scale(const float* x, const float* w_gate, const float
       const double a = reference::ffn::gate(act, g);
       const size_t i = static_cast<size_t>(m * H + j);
       out.h[i] = a * u;
-      out.scale[i] = std::fabs(a) * su + std::fabs(u) * std::fabs(slope(act, g)) * sg + std::fabs(u) * magnitude(act, g);
+      out.scale[i] = std::fabs(a) * su + std::fabs(u) * std::fabs(slope(act, g)) * sg + std::fabs(u) * magnitude(act, g, sg);
     }
   return out;
 }
