@@ -1,0 +1,101 @@
+// Pool of spec §6: max or average over a 2-d window, per channel. One C
+// function with a mode; max is judged bit for bit (a copy of one element),
+// avg by the tolerance of a short sum and a division.
+#include <string>
+
+#include "conv_support.hpp"
+#include "scalar/conv.hpp"
+#include "tinyllm/conv.h"
+
+namespace konform::ops {
+
+std::vector<OpSpec> pool();
+
+namespace {
+
+using namespace convs;
+
+Geometry random_geometry(Rng& rng) {
+  Geometry g;
+  g.nd = 2;
+  g.mode = rng.chance(0.5) ? TL_POOL_MAX : TL_POOL_AVG;
+  g.default_stride = rng.chance(0.3);
+  for (int a = 0; a < 2; ++a) {
+    g.in[a] = rng.range(1, 40);
+    g.k[a] = rng.range(1, 8);
+    g.s[a] = g.default_stride ? g.k[a] : rng.range(1, 4);
+    g.p[a] = rng.chance(0.5) ? 0 : rng.range(1, g.k[a] + 1);
+  }
+  g.B = rng.chance(0.05) ? 0 : rng.range(1, 3);
+  g.C_in = g.C_out = g.groups = rng.range(1, 6);
+  make_valid(Kind::pool, g);
+  return g;
+}
+
+// Both modes on: 1x1 windows, the default stride, overlapping windows,
+// padding past half the kernel (and a window wholly in the padding), rows of
+// 15, 16, 17 and 65 outputs, an empty batch.
+std::vector<Geometry> edge_geometries() {
+  struct E {
+    int64_t B, C, H, W, kH, kW, sH, sW, pH, pW;
+    bool default_stride;
+  };
+  const E list[] = {
+      {1, 1, 1, 1, 1, 1, 1, 1, 0, 0, false},   {1, 2, 8, 8, 2, 2, 2, 2, 0, 0, true},
+      {2, 3, 9, 17, 3, 3, 1, 1, 1, 1, false},  {1, 1, 5, 16, 3, 1, 2, 1, 1, 0, false},
+      {1, 2, 7, 15, 2, 2, 1, 1, 1, 1, false},  {1, 1, 4, 6, 3, 3, 1, 1, 3, 3, false},
+      {0, 2, 6, 6, 2, 2, 2, 2, 0, 0, false},   {1, 2, 3, 65, 1, 1, 1, 1, 0, 0, false},
+      {1, 1, 12, 34, 4, 4, 4, 2, 2, 2, false}, {1, 3, 9, 9, 3, 3, 3, 3, 1, 1, true},
+  };
+  std::vector<Geometry> out;
+  for (int mode : {TL_POOL_MAX, TL_POOL_AVG})
+    for (const E& e : list) {
+      Geometry g;
+      g.nd = 2, g.mode = mode, g.default_stride = e.default_stride;
+      g.B = e.B, g.C_in = g.C_out = g.groups = e.C;
+      g.in[0] = e.H, g.in[1] = e.W, g.k[0] = e.kH, g.k[1] = e.kW;
+      g.s[0] = e.default_stride ? e.kH : e.sH, g.s[1] = e.default_stride ? e.kW : e.sW;
+      g.p[0] = e.pH, g.p[1] = e.pW;
+      make_valid(Kind::pool, g);
+      out.push_back(g);
+    }
+  return out;
+}
+
+}  // namespace
+
+std::vector<OpSpec> pool() {
+  OpSpec op;
+  op.name = "Pool";
+  op.group = "conv";
+  op.symbol = "tl_pool_f32";
+  op.scalar = reinterpret_cast<void*>(&scalar::pool_f32);
+  op.summary = "max or avg over a [kH, kW] window of x [B, C, H, W] per channel; stride NULL = kernel, padding "
+               "NULL = 0; -inf (max) or 0 (avg) at a pad, avg divides by kH kW";
+  op.params = {{"mode", "TL_POOL_MAX (0) or TL_POOL_AVG (1)"},
+               {"B", ">= 0"},
+               {"C, in_size, kernel, stride", ">= 1; padding >= 0; every size <= 2^31 - 1"}};
+  op.domain = "windows up to 8 x 8 (avg: <= 64 terms, the tolerance's derivation); |x| <= 1e15, every value class "
+              "incl. NaN/Inf and +-0; max judged bit for bit (a NaN window: its first NaN, quieted; +0 or -0 where "
+              "both are in the window); one case in ten past the edges has a bad argument, which must be refused";
+  op.status = "status";
+  const auto edges = std::make_shared<std::vector<Geometry>>(edge_geometries());
+  op.edge_cases = static_cast<int64_t>(edges->size());
+  op.make_case = [edges](Rng& rng, int64_t i) {
+    const bool edge = i < static_cast<int64_t>(edges->size());
+    const Geometry g = edge ? (*edges)[static_cast<size_t>(i)] : random_geometry(rng);
+    Case c = convs::make_case(Kind::pool, rng, g);
+    if (!edge && rng.chance(0.1)) c.label += " " + make_invalid(Kind::pool, rng, c);
+    return c;
+  };
+  op.oracle = [](const Case& c) { return convs::oracle(Kind::pool, c); };
+  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
+    const Arrays r = arrays(c);
+    *p.i32("status") = reinterpret_cast<decltype(&tl_pool_f32)>(fn)(
+        p.f32("x"), p.f32("y"), c.iparam("B"), c.iparam("C_in"), r.in, r.k,
+        c.iparam("default_stride") ? nullptr : r.s, r.p, c.iparam32("mode"));
+  };
+  return {op};
+}
+
+}  // namespace konform::ops

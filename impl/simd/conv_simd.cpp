@@ -1,0 +1,181 @@
+// libtl_kernels: the convolutions and Pool of tinyllm/conv.h, compiled once
+// per Highway target (foreach_target) and chosen at run time. Each exported
+// function validates its arguments (impl/common/conv_args.hpp) before it
+// touches an output. Every variant gathers a tile of output positions into a
+// patch (the spec's tap map, conv_shape.hpp) and hands it to the vector code
+// of conv-inl.h, so padding, dilation, replication and the transposed map are
+// plain index arithmetic here and never in the vector loops.
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "impl/simd/conv_simd.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+
+#include "hwy/highway.h"
+#include "impl/simd/conv-inl.h"
+
+#if HWY_ONCE
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "hwy/aligned_allocator.h"
+#include "impl/common/conv_args.hpp"
+#include "impl/common/status.hpp"
+#include "tinyllm/conv.h"
+
+namespace konform::simd {
+
+HWY_EXPORT(PatchDot);
+HWY_EXPORT(PatchReduce);
+
+namespace {
+
+using reference::ConvShape;
+
+// Output positions per patch: a multiple of every target's lane count (16).
+constexpr int64_t kTile = 64;
+
+// src[j KS + kk]: the input element output o0 + j reads at tap kk, or -1.
+void TileSources(const ConvShape& s, int64_t o0, int64_t n, std::vector<int64_t>& src) {
+  const int64_t KS = s.taps();
+  src.resize(static_cast<size_t>(n * KS));
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t kk = 0; kk < KS; ++kk) src[static_cast<size_t>(j * KS + kk)] = s.source(o0 + j, kk);
+}
+
+// Rows (channel c of xc's channels, tap kk) of a patch: x where the tap reads
+// the input, `pad` elsewhere.
+void FillPatch(const float* xc, int64_t channels, int64_t IS, const std::vector<int64_t>& src, int64_t KS, int64_t n,
+               float pad, float* patch) {
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t kk = 0; kk < KS; ++kk) {
+      float* row = patch + (c * KS + kk) * kTile;
+      const float* xr = xc + c * IS;
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t i = src[static_cast<size_t>(j * KS + kk)];
+        row[j] = i < 0 ? pad : xr[i];
+      }
+    }
+}
+
+// ConvTranspose2d with an Inf or NaN weight: a tap that lands on no input
+// contributes nothing (not 0 * Inf), which a patch with zeros cannot say.
+// One output at a time, the same order (channel, then taps), plain float.
+void ConvTransposeNonFinite(const float* x, const float* w, const float* bias, float* y, const ConvShape& s) {
+  const int64_t KS = s.taps(), OS = s.out_elems(), IS = s.in_elems(), Cg = s.cin_g();
+  for (int64_t b = 0; b < s.B; ++b)
+    for (int64_t co = 0; co < s.C_out; ++co) {
+      const float* xg = x + (b * s.C_in + co / s.cout_g() * Cg) * IS;
+      for (int64_t o = 0; o < OS; ++o) {
+        float acc = 0.0f;
+        for (int64_t ci = 0; ci < Cg; ++ci)
+          for (int64_t kk = 0; kk < KS; ++kk)
+            if (const int64_t i = s.source(o, kk); i >= 0) acc += xg[ci * IS + i] * w[s.weight_index(co, ci, kk)];
+        y[(b * s.C_out + co) * OS + o] = bias == nullptr ? acc : acc + bias[co];
+      }
+    }
+}
+
+void Conv(const float* x, const float* w, const float* bias, float* y, const ConvShape& s) {
+  if (s.edge == reference::ConvEdge::transpose) {
+    const int64_t n = s.C_out * s.cin_g() * s.taps();
+    for (int64_t i = 0; i < n; ++i)
+      if (!std::isfinite(w[i])) return ConvTransposeNonFinite(x, w, bias, y, s);
+  }
+  const int64_t KS = s.taps(), OS = s.out_elems(), IS = s.in_elems(), Cg = s.cin_g(), Cgo = s.cout_g();
+  const int64_t K = Cg * KS;
+  // ConvTranspose2d's W [C_in, C_out/groups, k] into rows [C_out][K].
+  std::vector<float> packed;
+  if (s.weight_in_major) {
+    packed.resize(static_cast<size_t>(s.C_out * K));
+    for (int64_t co = 0; co < s.C_out; ++co)
+      for (int64_t ci = 0; ci < Cg; ++ci)
+        for (int64_t kk = 0; kk < KS; ++kk) packed[static_cast<size_t>(co * K + ci * KS + kk)] = w[s.weight_index(co, ci, kk)];
+    w = packed.data();
+  }
+  auto patch = hwy::AllocateAligned<float>(static_cast<size_t>(std::max<int64_t>(K, 1) * kTile));
+  std::vector<int64_t> src;
+  for (int64_t o0 = 0; o0 < OS; o0 += kTile) {
+    const int64_t n = std::min(kTile, OS - o0);
+    TileSources(s, o0, n, src);
+    for (int64_t b = 0; b < s.B; ++b)
+      for (int64_t g = 0; g < s.groups; ++g) {
+        FillPatch(x + (b * s.C_in + g * Cg) * IS, Cg, IS, src, KS, n, 0.0f, patch.get());
+        HWY_DYNAMIC_DISPATCH(PatchDot)(patch.get(), kTile, static_cast<size_t>(n), w + g * Cgo * K,
+                                       static_cast<size_t>(K), bias == nullptr ? nullptr : bias + g * Cgo,
+                                       static_cast<size_t>(Cgo), y + (b * s.C_out + g * Cgo) * OS + o0,
+                                       static_cast<size_t>(OS));
+      }
+  }
+}
+
+void Pool(const float* x, float* y, const ConvShape& s, bool max) {
+  const int64_t KS = s.taps(), OS = s.out_elems(), IS = s.in_elems();
+  const float pad = max ? -std::numeric_limits<float>::infinity() : 0.0f;
+  auto patch = hwy::AllocateAligned<float>(static_cast<size_t>(KS * kTile));
+  std::vector<int64_t> src;
+  for (int64_t o0 = 0; o0 < OS; o0 += kTile) {
+    const int64_t n = std::min(kTile, OS - o0);
+    TileSources(s, o0, n, src);
+    for (int64_t bc = 0; bc < s.B * s.C_in; ++bc) {
+      FillPatch(x + bc * IS, 1, IS, src, KS, n, pad, patch.get());
+      HWY_DYNAMIC_DISPATCH(PatchReduce)(patch.get(), kTile, static_cast<size_t>(n), static_cast<size_t>(KS), max,
+                                        y + bc * OS + o0);
+    }
+  }
+}
+
+tl_status RunConv(const impl::conv_args::Checked& c, const float* x, const float* w, const float* bias, float* y) {
+  if (c.status != TL_OK) return impl::fail(c.status, c.message);
+  Conv(x, w, bias, y, c.shape);
+  return TL_OK;
+}
+
+}  // namespace
+}  // namespace konform::simd
+
+namespace ks = konform::simd;
+namespace check = konform::impl::conv_args;
+
+extern "C" {
+
+tl_status tl_conv_f32(const float* x, const float* w, const float* bias, float* y, int64_t B, int64_t C_in,
+                      int64_t C_out, int64_t groups, int64_t n_dims, const int64_t* in_size, const int64_t* kernel,
+                      const int64_t* stride, const int64_t* padding, const int64_t* dilation) {
+  return ks::RunConv(check::conv(B, C_in, C_out, groups, n_dims, in_size, kernel, stride, padding, dilation), x, w,
+                     bias, y);
+}
+
+tl_status tl_depthwise_conv2d_f32(const float* x, const float* w, const float* bias, float* y, int64_t B, int64_t C,
+                                  const int64_t in_size[2], const int64_t kernel[2], const int64_t stride[2],
+                                  const int64_t padding[2], const int64_t dilation[2]) {
+  return ks::RunConv(check::depthwise(B, C, in_size, kernel, stride, padding, dilation), x, w, bias, y);
+}
+
+tl_status tl_conv_transpose2d_f32(const float* x, const float* w, const float* bias, float* y, int64_t B,
+                                  int64_t C_in, int64_t C_out, int64_t groups, const int64_t in_size[2],
+                                  const int64_t kernel[2], const int64_t stride[2], const int64_t padding[2],
+                                  const int64_t output_padding[2], const int64_t dilation[2]) {
+  return ks::RunConv(
+      check::conv_transpose2d(B, C_in, C_out, groups, in_size, kernel, stride, padding, output_padding, dilation), x,
+      w, bias, y);
+}
+
+tl_status tl_causal_conv1d_f32(const float* x, const float* w, const float* bias, float* y, int64_t B, int64_t C_in,
+                               int64_t C_out, int64_t groups, int64_t T, int64_t kernel, int64_t stride,
+                               int64_t dilation) {
+  return ks::RunConv(check::causal_conv1d(B, C_in, C_out, groups, T, kernel, stride, dilation), x, w, bias, y);
+}
+
+tl_status tl_pool_f32(const float* x, float* y, int64_t B, int64_t C, const int64_t in_size[2],
+                      const int64_t kernel[2], const int64_t* stride, const int64_t* padding, int mode) {
+  const check::Checked c = check::pool(B, C, in_size, kernel, stride, padding, mode);
+  if (c.status != TL_OK) return konform::impl::fail(c.status, c.message);
+  ks::Pool(x, y, c.shape, mode == TL_POOL_MAX);
+  return TL_OK;
+}
+
+}  // extern "C"
+
+#endif  // HWY_ONCE
