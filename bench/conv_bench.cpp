@@ -1,6 +1,7 @@
 // konform_conv_bench: the convolutions and Pool of tinyllm/conv.h in
 // libtl_kernels (simd) and in the scalar backend, with the multiply-adds per
-// second as a counter. No assertions on time.
+// second (wall clock: libtl_kernels may use threads) as a counter. No
+// assertions on time.
 //
 //   konform_conv_bench [Google Benchmark flags]
 //
@@ -91,18 +92,18 @@ void Pool(benchmark::State& state, Fn fn, int mode) {
 
 namespace sc = konform::scalar;
 
-BENCHMARK_CAPTURE(Conv2d, simd, tl_conv_f32)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(Conv2d, scalar, sc::conv_f32)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(Depthwise, simd, tl_depthwise_conv2d_f32)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(Depthwise, scalar, sc::depthwise_conv2d_f32)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(Transpose, simd, tl_conv_transpose2d_f32)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(Transpose, scalar, sc::conv_transpose2d_f32)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(Causal, simd, tl_causal_conv1d_f32)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(Causal, scalar, sc::causal_conv1d_f32)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(Pool, max_simd, tl_pool_f32, TL_POOL_MAX)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(Pool, max_scalar, sc::pool_f32, TL_POOL_MAX)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(Pool, avg_simd, tl_pool_f32, TL_POOL_AVG)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(Pool, avg_scalar, sc::pool_f32, TL_POOL_AVG)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(Conv2d, simd, tl_conv_f32)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(Conv2d, scalar, sc::conv_f32)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(Depthwise, simd, tl_depthwise_conv2d_f32)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(Depthwise, scalar, sc::depthwise_conv2d_f32)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(Transpose, simd, tl_conv_transpose2d_f32)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(Transpose, scalar, sc::conv_transpose2d_f32)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(Causal, simd, tl_causal_conv1d_f32)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(Causal, scalar, sc::causal_conv1d_f32)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(Pool, max_simd, tl_pool_f32, TL_POOL_MAX)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(Pool, max_scalar, sc::pool_f32, TL_POOL_MAX)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(Pool, avg_simd, tl_pool_f32, TL_POOL_AVG)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(Pool, avg_scalar, sc::pool_f32, TL_POOL_AVG)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 

@@ -3,6 +3,8 @@
 // exact, so two routes to the same number must agree bit for bit and no
 // tolerance can hide a wrong tap. Each is named in mutants/manifest.tsv for
 // the defect of mutants/conv_base.c it catches.
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -143,6 +145,25 @@ void groups_are_separate_convs(const Backend& b) {
       for (int64_t i = 0; i < cout_g * OS; ++i)
         RC_ASSERT(same_bits(part[bb * cout_g * OS + i], y[(bb * g.C_out + gi * cout_g) * OS + i]));
   }
+}
+
+// A backend that lets its thread count be set (tinyllm/threads.h) gives the
+// same bits on 1 and 2 threads, past 2^22 multiply-adds where libtl_kernels
+// splits a convolution's output positions between threads.
+void conv_threads_do_not_change_bits(const Backend& b) {
+  using SetThreads = int (*)(int);
+  auto set = b.handle ? reinterpret_cast<SetThreads>(dlsym(b.handle.get(), "tl_set_num_threads")) : nullptr;
+  if (set == nullptr) return;  // nothing to vary
+  Geometry g;
+  g.C_in = gen(16, 24), g.C_out = gen(16, 32), g.in[0] = gen(40, 56), g.in[1] = gen(40, 70);
+  g.k[0] = g.k[1] = 3, g.p[0] = g.p[1] = 1;
+  const Floats x = normals(x_count(g)), w = normals(w_count(g)), bias = normals(g.C_out);
+  const int before = set(1);
+  const auto one = conv(b, "Conv2d", g, x, w, bias);
+  set(2);
+  const auto two = conv(b, "Conv2d", g, x, w, bias);
+  set(before);
+  assert_same(one, two);
 }
 
 // ---------------------------------------------------------------- Conv1d, Conv3d
@@ -363,6 +384,7 @@ std::vector<Property> conv_properties() {
       {"conv_is_linear_in_x_and_w", "Conv2d", "property", conv_is_linear_in_x_and_w},
       {"conv_1x1_is_a_matmul_over_channels", "Conv2d", "property", conv_1x1_is_a_matmul_over_channels},
       {"groups_are_separate_convs", "Conv2d", "property", groups_are_separate_convs},
+      {"conv_threads_do_not_change_bits", "Conv2d", "property", conv_threads_do_not_change_bits},
       {"conv1d_is_conv2d_with_height_1", "Conv1d", "property", conv1d_is_conv2d_with_height_1},
       {"conv3d_is_conv2d_with_depth_1", "Conv3d", "property", conv3d_is_conv2d_with_depth_1},
       {"conv3d_matches_its_loops_on_integers", "Conv3d", "property", conv3d_matches_its_loops_on_integers},

@@ -22,6 +22,7 @@
 #include "hwy/aligned_allocator.h"
 #include "impl/common/conv_args.hpp"
 #include "impl/common/status.hpp"
+#include "impl/simd/parallel.h"
 #include "tinyllm/conv.h"
 
 namespace konform::simd {
@@ -35,6 +36,9 @@ using reference::ConvShape;
 
 // Output positions per patch: a multiple of every target's lane count (16).
 constexpr int64_t kTile = 64;
+
+// Below this many multiply-adds one thread does it all (as Matmul).
+constexpr int64_t kParallelWork = int64_t{1} << 22;
 
 // src[j KS + kk]: the input element output o0 + j reads at tap kk, or -1.
 void TileSources(const ConvShape& s, int64_t o0, int64_t n, std::vector<int64_t>& src) {
@@ -94,20 +98,28 @@ void Conv(const float* x, const float* w, const float* bias, float* y, const Con
         for (int64_t kk = 0; kk < KS; ++kk) packed[static_cast<size_t>(co * K + ci * KS + kk)] = w[s.weight_index(co, ci, kk)];
     w = packed.data();
   }
-  auto patch = hwy::AllocateAligned<float>(static_cast<size_t>(std::max<int64_t>(K, 1) * kTile));
-  std::vector<int64_t> src;
-  for (int64_t o0 = 0; o0 < OS; o0 += kTile) {
-    const int64_t n = std::min(kTile, OS - o0);
-    TileSources(s, o0, n, src);
-    for (int64_t b = 0; b < s.B; ++b)
-      for (int64_t g = 0; g < s.groups; ++g) {
-        FillPatch(x + (b * s.C_in + g * Cg) * IS, Cg, IS, src, KS, n, 0.0f, patch.get());
-        HWY_DYNAMIC_DISPATCH(PatchDot)(patch.get(), kTile, static_cast<size_t>(n), w + g * Cgo * K,
-                                       static_cast<size_t>(K), bias == nullptr ? nullptr : bias + g * Cgo,
-                                       static_cast<size_t>(Cgo), y + (b * s.C_out + g * Cgo) * OS + o0,
-                                       static_cast<size_t>(OS));
-      }
-  }
+  // Tiles of output positions split into one contiguous range per thread;
+  // each output is computed the same way whichever thread runs it.
+  const int64_t tiles = (OS + kTile - 1) / kTile;
+  const int64_t work = s.B * s.C_out * OS * std::max<int64_t>(K, 1);
+  const int64_t threads = work >= kParallelWork ? std::min<int64_t>(ThreadCount(), tiles) : 1;
+  const int64_t per = (tiles + threads - 1) / threads;
+  ParallelFor((tiles + per - 1) / per, [&](int64_t t) {
+    auto patch = hwy::AllocateAligned<float>(static_cast<size_t>(std::max<int64_t>(K, 1) * kTile));
+    std::vector<int64_t> src;
+    for (int64_t tile = t * per; tile < std::min(tiles, (t + 1) * per); ++tile) {
+      const int64_t o0 = tile * kTile, n = std::min(kTile, OS - o0);
+      TileSources(s, o0, n, src);
+      for (int64_t b = 0; b < s.B; ++b)
+        for (int64_t g = 0; g < s.groups; ++g) {
+          FillPatch(x + (b * s.C_in + g * Cg) * IS, Cg, IS, src, KS, n, 0.0f, patch.get());
+          HWY_DYNAMIC_DISPATCH(PatchDot)(patch.get(), kTile, static_cast<size_t>(n), w + g * Cgo * K,
+                                         static_cast<size_t>(K), bias == nullptr ? nullptr : bias + g * Cgo,
+                                         static_cast<size_t>(Cgo), y + (b * s.C_out + g * Cgo) * OS + o0,
+                                         static_cast<size_t>(OS));
+        }
+    }
+  });
 }
 
 void Pool(const float* x, float* y, const ConvShape& s, bool max) {
