@@ -40,12 +40,13 @@ constexpr int64_t kTile = 64;
 // Below this many multiply-adds one thread does it all (as Matmul).
 constexpr int64_t kParallelWork = int64_t{1} << 22;
 
-// src[j KS + kk]: the input element output o0 + j reads at tap kk, or -1.
+// src[kk n + j]: the input element output o0 + j reads at tap kk, or -1
+// (tap-major, so filling a patch row reads the table in order).
 void TileSources(const ConvShape& s, int64_t o0, int64_t n, std::vector<int64_t>& src) {
   const int64_t KS = s.taps();
   src.resize(static_cast<size_t>(n * KS));
   for (int64_t j = 0; j < n; ++j)
-    for (int64_t kk = 0; kk < KS; ++kk) src[static_cast<size_t>(j * KS + kk)] = s.source(o0 + j, kk);
+    for (int64_t kk = 0; kk < KS; ++kk) src[static_cast<size_t>(kk * n + j)] = s.source(o0 + j, kk);
 }
 
 // Rows (channel c of xc's channels, tap kk) of a patch: x where the tap reads
@@ -56,10 +57,8 @@ void FillPatch(const float* xc, int64_t channels, int64_t IS, const std::vector<
     for (int64_t kk = 0; kk < KS; ++kk) {
       float* row = patch + (c * KS + kk) * kTile;
       const float* xr = xc + c * IS;
-      for (int64_t j = 0; j < n; ++j) {
-        const int64_t i = src[static_cast<size_t>(j * KS + kk)];
-        row[j] = i < 0 ? pad : xr[i];
-      }
+      const int64_t* sr = src.data() + kk * n;
+      for (int64_t j = 0; j < n; ++j) row[j] = sr[j] < 0 ? pad : xr[sr[j]];
     }
 }
 
