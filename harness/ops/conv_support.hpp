@@ -147,7 +147,11 @@ inline std::string make_invalid(Kind kind, Rng& rng, Case& c) {
   if (what == "kernel") return set(ax("k", a), 0);
   if (what == "dilation") return set(ax("d", a), 0);
   if (what == "B") return set("B", -1);
-  if (what == "huge") return set(rng.chance(0.5) ? ax("in", a) : "C_out", double(int64_t{1} << 40));
+  if (what == "huge") {
+    // DepthwiseConv and Pool take one channel count, C_in's.
+    const char* channels = kind == Kind::depthwise || kind == Kind::pool ? "C_in" : "C_out";
+    return set(rng.chance(0.5) ? ax("in", a) : channels, double(int64_t{1} << 40));
+  }
   if (what == "n_dims") return set("nd", rng.chance(0.5) ? 0 : 4);
   if (what == "mode") return set("mode", 2);
   if (what == "output_padding") {
@@ -160,7 +164,6 @@ inline std::string make_invalid(Kind kind, Rng& rng, Case& c) {
   }
   // too_long: a kernel longer than the padded input (an output extent of 0).
   const int64_t span = c.iparam(ax("in", a)) + 2 * c.iparam(ax("p", a));
-  c.params[ax("d", a)] = kind == Kind::pool ? 1 : c.params[ax("d", a)];
   return set(ax("k", a), double(span + 1));
 }
 
