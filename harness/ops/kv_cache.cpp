@@ -49,8 +49,12 @@ Session session_of(const Case& c) {
 
 int64_t steps_of(const Session& n) { return static_cast<int64_t>(n.s.size()); }
 
+// The positions a step's new K (or V) holds: s, or none where the cache
+// refuses s < 1, so that a file's negative s never moves the reads back.
+int64_t step_positions(int32_t s) { return std::max<int32_t>(s, 0); }
+
 // Floats of one step's new K (or V): [layers, kv_heads, s, head_dim].
-int64_t step_floats(const Session& n, int64_t i) { return n.layers * n.kv_heads * n.s[i] * n.head_dim; }
+int64_t step_floats(const Session& n, int64_t i) { return n.layers * n.kv_heads * step_positions(n.s[i]) * n.head_dim; }
 
 // Runs the session on the reference cache; `read` sees each layer's view
 // after its append: (step, layer, the cache).
