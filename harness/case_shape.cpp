@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -111,6 +112,19 @@ struct Term {
   }
 };
 
+// A product for messages, from its factors' names and values as text:
+// "K x M = 4 x 8 = 32", "n = 100000" (one factor), "1" (none).
+std::string product_text(const std::vector<std::pair<std::string, std::string>>& factors, double product) {
+  if (factors.empty()) return number(product);
+  std::string names, values;
+  for (const auto& [name, value] : factors) {
+    names += (names.empty() ? "" : " x ") + name;
+    values += (values.empty() ? "" : " x ") + value;
+  }
+  if (factors.size() == 1) return names + " = " + number(product);
+  return names + " = " + values + " = " + number(product);
+}
+
 // An element count that held in every sample: ratio x the product of terms.
 struct Count {
   std::vector<Term> terms;
@@ -122,14 +136,10 @@ struct Count {
   }
   // "K x M = 4 x 8 = 32", "n = 100000", "0.5625 x k x rows = ...".
   std::string describe(const Case& c) const {
-    std::string names, values;
-    if (ratio != 1 || terms.empty()) names = values = ratio_text();
-    for (const Term& t : terms) {
-      names += (names.empty() ? "" : " x ") + t.describe(c);
-      values += (values.empty() ? "" : " x ") + number(t.value(c));
-    }
-    if (terms.size() + (ratio != 1) <= 1) return names + " = " + number(value(c));
-    return names + " = " + values + " = " + number(value(c));
+    std::vector<std::pair<std::string, std::string>> factors;
+    if (ratio != 1 || terms.empty()) factors.push_back({ratio_text(), ratio_text()});
+    for (const Term& t : terms) factors.push_back({t.describe(c), number(t.value(c))});
+    return product_text(factors, value(c));
   }
   std::string ratio_text() const {
     char buf[32];
@@ -387,6 +397,12 @@ OracleView ask_oracle(const OpSpec& op, const Case& c) {
   return v;
 }
 
+// The element count op declares for argument `name` in c, if any.
+std::optional<Factors> declared(const OpSpec& op, const std::string& name, const Case& c) {
+  if (!op.declared_count) return std::nullopt;
+  return op.declared_count(name, c);
+}
+
 // "" when a's tensor has the size the case's parameters give it.
 std::string size_problem(const OpSpec& op, const ArgShape& as, const Arg& a, const Case& c) {
   const std::string where = "argument '" + a.name + "'";
@@ -409,6 +425,15 @@ std::string size_problem(const OpSpec& op, const ArgShape& as, const Arg& a, con
           return where + ": dimension " + std::to_string(k) + " is " + std::to_string(a.value.shape[k]) +
                  ", but every case of " + op.name + " has it equal to " + rel.describe(c);
   const double elements = static_cast<double>(a.value.elements());
+  // A declared count replaces the learned ones: it holds where the samples were too few to learn from.
+  if (const auto d = declared(op, a.name, c)) {
+    double product = 1;
+    std::vector<std::pair<std::string, std::string>> factors;
+    for (const Factor& f : *d) product *= f.value, factors.push_back({f.name, number(f.value)});
+    if (same_count(elements, product)) return "";
+    return where + " has " + number(elements) + " elements, but " + op.name + " declares " +
+           product_text(factors, product) + " for it";
+  }
   for (const Count& n : as.counts)
     if (!same_count(elements, n.value(c)))
       return where + " has " + number(elements) + " elements, but " + n.describe(c);
@@ -420,7 +445,6 @@ std::string size_problem(const OpSpec& op, const ArgShape& as, const Arg& a, con
 std::string check_case_shape(const OpSpec& op, const Case& c) {
   const Shape& s = shape_of(op);
   std::set<std::string> seen;
-  std::string size;  // the first size that does not fit the parameters
   for (const Arg& a : c.args) {
     const std::string where = "argument '" + a.name + "'";
     auto it = s.args.find(a.name);
@@ -431,10 +455,10 @@ std::string check_case_shape(const OpSpec& op, const Case& c) {
     if (!as.match.count(a.match)) return where + ": this match rule is not the one " + op.name + " uses for it";
     if (!as.dtype.count(a.value.dtype)) return where + ": dtype " + std::string(dtype_name(a.value.dtype)) + " is not the op's";
     if (!as.alias_of.count(a.alias_of)) return where + ": " + op.name + " never aliases it to '" + a.alias_of + "'";
-    if (size.empty()) size = size_problem(op, as, a, c);
   }
   for (const auto& [name, as] : s.args)
-    if (as.always && !seen.count(name)) return "missing argument '" + name + "' of " + op.name;
+    if ((as.always || declared(op, name, c)) && !seen.count(name))
+      return "missing argument '" + name + "' of " + op.name;
   for (const Arg& a : c.args)
     if (!a.alias_of.empty()) {
       if (!seen.count(a.alias_of)) return "argument '" + a.name + "' aliases '" + a.alias_of + "', which is not there";
@@ -444,10 +468,17 @@ std::string check_case_shape(const OpSpec& op, const Case& c) {
   // Every tensor has the size its parameters give it before anything reads
   // it, except in a case the op must refuse: there its status is the
   // verdict, and a kernel must not touch the buffers at all. Where no count
-  // was learned for an argument (Concat's y, Chunk's pieces), the oracle
-  // says how many elements each output has, and must not crash on the case.
+  // was learned or declared for an argument (Concat's y, Chunk's pieces),
+  // the oracle says how many elements each output has, and must not crash
+  // on the case. Sizes come after every dtype is known good: a declared
+  // count may read another tensor (KvCache's k_new reads its script).
+  std::string size;  // the first size that does not fit the parameters
   bool uncounted = false;
-  for (const Arg& a : c.args) uncounted |= s.args.at(a.name).counts.empty() && !a.value.shape.empty();
+  for (const Arg& a : c.args) {
+    const ArgShape& as = s.args.at(a.name);
+    if (size.empty()) size = size_problem(op, as, a, c);
+    uncounted |= as.counts.empty() && !declared(op, a.name, c) && !a.value.shape.empty();
+  }
   if (size.empty() && !uncounted) return "";
   if (!size.empty() && op.status.empty()) return size;
   const OracleView o = ask_oracle(op, c);

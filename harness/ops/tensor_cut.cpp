@@ -2,6 +2,7 @@
 // one axis, compared bit for bit. Concat's inputs are x0, x1, ...; Split's
 // and Chunk's outputs are y0, y1, ...
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "konform/reference/tensor.hpp"
@@ -314,6 +315,17 @@ std::vector<OpSpec> tensor_cut() {
         xs.data(), shapes.data(), c.iparam("count"), c.iparam("rank"), c.iparam("axis"), p.f32("y"));
   };
   concat.oracle = concat_oracle;
+  // x0, x1, ...: the shape each is given (get_shape), x{k}.0 x x{k}.1 x ...
+  // (a fifth input is too rare among generated cases to learn its count).
+  // A rank beyond the ABI's is refused by the op; no more factors are read.
+  concat.declared_count = [](const std::string& arg, const Case& c) -> std::optional<Factors> {
+    auto rank = c.params.find(arg + ".rank");
+    if (rank == c.params.end()) return std::nullopt;  // not an input of this case
+    Factors f;
+    for (int64_t d = 0; d < rank->second && d <= TL_TENSOR_MAX_RANK; ++d)
+      f.push_back(param_factor(c, arg + "." + std::to_string(d)));
+    return f;
+  };
 
   OpSpec split;
   split.name = "Split";
