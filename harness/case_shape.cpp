@@ -173,6 +173,11 @@ constexpr int kEnoughSamples = 16;
 
 struct Shape {
   std::map<std::string, ArgShape> args;
+  // Numbered arguments (Concat's x0, x1, ..., Split's and Chunk's y0, y1, ...)
+  // by name_pattern: the access, match, dtype and aliasing every one of them
+  // had, for a number no sample reached (Chunk into 30 pieces, y29). Their
+  // counts are not learned across numbers: declared or the oracle's.
+  std::map<std::string, ArgShape> numbered;
   std::set<std::string> param_patterns;  // name_pattern of every parameter seen
   std::set<std::string> integer;         // patterns of the parameters the oracle reads with iparam
   std::set<std::string> int32;           // ... and with iparam32
@@ -321,6 +326,14 @@ Shape learn(const OpSpec& op) {
       as.alias_of.insert(a.alias_of);
       as.all_ranks.insert(a.value.shape.size());
       ++as.present;
+      if (const std::string pat = name_pattern(a.name); pat != a.name) {
+        ArgShape& ns = s.numbered[pat];
+        ns.always = false;
+        ns.access.insert(a.access);
+        ns.match.insert(a.match);
+        ns.dtype.insert(a.value.dtype);
+        ns.alias_of.insert(a.alias_of);
+      }
       if (!ok) continue;
       RankShape& rs = as.ranks[a.value.shape.size()];
       if (rs.samples++ == 0) {
@@ -440,6 +453,14 @@ std::string size_problem(const OpSpec& op, const ArgShape& as, const Arg& a, con
   return "";
 }
 
+// The learned shape of argument `name`: its own, or for a number no sample
+// reached, its numbered pattern's; null when the op has no such argument.
+const ArgShape* shape_for(const Shape& s, const std::string& name) {
+  if (auto it = s.args.find(name); it != s.args.end()) return &it->second;
+  if (auto it = s.numbered.find(name_pattern(name)); it != s.numbered.end()) return &it->second;
+  return nullptr;
+}
+
 }  // namespace
 
 std::string check_case_shape(const OpSpec& op, const Case& c) {
@@ -447,14 +468,18 @@ std::string check_case_shape(const OpSpec& op, const Case& c) {
   std::set<std::string> seen;
   for (const Arg& a : c.args) {
     const std::string where = "argument '" + a.name + "'";
-    auto it = s.args.find(a.name);
-    if (it == s.args.end()) return "unknown " + where + " for " + op.name;
+    const ArgShape* found = shape_for(s, a.name);
+    if (found == nullptr) return "unknown " + where + " for " + op.name;
     if (!seen.insert(a.name).second) return where + " appears twice";
-    const ArgShape& as = it->second;
+    const ArgShape& as = *found;
     if (!as.access.count(a.access)) return where + ": this access is not one " + op.name + " uses for it";
     if (!as.match.count(a.match)) return where + ": this match rule is not the one " + op.name + " uses for it";
     if (!as.dtype.count(a.value.dtype)) return where + ": dtype " + std::string(dtype_name(a.value.dtype)) + " is not the op's";
     if (!as.alias_of.count(a.alias_of)) return where + ": " + op.name + " never aliases it to '" + a.alias_of + "'";
+    // An input numbered past every sample has no learned count to keep its
+    // reads inside the buffer: only a declared one will do.
+    if (as.present == 0 && a.access != Access::out && !declared(op, a.name, c))
+      return where + ": no case of " + op.name + " has that many inputs, and it declares no size for this one";
   }
   for (const auto& [name, as] : s.args)
     if ((as.always || declared(op, name, c)) && !seen.count(name))
@@ -475,7 +500,7 @@ std::string check_case_shape(const OpSpec& op, const Case& c) {
   std::string size;  // the first size that does not fit the parameters
   bool uncounted = false;
   for (const Arg& a : c.args) {
-    const ArgShape& as = s.args.at(a.name);
+    const ArgShape& as = *shape_for(s, a.name);
     if (size.empty()) size = size_problem(op, as, a, c);
     uncounted |= as.counts.empty() && !declared(op, a.name, c) && !a.value.shape.empty();
   }
@@ -510,6 +535,7 @@ std::pair<std::string, std::string> check_case_params(const OpSpec& op, const Ca
     if (v < lo || v >= end)
       return {name, number(v) + " is out of range " + (i32 ? "-2147483648 .. 2147483647 (an int)" : "-2^63 .. 2^63 - 1")};
   }
+  if (op.params_problem) return op.params_problem(c);
   return {};
 }
 

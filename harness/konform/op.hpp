@@ -104,6 +104,11 @@ struct OpSpec {
   // in c (the learned count applies); declared beats learned. An argument
   // with a declared count must be present.
   std::function<std::optional<Factors>(const std::string& arg, const Case& c)> declared_count;
+  // Optional: what makes a reproducer's params unable to describe any call of
+  // this op ("" when nothing does), for relations between params that sizes
+  // alone do not show (Concat's count against its inputs). The reader refuses
+  // such files, naming the param returned first.
+  std::function<std::pair<std::string, std::string>(const Case& c)> params_problem;
 };
 
 // Every op, sorted by group then name. The list is generated at build time

@@ -327,6 +327,22 @@ std::vector<OpSpec> tensor_cut() {
     return f;
   };
 
+  // The ABI reads `count` rows of `rank` sizes and `count` inputs: a file whose
+  // inputs are fewer, or of another rank, would make it read past them.
+  concat.params_problem = [](const Case& c) -> std::pair<std::string, std::string> {
+    for (const char* p : {"count", "rank"})
+      if (!c.params.count(p)) return {p, "missing"};
+    const int64_t present = inputs_of(c), count = c.iparam("count");
+    if (count > present)
+      return {"count", std::to_string(count) + " inputs, but the file gives " + std::to_string(present) +
+                           " (x0.rank .. x" + std::to_string(present - 1) + ".rank)"};
+    for (int64_t k = 0; k < present; ++k)
+      if (c.iparam(name("x", k) + ".rank") != c.iparam("rank"))
+        return {name("x", k) + ".rank", "differs from rank " + std::to_string(c.iparam("rank")) +
+                                            ": the ABI reads every input's shape as a row of rank sizes"};
+    return {};
+  };
+
   OpSpec split;
   split.name = "Split";
   split.group = "tensor";
