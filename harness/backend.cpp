@@ -81,6 +81,25 @@ std::string not_a_library_file(const std::string& path) {
   return "";
 }
 
+// How plugins are opened. RTLD_DEEPBIND: a plugin's calls to its own
+// exported functions (an Argmax along an axis calling its own tl_argmax_f32)
+// bind to its own definitions, not to libtl_kernels, which konform links
+// and so puts first in the global scope: without it such a plugin was judged
+// partly on konform's own kernels. ASan refuses RTLD_DEEPBIND, so the
+// sanitizer builds (tests only) open plugins without it (docs/design.md).
+#if defined(__SANITIZE_ADDRESS__)
+#define KONFORM_NO_DEEPBIND 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KONFORM_NO_DEEPBIND 1
+#endif
+#endif
+#ifdef KONFORM_NO_DEEPBIND
+constexpr int kPluginFlags = RTLD_NOW | RTLD_LOCAL;
+#else
+constexpr int kPluginFlags = RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND;
+#endif
+
 // A library's constructors run inside dlopen: one that crashes, exits or
 // hangs would take konform with it. Loading it first in a child turns that
 // into a message. (The constructors run again in this process afterwards.)
@@ -90,7 +109,7 @@ void probe_load(const std::string& path, const std::string& anchored) {
       [&](ChildChannel&) -> std::string {
         const rlimit no_core{0, 0};
         setrlimit(RLIMIT_CORE, &no_core);  // a crash here is reported, not dumped
-        if (dlopen(anchored.c_str(), RTLD_NOW | RTLD_LOCAL) == nullptr) throw BackendError(dlerror());
+        if (dlopen(anchored.c_str(), kPluginFlags) == nullptr) throw BackendError(dlerror());
         return "loaded";
       },
       kLoadTimeoutS);
@@ -116,7 +135,7 @@ Backend plugin_backend(const std::string& path) {
   // A bare file name would make dlopen search the system paths: anchor it.
   const std::string anchored = path.find('/') == std::string::npos ? "./" + path : path;
   probe_load(path, anchored);
-  void* h = dlopen(anchored.c_str(), RTLD_NOW | RTLD_LOCAL);
+  void* h = dlopen(anchored.c_str(), kPluginFlags);
   if (h == nullptr) throw BackendError("cannot load backend library '" + path + "': " + dlerror());
   Backend b;
   b.name = path;
