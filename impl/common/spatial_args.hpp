@@ -4,6 +4,7 @@
 // (reference/.../spatial.hpp), so a rule read differently shows as a finding.
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <string>
 
@@ -72,6 +73,26 @@ inline tl_status check(const Call& c) {
 inline tl_status need(const char* fn, const void* p, int64_t count, const char* what) {
   if (p == nullptr && count > 0)
     return fail(TL_ERR_INVALID_ARGUMENT, std::string(fn) + ": " + what + " is NULL but has " + num(count) + " elements");
+  return TL_OK;
+}
+
+// tl_interpolate_f32's checks, in the header's order (the NULLs after).
+inline tl_status check_interpolate(int64_t B, int64_t C, int64_t H, int64_t W, int64_t Ho, int64_t Wo, int32_t mode,
+                                   int32_t align_corners) {
+  const std::string f = "tl_interpolate_f32: ";
+  if (B < 0 || C < 0) return fail(TL_ERR_INVALID_ARGUMENT, f + "B = " + num(B) + " or C = " + num(C) + " is negative");
+  const int64_t spatial[] = {H, W, Ho, Wo};
+  for (int64_t v : spatial)
+    if (v < 1 || v > INT32_MAX)
+      return fail(TL_ERR_INVALID_ARGUMENT, f + "H, W, H_out, W_out = " + num(H) + ", " + num(W) + ", " + num(Ho) +
+                                               ", " + num(Wo) + ": each must be in 1 .. 2^31 - 1");
+  if (mode < TL_INTERP_NEAREST || mode > TL_INTERP_AREA)
+    return fail(TL_ERR_INVALID_ARGUMENT, f + "mode = " + num(mode) + " is not a tl_interp_mode");
+  if (align_corners != 0 && (align_corners != 1 || mode != TL_INTERP_BILINEAR))
+    return fail(TL_ERR_INVALID_ARGUMENT, f + "align_corners = " + num(align_corners) +
+                                             ": must be 0, or 1 with TL_INTERP_BILINEAR");
+  if (!bytes_fit(B, C, H, W) || !bytes_fit(B, C, Ho, Wo))
+    return fail(TL_ERR_INVALID_ARGUMENT, f + "the bytes of x or y overflow an int64_t");
   return TL_OK;
 }
 

@@ -47,4 +47,14 @@ tl_status unpatchify_f32(const float* x, float* y, int64_t B, int64_t C, int64_t
   return TL_OK;
 }
 
+tl_status interpolate_f32(const float* x, float* y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t H_out,
+                          int64_t W_out, int32_t mode, int32_t align_corners) {
+  const char* fn = "tl_interpolate_f32";
+  if (tl_status s = args::check_interpolate(B, C, H, W, H_out, W_out, mode, align_corners)) return s;
+  if (tl_status s = args::need(fn, x, B * C * H * W, "x")) return s;
+  if (tl_status s = args::need(fn, y, B * C * H_out * W_out, "y")) return s;
+  ref::interpolate<float>(x, y, {B, C, H, W, H_out, W_out, mode, align_corners});
+  return TL_OK;
+}
+
 }  // namespace konform::scalar

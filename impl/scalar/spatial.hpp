@@ -15,4 +15,7 @@ tl_status patch_embed_f32(const float* x, const float* w, const float* bias, flo
                           int64_t W, int64_t D, int64_t p);
 tl_status unpatchify_f32(const float* x, float* y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t p);
 
+tl_status interpolate_f32(const float* x, float* y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t H_out,
+                          int64_t W_out, int32_t mode, int32_t align_corners);
+
 }  // namespace konform::scalar

@@ -1,5 +1,5 @@
 /* tinyllm/spatial.h: the spatial ops of spec/operations.txt section 7
- * (PixelShuffle, PixelUnshuffle, PatchEmbed, Unpatchify).
+ * (Interpolate, PixelShuffle, PixelUnshuffle, PatchEmbed, Unpatchify).
  *
  * Conventions (as tinyllm/tensor.h): float32, contiguous and row-major;
  * images are NCHW, [B, C, H, W]; sizes are int64_t. Every function
@@ -13,6 +13,7 @@
  *                            each function)
  *   TL_ERR_INVALID_ARGUMENT  a NULL pointer to a tensor that has elements
  * The checks run in that order: a call with two faults gets the first.
+ * (Interpolate has its own list, below.)
  * A call whose tensors have no elements writes nothing and is TL_OK.
  * Outputs must not overlap inputs (every op here moves each element to
  * another place: none can run in place).
@@ -62,6 +63,41 @@ tl_status tl_patch_embed_f32(const float *x, const float *w, const float *bias, 
  * (DiT: x.reshape(B, H/p, W/p, p, p, C), einsum "nhwpqc->nchpwq".) An exact
  * copy. */
 tl_status tl_unpatchify_f32(const float *x, float *y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t p);
+
+/* Interpolate's mode, by value (PyTorch's F.interpolate modes). */
+typedef enum tl_interp_mode {
+  TL_INTERP_NEAREST = 0,  /* "nearest" */
+  TL_INTERP_BILINEAR = 1, /* "bilinear" */
+  TL_INTERP_AREA = 2      /* "area": adaptive average pooling */
+} tl_interp_mode;
+
+/* Interpolate (torch.nn.functional.interpolate with an output size): x
+ * [B, C, H, W] -> y [B, C, H_out, W_out], each plane resized alone, each
+ * axis by the same rule (in = H or W, out = H_out or W_out, d the output
+ * index):
+ *   NEAREST   source floor(d in / out), computed exactly in integers (PyTorch
+ *             rounds d * (float)(in / out); the two agree unless in * out is
+ *             past about 2^22). An exact copy: NaN payloads and -0 survive.
+ *   BILINEAR  PyTorch's float arithmetic: with align_corners = 0, half-pixel
+ *             centres, src = (d + 0.5) * (in / out) - 0.5, clamped at 0; with
+ *             align_corners = 1, src = d * ((in - 1) / (out - 1)), 0 when
+ *             out = 1. i0 = floor(src), i1 = min(i0 + 1, in - 1),
+ *             l1 = src - i0, l0 = 1 - l1, and
+ *               y = l0y (l0x x[i0y, i0x] + l1x x[i0y, i1x])
+ *                 + l1y (l0x x[i1y, i0x] + l1x x[i1y, i1x]).
+ *             Judged within a tolerance that admits src and the weights
+ *             computed in float or better; every product is formed, so a
+ *             NaN or Inf tap makes the output NaN even at weight 0.
+ *   AREA      the mean of x over rows [floor(d in / out), ceil((d + 1) in /
+ *             out)) times the same columns: the sum, divided by the count
+ *             (any summation order; judged within a tolerance).
+ * Refused, in this order, with TL_ERR_INVALID_ARGUMENT: B or C negative;
+ * H, W, H_out or W_out outside 1 .. 2^31 - 1; an unknown mode; align_corners
+ * other than 0, or 1 with a mode other than BILINEAR (PyTorch refuses it
+ * there too); 4 B C H W or 4 B C H_out W_out past an int64_t; then a NULL x
+ * or y that has elements. y must not overlap x. */
+tl_status tl_interpolate_f32(const float *x, float *y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t H_out,
+                             int64_t W_out, int32_t mode, int32_t align_corners);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,6 @@
 // The spatial ops of tinyllm/spatial.h (spec/operations.txt §7), written
 // from the header's index formulas: which calls are valid, and the results.
+// Interpolate follows PyTorch's F.interpolate (nearest, bilinear, area).
 //
 // One source on the scalar type T: double is the oracle, float the `scalar`
 // backend. The layout ops copy (any T holds a float exactly); PatchEmbed is
@@ -8,6 +9,9 @@
 // the kernels' (impl/common/spatial_args.hpp).
 #pragma once
 
+#include <algorithm>
+#include <climits>
+#include <cmath>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -15,6 +19,7 @@
 
 #include "konform/reference/linalg.hpp"
 #include "konform/reference/tensor_shape.hpp"
+#include "tinyllm/spatial.h"
 
 namespace konform::reference::spatial {
 
@@ -145,6 +150,99 @@ void unpatchify(const float* x, T* y, const Sizes& s) {
             for (int64_t c = 0; c < s.C; ++c)
               y[((b * s.C + c) * s.H + hp * p + i) * s.W + wp * p + j] =
                   T(x[((b * gh + hp) * gw + wp) * F + (i * p + j) * s.C + c]);
+}
+
+// ---------------------------------------------------------------- Interpolate
+
+// The sizes of one Interpolate call: x [B, C, H, W] -> y [B, C, Ho, Wo].
+struct Resize {
+  int64_t B = 0, C = 0, H = 1, W = 1, Ho = 1, Wo = 1;
+  int32_t mode = TL_INTERP_NEAREST, align_corners = 0;
+};
+
+// The header's rules in its order.
+inline Verdict check_interpolate(const Resize& r) {
+  if (r.B < 0 || r.C < 0) return refuse(TL_ERR_INVALID_ARGUMENT, "B or C is negative");
+  for (int64_t v : {r.H, r.W, r.Ho, r.Wo})
+    if (v < 1 || v > INT32_MAX) return refuse(TL_ERR_INVALID_ARGUMENT, "a spatial size is outside 1 .. 2^31 - 1");
+  if (r.mode < TL_INTERP_NEAREST || r.mode > TL_INTERP_AREA)
+    return refuse(TL_ERR_INVALID_ARGUMENT, "mode " + std::to_string(r.mode) + " is not a tl_interp_mode");
+  if (r.align_corners != 0 && (r.align_corners != 1 || r.mode != TL_INTERP_BILINEAR))
+    return refuse(TL_ERR_INVALID_ARGUMENT, "align_corners must be 0, or 1 with bilinear");
+  if (!detail::bytes_fit({r.B, r.C, r.H, r.W}) || !detail::bytes_fit({r.B, r.C, r.Ho, r.Wo}))
+    return refuse(TL_ERR_INVALID_ARGUMENT, "x's or y's bytes overflow");
+  return {};
+}
+
+// Nearest: the source of output index d is floor(d in / out), exactly.
+inline int64_t nearest_source(int64_t d, int64_t in, int64_t out) { return d * in / out; }
+
+// One axis of bilinear: the two taps and their weights for output index d,
+// PyTorch's arithmetic in T: half-pixel centres src = (d + 0.5) in/out - 0.5
+// clamped at 0, or with align_corners src = d (in - 1)/(out - 1) (0 when
+// out = 1); i0 = floor(src), i1 = min(i0 + 1, in - 1), l1 = src - i0,
+// l0 = 1 - l1. `src` is kept for the error scale.
+template <typename T>
+struct Taps {
+  int64_t i0 = 0, i1 = 0;
+  T l0 = T(1), l1 = T(0), src = T(0);
+};
+
+template <typename T>
+Taps<T> bilinear_taps(int64_t d, int64_t in, int64_t out, bool align_corners) {
+  using std::floor;
+  Taps<T> t;
+  if (align_corners) {
+    const T scale = out > 1 ? T(in - 1) / T(out - 1) : T(0);
+    t.src = T(d) * scale;
+  } else {
+    const T scale = T(in) / T(out);
+    t.src = (T(d) + T(0.5)) * scale - T(0.5);
+    if (t.src < T(0)) t.src = T(0);
+  }
+  t.i0 = std::min<int64_t>(static_cast<int64_t>(floor(t.src)), in - 1);
+  t.i1 = std::min<int64_t>(t.i0 + 1, in - 1);
+  t.l1 = t.src - T(t.i0);
+  t.l0 = T(1) - t.l1;
+  return t;
+}
+
+// Area (adaptive average pooling): output index d averages the inputs
+// [floor(d in / out), ceil((d + 1) in / out)).
+inline int64_t area_begin(int64_t d, int64_t in, int64_t out) { return d * in / out; }
+inline int64_t area_end(int64_t d, int64_t in, int64_t out) { return ((d + 1) * in + out - 1) / out; }
+
+// y = Interpolate(x) by r.mode; every product of the bilinear form is
+// evaluated (PyTorch's: a 0 weight times NaN or Inf is NaN).
+template <typename T>
+void interpolate(const float* x, T* y, const Resize& r) {
+  const int64_t planes = r.B * r.C;
+  for (int64_t pl = 0; pl < planes; ++pl) {
+    const float* xp = x + pl * r.H * r.W;
+    T* yp = y + pl * r.Ho * r.Wo;
+    for (int64_t oy = 0; oy < r.Ho; ++oy)
+      for (int64_t ox = 0; ox < r.Wo; ++ox) {
+        T v = T(0);
+        if (r.mode == TL_INTERP_NEAREST) {
+          v = T(xp[nearest_source(oy, r.H, r.Ho) * r.W + nearest_source(ox, r.W, r.Wo)]);
+        } else if (r.mode == TL_INTERP_BILINEAR) {
+          const Taps<T> ty = bilinear_taps<T>(oy, r.H, r.Ho, r.align_corners != 0);
+          const Taps<T> tx = bilinear_taps<T>(ox, r.W, r.Wo, r.align_corners != 0);
+          const float* r0 = xp + ty.i0 * r.W;
+          const float* r1 = xp + ty.i1 * r.W;
+          const T top = tx.l0 * T(r0[tx.i0]) + tx.l1 * T(r0[tx.i1]);
+          const T bottom = tx.l0 * T(r1[tx.i0]) + tx.l1 * T(r1[tx.i1]);
+          v = ty.l0 * top + ty.l1 * bottom;
+        } else {
+          const int64_t y0 = area_begin(oy, r.H, r.Ho), y1 = area_end(oy, r.H, r.Ho);
+          const int64_t x0 = area_begin(ox, r.W, r.Wo), x1 = area_end(ox, r.W, r.Wo);
+          for (int64_t i = y0; i < y1; ++i)
+            for (int64_t j = x0; j < x1; ++j) v += T(xp[i * r.W + j]);
+          v = v / T((y1 - y0) * (x1 - x0));
+        }
+        yp[oy * r.Wo + ox] = v;
+      }
+  }
 }
 
 }  // namespace konform::reference::spatial
