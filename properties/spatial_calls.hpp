@@ -58,4 +58,19 @@ inline Result patch_embed(const Backend& b, const std::vector<float>& x, const s
   return tensor::run(b, "PatchEmbed", c);
 }
 
+// Interpolate x [B, C, H, W] -> [B, C, Ho, Wo] by r.mode, through the
+// catalog entry of that mode.
+inline Result interpolate(const Backend& b, const std::vector<float>& x, const reference::spatial::Resize& r) {
+  const char* names[] = {"InterpolateNearest", "InterpolateBilinear", "InterpolateArea"};
+  Case c;
+  c.params = {{"B", double(r.B)},   {"C", double(r.C)},         {"H", double(r.H)},
+              {"W", double(r.W)},   {"Ho", double(r.Ho)},       {"Wo", double(r.Wo)},
+              {"mode", double(r.mode)}, {"align_corners", double(r.align_corners)}};
+  c.args.push_back({"x", Access::in, Tensor::of_f32({r.B, r.C, r.H, r.W}, x)});
+  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {r.B, r.C, r.Ho, r.Wo}),
+                    r.mode == TL_INTERP_NEAREST ? Match::exact : Match::tolerance});
+  c.args.push_back(tensor::status_arg());
+  return tensor::run(b, names[r.mode], c);
+}
+
 }  // namespace konform::calls::spatial
