@@ -9,6 +9,8 @@
  * on, everything else identical. mutants/manifest.tsv names the check that
  * must catch each.
  */
+#include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,8 +20,8 @@
 #ifndef KONFORM_MUTANT
 #define KONFORM_MUTANT 0
 #endif
-#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 12
-#error "KONFORM_MUTANT must be 0 (the correct base) or 1..12 (mutant spatial_m01..spatial_m12)"
+#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 17
+#error "KONFORM_MUTANT must be 0 (the correct base) or 1..17 (mutant spatial_m01..spatial_m17)"
 #endif
 #define MUTANT(n) (KONFORM_MUTANT == (n))
 
@@ -190,5 +192,89 @@ tl_status tl_patch_embed_f32(const float *x, const float *w, const float *bias, 
           tok[d] = (float)acc;
         }
       }
+  return TL_OK;
+}
+
+/* ---- Interpolate ----------------------------------------------------------- */
+
+/* Bilinear taps of output index d along an axis of `in` -> `out`, in float
+ * as PyTorch computes them. */
+static void taps(int64_t d, int64_t in, int64_t out, int align_corners, int64_t *i0, int64_t *i1, float *l0, float *l1) {
+  float src;
+#if MUTANT(14) /* m14: align_corners read the wrong way round */
+  align_corners = !align_corners;
+#endif
+  if (align_corners) {
+    src = (float)d * (out > 1 ? (float)(in - 1) / (float)(out - 1) : 0.0f);
+  } else {
+    src = ((float)d + 0.5f) * ((float)in / (float)out) - 0.5f;
+    if (src < 0) src = 0;
+  }
+  *i0 = (int64_t)src;
+  if (*i0 > in - 1) *i0 = in - 1;
+#if MUTANT(16) /* m16: the right/bottom tap not clamped at the edge: i1 = i0 + 1 always */
+  *i1 = *i0 + 1;
+#else
+  *i1 = *i0 + 1 < in ? *i0 + 1 : in - 1;
+#endif
+  *l1 = src - (float)*i0;
+  *l0 = 1.0f - *l1;
+}
+
+static int64_t nearest_src(int64_t d, int64_t in, int64_t out) {
+#if MUTANT(13) /* m13: nearest rounds d in / out instead of flooring it */
+  int64_t s = (int64_t)llround((double)d * (double)in / (double)out);
+  return s < in ? s : in - 1;
+#else
+  return d * in / out;
+#endif
+}
+
+tl_status tl_interpolate_f32(const float *x, float *y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t Ho,
+                             int64_t Wo, int32_t mode, int32_t align_corners) {
+  if (B < 0 || C < 0) return fail(TL_ERR_INVALID_ARGUMENT, "B or C is negative");
+  if (H < 1 || W < 1 || Ho < 1 || Wo < 1 || H > INT32_MAX || W > INT32_MAX || Ho > INT32_MAX || Wo > INT32_MAX)
+    return fail(TL_ERR_INVALID_ARGUMENT, "a spatial size is outside 1 .. 2^31 - 1");
+  if (mode < TL_INTERP_NEAREST || mode > TL_INTERP_AREA) return fail(TL_ERR_INVALID_ARGUMENT, "unknown mode %d", mode);
+  if (align_corners != 0 && (align_corners != 1 || mode != TL_INTERP_BILINEAR))
+    return fail(TL_ERR_INVALID_ARGUMENT, "align_corners = %d is not allowed here", align_corners);
+  if (!bytes_fit3(B, C, 1) || !bytes_fit3(B * C, H, W) || !bytes_fit3(B * C, Ho, Wo))
+    return fail(TL_ERR_INVALID_ARGUMENT, "bytes overflow");
+  for (int64_t pl = 0; pl < B * C; ++pl) {
+    const float *xp = x + pl * H * W;
+    for (int64_t oy = 0; oy < Ho; ++oy) {
+      float *row = y + (pl * Ho + oy) * Wo;
+#if MUTANT(17) /* m17: nearest rows written in vectors of 8; the last Wo % 8 outputs are not written */
+      const int64_t end = mode == TL_INTERP_NEAREST ? Wo / 8 * 8 : Wo;
+#else
+      const int64_t end = Wo;
+#endif
+      for (int64_t ox = 0; ox < end; ++ox) {
+        if (mode == TL_INTERP_NEAREST) {
+          row[ox] = xp[nearest_src(oy, H, Ho) * W + nearest_src(ox, W, Wo)];
+        } else if (mode == TL_INTERP_BILINEAR) {
+          int64_t y0, y1, x0, x1;
+          float ly0, ly1, lx0, lx1;
+          taps(oy, H, Ho, align_corners, &y0, &y1, &ly0, &ly1);
+          taps(ox, W, Wo, align_corners, &x0, &x1, &lx0, &lx1);
+          /* the other grouping of the same four products: columns first */
+          const float left = ly0 * xp[y0 * W + x0] + ly1 * xp[y1 * W + x0];
+          const float right = ly0 * xp[y0 * W + x1] + ly1 * xp[y1 * W + x1];
+          row[ox] = lx0 * left + lx1 * right;
+        } else {
+          const int64_t r0 = oy * H / Ho, r1 = ((oy + 1) * H + Ho - 1) / Ho;
+          const int64_t c0 = ox * W / Wo, c1 = ((ox + 1) * W + Wo - 1) / Wo;
+          double sum = 0;
+          for (int64_t i = r0; i < r1; ++i)
+            for (int64_t j = c0; j < c1; ++j) sum += xp[i * W + j];
+#if MUTANT(15) /* m15: divided by the nominal ratio (H / Ho) (W / Wo), not the window's own count */
+          row[ox] = (float)(sum / ((double)H / (double)Ho * (double)W / (double)Wo));
+#else
+          row[ox] = (float)(sum / (double)((r1 - r0) * (c1 - c0)));
+#endif
+        }
+      }
+    }
+  }
   return TL_OK;
 }
