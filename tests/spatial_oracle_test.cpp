@@ -4,7 +4,9 @@
 //    DiT's documented layouts, and the header's refusals;
 //  - PatchEmbed: an integer example, then the double oracle against the same
 //    template on a 50-digit float, within 2^-40 of the harness's scale
-//    sum |x w| + |bias| (the double's pairwise sum is within ~log2(K) 2^-53).
+//    sum |x w| + |bias| (the double's pairwise sum is within ~log2(K) 2^-53);
+//  - Interpolate: PyTorch's outputs for small cases worked by hand, then
+//    bilinear and area against 50 digits within 2^-40 of their scales.
 // A Boost.Multiprecision translation unit (~12 s to compile): the spatial
 // family's only one.
 #include <gtest/gtest.h>
@@ -125,6 +127,63 @@ TEST(SpatialOracle50Digits, PatchEmbed) {
         const double err = std::fabs(double(Big(y[m * s.D + d]) - big[m * s.D + d]));
         EXPECT_LE(err, 0x1p-40 * scale) << "trial " << trial << " m " << m << " d " << d;
       }
+  }
+}
+
+// ---------------------------------------------------------------- Interpolate
+
+// F.interpolate of [[1, 2], [3, 4]] to 4 x 4 (bilinear, half-pixel centres):
+// rows and columns at 1, 1.25, 1.75, 2 of the step, e.g. row 1 is
+// 1.5, 1.75, 2.25, 2.5.
+TEST(SpatialWorkedExample, BilinearUpscale2x2) {
+  const float x[] = {1, 2, 3, 4};
+  double y[16];
+  sp::interpolate<double>(x, y, {1, 1, 2, 2, 4, 4, TL_INTERP_BILINEAR, 0});
+  const double want[] = {1, 1.25, 1.75, 2, 1.5, 1.75, 2.25, 2.5, 2.5, 2.75, 3.25, 3.5, 3, 3.25, 3.75, 4};
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(y[i], want[i]) << i;
+  sp::interpolate<double>(x, y, {1, 1, 2, 2, 3, 3, TL_INTERP_BILINEAR, 1});  // align_corners: the corners kept
+  const double corners[] = {1, 1.5, 2, 2, 2.5, 3, 3, 3.5, 4};
+  for (int i = 0; i < 9; ++i) EXPECT_EQ(y[i], corners[i]) << i;
+}
+
+// Nearest 4 -> 3 takes floor(0), floor(4/3), floor(8/3) = 0, 1, 2; area
+// 4 -> 3 averages [0, 2), [1, 3), [2, 4).
+TEST(SpatialWorkedExample, NearestAndAreaDownscale) {
+  const float x[] = {1, 2, 4, 8};
+  double y[3];
+  sp::interpolate<double>(x, y, {1, 1, 1, 4, 1, 3, TL_INTERP_NEAREST, 0});
+  EXPECT_EQ(y[0], 1);
+  EXPECT_EQ(y[1], 2);
+  EXPECT_EQ(y[2], 4);
+  sp::interpolate<double>(x, y, {1, 1, 1, 4, 1, 3, TL_INTERP_AREA, 0});
+  EXPECT_EQ(y[0], 1.5);
+  EXPECT_EQ(y[1], 3);
+  EXPECT_EQ(y[2], 6);
+}
+
+TEST(SpatialRefusals, Interpolate) {
+  EXPECT_EQ(sp::check_interpolate({1, 1, 4, 4, 0, 4, TL_INTERP_AREA, 0}).status, TL_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(sp::check_interpolate({1, 1, 4, 4, 2, 4, 3, 0}).status, TL_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(sp::check_interpolate({1, 1, 4, 4, 2, 4, TL_INTERP_NEAREST, 1}).status, TL_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(sp::check_interpolate({1, 1, 4, 4, 2, 4, TL_INTERP_BILINEAR, 1}).status, TL_OK);
+}
+
+TEST(SpatialOracle50Digits, BilinearAndArea) {
+  Rng rng(11);
+  for (int trial = 0; trial < 60; ++trial) {
+    const int32_t mode = trial % 2 ? TL_INTERP_BILINEAR : TL_INTERP_AREA;
+    const sp::Resize r{1, 2, rng.range(1, 13), rng.range(1, 13), rng.range(1, 29), rng.range(1, 29), mode,
+                       mode == TL_INTERP_BILINEAR && rng.chance(0.5) ? 1 : 0};
+    std::vector<float> x(static_cast<size_t>(r.C * r.H * r.W));
+    for (float& f : x) f = float(std::ldexp(rng.unit() * 2 - 1, int(rng.range(-20, 20))));
+    std::vector<double> y(static_cast<size_t>(r.C * r.Ho * r.Wo));
+    std::vector<Big> big(y.size());
+    sp::interpolate<double>(x.data(), y.data(), r);
+    sp::interpolate<Big>(x.data(), big.data(), r);
+    double mag = 0;  // a bound of every scale: the largest |x| (bilinear's taps, area's mean)
+    for (float v : x) mag = std::fmax(mag, std::fabs(double(v)));
+    for (size_t k = 0; k < y.size(); ++k)
+      EXPECT_LE(std::fabs(double(Big(y[k]) - big[k])), 0x1p-40 * mag) << "trial " << trial << " k " << k;
   }
 }
 
