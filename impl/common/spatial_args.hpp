@@ -33,8 +33,8 @@ bool bytes_fit(Ds... dims) {
 
 inline std::string num(int64_t v) { return std::to_string(v); }
 
-// The header's checks, in its order; `data` are the tensors' pointers with
-// their element counts (checked last: a NULL tensor that has elements).
+// The header's checks on the sizes, in its order (the NULL pointers are
+// checked after them, by need()).
 inline tl_status check(const Call& c) {
   const std::string f(c.fn), factor = c.kind == Kind::shuffle || c.kind == Kind::unshuffle ? "r" : "p";
   const std::string dims = " (B = " + num(c.B) + ", C = " + num(c.C) + ", H = " + num(c.H) + ", W = " + num(c.W) +
@@ -74,6 +74,15 @@ inline tl_status need(const char* fn, const void* p, int64_t count, const char* 
   if (p == nullptr && count > 0)
     return fail(TL_ERR_INVALID_ARGUMENT, std::string(fn) + ": " + what + " is NULL but has " + num(count) + " elements");
   return TL_OK;
+}
+
+// A layout op's checks, then its two tensors' pointers (x and y hold
+// B C H W elements each).
+inline tl_status check_copy(const Call& c, const void* x, const void* y) {
+  if (tl_status s = check(c)) return s;
+  const int64_t n = c.B * c.C * c.H * c.W;
+  if (tl_status s = need(c.fn, x, n, "x")) return s;
+  return need(c.fn, y, n, "y");
 }
 
 // tl_interpolate_f32's checks, in the header's order (the NULLs after).

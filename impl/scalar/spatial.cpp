@@ -5,27 +5,17 @@
 
 namespace konform::scalar {
 
-namespace {
 namespace args = konform::impl::spatial_args;
 namespace ref = konform::reference::spatial;
 
-// The checks, then the two tensors' pointers (equal element counts).
-tl_status check_copy(const args::Call& c, const float* x, const float* y) {
-  if (tl_status s = args::check(c)) return s;
-  const int64_t n = c.B * c.C * c.H * c.W;
-  if (tl_status s = args::need(c.fn, x, n, "x")) return s;
-  return args::need(c.fn, y, n, "y");
-}
-}  // namespace
-
 tl_status pixel_shuffle_f32(const float* x, float* y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t r) {
-  if (tl_status s = check_copy({"tl_pixel_shuffle_f32", args::Kind::shuffle, B, C, H, W, r}, x, y)) return s;
+  if (tl_status s = args::check_copy({"tl_pixel_shuffle_f32", args::Kind::shuffle, B, C, H, W, r}, x, y)) return s;
   ref::pixel_shuffle<float>(x, y, {B, C, H, W, r});
   return TL_OK;
 }
 
 tl_status pixel_unshuffle_f32(const float* x, float* y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t r) {
-  if (tl_status s = check_copy({"tl_pixel_unshuffle_f32", args::Kind::unshuffle, B, C, H, W, r}, x, y)) return s;
+  if (tl_status s = args::check_copy({"tl_pixel_unshuffle_f32", args::Kind::unshuffle, B, C, H, W, r}, x, y)) return s;
   ref::pixel_unshuffle<float>(x, y, {B, C, H, W, r});
   return TL_OK;
 }
@@ -42,7 +32,7 @@ tl_status patch_embed_f32(const float* x, const float* w, const float* bias, flo
 }
 
 tl_status unpatchify_f32(const float* x, float* y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t p) {
-  if (tl_status s = check_copy({"tl_unpatchify_f32", args::Kind::unpatchify, B, C, H, W, p}, x, y)) return s;
+  if (tl_status s = args::check_copy({"tl_unpatchify_f32", args::Kind::unpatchify, B, C, H, W, p}, x, y)) return s;
   ref::unpatchify<float>(x, y, {B, C, H, W, p});
   return TL_OK;
 }

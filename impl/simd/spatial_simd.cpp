@@ -70,13 +70,6 @@ void permute6(const float* x, float* y, const int64_t (&view)[6], const int64_t 
   HWY_DYNAMIC_DISPATCH(ks::SpatialMove)(kt::PlanPermute(d, perm), x, y);
 }
 
-// The checks, then the two tensors' pointers (equal element counts).
-tl_status check_copy(const args::Call& c, const float* x, const float* y) {
-  if (tl_status s = args::check(c)) return s;
-  const int64_t n = c.B * c.C * c.H * c.W;
-  if (tl_status s = args::need(c.fn, x, n, "x")) return s;
-  return args::need(c.fn, y, n, "y");
-}
 
 // Per output index along one axis: the source taps and weights, padded to
 // whole vectors (padding: column 0, weight 0). PyTorch's float arithmetic
@@ -163,21 +156,21 @@ tl_status tl_interpolate_f32(const float* x, float* y, int64_t B, int64_t C, int
 }
 
 tl_status tl_pixel_shuffle_f32(const float* x, float* y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t r) {
-  if (tl_status s = check_copy({"tl_pixel_shuffle_f32", args::Kind::shuffle, B, C, H, W, r}, x, y)) return s;
+  if (tl_status s = args::check_copy({"tl_pixel_shuffle_f32", args::Kind::shuffle, B, C, H, W, r}, x, y)) return s;
   // [B, C', r, r, H, W] -> [B, C', H, r, W, r]
   permute6(x, y, {B, C / (r * r), r, r, H, W}, {0, 1, 4, 2, 5, 3});
   return TL_OK;
 }
 
 tl_status tl_pixel_unshuffle_f32(const float* x, float* y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t r) {
-  if (tl_status s = check_copy({"tl_pixel_unshuffle_f32", args::Kind::unshuffle, B, C, H, W, r}, x, y)) return s;
+  if (tl_status s = args::check_copy({"tl_pixel_unshuffle_f32", args::Kind::unshuffle, B, C, H, W, r}, x, y)) return s;
   // [B, C, H/r, r, W/r, r] -> [B, C, r, r, H/r, W/r]
   permute6(x, y, {B, C, H / r, r, W / r, r}, {0, 1, 3, 5, 2, 4});
   return TL_OK;
 }
 
 tl_status tl_unpatchify_f32(const float* x, float* y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t p) {
-  if (tl_status s = check_copy({"tl_unpatchify_f32", args::Kind::unpatchify, B, C, H, W, p}, x, y)) return s;
+  if (tl_status s = args::check_copy({"tl_unpatchify_f32", args::Kind::unpatchify, B, C, H, W, p}, x, y)) return s;
   // [B, H/p, W/p, p, p, C] -> [B, C, H/p, p, W/p, p]
   permute6(x, y, {B, H / p, W / p, p, p, C}, {0, 5, 1, 3, 2, 4});
   return TL_OK;
