@@ -60,7 +60,7 @@ static tl_status check(enum kind k, int64_t B, int64_t C, int64_t H, int64_t W, 
     return C % ff ? fail(TL_ERR_SHAPE, "C = %lld is not a multiple of r^2", (long long)C) : TL_OK;
   }
   if (k == UNSHUFFLE && !bytes_fit3(C, ff, 1)) return fail(TL_ERR_INVALID_ARGUMENT, "C r^2 overflows");
-  if (k == EMBED && (!bytes_fit3(D, C, ff) || !bytes_fit3(B, (H / f) * (W / f), D)))
+  if (k == EMBED && (!bytes_fit3(C, ff, D) || !bytes_fit3(B, H / f, W / f) || !bytes_fit3(B * (H / f), W / f, D)))
     return fail(TL_ERR_INVALID_ARGUMENT, "w or y bytes overflow");
   if (k == UNPATCHIFY && !bytes_fit3(ff, C, 1)) return fail(TL_ERR_INVALID_ARGUMENT, "p^2 C overflows");
 #if !MUTANT(4) /* m04: PixelUnshuffle does not check that r divides H and W */

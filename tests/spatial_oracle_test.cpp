@@ -84,6 +84,14 @@ TEST(SpatialRefusals, InTheHeadersOrder) {
   EXPECT_EQ(sp::check(Op::patch_embed, {1, 3, 8, 8, int64_t{1} << 32, 4}).status, TL_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(sp::check(Op::patch_embed, {0, 3, 0, 0, 4, 4}).status, TL_OK);
   EXPECT_EQ(sp::check(Op::unpatchify, {1, 3, 8, 6, 4, 0}).status, TL_ERR_SHAPE);
+  // No elements, but (H/p)(W/p) past an int64_t: y's 4 B (H/p) (W/p) D
+  // overflows left to right for B = 1 (refused), not for B = 0.
+  const int64_t big = int64_t{1} << 40;
+  EXPECT_EQ(sp::check(Op::patch_embed, {1, 0, big, big, 1, 0}).status, TL_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(sp::check(Op::patch_embed, {0, 3, big, big, 1, 5}).status, TL_OK);
+  // Valid and empty: the oracle walks nothing (C outermost), at once.
+  EXPECT_EQ(sp::check(Op::unpatchify, {1, 0, big, big, 1, 0}).status, TL_OK);
+  sp::unpatchify<double>(nullptr, nullptr, {1, 0, big, big, 1, 0});
 }
 
 // ---------------------------------------------------------------- PatchEmbed

@@ -56,8 +56,8 @@ inline tl_status check(const Call& c) {
       if (!bytes_fit(c.C, ff)) return fail(TL_ERR_INVALID_ARGUMENT, f + ": C r^2 overflows (r = " + num(c.f) + ")");
       break;
     case Kind::patch_embed:
-      if (!bytes_fit(c.D, c.C, ff) || !bytes_fit(c.B, (c.H / c.f) * (c.W / c.f), c.D))
-        return fail(TL_ERR_INVALID_ARGUMENT, f + ": the bytes of w [D, C, p, p] or y [B, N, D] overflow" + dims);
+      if (!bytes_fit(c.C, ff, c.D) || !bytes_fit(c.B, c.H / c.f, c.W / c.f, c.D))
+        return fail(TL_ERR_INVALID_ARGUMENT, f + ": the bytes of w (4 C p^2 D) or y (4 B (H/p) (W/p) D) overflow" + dims);
       break;
     case Kind::unpatchify:
       if (!bytes_fit(ff, c.C)) return fail(TL_ERR_INVALID_ARGUMENT, f + ": p^2 C overflows (p = " + num(c.f) + ")");

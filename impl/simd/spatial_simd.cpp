@@ -62,11 +62,12 @@ namespace args = konform::impl::spatial_args;
 // y = x viewed with dimensions `view`, permuted by `perm` (output axis k is
 // input axis perm[k]); both have 6 entries.
 void permute6(const float* x, float* y, const int64_t (&view)[6], const int64_t (&perm)[6]) {
+  for (int64_t v : view)
+    if (v == 0) return;  // first: with a 0 among them the others' product may overflow
   kt::Dims d;
   d.rank = 6;
   d.count = 1;
   for (int k = 0; k < 6; ++k) d.count *= (d.d[k] = view[k]);
-  if (d.count == 0) return;
   HWY_DYNAMIC_DISPATCH(ks::SpatialMove)(kt::PlanPermute(d, perm), x, y);
 }
 

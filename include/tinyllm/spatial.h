@@ -8,7 +8,9 @@
  *   TL_ERR_INVALID_ARGUMENT  a negative size, a factor r or patch p below 1,
  *                            a product that does not fit an int64_t (the
  *                            factor squared; H r and W r; 4 C r^2; 4 p^2 C;
- *                            4 B C H W; PatchEmbed's 4 D C p^2 and 4 B N D)
+ *                            4 B C H W; PatchEmbed's 4 C p^2 D and
+ *                            4 B (H/p) (W/p) D), each multiplied left to
+ *                            right (a 0 stops nothing already past)
  *   TL_ERR_SHAPE             a size the factor does not divide (named in
  *                            each function)
  *   TL_ERR_INVALID_ARGUMENT  a NULL pointer to a tensor that has elements

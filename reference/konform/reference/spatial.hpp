@@ -67,12 +67,10 @@ inline Verdict check(Op op, const Sizes& s) {
     case Op::pixel_unshuffle:
       if (!bytes_fit({s.C, ff})) return refuse(TL_ERR_INVALID_ARGUMENT, "C r^2 overflows");
       break;
-    case Op::patch_embed: {
-      const int64_t n = (s.H / s.f) * (s.W / s.f);  // <= H W: fits
-      if (!bytes_fit({s.D, s.C, ff}) || !bytes_fit({s.B, n, s.D}))
+    case Op::patch_embed:  // y's bytes as 4 B (H/p) (W/p) D, left to right: N alone may overflow when B C = 0
+      if (!bytes_fit({s.C, ff, s.D}) || !bytes_fit({s.B, s.H / s.f, s.W / s.f, s.D}))
         return refuse(TL_ERR_INVALID_ARGUMENT, "w's or y's bytes overflow");
       break;
-    }
     case Op::unpatchify:
       if (!bytes_fit({ff, s.C})) return refuse(TL_ERR_INVALID_ARGUMENT, "p^2 C overflows");
       break;
@@ -143,11 +141,11 @@ template <typename T>
 void unpatchify(const float* x, T* y, const Sizes& s) {
   const int64_t p = s.f, gh = s.H / p, gw = s.W / p, F = p * p * s.C;
   for (int64_t b = 0; b < s.B; ++b)
-    for (int64_t hp = 0; hp < gh; ++hp)
-      for (int64_t wp = 0; wp < gw; ++wp)
-        for (int64_t i = 0; i < p; ++i)
-          for (int64_t j = 0; j < p; ++j)
-            for (int64_t c = 0; c < s.C; ++c)
+    for (int64_t c = 0; c < s.C; ++c)  // outermost after b: C = 0 with a huge H W walks nothing
+      for (int64_t hp = 0; hp < gh; ++hp)
+        for (int64_t wp = 0; wp < gw; ++wp)
+          for (int64_t i = 0; i < p; ++i)
+            for (int64_t j = 0; j < p; ++j)
               y[((b * s.C + c) * s.H + hp * p + i) * s.W + wp * p + j] =
                   T(x[((b * gh + hp) * gw + wp) * F + (i * p + j) * s.C + c]);
 }
