@@ -9,8 +9,9 @@
  *                            a product that does not fit an int64_t (the
  *                            factor squared; H r and W r; 4 C r^2; 4 p^2 C;
  *                            4 B C H W; PatchEmbed's 4 C p^2 D and
- *                            4 B (H/p) (W/p) D), each multiplied left to
- *                            right (a 0 stops nothing already past)
+ *                            4 B (H/p) (W/p) D), each formed left to right:
+ *                            a 0 later in a list does not excuse an
+ *                            overflow before it
  *   TL_ERR_SHAPE             a size the factor does not divide (named in
  *                            each function)
  *   TL_ERR_INVALID_ARGUMENT  a NULL pointer to a tensor that has elements
