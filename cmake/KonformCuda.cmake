@@ -12,7 +12,7 @@ set(KONFORM_HAVE_CUDA OFF)
 string(TOUPPER "${KONFORM_CUDA}" _konform_cuda_mode)
 if(_konform_cuda_mode STREQUAL "AUTO")
   set(_konform_cuda_required OFF)
-elseif(KONFORM_CUDA)  # ON, YES, TRUE, 1
+elseif(_konform_cuda_mode MATCHES "^(ON|YES|TRUE|1|Y)$")
   set(_konform_cuda_required ON)
 elseif(NOT _konform_cuda_mode MATCHES "^(OFF|NO|FALSE|0|N|IGNORE)$")
   message(FATAL_ERROR "KONFORM_CUDA='${KONFORM_CUDA}': expected AUTO, ON or OFF")
