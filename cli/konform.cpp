@@ -105,15 +105,21 @@ std::string repro_note(const CheckArgs& a, const std::function<std::string()>& w
   }
 }
 
-// Everything one op gets on one backend: the sweep, then its properties.
-OpResult check_op(const Backend& b, const OpSpec& op, const CheckArgs& a, const SweepOptions& sweep,
-                  ChildChannel& channel) {
+// An empty result of `op` on `b`: what it is of, no verdict reached yet.
+OpResult result_for(const Backend& b, const OpSpec& op) {
   OpResult r;
   r.op = op.name;
   r.symbol = op.symbol;
   r.dtype = std::string(dtype_name(op.dtype));
   r.backend = b.name;
   r.target = b.target;
+  return r;
+}
+
+// Everything one op gets on one backend: the sweep, then its properties.
+OpResult check_op(const Backend& b, const OpSpec& op, const CheckArgs& a, const SweepOptions& sweep,
+                  ChildChannel& channel) {
+  OpResult r = result_for(b, op);
   const auto start = std::chrono::steady_clock::now();
   const bool sweep_wanted = a.properties.empty();  // --property alone runs just that property
   if (sweep_wanted) {
@@ -170,12 +176,7 @@ void locate(Finding& f, const ChildOutcome& o, const Backend& b, const OpSpec& o
 // The result of a child that died or hung, with the case it was running.
 OpResult died(const Backend& b, const OpSpec& op, const ChildOutcome& o, const CheckArgs& a,
               const SweepOptions& sweep) {
-  OpResult r;
-  r.op = op.name;
-  r.symbol = op.symbol;
-  r.dtype = std::string(dtype_name(op.dtype));
-  r.backend = b.name;
-  r.target = b.target;
+  OpResult r = result_for(b, op);
   Finding f;
   f.check = o.status == ChildOutcome::timeout ? "no_hang" : "no_crash";
   f.message = (o.status == ChildOutcome::timeout ? "hung: " : "crashed: ") + o.detail;
@@ -221,12 +222,7 @@ void check_reads(const Backend& b, const OpSpec& op, const CheckArgs& a, const S
 // backend's reason, nothing called. An op the library does not export is
 // still unsupported: that holds on any machine.
 OpResult not_run(const Backend& b, const OpSpec& op) {
-  OpResult r;
-  r.op = op.name;
-  r.symbol = op.symbol;
-  r.dtype = std::string(dtype_name(op.dtype));
-  r.backend = b.name;
-  r.target = b.target;
+  OpResult r = result_for(b, op);
   r.verdict = b.symbol(op.symbol) == nullptr ? "unsupported" : "not_run";
   if (r.verdict == "not_run") r.reason = b.unavailable;
   return r;

@@ -14,6 +14,21 @@ namespace kc = konform::cuda;
 
 #define TL_CUDA_EXPORT extern "C" __attribute__((visibility("default")))
 
+namespace {
+
+// y[i] = kernel's f(a[i], b[i]) over n elements: silu_mul and add.
+void pointwise(void (*kernel)(const float*, const float*, float*, int64_t), const float* a, const float* b, float* y,
+               int64_t n, const char* where) {
+  if (n <= 0) return;
+  const size_t count = static_cast<size_t>(n);
+  kc::DeviceBuffer<float> da(a, count, where), db(b, count, where), dy(count, where);
+  kernel<<<kc::grid_for(n, kc::kThreads), kc::kThreads>>>(da.get(), db.get(), dy.get(), n);
+  kc::check_launch(where);
+  dy.copy_to(y);
+}
+
+}  // namespace
+
 TL_CUDA_EXPORT void tl_rmsnorm_f32(const float* x, const float* w, float* y, int64_t rows, int64_t d, float eps) {
   if (rows <= 0 || d <= 0) return;
   const char* where = "tl_rmsnorm_f32";
@@ -40,13 +55,7 @@ TL_CUDA_EXPORT void tl_rope_f32(float* x, const int32_t* pos, int64_t T, int64_t
 }
 
 TL_CUDA_EXPORT void tl_silu_mul_f32(const float* gate, const float* up, float* y, int64_t n) {
-  if (n <= 0) return;
-  const char* where = "tl_silu_mul_f32";
-  const size_t count = static_cast<size_t>(n);
-  kc::DeviceBuffer<float> dg(gate, count, where), du(up, count, where), dy(count, where);
-  kc::silu_mul<<<kc::grid_for(n, kc::kThreads), kc::kThreads>>>(dg.get(), du.get(), dy.get(), n);
-  kc::check_launch(where);
-  dy.copy_to(y);
+  pointwise(kc::silu_mul, gate, up, y, n, "tl_silu_mul_f32");
 }
 
 // The kernel cannot know V (the caller checks 0 <= ids[t] < V, spec §2.4):
@@ -72,13 +81,7 @@ TL_CUDA_EXPORT void tl_embedding_f32(const float* table, const int32_t* ids, flo
 }
 
 TL_CUDA_EXPORT void tl_add_f32(const float* a, const float* b, float* y, int64_t n) {
-  if (n <= 0) return;
-  const char* where = "tl_add_f32";
-  const size_t count = static_cast<size_t>(n);
-  kc::DeviceBuffer<float> da(a, count, where), db(b, count, where), dy(count, where);
-  kc::add<<<kc::grid_for(n, kc::kThreads), kc::kThreads>>>(da.get(), db.get(), dy.get(), n);
-  kc::check_launch(where);
-  dy.copy_to(y);
+  pointwise(kc::add, a, b, y, n, "tl_add_f32");
 }
 
 TL_CUDA_EXPORT int32_t tl_argmax_f32(const float* x, int64_t n) {
