@@ -59,11 +59,11 @@ class DeviceBuffer {
   const char* where_;
 };
 
-// Blocks for a grid-stride loop over `n` items: enough to fill a GPU, never
-// more than the hardware's limit.
-inline unsigned grid_for(long long n, unsigned threads) {
-  const long long blocks = (n + threads - 1) / threads;
-  return static_cast<unsigned>(blocks < 65536 ? (blocks > 0 ? blocks : 1) : 65536);
+// kernel<<<grid, block>>>(args...): the one place that launches, so that
+// tests/cuda_emulation can run elementwise.cu's host code on the CPU.
+template <typename... Params, typename... Args>
+void launch(void (*kernel)(Params...), unsigned grid, unsigned block, Args... args) {
+  kernel<<<grid, block>>>(args...);
 }
 
 }  // namespace konform::cuda

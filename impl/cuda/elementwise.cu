@@ -6,7 +6,11 @@
 // before any CUDA call. Straightforward rather than fast: docs/cuda.md.
 #include <cstdint>
 
+#ifdef KONFORM_CUDA_EMULATION  // tests/cuda_emulation: this file's code on the CPU, without a GPU
+#include "tests/cuda_emulation/runtime.hpp"
+#else
 #include "impl/cuda/device_buffer.cuh"
+#endif
 #include "impl/cuda/kernels.cuh"
 #include "tinyllm/elementwise.h"
 
@@ -22,7 +26,7 @@ void pointwise(void (*kernel)(const float*, const float*, float*, int64_t), cons
   if (n <= 0) return;
   const size_t count = static_cast<size_t>(n);
   kc::DeviceBuffer<float> da(a, count, where), db(b, count, where), dy(count, where);
-  kernel<<<kc::grid_for(n, kc::kThreads), kc::kThreads>>>(da.get(), db.get(), dy.get(), n);
+  kc::launch(kernel, kc::grid_for(n, kc::kThreads), kc::kThreads, da.get(), db.get(), dy.get(), n);
   kc::check_launch(where);
   dy.copy_to(y);
 }
@@ -35,7 +39,7 @@ TL_CUDA_EXPORT void tl_rmsnorm_f32(const float* x, const float* w, float* y, int
   const size_t n = static_cast<size_t>(rows) * static_cast<size_t>(d);
   kc::DeviceBuffer<float> dx(x, n, where), dw(w, static_cast<size_t>(d), where), dy(n, where);
   const unsigned blocks = static_cast<unsigned>(rows < 65536 ? rows : 65536);
-  kc::rmsnorm_rows<<<blocks, kc::kNormThreads>>>(dx.get(), dw.get(), dy.get(), rows, d, eps);
+  kc::launch(kc::rmsnorm_rows, blocks, kc::kNormThreads, dx.get(), dw.get(), dy.get(), rows, d, eps);
   kc::check_launch(where);
   dy.copy_to(y);
 }
@@ -48,8 +52,8 @@ TL_CUDA_EXPORT void tl_rope_f32(float* x, const int32_t* pos, int64_t T, int64_t
   kc::DeviceBuffer<float> dx(x, n, where), dfreq(inv_freq, static_cast<size_t>(d_rot / 2), where);
   kc::DeviceBuffer<int32_t> dpos(pos, static_cast<size_t>(T), where);
   const long long pairs = static_cast<long long>(T) * (d_rot / 2) * H;
-  kc::rope_pairs<<<kc::grid_for(pairs, kc::kThreads), kc::kThreads>>>(dx.get(), dpos.get(), T, H, D, d_rot,
-                                                                      dfreq.get(), attn_scaling, layout);
+  kc::launch(kc::rope_pairs, kc::grid_for(pairs, kc::kThreads), kc::kThreads, dx.get(), dpos.get(), T, H, D, d_rot,
+             dfreq.get(), attn_scaling, layout);
   kc::check_launch(where);
   dx.copy_to(x);  // the tail past d_rot went there and back as bits
 }
@@ -74,8 +78,8 @@ TL_CUDA_EXPORT void tl_embedding_f32(const float* table, const int32_t* ids, flo
   kc::DeviceBuffer<uint32_t> drows(rows, row_count * static_cast<size_t>(d), where);
   kc::DeviceBuffer<int32_t> dids(ids, static_cast<size_t>(n), where);
   kc::DeviceBuffer<uint32_t> dout(static_cast<size_t>(n) * static_cast<size_t>(d), where);
-  kc::gather_rows<<<kc::grid_for(n * d, kc::kThreads), kc::kThreads>>>(drows.get(), dids.get(), first, dout.get(),
-                                                                         n, d);
+  kc::launch(kc::gather_rows, kc::grid_for(n * d, kc::kThreads), kc::kThreads, drows.get(), dids.get(), first,
+             dout.get(), n, d);
   kc::check_launch(where);
   dout.copy_to(reinterpret_cast<uint32_t*>(out));
 }
@@ -91,9 +95,9 @@ TL_CUDA_EXPORT int32_t tl_argmax_f32(const float* x, int64_t n) {
   kc::DeviceBuffer<float> dx(x, static_cast<size_t>(n), where);
   kc::DeviceBuffer<kc::Best> partial(blocks, where);
   kc::DeviceBuffer<int64_t> result(1, where);
-  kc::argmax_blocks<<<blocks, kc::kThreads>>>(dx.get(), n, partial.get());
+  kc::launch(kc::argmax_blocks, blocks, kc::kThreads, dx.get(), n, partial.get());
   kc::check_launch(where);
-  kc::argmax_final<<<1, kc::kThreads>>>(partial.get(), blocks, result.get());
+  kc::launch(kc::argmax_final, 1, kc::kThreads, partial.get(), static_cast<int64_t>(blocks), result.get());
   kc::check_launch(where);
   int64_t index = -1;
   result.copy_to(&index);

@@ -11,6 +11,13 @@ namespace konform::cuda {
 constexpr unsigned kThreads = 256;      // every kernel's block size
 constexpr unsigned kNormThreads = 256;  // rmsnorm's: fixed, so a row's bits never depend on the batch
 
+// Blocks for a grid-stride loop over `n` items: enough to fill a GPU, never
+// more than 65536 (each thread then takes several).
+inline unsigned grid_for(long long n, unsigned threads) {
+  const long long blocks = (n + threads - 1) / threads;
+  return static_cast<unsigned>(blocks < 65536 ? (blocks > 0 ? blocks : 1) : 65536);
+}
+
 // y = x / sqrt(mean(x^2) + eps) * w, one block per row (grid-striding over
 // rows). The sum of squares is accumulated in double (the squares of floats
 // are exact there) and tree-reduced across the block: far inside the
