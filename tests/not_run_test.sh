@@ -43,6 +43,24 @@ expect 3 '^0 passed, 0 failed, 0 unsupported, 1 not run$' -- check --backend "$u
 run_expect 0 '"verdict": "not_run"' -- cat "$tmp/plugin.json"
 run_expect 0 '"reason": "test plugin: no device here"' -- cat "$tmp/plugin.json"
 check_views "$tmp/plugin.json"
+# konform's own validator (render) holds a not_run result to its reason, and
+# only it: broken copies of the report are refused.
+edit_report() {  # edit_report OUT PYTHON_STATEMENT: r is the report
+  "$python" -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+exec(sys.argv[3])
+json.dump(r, open(sys.argv[2], "w"))' "$tmp/plugin.json" "$1" "$2"
+}
+edit_report "$tmp/no_reason.json" 'del r["results"][0]["reason"]'
+expect 2 "results\[0\]: missing 'reason' \(a not_run result says why\)" -- \
+  render "$tmp/no_reason.json" --junit "$tmp/no_reason.xml"
+edit_report "$tmp/reason_on_pass.json" 'r["results"][0]["verdict"] = "pass"'
+expect 2 "results\[0\].reason: only a not_run result has a reason" -- \
+  render "$tmp/reason_on_pass.json" --junit "$tmp/reason_on_pass.xml"
+edit_report "$tmp/verdict.json" 'r["summary"]["verdict"] = "skipped"'
+expect 2 "summary.verdict: 'skipped' is not one of pass, fail, not_run" -- \
+  render "$tmp/verdict.json" --html "$tmp/verdict.html"
+
 # Ops it does not export stay unsupported; the run still exits 3.
 expect 3 'SKIP +rmsnorm .*unsupported' -- check --backend "$unavailable" --op add,rmsnorm --cases 2
 # Beside a backend that runs: that one passes, the run still is not a pass.
