@@ -6,12 +6,16 @@
 // alternate in batches of >= 5 ms, 12 times each, and the counters report the
 // fastest batch of each (GBps, ref_GBps) and their ratio (pct_of_bw).
 // bytes_per_second is Google Benchmark's own mean over its timing loop.
-// Times are this thread's CPU time, so preemption is not counted.
+// Times are this thread's CPU time, so preemption is not counted. On x86,
+// GHz and ref_GHz are the core clock right after each contender's batches
+// (the fastest seen): dense AVX-512 floating-point code runs at a lower
+// clock than a copy on some Xeons, and there that shows as lost bandwidth.
 #pragma once
 
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <ctime>
 #include <functional>
@@ -47,6 +51,21 @@ inline double BatchRate(const std::function<void()>& fn, double bytes, int64_t c
   return bytes * double(calls) / (ThreadSeconds() - t0);
 }
 
+// The core clock in GHz now, from 4000 dependent 64-bit multiplies (3 cycles
+// each on current x86 cores); 0 elsewhere. A clock lowered by the code just
+// run stays low for milliseconds, so this reads the clock that code ran at.
+inline double ClockGHz() {
+#if defined(__x86_64__)
+  uint64_t v = 3;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 1000; ++i) asm volatile("imul %0, %0\n\timul %0, %0\n\timul %0, %0\n\timul %0, %0" : "+r"(v));
+  const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+  return 12000.0 / ns;
+#else
+  return 0;
+#endif
+}
+
 // `bytes` counts each byte the kernel must read and write once. `bound`, when
 // given, is a second reference: the memory traffic the op's structure cannot
 // avoid (a norm reads a row for its statistics before it can write any of
@@ -61,11 +80,17 @@ inline void RunWithReference(benchmark::State& state, double bytes, const std::f
   state.SetBytesProcessed(static_cast<int64_t>(bytes) * state.iterations());
   const int64_t calls = CallsFor(kernel, 0.005), ref_calls = CallsFor(reference, 0.005);
   const int64_t bound_calls = bound ? CallsFor(bound, 0.005) : 0;
-  double best = 0, best_ref = 0, best_bound = 0;
+  double best = 0, best_ref = 0, best_bound = 0, ghz = 0, ref_ghz = 0;
   for (int k = 0; k < 12; ++k) {
     best_ref = std::max(best_ref, BatchRate(reference, bytes, ref_calls));
+    ref_ghz = std::max(ref_ghz, ClockGHz());
     if (bound) best_bound = std::max(best_bound, BatchRate(bound, bytes, bound_calls));
     best = std::max(best, BatchRate(kernel, bytes, calls));
+    ghz = std::max(ghz, ClockGHz());
+  }
+  if (ghz > 0) {
+    state.counters["GHz"] = ghz;
+    state.counters["ref_GHz"] = ref_ghz;
   }
   state.counters["GBps"] = best / 1e9;
   state.counters["ref_GBps"] = best_ref / 1e9;

@@ -27,11 +27,15 @@ const std::vector<std::pair<std::string, std::string>>& usage_sections() {
       raw input (crash-*, timeout-*, a corpus file) that decodes to op NAME in NAME's
       target. --tolerances FILE: judge with that table, as the check that found it
       did (its replay line says so). Prints expected, got, the error and its limit;
-      exit 0 when it conforms, 1 when it still fails.
+      exit 0 when it conforms, 1 when it still fails, 3 when a backend cannot run
+      here (NOT RUN, with its reason).
 )"},
       {"check", R"(  konform check --backend B [--backend B ...] [options]
       Runs every op each backend exports against the oracle.
-      B: scalar | simd | simd:TARGET | simd:all | PATH.so | PATH.so:TARGET | PATH.so:all
+      B: scalar | simd | simd:TARGET | simd:all | cuda | PATH.so | PATH.so:TARGET | PATH.so:all
+      (cuda: libtl_cuda, when this konform was built with nvcc.) A backend whose
+      library's tl_backend_unavailable gives a reason (tinyllm/backend.h; cuda
+      without a GPU) runs nothing: each op is NOT RUN with that reason.
     --op NAME          only this op (repeatable, or comma-separated)
     --seed N           seed of the cases and properties, 0 to 2^64-1 (default 1)
     --cases N          sweep cases per op, at most 1e9 (default 300)
@@ -60,7 +64,9 @@ std::string usage(const std::string& command) {
   std::string text = "usage:\n";
   for (const auto& [name, section] : usage_sections())
     if (command.empty() || command == name) text += section;
-  text += "exit status: 0 everything supported conforms, 1 a finding, 2 bad usage or unreadable input\n";
+  text +=
+      "exit status: 0 everything supported conforms, 1 a finding, 2 bad usage or unreadable input,\n"
+      "  3 no finding but something asked for was not run (its backend cannot run here)\n";
   return text;
 }
 

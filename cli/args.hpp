@@ -38,6 +38,10 @@ struct CheckArgs {
 
 CheckArgs parse_check(const std::vector<std::string>& args);
 
+// check and repro: nothing failed, but a backend could not run something
+// asked for (verdict not_run). Such a run never exits 0.
+inline constexpr int kExitNotRun = 3;
+
 // The usage text: every command's, or one command's ("check", "repro", ...).
 std::string usage(const std::string& command = "");
 

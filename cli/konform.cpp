@@ -105,15 +105,21 @@ std::string repro_note(const CheckArgs& a, const std::function<std::string()>& w
   }
 }
 
-// Everything one op gets on one backend: the sweep, then its properties.
-OpResult check_op(const Backend& b, const OpSpec& op, const CheckArgs& a, const SweepOptions& sweep,
-                  ChildChannel& channel) {
+// An empty result of `op` on `b`: what it is of, no verdict reached yet.
+OpResult result_for(const Backend& b, const OpSpec& op) {
   OpResult r;
   r.op = op.name;
   r.symbol = op.symbol;
   r.dtype = std::string(dtype_name(op.dtype));
   r.backend = b.name;
   r.target = b.target;
+  return r;
+}
+
+// Everything one op gets on one backend: the sweep, then its properties.
+OpResult check_op(const Backend& b, const OpSpec& op, const CheckArgs& a, const SweepOptions& sweep,
+                  ChildChannel& channel) {
+  OpResult r = result_for(b, op);
   const auto start = std::chrono::steady_clock::now();
   const bool sweep_wanted = a.properties.empty();  // --property alone runs just that property
   if (sweep_wanted) {
@@ -170,12 +176,7 @@ void locate(Finding& f, const ChildOutcome& o, const Backend& b, const OpSpec& o
 // The result of a child that died or hung, with the case it was running.
 OpResult died(const Backend& b, const OpSpec& op, const ChildOutcome& o, const CheckArgs& a,
               const SweepOptions& sweep) {
-  OpResult r;
-  r.op = op.name;
-  r.symbol = op.symbol;
-  r.dtype = std::string(dtype_name(op.dtype));
-  r.backend = b.name;
-  r.target = b.target;
+  OpResult r = result_for(b, op);
   Finding f;
   f.check = o.status == ChildOutcome::timeout ? "no_hang" : "no_crash";
   f.message = (o.status == ChildOutcome::timeout ? "hung: " : "crashed: ") + o.detail;
@@ -217,8 +218,23 @@ void check_reads(const Backend& b, const OpSpec& op, const CheckArgs& a, const S
   r.fail(f);
 }
 
+// What an op gets on a backend that cannot run here: not_run with the
+// backend's reason, nothing called. An op the library does not export is
+// still unsupported: that holds on any machine.
+OpResult not_run(const Backend& b, const OpSpec& op) {
+  OpResult r = result_for(b, op);
+  r.verdict = b.symbol(op.symbol) == nullptr ? "unsupported" : "not_run";
+  if (r.verdict == "not_run") r.reason = b.unavailable;
+  return r;
+}
+
 // op_width: the longest op name of the run, so the columns line up.
 void print_result(const OpResult& r, int op_width) {
+  if (r.verdict == "not_run") {
+    std::printf("NOT RUN  %-*s %-16s %s\n", op_width, r.op.c_str(), r.backend.c_str(), r.reason.c_str());
+    std::fflush(stdout);
+    return;
+  }
   const char* tag = r.verdict == "pass" ? "PASS" : r.verdict == "unsupported" ? "SKIP" : "FAIL";
   std::printf("%s  %-*s %-16s", tag, op_width, r.op.c_str(), r.backend.c_str());
   if (r.verdict == "unsupported") {
@@ -306,6 +322,11 @@ int check(const CheckArgs& a, const std::string& command_line) {
   for (const OpSpec* op : ops) op_width = std::max(op_width, static_cast<int>(op->name.size()));
   for (const Backend& b : backends) {
     for (const OpSpec* op : ops) {
+      if (!b.unavailable.empty()) {
+        results.push_back(not_run(b, *op));
+        print_result(results.back(), op_width);
+        continue;
+      }
       const ChildOutcome o = run_isolated(
           [&](ChildChannel& channel) { return to_json(check_op(b, *op, a, sweep, channel)).dump(); }, a.timeout_s);
       if (o.status == ChildOutcome::harness_error) {
@@ -334,13 +355,18 @@ int check(const CheckArgs& a, const std::string& command_line) {
   write(report_file, [&] { return report.dump(2) + "\n"; });
   write(junit_file, [&] { return render_junit(report); });
   write(html_file, [&] { return render_html(report); });
-  std::printf("%lld passed, %lld failed, %lld unsupported\n", s["passed"].get<long long>(),
-              s["failed"].get<long long>(), s["unsupported"].get<long long>());
+  const long long not_run_count = s["not_run"].get<long long>();
+  std::printf("%lld passed, %lld failed, %lld unsupported", s["passed"].get<long long>(), s["failed"].get<long long>(),
+              s["unsupported"].get<long long>());
+  if (not_run_count > 0) std::printf(", %lld not run", not_run_count);
+  std::printf("\n");
   std::fputs(write_errors.c_str(), stderr);
-  const int status = s["failed"].get<int64_t>() > 0 ? 1 : 0;
+  // Findings first (1); else anything not run (3): such a run never exits 0.
+  const int status = s["failed"].get<int64_t>() > 0 ? 1 : not_run_count > 0 ? kExitNotRun : 0;
   if (harness_failed || !write_errors.empty()) {
-    if (status == 1)
-      std::fprintf(stderr, "konform: exit status 2 for the error above; the run has findings (status 1)\n");
+    if (status != 0)
+      std::fprintf(stderr, "konform: exit status 2 for the error above; the run has %s (status %d)\n",
+                   status == 1 ? "findings" : "ops not run", status);
     return 2;
   }
   return status;
@@ -400,7 +426,9 @@ int main(int argc, char** argv) {
   if (!flushed || std::ferror(stdout) != 0) {
     std::fprintf(stderr, "konform: cannot write standard output: %s%s\n",
                  err != 0 ? std::strerror(err) : "a write failed",
-                 status == 1 ? " (the run has findings: status 1)" : "");
+                 status == 1   ? " (the run has findings: status 1)"
+                 : status == 3 ? " (the run has ops not run: status 3)"
+                               : "");
     return 2;
   }
   return status;

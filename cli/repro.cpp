@@ -99,9 +99,14 @@ void print_value_line(const Finding& f) {
 }
 
 // Runs the case on one backend in a child process: a crash or a hang is a
-// finding like any other. Returns the exit status's share: 0 or 1.
+// finding like any other. Returns the exit status's share: 0, 1, or
+// kExitNotRun when the backend cannot run here (nothing is called).
 int replay_on(const Reproducer& r, const OpSpec& op, const Backend& b, const Tolerance* tol, double timeout_s) {
   void* fn = b.symbol(op.symbol);
+  if (fn != nullptr && !b.unavailable.empty()) {
+    std::printf("NOT RUN  %s on %s: %s\n", op.name.c_str(), b.name.c_str(), b.unavailable.c_str());
+    return kExitNotRun;
+  }
   if (fn == nullptr) {
     std::printf("SKIP  %s on %s: unsupported, the backend does not export %s\n", op.name.c_str(), b.name.c_str(),
                 op.symbol.c_str());
@@ -190,10 +195,14 @@ int repro(const std::vector<std::string>& args) {
                   r.finding->limit, tol->limit, table.source().c_str(),
                   custom ? "" : " (give the check's --tolerances FILE to judge as it did)");
   }
-  int status = 0;
+  bool failed = false, not_run = false;
   for (const std::string& spec : specs)
-    for (const Backend& b : resolve_backends(spec)) status |= replay_on(r, op, b, tol, a.timeout_s);
-  return status;
+    for (const Backend& b : resolve_backends(spec)) {
+      const int share = replay_on(r, op, b, tol, a.timeout_s);
+      failed |= share == 1;
+      not_run |= share == kExitNotRun;
+    }
+  return failed ? 1 : not_run ? kExitNotRun : 0;
 }
 
 }  // namespace konform::cli

@@ -134,6 +134,13 @@ OpFuzzer::OpFuzzer(const std::string& family, const Settings& settings)
     std::fprintf(stderr, "konform fuzz: backend %s: %s\n", settings_.backend.c_str(), e.what());
     std::exit(2);
   }
+  // A backend that cannot run here (no GPU, say) has nothing to fuzz; saying
+  // so beats a fuzzer that "finds" its abort on the first input.
+  for (const Backend& b : backends_)
+    if (!b.unavailable.empty()) {
+      std::fprintf(stderr, "konform fuzz: backend %s cannot run here: %s\n", b.name.c_str(), b.unavailable.c_str());
+      std::exit(2);
+    }
   try {
     require_some_symbol(backends_, ops_, settings_.backend, "this target's symbols");  // ci/fuzz: "unsupported"
   } catch (const BackendError& e) {

@@ -81,32 +81,73 @@ std::string not_a_library_file(const std::string& path) {
   return "";
 }
 
+// How plugins are opened. RTLD_DEEPBIND: a plugin's calls to its own
+// exported functions (an Argmax along an axis calling its own tl_argmax_f32)
+// bind to its own definitions, not to libtl_kernels, which konform links
+// and so puts first in the global scope: without it such a plugin was judged
+// partly on konform's own kernels. ASan refuses RTLD_DEEPBIND, so the
+// sanitizer builds (tests only) open plugins without it (docs/design.md).
+#if defined(__SANITIZE_ADDRESS__)
+#define KONFORM_NO_DEEPBIND 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KONFORM_NO_DEEPBIND 1
+#endif
+#endif
+#ifdef KONFORM_NO_DEEPBIND
+constexpr int kPluginFlags = RTLD_NOW | RTLD_LOCAL;
+#else
+constexpr int kPluginFlags = RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND;
+#endif
+
+// A reason as one printable line of at most 300 characters: it goes to the
+// console, the report and JUnit's XML attributes.
+std::string one_line(const std::string& why) {
+  std::string out;
+  for (char c : why.substr(0, 300)) out += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? ' ' : c;
+  if (why.size() > 300) out += "...";
+  return out.empty() ? "(no reason given)" : out;
+}
+
 // A library's constructors run inside dlopen: one that crashes, exits or
 // hangs would take konform with it. Loading it first in a child turns that
 // into a message. (The constructors run again in this process afterwards.)
-void probe_load(const std::string& path, const std::string& anchored) {
+// The child also asks the library's tl_backend_unavailable, so that a GPU
+// runtime it starts is never inherited by the children that run kernels.
+// Returns its reason, or "" when the library can run here (or does not say).
+std::string probe_load(const std::string& path, const std::string& anchored) {
   constexpr double kLoadTimeoutS = 60;
+  const char* kProbe = "tl_backend_unavailable";
   const ChildOutcome out = run_isolated(
-      [&](ChildChannel&) -> std::string {
+      [&](ChildChannel& channel) -> std::string {
         const rlimit no_core{0, 0};
         setrlimit(RLIMIT_CORE, &no_core);  // a crash here is reported, not dumped
-        if (dlopen(anchored.c_str(), RTLD_NOW | RTLD_LOCAL) == nullptr) throw BackendError(dlerror());
-        return "loaded";
+        void* h = dlopen(anchored.c_str(), kPluginFlags);
+        if (h == nullptr) throw BackendError(dlerror());
+        using ProbeFn = const char* (*)();
+        auto probe = reinterpret_cast<ProbeFn>(dlsym(h, kProbe));
+        if (probe == nullptr) return "+";
+        channel.progress(-1, kProbe);
+        const char* why = probe();
+        return why == nullptr ? std::string("+") : "-" + std::string(why);
       },
       kLoadTimeoutS);
+  const bool in_probe = out.last_label == kProbe;
+  const std::string stage = in_probe ? std::string(" in ") + kProbe : " while loading";
   switch (out.status) {
     case ChildOutcome::ok:
-      return;
+      return out.payload.rfind('-', 0) == 0 ? one_line(out.payload.substr(1)) : "";
     case ChildOutcome::harness_error:
       throw BackendError("cannot load backend library '" + path + "': " + out.detail);
     case ChildOutcome::timeout:
-      throw BackendError("'" + path + "' did not finish loading within " + std::to_string(int(kLoadTimeoutS)) +
-                         " s (a constructor that hangs?)");
+      throw BackendError("'" + path + "' did not finish" + (in_probe ? stage : " loading") + " within " +
+                         std::to_string(int(kLoadTimeoutS)) + " s" + (in_probe ? "" : " (a constructor that hangs?)"));
     case ChildOutcome::crashed:
       break;
   }
-  if (out.detail.rfind("signal", 0) == 0) throw BackendError(path + " crashed while loading (" + out.detail + ")");
-  throw BackendError(path + " ended the process while loading (" + out.detail + "): a constructor that calls exit?");
+  if (out.detail.rfind("signal", 0) == 0) throw BackendError(path + " crashed" + stage + " (" + out.detail + ")");
+  throw BackendError(path + " ended the process" + stage + " (" + out.detail + ")" +
+                     (in_probe ? "" : ": a constructor that calls exit?"));
 }
 
 // Every catalog symbol the library exports; the rest are unsupported there.
@@ -115,13 +156,14 @@ Backend plugin_backend(const std::string& path) {
     throw BackendError("cannot load backend library '" + path + "': " + why);
   // A bare file name would make dlopen search the system paths: anchor it.
   const std::string anchored = path.find('/') == std::string::npos ? "./" + path : path;
-  probe_load(path, anchored);
-  void* h = dlopen(anchored.c_str(), RTLD_NOW | RTLD_LOCAL);
+  const std::string unavailable = probe_load(path, anchored);
+  void* h = dlopen(anchored.c_str(), kPluginFlags);
   if (h == nullptr) throw BackendError("cannot load backend library '" + path + "': " + dlerror());
   Backend b;
   b.name = path;
   b.kind = "plugin";
   b.library = path;
+  b.unavailable = unavailable;
   b.handle = std::shared_ptr<void>(h, [](void* p) { dlclose(p); });
   std::vector<const OpSpec*> all;
   for (const OpSpec& op : catalog()) {
@@ -133,6 +175,21 @@ Backend plugin_backend(const std::string& path) {
     if (void* s = dlsym(h, extra)) b.symbols[extra] = s;
   b.force_target = dlsym(h, "tl_simd_force_target");
   return b;
+}
+
+// libtl_cuda.so where this build put it, loaded as a plugin is (the probe
+// included) under the name `cuda`.
+Backend cuda_backend() {
+#ifdef KONFORM_CUDA_LIBRARY
+  Backend b = plugin_backend(KONFORM_CUDA_LIBRARY);
+  b.name = "cuda";
+  b.kind = "builtin";
+  return b;
+#else
+  throw BackendError(
+      "backend 'cuda' is not built into this konform: it was configured without CUDA (no nvcc found, or "
+      "-DKONFORM_CUDA=OFF); see docs/cuda.md");
+#endif
 }
 
 std::vector<Backend> with_targets(const Backend& base, const std::string& target, const std::string& spec) {
@@ -195,6 +252,7 @@ std::vector<Backend> resolve_backends(const std::string& spec) {
     return {b};
   }
   if (spec.rfind("simd:", 0) == 0) return with_targets(simd_backend(), spec.substr(5), spec);
+  if (spec == "cuda") return {cuda_backend()};
   if (is_file(spec)) {
     Backend b = plugin_backend(spec);
     if (b.force_target != nullptr) {
@@ -215,7 +273,7 @@ std::vector<Backend> resolve_backends(const std::string& spec) {
     throw BackendError("cannot load backend library '" + path + "': " + not_a_library_file(path));
   }
   throw BackendError("unknown backend '" + spec +
-                     "': expected scalar, simd, simd:TARGET, simd:all, or the path of a shared library");
+                     "': expected scalar, simd, simd:TARGET, simd:all, cuda, or the path of a shared library");
 }
 
 }  // namespace konform

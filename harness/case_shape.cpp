@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -111,6 +112,19 @@ struct Term {
   }
 };
 
+// A product for messages, from its factors' names and values as text:
+// "K x M = 4 x 8 = 32", "n = 100000" (one factor), "1" (none).
+std::string product_text(const std::vector<std::pair<std::string, std::string>>& factors, double product) {
+  if (factors.empty()) return number(product);
+  std::string names, values;
+  for (const auto& [name, value] : factors) {
+    names += (names.empty() ? "" : " x ") + name;
+    values += (values.empty() ? "" : " x ") + value;
+  }
+  if (factors.size() == 1) return names + " = " + number(product);
+  return names + " = " + values + " = " + number(product);
+}
+
 // An element count that held in every sample: ratio x the product of terms.
 struct Count {
   std::vector<Term> terms;
@@ -122,14 +136,10 @@ struct Count {
   }
   // "K x M = 4 x 8 = 32", "n = 100000", "0.5625 x k x rows = ...".
   std::string describe(const Case& c) const {
-    std::string names, values;
-    if (ratio != 1 || terms.empty()) names = values = ratio_text();
-    for (const Term& t : terms) {
-      names += (names.empty() ? "" : " x ") + t.describe(c);
-      values += (values.empty() ? "" : " x ") + number(t.value(c));
-    }
-    if (terms.size() + (ratio != 1) <= 1) return names + " = " + number(value(c));
-    return names + " = " + values + " = " + number(value(c));
+    std::vector<std::pair<std::string, std::string>> factors;
+    if (ratio != 1 || terms.empty()) factors.push_back({ratio_text(), ratio_text()});
+    for (const Term& t : terms) factors.push_back({t.describe(c), number(t.value(c))});
+    return product_text(factors, value(c));
   }
   std::string ratio_text() const {
     char buf[32];
@@ -163,6 +173,11 @@ constexpr int kEnoughSamples = 16;
 
 struct Shape {
   std::map<std::string, ArgShape> args;
+  // Numbered arguments (Concat's x0, x1, ..., Split's and Chunk's y0, y1, ...)
+  // by name_pattern: the access, match, dtype and aliasing every one of them
+  // had, for a number no sample reached (Chunk into 30 pieces, y29). Their
+  // counts are not learned across numbers: declared or the oracle's.
+  std::map<std::string, ArgShape> numbered;
   std::set<std::string> param_patterns;  // name_pattern of every parameter seen
   std::set<std::string> integer;         // patterns of the parameters the oracle reads with iparam
   std::set<std::string> int32;           // ... and with iparam32
@@ -311,6 +326,14 @@ Shape learn(const OpSpec& op) {
       as.alias_of.insert(a.alias_of);
       as.all_ranks.insert(a.value.shape.size());
       ++as.present;
+      if (const std::string pat = name_pattern(a.name); pat != a.name) {
+        ArgShape& ns = s.numbered[pat];
+        ns.always = false;
+        ns.access.insert(a.access);
+        ns.match.insert(a.match);
+        ns.dtype.insert(a.value.dtype);
+        ns.alias_of.insert(a.alias_of);
+      }
       if (!ok) continue;
       RankShape& rs = as.ranks[a.value.shape.size()];
       if (rs.samples++ == 0) {
@@ -387,6 +410,12 @@ OracleView ask_oracle(const OpSpec& op, const Case& c) {
   return v;
 }
 
+// The element count op declares for argument `name` in c, if any.
+std::optional<Factors> declared(const OpSpec& op, const std::string& name, const Case& c) {
+  if (!op.declared_count) return std::nullopt;
+  return op.declared_count(name, c);
+}
+
 // "" when a's tensor has the size the case's parameters give it.
 std::string size_problem(const OpSpec& op, const ArgShape& as, const Arg& a, const Case& c) {
   const std::string where = "argument '" + a.name + "'";
@@ -409,10 +438,27 @@ std::string size_problem(const OpSpec& op, const ArgShape& as, const Arg& a, con
           return where + ": dimension " + std::to_string(k) + " is " + std::to_string(a.value.shape[k]) +
                  ", but every case of " + op.name + " has it equal to " + rel.describe(c);
   const double elements = static_cast<double>(a.value.elements());
+  // A declared count replaces the learned ones: it holds where the samples were too few to learn from.
+  if (const auto d = declared(op, a.name, c)) {
+    double product = 1;
+    std::vector<std::pair<std::string, std::string>> factors;
+    for (const Factor& f : *d) product *= f.value, factors.push_back({f.name, number(f.value)});
+    if (same_count(elements, product)) return "";
+    return where + " has " + number(elements) + " elements, but " + op.name + " declares " +
+           product_text(factors, product) + " for it";
+  }
   for (const Count& n : as.counts)
     if (!same_count(elements, n.value(c)))
       return where + " has " + number(elements) + " elements, but " + n.describe(c);
   return "";
+}
+
+// The learned shape of argument `name`: its own, or for a number no sample
+// reached, its numbered pattern's; null when the op has no such argument.
+const ArgShape* shape_for(const Shape& s, const std::string& name) {
+  if (auto it = s.args.find(name); it != s.args.end()) return &it->second;
+  if (auto it = s.numbered.find(name_pattern(name)); it != s.numbered.end()) return &it->second;
+  return nullptr;
 }
 
 }  // namespace
@@ -420,21 +466,24 @@ std::string size_problem(const OpSpec& op, const ArgShape& as, const Arg& a, con
 std::string check_case_shape(const OpSpec& op, const Case& c) {
   const Shape& s = shape_of(op);
   std::set<std::string> seen;
-  std::string size;  // the first size that does not fit the parameters
   for (const Arg& a : c.args) {
     const std::string where = "argument '" + a.name + "'";
-    auto it = s.args.find(a.name);
-    if (it == s.args.end()) return "unknown " + where + " for " + op.name;
+    const ArgShape* found = shape_for(s, a.name);
+    if (found == nullptr) return "unknown " + where + " for " + op.name;
     if (!seen.insert(a.name).second) return where + " appears twice";
-    const ArgShape& as = it->second;
+    const ArgShape& as = *found;
     if (!as.access.count(a.access)) return where + ": this access is not one " + op.name + " uses for it";
     if (!as.match.count(a.match)) return where + ": this match rule is not the one " + op.name + " uses for it";
     if (!as.dtype.count(a.value.dtype)) return where + ": dtype " + std::string(dtype_name(a.value.dtype)) + " is not the op's";
     if (!as.alias_of.count(a.alias_of)) return where + ": " + op.name + " never aliases it to '" + a.alias_of + "'";
-    if (size.empty()) size = size_problem(op, as, a, c);
+    // An input numbered past every sample has no learned count to keep its
+    // reads inside the buffer: only a declared one will do.
+    if (as.present == 0 && a.access != Access::out && !declared(op, a.name, c))
+      return where + ": no case of " + op.name + " has that many inputs, and it declares no size for this one";
   }
   for (const auto& [name, as] : s.args)
-    if (as.always && !seen.count(name)) return "missing argument '" + name + "' of " + op.name;
+    if ((as.always || declared(op, name, c)) && !seen.count(name))
+      return "missing argument '" + name + "' of " + op.name;
   for (const Arg& a : c.args)
     if (!a.alias_of.empty()) {
       if (!seen.count(a.alias_of)) return "argument '" + a.name + "' aliases '" + a.alias_of + "', which is not there";
@@ -444,10 +493,17 @@ std::string check_case_shape(const OpSpec& op, const Case& c) {
   // Every tensor has the size its parameters give it before anything reads
   // it, except in a case the op must refuse: there its status is the
   // verdict, and a kernel must not touch the buffers at all. Where no count
-  // was learned for an argument (Concat's y, Chunk's pieces), the oracle
-  // says how many elements each output has, and must not crash on the case.
+  // was learned or declared for an argument (Concat's y, Chunk's pieces),
+  // the oracle says how many elements each output has, and must not crash
+  // on the case. Sizes come after every dtype is known good: a declared
+  // count may read another tensor (KvCache's k_new reads its script).
+  std::string size;  // the first size that does not fit the parameters
   bool uncounted = false;
-  for (const Arg& a : c.args) uncounted |= s.args.at(a.name).counts.empty() && !a.value.shape.empty();
+  for (const Arg& a : c.args) {
+    const ArgShape& as = *shape_for(s, a.name);
+    if (size.empty()) size = size_problem(op, as, a, c);
+    uncounted |= as.counts.empty() && !declared(op, a.name, c) && !a.value.shape.empty();
+  }
   if (size.empty() && !uncounted) return "";
   if (!size.empty() && op.status.empty()) return size;
   const OracleView o = ask_oracle(op, c);
@@ -479,6 +535,7 @@ std::pair<std::string, std::string> check_case_params(const OpSpec& op, const Ca
     if (v < lo || v >= end)
       return {name, number(v) + " is out of range " + (i32 ? "-2147483648 .. 2147483647 (an int)" : "-2^63 .. 2^63 - 1")};
   }
+  if (op.params_problem) return op.params_problem(c);
   return {};
 }
 

@@ -32,6 +32,7 @@ double num(const nlohmann::json& j) {
 const char* colour(const std::string& verdict) {
   if (verdict == "pass") return "#2e7d32";
   if (verdict == "unsupported") return "#757575";
+  if (verdict == "not_run") return "#b0b0b0";
   return "#c62828";
 }
 
@@ -41,7 +42,8 @@ const char* colour(const std::string& verdict) {
 std::string error_plot(const nlohmann::json& results) {
   std::vector<const nlohmann::json*> rows;
   for (const auto& r : results)
-    if (!str(r.at("tolerance").at("why")).empty() && r.at("verdict") != "unsupported") rows.push_back(&r);
+    if (!str(r.at("tolerance").at("why")).empty() && r.at("verdict") != "unsupported" && r.at("verdict") != "not_run")
+      rows.push_back(&r);
   if (rows.empty()) return "<p>No toleranced results to plot.</p>";
   const int left = 260, width = 480, bar = 14, gap = 4, top = 24;
   const int height = top + static_cast<int>(rows.size()) * (bar + gap) + 24;
@@ -94,7 +96,8 @@ std::string render_html(const nlohmann::json& report) {
        "code{font-size:12px;background:#f6f6f6;padding:1px 3px}.v{color:#fff;font-weight:bold}"
        "</style></head><body>\n";
   h << "<h1>konform conformance report</h1>\n<p><b>" << esc(str(sum.at("verdict"))) << "</b>: " << str(sum.at("passed"))
-    << " passed, " << str(sum.at("failed")) << " failed, " << str(sum.at("unsupported")) << " unsupported. Seed "
+    << " passed, " << str(sum.at("failed")) << " failed, " << str(sum.at("unsupported")) << " unsupported"
+    << (sum.value("not_run", 0) > 0 ? ", " + str(sum.at("not_run")) + " not run" : "") << ". Seed "
     << str(report.at("seed")) << ", " << str(report.at("cases_per_op")) << " cases per op, created " << esc(str(report.at("created")))
     << ".</p>\n<p><code>" << esc(str(report.at("command"))) << "</code></p>\n";
   h << "<p>Machine: " << esc(str(report.at("machine").at("cpu"))) << ", " << str(report.at("machine").at("cores"))
@@ -114,8 +117,10 @@ std::string render_html(const nlohmann::json& report) {
       }
       const auto& r = *it->second;
       const std::string v = str(r.at("verdict"));
-      h << "<td class=\"v\" style=\"background:" << colour(v) << "\" title=\"" << esc(str(r.at("metrics").at("max_r")) + " u of " + str(r.at("tolerance").at("limit"))) << "\">"
-        << esc(v) << "</td>";
+      const std::string title = v == "not_run" ? "not run: " + str(r.at("reason"))
+                                               : str(r.at("metrics").at("max_r")) + " u of " + str(r.at("tolerance").at("limit"));
+      h << "<td class=\"v\" style=\"background:" << colour(v) << "\" title=\"" << esc(title) << "\">"
+        << (v == "not_run" ? "not run" : esc(v)) << "</td>";
     }
     h << "</tr>\n";
   }
@@ -124,7 +129,7 @@ std::string render_html(const nlohmann::json& report) {
   h << "<h2>Metrics</h2>\n<table><tr><th>op</th><th>backend</th><th>cases</th><th>max error (u)</th><th>limit (u)</th>"
        "<th>max abs</th><th>max rel</th><th>max ULP</th><th>NMSE</th></tr>\n";
   for (const auto& r : results) {
-    if (r.at("verdict") == "unsupported") continue;
+    if (r.at("verdict") == "unsupported" || r.at("verdict") == "not_run") continue;
     const auto& m = r.at("metrics");
     h << "<tr><td>" << esc(str(r.at("op"))) << "</td><td>" << esc(str(r.at("backend"))) << "</td><td>" << str(r.at("cases"))
       << "</td><td>" << str(m.at("max_r")) << "</td><td>" << str(r.at("tolerance").at("limit")) << "</td><td>" << str(m.at("max_abs"))
@@ -145,6 +150,15 @@ std::string render_html(const nlohmann::json& report) {
       if (!str(f.at("reproduce")).empty()) h << "<p>replay: <code>" << esc(str(f.at("reproduce"))) << "</code></p>\n";
     }
   if (!any) h << "<p>None.</p>\n";
+  // What could not run here, and why: not a finding, and not a pass either.
+  bool header = false;
+  for (const auto& r : results) {
+    if (r.at("verdict") != "not_run") continue;
+    if (!header) h << "<h2>Not run</h2>\n<ul style=\"color:#616161\">\n";
+    header = true;
+    h << "<li>" << esc(str(r.at("op")) + " on " + str(r.at("backend")) + ": " + str(r.at("reason"))) << "</li>\n";
+  }
+  if (header) h << "</ul>\n";
   h << "</body></html>\n";
   return h.str();
 }

@@ -60,6 +60,12 @@ std::string render_junit(const nlohmann::json& report) {
               << "<skipped message=\"the backend does not export " << xml_escape(r->at("symbol").get<std::string>()) << "\"/></testcase>\n";
         continue;
       }
+      if (verdict == "not_run") {  // the backend cannot run here: skipped, with its reason
+        ++tests, ++skipped;
+        cases << "    <testcase classname=\"" << xml_escape(classname) << "\" name=\"not_run\">"
+              << "<skipped message=\"not run: " << xml_escape(r->at("reason").get<std::string>()) << "\"/></testcase>\n";
+        continue;
+      }
       for (const auto& c : r->at("checks")) {
         ++tests;
         const std::string name = c.at("name");

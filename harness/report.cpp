@@ -147,13 +147,19 @@ class Validator {
 
   static void result(const json& r, const std::string& where) {
     object(r, where, {"op", "symbol", "dtype", "backend", "target", "verdict", "cases", "seconds", "tolerance", "metrics",
-                      "worst", "findings", "checks"});
+                      "worst", "findings", "checks"}, {"reason"});
     string(r.at("op"), at(where, "op"), true);
     string(r.at("symbol"), at(where, "symbol"), true);
     one_of(r.at("dtype"), at(where, "dtype"), {"f32", "f16", "bf16", "i32"});
     string(r.at("backend"), at(where, "backend"), true);
     string(r.at("target"), at(where, "target"));
-    one_of(r.at("verdict"), at(where, "verdict"), {"pass", "fail", "unsupported", "crashed", "timeout"});
+    one_of(r.at("verdict"), at(where, "verdict"), {"pass", "fail", "unsupported", "crashed", "timeout", "not_run"});
+    // not_run carries why, and only not_run does.
+    if (r.at("verdict") == "not_run" && !r.contains("reason")) fail(where, "missing 'reason' (a not_run result says why)");
+    if (r.contains("reason")) {
+      if (r.at("verdict") != "not_run") fail(at(where, "reason"), "only a not_run result has a reason");
+      string(r.at("reason"), at(where, "reason"), true);
+    }
     integer(r.at("cases"), at(where, "cases"), 0);
     if (!r.at("seconds").is_number() || r.at("seconds").get<double>() < 0)
       fail(at(where, "seconds"), "expected a number >= 0, found " + r.at("seconds").dump());
@@ -219,9 +225,11 @@ class Validator {
     if (!results.is_array()) fail("results", "expected an array, found " + type_of(results));
     for (size_t i = 0; i < results.size(); ++i) result(results[i], at(std::string("results"), i));
     const json& s = j.at("summary");
-    object(s, "summary", {"results", "passed", "failed", "unsupported", "verdict"});
+    // not_run: absent in reports written before the verdict existed (read as 0).
+    object(s, "summary", {"results", "passed", "failed", "unsupported", "verdict"}, {"not_run"});
     for (const char* k : {"results", "passed", "failed", "unsupported"}) integer(s.at(k), at("summary", k), 0);
-    one_of(s.at("verdict"), "summary.verdict", {"pass", "fail"});
+    if (s.contains("not_run")) integer(s.at("not_run"), "summary.not_run", 0);
+    one_of(s.at("verdict"), "summary.verdict", {"pass", "fail", "not_run"});
   }
 
  private:
@@ -235,6 +243,7 @@ void validate_report(const json& report) { Validator::report(report); }
 json to_json(const OpResult& r) {
   json j = {{"op", r.op},           {"symbol", r.symbol}, {"dtype", r.dtype},     {"backend", r.backend},
             {"target", r.target},   {"verdict", r.verdict}, {"cases", r.cases}, {"seconds", r.seconds}};
+  if (r.verdict == "not_run") j["reason"] = r.reason;
   j["tolerance"] = {{"limit", number(r.limit)}, {"unit", "u = 2^-24 (f32) times the oracle's scale"}, {"why", r.limit_why}};
   j["metrics"] = {{"elements", r.metrics.elements}, {"max_r", number(r.metrics.max_r)},
                   {"max_abs", number(r.metrics.max_abs)}, {"max_rel", number(r.metrics.max_rel)},
@@ -261,6 +270,7 @@ OpResult op_result_from_json(const json& j) {
   r.backend = field<std::string>(j, "backend");
   r.target = field<std::string>(j, "target");
   r.verdict = field<std::string>(j, "verdict");
+  if (j.contains("reason")) r.reason = field<std::string>(j, "reason");
   r.cases = field<int64_t>(j, "cases");
   r.seconds = field<double>(j, "seconds");
   const json& tol = j.at("tolerance");
@@ -305,6 +315,10 @@ json build_info() {
           {"build_type", kBuildType}, {"flags", kCxxFlags}};
 }
 
+const char* summary_verdict(int64_t failed, int64_t not_run) {
+  return failed > 0 ? "fail" : not_run > 0 ? "not_run" : "pass";
+}
+
 json make_report(const RunInfo& run, const std::vector<OpResult>& results) {
   json j;
   j["schema"] = "konform-report/1";
@@ -318,16 +332,18 @@ json make_report(const RunInfo& run, const std::vector<OpResult>& results) {
   j["machine"] = machine_info();
   j["build"] = build_info();
   j["backends"] = run.backend_details;
-  int64_t passed = 0, failed = 0, unsupported = 0;
+  int64_t passed = 0, failed = 0, unsupported = 0, not_run = 0;
   j["results"] = json::array();
   for (const auto& r : results) {
     j["results"].push_back(to_json(r));
     if (r.verdict == "pass") ++passed;
     else if (r.verdict == "unsupported") ++unsupported;
+    else if (r.verdict == "not_run") ++not_run;
     else ++failed;
   }
-  j["summary"] = {{"results", results.size()}, {"passed", passed}, {"failed", failed}, {"unsupported", unsupported},
-                  {"verdict", failed ? "fail" : "pass"}};
+  // A run with anything not run never says pass: nothing silently passes.
+  j["summary"] = {{"results", results.size()}, {"passed", passed},   {"failed", failed},
+                  {"unsupported", unsupported}, {"not_run", not_run}, {"verdict", summary_verdict(failed, not_run)}};
   return j;
 }
 

@@ -26,10 +26,17 @@
 
 /* ---- argument checks (the header's rules) ---------------------------------- */
 
+/* Whether 4 * prod(s) (the byte count) fits int64_t, exactly: a product in
+ * double rounds 4 * 2^61 = 2^63 to (double)INT64_MAX, which compares equal. */
 static int fits(const int64_t *s, int n) {
-  double p = 4.0;
-  for (int i = 0; i < n; ++i) p *= (double)s[i];
-  return p <= (double)INT64_MAX;
+  for (int i = 0; i < n; ++i)
+    if (s[i] == 0) return 1;
+  int64_t p = 4;
+  for (int i = 0; i < n; ++i) {
+    if (s[i] > INT64_MAX / p) return 0;
+    p *= s[i];
+  }
+  return 1;
 }
 
 typedef struct {
@@ -148,7 +155,10 @@ static void attend(const row *r, const dims *n, int64_t j0, int64_t j1, float *o
 
 /* ---- Sdpa, FlashAttention -------------------------------------------------- */
 
-tl_status tl_sdpa_f32(const float *q, const float *k, const float *v, const float *mask, float *y, int64_t batch,
+/* Static, and called by SdpaCross too: a call to the exported tl_sdpa_f32
+ * from inside the library would bind to konform's own libtl_kernels (loaded
+ * first, in the global scope) and check that kernel instead of this one. */
+static tl_status sdpa(const float *q, const float *k, const float *v, const float *mask, float *y, int64_t batch,
                       int64_t num_heads, int64_t kv_heads, int64_t sq, int64_t sk, int64_t head_dim, int32_t causal,
                       tl_attn_mask mask_kind) {
   const dims n = {batch, num_heads, kv_heads, sq, sk, head_dim};
@@ -161,6 +171,12 @@ tl_status tl_sdpa_f32(const float *q, const float *k, const float *v, const floa
         attend(&r, &n, 0, sk, y + ((b * num_heads + h) * sq + i) * head_dim);
       }
   return TL_OK;
+}
+
+tl_status tl_sdpa_f32(const float *q, const float *k, const float *v, const float *mask, float *y, int64_t batch,
+                      int64_t num_heads, int64_t kv_heads, int64_t sq, int64_t sk, int64_t head_dim, int32_t causal,
+                      tl_attn_mask mask_kind) {
+  return sdpa(q, k, v, mask, y, batch, num_heads, kv_heads, sq, sk, head_dim, causal, mask_kind);
 }
 
 #define FLASH_TILE 16
@@ -221,7 +237,7 @@ tl_status tl_sdpa_cross_f32(const float *q, const float *k, const float *v, floa
 #else
   const int32_t causal = 0;
 #endif
-  return tl_sdpa_f32(q, k, v, NULL, y, batch, num_heads, num_heads, sq, se, head_dim, causal, TL_ATTN_MASK_NONE);
+  return sdpa(q, k, v, NULL, y, batch, num_heads, num_heads, sq, se, head_dim, causal, TL_ATTN_MASK_NONE);
 }
 
 tl_status tl_sdpa_window_f32(const float *q, const float *k, const float *v, float *y, int64_t batch,

@@ -72,6 +72,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "konform_properties: %s\n", e.what());
     return 2;
   }
+  // 77: ctest's SKIP_RETURN_CODE convention: skipped and saying why, never passed.
+  for (const auto& b : backends())
+    if (!b.unavailable.empty()) {
+      std::fprintf(stderr, "konform_properties: SKIPPED: backend %s cannot run here: %s\n", b.name.c_str(),
+                   b.unavailable.c_str());
+      return 77;
+    }
   // gtest moves argv[argc] (the terminating null) along with the flags it
   // removes: the vector needs one.
   int n = static_cast<int>(rest.size());

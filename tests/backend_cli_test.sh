@@ -5,13 +5,15 @@
 # a bad KONFORM_FUZZ_MAX_BYTES. Each exits 2 with a message naming what and
 # where; none crashes or passes with nothing checked (audit findings 11, 17,
 # 18, 21, 22).
-#   usage: backend_cli_test.sh KONFORM CC SOURCE_DIR FUZZ_TARGET
+#   usage: backend_cli_test.sh KONFORM CC SOURCE_DIR FUZZ_TARGET [deepbind|no-deepbind]
+# (no-deepbind: a sanitizer build, which opens plugins without RTLD_DEEPBIND.)
 set -u
 
 konform=${1:?usage: backend_cli_test.sh KONFORM CC SOURCE_DIR FUZZ_TARGET}
 cc=${2:?}
 src=${3:?}
 fuzz_target=${4:?}
+binding=${5:-deepbind}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
@@ -96,6 +98,49 @@ expect 0 'PASS +add' -- check --backend scalar --op add --cases 3 --no-propertie
 printf '# header\n\xEF\xBB\xBFadd\tf32\t1\t-\tone rounding\n' >"$tmp/bom_later.tsv"
 expect 2 "$tmp/bom_later.tsv:2: op name .* contains a byte order mark" -- \
   check --backend scalar --op add --tolerances "$tmp/bom_later.tsv"
+
+# A plugin's calls to its own exported functions reach its own definitions,
+# not libtl_kernels' (which konform links, so its symbols come first): this
+# Argmax along an axis hands each slice to the plugin's tl_argmax_f32, whose
+# ties go last. Opened without RTLD_DEEPBIND it ran konform's correct
+# tl_argmax_f32 and passed.
+build self_calling '#include <stdlib.h>
+#include <tinyllm/elementwise.h>
+#include <tinyllm/tensor.h>
+int32_t tl_argmax_f32(const float *x, int64_t n) {
+  int32_t best = -1;
+  for (int64_t i = 0; i < n; ++i)
+    if (x[i] == x[i] && (best < 0 || x[i] >= x[best])) best = (int32_t)i;
+  return best;
+}
+tl_status tl_argmax_axis_f32(const float *x, const int64_t *shape, int64_t rank, int64_t axis, int32_t *index) {
+  if (shape == NULL || rank < 1 || rank > TL_TENSOR_MAX_RANK || axis < -rank || axis >= rank)
+    return TL_ERR_INVALID_ARGUMENT;
+  if (axis < 0) axis += rank;
+  int64_t outer = 1, inner = 1, n = 1;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (shape[i] < 0) return TL_ERR_INVALID_ARGUMENT;
+    n *= shape[i];
+    outer *= i < axis ? shape[i] : 1;
+    inner *= i > axis ? shape[i] : 1;
+  }
+  const int64_t length = shape[axis];
+  if (length > INT32_MAX || (n > 0 && x == NULL) || (outer * inner > 0 && index == NULL))
+    return TL_ERR_INVALID_ARGUMENT;
+  float *slice = malloc(sizeof(float) * (size_t)(length > 0 ? length : 1));
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      for (int64_t k = 0; k < length; ++k) slice[k] = x[(o * length + k) * inner + i];
+      index[o * inner + i] = tl_argmax_f32(slice, length);
+    }
+  free(slice);
+  return TL_OK;
+}'
+if [[ $binding == deepbind ]]; then
+  expect 1 'FAIL +Argmax ' -- check --backend "$tmp/self_calling.so" --op Argmax --cases 300 --no-properties
+else
+  echo "skipped: the self-calling plugin (a sanitizer build opens plugins without RTLD_DEEPBIND)"
+fi
 
 # 22: KONFORM_FUZZ_MAX_BYTES is decimal digits in range, or the target stops.
 for v in 8MB abc -1 ' 5' 0x10 99999999999999999999999 1099511627777; do

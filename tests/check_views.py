@@ -20,9 +20,17 @@ def main():
 
     root = ET.parse(junit_path).getroot()
     cases = root.findall("./testsuite/testcase")
-    want_cases = sum(len(r["checks"]) if r["verdict"] != "unsupported" else 1 for r in report["results"])
+    want_cases = sum(len(r["checks"]) if r["verdict"] not in ("unsupported", "not_run") else 1 for r in report["results"])
     if len(cases) != want_cases:
         problems.append(f"JUnit has {len(cases)} testcases, the report {want_cases} checks")
+    # An op not run is a skipped test carrying its reason, never a pass.
+    for r in report["results"]:
+        if r["verdict"] != "not_run":
+            continue
+        name = f"konform.{r['backend']}.{r['op']}"
+        skipped = [c.find("skipped") for c in cases if c.get("classname") == name]
+        if not skipped or skipped[0] is None or r["reason"] not in skipped[0].get("message", ""):
+            problems.append(f"JUnit lacks a skipped test with the reason for {name}")
     failed_checks = {(r["op"], c["name"]) for r in report["results"] for c in r["checks"] if c["verdict"] == "fail"}
     failures = [c for c in cases if c.find("failure") is not None]
     if len(failures) != len(failed_checks):
@@ -30,7 +38,8 @@ def main():
 
     with open(html_path, encoding="utf-8") as f:
         page = f.read()
-    for needle in ("<!DOCTYPE html>", "<svg", "</html>"):
+    plotted = any(r["verdict"] not in ("unsupported", "not_run") for r in report["results"])
+    for needle in ("<!DOCTYPE html>", "<svg" if plotted else "<h2>", "</html>"):
         if needle not in page:
             problems.append(f"the HTML page lacks {needle}")
     if "<script" in page or "http://" in page.replace("http://www.w3.org/2000/svg", ""):
@@ -39,6 +48,8 @@ def main():
         for finding in r["findings"]:
             if finding["reproduce"] and html.escape(finding["reproduce"]) not in page:
                 problems.append(f"the HTML page lacks the replay command {finding['reproduce']!r}")
+        if r["verdict"] == "not_run" and html.escape(r["reason"]) not in page:
+            problems.append(f"the HTML page lacks why {r['op']} on {r['backend']} was not run")
 
     for p in problems:
         print("FAIL: " + p)

@@ -3,7 +3,7 @@
 
   validate_report.py --schema SCHEMA REPORT...
       Each report must satisfy the schema and the consistency rules below.
-      Options: --expect-verdict pass|fail (the summary's verdict),
+      Options: --expect-verdict pass|fail|not_run (the summary's verdict),
                --expect-finding CHECK (some result has a finding of CHECK).
   validate_report.py --schema SCHEMA --self-test REPORT
       REPORT must be valid, and each of a list of deliberately broken copies
@@ -65,7 +65,7 @@ def consistency_errors(report):
     errors = []
     results = report.get("results", [])
     summary = report.get("summary", {})
-    tally = {"results": len(results), "passed": 0, "failed": 0, "unsupported": 0}
+    tally = {"results": len(results), "passed": 0, "failed": 0, "unsupported": 0, "not_run": 0}
     for i, r in enumerate(results):
         where = f"$.results[{i}]"
         v = r.get("verdict")
@@ -73,15 +73,19 @@ def consistency_errors(report):
             tally["passed"] += 1
         elif v == "unsupported":
             tally["unsupported"] += 1
+        elif v == "not_run":
+            tally["not_run"] += 1
         else:
             tally["failed"] += 1
         findings = r.get("findings", [])
         if v in ("fail", "crashed", "timeout") and not findings:
             errors.append(f"{where}.findings: verdict '{v}' but no finding says why")
-        if v in ("pass", "unsupported") and findings:
+        if v in ("pass", "unsupported", "not_run") and findings:
             errors.append(f"{where}.findings: verdict '{v}' but {len(findings)} finding(s)")
-        if v == "unsupported" and r.get("cases", 0) != 0:
-            errors.append(f"{where}.cases: an unsupported op ran {r.get('cases')} cases")
+        if v in ("unsupported", "not_run") and r.get("cases", 0) != 0:
+            errors.append(f"{where}.cases: an op with verdict '{v}' ran {r.get('cases')} cases")
+        if v == "not_run" and r.get("checks"):
+            errors.append(f"{where}.checks: an op not run has {len(r['checks'])} check(s)")
         for j, c in enumerate(r.get("checks", [])):
             cw = f"{where}.checks[{j}]"
             failures, runs, cv = c.get("failures", 0), c.get("runs", 0), c.get("verdict")
@@ -99,9 +103,10 @@ def consistency_errors(report):
                 and max_r > limit:
             errors.append(f"{where}.metrics.max_r: {max_r} exceeds the limit {limit} of a passing result")
     for key, n in tally.items():
-        if summary.get(key) != n:
+        # not_run: absent from reports older than the verdict (then there is none)
+        if summary.get(key, 0 if key == "not_run" else None) != n:
             errors.append(f"$.summary.{key}: {summary.get(key)!r}, but the results say {n}")
-    want = "fail" if tally["failed"] else "pass"
+    want = "fail" if tally["failed"] else "not_run" if tally["not_run"] else "pass"
     if "verdict" in summary and summary["verdict"] != want:
         errors.append(f"$.summary.verdict: '{summary['verdict']}', but the results say '{want}'")
     return errors
@@ -143,6 +148,10 @@ def broken_variants(report):
         edit("\"-Infinity\" as a magnitude", lambda r: first(r)["metrics"].__setitem__("max_ulp", "-Infinity")),
         edit("metrics without nmse", lambda r: first(r)["metrics"].pop("nmse")),
         edit("a check of an unknown kind", lambda r: first(r)["checks"][0].__setitem__("kind", "fuzz")),
+        edit("a not_run result without its reason", lambda r: first(r).update(verdict="not_run")),
+        edit("a reason on a result that ran", lambda r: first(r).__setitem__("reason", "no device")),
+        edit("an empty not_run reason", lambda r: first(r).update(verdict="not_run", reason="")),
+        edit("summary not_run below zero", lambda r: r["summary"].__setitem__("not_run", -1)),
         edit("a check verdict outside the enum", lambda r: first(r)["checks"][0].__setitem__("verdict", "ok")),
         edit("a backend of an unknown kind", lambda r: r["backends"][0].__setitem__("kind", "remote")),
         edit("a plugin without its library", lambda r: r["backends"][0].update(kind="plugin", library="")),
@@ -188,6 +197,7 @@ def legal_variants(report):
              lambda r: first(r)["metrics"].update(nmse="Infinity", max_rel="NaN")),
         edit("no worst (null)", lambda r: first(r).__setitem__("worst", None)),
         edit("no os in machine", lambda r: r["machine"].pop("os", None)),
+        edit("no summary.not_run (a report older than that verdict)", lambda r: r["summary"].pop("not_run", None)),
         edit("a plugin backend", lambda r: r["backends"][0].update(kind="plugin", library="./libtheirs.so")),
     ]
     with_worst = [i for i, r in enumerate(report["results"]) if r.get("worst") and "expected" in r["worst"]]
@@ -226,7 +236,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--schema", required=True)
     ap.add_argument("--self-test", action="store_true")
-    ap.add_argument("--expect-verdict", choices=["pass", "fail"])
+    ap.add_argument("--expect-verdict", choices=["pass", "fail", "not_run"])
     ap.add_argument("--expect-finding", metavar="CHECK")
     ap.add_argument("reports", nargs="+")
     args = ap.parse_args()

@@ -1,5 +1,6 @@
 // Backends: where the kernels under test come from. Built in (`scalar`,
-// `simd`, `simd:TARGET`) or any shared library that exports the C ABI.
+// `simd`, `simd:TARGET`, `cuda` when built) or any shared library that
+// exports the C ABI.
 #pragma once
 
 #include <map>
@@ -21,8 +22,12 @@ class Backend {
  public:
   std::string name;     // as the user wrote it, e.g. "simd:AVX2", "./libtheirs.so"
   std::string kind;     // "builtin" or "plugin"
-  std::string library;  // the shared library's path, plugins only
+  std::string library;  // the shared library's path (plugins, simd, cuda)
   std::string target;   // the SIMD target in force, "" if the backend has none
+  // Why its kernels cannot run on this machine, as its tl_backend_unavailable
+  // said (tinyllm/backend.h); "" when they can. Nothing of an unavailable
+  // backend is called: its ops are reported not_run.
+  std::string unavailable;
 
   // The function exporting `symbol`, or nullptr: the op is unsupported here.
   void* symbol(const std::string& name) const;
@@ -41,6 +46,10 @@ class Backend {
 // crashes is reported ("PATH crashed while loading (signal N ...)"), and is
 // refused when it exports none of the catalog's symbols. A value that looks
 // like a path (a '/', a .so name) and names no file says why, not "unknown".
+// The library's tl_backend_unavailable, if it has one, is asked in that
+// child too (a GPU runtime must not be initialised before konform forks).
+// `cuda` is libtl_cuda.so, found where the build put it; a konform built
+// without it says so.
 std::vector<Backend> resolve_backends(const std::string& spec);
 
 // Throws a BackendError unless some backend of `backends` exports the symbol

@@ -6,9 +6,12 @@
 // parameter names, which are integers and which the op passes as 32-bit
 // ints. Sizes are learned from the cases the op accepts (its oracle's status
 // is 0): an op that validates is also given cases it must refuse, whose sizes
-// contradict their tensors on purpose. A case read from a file (a
+// contradict their tensors on purpose. Where the samples cannot teach a
+// tensor's count (too rare in them, or sized by a kind or another tensor's
+// contents), the op declares it (OpSpec::declared_count), and the
+// declaration replaces what was learned. A case read from a file (a
 // reproducer, a fixture) is checked against it before any kernel or oracle
-// sees it, with no code per op.
+// sees it.
 #pragma once
 
 #include <string>

@@ -2,9 +2,11 @@
 // the properties, the fuzzers, the report).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +48,20 @@ class Pointers {
 
 struct Verification;  // konform/compare.hpp
 
+// One factor of an element count an op declares: what sizes it (a
+// parameter's name, or words) and its value in the case.
+struct Factor {
+  std::string name;
+  double value = NAN;
+};
+using Factors = std::vector<Factor>;
+
+// Parameter `name` of c as a factor: NaN where the case lacks it (a file may).
+inline Factor param_factor(const Case& c, const std::string& name) {
+  auto it = c.params.find(name);
+  return {name, it == c.params.end() ? NAN : it->second};
+}
+
 struct ParamInfo {
   std::string name;
   std::string range;  // human-readable legal range, shown by `konform list`
@@ -80,6 +96,19 @@ struct OpSpec {
   // output the oracle leaves out of its result is judged by these alone.
   std::function<std::vector<Verification>(const Case&, const std::map<std::string, Tensor>& outputs, double limit)>
       verify;
+  // Optional: the element count argument `arg` must have in case c, as the
+  // product of factors, for a tensor whose count the reproducer reader
+  // cannot learn from generated cases (case_shape.cpp): one too rare there
+  // (Concat's x4), or sized by a kind (Sdpa's mask) or by another tensor's
+  // contents (KvCache's k_new). nullopt where the op declares none for `arg`
+  // in c (the learned count applies); declared beats learned. An argument
+  // with a declared count must be present.
+  std::function<std::optional<Factors>(const std::string& arg, const Case& c)> declared_count;
+  // Optional: what makes a reproducer's params unable to describe any call of
+  // this op ("" when nothing does), for relations between params that sizes
+  // alone do not show (Concat's count against its inputs). The reader refuses
+  // such files, naming the param returned first.
+  std::function<std::pair<std::string, std::string>(const Case& c)> params_problem;
 };
 
 // Every op, sorted by group then name. The list is generated at build time

@@ -35,6 +35,10 @@ struct RunInfo {
   std::vector<nlohmann::json> backend_details;  // name, kind, library, target
 };
 
+// The summary's verdict: fail on any failure, else not_run when anything was
+// not run, else pass.
+const char* summary_verdict(int64_t failed, int64_t not_run);
+
 nlohmann::json make_report(const RunInfo& run, const std::vector<OpResult>& results);
 
 // The machine: CPU model, cores, OS; and the build: compiler, flags, version.

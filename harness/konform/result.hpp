@@ -33,7 +33,9 @@ struct CheckSummary {
 struct OpResult {
   std::string op, symbol, dtype, backend, target;
   // pass | fail | unsupported (the backend lacks the symbol) | crashed | timeout
+  // | not_run (the backend cannot run here: `reason` says why; nothing was called)
   std::string verdict = "pass";
+  std::string reason;  // not_run only
   int64_t cases = 0;
   double limit = 0;
   std::string limit_why;

@@ -3,6 +3,7 @@
 // SdpaCross, SdpaWindow, and the per-head QK-norm.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -187,14 +188,20 @@ int64_t count(const std::vector<int64_t>& shape) {
   return n;
 }
 
-std::vector<int64_t> mask_shape(int64_t kind, const Shape& s) {
-  switch (kind) {
-    case 1: return {s.B, 1, 1, s.Sk};
-    case 2: return {s.B, s.H, s.Sq, s.Sk};
-    case 3: return {s.Sq, s.Sk};
-    case 4: return {s.B, 1, s.Sq, s.Sk};
-    default: return {};
-  }
+// The mask's dimensions for its kind (tinyllm/attention.h), as the
+// parameters that size them: the shape cases give it, and the count the op
+// declares (case_shape.cpp cannot learn a count that depends on a kind).
+// Kinds 0 (no mask) and beyond 4 (refused) have none.
+std::optional<Factors> mask_dims(const Case& c) {
+  auto kind = c.params.find("mask");
+  if (kind == c.params.end()) return std::nullopt;
+  const auto p = [&](const char* name) { return param_factor(c, name); };
+  const Factor one{"1", 1};
+  if (kind->second == 1) return Factors{p("B"), one, one, p("Sk")};
+  if (kind->second == 2) return Factors{p("B"), p("H"), p("Sq"), p("Sk")};
+  if (kind->second == 3) return Factors{p("Sq"), p("Sk")};
+  if (kind->second == 4) return Factors{p("B"), one, p("Sq"), p("Sk")};
+  return std::nullopt;
 }
 
 // Whether a case's tensors can have their real shapes: every size >= 0 and
@@ -216,7 +223,10 @@ void add_tensors(Rng& rng, Case& c, const Shape& s, int64_t mask_kind, bool vali
   c.args.push_back({"k", Access::in, Tensor::of_f32(ks, operand(rng, kv, count(ks), false))});
   c.args.push_back({"v", Access::in, Tensor::of_f32(ks, operand(rng, vv, count(ks), true))});
   if (mask_kind != 0) {
-    const auto ms = shape_or_small(valid && mask_kind <= 4, mask_shape(mask_kind, s));
+    const auto dims = mask_dims(c);
+    std::vector<int64_t> ms;
+    for (const Factor& f : dims.value_or(Factors{})) ms.push_back(static_cast<int64_t>(f.value));
+    ms = shape_or_small(valid && dims, ms);
     c.args.push_back({"mask", Access::in, Tensor::of_f32(ms, mask_values(rng, count(ms), valid ? std::max<int64_t>(s.Sk, 1) : 16))});
   }
   c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, qs)});
@@ -393,6 +403,7 @@ OpSpec sdpa_spec(const char* name, const char* symbol, void* scalar_fn, const ch
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_sdpa(rng, i, edges); };
   op.invoke = invoke_sdpa;
   op.oracle = sdpa_oracle;
+  op.declared_count = [](const std::string& arg, const Case& c) { return arg == "mask" ? mask_dims(c) : std::nullopt; };
   return op;
 }
 

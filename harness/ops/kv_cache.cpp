@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -37,20 +38,45 @@ struct Session {
   std::vector<int32_t> s, reset;  // per step
 };
 
+// The steps of `script`, (s, reset) pairs, into n.
+void read_script(const Tensor& script, Session* n) {
+  for (int64_t i = 0; i < script.elements() / 2; ++i) {
+    n->s.push_back(script.i32()[2 * i]);
+    n->reset.push_back(script.i32()[2 * i + 1]);
+  }
+}
+
 Session session_of(const Case& c) {
   Session n{c.iparam("layers"), c.iparam("kv_heads"), c.iparam("head_dim"), c.iparam("max_seq"), {}, {}};
-  const Tensor& script = c.in("script");
-  for (int64_t i = 0; i < script.elements() / 2; ++i) {
-    n.s.push_back(script.i32()[2 * i]);
-    n.reset.push_back(script.i32()[2 * i + 1]);
-  }
+  read_script(c.in("script"), &n);
   return n;
 }
 
 int64_t steps_of(const Session& n) { return static_cast<int64_t>(n.s.size()); }
 
+// The positions a step's new K (or V) holds: s, or none where the cache
+// refuses s < 1, so that a file's negative s never moves the reads back.
+int64_t step_positions(int32_t s) { return std::max<int32_t>(s, 0); }
+
 // Floats of one step's new K (or V): [layers, kv_heads, s, head_dim].
-int64_t step_floats(const Session& n, int64_t i) { return n.layers * n.kv_heads * n.s[i] * n.head_dim; }
+int64_t step_floats(const Session& n, int64_t i) { return n.layers * n.kv_heads * step_positions(n.s[i]) * n.head_dim; }
+
+// The counts the reader cannot learn, since the script's contents set them:
+// k_new and v_new hold every step's [layers, kv_heads, s, head_dim] one
+// after another; the script is [steps, 2].
+std::optional<Factors> declared_count(const std::string& arg, const Case& c) {
+  const auto script = std::find_if(c.args.begin(), c.args.end(), [](const Arg& a) { return a.name == "script"; });
+  if (script == c.args.end()) return std::nullopt;  // refused as missing
+  const auto& rows = script->value.shape;  // its rank, 2, is learned
+  if (arg == "script") return Factors{{"script's rows", rows.empty() ? NAN : double(rows[0])}, {"2", 2}};
+  if (arg != "k_new" && arg != "v_new") return std::nullopt;
+  Session n;
+  read_script(script->value, &n);
+  double positions = 0;
+  for (int32_t s : n.s) positions += double(step_positions(s));
+  return Factors{param_factor(c, "layers"), param_factor(c, "kv_heads"), {"the steps' s summed", positions},
+                 param_factor(c, "head_dim")};
+}
 
 // Runs the session on the reference cache; `read` sees each layer's view
 // after its append: (step, layer, the cache).
@@ -285,6 +311,7 @@ std::vector<OpSpec> kv_cache() {
   o.make_case = make_case;
   o.invoke = invoke;
   o.oracle = oracle;
+  o.declared_count = declared_count;
   return {o};
 }
 

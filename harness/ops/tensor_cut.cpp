@@ -2,6 +2,7 @@
 // one axis, compared bit for bit. Concat's inputs are x0, x1, ...; Split's
 // and Chunk's outputs are y0, y1, ...
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "konform/reference/tensor.hpp"
@@ -314,6 +315,33 @@ std::vector<OpSpec> tensor_cut() {
         xs.data(), shapes.data(), c.iparam("count"), c.iparam("rank"), c.iparam("axis"), p.f32("y"));
   };
   concat.oracle = concat_oracle;
+  // x0, x1, ...: the shape each is given (get_shape), x{k}.0 x x{k}.1 x ...
+  // (a fifth input is too rare among generated cases to learn its count).
+  // A rank beyond the ABI's is refused by the op; no more factors are read.
+  concat.declared_count = [](const std::string& arg, const Case& c) -> std::optional<Factors> {
+    auto rank = c.params.find(arg + ".rank");
+    if (rank == c.params.end()) return std::nullopt;  // not an input of this case
+    Factors f;
+    for (int64_t d = 0; d < rank->second && d <= TL_TENSOR_MAX_RANK; ++d)
+      f.push_back(param_factor(c, arg + "." + std::to_string(d)));
+    return f;
+  };
+
+  // The ABI reads `count` rows of `rank` sizes and `count` inputs: a file whose
+  // inputs are fewer, or of another rank, would make it read past them.
+  concat.params_problem = [](const Case& c) -> std::pair<std::string, std::string> {
+    for (const char* p : {"count", "rank"})
+      if (!c.params.count(p)) return {p, "missing"};
+    const int64_t present = inputs_of(c), count = c.iparam("count");
+    if (count > present)
+      return {"count", std::to_string(count) + " inputs, but the file gives " + std::to_string(present) +
+                           " (x0.rank .. x" + std::to_string(present - 1) + ".rank)"};
+    for (int64_t k = 0; k < present; ++k)
+      if (c.iparam(name("x", k) + ".rank") != c.iparam("rank"))
+        return {name("x", k) + ".rank", "differs from rank " + std::to_string(c.iparam("rank")) +
+                                            ": the ABI reads every input's shape as a row of rank sizes"};
+    return {};
+  };
 
   OpSpec split;
   split.name = "Split";

@@ -1,0 +1,147 @@
+// The device side of libtl_cuda: the six kernels of tinyllm/elementwise.h.
+// Each expression rounds as the oracle's float instantiation does
+// (reference/konform/reference/elementwise.hpp): the library is built with
+// --fmad=false (no a*b+c contracted into an FMA) and IEEE division and sqrt.
+#pragma once
+
+#include <cstdint>
+
+namespace konform::cuda {
+
+constexpr unsigned kThreads = 256;      // every kernel's block size
+constexpr unsigned kNormThreads = 256;  // rmsnorm's: fixed, so a row's bits never depend on the batch
+
+// Blocks for a grid-stride loop over `n` items: enough to fill a GPU, never
+// more than 65536 (each thread then takes several).
+inline unsigned grid_for(long long n, unsigned threads) {
+  const long long blocks = (n + threads - 1) / threads;
+  return static_cast<unsigned>(blocks < 65536 ? (blocks > 0 ? blocks : 1) : 65536);
+}
+
+// y = x / sqrt(mean(x^2) + eps) * w, one block per row (grid-striding over
+// rows). The sum of squares is accumulated in double (the squares of floats
+// are exact there) and tree-reduced across the block: far inside the
+// pairwise-summation bound the limits assume (docs/tolerances.md,
+// "Reductions"), and its order depends on d only, not on the row count.
+__global__ void rmsnorm_rows(const float* x, const float* w, float* y, int64_t rows, int64_t d, float eps) {
+  __shared__ double partial[kNormThreads];
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const float* xr = x + r * d;
+    double acc = 0.0;
+    for (int64_t i = threadIdx.x; i < d; i += kNormThreads) {
+      const double v = xr[i];
+      acc += v * v;
+    }
+    partial[threadIdx.x] = acc;
+    __syncthreads();
+    for (unsigned s = kNormThreads / 2; s > 0; s >>= 1) {
+      if (threadIdx.x < s) partial[threadIdx.x] += partial[threadIdx.x + s];
+      __syncthreads();
+    }
+    // eps inside the root (spec §2.1); the mean rounded to float once.
+    const float mean_sq = static_cast<float>(partial[0] / static_cast<double>(d));
+    const float inv = 1.0f / sqrtf(mean_sq + eps);
+    __syncthreads();  // partial[0] read by all before the next row overwrites it
+    for (int64_t i = threadIdx.x; i < d; i += kNormThreads) y[r * d + i] = xr[i] * inv * w[i];
+  }
+}
+
+// One thread per (token, pair, head). The angle is formed in double and
+// rounded to float (spec §2.2); both members are read before either is
+// written. layout 0 pairs (i, i + d_rot/2), any other (2i, 2i + 1), as the
+// oracle's rope_pair does.
+__global__ void rope_pairs(float* x, const int32_t* pos, int64_t tokens, int64_t heads, int64_t D, int64_t d_rot,
+                           const float* inv_freq, float mu, int layout) {
+  const int64_t half = d_rot / 2, total = tokens * half * heads;
+  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < total; k += stride) {
+    const int64_t h = k % heads, i = (k / heads) % half, t = k / (heads * half);
+    const float theta = static_cast<float>(static_cast<double>(pos[t]) * static_cast<double>(inv_freq[i]));
+    const float c = cosf(theta), s = sinf(theta);
+    const int64_t ia = layout == 0 ? i : 2 * i;
+    const int64_t ib = layout == 0 ? i + half : 2 * i + 1;
+    float* head = x + (t * heads + h) * D;
+    const float a = head[ia], b = head[ib];
+    head[ia] = mu * (a * c - b * s);
+    head[ib] = mu * (a * s + b * c);
+  }
+}
+
+// silu(g) * u with silu(g) = g / (1 + e^-g): e^-g overflows to +inf for very
+// negative g and the quotient is -0, never inf/inf (spec §2.3).
+__global__ void silu_mul(const float* gate, const float* up, float* y, int64_t n) {
+  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride) {
+    const float g = gate[k];
+    y[k] = g / (1.0f + expf(-g)) * up[k];
+  }
+}
+
+__global__ void add(const float* a, const float* b, float* y, int64_t n) {
+  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride) y[k] = a[k] + b[k];
+}
+
+// out[t, :] = rows[ids[t] - first_id, :], where rows holds table rows
+// first_id .. the largest id. Copied as bits (NaN payloads included).
+__global__ void gather_rows(const uint32_t* rows, const int32_t* ids, int64_t first_id, uint32_t* out, int64_t n,
+                            int64_t d) {
+  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n * d; k += stride) {
+    const int64_t t = k / d, i = k % d;
+    out[k] = rows[(static_cast<int64_t>(ids[t]) - first_id) * d + i];
+  }
+}
+
+// A candidate for argmax: index -1 means "no number seen".
+struct Best {
+  float value;
+  int64_t index;
+};
+
+// The larger value; on equal values (+0 == -0 included) the lower index.
+// NaN never enters a Best, so this order is total and the reduction's shape
+// cannot change the answer.
+__device__ inline Best better(Best a, Best b) {
+  if (b.index < 0) return a;
+  if (a.index < 0) return b;
+  if (b.value > a.value || (b.value == a.value && b.index < a.index)) return b;
+  return a;
+}
+
+// Tree-reduces one Best per thread into slot 0 of `shared` (kThreads slots).
+__device__ inline Best reduce_block(Best mine, Best* shared) {
+  shared[threadIdx.x] = mine;
+  __syncthreads();
+  for (unsigned s = kThreads / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) shared[threadIdx.x] = better(shared[threadIdx.x], shared[threadIdx.x + s]);
+    __syncthreads();
+  }
+  return shared[0];
+}
+
+// Pass 1: each block's best of x (NaN skipped) into partial[blockIdx.x].
+__global__ void argmax_blocks(const float* x, int64_t n, Best* partial) {
+  __shared__ Best shared[kThreads];
+  Best mine{0.0f, -1};
+  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  // Indices rise along a thread's walk: a strict > keeps the first of equals.
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride) {
+    const float v = x[k];
+    if (isnan(v)) continue;
+    if (mine.index < 0 || v > mine.value) mine = Best{v, k};
+  }
+  const Best block = reduce_block(mine, shared);
+  if (threadIdx.x == 0) partial[blockIdx.x] = block;
+}
+
+// Pass 2, one block: the best of the partials; its index (-1: no number).
+__global__ void argmax_final(const Best* partial, int64_t count, int64_t* result) {
+  __shared__ Best shared[kThreads];
+  Best mine{0.0f, -1};
+  for (int64_t k = threadIdx.x; k < count; k += kThreads) mine = better(mine, partial[k]);
+  const Best best = reduce_block(mine, shared);
+  if (threadIdx.x == 0) *result = best.index;
+}
+
+}  // namespace konform::cuda

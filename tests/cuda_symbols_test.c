@@ -1,0 +1,43 @@
+/* libtl_cuda.so loads without a GPU and exports the six kernels of
+ * tinyllm/elementwise.h and the probe of tinyllm/backend.h, and nothing
+ * else of the C ABI's kind. Runs anywhere the library was built: the probe's
+ * answer is printed, not judged (cuda_check_test.sh judges the kernels). */
+#include <dlfcn.h>
+#include <stdio.h>
+
+#include <tinyllm/backend.h>
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: konform_cuda_symbols_test LIBTL_CUDA.so\n");
+    return 2;
+  }
+  void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+  if (h == NULL) {
+    printf("FAIL: cannot load %s: %s\n", argv[1], dlerror());
+    return 1;
+  }
+  static const char *const symbols[] = {"tl_rmsnorm_f32",   "tl_rope_f32", "tl_silu_mul_f32",
+                                        "tl_embedding_f32", "tl_add_f32",  "tl_argmax_f32",
+                                        "tl_backend_unavailable"};
+  int failures = 0;
+  for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; ++i)
+    if (dlsym(h, symbols[i]) == NULL) {
+      printf("FAIL: %s does not export %s\n", argv[1], symbols[i]);
+      ++failures;
+    }
+  /* The static CUDA runtime stays inside (impl/cuda/exports.map). */
+  if (dlsym(h, "cudaMalloc") != NULL) {
+    printf("FAIL: %s exports cudaMalloc\n", argv[1]);
+    ++failures;
+  }
+  if (failures == 0) {
+    typedef const char *(*probe_fn)(void);
+    probe_fn probe;
+    *(void **)&probe = dlsym(h, "tl_backend_unavailable");
+    const char *why = probe();
+    printf("tl_backend_unavailable: %s\n", why ? why : "NULL (a device is usable)");
+    printf("ok: the six kernels and the probe are exported\n");
+  }
+  return failures == 0 ? 0 : 1;
+}
