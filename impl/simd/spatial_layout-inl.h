@@ -1,0 +1,172 @@
+// PixelShuffle, PixelUnshuffle and Unpatchify for the small factors of real
+// models, where Permute's Move (tensor_move-inl.h) would tile over an axis
+// of only r or p = 2..4 floats. Each is written in whole output rows:
+//
+// - PixelShuffle, r = 2..4: output row (b, c, h r + i) interleaves the r
+//   input rows (b, c r^2 + i r + j, h), j < r (Highway's StoreInterleavedR).
+// - PixelUnshuffle, r = 2..4: the inverse, an input row deinterleaved into
+//   r output rows (LoadInterleavedR).
+// - Unpatchify, p = 2..4, C >= L: image row (b, h) of each channel c takes
+//   feature c of W rows of C features, row w at token w / p, sub-pixel
+//   (h % p, w % p): an L x L tile transpose (transpose-inl.h) over those
+//   rows; the channels and columns past the last whole tile one at a time.
+//
+// Row tails go through a zeroed buffer (LoadHead, StoreHead): nothing past
+// an array's end is read or written. Copies move bits: NaN payloads survive.
+
+#if defined(KONFORM_SIMD_SPATIAL_LAYOUT_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef KONFORM_SIMD_SPATIAL_LAYOUT_INL_H_
+#undef KONFORM_SIMD_SPATIAL_LAYOUT_INL_H_
+#else
+#define KONFORM_SIMD_SPATIAL_LAYOUT_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "hwy/highway.h"
+#include "impl/simd/tail-inl.h"
+#include "impl/simd/transpose-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace konform::simd::HWY_NAMESPACE::spatial {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using RowTag = hn::ScalableTag<float>;
+using RowVec = hn::Vec<RowTag>;
+// Room for R vectors of the widest target, for the tails.
+constexpr size_t kTailFloats = 4 * HWY_MAX_BYTES / sizeof(float);
+
+// out[k R + j] = v[j][k]
+template <int R>
+HWY_INLINE void StoreInterleavedR(RowTag d, const RowVec* v, float* HWY_RESTRICT out) {
+  if constexpr (R == 2) {
+    hn::StoreInterleaved2(v[0], v[1], d, out);
+  } else if constexpr (R == 3) {
+    hn::StoreInterleaved3(v[0], v[1], v[2], d, out);
+  } else {
+    hn::StoreInterleaved4(v[0], v[1], v[2], v[3], d, out);
+  }
+}
+
+// v[j][k] = in[k R + j]
+template <int R>
+HWY_INLINE void LoadInterleavedR(RowTag d, const float* HWY_RESTRICT in, RowVec* v) {
+  if constexpr (R == 2) {
+    hn::LoadInterleaved2(d, in, v[0], v[1]);
+  } else if constexpr (R == 3) {
+    hn::LoadInterleaved3(d, in, v[0], v[1], v[2]);
+  } else {
+    hn::LoadInterleaved4(d, in, v[0], v[1], v[2], v[3]);
+  }
+}
+
+// out[w R + j] = x[j s + w] for w < n, j < R.
+template <int R>
+void InterleaveRows(const float* HWY_RESTRICT x, int64_t s, float* HWY_RESTRICT out, size_t n) {
+  const RowTag d;
+  const size_t N = hn::Lanes(d);
+  RowVec v[R];
+  size_t w = 0;
+  for (; w + N <= n; w += N) {
+    for (int j = 0; j < R; ++j) v[j] = hn::LoadU(d, x + j * s + w);
+    StoreInterleavedR<R>(d, v, out + w * R);
+  }
+  if (w == n) return;
+  for (int j = 0; j < R; ++j) v[j] = LoadHead(d, x + j * s + w, n - w);
+  HWY_ALIGN float buf[kTailFloats];
+  StoreInterleavedR<R>(d, v, buf);
+  std::memcpy(out + w * R, buf, (n - w) * R * sizeof(float));
+}
+
+// out[j s + w] = in[w R + j] for w < n, j < R.
+template <int R>
+void DeinterleaveRow(const float* HWY_RESTRICT in, float* HWY_RESTRICT out, int64_t s, size_t n) {
+  const RowTag d;
+  const size_t N = hn::Lanes(d);
+  RowVec v[R];
+  size_t w = 0;
+  for (; w + N <= n; w += N) {
+    LoadInterleavedR<R>(d, in + w * R, v);
+    for (int j = 0; j < R; ++j) hn::StoreU(v[j], d, out + j * s + w);
+  }
+  if (w == n) return;
+  HWY_ALIGN float buf[kTailFloats] = {};
+  std::memcpy(buf, in + w * R, (n - w) * R * sizeof(float));
+  LoadInterleavedR<R>(d, buf, v);
+  for (int j = 0; j < R; ++j) StoreHead(v[j], d, out + j * s + w, n - w);
+}
+
+// x [planes r^2, H, W] -> y [planes, H r, W r].
+template <int R>
+void Shuffle(const float* HWY_RESTRICT x, float* HWY_RESTRICT y, int64_t planes, int64_t H, int64_t W) {
+  const int64_t plane = H * W;
+  for (int64_t p = 0; p < planes; ++p)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t i = 0; i < R; ++i)
+        InterleaveRows<R>(x + (p * R + i) * R * plane + h * W, plane, y + ((p * H + h) * R + i) * W * R,
+                          static_cast<size_t>(W));
+}
+
+// x [planes, H, W] -> y [planes r^2, H / r, W / r].
+template <int R>
+void Unshuffle(const float* HWY_RESTRICT x, float* HWY_RESTRICT y, int64_t planes, int64_t H, int64_t W) {
+  const int64_t Ho = H / R, Wo = W / R, plane = Ho * Wo;
+  for (int64_t p = 0; p < planes; ++p)
+    for (int64_t h = 0; h < Ho; ++h)
+      for (int64_t i = 0; i < R; ++i)
+        DeinterleaveRow<R>(x + (p * H + h * R + i) * W, y + (p * R + i) * R * plane + h * Wo, plane,
+                           static_cast<size_t>(Wo));
+}
+
+// Whether PixelShuffle (unshuffle false) or PixelUnshuffle ran for this r;
+// B, C, H, W describe x, already checked.
+inline bool ShuffleSmall(const float* HWY_RESTRICT x, float* HWY_RESTRICT y, int64_t B, int64_t C, int64_t H,
+                         int64_t W, int64_t r, bool unshuffle) {
+  const int64_t planes = unshuffle ? B * C : B * (C / (r * r));
+  switch (r) {
+    case 2: unshuffle ? Unshuffle<2>(x, y, planes, H, W) : Shuffle<2>(x, y, planes, H, W); return true;
+    case 3: unshuffle ? Unshuffle<3>(x, y, planes, H, W) : Shuffle<3>(x, y, planes, H, W); return true;
+    case 4: unshuffle ? Unshuffle<4>(x, y, planes, H, W) : Shuffle<4>(x, y, planes, H, W); return true;
+    default: return false;
+  }
+}
+
+// Unpatchify, x [B, (H/p)(W/p), p p C] -> y [B, C, H, W], when 2 <= p <= 4
+// and C and W hold a whole tile; false (nothing written) otherwise.
+inline bool UnpatchifySmall(const float* HWY_RESTRICT x, float* HWY_RESTRICT y, int64_t B, int64_t C, int64_t H,
+                            int64_t W, int64_t p) {
+  const SquareTag d;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  if (p < 2 || p > 4 || C < L || W < L) return false;
+  const int64_t plane = H * W, W_full = W / L * L, C_full = C / L * L;
+  // Feature row w of image row i of a row of patches: its offset there.
+  auto row_at = [=](int64_t w, int64_t i) { return ((w / p * p + i) * p + w % p) * C; };
+  hn::Vec<SquareTag> r[8], c[8];
+  const float* rows[8];
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h) {
+      const float* patches = x + (b * (H / p) + h / p) * W * p * C;  // W/p tokens of p p C
+      float* out = y + b * C * plane + h * W;                         // channel c at out + c plane
+      const int64_t i = h % p;
+      for (int64_t w0 = 0; w0 < W_full; w0 += L) {
+        for (int64_t k = 0; k < L; ++k) rows[k] = patches + row_at(w0 + k, i);
+        for (int64_t c0 = 0; c0 < C_full; c0 += L) {
+          for (int64_t k = 0; k < L; ++k) r[k] = hn::LoadU(d, rows[k] + c0);
+          Transpose(d, r, c);
+          for (int64_t k = 0; k < L; ++k) hn::StoreU(c[k], d, out + (c0 + k) * plane + w0);
+        }
+        for (int64_t ch = C_full; ch < C; ++ch)
+          for (int64_t k = 0; k < L; ++k) out[ch * plane + w0 + k] = rows[k][ch];
+      }
+      for (int64_t w = W_full; w < W; ++w)
+        for (int64_t ch = 0; ch < C; ++ch) out[ch * plane + w] = patches[row_at(w, i) + ch];
+    }
+  return true;
+}
+
+}  // namespace konform::simd::HWY_NAMESPACE::spatial
+HWY_AFTER_NAMESPACE();
+
+#endif  // KONFORM_SIMD_SPATIAL_LAYOUT_INL_H_
