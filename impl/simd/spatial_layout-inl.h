@@ -133,23 +133,22 @@ inline bool ShuffleSmall(const float* HWY_RESTRICT x, float* HWY_RESTRICT y, int
   }
 }
 
-// Unpatchify, x [B, (H/p)(W/p), p p C] -> y [B, C, H, W], when 2 <= p <= 4
-// and C and W hold a whole tile; false (nothing written) otherwise.
-inline bool UnpatchifySmall(const float* HWY_RESTRICT x, float* HWY_RESTRICT y, int64_t B, int64_t C, int64_t H,
-                            int64_t W, int64_t p) {
+// Unpatchify, x [B, (H/P)(W/P), P P C] -> y [B, C, H, W], C and W at least
+// a tile's L. P is a constant: the row offsets divide by it.
+template <int64_t P>
+void Unpatchify(const float* HWY_RESTRICT x, float* HWY_RESTRICT y, int64_t B, int64_t C, int64_t H, int64_t W) {
   const SquareTag d;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
-  if (p < 2 || p > 4 || C < L || W < L) return false;
   const int64_t plane = H * W, W_full = W / L * L, C_full = C / L * L;
   // Feature row w of image row i of a row of patches: its offset there.
-  auto row_at = [=](int64_t w, int64_t i) { return ((w / p * p + i) * p + w % p) * C; };
+  auto row_at = [=](int64_t w, int64_t i) { return ((w / P * P + i) * P + w % P) * C; };
   hn::Vec<SquareTag> r[8], c[8];
   const float* rows[8];
   for (int64_t b = 0; b < B; ++b)
     for (int64_t h = 0; h < H; ++h) {
-      const float* patches = x + (b * (H / p) + h / p) * W * p * C;  // W/p tokens of p p C
+      const float* patches = x + (b * (H / P) + h / P) * W * P * C;  // W/P tokens of P P C
       float* out = y + b * C * plane + h * W;                         // channel c at out + c plane
-      const int64_t i = h % p;
+      const int64_t i = h % P;
       for (int64_t w0 = 0; w0 < W_full; w0 += L) {
         for (int64_t k = 0; k < L; ++k) rows[k] = patches + row_at(w0 + k, i);
         for (int64_t c0 = 0; c0 < C_full; c0 += L) {
@@ -163,7 +162,20 @@ inline bool UnpatchifySmall(const float* HWY_RESTRICT x, float* HWY_RESTRICT y, 
       for (int64_t w = W_full; w < W; ++w)
         for (int64_t ch = 0; ch < C; ++ch) out[ch * plane + w] = patches[row_at(w, i) + ch];
     }
-  return true;
+}
+
+// Whether Unpatchify ran: p = 2..4 and C, W of at least a tile (else
+// nothing is written). B, C, H, W describe y, already checked.
+inline bool UnpatchifySmall(const float* HWY_RESTRICT x, float* HWY_RESTRICT y, int64_t B, int64_t C, int64_t H,
+                            int64_t W, int64_t p) {
+  const int64_t L = static_cast<int64_t>(hn::Lanes(SquareTag()));
+  if (C < L || W < L) return false;
+  switch (p) {
+    case 2: Unpatchify<2>(x, y, B, C, H, W); return true;
+    case 3: Unpatchify<3>(x, y, B, C, H, W); return true;
+    case 4: Unpatchify<4>(x, y, B, C, H, W); return true;
+    default: return false;
+  }
 }
 
 }  // namespace konform::simd::HWY_NAMESPACE::spatial
