@@ -140,28 +140,33 @@ void Unpatchify(const float* HWY_RESTRICT x, float* HWY_RESTRICT y, int64_t B, i
   const SquareTag d;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const int64_t plane = H * W, W_full = W / L * L, C_full = C / L * L;
-  // Feature row w of image row i of a row of patches: its offset there.
-  auto row_at = [=](int64_t w, int64_t i) { return ((w / P * P + i) * P + w % P) * C; };
+  // Feature row w of an image row, from that row's first (token w / P, column w % P).
+  auto row_at = [=](int64_t w) { return (w / P * P * P + w % P) * C; };
   hn::Vec<SquareTag> r[8], c[8];
-  const float* rows[8];
-  for (int64_t b = 0; b < B; ++b)
-    for (int64_t h = 0; h < H; ++h) {
-      const float* patches = x + (b * (H / P) + h / P) * W * P * C;  // W/P tokens of P P C
-      float* out = y + b * C * plane + h * W;                         // channel c at out + c plane
-      const int64_t i = h % P;
-      for (int64_t w0 = 0; w0 < W_full; w0 += L) {
-        for (int64_t k = 0; k < L; ++k) rows[k] = patches + row_at(w0 + k, i);
-        for (int64_t c0 = 0; c0 < C_full; c0 += L) {
-          for (int64_t k = 0; k < L; ++k) r[k] = hn::LoadU(d, rows[k] + c0);
+  // Patch rows of image row h; channel c of image row h at out(b, h) + c plane.
+  auto patches = [=](int64_t b, int64_t h) { return x + (b * (H / P) + h / P) * W * P * C + h % P * P * C; };
+  auto out = [=](int64_t b, int64_t h) { return y + b * C * plane + h * W; };
+  for (int64_t b = 0; b < B; ++b) {
+    // L channels at a time through every row: their planes are written in order.
+    for (int64_t c0 = 0; c0 < C_full; c0 += L)
+      for (int64_t h = 0; h < H; ++h) {
+        const float* in = patches(b, h) + c0;
+        float* o = out(b, h) + c0 * plane;
+        for (int64_t w0 = 0; w0 < W_full; w0 += L) {
+          for (int64_t k = 0; k < L; ++k) r[k] = hn::LoadU(d, in + row_at(w0 + k));
           Transpose(d, r, c);
-          for (int64_t k = 0; k < L; ++k) hn::StoreU(c[k], d, out + (c0 + k) * plane + w0);
+          for (int64_t k = 0; k < L; ++k) hn::StoreU(c[k], d, o + k * plane + w0);
         }
-        for (int64_t ch = C_full; ch < C; ++ch)
-          for (int64_t k = 0; k < L; ++k) out[ch * plane + w0 + k] = rows[k][ch];
       }
+    for (int64_t h = 0; h < H; ++h) {
+      const float* in = patches(b, h);
+      float* o = out(b, h);
+      for (int64_t ch = C_full; ch < C; ++ch)
+        for (int64_t w = 0; w < W_full; ++w) o[ch * plane + w] = in[row_at(w) + ch];
       for (int64_t w = W_full; w < W; ++w)
-        for (int64_t ch = 0; ch < C; ++ch) out[ch * plane + w] = patches[row_at(w, i) + ch];
+        for (int64_t ch = 0; ch < C; ++ch) o[ch * plane + w] = in[row_at(w) + ch];
     }
+  }
 }
 
 // Whether Unpatchify ran: p = 2..4 and C, W of at least a tile (else
