@@ -7,7 +7,8 @@
 //
 // Shapes: an ESPCN-style PixelShuffle (256 -> 64 channels, 64^2 -> 128^2)
 // and its inverse, the same at r = 3 and 4, DiT-XL/2's Unpatchify (256
-// tokens of 2 x 2 x 8) and an SD3-style one (1024 tokens of 2 x 2 x 16),
+// tokens of 2 x 2 x 8, and of 2 x 2 x 4) and an SD3-style one (1024 tokens
+// of 2 x 2 x 16),
 // the r = 2 pair again at 64 MiB, ViT-B/16's
 // PatchEmbed (3 x 224^2 -> 196 tokens of 768), and Interpolate 2x up
 // (nearest, bilinear) and 2x down (area) of 64 channels of 128^2.
@@ -125,6 +126,7 @@ void RegisterAll() {
   Register("PixelShuffle/576x42x42_r3", Layout, LayoutShape{0, 1, 576, 42, 42, 3});
   Register("PixelShuffle/1024x32x32_r4", Layout, LayoutShape{0, 1, 1024, 32, 32, 4});
   Register("PixelUnshuffle/64x128x128_r4", Layout, LayoutShape{1, 1, 64, 128, 128, 4});
+  Register("Unpatchify/B8_C4_32x32_p2", Layout, LayoutShape{2, 8, 4, 32, 32, 2});  // DiT without learned sigma
   Register("Unpatchify/B4_C16_64x64_p2", Layout, LayoutShape{2, 4, 16, 64, 64, 2});
   // 64 MiB each way: past L3's share, where Move streams its output
   Register("PixelShuffle/256x256x256_r2", Layout, LayoutShape{0, 1, 256, 256, 256, 2});

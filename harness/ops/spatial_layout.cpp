@@ -42,10 +42,10 @@ const Layout kUnpatchify{ref::Op::unpatchify, "HW", tokens, image, ref::unpatchi
 // output channels, PixelUnshuffle's input ones, Unpatchify's image
 // channels) and h x w cells of f x f (PixelShuffle's input rows, the
 // others' patch grid). Row lengths w f around 4, 8 and 16 floats. The
-// last five reach every path of the simd row kernels (spatial_layout-inl.h)
+// last seven reach every path of the simd row kernels (spatial_layout-inl.h)
 // on every target (vectors of 4, 8 and 16 floats): r = 3 and 4 with whole
-// vectors and a tail, Unpatchify's tiles (C >= 8) with spare channels and
-// columns at p = 2, 3, 4.
+// vectors and a tail, Unpatchify's tiles (8 x 8 for C >= 8, else 4 x 4)
+// with spare channels and columns at p = 2, 3, 4.
 struct Edge {
   int64_t B, Cg, h, w, f;
 };
@@ -55,7 +55,8 @@ const std::vector<Edge>& edges() {
       {1, 2, 8, 9, 4},  {0, 4, 2, 2, 2},   {2, 0, 3, 3, 2},   {1, 4, 8, 17, 2},  {1, 1, 16, 16, 2},
       {3, 3, 7, 33, 2}, {1, 2, 1, 8, 4},   {1, 3, 5, 9, 8},   {2, 2, 4, 15, 3},  {1, 4, 16, 16, 2},
       {1, 8, 16, 16, 2}, {1, 3, 1, 1, 16}, {2, 3, 4, 4, 16},  {1, 5, 3, 3, 7},   {1, 1, 2, 65, 1},
-      {1, 1, 2, 19, 4},  {1, 2, 2, 21, 3}, {1, 12, 3, 7, 2},  {2, 9, 2, 5, 4},   {1, 10, 2, 3, 3}};
+      {1, 1, 2, 19, 4},  {1, 2, 2, 21, 3}, {1, 12, 3, 7, 2},  {2, 9, 2, 5, 4},   {1, 10, 2, 3, 3},
+      {1, 6, 2, 3, 3},   {1, 5, 1, 3, 4}};
   return e;
 }
 

@@ -6,7 +6,7 @@
 //   input rows (b, c r^2 + i r + j, h), j < r (Highway's StoreInterleavedR).
 // - PixelUnshuffle, r = 2..4: the inverse, an input row deinterleaved into
 //   r output rows (LoadInterleavedR).
-// - Unpatchify, p = 2..4, C >= L: image row (b, h) of each channel c takes
+// - Unpatchify, p = 2..4, C >= L (8, or 4): image row (b, h) of channel c takes
 //   feature c of W rows of C features, row w at token w / p, sub-pixel
 //   (h % p, w % p): an L x L tile transpose (transpose-inl.h) over those
 //   rows; the channels and columns past the last whole tile one at a time.
@@ -134,15 +134,15 @@ inline bool ShuffleSmall(const float* HWY_RESTRICT x, float* HWY_RESTRICT y, int
 }
 
 // Unpatchify, x [B, (H/P)(W/P), P P C] -> y [B, C, H, W], C and W at least
-// a tile's L. P is a constant: the row offsets divide by it.
-template <int64_t P>
-void Unpatchify(const float* HWY_RESTRICT x, float* HWY_RESTRICT y, int64_t B, int64_t C, int64_t H, int64_t W) {
-  const SquareTag d;
+// a tile's L (the lanes of D). P is a constant: the row offsets divide by it.
+template <int64_t P, class D>
+void Unpatchify(D d, const float* HWY_RESTRICT x, float* HWY_RESTRICT y, int64_t B, int64_t C, int64_t H,
+                int64_t W) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const int64_t plane = H * W, W_full = W / L * L, C_full = C / L * L;
   // Feature row w of an image row, from that row's first (token w / P, column w % P).
   auto row_at = [=](int64_t w) { return (w / P * P * P + w % P) * C; };
-  hn::Vec<SquareTag> r[8], c[8];
+  hn::Vec<D> r[8], c[8];
   // Patch rows of image row h; channel c of image row h at out(b, h) + c plane.
   auto patches = [=](int64_t b, int64_t h) { return x + (b * (H / P) + h / P) * W * P * C + h % P * P * C; };
   auto out = [=](int64_t b, int64_t h) { return y + b * C * plane + h * W; };
@@ -169,18 +169,28 @@ void Unpatchify(const float* HWY_RESTRICT x, float* HWY_RESTRICT y, int64_t B, i
   }
 }
 
-// Whether Unpatchify ran: p = 2..4 and C, W of at least a tile (else
-// nothing is written). B, C, H, W describe y, already checked.
-inline bool UnpatchifySmall(const float* HWY_RESTRICT x, float* HWY_RESTRICT y, int64_t B, int64_t C, int64_t H,
-                            int64_t W, int64_t p) {
-  const int64_t L = static_cast<int64_t>(hn::Lanes(SquareTag()));
-  if (C < L || W < L) return false;
+template <class D>
+bool UnpatchifyTiles(D d, const float* HWY_RESTRICT x, float* HWY_RESTRICT y, int64_t B, int64_t C, int64_t H,
+                     int64_t W, int64_t p) {
   switch (p) {
-    case 2: Unpatchify<2>(x, y, B, C, H, W); return true;
-    case 3: Unpatchify<3>(x, y, B, C, H, W); return true;
-    case 4: Unpatchify<4>(x, y, B, C, H, W); return true;
+    case 2: Unpatchify<2>(d, x, y, B, C, H, W); return true;
+    case 3: Unpatchify<3>(d, x, y, B, C, H, W); return true;
+    case 4: Unpatchify<4>(d, x, y, B, C, H, W); return true;
     default: return false;
   }
+}
+
+// Whether Unpatchify ran: p = 2..4 and C, W of at least a tile (8 x 8 on
+// AVX2 and AVX3, else 4 x 4: DiT's C = 4); else nothing is written. B, C,
+// H, W describe y, already checked.
+inline bool UnpatchifySmall(const float* HWY_RESTRICT x, float* HWY_RESTRICT y, int64_t B, int64_t C, int64_t H,
+                            int64_t W, int64_t p) {
+  const SquareTag d;
+  const hn::CappedTag<float, 4> d4;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d)), L4 = static_cast<int64_t>(hn::Lanes(d4));
+  if (C >= L && W >= L) return UnpatchifyTiles(d, x, y, B, C, H, W, p);
+  if (C >= L4 && W >= L4) return UnpatchifyTiles(d4, x, y, B, C, H, W, p);
+  return false;
 }
 
 }  // namespace konform::simd::HWY_NAMESPACE::spatial
