@@ -3,7 +3,8 @@
 // of only r or p = 2..4 floats. Each is written in whole output rows:
 //
 // - PixelShuffle, r = 2..4: output row (b, c, h r + i) interleaves the r
-//   input rows (b, c r^2 + i r + j, h), j < r (Highway's StoreInterleavedR).
+//   input rows (b, c r^2 + i r + j, h), j < r (Highway's StoreInterleavedR);
+//   from kStreamBytes on, streamed through a stack buffer.
 // - PixelUnshuffle, r = 2..4: the inverse, an input row deinterleaved into
 //   r output rows (LoadInterleavedR).
 // - Unpatchify, p = 2..4, C >= L (8, or 4): image row (b, h) of channel c takes
@@ -11,8 +12,8 @@
 //   (h % p, w % p): an L x L tile transpose (transpose-inl.h) over those
 //   rows; the channels and columns past the last whole tile one at a time.
 //
-// Row tails go through a zeroed buffer (LoadHead, StoreHead): nothing past
-// an array's end is read or written. Copies move bits: NaN payloads survive.
+// Row tails go through partial loads and stores (LoadHead, StoreHead) and a
+// stack buffer: nothing past an array's end is read or written. Copies move bits: NaN payloads survive.
 
 #if defined(KONFORM_SIMD_SPATIAL_LAYOUT_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef KONFORM_SIMD_SPATIAL_LAYOUT_INL_H_
