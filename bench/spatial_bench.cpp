@@ -128,6 +128,8 @@ void RegisterAll() {
   Register("PixelUnshuffle/64x128x128_r4", Layout, LayoutShape{1, 1, 64, 128, 128, 4});
   Register("Unpatchify/B8_C4_32x32_p2", Layout, LayoutShape{2, 8, 4, 32, 32, 2});  // DiT without learned sigma
   Register("Unpatchify/B4_C16_64x64_p2", Layout, LayoutShape{2, 4, 16, 64, 64, 2});
+  // 32 MiB each way
+  Register("Unpatchify/B32_C16_128x128_p2", Layout, LayoutShape{2, 32, 16, 128, 128, 2});
   // 64 MiB each way: past L3's share, where Move streams its output
   Register("PixelShuffle/256x256x256_r2", Layout, LayoutShape{0, 1, 256, 256, 256, 2});
   Register("PixelUnshuffle/64x512x512_r2", Layout, LayoutShape{1, 1, 64, 512, 512, 2});
