@@ -9,7 +9,7 @@
 // and its inverse, the same at r = 3 and 4, DiT-XL/2's Unpatchify (256
 // tokens of 2 x 2 x 8, and of 2 x 2 x 4) and an SD3-style one (1024 tokens
 // of 2 x 2 x 16),
-// the r = 2 pair again at 64 MiB, ViT-B/16's
+// the r = 2 pair again at 64 MiB and Unpatchify at 32 MiB, ViT-B/16's
 // PatchEmbed (3 x 224^2 -> 196 tokens of 768), and Interpolate 2x up
 // (nearest, bilinear) and 2x down (area) of 64 channels of 128^2.
 
