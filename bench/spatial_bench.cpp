@@ -6,7 +6,10 @@
 //   konform_spatial_bench [--konform_target=AVX2] [Google Benchmark flags]
 //
 // Shapes: an ESPCN-style PixelShuffle (256 -> 64 channels, 64^2 -> 128^2)
-// and its inverse, DiT-XL/2's Unpatchify (256 tokens of 2 x 2 x 8), ViT-B/16's
+// and its inverse, the same at r = 3 and 4, DiT-XL/2's Unpatchify (256
+// tokens of 2 x 2 x 8, and of 2 x 2 x 4) and an SD3-style one (1024 tokens
+// of 2 x 2 x 16),
+// the r = 2 pair again at 64 MiB and Unpatchify at 32 MiB, ViT-B/16's
 // PatchEmbed (3 x 224^2 -> 196 tokens of 768), and Interpolate 2x up
 // (nearest, bilinear) and 2x down (area) of 64 channels of 128^2.
 
@@ -16,7 +19,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -64,25 +66,20 @@ void Check(tl_status s) {
 }
 
 // The layout ops: n floats read and written once; the reference copies n.
-void Layout(benchmark::State& state, const Backend* k, int op) {
-  constexpr int64_t B = 1;
-  size_t n = 0;
-  std::function<void(const float*, float*)> call;
-  if (op == 0) {  // PixelShuffle [1, 256, 64, 64] -> [1, 64, 128, 128]
-    n = 256 * 64 * 64;
-    call = [k](const float* x, float* y) { Check(k->shuffle(x, y, B, 256, 64, 64, 2)); };
-  } else if (op == 1) {  // PixelUnshuffle, the inverse
-    n = 64 * 128 * 128;
-    call = [k](const float* x, float* y) { Check(k->unshuffle(x, y, B, 64, 128, 128, 2)); };
-  } else {  // Unpatchify: DiT-XL/2's 16 x 16 tokens of p 2, C 8 (learned sigma), batch 8
-    n = 8 * 8 * 32 * 32;
-    call = [k](const float* x, float* y) { Check(k->unpatchify(x, y, 8, 8, 32, 32, 2)); };
-  }
+// B, C, H, W, f as the ABI takes them (Unpatchify's describe y).
+struct LayoutShape {
+  int op;  // 0 PixelShuffle, 1 PixelUnshuffle, 2 Unpatchify
+  int64_t B, C, H, W, f;
+};
+
+void Layout(benchmark::State& state, const Backend* k, LayoutShape s) {
+  const size_t n = static_cast<size_t>(s.B * s.C * s.H * s.W);
+  const auto fn = s.op == 0 ? k->shuffle : s.op == 1 ? k->unshuffle : k->unpatchify;
   const auto x = Normal(n, 1);
   std::vector<float> y(n);
   const auto stream = BestStream();
   RunWithReference(
-      state, 8.0 * double(n), [&] { call(x.data(), y.data()); },
+      state, 8.0 * double(n), [&] { Check(fn(x.data(), y.data(), s.B, s.C, s.H, s.W, s.f)); },
       [&] { stream(x.data(), nullptr, y.data(), n); });
 }
 
@@ -122,9 +119,20 @@ void Register(const std::string& name, Fn fn, Args... args) {
 }
 
 void RegisterAll() {
-  Register("PixelShuffle/256x64x64_r2", Layout, 0);
-  Register("PixelUnshuffle/64x128x128_r2", Layout, 1);
-  Register("Unpatchify/B8_C8_32x32_p2", Layout, 2);
+  Register("PixelShuffle/256x64x64_r2", Layout, LayoutShape{0, 1, 256, 64, 64, 2});
+  Register("PixelUnshuffle/64x128x128_r2", Layout, LayoutShape{1, 1, 64, 128, 128, 2});
+  // DiT-XL/2's 16 x 16 tokens of p 2, C 8 (learned sigma), batch 8
+  Register("Unpatchify/B8_C8_32x32_p2", Layout, LayoutShape{2, 8, 8, 32, 32, 2});
+  Register("PixelShuffle/576x42x42_r3", Layout, LayoutShape{0, 1, 576, 42, 42, 3});
+  Register("PixelShuffle/1024x32x32_r4", Layout, LayoutShape{0, 1, 1024, 32, 32, 4});
+  Register("PixelUnshuffle/64x128x128_r4", Layout, LayoutShape{1, 1, 64, 128, 128, 4});
+  Register("Unpatchify/B8_C4_32x32_p2", Layout, LayoutShape{2, 8, 4, 32, 32, 2});  // DiT without learned sigma
+  Register("Unpatchify/B4_C16_64x64_p2", Layout, LayoutShape{2, 4, 16, 64, 64, 2});
+  // 32 MiB each way
+  Register("Unpatchify/B32_C16_128x128_p2", Layout, LayoutShape{2, 32, 16, 128, 128, 2});
+  // 64 MiB each way: past L3's share, where Move streams its output
+  Register("PixelShuffle/256x256x256_r2", Layout, LayoutShape{0, 1, 256, 256, 256, 2});
+  Register("PixelUnshuffle/64x512x512_r2", Layout, LayoutShape{1, 1, 64, 512, 512, 2});
   Register("PatchEmbed/ViT-B16_224", PatchEmbed);
   Register("InterpolateNearest/64x128x128_to_256", Interpolate, int32_t{TL_INTERP_NEAREST});
   Register("InterpolateBilinear/64x128x128_to_256", Interpolate, int32_t{TL_INTERP_BILINEAR});

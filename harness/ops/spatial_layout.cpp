@@ -41,7 +41,11 @@ const Layout kUnpatchify{ref::Op::unpatchify, "HW", tokens, image, ref::unpatchi
 // Edges as (B, C', h, w, f): C' channels per group of f^2 (PixelShuffle's
 // output channels, PixelUnshuffle's input ones, Unpatchify's image
 // channels) and h x w cells of f x f (PixelShuffle's input rows, the
-// others' patch grid). Row lengths w f around 4, 8 and 16 floats.
+// others' patch grid). Row lengths w f around 4, 8 and 16 floats. The
+// last seven reach every path of the simd row kernels (spatial_layout-inl.h)
+// on every target (vectors of 4, 8 and 16 floats): r = 3 and 4 with whole
+// vectors and a tail, Unpatchify's tiles (8 x 8 for C >= 8, else 4 x 4)
+// with spare channels and columns at p = 2, 3, 4.
 struct Edge {
   int64_t B, Cg, h, w, f;
 };
@@ -50,7 +54,9 @@ const std::vector<Edge>& edges() {
       {1, 1, 1, 1, 1},  {1, 3, 5, 7, 1},   {1, 1, 1, 1, 2},   {2, 2, 3, 3, 2},   {1, 1, 4, 5, 3},
       {1, 2, 8, 9, 4},  {0, 4, 2, 2, 2},   {2, 0, 3, 3, 2},   {1, 4, 8, 17, 2},  {1, 1, 16, 16, 2},
       {3, 3, 7, 33, 2}, {1, 2, 1, 8, 4},   {1, 3, 5, 9, 8},   {2, 2, 4, 15, 3},  {1, 4, 16, 16, 2},
-      {1, 8, 16, 16, 2}, {1, 3, 1, 1, 16}, {2, 3, 4, 4, 16},  {1, 5, 3, 3, 7},   {1, 1, 2, 65, 1}};
+      {1, 8, 16, 16, 2}, {1, 3, 1, 1, 16}, {2, 3, 4, 4, 16},  {1, 5, 3, 3, 7},   {1, 1, 2, 65, 1},
+      {1, 1, 2, 19, 4},  {1, 2, 2, 21, 3}, {1, 12, 3, 7, 2},  {2, 9, 2, 5, 4},   {1, 10, 2, 3, 3},
+      {1, 6, 2, 3, 3},   {1, 5, 1, 3, 4}};
   return e;
 }
 
@@ -66,7 +72,7 @@ Edge random_edge(Rng& rng) {
   Edge e;
   e.B = rng.chance(0.05) ? 0 : rng.range(1, 3);
   e.f = rng.chance(0.7) ? rng.range(1, 4) : rng.pick(std::vector<int64_t>{5, 7, 8, 14, 16});
-  e.Cg = rng.chance(0.05) ? 0 : rng.range(1, 8);
+  e.Cg = rng.chance(0.05) ? 0 : rng.range(1, rng.chance(0.2) ? 20 : 8);  // past 8: Unpatchify's tiles and a spare
   const int64_t most = 40 / e.f + 1;
   e.h = rng.range(1, most);
   e.w = rng.chance(0.3) && e.f <= 4 ? rng.pick(edge_sizes()) % 70 + 1 : rng.range(1, most);
@@ -123,8 +129,8 @@ OpSpec declare(const Layout& L, const char* name, const char* symbol, Fn scalar_
 }
 
 constexpr const char* kDomain =
-    "factors 1..4, 5, 7, 8, 14, 16; one cell (f = H), rows of w f around 4, 8, 16 floats; empty batches and "
-    "channels; distinct values, NaN payloads and signed zeros (kept bit for bit); one case in ten past the edges has "
+    "factors 1..4, 5, 7, 8, 14, 16; one cell (f = H), rows of w f around 4, 8, 16 floats; channel groups of 0..20; "
+    "empty batches and channels; distinct values, NaN payloads and signed zeros (kept bit for bit); one case in ten past the edges has "
     "a bad size (factor < 1 or 2^32, a size the factor does not divide, a negative size), which must be refused";
 
 }  // namespace

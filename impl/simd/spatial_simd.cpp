@@ -1,9 +1,11 @@
 // libtl_kernels: the ops of tinyllm/spatial.h. Interpolate runs a row at
-// a time from per-axis tap tables (interpolate_taps below). Each layout op is one
+// a time from per-axis tap tables (interpolate_taps below). The layout ops
+// have row kernels for the small factors (spatial_layout-inl.h: r = 2..4,
+// Unpatchify's p = 2..4 with C of a whole tile); otherwise each is one
 // permutation of a 6-D view of its input (PyTorch's own reading of
 // PixelShuffle), run by Permute's Move (tensor_move-inl.h: register-
-// transposed tiles), compiled once per Highway target and dispatched at run
-// time. PatchEmbed gathers its patches the same way into rows [B N, C p p],
+// transposed tiles). Both are compiled once per Highway target and
+// dispatched at run time. PatchEmbed gathers its patches the same way into rows [B N, C p p],
 // multiplies them by w [D, C p p] with tl_matmul_f32 and adds the bias.
 // Arguments are checked (impl/common/spatial_args.hpp) before anything runs.
 
@@ -13,12 +15,20 @@
 
 #include "hwy/highway.h"
 #include "impl/simd/spatial-inl.h"
+#include "impl/simd/spatial_layout-inl.h"
 #include "impl/simd/tensor_move-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace konform::simd::HWY_NAMESPACE {
 
 inline void SpatialMove(const tensor::MovePlan& p, const float* x, float* y) { Move(p, x, y); }
+inline bool SpatialShuffle(const float* x, float* y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t r,
+                           bool unshuffle) {
+  return spatial::ShuffleSmall(x, y, B, C, H, W, r, unshuffle);
+}
+inline bool SpatialUnpatchify(const float* x, float* y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t p) {
+  return spatial::UnpatchifySmall(x, y, B, C, H, W, p);
+}
 inline void SpatialAddBias(float* y, const float* bias, int64_t rows, int64_t D) { spatial::AddBias(y, bias, rows, D); }
 inline void InterpNearestRow(const float* row, const int32_t* ix, float* y, size_t n) {
   spatial::NearestRow(row, ix, y, n);
@@ -46,6 +56,8 @@ HWY_AFTER_NAMESPACE();
 namespace konform::simd {
 
 HWY_EXPORT(SpatialMove);
+HWY_EXPORT(SpatialShuffle);
+HWY_EXPORT(SpatialUnpatchify);
 HWY_EXPORT(SpatialAddBias);
 HWY_EXPORT(InterpNearestRow);
 HWY_EXPORT(InterpBilinearRow);
@@ -158,6 +170,7 @@ tl_status tl_interpolate_f32(const float* x, float* y, int64_t B, int64_t C, int
 
 tl_status tl_pixel_shuffle_f32(const float* x, float* y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t r) {
   if (tl_status s = args::check_copy({"tl_pixel_shuffle_f32", args::Kind::shuffle, B, C, H, W, r}, x, y)) return s;
+  if (B * C * H * W == 0 || HWY_DYNAMIC_DISPATCH(ks::SpatialShuffle)(x, y, B, C, H, W, r, false)) return TL_OK;
   // [B, C', r, r, H, W] -> [B, C', H, r, W, r]
   permute6(x, y, {B, C / (r * r), r, r, H, W}, {0, 1, 4, 2, 5, 3});
   return TL_OK;
@@ -165,6 +178,7 @@ tl_status tl_pixel_shuffle_f32(const float* x, float* y, int64_t B, int64_t C, i
 
 tl_status tl_pixel_unshuffle_f32(const float* x, float* y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t r) {
   if (tl_status s = args::check_copy({"tl_pixel_unshuffle_f32", args::Kind::unshuffle, B, C, H, W, r}, x, y)) return s;
+  if (B * C * H * W == 0 || HWY_DYNAMIC_DISPATCH(ks::SpatialShuffle)(x, y, B, C, H, W, r, true)) return TL_OK;
   // [B, C, H/r, r, W/r, r] -> [B, C, r, r, H/r, W/r]
   permute6(x, y, {B, C, H / r, r, W / r, r}, {0, 1, 3, 5, 2, 4});
   return TL_OK;
@@ -172,6 +186,7 @@ tl_status tl_pixel_unshuffle_f32(const float* x, float* y, int64_t B, int64_t C,
 
 tl_status tl_unpatchify_f32(const float* x, float* y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t p) {
   if (tl_status s = args::check_copy({"tl_unpatchify_f32", args::Kind::unpatchify, B, C, H, W, p}, x, y)) return s;
+  if (B * C * H * W == 0 || HWY_DYNAMIC_DISPATCH(ks::SpatialUnpatchify)(x, y, B, C, H, W, p)) return TL_OK;
   // [B, H/p, W/p, p, p, C] -> [B, C, H/p, p, W/p, p]
   permute6(x, y, {B, H / p, W / p, p, p, C}, {0, 5, 1, 3, 2, 4});
   return TL_OK;
