@@ -24,7 +24,10 @@ cmake --build build-cuda -j"$jobs" --target konform tl_cuda konform_cuda_symbols
 set +e
 
 mkdir -p reports
-./build-cuda/cli/konform check --backend cuda --op rmsnorm,rope,silu_mul,embedding,add,argmax \
+# Every op libtl_cuda exports (tests/cuda_symbols_test.c lists the same).
+ops=rmsnorm,rope,silu_mul,embedding,add,argmax
+ops+=,Silu,Gelu_erf,Gelu_tanh,Relu,LeakyRelu,PRelu,Sigmoid,Tanh,Softmax,SwiGlu,GeGlu,Glu
+./build-cuda/cli/konform check --backend cuda --op "$ops" \
   --report reports/cuda.json --junit reports/cuda.xml --html reports/cuda.html "$@"
 status=$?
 echo "konform check --backend cuda: exit $status (0 conforms, 1 findings, 3 not run)"

@@ -6,17 +6,11 @@
 // before any CUDA call. Straightforward rather than fast: docs/cuda.md.
 #include <cstdint>
 
-#ifdef KONFORM_CUDA_EMULATION  // tests/cuda_emulation: this file's code on the CPU, without a GPU
-#include "tests/cuda_emulation/runtime.hpp"
-#else
-#include "impl/cuda/device_buffer.cuh"
-#endif
+#include "impl/cuda/abi.cuh"
 #include "impl/cuda/kernels.cuh"
 #include "tinyllm/elementwise.h"
 
 namespace kc = konform::cuda;
-
-#define TL_CUDA_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace {
 

@@ -6,17 +6,12 @@
 
 #include <cstdint>
 
+#include "impl/cuda/grid.cuh"
+#include "impl/cuda/reduce.cuh"
+
 namespace konform::cuda {
 
-constexpr unsigned kThreads = 256;      // every kernel's block size
 constexpr unsigned kNormThreads = 256;  // rmsnorm's: fixed, so a row's bits never depend on the batch
-
-// Blocks for a grid-stride loop over `n` items: enough to fill a GPU, never
-// more than 65536 (each thread then takes several).
-inline unsigned grid_for(long long n, unsigned threads) {
-  const long long blocks = (n + threads - 1) / threads;
-  return static_cast<unsigned>(blocks < 65536 ? (blocks > 0 ? blocks : 1) : 65536);
-}
 
 // y = x / sqrt(mean(x^2) + eps) * w, one block per row (grid-striding over
 // rows). The sum of squares is accumulated in double (the squares of floats
@@ -109,17 +104,6 @@ __device__ inline Best better(Best a, Best b) {
   return a;
 }
 
-// Tree-reduces one Best per thread into slot 0 of `shared` (kThreads slots).
-__device__ inline Best reduce_block(Best mine, Best* shared) {
-  shared[threadIdx.x] = mine;
-  __syncthreads();
-  for (unsigned s = kThreads / 2; s > 0; s >>= 1) {
-    if (threadIdx.x < s) shared[threadIdx.x] = better(shared[threadIdx.x], shared[threadIdx.x + s]);
-    __syncthreads();
-  }
-  return shared[0];
-}
-
 // Pass 1: each block's best of x (NaN skipped) into partial[blockIdx.x].
 __global__ void argmax_blocks(const float* x, int64_t n, Best* partial) {
   __shared__ Best shared[kThreads];
@@ -131,7 +115,7 @@ __global__ void argmax_blocks(const float* x, int64_t n, Best* partial) {
     if (isnan(v)) continue;
     if (mine.index < 0 || v > mine.value) mine = Best{v, k};
   }
-  const Best block = reduce_block(mine, shared);
+  const Best block = reduce_block<kThreads>(mine, shared, better);
   if (threadIdx.x == 0) partial[blockIdx.x] = block;
 }
 
@@ -140,7 +124,7 @@ __global__ void argmax_final(const Best* partial, int64_t count, int64_t* result
   __shared__ Best shared[kThreads];
   Best mine{0.0f, -1};
   for (int64_t k = threadIdx.x; k < count; k += kThreads) mine = better(mine, partial[k]);
-  const Best best = reduce_block(mine, shared);
+  const Best best = reduce_block<kThreads>(mine, shared, better);
   if (threadIdx.x == 0) *result = best.index;
 }
 
