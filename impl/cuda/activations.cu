@@ -8,6 +8,7 @@
 
 #include "impl/common/activation_args.hpp"
 #include "impl/cuda/abi.cuh"
+#include "impl/cuda/grid.cuh"
 #include "impl/cuda/map.cuh"
 #include "impl/cuda/reduce.cuh"
 #include "tinyllm/activations.h"
@@ -78,8 +79,6 @@ __global__ void prelu(const float* x, const float* slope, float* y, int64_t n, i
     y[k] = v > 0.0f ? v : slope[(k / inner) % channels] * v;
   }
 }
-
-constexpr unsigned kLineThreads = 32;  // softmax: a warp per line, fixed so a line never depends on the batch
 
 // The max of a line, NaN winning: a NaN anywhere makes the line NaN.
 struct MaxOrNan {
@@ -154,9 +153,7 @@ TL_CUDA_EXPORT tl_status tl_softmax_f32(const float* x, float* y, const int64_t*
   if (n == 0) return TL_OK;
   const char* where = "tl_softmax_f32";
   kc::DeviceBuffer<float> dx(x, static_cast<size_t>(n), where), dy(static_cast<size_t>(n), where);
-  const int64_t lines = s.outer * s.inner;
-  const unsigned blocks = static_cast<unsigned>(lines < 65536 ? lines : 65536);
-  kc::launch(kc::softmax_lines, blocks, kc::kLineThreads, dx.get(), dy.get(), s.outer, s.length, s.inner);
+  kc::launch(kc::softmax_lines, kc::grid_for_lines(s.outer * s.inner), kc::kLineThreads, dx.get(), dy.get(), s.outer, s.length, s.inner);
   kc::check_launch(where);
   dy.copy_to(y);
   return TL_OK;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "impl/cuda/best.cuh"
 #include "impl/cuda/grid.cuh"
 #include "impl/cuda/reduce.cuh"
 
@@ -88,33 +89,13 @@ __global__ void gather_rows(const uint32_t* rows, const int32_t* ids, int64_t fi
   }
 }
 
-// A candidate for argmax: index -1 means "no number seen".
-struct Best {
-  float value;
-  int64_t index;
-};
-
-// The larger value; on equal values (+0 == -0 included) the lower index.
-// NaN never enters a Best, so this order is total and the reduction's shape
-// cannot change the answer.
-__device__ inline Best better(Best a, Best b) {
-  if (b.index < 0) return a;
-  if (a.index < 0) return b;
-  if (b.value > a.value || (b.value == a.value && b.index < a.index)) return b;
-  return a;
-}
-
 // Pass 1: each block's best of x (NaN skipped) into partial[blockIdx.x].
 __global__ void argmax_blocks(const float* x, int64_t n, Best* partial) {
   __shared__ Best shared[kThreads];
   Best mine{0.0f, -1};
   const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
-  // Indices rise along a thread's walk: a strict > keeps the first of equals.
-  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride) {
-    const float v = x[k];
-    if (isnan(v)) continue;
-    if (mine.index < 0 || v > mine.value) mine = Best{v, k};
-  }
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride)
+    mine = consider(mine, x[k], k);
   const Best block = reduce_block<kThreads>(mine, shared, better);
   if (threadIdx.x == 0) partial[blockIdx.x] = block;
 }
