@@ -27,7 +27,7 @@ mkdir -p reports
 # Every op libtl_cuda exports (tests/cuda_symbols_test.c lists the same).
 ops=rmsnorm,rope,silu_mul,embedding,add,argmax
 ops+=,Silu,Gelu_erf,Gelu_tanh,Relu,LeakyRelu,PRelu,Sigmoid,Tanh,Softmax,SwiGlu,GeGlu,Glu
-ops+=,Add,Sub,Mul,Div,Clamp,NanToNum,Argmax,Transpose,Permute
+ops+=,Add,Sub,Mul,Div,Clamp,NanToNum,Argmax,Transpose,Permute,Reshape,Concat,Split,Chunk
 ./build-cuda/cli/konform check --backend cuda --op "$ops" \
   --report reports/cuda.json --junit reports/cuda.xml --html reports/cuda.html "$@"
 status=$?

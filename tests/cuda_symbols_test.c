@@ -25,7 +25,8 @@ int main(int argc, char **argv) {
       "tl_sigmoid_f32", "tl_tanh_f32", "tl_softmax_f32", "tl_swiglu_f32", "tl_geglu_f32", "tl_glu_f32",
       /* tinyllm/tensor.h */
       "tl_add_broadcast_f32", "tl_sub_broadcast_f32", "tl_mul_broadcast_f32", "tl_div_broadcast_f32", "tl_clamp_f32",
-      "tl_nan_to_num_f32", "tl_argmax_axis_f32", "tl_transpose_f32", "tl_permute_f32",
+      "tl_nan_to_num_f32", "tl_argmax_axis_f32", "tl_transpose_f32", "tl_permute_f32", "tl_reshape_f32",
+      "tl_concat_f32", "tl_split_f32", "tl_chunk_f32",
       /* tinyllm/status.h, tinyllm/backend.h */
       "tl_last_error", "tl_backend_unavailable"};
   int failures = 0;

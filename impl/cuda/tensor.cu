@@ -1,9 +1,9 @@
 // libtl_cuda: the tensor ops of tinyllm/tensor.h on a CUDA device, host
 // pointers in and out as elementwise.cu: Add, Sub, Mul, Div with
-// broadcasting, Clamp, NanToNum, Argmax along an axis, Transpose, Permute.
+// broadcasting, Clamp, NanToNum, Argmax along an axis, and the layout ops.
 // The arguments are checked, and the broadcast and move plans made, by
-// libtl_kernels' own host code (impl/simd/tensor_op_checks.h, and
-// tensor_checks.cpp compiled into this library), so a refused call gets the
+// libtl_kernels' own host code (impl/simd/tensor_op_checks.h,
+// tensor_cut_checks.h, and tensor_checks.cpp compiled into this library), so a refused call gets the
 // same status and words and makes no CUDA call. Arithmetic is one correctly rounded float operation per
 // element; the selections and moves copy bits.
 #include <cstdint>
@@ -13,6 +13,7 @@
 #include "impl/cuda/grid.cuh"
 #include "impl/cuda/map.cuh"
 #include "impl/cuda/reduce.cuh"
+#include "impl/simd/tensor_cut_checks.h"
 #include "impl/simd/tensor_op_checks.h"
 #include "tinyllm/tensor.h"
 
@@ -85,6 +86,15 @@ __global__ void move_words(const uint32_t* x, uint32_t* y, kt::MovePlan plan) {
     y[k] = x[offset_of(k, plan.rank, plan.n, plan.src)];
 }
 
+// outer runs of `run` 32-bit words, from src (runs src_stride apart) to dst
+// (dst_stride apart): one input's share of a Concat, one part of a Split.
+__global__ void copy_runs(const uint32_t* src, int64_t src_stride, uint32_t* dst, int64_t dst_stride, int64_t outer,
+                          int64_t run) {
+  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < outer * run; k += stride)
+    dst[(k / run) * dst_stride + k % run] = src[(k / run) * src_stride + k % run];
+}
+
 }  // namespace konform::cuda
 
 namespace {
@@ -120,6 +130,33 @@ void run_move(const float* x, float* y, const kt::MovePlan& plan, const char* wh
   kc::launch(kc::move_words, kc::grid_for(plan.count, kc::kThreads), kc::kThreads, dx.get(), dy.get(), plan);
   kc::check_launch(where);
   dy.copy_to(reinterpret_cast<uint32_t*>(y));
+}
+
+void launch_copy_runs(const uint32_t* src, int64_t src_stride, uint32_t* dst, int64_t dst_stride, int64_t outer,
+                      int64_t run, const char* where) {
+  kc::launch(kc::copy_runs, kc::grid_for(outer * run, kc::kThreads), kc::kThreads, src, src_stride, dst, dst_stride,
+             outer, run);
+  kc::check_launch(where);
+}
+
+// Split and Chunk: part k, length(k) long along the axis, to ys[k].
+template <class Length>
+void cut(const float* x, const kt::CutPlan& p, const Length& length, int64_t count, float* const* ys,
+         const char* where) {
+  if (p.x.count == 0) return;  // every part is empty
+  const kt::Around a = kt::AroundAxis(p.x, p.axis);
+  const int64_t line = p.x.d[p.axis] * a.inner;  // one outer step of x
+  kc::DeviceBuffer<uint32_t> dx(reinterpret_cast<const uint32_t*>(x), static_cast<size_t>(p.x.count), where);
+  int64_t start = 0;
+  for (int64_t k = 0; k < count; ++k) {
+    const int64_t run = length(k) * a.inner;
+    if (run > 0) {
+      kc::DeviceBuffer<uint32_t> dpart(static_cast<size_t>(a.outer * run), where);
+      launch_copy_runs(dx.get() + start * a.inner, line, dpart.get(), run, a.outer, run, where);
+      dpart.copy_to(reinterpret_cast<uint32_t*>(ys[k]));
+    }
+    start += length(k);
+  }
 }
 
 }  // namespace
@@ -177,5 +214,57 @@ TL_CUDA_EXPORT tl_status tl_permute_f32(const float* x, const int64_t* shape, in
   kt::MovePlan plan;
   if (tl_status s = kt::PlanPermuteChecked(x, shape, rank, perm, y, &plan)) return s;
   run_move(x, y, plan, "tl_permute_f32");
+  return TL_OK;
+}
+
+// y == x is the view (nothing moves); a distinct y gets x's words through the device.
+TL_CUDA_EXPORT tl_status tl_reshape_f32(const float* x, const int64_t* shape, int64_t rank, float* y,
+                                        const int64_t* new_shape, int64_t new_rank) {
+  int64_t count = 0;
+  if (tl_status s = kt::CheckReshape(x, shape, rank, y, new_shape, new_rank, &count)) return s;
+  if (y == x || count == 0) return TL_OK;
+  const kc::DeviceBuffer<uint32_t> dx(reinterpret_cast<const uint32_t*>(x), static_cast<size_t>(count),
+                                      "tl_reshape_f32");
+  dx.copy_to(reinterpret_cast<uint32_t*>(y));
+  return TL_OK;
+}
+
+TL_CUDA_EXPORT tl_status tl_concat_f32(const float* const* xs, const int64_t* shapes, int64_t count, int64_t rank,
+                                       int64_t axis, float* y) {
+  kt::ConcatPlan p;
+  if (tl_status s = kt::PlanConcat(xs, shapes, count, rank, axis, y, &p)) return s;
+  if (p.out.count == 0) return TL_OK;
+  const char* where = "tl_concat_f32";
+  const kt::Around a = kt::AroundAxis(p.out, p.axis);
+  const int64_t line = p.out.d[p.axis] * a.inner;  // one outer step of y
+  kc::DeviceBuffer<uint32_t> dy(static_cast<size_t>(p.out.count), where);
+  int64_t start = 0;
+  for (int64_t k = 0; k < count; ++k) {
+    const int64_t run = p.in[k].d[p.axis] * a.inner;
+    if (run > 0) {
+      kc::DeviceBuffer<uint32_t> dx(reinterpret_cast<const uint32_t*>(xs[k]), static_cast<size_t>(p.in[k].count),
+                                    where);
+      launch_copy_runs(dx.get(), run, dy.get() + start * a.inner, line, a.outer, run, where);
+    }
+    start += p.in[k].d[p.axis];
+  }
+  dy.copy_to(reinterpret_cast<uint32_t*>(y));
+  return TL_OK;
+}
+
+TL_CUDA_EXPORT tl_status tl_split_f32(const float* x, const int64_t* shape, int64_t rank, int64_t axis,
+                                      const int64_t* sizes, int64_t count, float* const* ys) {
+  kt::CutPlan p;
+  if (tl_status s = kt::CheckSplit(x, shape, rank, axis, sizes, count, ys, &p)) return s;
+  cut(x, p, [sizes](int64_t k) { return sizes[k]; }, count, ys, "tl_split_f32");
+  return TL_OK;
+}
+
+TL_CUDA_EXPORT tl_status tl_chunk_f32(const float* x, const int64_t* shape, int64_t rank, int64_t axis, int64_t chunks,
+                                      float* const* ys) {
+  kt::CutPlan p;
+  if (tl_status s = kt::CheckChunk(x, shape, rank, axis, chunks, ys, &p)) return s;
+  const int64_t length = p.x.d[p.axis];
+  cut(x, p, [&](int64_t k) { return tl_chunk_length(length, chunks, k); }, chunks, ys, "tl_chunk_f32");
   return TL_OK;
 }

@@ -26,8 +26,8 @@ inline tl_status CheckClamp(const float* x, const float* y, int64_t n, float lo,
     return impl::fail(TL_ERR_INVALID_ARGUMENT, "clamp bounds must be numbers (lo = " + std::to_string(lo) +
                                                    ", hi = " + std::to_string(hi) + ")");
   if (lo > hi)
-    return impl::fail(TL_ERR_INVALID_ARGUMENT, "clamp needs lo <= hi (lo = " + std::to_string(lo) +
-                                                   ", hi = " + std::to_string(hi) + ")");
+    return impl::fail(TL_ERR_INVALID_ARGUMENT,
+                      "clamp needs lo <= hi (lo = " + std::to_string(lo) + ", hi = " + std::to_string(hi) + ")");
   return CheckElementwise(x, y, n);
 }
 
@@ -37,7 +37,7 @@ struct AxisPlan {
   int64_t outer = 1, length = 1, inner = 1;
 };
 inline tl_status PlanArgmaxAxis(const float* x, const int64_t* shape, int64_t rank, int64_t axis, const int32_t* index,
-                         AxisPlan* plan) {
+                                AxisPlan* plan) {
   Dims s;
   int ax = 0;
   if (tl_status st = ReadDims(shape, rank, 1, "x", &s)) return st;
@@ -71,8 +71,8 @@ inline tl_status PlanTranspose(const float* x, const int64_t* shape, int64_t ran
   return TL_OK;
 }
 
-inline tl_status PlanPermuteChecked(const float* x, const int64_t* shape, int64_t rank, const int64_t* perm, const float* y,
-                             MovePlan* plan) {
+inline tl_status PlanPermuteChecked(const float* x, const int64_t* shape, int64_t rank, const int64_t* perm,
+                                    const float* y, MovePlan* plan) {
   Dims s;
   if (tl_status st = ReadDims(shape, rank, 0, "x", &s)) return st;
   if (s.rank > 0 && perm == nullptr) return impl::fail(TL_ERR_INVALID_ARGUMENT, "perm is NULL");
