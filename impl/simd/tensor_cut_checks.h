@@ -1,6 +1,7 @@
-// The checks of Reshape, Concat, Split and Chunk (tinyllm/tensor.h), inline,
-// for libtl_kernels' tensor_copy.cpp and libtl_cuda's tensor.cu alike, so
-// both refuse the same calls with the same words.
+// The checks of Reshape, Concat, Split and Chunk (tinyllm/tensor.h), for
+// libtl_kernels' tensor_copy.cpp and libtl_cuda's tensor.cu alike, so both
+// refuse the same calls with the same words; always inlined, as in
+// tensor_op_checks.h.
 #pragma once
 
 #include <cstdint>
@@ -47,8 +48,8 @@ inline tl_status CheckParts(float* const* ys, const Dims& s, int axis, const Len
 }
 
 // Reshape: the element counts agree; x and y not NULL unless empty.
-inline tl_status CheckReshape(const float* x, const int64_t* shape, int64_t rank, const float* y,
-                              const int64_t* new_shape, int64_t new_rank, int64_t* count) {
+[[gnu::always_inline]] inline tl_status CheckReshape(const float* x, const int64_t* shape, int64_t rank, const float* y,
+                                                     const int64_t* new_shape, int64_t new_rank, int64_t* count) {
   Dims s, ns;
   if (tl_status st = ReadDims(shape, rank, 0, "x", &s)) return st;
   if (tl_status st = ReadDims(new_shape, new_rank, 0, "new_shape", &ns)) return st;
@@ -68,8 +69,8 @@ struct ConcatPlan {
   Dims out;
   int axis = 0;
 };
-inline tl_status PlanConcat(const float* const* xs, const int64_t* shapes, int64_t count, int64_t rank, int64_t axis,
-                            const float* y, ConcatPlan* plan) {
+[[gnu::always_inline]] inline tl_status PlanConcat(const float* const* xs, const int64_t* shapes, int64_t count,
+                                                   int64_t rank, int64_t axis, const float* y, ConcatPlan* plan) {
   if (count < 1)
     return impl::fail(TL_ERR_INVALID_ARGUMENT,
                       "concat needs at least one tensor (count = " + std::to_string(count) + ")");
@@ -114,8 +115,9 @@ struct CutPlan {
   Dims x;
   int axis = 0;
 };
-inline tl_status CheckSplit(const float* x, const int64_t* shape, int64_t rank, int64_t axis, const int64_t* sizes,
-                            int64_t count, float* const* ys, CutPlan* plan) {
+[[gnu::always_inline]] inline tl_status CheckSplit(const float* x, const int64_t* shape, int64_t rank, int64_t axis,
+                                                   const int64_t* sizes, int64_t count, float* const* ys,
+                                                   CutPlan* plan) {
   Dims s;
   int ax = 0;
   if (tl_status st = ReadDims(shape, rank, 1, "x", &s)) return st;
@@ -144,8 +146,8 @@ inline tl_status CheckSplit(const float* x, const int64_t* shape, int64_t rank, 
   return TL_OK;
 }
 
-inline tl_status CheckChunk(const float* x, const int64_t* shape, int64_t rank, int64_t axis, int64_t chunks,
-                            float* const* ys, CutPlan* plan) {
+[[gnu::always_inline]] inline tl_status CheckChunk(const float* x, const int64_t* shape, int64_t rank, int64_t axis,
+                                                   int64_t chunks, float* const* ys, CutPlan* plan) {
   Dims s;
   int ax = 0;
   if (tl_status st = ReadDims(shape, rank, 1, "x", &s)) return st;

@@ -1,7 +1,8 @@
 // The checks of the tensor.h wrappers that are not a shape reading or a plan
-// alone (tensor_checks.h): inline, so libtl_kernels' wrappers compile as when
-// they were written in them, and shared with libtl_cuda (impl/cuda/tensor.cu),
-// which refuses the same calls with the same words.
+// alone (tensor_checks.h), shared with libtl_cuda (impl/cuda/tensor.cu),
+// which refuses the same calls with the same words. Always inlined, so
+// libtl_kernels' wrappers compile to the code they had when these lines were
+// written in them (a small call's cost is counted in nanoseconds).
 #pragma once
 
 #include <cstdint>
@@ -15,13 +16,13 @@ namespace konform::simd::tensor {
 
 // The checks of the elementwise ops: n >= 0, x and y not NULL unless n is 0;
 // Clamp's bounds first (numbers, lo <= hi).
-inline tl_status CheckElementwise(const float* x, const float* y, int64_t n) {
+[[gnu::always_inline]] inline tl_status CheckElementwise(const float* x, const float* y, int64_t n) {
   if (n < 0) return impl::fail(TL_ERR_INVALID_ARGUMENT, "n = " + std::to_string(n) + " < 0");
   if (tl_status s = NeedData(x, n, "x")) return s;
   return NeedData(y, n, "y");
 }
 
-inline tl_status CheckClamp(const float* x, const float* y, int64_t n, float lo, float hi) {
+[[gnu::always_inline]] inline tl_status CheckClamp(const float* x, const float* y, int64_t n, float lo, float hi) {
   if (lo != lo || hi != hi)
     return impl::fail(TL_ERR_INVALID_ARGUMENT, "clamp bounds must be numbers (lo = " + std::to_string(lo) +
                                                    ", hi = " + std::to_string(hi) + ")");
@@ -36,8 +37,8 @@ inline tl_status CheckClamp(const float* x, const float* y, int64_t n, float lo,
 struct AxisPlan {
   int64_t outer = 1, length = 1, inner = 1;
 };
-inline tl_status PlanArgmaxAxis(const float* x, const int64_t* shape, int64_t rank, int64_t axis, const int32_t* index,
-                                AxisPlan* plan) {
+[[gnu::always_inline]] inline tl_status PlanArgmaxAxis(const float* x, const int64_t* shape, int64_t rank, int64_t axis,
+                                                       const int32_t* index, AxisPlan* plan) {
   Dims s;
   int ax = 0;
   if (tl_status st = ReadDims(shape, rank, 1, "x", &s)) return st;
@@ -58,7 +59,8 @@ inline tl_status PlanArgmaxAxis(const float* x, const int64_t* shape, int64_t ra
 }
 
 // Transpose's and Permute's checks, then their plans.
-inline tl_status PlanTranspose(const float* x, const int64_t* shape, int64_t rank, const float* y, MovePlan* plan) {
+[[gnu::always_inline]] inline tl_status PlanTranspose(const float* x, const int64_t* shape, int64_t rank,
+                                                      const float* y, MovePlan* plan) {
   Dims s;
   if (tl_status st = ReadDims(shape, rank, 2, "x", &s)) return st;
   if (tl_status st = NeedData(x, s.count, "x")) return st;
@@ -71,8 +73,8 @@ inline tl_status PlanTranspose(const float* x, const int64_t* shape, int64_t ran
   return TL_OK;
 }
 
-inline tl_status PlanPermuteChecked(const float* x, const int64_t* shape, int64_t rank, const int64_t* perm,
-                                    const float* y, MovePlan* plan) {
+[[gnu::always_inline]] inline tl_status PlanPermuteChecked(const float* x, const int64_t* shape, int64_t rank,
+                                                           const int64_t* perm, const float* y, MovePlan* plan) {
   Dims s;
   if (tl_status st = ReadDims(shape, rank, 0, "x", &s)) return st;
   if (s.rank > 0 && perm == nullptr) return impl::fail(TL_ERR_INVALID_ARGUMENT, "perm is NULL");
