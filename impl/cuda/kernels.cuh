@@ -64,20 +64,11 @@ __global__ void rope_pairs(float* x, const int32_t* pos, int64_t tokens, int64_t
 }
 
 // silu(g) * u with silu(g) = g / (1 + e^-g): e^-g overflows to +inf for very
-// negative g and the quotient is -0, never inf/inf (spec §2.3).
-__global__ void silu_mul(const float* gate, const float* up, float* y, int64_t n) {
-  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
-  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride) {
-    const float g = gate[k];
-    y[k] = g / (1.0f + expf(-g)) * up[k];
-  }
-}
-
-__global__ void add(const float* a, const float* b, float* y, int64_t n) {
-  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
-  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride) y[k] = a[k] + b[k];
-}
-
+// negative g and the quotient is -0, never inf/inf (spec §2.3). A functor
+// for map.cuh's map2.
+struct SiluMul {
+  __device__ float operator()(float g, float u) const { return g / (1.0f + expf(-g)) * u; }
+};
 // out[t, :] = rows[ids[t] - first_id, :], where rows holds table rows
 // first_id .. the largest id. Copied as bits (NaN payloads included).
 __global__ void gather_rows(const uint32_t* rows, const int32_t* ids, int64_t first_id, uint32_t* out, int64_t n,

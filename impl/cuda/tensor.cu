@@ -10,6 +10,7 @@
 
 #include "impl/cuda/abi.cuh"
 #include "impl/cuda/best.cuh"
+#include "impl/cuda/arith.cuh"
 #include "impl/cuda/grid.cuh"
 #include "impl/cuda/map.cuh"
 #include "impl/cuda/reduce.cuh"
@@ -39,19 +40,6 @@ __global__ void broadcast(const float* a, const float* b, float* y, kt::Broadcas
   for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < plan.count; k += stride)
     y[k] = op(a[offset_of(k, plan.rank, plan.n, plan.sa)], b[offset_of(k, plan.rank, plan.n, plan.sb)]);
 }
-
-struct Add {
-  __device__ float operator()(float a, float b) const { return a + b; }
-};
-struct Sub {
-  __device__ float operator()(float a, float b) const { return a - b; }
-};
-struct Mul {
-  __device__ float operator()(float a, float b) const { return a * b; }
-};
-struct Div {  // IEEE division (-prec-div=true): x/0 = +-Inf, 0/0 = NaN
-  __device__ float operator()(float a, float b) const { return a / b; }
-};
 
 // Comparisons and selections only, so a kept x keeps its bits (NaN payload,
 // the sign of a zero equal to a bound).
