@@ -20,16 +20,22 @@ command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,c
 set -e
 cmake -S . -B build-cuda -G Ninja -DCMAKE_BUILD_TYPE=Release -DKONFORM_CUDA=ON -DKONFORM_BENCH=OFF \
   -DKONFORM_MUTANTS=OFF "${nvcc_args[@]}"
-cmake --build build-cuda -j"$jobs" --target konform tl_cuda konform_cuda_symbols_test
+cmake --build build-cuda -j"$jobs" --target konform tl_cuda konform_cuda_symbols_test konform_cuda_refusals_test \
+  konform_cuda_emulated
 set +e
 
 mkdir -p reports
-./build-cuda/cli/konform check --backend cuda --op rmsnorm,rope,silu_mul,embedding,add,argmax \
+# Every op libtl_cuda exports (tests/cuda_symbols_test.c lists the same).
+ops=rmsnorm,rope,silu_mul,embedding,add,argmax
+ops+=,Silu,Gelu_erf,Gelu_tanh,Relu,LeakyRelu,PRelu,Sigmoid,Tanh,Softmax,SwiGlu,GeGlu,Glu
+ops+=,Add,Sub,Mul,Div,Clamp,NanToNum,Argmax,Transpose,Permute,Reshape,Concat,Split,Chunk
+./build-cuda/cli/konform check --backend cuda --op "$ops" \
   --report reports/cuda.json --junit reports/cuda.xml --html reports/cuda.html "$@"
 status=$?
 echo "konform check --backend cuda: exit $status (0 conforms, 1 findings, 3 not run)"
-# cuda.symbols and cuda.check (the whole catalog on cuda; skipped, exit 77, without a device);
-# the label's plugin.cuda_emulated needs no GPU and is left to ci/test.sh.
+# cuda.symbols, cuda.check (the whole catalog on cuda; skipped, exit 77, without a device),
+# cuda.refusals and cuda.refusals_emulated; the label's plugin.cuda_emulated* need no GPU and
+# are left to ci/test.sh.
 ctest --test-dir build-cuda --output-on-failure -R '^cuda\.'
 ctest_status=$?
 [[ $status -ne 0 ]] && exit "$status"

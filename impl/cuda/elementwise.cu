@@ -6,40 +6,20 @@
 // before any CUDA call. Straightforward rather than fast: docs/cuda.md.
 #include <cstdint>
 
-#ifdef KONFORM_CUDA_EMULATION  // tests/cuda_emulation: this file's code on the CPU, without a GPU
-#include "tests/cuda_emulation/runtime.hpp"
-#else
-#include "impl/cuda/device_buffer.cuh"
-#endif
+#include "impl/cuda/abi.cuh"
+#include "impl/cuda/arith.cuh"
 #include "impl/cuda/kernels.cuh"
+#include "impl/cuda/map.cuh"
 #include "tinyllm/elementwise.h"
 
 namespace kc = konform::cuda;
-
-#define TL_CUDA_EXPORT extern "C" __attribute__((visibility("default")))
-
-namespace {
-
-// y[i] = kernel's f(a[i], b[i]) over n elements: silu_mul and add.
-void pointwise(void (*kernel)(const float*, const float*, float*, int64_t), const float* a, const float* b, float* y,
-               int64_t n, const char* where) {
-  if (n <= 0) return;
-  const size_t count = static_cast<size_t>(n);
-  kc::DeviceBuffer<float> da(a, count, where), db(b, count, where), dy(count, where);
-  kc::launch(kernel, kc::grid_for(n, kc::kThreads), kc::kThreads, da.get(), db.get(), dy.get(), n);
-  kc::check_launch(where);
-  dy.copy_to(y);
-}
-
-}  // namespace
 
 TL_CUDA_EXPORT void tl_rmsnorm_f32(const float* x, const float* w, float* y, int64_t rows, int64_t d, float eps) {
   if (rows <= 0 || d <= 0) return;
   const char* where = "tl_rmsnorm_f32";
   const size_t n = static_cast<size_t>(rows) * static_cast<size_t>(d);
   kc::DeviceBuffer<float> dx(x, n, where), dw(w, static_cast<size_t>(d), where), dy(n, where);
-  const unsigned blocks = static_cast<unsigned>(rows < 65536 ? rows : 65536);
-  kc::launch(kc::rmsnorm_rows, blocks, kc::kNormThreads, dx.get(), dw.get(), dy.get(), rows, d, eps);
+  kc::launch(kc::rmsnorm_rows, kc::grid_for_lines(rows), kc::kNormThreads, dx.get(), dw.get(), dy.get(), rows, d, eps);
   kc::check_launch(where);
   dy.copy_to(y);
 }
@@ -59,7 +39,7 @@ TL_CUDA_EXPORT void tl_rope_f32(float* x, const int32_t* pos, int64_t T, int64_t
 }
 
 TL_CUDA_EXPORT void tl_silu_mul_f32(const float* gate, const float* up, float* y, int64_t n) {
-  pointwise(kc::silu_mul, gate, up, y, n, "tl_silu_mul_f32");
+  kc::run_map2(gate, up, y, n, kc::SiluMul{}, "tl_silu_mul_f32");
 }
 
 // The kernel cannot know V (the caller checks 0 <= ids[t] < V, spec §2.4):
@@ -85,7 +65,7 @@ TL_CUDA_EXPORT void tl_embedding_f32(const float* table, const int32_t* ids, flo
 }
 
 TL_CUDA_EXPORT void tl_add_f32(const float* a, const float* b, float* y, int64_t n) {
-  pointwise(kc::add, a, b, y, n, "tl_add_f32");
+  kc::run_map2(a, b, y, n, kc::Add{}, "tl_add_f32");
 }
 
 TL_CUDA_EXPORT int32_t tl_argmax_f32(const float* x, int64_t n) {

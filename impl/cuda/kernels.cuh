@@ -6,17 +6,13 @@
 
 #include <cstdint>
 
+#include "impl/cuda/best.cuh"
+#include "impl/cuda/grid.cuh"
+#include "impl/cuda/reduce.cuh"
+
 namespace konform::cuda {
 
-constexpr unsigned kThreads = 256;      // every kernel's block size
 constexpr unsigned kNormThreads = 256;  // rmsnorm's: fixed, so a row's bits never depend on the batch
-
-// Blocks for a grid-stride loop over `n` items: enough to fill a GPU, never
-// more than 65536 (each thread then takes several).
-inline unsigned grid_for(long long n, unsigned threads) {
-  const long long blocks = (n + threads - 1) / threads;
-  return static_cast<unsigned>(blocks < 65536 ? (blocks > 0 ? blocks : 1) : 65536);
-}
 
 // y = x / sqrt(mean(x^2) + eps) * w, one block per row (grid-striding over
 // rows). The sum of squares is accumulated in double (the squares of floats
@@ -68,20 +64,11 @@ __global__ void rope_pairs(float* x, const int32_t* pos, int64_t tokens, int64_t
 }
 
 // silu(g) * u with silu(g) = g / (1 + e^-g): e^-g overflows to +inf for very
-// negative g and the quotient is -0, never inf/inf (spec §2.3).
-__global__ void silu_mul(const float* gate, const float* up, float* y, int64_t n) {
-  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
-  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride) {
-    const float g = gate[k];
-    y[k] = g / (1.0f + expf(-g)) * up[k];
-  }
-}
-
-__global__ void add(const float* a, const float* b, float* y, int64_t n) {
-  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
-  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride) y[k] = a[k] + b[k];
-}
-
+// negative g and the quotient is -0, never inf/inf (spec §2.3). A functor
+// for map.cuh's map2.
+struct SiluMul {
+  __device__ float operator()(float g, float u) const { return g / (1.0f + expf(-g)) * u; }
+};
 // out[t, :] = rows[ids[t] - first_id, :], where rows holds table rows
 // first_id .. the largest id. Copied as bits (NaN payloads included).
 __global__ void gather_rows(const uint32_t* rows, const int32_t* ids, int64_t first_id, uint32_t* out, int64_t n,
@@ -93,45 +80,14 @@ __global__ void gather_rows(const uint32_t* rows, const int32_t* ids, int64_t fi
   }
 }
 
-// A candidate for argmax: index -1 means "no number seen".
-struct Best {
-  float value;
-  int64_t index;
-};
-
-// The larger value; on equal values (+0 == -0 included) the lower index.
-// NaN never enters a Best, so this order is total and the reduction's shape
-// cannot change the answer.
-__device__ inline Best better(Best a, Best b) {
-  if (b.index < 0) return a;
-  if (a.index < 0) return b;
-  if (b.value > a.value || (b.value == a.value && b.index < a.index)) return b;
-  return a;
-}
-
-// Tree-reduces one Best per thread into slot 0 of `shared` (kThreads slots).
-__device__ inline Best reduce_block(Best mine, Best* shared) {
-  shared[threadIdx.x] = mine;
-  __syncthreads();
-  for (unsigned s = kThreads / 2; s > 0; s >>= 1) {
-    if (threadIdx.x < s) shared[threadIdx.x] = better(shared[threadIdx.x], shared[threadIdx.x + s]);
-    __syncthreads();
-  }
-  return shared[0];
-}
-
 // Pass 1: each block's best of x (NaN skipped) into partial[blockIdx.x].
 __global__ void argmax_blocks(const float* x, int64_t n, Best* partial) {
   __shared__ Best shared[kThreads];
   Best mine{0.0f, -1};
   const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
-  // Indices rise along a thread's walk: a strict > keeps the first of equals.
-  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride) {
-    const float v = x[k];
-    if (isnan(v)) continue;
-    if (mine.index < 0 || v > mine.value) mine = Best{v, k};
-  }
-  const Best block = reduce_block(mine, shared);
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride)
+    mine = consider(mine, x[k], k);
+  const Best block = reduce_block<kThreads>(mine, shared, better);
   if (threadIdx.x == 0) partial[blockIdx.x] = block;
 }
 
@@ -140,7 +96,7 @@ __global__ void argmax_final(const Best* partial, int64_t count, int64_t* result
   __shared__ Best shared[kThreads];
   Best mine{0.0f, -1};
   for (int64_t k = threadIdx.x; k < count; k += kThreads) mine = better(mine, partial[k]);
-  const Best best = reduce_block(mine, shared);
+  const Best best = reduce_block<kThreads>(mine, shared, better);
   if (threadIdx.x == 0) *result = best.index;
 }
 

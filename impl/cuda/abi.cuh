@@ -1,0 +1,13 @@
+// What every .cu file of libtl_cuda starts with: the CUDA runtime and its
+// buffers, or their CPU stand-ins when tests/cuda_emulation compiles the same
+// file for the host; and the mark that exports a C function (exports.map then
+// keeps exactly the ABI's names).
+#pragma once
+
+#ifdef KONFORM_CUDA_EMULATION  // tests/cuda_emulation: this code on the CPU, without a GPU
+#include "tests/cuda_emulation/runtime.hpp"
+#else
+#include "impl/cuda/device_buffer.cuh"
+#endif
+
+#define TL_CUDA_EXPORT extern "C" __attribute__((visibility("default")))

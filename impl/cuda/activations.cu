@@ -1,0 +1,174 @@
+// libtl_cuda: tinyllm/activations.h on a CUDA device, host pointers in and
+// out as elementwise.cu. Each function rounds as the oracle's float
+// instantiation (reference/konform/reference/activations.hpp) does, with
+// CUDA's expf, erff and tanhf (<= 2 ulp each, the accuracy every limit of
+// docs/ops-activations.md already assumes; docs/cuda.md per op). Softmax sums
+// in double, so any order meets the pairwise bound its limit assumes.
+#include <cstdint>
+
+#include "impl/common/activation_args.hpp"
+#include "impl/cuda/abi.cuh"
+#include "impl/cuda/grid.cuh"
+#include "impl/cuda/map.cuh"
+#include "impl/cuda/reduce.cuh"
+#include "tinyllm/activations.h"
+
+namespace kc = konform::cuda;
+
+namespace konform::cuda {
+
+// 1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) below: neither overflows, and
+// the subnormal tail is kept rather than flushed (the oracle's form).
+__device__ inline float sigmoid(float x) {
+  if (x >= 0.0f) return 1.0f / (1.0f + expf(-x));
+  const float e = expf(x);  // NaN lands here and stays NaN
+  return e / (1.0f + e);
+}
+
+__device__ inline float gelu_erf(float x) {
+  constexpr float kSqrt2 = 1.41421356237309505f;  // sqrtf(2), correctly rounded
+  return x * 0.5f * (1.0f + erff(x / kSqrt2));
+}
+
+__device__ inline float gelu_tanh(float x) {
+  constexpr float kSqrt2OverPi = 0.797884560802865356f;  // sqrt(2 / pi) to float
+  constexpr float kCubic = 0.044715f;
+  return 0.5f * x * (1.0f + tanhf(kSqrt2OverPi * (x + kCubic * x * x * x)));
+}
+
+struct Silu {
+  __device__ float operator()(float x) const { return x * sigmoid(x); }
+};
+struct GeluErf {
+  __device__ float operator()(float x) const { return gelu_erf(x); }
+};
+struct GeluTanh {
+  __device__ float operator()(float x) const { return gelu_tanh(x); }
+};
+struct Relu {  // NaN passes through; -0 becomes +0
+  __device__ float operator()(float x) const { return x > 0.0f || x != x ? x : 0.0f; }
+};
+struct LeakyRelu {
+  float alpha;
+  __device__ float operator()(float x) const { return x > 0.0f ? x : alpha * x; }
+};
+struct Sigmoid {
+  __device__ float operator()(float x) const { return sigmoid(x); }
+};
+struct Tanh {
+  __device__ float operator()(float x) const { return tanhf(x); }
+};
+struct SwiGlu {
+  __device__ float operator()(float g, float u) const { return g * sigmoid(g) * u; }
+};
+struct GeGlu {
+  int approximation;  // validated: TL_GELU_ERF or TL_GELU_TANH
+  __device__ float operator()(float g, float u) const {
+    return (approximation == TL_GELU_TANH ? gelu_tanh(g) : gelu_erf(g)) * u;
+  }
+};
+struct Glu {
+  __device__ float operator()(float g, float u) const { return sigmoid(g) * u; }
+};
+
+// x, y: [outer, channels, inner]; element k is in channel (k / inner) % channels.
+__global__ void prelu(const float* x, const float* slope, float* y, int64_t n, int64_t channels, int64_t inner) {
+  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride) {
+    const float v = x[k];
+    y[k] = v > 0.0f ? v : slope[(k / inner) % channels] * v;
+  }
+}
+
+// The max of a line, NaN winning: a NaN anywhere makes the line NaN.
+struct MaxOrNan {
+  __device__ float operator()(float a, float b) const { return a != a ? a : b != b || b > a ? b : a; }
+};
+struct Plus {
+  __device__ double operator()(double a, double b) const { return a + b; }
+};
+
+// x, y: [outer, length, inner], one block per line along the middle axis
+// (grid-striding over the outer * inner lines). m = the line's max (+Inf,
+// NaN or a line of -Inf make x - m NaN somewhere: an all-NaN line, as the
+// oracle's); e = expf(x - m); the sum of e in double; y = e / (float)sum.
+// Every element is read before any is written, by the same block.
+__global__ void softmax_lines(const float* x, float* y, int64_t outer, int64_t length, int64_t inner) {
+  __shared__ float shared_max[kLineThreads];
+  __shared__ double shared_sum[kLineThreads];
+  for (int64_t line = blockIdx.x; line < outer * inner; line += gridDim.x) {
+    const float* xl = x + (line / inner) * length * inner + line % inner;
+    float* yl = y + (xl - x);
+    float m = -INFINITY;
+    for (int64_t l = threadIdx.x; l < length; l += kLineThreads) m = MaxOrNan{}(m, xl[l * inner]);
+    m = reduce_block<kLineThreads>(m, shared_max, MaxOrNan{});
+    double sum = 0.0;
+    for (int64_t l = threadIdx.x; l < length; l += kLineThreads) sum += static_cast<double>(expf(xl[l * inner] - m));
+    const float total = static_cast<float>(reduce_block<kLineThreads>(sum, shared_sum, Plus{}));
+    for (int64_t l = threadIdx.x; l < length; l += kLineThreads) yl[l * inner] = expf(xl[l * inner] - m) / total;
+  }
+}
+
+}  // namespace konform::cuda
+
+TL_CUDA_EXPORT void tl_silu_f32(const float* x, float* y, int64_t n) { kc::run_map1(x, y, n, kc::Silu{}, "tl_silu_f32"); }
+
+TL_CUDA_EXPORT void tl_gelu_erf_f32(const float* x, float* y, int64_t n) {
+  kc::run_map1(x, y, n, kc::GeluErf{}, "tl_gelu_erf_f32");
+}
+
+TL_CUDA_EXPORT void tl_gelu_tanh_f32(const float* x, float* y, int64_t n) {
+  kc::run_map1(x, y, n, kc::GeluTanh{}, "tl_gelu_tanh_f32");
+}
+
+TL_CUDA_EXPORT void tl_relu_f32(const float* x, float* y, int64_t n) { kc::run_map1(x, y, n, kc::Relu{}, "tl_relu_f32"); }
+
+TL_CUDA_EXPORT void tl_leaky_relu_f32(const float* x, float* y, int64_t n, float alpha) {
+  kc::run_map1(x, y, n, kc::LeakyRelu{alpha}, "tl_leaky_relu_f32");
+}
+
+TL_CUDA_EXPORT void tl_prelu_f32(const float* x, const float* slope, float* y, int64_t outer, int64_t channels,
+                                 int64_t inner) {
+  if (outer <= 0 || channels <= 0 || inner <= 0) return;
+  const char* where = "tl_prelu_f32";
+  const int64_t n = outer * channels * inner;
+  kc::DeviceBuffer<float> dx(x, static_cast<size_t>(n), where), dslope(slope, static_cast<size_t>(channels), where);
+  kc::DeviceBuffer<float> dy(static_cast<size_t>(n), where);
+  kc::launch(kc::prelu, kc::grid_for(n, kc::kThreads), kc::kThreads, dx.get(), dslope.get(), dy.get(), n, channels,
+             inner);
+  kc::check_launch(where);
+  dy.copy_to(y);
+}
+
+TL_CUDA_EXPORT void tl_sigmoid_f32(const float* x, float* y, int64_t n) {
+  kc::run_map1(x, y, n, kc::Sigmoid{}, "tl_sigmoid_f32");
+}
+
+TL_CUDA_EXPORT void tl_tanh_f32(const float* x, float* y, int64_t n) { kc::run_map1(x, y, n, kc::Tanh{}, "tl_tanh_f32"); }
+
+TL_CUDA_EXPORT tl_status tl_softmax_f32(const float* x, float* y, const int64_t* shape, int rank, int axis) {
+  konform::impl::AxisSplit s;
+  if (const tl_status st = konform::impl::split_at_axis(shape, rank, axis, &s); st != TL_OK) return st;
+  const int64_t n = s.outer * s.length * s.inner;
+  if (n == 0) return TL_OK;
+  const char* where = "tl_softmax_f32";
+  kc::DeviceBuffer<float> dx(x, static_cast<size_t>(n), where), dy(static_cast<size_t>(n), where);
+  kc::launch(kc::softmax_lines, kc::grid_for_lines(s.outer * s.inner), kc::kLineThreads, dx.get(), dy.get(), s.outer, s.length, s.inner);
+  kc::check_launch(where);
+  dy.copy_to(y);
+  return TL_OK;
+}
+
+TL_CUDA_EXPORT void tl_swiglu_f32(const float* gate, const float* up, float* y, int64_t n) {
+  kc::run_map2(gate, up, y, n, kc::SwiGlu{}, "tl_swiglu_f32");
+}
+
+TL_CUDA_EXPORT tl_status tl_geglu_f32(const float* gate, const float* up, float* y, int64_t n, int approximation) {
+  if (const tl_status st = konform::impl::check_gelu_approximation(approximation); st != TL_OK) return st;
+  kc::run_map2(gate, up, y, n, kc::GeGlu{approximation}, "tl_geglu_f32");
+  return TL_OK;
+}
+
+TL_CUDA_EXPORT void tl_glu_f32(const float* gate, const float* up, float* y, int64_t n) {
+  kc::run_map2(gate, up, y, n, kc::Glu{}, "tl_glu_f32");
+}

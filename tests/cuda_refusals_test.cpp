@@ -1,0 +1,87 @@
+// libtl_cuda (or its emulated build) refuses the calls libtl_kernels refuses,
+// with the same status and the same tl_last_error words, and writes nothing.
+// The checks run before any CUDA call, so this needs no GPU: it checks the
+// nvcc-built library's host side where no kernel can run.
+//   usage: konform_cuda_refusals_test LIBRARY.so
+#include <dlfcn.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <string>
+
+#include "tinyllm/activations.h"
+#include "tinyllm/tensor.h"
+
+namespace {
+
+void* library = nullptr;
+int failures = 0;
+float x[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+float y[8];
+
+// Calls `fn` in the library under test and in libtl_kernels (linked in) with
+// the same arguments; both must refuse alike and leave y as it was.
+template <class R, class... P, class... A>
+void same(const char* name, const char* what, R (*simd)(P...), A... args) {
+  auto* other = reinterpret_cast<R (*)(P...)>(dlsym(library, name));
+  auto* other_error = reinterpret_cast<const char* (*)()>(dlsym(library, "tl_last_error"));
+  if (other == nullptr || other_error == nullptr) {
+    std::printf("FAIL: %s or tl_last_error is not exported\n", name);
+    ++failures;
+    return;
+  }
+  for (float& v : y) v = -1.0f;
+  const tl_status got = other(args...);
+  const std::string got_words = other_error();
+  bool untouched = true;
+  for (float v : y) untouched = untouched && v == -1.0f;
+  const tl_status want = simd(args...);
+  const std::string want_words = tl_last_error();
+  if (want == TL_OK || got != want || got_words != want_words || !untouched) {
+    std::printf("FAIL: %s (%s): status %d \"%s\"%s; libtl_kernels: %d \"%s\"\n", name, what, got, got_words.c_str(),
+                untouched ? "" : ", y written", want, want_words.c_str());
+    ++failures;
+  }
+}
+
+}  // namespace
+
+#define SAME(fn, what, ...) same(#fn, what, &fn, __VA_ARGS__)
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: konform_cuda_refusals_test LIBRARY.so\n");
+    return 2;
+  }
+  library = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+  if (library == nullptr) {
+    std::printf("FAIL: cannot load %s: %s\n", argv[1], dlerror());
+    return 1;
+  }
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const int64_t s4[] = {4}, s3[] = {3}, s24[] = {2, 4}, s42[] = {4, 2}, s8[] = {8}, perm00[] = {0, 0};
+  const int64_t shapes_2_3[] = {4, 3}, sizes_3_3[] = {3, 3};
+  const float* xs[] = {x, x};
+  float* ys[] = {y, y};
+
+  SAME(tl_softmax_f32, "rank 5", x, y, s4, 5, 0);
+  SAME(tl_softmax_f32, "axis 1 of rank 1", x, y, s4, 1, 1);
+  SAME(tl_geglu_f32, "approximation 2", x, x, y, int64_t{4}, 2);
+  SAME(tl_add_broadcast_f32, "[4] + [3]", x, s4, int64_t{1}, x, s3, int64_t{1}, y, s4, int64_t{1});
+  SAME(tl_div_broadcast_f32, "y of the wrong shape", x, s24, int64_t{2}, x, s4, int64_t{1}, y, s42, int64_t{2});
+  SAME(tl_mul_broadcast_f32, "rank 7", x, s4, int64_t{7}, x, s4, int64_t{1}, y, s4, int64_t{1});
+  SAME(tl_clamp_f32, "lo > hi", x, y, int64_t{8}, 2.0f, 1.0f);
+  SAME(tl_clamp_f32, "NaN bound", x, y, int64_t{8}, nan, 1.0f);
+  SAME(tl_nan_to_num_f32, "n < 0", x, y, int64_t{-1}, 0.0f, 1.0f, -1.0f);
+  SAME(tl_argmax_axis_f32, "axis 3 of rank 2", x, s24, int64_t{2}, int64_t{3}, reinterpret_cast<int32_t*>(y));
+  SAME(tl_transpose_f32, "rank 1", x, s8, int64_t{1}, y);
+  SAME(tl_permute_f32, "perm [0, 0]", x, s24, int64_t{2}, perm00, y);
+  SAME(tl_reshape_f32, "8 elements to 3", x, s8, int64_t{1}, y, s3, int64_t{1});
+  SAME(tl_concat_f32, "no tensors", xs, shapes_2_3, int64_t{0}, int64_t{1}, int64_t{0}, y);
+  SAME(tl_concat_f32, "shapes differing off the axis", xs, shapes_2_3, int64_t{2}, int64_t{1}, int64_t{-2}, y);
+  SAME(tl_split_f32, "sizes adding up to 6 of 8", x, s8, int64_t{1}, int64_t{0}, sizes_3_3, int64_t{2}, ys);
+  SAME(tl_chunk_f32, "0 chunks", x, s8, int64_t{1}, int64_t{0}, int64_t{0}, ys);
+  if (failures == 0) std::printf("ok: %s refuses as libtl_kernels does, with the same words\n", argv[1]);
+  return failures == 0 ? 0 : 1;
+}
