@@ -201,6 +201,10 @@ Shape long_shape(Rng& rng, bool gqa) {
   return s;
 }
 
+// A random shape, neither an edge nor a long context: the only cases that
+// get other lengths or a refused argument.
+bool random_case(int64_t index, int64_t edges) { return index >= edges && !long_context(index, edges); }
+
 Shape case_shape(Rng& rng, int64_t index, int64_t edges, bool gqa) {
   if (index < edges) return edge_shapes()[static_cast<size_t>(index)];
   return long_context(index, edges) ? long_shape(rng, gqa) : random_shape(rng, gqa);
@@ -267,7 +271,7 @@ Case make_sdpa(Rng& rng, int64_t index, int64_t edges) {
   int64_t mask_kind = rng.chance(0.4) ? 0 : rng.range(1, 4);
   const bool causal = rng.chance(0.5);
   std::string bad;
-  if (index >= edges && !long_context(index, edges) && rng.chance(0.08)) bad = make_bad(rng, s, mask_kind, true);
+  if (random_case(index, edges) && rng.chance(0.08)) bad = make_bad(rng, s, mask_kind, true);
   Case c;
   set_dims(c, s);
   c.params["causal"] = causal ? 1.0 : 0.0;
@@ -281,10 +285,10 @@ Case make_sdpa(Rng& rng, int64_t index, int64_t edges) {
 Case make_cross(Rng& rng, int64_t index, int64_t edges) {
   Shape s = case_shape(rng, index, edges, false);
   s.KV = s.H;
-  if (index >= edges && !long_context(index, edges) && rng.chance(0.2)) s.Sq = rng.range(1, 12), s.Sk = rng.range(1, 200);  // decoder vs encoder lengths
+  if (random_case(index, edges) && rng.chance(0.2)) s.Sq = rng.range(1, 12), s.Sk = rng.range(1, 200);  // decoder vs encoder lengths
   int64_t none = 0;
   std::string bad;
-  if (index >= edges && !long_context(index, edges) && rng.chance(0.08)) bad = make_bad(rng, s, none, false);
+  if (random_case(index, edges) && rng.chance(0.08)) bad = make_bad(rng, s, none, false);
   Case c;
   set_dims(c, s);
   const bool valid = call_status(c) == TL_OK;
