@@ -16,17 +16,16 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "bandwidth_ref.h"
+#include "bench_main.hpp"
 #include "measure.hpp"
 #include "scalar/activations.hpp"
 #include "tinyllm/activations.h"
-#include "tinyllm/dispatch.h"
 
 namespace {
 
@@ -184,26 +183,4 @@ void RegisterAll() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  BestStream();  // fix the reference's target before anything is forced
-  std::vector<char*> args;
-  for (int i = 0; i < argc; ++i) {
-    const char* flag = "--konform_target=";
-    if (std::strncmp(argv[i], flag, std::strlen(flag)) == 0) {
-      if (tl_simd_force_target(argv[i] + std::strlen(flag)) != 0) {
-        std::fprintf(stderr, "unknown or unsupported target: %s\n", argv[i] + std::strlen(flag));
-        return 2;
-      }
-    } else {
-      args.push_back(argv[i]);
-    }
-  }
-  int count = static_cast<int>(args.size());
-  benchmark::AddCustomContext("simd_target", tl_simd_active_target());
-  RegisterAll();
-  benchmark::Initialize(&count, args.data());
-  if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}
+int main(int argc, char** argv) { return konform::bench::BenchMain(argc, argv, RegisterAll); }

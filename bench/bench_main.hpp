@@ -1,8 +1,8 @@
 // The main() of a konform benchmark: --konform_target=NAME forces a
 // libtl_kernels target (after the bandwidth reference has fixed its own),
 // the active target goes into the report's context, then Google Benchmark
-// runs what `register_all` registered. (The older benches still carry their
-// own copy of this; new ones call it.)
+// runs what `register_all` registered. Every bench with a RegisterAll()
+// calls it (the BENCHMARK_MAIN ones take no --konform_target).
 #pragma once
 
 #include <benchmark/benchmark.h>

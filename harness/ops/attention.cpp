@@ -178,6 +178,38 @@ Shape random_shape(Rng& rng, bool gqa) {
   return s;
 }
 
+// Long contexts: every 64th case past the edges (the first of them too, so
+// each sweep of more than `edges` cases has one) has Sk in [2048, 16384],
+// where a sum over keys that rounds once per key (Sk - 1 deep) leaves the
+// limits' derivation and the pairwise summation contract decides
+// (docs/tolerances.md, "Reductions"). K and V are kept to 2^17 floats each
+// (head_dim <= 8 at Sk = 16384): drawing the values, once per backend, is
+// most of a case's cost.
+constexpr int64_t kLongEvery = 64;
+bool long_context(int64_t index, int64_t edges) { return index >= edges && (index - edges) % kLongEvery == 0; }
+
+Shape long_shape(Rng& rng, bool gqa) {
+  Shape s;
+  s.B = 1;
+  s.KV = rng.range(1, 2);
+  s.H = gqa ? s.KV * rng.range(1, 2) : s.KV;
+  s.Sk = rng.chance(0.5) ? rng.pick(std::vector<int64_t>{2048, 4096, 8192, 16384}) : rng.range(2048, 16384);
+  s.Sq = rng.chance(0.5) ? 1 : rng.range(2, 4);  // decode, or a chunk after a cache
+  s.D = rng.pick(std::vector<int64_t>{1, 2, 3, 4, 7, 8, 16, 33, 64});
+  while (s.D > 1 && s.KV * s.Sk * s.D > (int64_t{1} << 17)) s.D /= 2;
+  while (s.Sq > 1 && s.H * s.Sq * s.Sk * s.D > (int64_t{1} << 19)) --s.Sq;
+  return s;
+}
+
+// A random shape, neither an edge nor a long context: the only cases that
+// get other lengths or a refused argument.
+bool random_case(int64_t index, int64_t edges) { return index >= edges && !long_context(index, edges); }
+
+Shape case_shape(Rng& rng, int64_t index, int64_t edges, bool gqa) {
+  if (index < edges) return edge_shapes()[static_cast<size_t>(index)];
+  return long_context(index, edges) ? long_shape(rng, gqa) : random_shape(rng, gqa);
+}
+
 // Tensors of a shape, or 16 floats when the call must be refused (never read).
 std::vector<int64_t> shape_or_small(bool valid, std::vector<int64_t> shape) {
   return valid ? shape : std::vector<int64_t>{16};
@@ -235,11 +267,11 @@ void add_tensors(Rng& rng, Case& c, const Shape& s, int64_t mask_kind, bool vali
 }
 
 Case make_sdpa(Rng& rng, int64_t index, int64_t edges) {
-  Shape s = index < edges ? edge_shapes()[static_cast<size_t>(index)] : random_shape(rng, true);
+  Shape s = case_shape(rng, index, edges, true);
   int64_t mask_kind = rng.chance(0.4) ? 0 : rng.range(1, 4);
   const bool causal = rng.chance(0.5);
   std::string bad;
-  if (index >= edges && rng.chance(0.08)) bad = make_bad(rng, s, mask_kind, true);
+  if (random_case(index, edges) && rng.chance(0.08)) bad = make_bad(rng, s, mask_kind, true);
   Case c;
   set_dims(c, s);
   c.params["causal"] = causal ? 1.0 : 0.0;
@@ -251,12 +283,12 @@ Case make_sdpa(Rng& rng, int64_t index, int64_t edges) {
 }
 
 Case make_cross(Rng& rng, int64_t index, int64_t edges) {
-  Shape s = index < edges ? edge_shapes()[static_cast<size_t>(index)] : random_shape(rng, false);
+  Shape s = case_shape(rng, index, edges, false);
   s.KV = s.H;
-  if (index >= edges && rng.chance(0.2)) s.Sq = rng.range(1, 12), s.Sk = rng.range(1, 200);  // decoder vs encoder lengths
+  if (random_case(index, edges) && rng.chance(0.2)) s.Sq = rng.range(1, 12), s.Sk = rng.range(1, 200);  // decoder vs encoder lengths
   int64_t none = 0;
   std::string bad;
-  if (index >= edges && rng.chance(0.08)) bad = make_bad(rng, s, none, false);
+  if (random_case(index, edges) && rng.chance(0.08)) bad = make_bad(rng, s, none, false);
   Case c;
   set_dims(c, s);
   const bool valid = call_status(c) == TL_OK;
@@ -383,7 +415,8 @@ const char* kSdpaDomain =
     "q, k N(0, 1), scaled by 4 or 30 (scores up to ~1e3: exp overflows without the max subtraction), tiny, zeros "
     "(uniform softmax), small integers (ties); v N(0, 1), tiny or integers; masks of -1e4 (some rows all -1e4) and "
     "N(0, 1) biases; causal with Sq < Sk, Sq = Sk and Sq > Sk (rows with every key masked); no NaN or Inf (a NaN "
-    "score makes its row NaN, nothing more to check); shapes up to ~2^21 multiply-adds; 8% refused arguments";
+    "score makes its row NaN, nothing more to check); shapes up to ~2^21 multiply-adds, every 64th case a long context "
+    "(Sk 2048-16384, Sq <= 4, small heads); 8% refused arguments";
 
 OpSpec sdpa_spec(const char* name, const char* symbol, void* scalar_fn, const char* summary) {
   OpSpec op;
@@ -499,7 +532,7 @@ std::vector<OpSpec> attention() {
   cross.summary = "y = Softmax(q k^T / sqrt(D)) v, q [B,H,Sq,D] (decoder), k, v [B,H,Se,D] (encoder); no mask; validates";
   cross.params = {{"B, Sq, Se", ">= 0; Se >= 1 when Sq >= 1"}, {"num_heads", ">= 1"}, {"head_dim", ">= 1"}};
   cross.domain = std::string(kSdpaDomain).substr(0, std::string(kSdpaDomain).find("; masks")) +
-                 "; decoder and encoder lengths independent; 8% refused arguments";
+                 "; decoder and encoder lengths independent, every 64th case Se 2048-16384; 8% refused arguments";
   cross.status = "status";
   cross.edge_cases = static_cast<int64_t>(edge_shapes().size());
   cross.make_case = [edges = cross.edge_cases](Rng& rng, int64_t i) { return make_cross(rng, i, edges); };

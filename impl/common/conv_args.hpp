@@ -54,9 +54,14 @@ inline bool bytes_fit(const ConvShape& s, int64_t w_elems) {
 
 // The checks every variant shares: the counts, then each dimension's sizes.
 // A null stride means the kernel, padding 0, dilation 1 (Pool's defaults).
+// `channels` names the one count of an op whose C_in, C_out and groups are
+// all its C (Pool, DepthwiseConv), so a message names the caller's argument.
 inline std::string common(ConvShape& s, const int64_t* in, const int64_t* k, const int64_t* st, const int64_t* p,
-                          const int64_t* d) {
+                          const int64_t* d, const char* channels = nullptr) {
   if (s.B < 0 || s.B > TL_CONV_MAX_SIZE) return range("B", -1, s.B, 0);
+  if (channels != nullptr) {
+    if (std::string e = range(channels, -1, s.C_in, 1); !e.empty()) return e;
+  }
   for (auto [name, v] : {std::pair{"C_in", s.C_in}, std::pair{"C_out", s.C_out}, std::pair{"groups", s.groups}})
     if (std::string e = range(name, -1, v, 1); !e.empty()) return e;
   for (int a = 0; a < s.nd; ++a) {
@@ -95,18 +100,19 @@ inline Checked groups_and_extent(const char* fn, ConvShape s, int64_t w_elems) {
 
 inline Checked conv(int64_t B, int64_t C_in, int64_t C_out, int64_t groups, int64_t n_dims, const int64_t* in,
                     const int64_t* k, const int64_t* st, const int64_t* p, const int64_t* d,
-                    const char* fn = "tl_conv_f32") {
+                    const char* fn = "tl_conv_f32", const char* channels = nullptr) {
   if (n_dims < 1 || n_dims > 3) return detail::refuse(TL_ERR_INVALID_ARGUMENT, fn, "n_dims = " + detail::str(n_dims) + " is not 1, 2 or 3");
   ConvShape s;
   s.nd = static_cast<int>(n_dims), s.B = B, s.C_in = C_in, s.C_out = C_out, s.groups = groups;
-  if (std::string e = detail::common(s, in, k, st, p, d); !e.empty()) return detail::refuse(TL_ERR_INVALID_ARGUMENT, fn, e);
+  if (std::string e = detail::common(s, in, k, st, p, d, channels); !e.empty())
+    return detail::refuse(TL_ERR_INVALID_ARGUMENT, fn, e);
   for (int a = 0; a < s.nd; ++a) s.out[a] = reference::conv_out_extent(s.in[a], s.kernel[a], s.stride[a], s.pad[a], s.dil[a]);
   return detail::groups_and_extent(fn, s, C_out * (C_in / groups));
 }
 
 inline Checked depthwise(int64_t B, int64_t C, const int64_t* in, const int64_t* k, const int64_t* st,
                          const int64_t* p, const int64_t* d) {
-  return conv(B, C, C, C, 2, in, k, st, p, d, "tl_depthwise_conv2d_f32");
+  return conv(B, C, C, C, 2, in, k, st, p, d, "tl_depthwise_conv2d_f32", "C");
 }
 
 inline Checked conv_transpose2d(int64_t B, int64_t C_in, int64_t C_out, int64_t groups, const int64_t* in,
@@ -146,7 +152,8 @@ inline Checked pool(int64_t B, int64_t C, const int64_t* in, const int64_t* k, c
     return detail::refuse(TL_ERR_INVALID_ARGUMENT, fn, "mode = " + detail::str(mode) + " is neither TL_POOL_MAX (0) nor TL_POOL_AVG (1)");
   ConvShape s;
   s.nd = 2, s.B = B, s.C_in = C, s.C_out = C, s.groups = C;
-  if (std::string e = detail::common(s, in, k, st, p, nullptr); !e.empty()) return detail::refuse(TL_ERR_INVALID_ARGUMENT, fn, e);
+  if (std::string e = detail::common(s, in, k, st, p, nullptr, "C"); !e.empty())
+    return detail::refuse(TL_ERR_INVALID_ARGUMENT, fn, e);
   for (int a = 0; a < 2; ++a) s.out[a] = reference::conv_out_extent(s.in[a], s.kernel[a], s.stride[a], s.pad[a], 1);
   return detail::groups_and_extent(fn, s, C);
 }

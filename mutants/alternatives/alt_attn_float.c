@@ -13,10 +13,12 @@
  *
  * Correct, and summed differently from the scalar (pairwise) and simd
  * (blocks into double) backends. The limits are derived for those sums, not
- * for chains of Sk - 1 roundings; within the sweep's domain (Sk <= 300,
- * head_dim <= 128) this kernel was measured well inside them, and must stay
- * there (docs/ops-attention.md, "The error model"): a failure here is a
- * false alarm.
+ * for chains of Sk - 1 roundings; on the sweep (Sk <= 300, head_dim <= 128,
+ * and a long context, Sk 2048-16384, every 64th case) this kernel was
+ * measured inside them (docs/ops-attention.md, "The error model"): a
+ * failure at Sk <= 300 is a false alarm; at long contexts its sums over
+ * keys are outside the summation contract, so there it passes by margin,
+ * not by right.
  */
 #include <math.h>
 #include <stdint.h>

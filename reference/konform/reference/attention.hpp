@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "konform/reference/elementwise.hpp"
@@ -170,17 +171,23 @@ void sdpa_window(const float* q, const float* k, const float* v, T* y, int64_t b
 // FlashAttention: Sdpa by tiles of `tile` keys with the online softmax: a
 // running max m, a running sum l and an accumulator acc[D], rescaled by
 // exp(m_old - m_new) whenever the max grows; y = acc / l at the end.
+// In float the running l and acc are doubles: a float running sum would
+// round once per tile, Sk / tile deep, outside the summation contract at
+// long contexts (docs/tolerances.md, "Reductions"); the tiles stay float.
 template <typename T>
 void flash_attention(const float* q, const float* k, const float* v, const float* mask, T* y, const Dims& n,
                      bool causal, int kind, int64_t tile) {
   using std::exp;
-  std::vector<T> acc(static_cast<size_t>(n.d)), part(static_cast<size_t>(n.d));
+  using Run = std::conditional_t<std::is_same_v<T, float>, double, T>;
+  std::vector<Run> acc(static_cast<size_t>(n.d));
+  std::vector<T> part(static_cast<size_t>(n.d));
   for (int64_t b = 0; b < n.batch; ++b)
     for (int64_t h = 0; h < n.heads; ++h)
       for (int64_t i = 0; i < n.sq; ++i) {
         const Row r = row_of(q, k, v, mask, n, kind, causal, b, h, i);
-        std::fill(acc.begin(), acc.end(), T(0));
-        T m = T(0), l = T(0);
+        std::fill(acc.begin(), acc.end(), Run(0));
+        T m = T(0);
+        Run l = Run(0);
         for (int64_t j0 = 0; j0 < n.sk; j0 += tile) {
           const int64_t j1 = std::min(n.sk, j0 + tile);
           const std::vector<T> s = scores<T>(r, n, j0, j1);
@@ -197,13 +204,13 @@ void flash_attention(const float* q, const float* k, const float* v, const float
             tile_sum += p;
             for (int64_t t = 0; t < n.d; ++t) part[static_cast<size_t>(t)] += p * T(r.v[j * n.d + t]);
           }
-          l = l * c + tile_sum;
+          l = l * Run(c) + Run(tile_sum);
           for (int64_t t = 0; t < n.d; ++t)
-            acc[static_cast<size_t>(t)] = acc[static_cast<size_t>(t)] * c + part[static_cast<size_t>(t)];
+            acc[static_cast<size_t>(t)] = acc[static_cast<size_t>(t)] * Run(c) + Run(part[static_cast<size_t>(t)]);
           m = m_new;
         }
         T* out = y + ((b * n.heads + h) * n.sq + i) * n.d;
-        for (int64_t t = 0; t < n.d; ++t) out[t] = acc[static_cast<size_t>(t)] / l;
+        for (int64_t t = 0; t < n.d; ++t) out[t] = T(acc[static_cast<size_t>(t)] / l);
       }
 }
 
