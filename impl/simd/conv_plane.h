@@ -26,9 +26,9 @@ struct PlaneWindow {
   int64_t H, OH, OW, kH, kW, sH, sW, dH, dW, pH;
 };
 
-// The most float lanes of any target's vector (kTile of conv_simd.cpp is a
-// multiple of it); rows are read in whole vectors of up to this many.
-constexpr int64_t kPlaneMaxLanes = 64;
+// Rows are read in pairs of whole vectors: up to twice the most float lanes
+// of any target's vector (64).
+constexpr int64_t kPlaneMaxRead = 128;
 
 // 2-d, pads read as a constant (Conv's zero, max Pool's -inf) and a W stride
 // the vector loop loads directly (1: plain loads, 2: deinterleaved).
@@ -39,7 +39,7 @@ inline bool DirectPlaneFits(const reference::ConvShape& s) {
 class PlaneReader {
  public:
   PlaneReader(const reference::ConvShape& s, float pad) : s_(s), pad_(pad) {
-    const int64_t out_w = (s.out[1] + kPlaneMaxLanes - 1) / kPlaneMaxLanes * kPlaneMaxLanes;
+    const int64_t out_w = (s.out[1] + kPlaneMaxRead - 1) / kPlaneMaxRead * kPlaneMaxRead;
     // The last lane a stride-2 load reads is one past its element.
     span_ = (out_w - 1) * s.stride[1] + (s.kernel[1] - 1) * s.dil[1] + s.stride[1];
     pitch_ = std::max(span_, s.pad[1] + s.in[1]);

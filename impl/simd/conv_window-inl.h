@@ -37,8 +37,42 @@ HWY_INLINE hn::Vec<D> LoadStrided(D d, const float* HWY_RESTRICT p) {
   }
 }
 
+// v into y[ow, min(ow + N, n)).
+template <class D>
+HWY_INLINE void StoreOutputs(D d, hn::Vec<D> v, float* HWY_RESTRICT y, int64_t ow, int64_t n) {
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  if (ow + N <= n) {
+    hn::StoreU(v, d, y + ow);
+  } else {
+    StoreHead(v, d, y + ow, static_cast<size_t>(n - ow));
+  }
+}
+
+// Taps kw < kW of one kernel row into a and b, the outputs starting at r and
+// at r2 (N outputs further), tap numbers from t. Two independent chains keep
+// the FMA pipes busy; at stride 2 with dilation 1 one deinterleaving load
+// gives two neighbouring taps (its even and odd lanes).
+template <int64_t S, class D, class Op>
+HWY_INLINE void KernelRow(D d, const float* r, const float* r2, int64_t kW, int64_t dW, Op& a, Op& b, size_t& t) {
+  int64_t kw = 0;
+  if constexpr (S == 2) {
+    if (dW == 1)
+      for (; kw + 1 < kW; kw += 2, t += 2) {
+        hn::Vec<D> e, o, e2, o2;
+        hn::LoadInterleaved2(d, r + kw, e, o);
+        hn::LoadInterleaved2(d, r2 + kw, e2, o2);
+        a.Tap(d, e, t), b.Tap(d, e2, t);
+        a.Tap(d, o, t + 1), b.Tap(d, o2, t + 1);
+      }
+  }
+  for (; kw < kW; ++kw, ++t) {
+    a.Tap(d, LoadStrided<S>(d, r + kw * dW), t);
+    b.Tap(d, LoadStrided<S>(d, r2 + kw * dW), t);
+  }
+}
+
 // y[oh OW + ow] = op over the window of output (oh, ow), every output of the
-// plane. rows: scratch for kH row pointers.
+// plane, two vectors of outputs at a time. rows: scratch for kH row pointers.
 template <int64_t S, class Op>
 HWY_INLINE void WindowPlane(const PlaneWindow& p, Op op, const float** rows, float* HWY_RESTRICT y) {
   using D = hn::ScalableTag<float>;
@@ -50,19 +84,16 @@ HWY_INLINE void WindowPlane(const PlaneWindow& p, Op op, const float** rows, flo
       rows[kh] = ih >= 0 && ih < p.H ? p.base + ih * p.pitch : p.pad_row;
     }
     float* yr = y + oh * p.OW;
-    for (int64_t ow = 0; ow < p.OW; ow += N) {
-      op.Start(d);
+    for (int64_t ow = 0; ow < p.OW; ow += 2 * N) {
+      Op a = op, b = op;
+      a.Start(d), b.Start(d);
       size_t t = 0;
       for (int64_t kh = 0; kh < p.kH; ++kh) {
         const float* r = rows[kh] + ow * S;
-        for (int64_t kw = 0; kw < p.kW; ++kw) op.Tap(d, LoadStrided<S>(d, r + kw * p.dW), t++);
+        KernelRow<S>(d, r, r + N * S, p.kW, p.dW, a, b, t);
       }
-      const auto v = op.Result(d);
-      if (ow + N <= p.OW) {
-        hn::StoreU(v, d, yr + ow);
-      } else {
-        StoreHead(v, d, yr + ow, static_cast<size_t>(p.OW - ow));
-      }
+      StoreOutputs(d, a.Result(d), yr, ow, p.OW);
+      if (ow + N < p.OW) StoreOutputs(d, b.Result(d), yr, ow + N, p.OW);
     }
   }
 }
