@@ -27,6 +27,7 @@
 #include "impl/common/conv_args.hpp"
 #include "impl/common/status.hpp"
 #include "impl/simd/conv_phase.h"
+#include "impl/simd/conv_patch.h"
 #include "impl/simd/conv_plane.h"
 #include "impl/simd/parallel.h"
 #include "tinyllm/conv.h"
@@ -42,9 +43,6 @@ namespace {
 
 using reference::ConvShape;
 
-// Output positions per patch: a multiple of every target's lane count (16).
-constexpr int64_t kTile = 64;
-
 // Below this many multiply-adds one thread does it all (as Matmul).
 constexpr int64_t kParallelWork = int64_t{1} << 22;
 
@@ -57,28 +55,6 @@ void SplitItems(int64_t items, int64_t work, const Range& range) {
   const int64_t threads = work >= kParallelWork ? std::min<int64_t>(ThreadCount(), items) : 1;
   const int64_t per = (items + threads - 1) / threads;
   ParallelFor((items + per - 1) / per, [&](int64_t t) { range(t * per, std::min(items, (t + 1) * per)); });
-}
-
-// src[t n + j]: the input element output out(j) reads at tap tap(t), or -1
-// (tap-major, so filling a patch row reads the table in order).
-template <class Out, class Tap>
-void TileSources(const ConvShape& s, int64_t n, int64_t taps, Out out, Tap tap, std::vector<int64_t>& src) {
-  src.resize(static_cast<size_t>(n * taps));
-  for (int64_t j = 0; j < n; ++j)
-    for (int64_t t = 0; t < taps; ++t) src[static_cast<size_t>(t * n + j)] = s.source(out(j), tap(t));
-}
-
-// Rows (channel c of xc's channels, tap kk) of a patch: x where the tap reads
-// the input, `pad` elsewhere.
-void FillPatch(const float* xc, int64_t channels, int64_t IS, const std::vector<int64_t>& src, int64_t KS, int64_t n,
-               float pad, float* patch) {
-  for (int64_t c = 0; c < channels; ++c)
-    for (int64_t kk = 0; kk < KS; ++kk) {
-      float* row = patch + (c * KS + kk) * kTile;
-      const float* xr = xc + c * IS;
-      const int64_t* sr = src.data() + kk * n;
-      for (int64_t j = 0; j < n; ++j) row[j] = sr[j] < 0 ? pad : xr[sr[j]];
-    }
 }
 
 // ConvTranspose2d with an Inf or NaN weight: a tap that lands on no input
@@ -139,7 +115,7 @@ void ConvTransposeByPhase(const float* x, const float* w, const float* bias, flo
   SplitItems(static_cast<int64_t>(jobs.size()), work, [&](int64_t begin, int64_t end) {
     auto patch = hwy::AllocateAligned<float>(static_cast<size_t>(K_max * kTile));
     auto tile_y = hwy::AllocateAligned<float>(static_cast<size_t>(Cgo * kTile));
-    std::vector<int64_t> src;
+    TileRuns runs;
     for (int64_t job = begin; job < end; ++job) {
       const TransposePhase& phase = phases[jobs[static_cast<size_t>(job)].first];
       const float* w_rows = rows[jobs[static_cast<size_t>(job)].first].data();
@@ -147,10 +123,10 @@ void ConvTransposeByPhase(const float* x, const float* w, const float* bias, flo
       const int64_t o0 = jobs[static_cast<size_t>(job)].second * kTile;
       const int64_t n = std::min(kTile, static_cast<int64_t>(phase.outputs.size()) - o0);
       const int64_t* outs = phase.outputs.data() + o0;
-      TileSources(s, n, T, [&](int64_t j) { return outs[j]; }, [&](int64_t k) { return phase.taps[k]; }, src);
+      runs.Build(s, n, T, [&](int64_t j) { return outs[j]; }, [&](int64_t k) { return phase.taps[k]; });
       for (int64_t b = 0; b < s.B; ++b)
         for (int64_t g = 0; g < s.groups; ++g) {
-          FillPatch(x + (b * s.C_in + g * Cg) * IS, Cg, IS, src, T, n, 0.0f, patch.get());
+          runs.Fill(x + (b * s.C_in + g * Cg) * IS, Cg, IS, 0.0f, patch.get());
           HWY_DYNAMIC_DISPATCH(PatchDot)(patch.get(), kTile, static_cast<size_t>(n), w_rows + g * Cgo * K,
                                          static_cast<size_t>(K), bias == nullptr ? nullptr : bias + g * Cgo,
                                          static_cast<size_t>(Cgo), tile_y.get(), kTile);
@@ -175,13 +151,13 @@ void Conv(const float* x, const float* w, const float* bias, float* y, const Con
   const int64_t tiles = (OS + kTile - 1) / kTile;
   SplitItems(tiles, s.B * s.C_out * OS * std::max<int64_t>(K, 1), [&](int64_t begin, int64_t end) {
     auto patch = hwy::AllocateAligned<float>(static_cast<size_t>(std::max<int64_t>(K, 1) * kTile));
-    std::vector<int64_t> src;
+    TileRuns runs;
     for (int64_t tile = begin; tile < end; ++tile) {
       const int64_t o0 = tile * kTile, n = std::min(kTile, OS - o0);
-      TileSources(s, n, KS, [&](int64_t j) { return o0 + j; }, [](int64_t k) { return k; }, src);
+      runs.Build(s, n, KS, [&](int64_t j) { return o0 + j; }, [](int64_t k) { return k; });
       for (int64_t b = 0; b < s.B; ++b)
         for (int64_t g = 0; g < s.groups; ++g) {
-          FillPatch(x + (b * s.C_in + g * Cg) * IS, Cg, IS, src, KS, n, 0.0f, patch.get());
+          runs.Fill(x + (b * s.C_in + g * Cg) * IS, Cg, IS, 0.0f, patch.get());
           HWY_DYNAMIC_DISPATCH(PatchDot)(patch.get(), kTile, static_cast<size_t>(n), w + g * Cgo * K,
                                          static_cast<size_t>(K), bias == nullptr ? nullptr : bias + g * Cgo,
                                          static_cast<size_t>(Cgo), y + (b * s.C_out + g * Cgo) * OS + o0,
@@ -202,12 +178,12 @@ void Pool(const float* x, float* y, const ConvShape& s, bool max) {
     return;
   }
   auto patch = hwy::AllocateAligned<float>(static_cast<size_t>(KS * kTile));
-  std::vector<int64_t> src;
+  TileRuns runs;
   for (int64_t o0 = 0; o0 < OS; o0 += kTile) {
     const int64_t n = std::min(kTile, OS - o0);
-    TileSources(s, n, KS, [&](int64_t j) { return o0 + j; }, [](int64_t k) { return k; }, src);
+    runs.Build(s, n, KS, [&](int64_t j) { return o0 + j; }, [](int64_t k) { return k; });
     for (int64_t bc = 0; bc < s.B * s.C_in; ++bc) {
-      FillPatch(x + bc * IS, 1, IS, src, KS, n, pad, patch.get());
+      runs.Fill(x + bc * IS, 1, IS, pad, patch.get());
       HWY_DYNAMIC_DISPATCH(PatchReduce)(patch.get(), kTile, static_cast<size_t>(n), static_cast<size_t>(KS), max,
                                         y + bc * OS + o0);
     }
