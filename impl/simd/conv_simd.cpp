@@ -2,11 +2,12 @@
 // per Highway target (foreach_target) and chosen at run time. Each exported
 // function validates its arguments (impl/common/conv_args.hpp) before it
 // touches an output. DepthwiseConv and Pool with a W stride of 1 or 2 read
-// each channel plane directly (conv_window-inl.h); every other variant
-// gathers a tile of output positions into a patch (the spec's tap map,
-// conv_shape.hpp) and hands it to the vector code of conv-inl.h, so padding,
-// dilation, replication and the transposed map are plain index arithmetic
-// here and never in the vector loops.
+// each channel plane directly (conv_window-inl.h, conv_plane.h). Every other
+// variant gathers a tile of output positions into a patch (the spec's tap
+// map, conv_patch.h) and hands it to the vector code of conv-inl.h;
+// ConvTranspose2d does so phase by phase with only the taps that can land
+// (conv_phase.h). Padding, dilation, replication and the transposed map are
+// plain index arithmetic here and never in the vector loops.
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "impl/simd/conv_simd.cpp"
