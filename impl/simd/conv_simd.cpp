@@ -108,7 +108,8 @@ void ConvTransposeByPhase(const float* x, const float* w, const float* bias, flo
     rows[ph].resize(static_cast<size_t>(s.C_out * Cg * T));
     for (int64_t co = 0; co < s.C_out; ++co)
       for (int64_t ci = 0; ci < Cg; ++ci)
-        for (int64_t t = 0; t < T; ++t) rows[ph][static_cast<size_t>((co * Cg + ci) * T + t)] = w[s.weight_index(co, ci, taps[t])];
+        for (int64_t t = 0; t < T; ++t)
+          rows[ph][static_cast<size_t>((co * Cg + ci) * T + t)] = w[s.weight_index(co, ci, taps[t])];
     for (int64_t tile = 0; tile * kTile < n_out; ++tile) jobs.emplace_back(ph, tile);
     work += s.B * s.C_out * n_out * Cg * T;
     K_max = std::max(K_max, Cg * T);
