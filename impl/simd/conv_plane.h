@@ -16,9 +16,9 @@ namespace konform::simd {
 
 // Where the vector code reads one channel plane: input row ih (0 <= ih < H)
 // starts at base + ih * pitch, padded column 0 (input column -pW) first;
-// rows outside the input read pad_row. Every row holds at least
-// PlaneReader::kSpan(shape) floats, so a full vector past the output's end
-// stays in bounds.
+// rows outside the input read pad_row. Every row holds at least the span
+// PlaneReader computes, so whole vectors past the output's end stay in
+// bounds.
 struct PlaneWindow {
   const float* base;
   int64_t pitch;

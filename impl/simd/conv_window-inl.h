@@ -1,9 +1,9 @@
 // The direct path of DepthwiseConv and Pool: one channel plane (conv_plane.h)
-// at a time, vectors along the output's W axis, each tap a plain load (W
-// stride 1) or the even lanes of a deinterleaving load (stride 2). Each output
-// sees its taps in the order PatchDot and PatchReduce (conv-inl.h) see them,
-// row-major over the kernel, through the same per-lane arithmetic, so the
-// bits are those of the patch path.
+// at a time, two vectors along the output's W axis per step, each tap a
+// plain load (W stride 1) or a lane set of a deinterleaving load (stride 2).
+// Each output sees its taps in the order PatchDot and PatchReduce
+// (conv-inl.h) see them, row-major over the kernel, through the same per-lane
+// arithmetic, so the bits are those of the patch path.
 
 #if defined(KONFORM_SIMD_CONV_WINDOW_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef KONFORM_SIMD_CONV_WINDOW_INL_H_
