@@ -215,6 +215,32 @@ void depthwise_is_conv_with_groups_c(const Backend& b) {
   assert_same(conv(b, "DepthwiseConv", g, x, w, bias), conv(b, "Conv2d", g, x, w, bias));
 }
 
+// A strided output is the stride-1 output sampled at every stride-th
+// position, y_s[oh, ow] = y_1[oh sH, ow sW] (same kernel, padding,
+// dilation), bit for bit on small integers. In libtl_kernels W strides 1 and
+// 2 take the direct path and 3 the patch path, so this sets them against
+// each other.
+void assert_strided_is_subsampled(const Backend& b, const char* name, Kind kind, const Geometry& g, const Floats& x,
+                                  const Floats& w = {}, const Floats& bias = {}) {
+  Geometry one = g;
+  one.s[0] = one.s[1] = 1;
+  const auto ys = calls::conv::run(b, name, kind, g, x, w, bias), y1 = calls::conv::run(b, name, kind, one, x, w, bias);
+  const auto ss = ops::convs::shape_of(kind, g), s1 = ops::convs::shape_of(kind, one);
+  for (int64_t bc = 0; bc < g.B * g.C_out; ++bc)
+    for (int64_t oh = 0; oh < ss.out[0]; ++oh)
+      for (int64_t ow = 0; ow < ss.out[1]; ++ow)
+        RC_ASSERT(same_bits(ys[static_cast<size_t>((bc * ss.out[0] + oh) * ss.out[1] + ow)],
+                            y1[static_cast<size_t>((bc * s1.out[0] + oh * g.s[0]) * s1.out[1] + ow * g.s[1])]));
+}
+
+void depthwise_strided_is_subsampled(const Backend& b) {
+  const int64_t C = gen(1, 4);
+  Geometry g = draw(2, C, 1, 1);
+  g.s[0] = gen(1, 3), g.s[1] = gen(1, 3);
+  const Floats x = small_ints(x_count(g)), w = small_ints(w_count(g)), bias = small_ints(C);
+  assert_strided_is_subsampled(b, "DepthwiseConv", Kind::depthwise, g, x, w, bias);
+}
+
 // ---------------------------------------------------------------- ConvTranspose2d
 
 // ConvTranspose2d is the adjoint of Conv2d with the same W:
@@ -363,6 +389,12 @@ void pool_default_stride_is_the_kernel(const Backend& b) {
   assert_same(calls::conv::run(b, "Pool", Kind::pool, g, x), explicit_stride);
 }
 
+// Pool's draw has W strides 1..3 already.
+void pool_strided_is_subsampled(const Backend& b) {
+  const Geometry g = draw_pool(static_cast<int>(gen(0, 1)));
+  assert_strided_is_subsampled(b, "Pool", Kind::pool, g, small_ints(x_count(g)));
+}
+
 // x = [[1, 2], [3, 4]], 2x2 window, stride 1, padding 1: avg [0.25, 0.75,
 // 0.5, 1, 2.5, 1.5, 0.75, 1.75, 1]; max [1, 2, 2, 3, 4, 4, 3, 4, 4].
 void pool_hand_example(const Backend& b) {
@@ -389,6 +421,7 @@ std::vector<Property> conv_properties() {
       {"conv3d_is_conv2d_with_depth_1", "Conv3d", "property", conv3d_is_conv2d_with_depth_1},
       {"conv3d_matches_its_loops_on_integers", "Conv3d", "property", conv3d_matches_its_loops_on_integers},
       {"depthwise_is_conv_with_groups_c", "DepthwiseConv", "property", depthwise_is_conv_with_groups_c},
+      {"strided_is_subsampled", "DepthwiseConv", "property", depthwise_strided_is_subsampled},
       {"hand_example", "ConvTranspose2d", "unit", conv_transpose_hand_example},
       {"conv_transpose_is_the_adjoint", "ConvTranspose2d", "property", conv_transpose_is_the_adjoint},
       {"causal_conv_ignores_the_future", "CausalConv1d", "property", causal_conv_ignores_the_future},
@@ -397,6 +430,7 @@ std::vector<Property> conv_properties() {
       {"max_pool_is_the_largest_of_its_window", "Pool", "property", max_pool_is_the_largest_of_its_window},
       {"avg_pool_of_a_constant", "Pool", "property", avg_pool_of_a_constant},
       {"pool_default_stride_is_the_kernel", "Pool", "property", pool_default_stride_is_the_kernel},
+      {"strided_is_subsampled", "Pool", "property", pool_strided_is_subsampled},
   };
 }
 

@@ -14,9 +14,9 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 
 #include "hwy/highway.h"
+#include "impl/simd/conv_reduce-inl.h"
 #include "impl/simd/tail-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -75,27 +75,18 @@ inline void PatchDot(const float* HWY_RESTRICT patch, size_t P, size_t n, const 
 // else the largest value; avg: the sum, k ascending, divided by K.
 inline void PatchReduce(const float* HWY_RESTRICT patch, size_t P, size_t n, size_t K, bool max,
                         float* HWY_RESTRICT y) {
-  const hn::ScalableTag<float> d;
+  using D = hn::ScalableTag<float>;
+  const D d;
   const size_t N = hn::Lanes(d);
+  MaxWindow<D> max_op;
+  AvgWindow<D> avg_op{static_cast<float>(K), {}};
+  auto reduce = [&](auto& op, size_t p) {
+    op.Start(d);
+    for (size_t k = 0; k < K; ++k) op.Tap(d, hn::LoadU(d, patch + k * P + p), k);
+    return op.Result(d);
+  };
   for (size_t p = 0; p < n; p += N) {
-    hn::Vec<decltype(d)> acc;
-    if (max) {
-      acc = hn::Set(d, -std::numeric_limits<float>::infinity());
-      auto first_nan = hn::Zero(d);
-      auto seen = hn::FirstN(d, 0);
-      for (size_t k = 0; k < K; ++k) {
-        const auto v = hn::LoadU(d, patch + k * P + p);
-        const auto nan = hn::IsNaN(v);
-        first_nan = hn::IfThenElse(hn::AndNot(seen, nan), v, first_nan);
-        seen = hn::Or(seen, nan);
-        acc = hn::Max(acc, v);
-      }
-      acc = hn::IfThenElse(seen, hn::Add(first_nan, hn::Zero(d)), acc);
-    } else {
-      acc = hn::Zero(d);
-      for (size_t k = 0; k < K; ++k) acc = hn::Add(acc, hn::LoadU(d, patch + k * P + p));
-      acc = hn::Div(acc, hn::Set(d, static_cast<float>(K)));
-    }
+    const auto acc = max ? reduce(max_op, p) : reduce(avg_op, p);
     if (p + N <= n) {
       hn::StoreU(acc, d, y + p);
     } else {
