@@ -11,6 +11,7 @@
 #include <string>
 
 #include "tinyllm/activations.h"
+#include "tinyllm/norm.h"
 #include "tinyllm/tensor.h"
 
 namespace {
@@ -82,6 +83,16 @@ int main(int argc, char** argv) {
   SAME(tl_concat_f32, "shapes differing off the axis", xs, shapes_2_3, int64_t{2}, int64_t{1}, int64_t{-2}, y);
   SAME(tl_split_f32, "sizes adding up to 6 of 8", x, s8, int64_t{1}, int64_t{0}, sizes_3_3, int64_t{2}, ys);
   SAME(tl_chunk_f32, "0 chunks", x, s8, int64_t{1}, int64_t{0}, int64_t{0}, ys);
+  const int64_t s2_0[] = {2, 0}, s2_4_0[] = {2, 4, 0}, s_neg[] = {2, -1}, s9[] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+  SAME(tl_rms_norm_f32, "ndim 9", x, x, y, s9, int32_t{9}, 1e-5f);
+  SAME(tl_layer_norm_f32, "D = 0", x, x, x, y, s2_0, int32_t{2}, 1e-5f);
+  SAME(tl_batch_norm_f32, "NaN eps", x, x, x, x, x, y, s24, int32_t{2}, nan);
+  SAME(tl_group_norm_f32, "3 groups of 4 channels", x, x, x, y, s24, int32_t{2}, int64_t{3}, 1e-5f);
+  SAME(tl_group_norm_f32, "0 groups", x, x, x, y, s24, int32_t{2}, int64_t{0}, 1e-5f);
+  SAME(tl_instance_norm_f32, "a spatial extent of 0", x, x, x, y, s2_4_0, int32_t{3}, 1e-5f);
+  SAME(tl_ada_ln_f32, "ndim 1", x, x, x, y, s4, int32_t{1}, 1e-5f);
+  SAME(tl_ada_ln_zero_f32, "a negative dimension", x, x, x, x, x, y, y, s_neg, int32_t{2}, 1e-5f);
+  SAME(tl_fused_skip_norm_f32, "eps -1", x, x, x, y, y, s24, int32_t{2}, -1.0f);
   if (failures == 0) std::printf("ok: %s refuses as libtl_kernels does, with the same words\n", argv[1]);
   return failures == 0 ? 0 : 1;
 }
