@@ -29,6 +29,8 @@ mkdir -p reports
 ops=rmsnorm,rope,silu_mul,embedding,add,argmax
 ops+=,Silu,Gelu_erf,Gelu_tanh,Relu,LeakyRelu,PRelu,Sigmoid,Tanh,Softmax,SwiGlu,GeGlu,Glu
 ops+=,Add,Sub,Mul,Div,Clamp,NanToNum,Argmax,Transpose,Permute,Reshape,Concat,Split,Chunk
+ops+=,RmsNorm,LayerNorm,BatchNorm,GroupNorm,InstanceNorm,AdaLN,AdaLN_Zero,FusedSkipNorm
+ops+=,Rope_cache,Rope,MultiAxisRope,SinusoidalEmbed,TokenEmbed,PosEmbed,RelativePosEmbedding
 ./build-cuda/cli/konform check --backend cuda --op "$ops" \
   --report reports/cuda.json --junit reports/cuda.xml --html reports/cuda.html "$@"
 status=$?

@@ -11,6 +11,8 @@
 #include <string>
 
 #include "tinyllm/activations.h"
+#include "tinyllm/norm.h"
+#include "tinyllm/pos.h"
 #include "tinyllm/tensor.h"
 
 namespace {
@@ -82,6 +84,44 @@ int main(int argc, char** argv) {
   SAME(tl_concat_f32, "shapes differing off the axis", xs, shapes_2_3, int64_t{2}, int64_t{1}, int64_t{-2}, y);
   SAME(tl_split_f32, "sizes adding up to 6 of 8", x, s8, int64_t{1}, int64_t{0}, sizes_3_3, int64_t{2}, ys);
   SAME(tl_chunk_f32, "0 chunks", x, s8, int64_t{1}, int64_t{0}, int64_t{0}, ys);
+  const int64_t s2_0[] = {2, 0}, s2_4_0[] = {2, 4, 0}, s_neg[] = {2, -1}, s9[] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+  SAME(tl_rms_norm_f32, "ndim 9", x, x, y, s9, int32_t{9}, 1e-5f);
+  SAME(tl_layer_norm_f32, "D = 0", x, x, x, y, s2_0, int32_t{2}, 1e-5f);
+  SAME(tl_batch_norm_f32, "NaN eps", x, x, x, x, x, y, s24, int32_t{2}, nan);
+  SAME(tl_group_norm_f32, "3 groups of 4 channels", x, x, x, y, s24, int32_t{2}, int64_t{3}, 1e-5f);
+  SAME(tl_group_norm_f32, "0 groups", x, x, x, y, s24, int32_t{2}, int64_t{0}, 1e-5f);
+  SAME(tl_instance_norm_f32, "a spatial extent of 0", x, x, x, y, s2_4_0, int32_t{3}, 1e-5f);
+  SAME(tl_ada_ln_f32, "ndim 1", x, x, x, y, s4, int32_t{1}, 1e-5f);
+  SAME(tl_ada_ln_zero_f32, "a negative dimension", x, x, x, x, x, y, y, s_neg, int32_t{2}, 1e-5f);
+  SAME(tl_fused_skip_norm_f32, "eps -1", x, x, x, y, y, s24, int32_t{2}, -1.0f);
+  const int32_t pos_past[] = {0, 1, 8}, pos_negative[] = {0, -1}, ids[] = {0, 4};
+  const int64_t dims_2_4[] = {2, 4}, dims_3[] = {3};
+  const float bases[] = {10000.0f, 10000.0f}, bad_base[] = {-1.0f};
+  SAME(tl_rope_cache_f32, "odd rot_dim", y, int64_t{2}, int64_t{3}, 10000.0f);
+  SAME(tl_rope_cache_f32, "NaN base", y, int64_t{2}, int64_t{4}, nan);
+  SAME(tl_rope_apply_f32, "ContextOverflowError", x, y, pos_past, int64_t{3}, int64_t{1}, int64_t{2}, int64_t{2}, x,
+       int64_t{8}, 0);
+  SAME(tl_rope_apply_f32, "a negative position", x, y, pos_negative, int64_t{2}, int64_t{1}, int64_t{4}, int64_t{4},
+       x, int64_t{2}, 0);
+  SAME(tl_rope_apply_f32, "rot_dim > D", x, y, pos_past, int64_t{1}, int64_t{1}, int64_t{4}, int64_t{6}, x,
+       int64_t{2}, 0);
+  SAME(tl_rope_apply_f32, "layout 2", x, y, pos_past, int64_t{1}, int64_t{1}, int64_t{4}, int64_t{4}, x, int64_t{2},
+       2);
+  SAME(tl_multi_axis_rope_f32, "widths 2 + 4 of D = 8", x, y, pos_past, int64_t{1}, int64_t{1}, int64_t{8},
+       int64_t{2}, dims_2_4, bases, 0);
+  SAME(tl_multi_axis_rope_f32, "an odd width", x, y, pos_past, int64_t{1}, int64_t{1}, int64_t{3}, int64_t{1}, dims_3,
+       bases, 0);
+  SAME(tl_multi_axis_rope_f32, "a negative base", x, y, pos_past, int64_t{1}, int64_t{1}, int64_t{2}, int64_t{1},
+       dims_2_4, bad_base, 0);
+  SAME(tl_sinusoidal_embed_f32, "odd dim", x, y, int64_t{1}, int64_t{3}, 10000.0f, 0.0f, 0);
+  SAME(tl_sinusoidal_embed_f32, "freq_shift = dim / 2", x, y, int64_t{1}, int64_t{4}, 10000.0f, 2.0f, 0);
+  SAME(tl_sinusoidal_embed_f32, "layout 3", x, y, int64_t{1}, int64_t{4}, 10000.0f, 0.0f, 3);
+  SAME(tl_token_embed_f32, "an id past the vocabulary", x, ids, y, int64_t{2}, int64_t{4}, int64_t{1});
+  SAME(tl_pos_embed_f32, "ContextOverflowError", x, ids, y, int64_t{2}, int64_t{4}, int64_t{1});
+  SAME(tl_relative_pos_embedding_f32, "2 buckets, bidirectional", x, ids, ids, y, int64_t{2}, int64_t{2}, int64_t{1},
+       int64_t{2}, int64_t{128}, 1);
+  SAME(tl_relative_pos_embedding_f32, "max_distance at the exact buckets", x, ids, ids, y, int64_t{2}, int64_t{2},
+       int64_t{1}, int64_t{32}, int64_t{8}, 1);
   if (failures == 0) std::printf("ok: %s refuses as libtl_kernels does, with the same words\n", argv[1]);
   return failures == 0 ? 0 : 1;
 }

@@ -39,6 +39,9 @@ inline tl_status check_sizes(const char* fn, std::initializer_list<std::pair<con
   return TL_OK;
 }
 
+// tl_rope_base_is_extreme: outside the spec's [1, 1e9] (NaN too).
+inline int base_is_extreme(float base) { return !(base >= 1.0f && base <= 1e9f); }
+
 inline bool positive_finite(float v) { return v > 0.0f && std::isfinite(v); }
 
 inline tl_status check_base(const char* fn, const char* name, float base) {

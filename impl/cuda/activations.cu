@@ -84,9 +84,6 @@ __global__ void prelu(const float* x, const float* slope, float* y, int64_t n, i
 struct MaxOrNan {
   __device__ float operator()(float a, float b) const { return a != a ? a : b != b || b > a ? b : a; }
 };
-struct Plus {
-  __device__ double operator()(double a, double b) const { return a + b; }
-};
 
 // x, y: [outer, length, inner], one block per line along the middle axis
 // (grid-striding over the outer * inner lines). m = the line's max (+Inf,

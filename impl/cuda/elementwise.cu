@@ -19,7 +19,7 @@ TL_CUDA_EXPORT void tl_rmsnorm_f32(const float* x, const float* w, float* y, int
   const char* where = "tl_rmsnorm_f32";
   const size_t n = static_cast<size_t>(rows) * static_cast<size_t>(d);
   kc::DeviceBuffer<float> dx(x, n, where), dw(w, static_cast<size_t>(d), where), dy(n, where);
-  kc::launch(kc::rmsnorm_rows, kc::grid_for_lines(rows), kc::kNormThreads, dx.get(), dw.get(), dy.get(), rows, d, eps);
+  kc::launch_rmsnorm(dx.get(), dw.get(), dy.get(), rows, d, eps);
   kc::check_launch(where);
   dy.copy_to(y);
 }

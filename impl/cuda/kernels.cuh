@@ -1,4 +1,4 @@
-// The device side of libtl_cuda: the six kernels of tinyllm/elementwise.h.
+// The device side of libtl_cuda: the kernels of tinyllm/elementwise.h (rmsnorm's in rms.cuh).
 // Each expression rounds as the oracle's float instantiation does
 // (reference/konform/reference/elementwise.hpp): the library is built with
 // --fmad=false (no a*b+c contracted into an FMA) and IEEE division and sqrt.
@@ -9,38 +9,9 @@
 #include "impl/cuda/best.cuh"
 #include "impl/cuda/grid.cuh"
 #include "impl/cuda/reduce.cuh"
+#include "impl/cuda/rms.cuh"
 
 namespace konform::cuda {
-
-constexpr unsigned kNormThreads = 256;  // rmsnorm's: fixed, so a row's bits never depend on the batch
-
-// y = x / sqrt(mean(x^2) + eps) * w, one block per row (grid-striding over
-// rows). The sum of squares is accumulated in double (the squares of floats
-// are exact there) and tree-reduced across the block: far inside the
-// pairwise-summation bound the limits assume (docs/tolerances.md,
-// "Reductions"), and its order depends on d only, not on the row count.
-__global__ void rmsnorm_rows(const float* x, const float* w, float* y, int64_t rows, int64_t d, float eps) {
-  __shared__ double partial[kNormThreads];
-  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
-    const float* xr = x + r * d;
-    double acc = 0.0;
-    for (int64_t i = threadIdx.x; i < d; i += kNormThreads) {
-      const double v = xr[i];
-      acc += v * v;
-    }
-    partial[threadIdx.x] = acc;
-    __syncthreads();
-    for (unsigned s = kNormThreads / 2; s > 0; s >>= 1) {
-      if (threadIdx.x < s) partial[threadIdx.x] += partial[threadIdx.x + s];
-      __syncthreads();
-    }
-    // eps inside the root (spec §2.1); the mean rounded to float once.
-    const float mean_sq = static_cast<float>(partial[0] / static_cast<double>(d));
-    const float inv = 1.0f / sqrtf(mean_sq + eps);
-    __syncthreads();  // partial[0] read by all before the next row overwrites it
-    for (int64_t i = threadIdx.x; i < d; i += kNormThreads) y[r * d + i] = xr[i] * inv * w[i];
-  }
-}
 
 // One thread per (token, pair, head). The angle is formed in double and
 // rounded to float (spec §2.2); both members are read before either is

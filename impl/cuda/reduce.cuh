@@ -1,10 +1,16 @@
 // A block-wide tree reduction for libtl_cuda's kernels (argmax, softmax,
-// argmax along an axis): its shape depends on the block size only, never on
+// argmax along an axis, the norms): its shape depends on the block size only, never on
 // how many blocks or lines a call has, so a line's result does not depend on
 // the batch.
 #pragma once
 
 namespace konform::cuda {
+
+// The sum for reduce_block: the reductions that sum do it in double, which
+// meets the pairwise bound of docs/tolerances.md in any order.
+struct Plus {
+  __device__ double operator()(double a, double b) const { return a + b; }
+};
 
 // Combines one value per thread of a block of kBlock threads (a power of 2)
 // with `op` and returns the result to every thread. `shared` has kBlock

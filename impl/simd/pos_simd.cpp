@@ -45,7 +45,7 @@ tl_status tl_rope_cache_f32(float* cache, int64_t max_seq, int64_t rot_dim, floa
   return TL_OK;
 }
 
-int tl_rope_base_is_extreme(float base) { return !(base >= 1.0f && base <= 1e9f); }
+int tl_rope_base_is_extreme(float base) { return check::base_is_extreme(base); }
 
 tl_status tl_rope_apply_f32(const float* x, float* y, const int32_t* pos, int64_t T, int64_t H, int64_t D,
                             int64_t rot_dim, const float* cache, int64_t max_seq, int layout) {

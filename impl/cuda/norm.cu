@@ -1,0 +1,235 @@
+// libtl_cuda: tinyllm/norm.h on a CUDA device, host pointers in and out as
+// elementwise.cu. The checks are libtl_kernels' (impl/common/norm_args.hpp),
+// run before any CUDA call. Every statistic is summed in double and
+// tree-reduced (reduce.cuh): any order then meets the pairwise bound the
+// limits assume (docs/ops-norm.md); the mean is rounded to float once and
+// 1 / sqrt(var + eps) formed in double, as libtl_kernels does; the output
+// expressions round as the oracle's float ones (reference/.../norm.hpp).
+#include <cstdint>
+
+#include "impl/common/norm_args.hpp"
+#include "impl/cuda/abi.cuh"
+#include "impl/cuda/arith.cuh"
+#include "impl/cuda/grid.cuh"
+#include "impl/cuda/map.cuh"
+#include "impl/cuda/reduce.cuh"
+#include "impl/cuda/rms.cuh"
+#include "tinyllm/norm.h"
+
+namespace kc = konform::cuda;
+namespace ki = konform::impl;
+
+namespace konform::cuda {
+
+struct Stats {
+  float mean, inv;
+};
+
+// Two passes over x[0, n) by one block, every thread gets the result: the
+// mean, then the mean square about it (never mean(x^2) - mean^2).
+__device__ inline Stats line_stats(const float* x, int64_t n, float eps, double* shared) {
+  double sum = 0.0;
+  for (int64_t i = threadIdx.x; i < n; i += kLineThreads) sum += x[i];
+  const double mean = reduce_block<kLineThreads>(sum, shared, Plus{}) / static_cast<double>(n);
+  double sq = 0.0;
+  for (int64_t i = threadIdx.x; i < n; i += kLineThreads) {
+    const double c = x[i] - mean;
+    sq += c * c;
+  }
+  const double var = reduce_block<kLineThreads>(sq, shared, Plus{}) / static_cast<double>(n);
+  return {static_cast<float>(mean), static_cast<float>(1.0 / sqrt(var + static_cast<double>(eps)))};
+}
+
+// The affine maps of t = (x - mean) * inv, element i of line `line`.
+struct GainBias {  // LayerNorm: t * g[i] + b[i]
+  const float *g, *b;
+  __device__ float operator()(int64_t, int64_t i, float t) const { return t * g[i] + b[i]; }
+};
+struct GroupGainBias {  // GroupNorm, InstanceNorm: a line is a (sample, group), s positions per channel
+  const float *g, *b;
+  int64_t groups, channels_per_group, s;
+  __device__ float operator()(int64_t line, int64_t i, float t) const {
+    const int64_t c = (line % groups) * channels_per_group + i / s;
+    return t * g[c] + b[c];
+  }
+};
+struct Modulation {  // AdaLN: t * (1 + scale[s, i]) + shift[s, i], sample s = line / tokens
+  const float *scale, *shift;
+  int64_t tokens, d;
+  __device__ float operator()(int64_t line, int64_t i, float t) const {
+    const int64_t k = (line / tokens) * d + i;
+    return t * (1.0f + scale[k]) + shift[k];
+  }
+};
+
+// y = affine((x - mean) * inv) over `lines` contiguous lines of n, one block
+// of kLineThreads per line (grid-striding): a line's bits depend on n only.
+template <class Affine>
+__global__ void normalize_lines(const float* x, float* y, int64_t lines, int64_t n, float eps, Affine affine) {
+  __shared__ double shared[kLineThreads];
+  for (int64_t line = blockIdx.x; line < lines; line += gridDim.x) {
+    const float* xl = x + line * n;
+    const Stats s = line_stats(xl, n, eps, shared);
+    for (int64_t i = threadIdx.x; i < n; i += kLineThreads) y[line * n + i] = affine(line, i, (xl[i] - s.mean) * s.inv);
+  }
+}
+
+// Copies x in, normalizes its lines, copies y out (lines, n >= 1).
+template <class Affine>
+void run_normalize(const float* x, float* y, int64_t lines, int64_t n, float eps, Affine affine, const char* where) {
+  const size_t count = static_cast<size_t>(lines * n);
+  DeviceBuffer<float> dx(x, count, where), dy(count, where);
+  launch(normalize_lines<Affine>, grid_for_lines(lines), kLineThreads, dx.get(), dy.get(), lines, n, eps, affine);
+  check_launch(where);
+  dy.copy_to(y);
+}
+
+// BatchNorm, one thread per element of x[n, c, s]: the running statistics of
+// its channel, y = (x - mean) * (1 / sqrtf(var + eps)) * g + b in float.
+__global__ void batch_norm(const float* x, const float* mean, const float* var, const float* g, const float* b,
+                           float* y, int64_t total, int64_t c, int64_t s, float eps) {
+  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < total; k += stride) {
+    const int64_t ch = (k / s) % c;
+    const float inv = 1.0f / sqrtf(var[ch] + eps);
+    y[k] = (x[k] - mean[ch]) * inv * g[ch] + b[ch];
+  }
+}
+
+// AdaLN-Zero's h = x + gate[sample, i] * r: the product and the sum each
+// rounded to float (--fmad=false keeps them apart), as the unfused Mul, Add.
+__global__ void gated_residual(const float* x, const float* r, const float* gate, float* h, int64_t total,
+                               int64_t tokens, int64_t d) {
+  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < total; k += stride)
+    h[k] = x[k] + gate[k / (tokens * d) * d + k % d] * r[k];
+}
+
+}  // namespace konform::cuda
+
+TL_CUDA_EXPORT tl_status tl_rms_norm_f32(const float* x, const float* g, float* y, const int64_t* shape,
+                                         int32_t ndim, float eps) {
+  ki::RowsShape s;
+  if (tl_status st = ki::check_rows("tl_rms_norm_f32", shape, ndim, eps, &s)) return st;
+  if (s.rows == 0) return TL_OK;
+  const char* where = "tl_rms_norm_f32";
+  const size_t n = static_cast<size_t>(s.rows * s.d);
+  kc::DeviceBuffer<float> dx(x, n, where), dg(g, static_cast<size_t>(s.d), where), dy(n, where);
+  kc::launch_rmsnorm(dx.get(), dg.get(), dy.get(), s.rows, s.d, eps);
+  kc::check_launch(where);
+  dy.copy_to(y);
+  return TL_OK;
+}
+
+TL_CUDA_EXPORT tl_status tl_layer_norm_f32(const float* x, const float* g, const float* b, float* y,
+                                           const int64_t* shape, int32_t ndim, float eps) {
+  ki::RowsShape s;
+  if (tl_status st = ki::check_rows("tl_layer_norm_f32", shape, ndim, eps, &s)) return st;
+  if (s.rows == 0) return TL_OK;
+  const char* where = "tl_layer_norm_f32";
+  kc::DeviceBuffer<float> dg(g, static_cast<size_t>(s.d), where), db(b, static_cast<size_t>(s.d), where);
+  kc::run_normalize(x, y, s.rows, s.d, eps, kc::GainBias{dg.get(), db.get()}, where);
+  return TL_OK;
+}
+
+TL_CUDA_EXPORT tl_status tl_batch_norm_f32(const float* x, const float* mean, const float* var, const float* g,
+                                           const float* b, float* y, const int64_t* shape, int32_t ndim, float eps) {
+  ki::ChannelShape s;
+  if (tl_status st = ki::check_channels("tl_batch_norm_f32", shape, ndim, eps, false, &s)) return st;
+  const int64_t total = s.n * s.c * s.s;
+  if (total == 0) return TL_OK;
+  const char* where = "tl_batch_norm_f32";
+  const size_t c = static_cast<size_t>(s.c), n = static_cast<size_t>(total);
+  kc::DeviceBuffer<float> dmean(mean, c, where), dvar(var, c, where), dg(g, c, where), db(b, c, where);
+  kc::DeviceBuffer<float> dx(x, n, where), dy(n, where);
+  kc::launch(kc::batch_norm, kc::grid_for(total, kc::kThreads), kc::kThreads, dx.get(), dmean.get(), dvar.get(),
+             dg.get(), db.get(), dy.get(), total, s.c, s.s, eps);
+  kc::check_launch(where);
+  dy.copy_to(y);
+  return TL_OK;
+}
+
+namespace {
+
+// GroupNorm and InstanceNorm: lines of c / groups * s contiguous elements.
+tl_status group_norm(const float* x, const float* g, const float* b, float* y, const ki::ChannelShape& s,
+                     int64_t groups, float eps, const char* where) {
+  if (s.n == 0) return TL_OK;
+  const int64_t per_group = s.c / groups;
+  kc::DeviceBuffer<float> dg(g, static_cast<size_t>(s.c), where), db(b, static_cast<size_t>(s.c), where);
+  kc::run_normalize(x, y, s.n * groups, per_group * s.s, eps,
+                    kc::GroupGainBias{dg.get(), db.get(), groups, per_group, s.s}, where);
+  return TL_OK;
+}
+
+}  // namespace
+
+TL_CUDA_EXPORT tl_status tl_group_norm_f32(const float* x, const float* g, const float* b, float* y,
+                                           const int64_t* shape, int32_t ndim, int64_t num_groups, float eps) {
+  ki::ChannelShape s;
+  if (tl_status st = ki::check_groups("tl_group_norm_f32", shape, ndim, num_groups, eps, &s)) return st;
+  return group_norm(x, g, b, y, s, num_groups, eps, "tl_group_norm_f32");
+}
+
+TL_CUDA_EXPORT tl_status tl_instance_norm_f32(const float* x, const float* g, const float* b, float* y,
+                                              const int64_t* shape, int32_t ndim, float eps) {
+  ki::ChannelShape s;
+  if (tl_status st = ki::check_channels("tl_instance_norm_f32", shape, ndim, eps, true, &s)) return st;
+  if (s.c == 0) return TL_OK;  // no channel: no line (and no group count to divide by)
+  return group_norm(x, g, b, y, s, s.c, eps, "tl_instance_norm_f32");
+}
+
+TL_CUDA_EXPORT tl_status tl_ada_ln_f32(const float* x, const float* scale, const float* shift, float* y,
+                                       const int64_t* shape, int32_t ndim, float eps) {
+  ki::SampleShape s;
+  if (tl_status st = ki::check_samples("tl_ada_ln_f32", shape, ndim, eps, &s)) return st;
+  if (s.batch * s.tokens == 0) return TL_OK;
+  const char* where = "tl_ada_ln_f32";
+  const size_t bd = static_cast<size_t>(s.batch * s.d);
+  kc::DeviceBuffer<float> dscale(scale, bd, where), dshift(shift, bd, where);
+  kc::run_normalize(x, y, s.batch * s.tokens, s.d, eps, kc::Modulation{dscale.get(), dshift.get(), s.tokens, s.d},
+                    where);
+  return TL_OK;
+}
+
+TL_CUDA_EXPORT tl_status tl_ada_ln_zero_f32(const float* x, const float* r, const float* gate, const float* scale,
+                                            const float* shift, float* h, float* y, const int64_t* shape,
+                                            int32_t ndim, float eps) {
+  ki::SampleShape s;
+  if (tl_status st = ki::check_samples("tl_ada_ln_zero_f32", shape, ndim, eps, &s)) return st;
+  const int64_t lines = s.batch * s.tokens, total = lines * s.d;
+  if (lines == 0) return TL_OK;
+  const char* where = "tl_ada_ln_zero_f32";
+  const size_t bd = static_cast<size_t>(s.batch * s.d), n = static_cast<size_t>(total);
+  kc::DeviceBuffer<float> dgate(gate, bd, where), dscale(scale, bd, where), dshift(shift, bd, where);
+  kc::DeviceBuffer<float> dx(x, n, where), dr(r, n, where), dh(n, where), dy(n, where);
+  kc::launch(kc::gated_residual, kc::grid_for(total, kc::kThreads), kc::kThreads, dx.get(), dr.get(), dgate.get(),
+             dh.get(), total, s.tokens, s.d);
+  kc::check_launch(where);
+  kc::launch(kc::normalize_lines<kc::Modulation>, kc::grid_for_lines(lines), kc::kLineThreads, dh.get(), dy.get(),
+             lines, s.d, eps, kc::Modulation{dscale.get(), dshift.get(), s.tokens, s.d});
+  kc::check_launch(where);
+  dh.copy_to(h);
+  dy.copy_to(y);
+  return TL_OK;
+}
+
+TL_CUDA_EXPORT tl_status tl_fused_skip_norm_f32(const float* x, const float* skip, const float* g, float* sum,
+                                                float* y, const int64_t* shape, int32_t ndim, float eps) {
+  ki::RowsShape s;
+  if (tl_status st = ki::check_rows("tl_fused_skip_norm_f32", shape, ndim, eps, &s)) return st;
+  const int64_t total = s.rows * s.d;
+  if (total == 0) return TL_OK;
+  const char* where = "tl_fused_skip_norm_f32";
+  const size_t n = static_cast<size_t>(total);
+  kc::DeviceBuffer<float> dx(x, n, where), dskip(skip, n, where), dg(g, static_cast<size_t>(s.d), where);
+  kc::DeviceBuffer<float> dsum(n, where), dy(n, where);
+  kc::launch(kc::map2<kc::Add>, kc::grid_for(total, kc::kThreads), kc::kThreads, dx.get(), dskip.get(), dsum.get(),
+             total, kc::Add{});
+  kc::check_launch(where);
+  kc::launch_rmsnorm(dsum.get(), dg.get(), dy.get(), s.rows, s.d, eps);
+  kc::check_launch(where);
+  dsum.copy_to(sum);
+  dy.copy_to(y);
+  return TL_OK;
+}

@@ -1,0 +1,259 @@
+// libtl_cuda: tinyllm/pos.h on a CUDA device, host pointers in and out as
+// elementwise.cu. The checks are libtl_kernels' (impl/common/pos_args.hpp),
+// run before any CUDA call. Angles follow the header's contract: the
+// frequencies are computed on the host with the oracle's own double
+// std::pow / std::exp (a table of at most D / 2), so CUDA's pow, exp and log
+// never enter; the device forms angle = p * f and its cos and sin in double
+// (CUDA's double cos and sin err by <= 2 ulp of a double, far below the
+// single rounding to float that follows). docs/cuda.md, "pos.h".
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "impl/common/pos_args.hpp"
+#include "impl/common/pos_buckets.hpp"
+#include "impl/cuda/abi.cuh"
+#include "impl/cuda/grid.cuh"
+#include "tinyllm/elementwise.h"
+#include "tinyllm/pos.h"
+
+namespace kc = konform::cuda;
+namespace check = konform::impl::pos_args;
+
+namespace konform::cuda {
+
+// The cos and sin of pair p of token t, from the cache's rows (Rope): rows
+// holds the cache from position `first` on.
+struct CacheAngle {
+  const float* rows;
+  const int32_t* pos;
+  int64_t first, rot_dim;
+  __device__ void operator()(int64_t t, int64_t p, float* c, float* s) const {
+    const float* row = rows + (pos[t] - first) * rot_dim;
+    *c = row[p];
+    *s = row[rot_dim / 2 + p];
+  }
+};
+// ... or computed (MultiAxisRope): pair p belongs to axis axis[p], frequency freq[p].
+struct AxisAngle {
+  const int32_t* pos;
+  int64_t n_axes;
+  const int64_t* axis;
+  const double* freq;
+  __device__ void operator()(int64_t t, int64_t p, float* c, float* s) const {
+    const double angle = static_cast<double>(pos[t * n_axes + axis[p]]) * freq[p];
+    *c = static_cast<float>(cos(angle));
+    *s = static_cast<float>(sin(angle));
+  }
+};
+
+// Rotates pair p (entries ia[p], ib[p] of a head) of every (token, head) of
+// y [tokens, heads, D] in place, one thread per (token, head, pair): both
+// members read before either is written; a * c - b * s, a * s + b * c in
+// float, as the oracle's rotate_pair (--fmad=false keeps the products apart).
+template <class Angle>
+__global__ void rotate_pairs(float* y, int64_t tokens, int64_t heads, int64_t D, const int64_t* ia, const int64_t* ib,
+                             int64_t pairs, Angle angle) {
+  const int64_t total = tokens * heads * pairs;
+  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < total; k += stride) {
+    const int64_t p = k % pairs, th = k / pairs, t = th / heads;
+    float c, s;
+    angle(t, p, &c, &s);
+    float* head = y + th * D;
+    const float a = head[ia[p]], b = head[ib[p]];
+    head[ia[p]] = a * c - b * s;
+    head[ib[p]] = a * s + b * c;
+  }
+}
+
+// cache[q, j] = cos(q f_j), cache[q, half + j] = sin(q f_j), angle in double,
+// one thread per (position, pair).
+__global__ void rope_cache(float* cache, int64_t max_seq, int64_t half, const double* freq) {
+  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < max_seq * half; k += stride) {
+    const int64_t q = k / half, j = k % half;
+    const double angle = static_cast<double>(q) * freq[j];
+    cache[q * 2 * half + j] = static_cast<float>(cos(angle));
+    cache[q * 2 * half + half + j] = static_cast<float>(sin(angle));
+  }
+}
+
+// y[i] of SinusoidalEmbed, one thread per (timestep, frequency): sin and cos
+// of t f_j in double, each rounded once, placed by the layout.
+__global__ void sinusoidal(const float* t, float* y, int64_t n, int64_t half, const double* freq, int layout) {
+  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n * half; k += stride) {
+    const int64_t i = k / half, j = k % half;
+    const double angle = static_cast<double>(t[i]) * freq[j];
+    const float s = static_cast<float>(sin(angle)), c = static_cast<float>(cos(angle));
+    const bool interleaved = layout == TL_SINUSOIDAL_INTERLEAVED, sin_first = layout == TL_SINUSOIDAL_SIN_COS;
+    const int64_t is = interleaved ? 2 * j : sin_first ? j : half + j;
+    const int64_t ic = interleaved ? 2 * j + 1 : sin_first ? half + j : j;
+    y[i * 2 * half + is] = s;
+    y[i * 2 * half + ic] = c;
+  }
+}
+
+// bias[h, i, j] = table[bucket[i, j], h] as bits, one thread per (i, j)
+// for every head: its bucket read once, and H times fewer blocks (each costs
+// the emulation a barrier).
+__global__ void relative_bias(const uint32_t* table, const int32_t* bucket, uint32_t* bias, int64_t pairs,
+                              int64_t heads) {
+  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t ij = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; ij < pairs; ij += stride) {
+    const uint32_t* row = table + static_cast<int64_t>(bucket[ij]) * heads;
+    for (int64_t h = 0; h < heads; ++h) bias[h * pairs + ij] = row[h];
+  }
+}
+
+// The pairs of a rotary range of `width` entries from `offset` (a head's
+// entries), appended to ia, ib: NeoX (j, j + width/2), interleaved (2j, 2j+1).
+void append_pairs(int layout, int64_t offset, int64_t width, std::vector<int64_t>& ia, std::vector<int64_t>& ib) {
+  for (int64_t j = 0; j < width / 2; ++j) {
+    ia.push_back(offset + (layout == TL_ROPE_NEOX ? j : 2 * j));
+    ib.push_back(offset + (layout == TL_ROPE_NEOX ? j + width / 2 : 2 * j + 1));
+  }
+}
+
+// f_j = base^(-2j / width), j < width / 2, in double on the host (the oracle's rope_frequency).
+void append_frequencies(float base, int64_t width, std::vector<double>& freq) {
+  for (int64_t j = 0; j < width / 2; ++j)
+    freq.push_back(std::pow(static_cast<double>(base), -static_cast<double>(2 * j) / static_cast<double>(width)));
+}
+
+// Copies x [tokens, heads, D] to the device, rotates its pairs with `angle`
+// (whose device arrays the caller holds), copies it back to y: entries in no
+// pair go there and back as bits.
+template <class Angle>
+void run_rotation(const float* x, float* y, int64_t tokens, int64_t heads, int64_t D, const std::vector<int64_t>& ia,
+                  const std::vector<int64_t>& ib, Angle angle, const char* where) {
+  const size_t n = static_cast<size_t>(tokens * heads * D), pairs = ia.size();
+  DeviceBuffer<float> dy(x, n, where);
+  DeviceBuffer<int64_t> dia(ia.data(), pairs, where), dib(ib.data(), pairs, where);
+  const int64_t count = static_cast<int64_t>(pairs);
+  launch(rotate_pairs<Angle>, grid_for(tokens * heads * count, kThreads), kThreads, dy.get(), tokens, heads, D,
+         dia.get(), dib.get(), count, angle);
+  check_launch(where);
+  dy.copy_to(y);
+}
+
+}  // namespace konform::cuda
+
+TL_CUDA_EXPORT tl_status tl_rope_cache_f32(float* cache, int64_t max_seq, int64_t rot_dim, float base) {
+  if (tl_status s = check::rope_cache(max_seq, rot_dim, base)) return s;
+  const char* where = "tl_rope_cache_f32";
+  std::vector<double> freq;
+  kc::append_frequencies(base, rot_dim, freq);
+  kc::DeviceBuffer<double> dfreq(freq.data(), freq.size(), where);
+  kc::DeviceBuffer<float> dcache(static_cast<size_t>(max_seq * rot_dim), where);
+  kc::launch(kc::rope_cache, kc::grid_for(max_seq * (rot_dim / 2), kc::kThreads), kc::kThreads, dcache.get(), max_seq,
+             rot_dim / 2, dfreq.get());
+  kc::check_launch(where);
+  dcache.copy_to(cache);
+  return TL_OK;
+}
+
+TL_CUDA_EXPORT int tl_rope_base_is_extreme(float base) { return check::base_is_extreme(base); }
+
+TL_CUDA_EXPORT tl_status tl_rope_apply_f32(const float* x, float* y, const int32_t* pos, int64_t T, int64_t H,
+                                           int64_t D, int64_t rot_dim, const float* cache, int64_t max_seq,
+                                           int layout) {
+  if (tl_status s = check::rope_apply(pos, T, H, D, rot_dim, max_seq, layout)) return s;
+  if (T * H == 0) return TL_OK;
+  const char* where = "tl_rope_apply_f32";
+  // Only the cache rows from the smallest to the largest position go to the device.
+  int64_t first = pos[0], last = pos[0];
+  for (int64_t t = 1; t < T; ++t) {
+    first = pos[t] < first ? pos[t] : first;
+    last = pos[t] > last ? pos[t] : last;
+  }
+  kc::DeviceBuffer<float> drows(cache + first * rot_dim, static_cast<size_t>((last - first + 1) * rot_dim), where);
+  kc::DeviceBuffer<int32_t> dpos(pos, static_cast<size_t>(T), where);
+  std::vector<int64_t> ia, ib;
+  kc::append_pairs(layout, 0, rot_dim, ia, ib);
+  kc::run_rotation(x, y, T, H, D, ia, ib, kc::CacheAngle{drows.get(), dpos.get(), first, rot_dim}, where);
+  return TL_OK;
+}
+
+TL_CUDA_EXPORT tl_status tl_multi_axis_rope_f32(const float* x, float* y, const int32_t* pos, int64_t T, int64_t H,
+                                                int64_t D, int64_t n_axes, const int64_t* axis_dims,
+                                                const float* axis_bases, int layout) {
+  if (tl_status s = check::multi_axis_rope(T, H, D, n_axes, axis_dims, axis_bases, layout)) return s;
+  if (T * H == 0) return TL_OK;
+  const char* where = "tl_multi_axis_rope_f32";
+  std::vector<int64_t> ia, ib, axis;
+  std::vector<double> freq;
+  int64_t offset = 0;
+  for (int64_t a = 0; a < n_axes; ++a) {
+    kc::append_pairs(layout, offset, axis_dims[a], ia, ib);
+    kc::append_frequencies(axis_bases[a], axis_dims[a], freq);
+    axis.resize(freq.size(), a);
+    offset += axis_dims[a];
+  }
+  kc::DeviceBuffer<int32_t> dpos(pos, static_cast<size_t>(T * n_axes), where);
+  kc::DeviceBuffer<int64_t> daxis(axis.data(), axis.size(), where);
+  kc::DeviceBuffer<double> dfreq(freq.data(), freq.size(), where);
+  kc::run_rotation(x, y, T, H, D, ia, ib, kc::AxisAngle{dpos.get(), n_axes, daxis.get(), dfreq.get()}, where);
+  return TL_OK;
+}
+
+TL_CUDA_EXPORT tl_status tl_sinusoidal_embed_f32(const float* t, float* y, int64_t n, int64_t dim, float max_period,
+                                                 float freq_shift, int layout) {
+  if (tl_status s = check::sinusoidal_embed(n, dim, max_period, freq_shift, layout)) return s;
+  if (n == 0) return TL_OK;
+  const char* where = "tl_sinusoidal_embed_f32";
+  const int64_t half = dim / 2;
+  // f_j = exp(j * step) on the host, the oracle's double expression.
+  const double step = -std::log(static_cast<double>(max_period)) /
+                      (static_cast<double>(half) - static_cast<double>(freq_shift));
+  std::vector<double> freq(static_cast<size_t>(half));
+  for (int64_t j = 0; j < half; ++j) freq[static_cast<size_t>(j)] = std::exp(static_cast<double>(j) * step);
+  kc::DeviceBuffer<double> dfreq(freq.data(), freq.size(), where);
+  kc::DeviceBuffer<float> dt(t, static_cast<size_t>(n), where), dy(static_cast<size_t>(n * dim), where);
+  kc::launch(kc::sinusoidal, kc::grid_for(n * half, kc::kThreads), kc::kThreads, dt.get(), dy.get(), n, half,
+             dfreq.get(), layout);
+  kc::check_launch(where);
+  dy.copy_to(y);
+  return TL_OK;
+}
+
+// After the checks, a table's rows are tl_embedding_f32's gather (bits).
+TL_CUDA_EXPORT tl_status tl_token_embed_f32(const float* table, const int32_t* ids, float* out, int64_t n,
+                                            int64_t vocab, int64_t d) {
+  if (tl_status s = check::token_embed(ids, n, vocab, d)) return s;
+  tl_embedding_f32(table, ids, out, n, d);
+  return TL_OK;
+}
+
+TL_CUDA_EXPORT tl_status tl_pos_embed_f32(const float* table, const int32_t* pos, float* out, int64_t n,
+                                          int64_t max_pos, int64_t d) {
+  if (tl_status s = check::pos_embed(pos, n, max_pos, d)) return s;
+  tl_embedding_f32(table, pos, out, n, d);
+  return TL_OK;
+}
+
+// The buckets are libtl_kernels' exact rule (impl/common/pos_buckets.hpp),
+// decided on the host per (query, key); the device gathers the table.
+TL_CUDA_EXPORT tl_status tl_relative_pos_embedding_f32(const float* table, const int32_t* q_pos,
+                                                       const int32_t* k_pos, float* bias, int64_t Lq, int64_t Lk,
+                                                       int64_t H, int64_t num_buckets, int64_t max_distance,
+                                                       int bidirectional) {
+  if (tl_status s = check::relative_pos_embedding(Lq, Lk, H, num_buckets, max_distance, bidirectional)) return s;
+  if (Lq * Lk == 0) return TL_OK;
+  const char* where = "tl_relative_pos_embedding_f32";
+  const konform::impl::T5Buckets buckets(num_buckets, max_distance, bidirectional != 0);
+  std::vector<int32_t> bucket(static_cast<size_t>(Lq * Lk));
+  for (int64_t i = 0; i < Lq; ++i)
+    for (int64_t j = 0; j < Lk; ++j)
+      bucket[static_cast<size_t>(i * Lk + j)] = buckets(static_cast<int64_t>(k_pos[j]) - q_pos[i]);
+  const auto* words = reinterpret_cast<const uint32_t*>(table);
+  kc::DeviceBuffer<uint32_t> dtable(words, static_cast<size_t>(num_buckets * H), where);
+  kc::DeviceBuffer<int32_t> dbucket(bucket.data(), bucket.size(), where);
+  kc::DeviceBuffer<uint32_t> dbias(static_cast<size_t>(H * Lq * Lk), where);
+  kc::launch(kc::relative_bias, kc::grid_for(Lq * Lk, kc::kThreads), kc::kThreads, dtable.get(), dbucket.get(),
+             dbias.get(), Lq * Lk, H);
+  kc::check_launch(where);
+  dbias.copy_to(reinterpret_cast<uint32_t*>(bias));
+  return TL_OK;
+}
