@@ -11,6 +11,7 @@
 #include <string>
 
 #include "tinyllm/activations.h"
+#include "tinyllm/linalg.h"
 #include "tinyllm/tensor.h"
 
 namespace {
@@ -82,6 +83,15 @@ int main(int argc, char** argv) {
   SAME(tl_concat_f32, "shapes differing off the axis", xs, shapes_2_3, int64_t{2}, int64_t{1}, int64_t{-2}, y);
   SAME(tl_split_f32, "sizes adding up to 6 of 8", x, s8, int64_t{1}, int64_t{0}, sizes_3_3, int64_t{2}, ys);
   SAME(tl_chunk_f32, "0 chunks", x, s8, int64_t{1}, int64_t{0}, int64_t{0}, ys);
+  // tinyllm/linalg.h
+  const int64_t big = int64_t{1} << 40;
+  SAME(tl_matmul_f32, "M < 0", x, x, y, int64_t{-1}, int64_t{2}, int64_t{2});
+  SAME(tl_swiglu_ffn_f32, "M * D past INT64_MAX bytes", x, x, x, x, y, big, big, int64_t{1});
+  SAME(tl_geglu_ffn_f32, "gelu 2", x, x, x, x, y, int64_t{1}, int64_t{2}, int64_t{2}, static_cast<tl_ffn_gelu>(2));
+  SAME(tl_glu_ffn_f32, "H < 0", x, x, x, x, y, int64_t{1}, int64_t{2}, int64_t{-2});
+  SAME(tl_fused_swiglu_f32, "D < 0", x, x, x, y, int64_t{1}, int64_t{-1}, int64_t{2});
+  SAME(tl_fused_norm_matmul_f32, "eps NaN", x, x, x, y, int64_t{2}, int64_t{2}, int64_t{2}, nan);
+  SAME(tl_fused_norm_matmul_f32, "K 0", x, x, x, y, int64_t{2}, int64_t{2}, int64_t{0}, 1e-5f);
   if (failures == 0) std::printf("ok: %s refuses as libtl_kernels does, with the same words\n", argv[1]);
   return failures == 0 ? 0 : 1;
 }
