@@ -12,6 +12,7 @@
 
 #include "tinyllm/activations.h"
 #include "tinyllm/linalg.h"
+#include "tinyllm/quant.h"
 #include "tinyllm/tensor.h"
 
 namespace {
@@ -92,6 +93,18 @@ int main(int argc, char** argv) {
   SAME(tl_fused_swiglu_f32, "D < 0", x, x, x, y, int64_t{1}, int64_t{-1}, int64_t{2});
   SAME(tl_fused_norm_matmul_f32, "eps NaN", x, x, x, y, int64_t{2}, int64_t{2}, int64_t{2}, nan);
   SAME(tl_fused_norm_matmul_f32, "K 0", x, x, x, y, int64_t{2}, int64_t{2}, int64_t{0}, 1e-5f);
+  // tinyllm/quant.h (refused Quantize calls must leave the blocks, y here, as they were)
+  float ramp[256], huge[256];
+  for (int i = 0; i < 256; ++i) ramp[i] = static_cast<float>(i - 128) / 16.0f, huge[i] = i == 7 ? 1e30f : 1.0f;
+  float with_nan[32] = {1, 2, 3};
+  with_nan[5] = nan;
+  SAME(tl_quantize_q8_0_f32, "k 33 not whole blocks", ramp, static_cast<void*>(y), int64_t{1}, int64_t{33});
+  SAME(tl_quantize_q4_0_f32, "a NaN value", with_nan, static_cast<void*>(y), int64_t{1}, int64_t{32});
+  SAME(tl_quantize_q8_0_f32, "a scale past f16", huge, static_cast<void*>(y), int64_t{1}, int64_t{32});
+  SAME(tl_quantize_q4_0_f32, "a scale past f16", huge, static_cast<void*>(y), int64_t{1}, int64_t{32});
+  // Q4_K's scales past f16 are only known after its search on the device: Quantize_Q4_K's cases check them.
+  SAME(tl_dequantize_q4_k_f32, "rows < 0", static_cast<const void*>(x), y, int64_t{-1}, int64_t{256});
+  SAME(tl_qmatmul_q4_0_f32, "K 16 not whole blocks", x, static_cast<const void*>(x), y, int64_t{1}, int64_t{1}, int64_t{16});
   if (failures == 0) std::printf("ok: %s refuses as libtl_kernels does, with the same words\n", argv[1]);
   return failures == 0 ? 0 : 1;
 }

@@ -1,5 +1,5 @@
 /* libtl_cuda.so loads without a GPU and exports its kernels (those of
- * tinyllm/elementwise.h, activations.h, tensor.h and linalg.h), tl_last_error and the probe of
+ * tinyllm/elementwise.h, activations.h, tensor.h, linalg.h and quant.h), tl_last_error and the probe of
  * tinyllm/backend.h, and not the static CUDA runtime. Runs anywhere the library was built: the probe's
  * answer is printed, not judged (cuda_check_test.sh judges the kernels). */
 #include <dlfcn.h>
@@ -30,6 +30,10 @@ int main(int argc, char **argv) {
       /* tinyllm/linalg.h */
       "tl_matmul_f32", "tl_swiglu_ffn_f32", "tl_geglu_ffn_f32", "tl_glu_ffn_f32", "tl_fused_swiglu_f32",
       "tl_fused_norm_matmul_f32",
+      /* tinyllm/quant.h */
+      "tl_quantize_q8_0_f32", "tl_quantize_q4_0_f32", "tl_quantize_q4_k_f32", "tl_dequantize_q8_0_f32",
+      "tl_dequantize_q4_0_f32", "tl_dequantize_q4_k_f32", "tl_qmatmul_q8_0_f32", "tl_qmatmul_q4_0_f32",
+      "tl_qmatmul_q4_k_f32",
       /* tinyllm/status.h, tinyllm/backend.h */
       "tl_last_error", "tl_backend_unavailable"};
   int failures = 0;
