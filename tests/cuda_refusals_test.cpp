@@ -13,6 +13,8 @@
 #include "tinyllm/activations.h"
 #include "tinyllm/norm.h"
 #include "tinyllm/pos.h"
+#include "tinyllm/linalg.h"
+#include "tinyllm/quant.h"
 #include "tinyllm/tensor.h"
 
 namespace {
@@ -122,6 +124,27 @@ int main(int argc, char** argv) {
        int64_t{2}, int64_t{128}, 1);
   SAME(tl_relative_pos_embedding_f32, "max_distance at the exact buckets", x, ids, ids, y, int64_t{2}, int64_t{2},
        int64_t{1}, int64_t{32}, int64_t{8}, 1);
+  // tinyllm/linalg.h
+  const int64_t big = int64_t{1} << 40;
+  SAME(tl_matmul_f32, "M < 0", x, x, y, int64_t{-1}, int64_t{2}, int64_t{2});
+  SAME(tl_swiglu_ffn_f32, "M * D past INT64_MAX bytes", x, x, x, x, y, big, big, int64_t{1});
+  SAME(tl_geglu_ffn_f32, "gelu 2", x, x, x, x, y, int64_t{1}, int64_t{2}, int64_t{2}, static_cast<tl_ffn_gelu>(2));
+  SAME(tl_glu_ffn_f32, "H < 0", x, x, x, x, y, int64_t{1}, int64_t{2}, int64_t{-2});
+  SAME(tl_fused_swiglu_f32, "D < 0", x, x, x, y, int64_t{1}, int64_t{-1}, int64_t{2});
+  SAME(tl_fused_norm_matmul_f32, "eps NaN", x, x, x, y, int64_t{2}, int64_t{2}, int64_t{2}, nan);
+  SAME(tl_fused_norm_matmul_f32, "K 0", x, x, x, y, int64_t{2}, int64_t{2}, int64_t{0}, 1e-5f);
+  // tinyllm/quant.h (refused Quantize calls must leave the blocks, y here, as they were)
+  float ramp[256], huge[256];
+  for (int i = 0; i < 256; ++i) ramp[i] = static_cast<float>(i - 128) / 16.0f, huge[i] = i == 7 ? 1e30f : 1.0f;
+  float with_nan[32] = {1, 2, 3};
+  with_nan[5] = nan;
+  SAME(tl_quantize_q8_0_f32, "k 33 not whole blocks", ramp, static_cast<void*>(y), int64_t{1}, int64_t{33});
+  SAME(tl_quantize_q4_0_f32, "a NaN value", with_nan, static_cast<void*>(y), int64_t{1}, int64_t{32});
+  SAME(tl_quantize_q8_0_f32, "a scale past f16", huge, static_cast<void*>(y), int64_t{1}, int64_t{32});
+  SAME(tl_quantize_q4_0_f32, "a scale past f16", huge, static_cast<void*>(y), int64_t{1}, int64_t{32});
+  // Q4_K's scales past f16 are only known after its search on the device: Quantize_Q4_K's cases check them.
+  SAME(tl_dequantize_q4_k_f32, "rows < 0", static_cast<const void*>(x), y, int64_t{-1}, int64_t{256});
+  SAME(tl_qmatmul_q4_0_f32, "K 16 not whole blocks", x, static_cast<const void*>(x), y, int64_t{1}, int64_t{1}, int64_t{16});
   if (failures == 0) std::printf("ok: %s refuses as libtl_kernels does, with the same words\n", argv[1]);
   return failures == 0 ? 0 : 1;
 }

@@ -1,5 +1,6 @@
 /* libtl_cuda.so loads without a GPU and exports its kernels (those of
- * tinyllm/elementwise.h, activations.h, tensor.h, norm.h and pos.h), tl_last_error and the probe of
+ * tinyllm/elementwise.h, activations.h, tensor.h, norm.h, pos.h, linalg.h and quant.h), tl_last_error and
+ * the probe of
  * tinyllm/backend.h, and not the static CUDA runtime. Runs anywhere the library was built: the probe's
  * answer is printed, not judged (cuda_check_test.sh judges the kernels). */
 #include <dlfcn.h>
@@ -33,6 +34,13 @@ int main(int argc, char **argv) {
       /* tinyllm/pos.h */
       "tl_rope_cache_f32", "tl_rope_base_is_extreme", "tl_rope_apply_f32", "tl_multi_axis_rope_f32",
       "tl_sinusoidal_embed_f32", "tl_token_embed_f32", "tl_pos_embed_f32", "tl_relative_pos_embedding_f32",
+      /* tinyllm/linalg.h */
+      "tl_matmul_f32", "tl_swiglu_ffn_f32", "tl_geglu_ffn_f32", "tl_glu_ffn_f32", "tl_fused_swiglu_f32",
+      "tl_fused_norm_matmul_f32",
+      /* tinyllm/quant.h */
+      "tl_quantize_q8_0_f32", "tl_quantize_q4_0_f32", "tl_quantize_q4_k_f32", "tl_dequantize_q8_0_f32",
+      "tl_dequantize_q4_0_f32", "tl_dequantize_q4_k_f32", "tl_qmatmul_q8_0_f32", "tl_qmatmul_q4_0_f32",
+      "tl_qmatmul_q4_k_f32",
       /* tinyllm/status.h, tinyllm/backend.h */
       "tl_last_error", "tl_backend_unavailable"};
   int failures = 0;

@@ -45,6 +45,14 @@ inline tl_status check_gelu(const char* fn, int gelu) {
   return TL_OK;
 }
 
+// FusedNormMatmul's arguments: sizes, eps as RmsNorm's, and a row to normalize over.
+inline tl_status check_fused_norm_matmul(const char* fn, int64_t M, int64_t N, int64_t K, float eps) {
+  if (tl_status s = check_sizes(fn, {{"M", M}, {"N", N}, {"K", K}})) return s;
+  if (tl_status s = check_eps(fn, eps)) return s;
+  if (K == 0) return fail(TL_ERR_SHAPE, std::string(fn) + ": K is 0 (no element to normalize over)");
+  return TL_OK;
+}
+
 // A length that must be a whole number of blocks of `qk` values.
 inline tl_status check_blocks(const char* fn, const char* name, int64_t k, int64_t qk) {
   if (k % qk != 0)

@@ -52,9 +52,7 @@ tl_status fused_swiglu_f32(const float* x, const float* w_gate, const float* w_u
 tl_status fused_norm_matmul_f32(const float* x, const float* norm_w, const float* w, float* y, int64_t M, int64_t N,
                                 int64_t K, float eps) {
   const char* fn = "tl_fused_norm_matmul_f32";
-  if (tl_status s = args::check_sizes(fn, {{"M", M}, {"N", N}, {"K", K}})) return s;
-  if (tl_status s = args::check_eps(fn, eps)) return s;
-  if (K == 0) return impl::fail(TL_ERR_SHAPE, std::string(fn) + ": K is 0 (no element to normalize over)");
+  if (tl_status s = args::check_fused_norm_matmul(fn, M, N, K, eps)) return s;
   ref::fused_norm_matmul<float>(x, norm_w, w, y, M, N, K, eps);
   return TL_OK;
 }

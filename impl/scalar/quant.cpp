@@ -19,12 +19,12 @@ namespace {
 tl_status quantize(const char* fn, Format f, const float* x, void* blocks, int64_t rows, int64_t k) {
   if (tl_status s = args::check_rows(fn, rows, k, q::block_values(f))) return s;
   const int64_t n = rows * k;
-  for (int64_t i = 0; i < n; ++i)
-    if (!std::isfinite(x[i])) return args::non_finite(fn, i, x[i]);
+  if (tl_status s = args::check_finite(fn, x, n)) return s;
   std::vector<uint8_t> out(static_cast<size_t>(q::row_bytes(f, n)));
   q::quantize(f, x, out.data(), n);
-  for (int64_t b = 0; b < n / q::block_values(f); ++b)
-    if (!q::block_scales_finite(f, out.data() + b * q::block_bytes(f))) return args::scale_overflow(fn, b);
+  if (tl_status s = args::check_block_scales(fn, out.data(), n / q::block_values(f), q::block_bytes(f),
+                                              f == Format::q4_k))
+    return s;
   if (!out.empty()) std::memcpy(blocks, out.data(), out.size());
   return TL_OK;
 }

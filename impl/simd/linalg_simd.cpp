@@ -220,9 +220,7 @@ tl_status tl_fused_swiglu_f32(const float* x, const float* w_gate, const float* 
 tl_status tl_fused_norm_matmul_f32(const float* x, const float* norm_w, const float* w, float* y, int64_t M,
                                    int64_t N, int64_t K, float eps) {
   const char* fn = "tl_fused_norm_matmul_f32";
-  if (tl_status s = args::check_sizes(fn, {{"M", M}, {"N", N}, {"K", K}})) return s;
-  if (tl_status s = args::check_eps(fn, eps)) return s;
-  if (K == 0) return konform::impl::fail(TL_ERR_SHAPE, std::string(fn) + ": K is 0 (no element to normalize over)");
+  if (tl_status s = args::check_fused_norm_matmul(fn, M, N, K, eps)) return s;
   HWY_DYNAMIC_DISPATCH(ks::FusedNormMatmulF32)(x, norm_w, w, y, M, N, K, eps);
   return TL_OK;
 }

@@ -103,10 +103,7 @@ tl_status quantize(const char* fn, Layout f, const float* x, void* blocks, int64
   // search, and a refused call writes nothing.
   std::vector<uint8_t> scratch(static_cast<size_t>(n / f.values * f.bytes));
   HWY_DYNAMIC_DISPATCH(ks::QuantizeBlocks)(f.format, x, scratch.data(), n);
-  for (int64_t b = 0; b < n / f.values; ++b) {
-    const uint8_t* block = scratch.data() + b * f.bytes;
-    if ((block[1] & 0x7c) == 0x7c || (block[3] & 0x7c) == 0x7c) return qargs::scale_overflow(fn, b);
-  }
+  if (tl_status s = qargs::check_block_scales(fn, scratch.data(), n / f.values, f.bytes, true)) return s;
   if (!scratch.empty()) std::memcpy(out, scratch.data(), scratch.size());
   return TL_OK;
 }
