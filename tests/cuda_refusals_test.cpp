@@ -11,6 +11,7 @@
 #include <string>
 
 #include "tinyllm/activations.h"
+#include "tinyllm/attention.h"
 #include "tinyllm/tensor.h"
 
 namespace {
@@ -82,6 +83,17 @@ int main(int argc, char** argv) {
   SAME(tl_concat_f32, "shapes differing off the axis", xs, shapes_2_3, int64_t{2}, int64_t{1}, int64_t{-2}, y);
   SAME(tl_split_f32, "sizes adding up to 6 of 8", x, s8, int64_t{1}, int64_t{0}, sizes_3_3, int64_t{2}, ys);
   SAME(tl_chunk_f32, "0 chunks", x, s8, int64_t{1}, int64_t{0}, int64_t{0}, ys);
+  // tinyllm/attention.h
+  const int64_t one = 1, two = 2;
+  SAME(tl_sdpa_f32, "3 heads over 2 KV heads", x, x, x, x, y, one, int64_t{3}, two, one, one, two, 0,
+       TL_ATTN_MASK_NONE);
+  SAME(tl_sdpa_f32, "mask kind 5", x, x, x, x, y, one, one, one, one, one, two, 0, static_cast<tl_attn_mask>(5));
+  SAME(tl_flash_attention_f32, "head_dim 0", x, x, x, x, y, one, one, one, one, one, int64_t{0}, 1, TL_ATTN_MASK_NONE);
+  SAME(tl_sdpa_cross_f32, "sq > 0 over no key", x, x, x, y, one, one, one, int64_t{0}, two);
+  SAME(tl_sdpa_window_f32, "seq 3 in windows of 2", x, x, x, y, one, one, int64_t{3}, one, two);
+  SAME(tl_sdpa_window_f32, "window 0", x, x, x, y, one, one, two, one, int64_t{0});
+  SAME(tl_qk_norm_f32, "eps NaN", x, x, y, one, two, two, nan);
+  SAME(tl_qk_norm_f32, "head_dim 0", x, x, y, one, two, int64_t{0}, 1e-6f);
   if (failures == 0) std::printf("ok: %s refuses as libtl_kernels does, with the same words\n", argv[1]);
   return failures == 0 ? 0 : 1;
 }

@@ -1,5 +1,5 @@
 /* libtl_cuda.so loads without a GPU and exports its kernels (those of
- * tinyllm/elementwise.h, activations.h and tensor.h), tl_last_error and the probe of
+ * tinyllm/elementwise.h, activations.h, tensor.h and attention.h), tl_last_error and the probe of
  * tinyllm/backend.h, and not the static CUDA runtime. Runs anywhere the library was built: the probe's
  * answer is printed, not judged (cuda_check_test.sh judges the kernels). */
 #include <dlfcn.h>
@@ -27,6 +27,8 @@ int main(int argc, char **argv) {
       "tl_add_broadcast_f32", "tl_sub_broadcast_f32", "tl_mul_broadcast_f32", "tl_div_broadcast_f32", "tl_clamp_f32",
       "tl_nan_to_num_f32", "tl_argmax_axis_f32", "tl_transpose_f32", "tl_permute_f32", "tl_reshape_f32",
       "tl_concat_f32", "tl_split_f32", "tl_chunk_f32",
+      /* tinyllm/attention.h */
+      "tl_sdpa_f32", "tl_flash_attention_f32", "tl_sdpa_cross_f32", "tl_sdpa_window_f32", "tl_qk_norm_f32",
       /* tinyllm/status.h, tinyllm/backend.h */
       "tl_last_error", "tl_backend_unavailable"};
   int failures = 0;

@@ -1,5 +1,5 @@
 // A block-wide tree reduction for libtl_cuda's kernels (argmax, softmax,
-// argmax along an axis): its shape depends on the block size only, never on
+// argmax along an axis, attention) and the operators softmaxes reduce with: its shape depends on the block size only, never on
 // how many blocks or lines a call has, so a line's result does not depend on
 // the batch.
 #pragma once
@@ -21,5 +21,13 @@ __device__ inline T reduce_block(T mine, T* shared, Op op) {
   __syncthreads();
   return result;
 }
+
+// The max of a line, NaN winning: a NaN anywhere makes the line NaN.
+struct MaxOrNan {
+  __device__ float operator()(float a, float b) const { return a != a ? a : b != b || b > a ? b : a; }
+};
+struct Plus {
+  __device__ double operator()(double a, double b) const { return a + b; }
+};
 
 }  // namespace konform::cuda
