@@ -12,6 +12,7 @@
 
 #include "tinyllm/activations.h"
 #include "tinyllm/attention.h"
+#include "tinyllm/sampling.h"
 #include "tinyllm/tensor.h"
 
 namespace {
@@ -94,6 +95,13 @@ int main(int argc, char** argv) {
   SAME(tl_sdpa_window_f32, "window 0", x, x, x, y, one, one, two, one, int64_t{0});
   SAME(tl_qk_norm_f32, "eps NaN", x, x, y, one, two, two, nan);
   SAME(tl_qk_norm_f32, "head_dim 0", x, x, y, one, two, int64_t{0}, 1e-6f);
+  // tinyllm/sampling.h (tokens are y's words)
+  auto* tokens = reinterpret_cast<int32_t*>(y);
+  SAME(tl_sample_f32, "method 5", x, tokens, one, int64_t{8}, 5, 1.0f, one, 1.0f, 0.0f, uint64_t{1});
+  SAME(tl_sample_f32, "temperature 0", x, tokens, one, int64_t{8}, 1, 0.0f, one, 1.0f, 0.0f, uint64_t{1});
+  SAME(tl_sample_f32, "top_k 9 of 8", x, tokens, one, int64_t{8}, 2, 1.0f, int64_t{9}, 1.0f, 0.0f, uint64_t{1});
+  SAME(tl_sample_f32, "top_p 0", x, tokens, one, int64_t{8}, 3, 1.0f, one, 0.0f, 0.0f, uint64_t{1});
+  SAME(tl_sample_f32, "min_p NaN", x, tokens, one, int64_t{8}, 4, 1.0f, one, 1.0f, nan, uint64_t{1});
   if (failures == 0) std::printf("ok: %s refuses as libtl_kernels does, with the same words\n", argv[1]);
   return failures == 0 ? 0 : 1;
 }
