@@ -1,5 +1,5 @@
 /* libtl_cuda.so loads without a GPU and exports its kernels (those of
- * tinyllm/elementwise.h, activations.h, tensor.h, attention.h and sampling.h), tl_last_error and the probe of
+ * tinyllm/elementwise.h, activations.h, tensor.h, attention.h, sampling.h, kv_cache.h), tl_last_error and the probe of
  * tinyllm/backend.h, and not the static CUDA runtime. Runs anywhere the library was built: the probe's
  * answer is printed, not judged (cuda_check_test.sh judges the kernels). */
 #include <dlfcn.h>
@@ -31,6 +31,8 @@ int main(int argc, char **argv) {
       "tl_sdpa_f32", "tl_flash_attention_f32", "tl_sdpa_cross_f32", "tl_sdpa_window_f32", "tl_qk_norm_f32",
       /* tinyllm/sampling.h */
       "tl_sample_f32",
+      /* tinyllm/kv_cache.h */
+      "tl_kv_cache_api_v1",
       /* tinyllm/status.h, tinyllm/backend.h */
       "tl_last_error", "tl_backend_unavailable"};
   int failures = 0;
