@@ -1,6 +1,6 @@
-// Argument validation of tinyllm/attention.h, shared by the scalar and simd
-// backends: anything wrong becomes a tl_status with a message (impl::fail)
-// before a byte is written.
+// Argument validation of tinyllm/attention.h and the mask's layout, shared by
+// the scalar, simd and cuda backends: anything wrong becomes a tl_status with
+// a message (impl::fail) before a byte is written.
 #pragma once
 
 #include <cmath>

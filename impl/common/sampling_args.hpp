@@ -1,5 +1,5 @@
 // Argument validation and the draw of tinyllm/sampling.h, shared by the
-// scalar and simd backends: anything wrong becomes a tl_status with a message
+// scalar, simd and cuda backends: anything wrong becomes a tl_status with a message
 // (impl::fail) before a token is written; the PCG32 stream and u are the
 // header's, bit for bit.
 #pragma once
