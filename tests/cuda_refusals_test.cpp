@@ -15,6 +15,9 @@
 #include "tinyllm/pos.h"
 #include "tinyllm/linalg.h"
 #include "tinyllm/quant.h"
+#include "tinyllm/attention.h"
+#include "tinyllm/kv_cache.h"
+#include "tinyllm/sampling.h"
 #include "tinyllm/tensor.h"
 
 namespace {
@@ -52,6 +55,56 @@ void same(const char* name, const char* what, R (*simd)(P...), A... args) {
 }  // namespace
 
 #define SAME(fn, what, ...) same(#fn, what, &fn, __VA_ARGS__)
+
+namespace {
+
+// tinyllm/kv_cache.h is a table, not symbols: the same script of calls on
+// both libraries' caches, each status and tl_last_error compared.
+void same_kv_cache() {
+  using Api = const tl_kv_cache_api* (*)();
+  auto* other_api = reinterpret_cast<Api>(dlsym(library, "tl_kv_cache_api_v1"));
+  auto* other_error = reinterpret_cast<const char* (*)()>(dlsym(library, "tl_last_error"));
+  if (other_api == nullptr || other_error == nullptr) {
+    std::printf("FAIL: tl_kv_cache_api_v1 or tl_last_error is not exported\n");
+    ++failures;
+    return;
+  }
+  const tl_kv_cache_api *theirs = other_api(), *ours = tl_kv_cache_api_v1();
+  tl_kv_cache *a = nullptr, *b = nullptr;
+  const auto compare = [&](const char* what, tl_status got, tl_status want) {
+    const std::string got_words = other_error(), want_words = tl_last_error();
+    if (want == TL_OK || got != want || got_words != want_words) {
+      std::printf("FAIL: kv cache (%s): status %d \"%s\"; libtl_kernels: %d \"%s\"\n", what, got, got_words.c_str(),
+                  want, want_words.c_str());
+      ++failures;
+    }
+  };
+  compare("0 layers", theirs->create(0, 1, 1, 1, &a), ours->create(0, 1, 1, 1, &b));
+  compare("a byte count past int64_t", theirs->create(1 << 20, 1 << 20, 1 << 20, 1 << 20, &a),
+          ours->create(1 << 20, 1 << 20, 1 << 20, 1 << 20, &b));
+  // A cache holds device memory from create on: the rest only where the library can run.
+  auto* probe = reinterpret_cast<const char* (*)()>(dlsym(library, "tl_backend_unavailable"));
+  if (probe != nullptr && probe() != nullptr) return;
+  if (theirs->create(2, 1, 2, 4, &a) != TL_OK || ours->create(2, 1, 2, 4, &b) != TL_OK) {
+    std::printf("FAIL: kv cache: create(2, 1, 2, 4) refused\n");
+    ++failures;
+    return;
+  }
+  compare("append outside a forward", theirs->append_f32(a, 0, x, x), ours->append_f32(b, 0, x, x));
+  compare("begin 0", theirs->begin(a, 0), ours->begin(b, 0));
+  compare("begin past max_seq", theirs->begin(a, 5), ours->begin(b, 5));
+  theirs->begin(a, 1), ours->begin(b, 1);
+  compare("begin twice", theirs->begin(a, 1), ours->begin(b, 1));
+  compare("layer 2 of 2", theirs->append_f32(a, 2, x, x), ours->append_f32(b, 2, x, x));
+  compare("commit before layer 1 appended", (theirs->append_f32(a, 0, x, x), theirs->commit(a)),
+          (ours->append_f32(b, 0, x, x), ours->commit(b)));
+  compare("layer 0 twice", theirs->append_f32(a, 0, x, x), ours->append_f32(b, 0, x, x));
+  tl_kv_view_f32 view;
+  compare("view of layer -1", theirs->view_f32(a, -1, &view), ours->view_f32(b, -1, &view));
+  theirs->destroy(a), ours->destroy(b);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 2) {
@@ -145,6 +198,25 @@ int main(int argc, char** argv) {
   // Q4_K's scales past f16 are only known after its search on the device: Quantize_Q4_K's cases check them.
   SAME(tl_dequantize_q4_k_f32, "rows < 0", static_cast<const void*>(x), y, int64_t{-1}, int64_t{256});
   SAME(tl_qmatmul_q4_0_f32, "K 16 not whole blocks", x, static_cast<const void*>(x), y, int64_t{1}, int64_t{1}, int64_t{16});
+  // tinyllm/attention.h
+  const int64_t one = 1, two = 2;
+  SAME(tl_sdpa_f32, "3 heads over 2 KV heads", x, x, x, x, y, one, int64_t{3}, two, one, one, two, 0,
+       TL_ATTN_MASK_NONE);
+  SAME(tl_sdpa_f32, "mask kind 5", x, x, x, x, y, one, one, one, one, one, two, 0, static_cast<tl_attn_mask>(5));
+  SAME(tl_flash_attention_f32, "head_dim 0", x, x, x, x, y, one, one, one, one, one, int64_t{0}, 1, TL_ATTN_MASK_NONE);
+  SAME(tl_sdpa_cross_f32, "sq > 0 over no key", x, x, x, y, one, one, one, int64_t{0}, two);
+  SAME(tl_sdpa_window_f32, "seq 3 in windows of 2", x, x, x, y, one, one, int64_t{3}, one, two);
+  SAME(tl_sdpa_window_f32, "window 0", x, x, x, y, one, one, two, one, int64_t{0});
+  SAME(tl_qk_norm_f32, "eps NaN", x, x, y, one, two, two, nan);
+  SAME(tl_qk_norm_f32, "head_dim 0", x, x, y, one, two, int64_t{0}, 1e-6f);
+  // tinyllm/sampling.h (tokens are y's words)
+  auto* tokens = reinterpret_cast<int32_t*>(y);
+  SAME(tl_sample_f32, "method 5", x, tokens, one, int64_t{8}, 5, 1.0f, one, 1.0f, 0.0f, uint64_t{1});
+  SAME(tl_sample_f32, "temperature 0", x, tokens, one, int64_t{8}, 1, 0.0f, one, 1.0f, 0.0f, uint64_t{1});
+  SAME(tl_sample_f32, "top_k 9 of 8", x, tokens, one, int64_t{8}, 2, 1.0f, int64_t{9}, 1.0f, 0.0f, uint64_t{1});
+  SAME(tl_sample_f32, "top_p 0", x, tokens, one, int64_t{8}, 3, 1.0f, one, 0.0f, 0.0f, uint64_t{1});
+  SAME(tl_sample_f32, "min_p NaN", x, tokens, one, int64_t{8}, 4, 1.0f, one, 1.0f, nan, uint64_t{1});
+  same_kv_cache();
   if (failures == 0) std::printf("ok: %s refuses as libtl_kernels does, with the same words\n", argv[1]);
   return failures == 0 ? 0 : 1;
 }

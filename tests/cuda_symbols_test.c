@@ -1,6 +1,6 @@
 /* libtl_cuda.so loads without a GPU and exports its kernels (those of
- * tinyllm/elementwise.h, activations.h, tensor.h, norm.h, pos.h, linalg.h and quant.h), tl_last_error and
- * the probe of
+ * tinyllm/elementwise.h, activations.h, tensor.h, norm.h, pos.h, linalg.h, quant.h, attention.h, sampling.h
+ * and kv_cache.h), tl_last_error and the probe of
  * tinyllm/backend.h, and not the static CUDA runtime. Runs anywhere the library was built: the probe's
  * answer is printed, not judged (cuda_check_test.sh judges the kernels). */
 #include <dlfcn.h>
@@ -41,6 +41,12 @@ int main(int argc, char **argv) {
       "tl_quantize_q8_0_f32", "tl_quantize_q4_0_f32", "tl_quantize_q4_k_f32", "tl_dequantize_q8_0_f32",
       "tl_dequantize_q4_0_f32", "tl_dequantize_q4_k_f32", "tl_qmatmul_q8_0_f32", "tl_qmatmul_q4_0_f32",
       "tl_qmatmul_q4_k_f32",
+      /* tinyllm/attention.h */
+      "tl_sdpa_f32", "tl_flash_attention_f32", "tl_sdpa_cross_f32", "tl_sdpa_window_f32", "tl_qk_norm_f32",
+      /* tinyllm/sampling.h */
+      "tl_sample_f32",
+      /* tinyllm/kv_cache.h */
+      "tl_kv_cache_api_v1",
       /* tinyllm/status.h, tinyllm/backend.h */
       "tl_last_error", "tl_backend_unavailable"};
   int failures = 0;

@@ -1,6 +1,6 @@
-// Argument validation of tinyllm/attention.h, shared by the scalar and simd
-// backends: anything wrong becomes a tl_status with a message (impl::fail)
-// before a byte is written.
+// Argument validation of tinyllm/attention.h and the mask's layout, shared by
+// the scalar, simd and cuda backends: anything wrong becomes a tl_status with
+// a message (impl::fail) before a byte is written.
 #pragma once
 
 #include <cmath>
@@ -19,6 +19,22 @@ namespace konform::impl::attention_args {
 struct Dims {
   int64_t batch = 1, heads = 1, kv_heads = 1, sq = 1, sk = 1, d = 1;
 };
+
+// The additive mask of a kind: its element strides along b, h and i (j's is
+// 1; 0 broadcasts) and its element count; all 0 for TL_ATTN_MASK_NONE.
+struct MaskLayout {
+  int64_t b = 0, h = 0, i = 0, elements = 0;
+};
+
+inline MaskLayout mask_layout(const Dims& n, int kind) {
+  switch (kind) {
+    case TL_ATTN_MASK_PADDING: return {n.sk, 0, 0, n.batch * n.sk};
+    case TL_ATTN_MASK_FULL: return {n.heads * n.sq * n.sk, n.sq * n.sk, n.sk, n.batch * n.heads * n.sq * n.sk};
+    case TL_ATTN_MASK_SEQ: return {0, 0, n.sk, n.sq * n.sk};
+    case TL_ATTN_MASK_BATCH: return {n.sq * n.sk, 0, n.sk, n.batch * n.sq * n.sk};
+    default: return {};
+  }
+}
 
 inline std::string str(int64_t v) { return std::to_string(v); }
 

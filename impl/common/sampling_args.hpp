@@ -1,5 +1,5 @@
 // Argument validation and the draw of tinyllm/sampling.h, shared by the
-// scalar and simd backends: anything wrong becomes a tl_status with a message
+// scalar, simd and cuda backends: anything wrong becomes a tl_status with a message
 // (impl::fail) before a token is written; the PCG32 stream and u are the
 // header's, bit for bit.
 #pragma once
@@ -61,6 +61,32 @@ struct Pcg32 {
   // u in [0, 1): 24 bits, exact in float.
   float uniform() { return static_cast<float>(next32() >> 8) * 0x1p-24f; }
 };
+
+// Compiled for the device too where nvcc includes this (impl/cuda/sampling.cu).
+#ifdef __CUDACC__
+#define KONFORM_HOST_DEVICE __host__ __device__
+#else
+#define KONFORM_HOST_DEVICE
+#endif
+
+// The draw over the kept positions kept[0, count) of weights w: the first
+// whose running sum (double) exceeds u * Z; the last positive one if rounding
+// leaves none; -1 when Z is 0.
+template <class Index>
+KONFORM_HOST_DEVICE inline int32_t draw_kept(const float* w, const Index* kept, int64_t count, float u) {
+  double z = 0;
+  for (int64_t j = 0; j < count; ++j) z += w[kept[j]];
+  if (!(z > 0)) return -1;
+  const double target = static_cast<double>(u) * z;
+  double c = 0;
+  int64_t last = -1;
+  for (int64_t j = 0; j < count; ++j) {
+    c += w[kept[j]];
+    if (w[kept[j]] > 0) last = kept[j];
+    if (target < c) return static_cast<int32_t>(kept[j]);
+  }
+  return static_cast<int32_t>(last);
+}
 
 // seed 0: a seed from the clock and a process-wide counter (not reproducible).
 inline uint64_t resolve_seed(uint64_t seed) {

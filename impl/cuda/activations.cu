@@ -50,11 +50,6 @@ __global__ void prelu(const float* x, const float* slope, float* y, int64_t n, i
   }
 }
 
-// The max of a line, NaN winning: a NaN anywhere makes the line NaN.
-struct MaxOrNan {
-  __device__ float operator()(float a, float b) const { return a != a ? a : b != b || b > a ? b : a; }
-};
-
 // x, y: [outer, length, inner], one block per line along the middle axis
 // (grid-striding over the outer * inner lines). m = the line's max (+Inf,
 // NaN or a line of -Inf make x - m NaN somewhere: an all-NaN line, as the

@@ -1,5 +1,6 @@
 // A block-wide tree reduction for libtl_cuda's kernels (argmax, softmax,
-// argmax along an axis, the norms): its shape depends on the block size only, never on
+// argmax along an axis, the norms, attention) and the operators softmaxes reduce with: its shape
+// depends on the block size only, never on
 // how many blocks or lines a call has, so a line's result does not depend on
 // the batch.
 #pragma once
@@ -28,4 +29,8 @@ __device__ inline T reduce_block(T mine, T* shared, Op op) {
   return result;
 }
 
+// The max of a line, NaN winning: a NaN anywhere makes the line NaN.
+struct MaxOrNan {
+  __device__ float operator()(float a, float b) const { return a != a ? a : b != b || b > a ? b : a; }
+};
 }  // namespace konform::cuda

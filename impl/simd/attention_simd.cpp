@@ -49,16 +49,9 @@ namespace {
 
 // The kernels' view of a validated Sdpa call: sizes and mask strides.
 ks::AttnGeometry geometry(const ka::Dims& n, const float* mask, int32_t causal, tl_attn_mask kind) {
-  ks::AttnGeometry g{n.batch, n.heads, n.kv_heads, n.sq, n.sk, n.d, causal != 0, nullptr, 0, 0, 0};
-  switch (kind) {
-    case TL_ATTN_MASK_PADDING: g.mask_b = n.sk; break;
-    case TL_ATTN_MASK_FULL: g.mask_b = n.heads * n.sq * n.sk, g.mask_h = n.sq * n.sk, g.mask_i = n.sk; break;
-    case TL_ATTN_MASK_SEQ: g.mask_i = n.sk; break;
-    case TL_ATTN_MASK_BATCH: g.mask_b = n.sq * n.sk, g.mask_i = n.sk; break;
-    default: return g;
-  }
-  g.mask = mask;
-  return g;
+  const ka::MaskLayout m = ka::mask_layout(n, kind);
+  return {n.batch, n.heads, n.kv_heads, n.sq, n.sk, n.d, causal != 0, kind == TL_ATTN_MASK_NONE ? nullptr : mask,
+          m.b, m.h, m.i};
 }
 
 }  // namespace

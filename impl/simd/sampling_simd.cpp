@@ -3,7 +3,8 @@
 // (foreach_target) and chosen at run time (HWY_DYNAMIC_DISPATCH); the kept
 // set (TopK: partial sort of indices, TopP: sort), the cumulative sums (in
 // double, unlike the float reference: a correct kernel written differently)
-// and the PCG32 draw are plain code below. Greedy is tl_argmax_f32 per row.
+// and the draw (sampling_args.hpp, shared with libtl_cuda) are plain code
+// below. Greedy is tl_argmax_f32 per row.
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "impl/simd/sampling_simd.cpp"
@@ -55,23 +56,6 @@ struct Before {
   }
 };
 
-// The first kept position whose running sum (double) exceeds u * Z; the
-// last positive one if none; -1 for Z = 0.
-int32_t draw(const float* w, const int64_t* kept, int64_t count, float u) {
-  double z = 0;
-  for (int64_t j = 0; j < count; ++j) z += w[kept[j]];
-  if (!(z > 0)) return -1;
-  const double target = static_cast<double>(u) * z;
-  double c = 0;
-  int64_t last = -1;
-  for (int64_t j = 0; j < count; ++j) {
-    c += w[kept[j]];
-    if (w[kept[j]] > 0) last = kept[j];
-    if (target < c) return static_cast<int32_t>(kept[j]);
-  }
-  return static_cast<int32_t>(last);
-}
-
 int32_t sample_row(const float* l, int64_t n, int32_t method, float t, int64_t top_k, float top_p, float min_p,
                    float u, std::vector<float>& w, std::vector<int64_t>& idx) {
   const float m = HWY_DYNAMIC_DISPATCH(ks::SampRowMax)(l, static_cast<size_t>(n));
@@ -113,7 +97,7 @@ int32_t sample_row(const float* l, int64_t n, int32_t method, float t, int64_t t
     }
     default: break;
   }
-  return draw(w.data(), idx.data(), count, u);
+  return sa::draw_kept(w.data(), idx.data(), count, u);
 }
 
 }  // namespace
