@@ -1,5 +1,5 @@
 // The oracle of the activations (reference/konform/reference/activations.hpp)
-// tested like anything else (DESIGN.md, "The oracle"):
+// tested like anything else (docs/design.md, "The oracle"):
 //  - worked values with digits from mpmath (30 digits), from the double and
 //    the float instantiations;
 //  - the double oracle against the same templates on a 50-digit float, in

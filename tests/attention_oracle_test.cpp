@@ -1,5 +1,5 @@
 // The oracle of the attention ops (reference/konform/reference/attention.hpp)
-// tested like anything else (DESIGN.md, "The oracle"):
+// tested like anything else (docs/design.md, "The oracle"):
 //  - worked examples, in the double and the float instantiation;
 //  - the double oracle (Sdpa, and FlashAttention's online softmax) against
 //    the same templates on a 50-digit float, on the sweep's kinds of scores

@@ -1,5 +1,5 @@
 // The oracle of the conv family (reference/konform/reference/conv.hpp) tested
-// like anything else (DESIGN.md, "The oracle"):
+// like anything else (docs/design.md, "The oracle"):
 //  - worked examples by hand, in the double and the float instantiation: a
 //    Conv2d, a ConvTranspose2d upsampling, CausalConv1d's replicated start,
 //    avg Pool counting pads and max Pool's -inf pads and NaN;

@@ -1,5 +1,5 @@
 // The oracle of the norm ops (reference/konform/reference/norm.hpp) tested like
-// anything else (DESIGN.md, "The oracle"):
+// anything else (docs/design.md, "The oracle"):
 //  - worked examples, in the double and the float instantiation;
 //  - the double oracle against the same templates on a 50-digit float, on
 //    random rows and on the ill-conditioned ones the sweep makes (rows far

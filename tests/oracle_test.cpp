@@ -1,4 +1,4 @@
-// The oracle is tested like anything else (DESIGN.md, "The oracle"):
+// The oracle is tested like anything else (docs/design.md, "The oracle"):
 //  (a) the spec's worked examples (elementwise-kernels.txt section 3), from the
 //      double and the float instantiation of reference/konform/reference/;
 //  (b) the double oracle against the same templates instantiated on a 50-digit

@@ -1,5 +1,5 @@
 // The oracle of the position ops (reference/konform/reference/pos.hpp) tested
-// like anything else (DESIGN.md, "The oracle"):
+// like anything else (docs/design.md, "The oracle"):
 //  - worked examples with digits from mpmath, double and float instantiations;
 //  - the double oracle against the same templates on a 50-digit float, at
 //    angles up to 2^24: within the 2^-28 = 0.0625 u (of 2^-24) the tolerance

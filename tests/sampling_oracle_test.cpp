@@ -1,5 +1,5 @@
 // The oracle of the Sample op (reference/konform/reference/sampling.hpp)
-// tested like anything else (DESIGN.md, "The oracle"):
+// tested like anything else (docs/design.md, "The oracle"):
 //  - the draw: PCG32 XSH-RR against the published pcg32-demo stream
 //    (pcg32_srandom(42, 54)), and u's 24 bits;
 //  - worked examples of every method, in the double and float instantiation;

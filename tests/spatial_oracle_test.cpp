@@ -1,5 +1,5 @@
 // The oracle of the spatial ops (reference/konform/reference/spatial.hpp)
-// tested like anything else (DESIGN.md, "The oracle"):
+// tested like anything else (docs/design.md, "The oracle"):
 //  - the permutations against examples worked by hand from PyTorch's and
 //    DiT's documented layouts, and the header's refusals;
 //  - PatchEmbed: an integer example, then the double oracle against the same
