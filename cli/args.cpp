@@ -1,5 +1,7 @@
 #include "args.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -7,6 +9,7 @@
 #include <utility>
 
 #include "konform/isolate.hpp"
+#include "konform/op.hpp"
 
 namespace konform::cli {
 
@@ -18,8 +21,9 @@ const std::vector<std::pair<std::string, std::string>>& usage_sections() {
       {"list", R"(  konform list
       Every op in the catalog: its C symbol, parameters, tolerance and properties.
 )"},
-      {"render", R"(  konform render REPORT.json [--junit FILE] [--html FILE]
-      Renders a saved JSON report as JUnit XML and/or HTML (each FILE a different path).
+      {"render", R"(  konform render REPORT.json [--junit FILE] [--html FILE] [--sarif FILE]
+      Renders a saved JSON report as JUnit XML, HTML and/or SARIF 2.1.0 (each FILE a
+      different path).
 )"},
       {"repro", R"(  konform repro FILE [--backend B ...] [--op NAME] [--tolerances FILE] [--timeout S]
       Replays a reproducer (from a fuzzer, check --repro-dir, or fixtures/) on the
@@ -29,6 +33,13 @@ const std::vector<std::pair<std::string, std::string>>& usage_sections() {
       did (its replay line says so). Prints expected, got, the error and its limit;
       exit 0 when it conforms, 1 when it still fails, 3 when a backend cannot run
       here (NOT RUN, with its reason).
+)"},
+      {"diff", R"(  konform diff OLD.json NEW.json [--report FILE] [--markdown FILE] [--growth X] [--share X]
+      Compares two reports per op and backend: new failures, checks failing anew,
+      ops newly unsupported, and error growth (the worst error, as a share of the
+      limit, above X times the old share and above the --share of the limit;
+      defaults 1.5 and 0.5). Exit 1 on a regression, 0 otherwise. --report FILE:
+      the changes as JSON; --markdown FILE: a summary for a pull-request comment.
 )"},
       {"check", R"(  konform check --backend B [--backend B ...] [options]
       Runs every op each backend exports against the oracle.
@@ -46,6 +57,7 @@ const std::vector<std::pair<std::string, std::string>>& usage_sections() {
     --report FILE      write the JSON report (schema: reports/report.schema.json)
     --junit FILE       write JUnit XML (one suite per backend, one test per op and check)
     --html FILE        write a self-contained HTML page with plots
+    --sarif FILE       write SARIF 2.1.0 (one result per finding), for code-scanning UIs
     --tolerances FILE  use this tolerance table instead of the built-in one
     --repro-dir DIR    write a reproducer file per finding (sweep, property, crash) into DIR
     --timeout S        seconds per op and backend before it counts as a hang, above 0
@@ -68,6 +80,50 @@ std::string usage(const std::string& command) {
       "exit status: 0 everything supported conforms, 1 a finding, 2 bad usage or unreadable input,\n"
       "  3 no finding but something asked for was not run (its backend cannot run here)\n";
   return text;
+}
+
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
+  auto lower = [](std::string t) {
+    for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return t;
+  };
+  const std::string w = lower(word);
+  std::string best;
+  size_t best_distance = std::max<size_t>(2, w.size() / 3) + 1;
+  for (const auto& candidate : candidates) {
+    const std::string c = lower(candidate);
+    // Levenshtein distance, one row at a time.
+    std::vector<size_t> row(c.size() + 1);
+    for (size_t j = 0; j <= c.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= w.size(); ++i) {
+      size_t diagonal = row[0];
+      row[0] = i;
+      for (size_t j = 1; j <= c.size(); ++j) {
+        const size_t up = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (w[i - 1] == c[j - 1] ? 0 : 1)});
+        diagonal = up;
+      }
+    }
+    if (row[c.size()] < best_distance) best_distance = row[c.size()], best = candidate;
+  }
+  return best.empty() ? "" : " (did you mean '" + best + "'?)";
+}
+
+UsageError unknown_option(const std::string& command, const std::string& flag) {
+  std::vector<std::string> options;
+  const std::string text = usage(command);
+  for (size_t at = text.find("--"); at != std::string::npos; at = text.find("--", at + 2)) {
+    size_t end = at + 2;
+    while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '-')) ++end;
+    if (end > at + 2) options.push_back(text.substr(at, end - at));
+  }
+  return UsageError("unknown option '" + flag + "'" + did_you_mean(flag, options));
+}
+
+UsageError unknown_op(const std::string& name) {
+  std::vector<std::string> names;
+  for (const OpSpec& op : catalog()) names.push_back(op.name);
+  return UsageError("unknown op '" + name + "'" + did_you_mean(name, names) + " (konform list shows them all)");
 }
 
 bool ArgReader::next() { return ++i_ < args_.size(); }
@@ -181,11 +237,12 @@ CheckArgs parse_check(const std::vector<std::string>& args) {
     else if (flag == "--report") a.report = in.single_value();
     else if (flag == "--junit") a.junit = in.single_value();
     else if (flag == "--html") a.html = in.single_value();
+    else if (flag == "--sarif") a.sarif = in.single_value();
     else if (flag == "--tolerances") a.tolerances = in.single_value();
     else if (flag == "--repro-dir") a.repro_dir = in.single_value();
     else if (flag == "--timeout") a.timeout_s = parse_seconds(flag, in.single_value());
     else if (flag == "--verbose") in.once(), a.verbose = true;
-    else throw UsageError("unknown option '" + flag + "'");
+    else throw unknown_option("check", flag);
   }
   if (a.backends.empty()) throw UsageError("check needs at least one --backend");
   if (a.only_case >= 0 && a.ops.size() != 1) throw UsageError("--case needs exactly one --op");
@@ -202,6 +259,7 @@ CheckArgs parse_check(const std::vector<std::string>& args) {
   check_distinct_paths({{"--report", a.report},
                         {"--junit", a.junit},
                         {"--html", a.html},
+                        {"--sarif", a.sarif},
                         {"--tolerances", a.tolerances},
                         {"--repro-dir", a.repro_dir}});
   return a;

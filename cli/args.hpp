@@ -30,6 +30,7 @@ struct CheckArgs {
   std::string report;                  // JSON report path, "" for none
   std::string junit;                   // JUnit XML path, "" for none
   std::string html;                    // HTML page path, "" for none
+  std::string sarif;                   // SARIF 2.1.0 path, "" for none
   std::string repro_dir;               // write a reproducer per finding here, "" for none
   std::string tolerances;              // a tolerance table to use instead of the built-in one
   double timeout_s = 600;              // per op and backend
@@ -62,6 +63,16 @@ class ArgReader {
   size_t i_ = static_cast<size_t>(-1);
   std::set<std::string> seen_;
 };
+
+// " (did you mean 'X'?)" for the candidate closest to word (case ignored,
+// a few edits at most), "" when none is close.
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
+// The error for an option `command` does not take, with the closest option
+// its usage text names.
+UsageError unknown_option(const std::string& command, const std::string& flag);
+
+// The error for an op the catalog lacks, with the closest op name.
+UsageError unknown_op(const std::string& name);
 
 // Numbers as the options take them: plain decimal digits, no sign, no
 // spaces, no hex, within [min, max]; the message names the option.

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "args.hpp"
+#include "diff.hpp"
 #include "files.hpp"
 #include "repro.hpp"
 #include "repro_files.hpp"
@@ -28,18 +29,20 @@ namespace {
 // before either file is written, so a report that cannot be rendered leaves
 // no half of the output behind.
 int render(const std::vector<std::string>& args) {
-  std::string input, junit, html;
+  std::string input, junit, html, sarif;
   ArgReader in("render", args);
   while (in.next()) {
     if (in.arg() == "--junit") junit = in.single_value();
     else if (in.arg() == "--html") html = in.single_value();
-    else if (in.arg().rfind("--", 0) == 0) throw UsageError("unknown option '" + in.arg() + "'");
+    else if (in.arg() == "--sarif") sarif = in.single_value();
+    else if (in.arg().rfind("--", 0) == 0) throw unknown_option("render", in.arg());
     else if (input.empty()) input = in.arg();
     else throw UsageError("render takes one report, got '" + input + "' and '" + in.arg() + "'");
   }
   if (input.empty()) throw UsageError("render needs the path of a JSON report");
-  if (junit.empty() && html.empty()) throw UsageError("render needs --junit FILE and/or --html FILE");
-  check_distinct_paths({{"the report", input}, {"--junit", junit}, {"--html", html}});
+  if (junit.empty() && html.empty() && sarif.empty())
+    throw UsageError("render needs --junit FILE, --html FILE and/or --sarif FILE");
+  check_distinct_paths({{"the report", input}, {"--junit", junit}, {"--html", html}, {"--sarif", sarif}});
   const std::string text = read_file(input);
   const auto report = nlohmann::json::parse(text, nullptr, false);
   if (report.is_discarded()) throw UsageError("'" + input + "' is not valid JSON");
@@ -49,10 +52,11 @@ int render(const std::vector<std::string>& args) {
   if (!schema->is_string() || schema->get<std::string>() != "konform-report/1")
     throw UsageError("'" + input + "' is not a konform report: its \"schema\" is " + schema->dump() +
                      ", not \"konform-report/1\"");
-  std::string junit_text, html_text;
+  std::string junit_text, html_text, sarif_text;
   try {
     if (!junit.empty()) junit_text = render_junit(report);
     if (!html.empty()) html_text = render_html(report);
+    if (!sarif.empty()) sarif_text = render_sarif(report);
   } catch (const konform::ReportError& e) {
     throw UsageError("'" + input + "' does not follow the report schema: " + e.what());
   } catch (const nlohmann::json::exception& e) {
@@ -60,8 +64,10 @@ int render(const std::vector<std::string>& args) {
   }
   OutputFile junit_file = junit.empty() ? OutputFile() : OutputFile(junit, "JUnit XML");
   OutputFile html_file = html.empty() ? OutputFile() : OutputFile(html, "HTML report");
+  OutputFile sarif_file = sarif.empty() ? OutputFile() : OutputFile(sarif, "SARIF");
   junit_file.write(junit_text);
   html_file.write(html_text);
+  sarif_file.write(sarif_text);
   return 0;
 }
 
@@ -271,7 +277,7 @@ int check(const CheckArgs& a, const std::string& command_line) {
   std::vector<const OpSpec*> ops;
   for (const auto& name : a.ops) {
     const OpSpec* op = find_op(name);
-    if (op == nullptr) throw UsageError("unknown op '" + name + "' (konform list shows them all)");
+    if (op == nullptr) throw unknown_op(name);
     ops.push_back(op);
   }
   if (ops.empty())
@@ -310,6 +316,7 @@ int check(const CheckArgs& a, const std::string& command_line) {
   OutputFile report_file = a.report.empty() ? OutputFile() : OutputFile(a.report, "report");
   OutputFile junit_file = a.junit.empty() ? OutputFile() : OutputFile(a.junit, "JUnit XML");
   OutputFile html_file = a.html.empty() ? OutputFile() : OutputFile(a.html, "HTML report");
+  OutputFile sarif_file = a.sarif.empty() ? OutputFile() : OutputFile(a.sarif, "SARIF");
   run.command = command_line;
   run.seed = a.seed;
   run.cases = a.cases;
@@ -355,6 +362,7 @@ int check(const CheckArgs& a, const std::string& command_line) {
   write(report_file, [&] { return report.dump(2) + "\n"; });
   write(junit_file, [&] { return render_junit(report); });
   write(html_file, [&] { return render_html(report); });
+  write(sarif_file, [&] { return render_sarif(report); });
   const long long not_run_count = s["not_run"].get<long long>();
   std::printf("%lld passed, %lld failed, %lld unsupported", s["passed"].get<long long>(), s["failed"].get<long long>(),
               s["unsupported"].get<long long>());
@@ -372,7 +380,9 @@ int check(const CheckArgs& a, const std::string& command_line) {
   return status;
 }
 
-bool is_command(const std::string& s) { return s == "list" || s == "render" || s == "repro" || s == "check"; }
+bool is_command(const std::string& s) {
+  return s == "list" || s == "render" || s == "repro" || s == "check" || s == "diff";
+}
 
 // `konform COMMAND --help` (or -h): that command's usage.
 bool wants_help(const std::vector<std::string>& args) {
@@ -387,7 +397,9 @@ int run(const std::vector<std::string>& args, const std::string& command_line) {
       std::fputs(usage().c_str(), args.empty() ? stderr : stdout);
       return args.empty() ? 2 : 0;
     }
-    if (!is_command(args[0])) throw UsageError("unknown command '" + args[0] + "'");
+    if (!is_command(args[0]))
+      throw UsageError("unknown command '" + args[0] + "'" +
+                       did_you_mean(args[0], {"list", "check", "repro", "render", "diff"}));
     if (wants_help(args)) {
       std::fputs(usage(args[0]).c_str(), stdout);
       return 0;
@@ -399,6 +411,7 @@ int run(const std::vector<std::string>& args, const std::string& command_line) {
     }
     if (args[0] == "render") return render(rest);
     if (args[0] == "repro") return repro(rest);
+    if (args[0] == "diff") return diff(rest);
     return check(parse_check(rest), command_line);
   } catch (const UsageError& e) {
     std::fprintf(stderr, "konform: %s\n\n%s", e.what(), usage(is_command(args[0]) ? args[0] : "").c_str());

@@ -37,7 +37,7 @@ ReproArgs parse(const std::vector<std::string>& args) {
       if (a.op.empty()) throw UsageError("--op: empty name");
     } else if (flag == "--tolerances") a.tolerances = in.single_value();
     else if (flag == "--timeout") a.timeout_s = parse_seconds(flag, in.single_value());
-    else if (flag.rfind("--", 0) == 0) throw UsageError("unknown option '" + flag + "'");
+    else if (flag.rfind("--", 0) == 0) throw unknown_option("repro", flag);
     else if (a.file.empty()) a.file = flag;
     else throw UsageError("repro takes one file, got '" + a.file + "' and '" + flag + "'");
   }
@@ -60,7 +60,7 @@ std::pair<std::string, std::vector<const OpSpec*>> family_of(const OpSpec& op) {
 // decodes it; the input must pick op_name there.
 Reproducer from_raw_input(const std::string& path, const std::string& op_name) {
   const OpSpec* op = find_op(op_name);
-  if (op == nullptr) throw UsageError("unknown op '" + op_name + "' (konform list shows them all)");
+  if (op == nullptr) throw unknown_op(op_name);
   const std::string text = read_file(path);
   const auto json = nlohmann::json::parse(text, nullptr, false);
   if (json.is_object() && json.contains("schema"))
