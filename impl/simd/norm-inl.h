@@ -205,14 +205,14 @@ struct NormalizePair {
 //
 // For rows it pays only when the tensor comes from memory (PrefetchNext): from
 // L3 the hardware prefetchers keep up alone and the extra requests compete
-// with the stores. On a Zen 3 (session 10, the two builds alternating in one
-// process, ten runs a shape), without it: RmsNorm 32 x 11008 0.97-1.23x
-// (faster in 9 of 10), LayerNorm 32 x 11008 0.91-1.11x (7 of 10), both at
-// 32 x 4096 0.88-1.22x (6 of 10); at 512 x 4096 (8 MiB, still prefetched)
-// it gains 12-19 points. On a Sapphire Rapids (session 8) prefetching the
-// next row at 32 x 4096 cost 6 points. The channel norms keep it at every
-// size: without it InstanceNorm at 6 MiB ran 0.73-0.97x on the Zen 3,
-// GroupNorm at 5 MiB within noise.
+// with the stores. On a Zen 3 (two builds alternating in one process, ten
+// runs a shape), without it: RmsNorm 32 x 11008 0.97-1.23x (faster in 9 of
+// 10), LayerNorm 32 x 11008 0.91-1.11x (7 of 10), both at 32 x 4096
+// 0.88-1.22x (6 of 10); at 512 x 4096 (8 MiB, still prefetched) it gains
+// 12-19 points. On a Sapphire Rapids prefetching the next row at 32 x 4096
+// costs 6 points. The channel norms keep it at every size: without it
+// InstanceNorm at 6 MiB runs 0.73-0.97x on the Zen 3, GroupNorm at 5 MiB
+// within noise (docs/ops-norm.md).
 template <class Apply>
 struct PrefetchingNext {
   Apply apply;

@@ -89,7 +89,8 @@ HWY_INLINE int64_t FirstInBlock(const float* column, int64_t inner, int64_t k0, 
 // of its steps each (Eq matches -0 and +0 alike, as strict > ties them); the
 // earliest step any of them holds wins. A block that wins a single lane (on
 // long axes, most of them) is walked for it alone with scalar loads
-// (FirstInBlock): 4096 x 32 1.04-1.06x (docs/ops-tensor.md, Session 16).
+// (FirstInBlock): 4096 x 32 1.04-1.06x (docs/ops-tensor.md, "Argmax's lone
+// lanes walked with scalar loads").
 // Lanes with no number above -inf (only -inf and NaN) walk the chunk for its
 // first -inf. A chunk wins a lane if it found a step
 // and (the lane has none yet, or its max is larger), so equal maxima keep

@@ -37,16 +37,16 @@ namespace hn = hwy::HWY_NAMESPACE;
 // columns past a block's last whole tile go one element at a time. A block
 // reads 32 KiB of x, which stays in L1 until the second half of each line is
 // used, and writes 32 rows of y, each a run of 1 KiB that fills whole lines
-// in order. Against the 64 x 64 blocks this replaced, on a Sapphire Rapids
-// Xeon: the K^T permute 1.5x, 512 x 4096 1.4x, 1024^2 1.1-1.2x, the rest
-// 1.0-1.2x (docs/ops-tensor.md, Session 15).
+// in order. Against 64 x 64 blocks, on a Sapphire Rapids Xeon: the K^T
+// permute 1.5x, 512 x 4096 1.4x, 1024^2 1.1-1.2x, the rest 1.0-1.2x
+// (docs/ops-tensor.md, "Transpose's blocks, and prefetching the next one").
 //
 // With kPrefetch (data past L2), the next block's lines of x are fetched
 // during the block's second column of tiles and those of y, for writing,
 // during its last: x is read 128 bytes a row and y written in runs of
 // 1 KiB, too short for the hardware prefetchers to follow. From L3 it pays
 // (1024^2 1.2-1.5x, 512 x 4096 1.6-1.7x, the K^T permute 1.2-1.3x); in L2
-// the calls ran at 0.79-0.83x with it compiled in, hence the template
+// the calls run at 0.79-0.83x with it compiled in, hence the template
 // parameter.
 template <bool kPrefetch = false>
 void TransposeTiles(const float* HWY_RESTRICT x, int64_t xs, float* HWY_RESTRICT y, int64_t ys, int64_t rows,
@@ -159,7 +159,7 @@ inline void Move(const tensor::MovePlan& p, const float* HWY_RESTRICT x, float* 
   // land wherever they go. Attention's head split [512, 32, 128] ->
   // [32, 512, 128] read in y's order jumps 16 KiB after every 512 bytes,
   // which the prefetchers do not follow: 1.12-1.22x in x's order on a Zen 3
-  // (docs/ops-tensor.md, Session 11).
+  // (docs/ops-tensor.md, "Permute's row copies and Argmax's rows in x's order").
   int walk[tensor::kMaxRank];
   int walks = 0;
   for (int k = last - 1; k >= 0; --k)
