@@ -18,8 +18,13 @@ namespace {
 // Each command's part of the usage text, in the order `konform --help` shows them.
 const std::vector<std::pair<std::string, std::string>>& usage_sections() {
   static const std::vector<std::pair<std::string, std::string>> sections = {
-      {"list", R"(  konform list
-      Every op in the catalog: its C symbol, parameters, tolerance and properties.
+      {"list", R"(  konform list [PATTERN] [--family F] [--backend B] [--format text|json]
+      The ops of the catalog: C symbol, family, parameters, domain, tolerance and
+      properties. PATTERN: only ops whose name contains it (case ignored);
+      --family F: only that family (elementwise, tensor, norm, ...); --backend B:
+      only the ops B exports; --format json: one JSON array.
+  konform --version
+      The version, the git revision and the catalog's size and fingerprint.
 )"},
       {"render", R"(  konform render REPORT.json [--junit FILE] [--html FILE] [--sarif FILE]
       Renders a saved JSON report as JUnit XML, HTML and/or SARIF 2.1.0 (each FILE a

@@ -1,6 +1,7 @@
 // konform: the command line. `list` shows the catalog; `check` runs every op
 // of every backend against the oracle, each op in its own child process.
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cerrno>
 #include <cstdio>
@@ -21,6 +22,7 @@
 #include "konform/report.hpp"
 #include "konform/sweep.hpp"
 #include "konform/tolerance.hpp"
+#include "konform/version.hpp"
 
 namespace konform::cli {
 namespace {
@@ -71,20 +73,103 @@ int render(const std::vector<std::string>& args) {
   return 0;
 }
 
-int list() {
-  for (const OpSpec& op : catalog()) {
-    std::cout << op.name << "  (" << op.symbol << ", " << dtype_name(op.dtype) << ")\n  " << op.summary << "\n";
-    for (const auto& p : op.params) std::cout << "  param " << p.name << ": " << p.range << "\n";
-    std::cout << "  domain: " << op.domain << "\n";
-    if (const Tolerance* t = ToleranceTable::builtin().find(op.name, op.dtype))
-      std::cout << "  tolerance: " << t->limit << " u  (" << t->why << ")\n";
-    else
-      std::cout << "  tolerance: exact (bit for bit)\n";
-    std::cout << "  properties:";
-    for (const auto& p : properties())
-      if (p.op == op.name) std::cout << " " << p.name;
-    std::cout << "\n\n";
+// What `konform list` shows of one op, as JSON (--format json) and as text.
+nlohmann::json op_entry(const OpSpec& op) {
+  nlohmann::json params = nlohmann::json::array();
+  for (const auto& p : op.params) params.push_back({{"name", p.name}, {"range", p.range}});
+  nlohmann::json props = nlohmann::json::array();
+  for (const auto& p : properties())
+    if (p.op == op.name) props.push_back(p.name);
+  nlohmann::json tolerance = nullptr;  // null: exact, bit for bit
+  if (const Tolerance* t = ToleranceTable::builtin().find(op.name, op.dtype))
+    tolerance = {{"limit", t->limit}, {"why", t->why}};
+  return {{"name", op.name},       {"family", op.group},   {"symbol", op.symbol},
+          {"dtype", std::string(dtype_name(op.dtype))}, {"summary", op.summary}, {"params", params},
+          {"domain", op.domain},   {"tolerance", tolerance}, {"properties", props}};
+}
+
+void print_op(const nlohmann::json& e) {
+  std::cout << e["name"].get<std::string>() << "  (" << e["symbol"].get<std::string>() << ", "
+            << e["dtype"].get<std::string>() << ", family " << e["family"].get<std::string>() << ")\n  "
+            << e["summary"].get<std::string>() << "\n";
+  for (const auto& p : e["params"])
+    std::cout << "  param " << p["name"].get<std::string>() << ": " << p["range"].get<std::string>() << "\n";
+  std::cout << "  domain: " << e["domain"].get<std::string>() << "\n";
+  if (e["tolerance"].is_null())
+    std::cout << "  tolerance: exact (bit for bit)\n";
+  else
+    std::cout << "  tolerance: " << e["tolerance"]["limit"].get<double>() << " u  ("
+              << e["tolerance"]["why"].get<std::string>() << ")\n";
+  std::cout << "  properties:";
+  for (const auto& p : e["properties"]) std::cout << " " << p.get<std::string>();
+  std::cout << "\n\n";
+}
+
+bool contains_ignoring_case(const std::string& text, const std::string& part) {
+  auto lower = [](std::string t) {
+    for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return t;
+  };
+  return lower(text).find(lower(part)) != std::string::npos;
+}
+
+// konform list [PATTERN] [--family F] [--backend B] [--format text|json]:
+// the catalog, or the ops whose name contains PATTERN (case ignored), of
+// family F, exported by backend B.
+int list(const std::vector<std::string>& args) {
+  std::string pattern, family, backend, format = "text";
+  ArgReader in("list", args);
+  while (in.next()) {
+    if (in.arg() == "--family") family = in.single_value();
+    else if (in.arg() == "--backend") backend = in.single_value();
+    else if (in.arg() == "--format") format = in.single_value();
+    else if (in.arg().rfind("--", 0) == 0) throw unknown_option("list", in.arg());
+    else if (pattern.empty()) pattern = in.arg();
+    else throw UsageError("list takes one PATTERN, got '" + pattern + "' and '" + in.arg() + "'");
   }
+  if (format != "text" && format != "json") throw UsageError("--format takes text or json, not '" + format + "'");
+  std::vector<std::string> families;
+  for (const OpSpec& op : catalog())
+    if (std::find(families.begin(), families.end(), op.group) == families.end()) families.push_back(op.group);
+  if (!family.empty() && std::find(families.begin(), families.end(), family) == families.end()) {
+    std::string known;
+    for (const auto& f : families) known += (known.empty() ? "" : ", ") + f;
+    throw UsageError("unknown family '" + family + "'" + did_you_mean(family, families) + "; the families: " + known);
+  }
+  std::vector<Backend> exporting;
+  if (!backend.empty()) exporting = resolve_backends(backend);
+  nlohmann::json entries = nlohmann::json::array();
+  for (const OpSpec& op : catalog()) {
+    if (!pattern.empty() && !contains_ignoring_case(op.name, pattern)) continue;
+    if (!family.empty() && op.group != family) continue;
+    if (!exporting.empty() && exporting.front().symbol(op.symbol) == nullptr) continue;
+    entries.push_back(op_entry(op));
+  }
+  if (entries.empty() && !pattern.empty()) {
+    std::vector<std::string> names;
+    for (const OpSpec& op : catalog()) names.push_back(op.name);
+    throw UsageError("no op matches '" + pattern + "'" + did_you_mean(pattern, names));
+  }
+  if (format == "json") {
+    std::cout << entries.dump(2) << "\n";
+    return 0;
+  }
+  for (const auto& e : entries) print_op(e);
+  std::cout << entries.size() << " of " << catalog().size() << " ops\n";
+  return 0;
+}
+
+// --version: konform's version and git revision, and which catalog it holds
+// (a fingerprint of every op's name, symbol, dtype, parameters and limit).
+int version() {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a, 64 bits
+  auto mix = [&h](const std::string& s) {
+    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+    h = (h ^ 0xff) * 1099511628211ull;
+  };
+  for (const OpSpec& op : catalog()) mix(op_entry(op).dump());
+  std::printf("konform %s (git %s)\ncatalog: %zu ops, %zu properties, fingerprint %016llx\n", kVersion, kGitDescribe,
+              catalog().size(), properties().size(), static_cast<unsigned long long>(h));
   return 0;
 }
 
@@ -393,6 +478,7 @@ bool wants_help(const std::vector<std::string>& args) {
 
 int run(const std::vector<std::string>& args, const std::string& command_line) {
   try {
+    if (!args.empty() && args[0] == "--version") return version();
     if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
       std::fputs(usage().c_str(), args.empty() ? stderr : stdout);
       return args.empty() ? 2 : 0;
@@ -405,10 +491,7 @@ int run(const std::vector<std::string>& args, const std::string& command_line) {
       return 0;
     }
     const std::vector<std::string> rest(args.begin() + 1, args.end());
-    if (args[0] == "list") {
-      if (!rest.empty()) throw UsageError("list takes no arguments");
-      return list();
-    }
+    if (args[0] == "list") return list(rest);
     if (args[0] == "render") return render(rest);
     if (args[0] == "repro") return repro(rest);
     if (args[0] == "diff") return diff(rest);

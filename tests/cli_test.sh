@@ -15,7 +15,15 @@ source "$(dirname "$0")/expect.sh"
 # Bad usage.
 expect 2 '^usage:' -- 
 expect 2 "unknown command 'frobnicate'" -- frobnicate
-expect 2 "list takes no arguments" -- list extra
+expect 2 "no op matches 'extra'" -- list extra
+expect 2 "list takes one PATTERN" -- list rms add
+expect 2 "unknown family 'nrm' \\(did you mean 'norm'\\?\\)" -- list --family nrm
+expect 2 "--format takes text or json" -- list --format yaml
+expect 2 "unknown command 'chekc' \\(did you mean 'check'\\?\\)" -- chekc
+expect 2 "unknown option '--opp' \\(did you mean '--op'\\?\\)" -- check --backend scalar --opp add
+expect 2 "unknown op 'rmsnrm' \\(did you mean 'rmsnorm'\\?\\)" -- check --backend scalar --op rmsnrm
+expect 0 "^konform [0-9]+\\.[0-9]+\\.[0-9]+ \\(git " -- --version
+expect 0 "^2 of [0-9]+ ops" -- list rmsnorm
 expect 2 "unknown option '--bogus'" -- check --backend scalar --bogus
 expect 2 "check needs at least one --backend" -- check
 expect 2 "--backend needs a value" -- check --backend
