@@ -9,6 +9,7 @@ packages=(
   nlohmann-json3-dev libhwy-dev libsleef-dev libmpfr-dev libgmp-dev ccache
   python3 python3-jsonschema
   libopenblas-dev libblis-dev
+  chromium-headless-shell
 )
 
 missing=()

@@ -38,6 +38,26 @@ std::string finding_text(const nlohmann::json& f) {
   return s.str();
 }
 
+// A backend's name for CI UIs, which split classnames at dots: a plugin's
+// library file without its directory, "lib" and ".so" ("./libtheirs.so:AVX2"
+// is "theirs:AVX2"); built-in names as they are. Its path goes in a property.
+std::string short_backend_name(const std::string& name) {
+  std::string base = name, target;
+  const size_t so = base.find(".so");
+  if (so == std::string::npos && base.find('/') == std::string::npos) return base;
+  if (so != std::string::npos) {
+    const size_t colon = base.find(':', so);
+    if (colon != std::string::npos) target = base.substr(colon), base = base.substr(0, colon);
+    base = base.substr(0, so);
+  }
+  const size_t slash = base.rfind('/');
+  if (slash != std::string::npos) base = base.substr(slash + 1);
+  if (base.rfind("lib", 0) == 0 && base.size() > 3) base = base.substr(3);
+  for (char& c : base)
+    if (c == '.') c = '_';
+  return base + target;
+}
+
 }  // namespace
 
 std::string render_junit(const nlohmann::json& report) {
@@ -48,12 +68,15 @@ std::string render_junit(const nlohmann::json& report) {
 
   std::ostringstream x;
   x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"konform\">\n";
+  std::map<std::string, std::string> library;  // backend name -> its library's path
+  for (const auto& b : report.at("backends")) library[b.at("name")] = b.at("library");
   for (const auto& [backend, results] : suites) {
     int tests = 0, failures = 0, skipped = 0;
     std::ostringstream cases;
+    const std::string short_name = short_backend_name(backend);
     for (const auto* r : results) {
       const std::string op = r->at("op"), verdict = r->at("verdict");
-      const std::string classname = "konform." + backend + "." + op;
+      const std::string classname = "konform." + short_name + "." + op;
       if (verdict == "unsupported") {
         ++tests, ++skipped;
         cases << "    <testcase classname=\"" << xml_escape(classname) << "\" name=\"unsupported\">"
@@ -81,8 +104,10 @@ std::string render_junit(const nlohmann::json& report) {
         cases << "</testcase>\n";
       }
     }
-    x << "  <testsuite name=\"" << xml_escape(backend) << "\" tests=\"" << tests << "\" failures=\"" << failures
-      << "\" skipped=\"" << skipped << "\" errors=\"0\">\n"
+    x << "  <testsuite name=\"" << xml_escape(short_name) << "\" tests=\"" << tests << "\" failures=\"" << failures
+      << "\" skipped=\"" << skipped << "\" errors=\"0\">\n    <properties><property name=\"backend\" value=\""
+      << xml_escape(backend) << "\"/><property name=\"library\" value=\""
+      << xml_escape(library.count(backend) ? library[backend] : "") << "\"/></properties>\n"
       << cases.str() << "  </testsuite>\n";
   }
   x << "</testsuites>\n";

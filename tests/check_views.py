@@ -7,9 +7,27 @@ and every finding's replay command.
 usage: check_views.py REPORT.json JUNIT.xml PAGE.html
 """
 import html
+import re
 import json
 import sys
 import xml.etree.ElementTree as ET
+
+
+def short_backend_name(name):
+    """As render_junit.cpp: a plugin's library file without directory, lib and .so."""
+    if ".so" not in name and "/" not in name:
+        return name
+    target = ""
+    if ".so" in name:
+        at = name.index(".so")
+        colon = name.find(":", at)
+        if colon >= 0:
+            name, target = name[:colon], name[colon:]
+        name = name[:at]
+    name = name.rsplit("/", 1)[-1]
+    if name.startswith("lib") and len(name) > 3:
+        name = name[3:]
+    return name.replace(".", "_") + target
 
 
 def main():
@@ -27,10 +45,13 @@ def main():
     for r in report["results"]:
         if r["verdict"] != "not_run":
             continue
-        name = f"konform.{r['backend']}.{r['op']}"
+        name = f"konform.{short_backend_name(r['backend'])}.{r['op']}"
         skipped = [c.find("skipped") for c in cases if c.get("classname") == name]
         if not skipped or skipped[0] is None or r["reason"] not in skipped[0].get("message", ""):
             problems.append(f"JUnit lacks a skipped test with the reason for {name}")
+    for c in cases:
+        if "/" in c.get("classname") or c.get("classname").count(".") != 2:
+            problems.append(f"JUnit classname {c.get('classname')!r} is not konform.<backend>.<op>")
     failed_checks = {(r["op"], c["name"]) for r in report["results"] for c in r["checks"] if c["verdict"] == "fail"}
     failures = [c for c in cases if c.find("failure") is not None]
     if len(failures) != len(failed_checks):
@@ -42,7 +63,9 @@ def main():
     for needle in ("<!DOCTYPE html>", "<svg" if plotted else "<h2>", "</html>"):
         if needle not in page:
             problems.append(f"the HTML page lacks {needle}")
-    if "<script" in page or "http://" in page.replace("http://www.w3.org/2000/svg", ""):
+    # Self-contained: inline style and script only, nothing fetched.
+    if re.search(r"""<(script|link|img|iframe)[^>]*\s(src|href)=""", page) or \
+            "http://" in page.replace("http://www.w3.org/2000/svg", "") or "https://" in page:
         problems.append("the HTML page is not self-contained")
     for r in report["results"]:
         for finding in r["findings"]:
