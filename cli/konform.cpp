@@ -233,6 +233,10 @@ OpResult check_op(const Backend& b, const OpSpec& op, const CheckArgs& a, const 
       channel.progress(-1, "property " + p.name);
       const PropertyOutcome o = check_property(p, b, a.seed, static_cast<int>(a.property_runs));
       CheckSummary& c = r.check(p.name, "property");
+      if (!o.not_run.empty()) {  // a companion op the backend lacks: shown, neither passed nor failed
+        c.reason = o.not_run;
+        continue;
+      }
       c.runs += o.runs + (o.passed ? 0 : 1);
       if (o.passed) continue;
       ++c.failures;
@@ -329,14 +333,24 @@ void print_result(const OpResult& r, int op_width) {
   const char* tag = r.verdict == "pass" ? "PASS" : r.verdict == "unsupported" ? "SKIP" : "FAIL";
   std::printf("%s  %-*s %-16s", tag, op_width, r.op.c_str(), r.backend.c_str());
   if (r.verdict == "unsupported") {
-    std::printf(" unsupported: the backend does not export %s\n", r.symbol.c_str());
+    if (r.unsupported_cases > 0)
+      std::printf(" unsupported: all %lld cases returned TL_ERR_UNSUPPORTED (\"%s\")\n",
+                  static_cast<long long>(r.unsupported_cases), r.unsupported_message.c_str());
+    else
+      std::printf(" unsupported: the backend does not export %s\n", r.symbol.c_str());
     return;
   }
   std::printf(" %5lld cases", static_cast<long long>(r.cases));
+  if (r.unsupported_cases > 0) std::printf(" (%lld unsupported)", static_cast<long long>(r.unsupported_cases));
   if (r.limit > 0) std::printf("  max error %.3g u of %.3g", r.metrics.max_r, r.limit);
   int props = 0;
   for (const auto& c : r.checks) props += c.kind == "property";
   std::printf("  %d properties  %.1fs\n", props, r.seconds);
+  if (r.unsupported_cases > 0)
+    std::printf("      %lld cases unsupported: \"%s\" (TL_ERR_UNSUPPORTED, not judged)\n",
+                static_cast<long long>(r.unsupported_cases), r.unsupported_message.c_str());
+  for (const auto& c : r.checks)
+    if (!c.reason.empty()) std::printf("      NOT RUN %s: %s\n", c.name.c_str(), c.reason.c_str());
   for (const Finding& f : r.findings) {
     std::printf("      %s: %s\n", f.check.c_str(), f.message.c_str());
     if (f.case_index >= 0) std::printf("        case %lld: %s\n", static_cast<long long>(f.case_index), f.case_label.c_str());

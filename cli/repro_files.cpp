@@ -7,19 +7,9 @@
 #include "konform/repro.hpp"
 #include "konform/sweep.hpp"
 #include "konform/tolerance.hpp"
+#include "quiet_listener.hpp"
 
 namespace konform::cli {
-
-namespace {
-
-// RapidCheck's listener interface, silenced: konform reports verdicts itself.
-struct Quiet : rc::detail::TestListener {
-  void onTestCaseFinished(const rc::detail::CaseDescription&) override {}
-  void onShrinkTried(const rc::detail::CaseDescription&, bool) override {}
-  void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
-};
-
-}  // namespace
 
 std::string property_command(const std::string& backend, const std::string& op, const std::string& property,
                              const SweepOptions& sweep) {
@@ -53,7 +43,7 @@ std::string write_property_reproducer(const std::string& dir, const Property& p,
   rc::detail::TestParams params;
   params.seed = seed;
   params.maxSuccess = runs;
-  Quiet quiet;
+  QuietListener quiet;
   b.activate();
   const auto property = rc::detail::toProperty([&] { p.body(b); });
   // The same seed and runs fail the same way: this run yields the shrink path.

@@ -3,19 +3,28 @@
 #include <dlfcn.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "konform/isolate.hpp"
 #include "konform/op.hpp"
-#include "tinyllm/dispatch.h"
 
 namespace konform {
 
 void* Backend::symbol(const std::string& s) const {
   auto it = symbols.find(s);
   return it == symbols.end() ? nullptr : it->second;
+}
+
+std::optional<std::string> Backend::last_error() const {
+  using LastErrorFn = const char* (*)();
+  auto f = reinterpret_cast<LastErrorFn>(symbol("tl_last_error"));
+  if (f == nullptr) return std::nullopt;
+  const char* message = f();
+  return std::string(message == nullptr ? "" : message);
 }
 
 using ForceFn = int (*)(const char*);
@@ -29,38 +38,6 @@ void Backend::activate() const {
 }
 
 namespace {
-
-// The float instantiation of the oracle, as each op's declaration names it.
-Backend scalar_backend() {
-  Backend b;
-  b.name = "scalar";
-  b.kind = "builtin";
-  for (const OpSpec& op : catalog())
-    if (op.scalar != nullptr) b.symbols[op.symbol] = op.scalar;
-  return b;
-}
-
-// libtl_kernels, linked in: its tl_* symbols dispatch to the forced target.
-// The library is found through one of its functions, then every catalog
-// symbol is looked up in it, as for a plugin.
-Backend simd_backend() {
-  Dl_info info;
-  if (dladdr(reinterpret_cast<void*>(&tl_simd_force_target), &info) == 0 || info.dli_fname == nullptr)
-    throw BackendError("cannot locate libtl_kernels in this process");
-  void* h = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
-  if (h == nullptr) throw BackendError(std::string("cannot reopen ") + info.dli_fname + ": " + dlerror());
-  Backend b;
-  b.name = "simd";
-  b.kind = "builtin";
-  b.library = info.dli_fname;
-  b.handle = std::shared_ptr<void>(h, [](void* p) { dlclose(p); });
-  for (const OpSpec& op : catalog())
-    if (void* s = dlsym(h, op.symbol.c_str())) b.symbols[op.symbol] = s;
-  for (const char* extra : {"tl_simd_target_count", "tl_simd_target_name"})
-    if (void* s = dlsym(h, extra)) b.symbols[extra] = s;
-  b.force_target = dlsym(h, "tl_simd_force_target");
-  return b;
-}
 
 bool is_file(const std::string& path) {
   struct stat st;
@@ -81,24 +58,11 @@ std::string not_a_library_file(const std::string& path) {
   return "";
 }
 
-// How plugins are opened. RTLD_DEEPBIND: a plugin's calls to its own
-// exported functions (an Argmax along an axis calling its own tl_argmax_f32)
-// bind to its own definitions, not to libtl_kernels, which konform links
-// and so puts first in the global scope: without it such a plugin was judged
-// partly on konform's own kernels. ASan refuses RTLD_DEEPBIND, so the
-// sanitizer builds (tests only) open plugins without it (docs/design.md).
-#if defined(__SANITIZE_ADDRESS__)
-#define KONFORM_NO_DEEPBIND 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define KONFORM_NO_DEEPBIND 1
-#endif
-#endif
-#ifdef KONFORM_NO_DEEPBIND
+// How every backend library is opened. konform links no kernel library, so
+// a library's calls to its own exported functions (an Argmax along an axis
+// calling its own tl_argmax_f32) and its tl_last_error bind to its own
+// definitions: nothing earlier in the global scope defines a tl_* symbol.
 constexpr int kPluginFlags = RTLD_NOW | RTLD_LOCAL;
-#else
-constexpr int kPluginFlags = RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND;
-#endif
 
 // A reason as one printable line of at most 300 characters: it goes to the
 // console, the report and JUnit's XML attributes.
@@ -171,25 +135,76 @@ Backend plugin_backend(const std::string& path) {
     if (void* s = dlsym(h, op.symbol.c_str())) b.symbols[op.symbol] = s;
   }
   require_some_symbol({b}, all, path, "konform's C ABI symbols");
-  for (const char* extra : {"tl_simd_target_count", "tl_simd_target_name"})
+  for (const char* extra : {"tl_simd_target_count", "tl_simd_target_name", "tl_last_error"})
     if (void* s = dlsym(h, extra)) b.symbols[extra] = s;
   b.force_target = dlsym(h, "tl_simd_force_target");
   return b;
 }
 
-// libtl_cuda.so where this build put it, loaded as a plugin is (the probe
-// included) under the name `cuda`.
-Backend cuda_backend() {
-#ifdef KONFORM_CUDA_LIBRARY
-  Backend b = plugin_backend(KONFORM_CUDA_LIBRARY);
-  b.name = "cuda";
+#ifndef KONFORM_CUDA_LIBRARY
+#define KONFORM_CUDA_LIBRARY nullptr
+#endif
+
+// A built-in backend: its name, the environment variable that overrides its
+// library and the path this build gave it (nullptr: not built).
+struct Builtin {
+  const char* name;
+  const char* env;
+  const char* built;
+};
+constexpr Builtin kBuiltins[] = {{"scalar", "KONFORM_SCALAR_LIBRARY", KONFORM_SCALAR_LIBRARY},
+                                 {"simd", "KONFORM_SIMD_LIBRARY", KONFORM_SIMD_LIBRARY},
+                                 {"cuda", "KONFORM_CUDA_LIBRARY", KONFORM_CUDA_LIBRARY}};
+
+// The directory of the running program, "" if unknown.
+std::string program_dir() {
+  std::string exe(4096, '\0');
+  const ssize_t n = readlink("/proc/self/exe", exe.data(), exe.size() - 1);
+  if (n <= 0) return "";
+  exe.resize(static_cast<size_t>(n));
+  return exe.substr(0, exe.rfind('/'));
+}
+
+// Where the library of a built-in name is: $KONFORM_<NAME>_LIBRARY when set,
+// else where this build put it, else the same file name next to the program
+// (a build tree or install moved as a whole). Says which it tried if none.
+std::string builtin_library(const Builtin& builtin) {
+  if (const char* v = std::getenv(builtin.env); v != nullptr && *v != '\0') return v;
+  if (builtin.built == nullptr)
+    throw BackendError(std::string("backend '") + builtin.name +
+                       "' is not built into this konform: it was configured without CUDA (no nvcc found, or "
+                       "-DKONFORM_CUDA=OFF); see docs/cuda.md, or set " + builtin.env + " to a library's path");
+  const std::string built = builtin.built;
+  if (is_file(built)) return built;
+  const std::string file = built.substr(built.rfind('/') + 1);
+  if (const std::string dir = program_dir(); !dir.empty() && is_file(dir + "/" + file)) return dir + "/" + file;
+  throw BackendError(std::string("backend '") + builtin.name + "': its library " + file + " is missing: not at " +
+                     built + " (where this build put it) nor next to this program; rebuild it, or set " +
+                     builtin.env + " to its path");
+}
+
+// A built-in name's library, loaded as any plugin is (the probe included),
+// under that name. Its default SIMD target is its best.
+Backend builtin_backend(const Builtin& builtin) {
+  Backend b = plugin_backend(builtin_library(builtin));
+  b.name = builtin.name;
   b.kind = "builtin";
   return b;
-#else
-  throw BackendError(
-      "backend 'cuda' is not built into this konform: it was configured without CUDA (no nvcc found, or "
-      "-DKONFORM_CUDA=OFF); see docs/cuda.md");
-#endif
+}
+
+const Builtin* find_builtin(const std::string& name) {
+  for (const Builtin& b : kBuiltins)
+    if (name == b.name) return &b;
+  return nullptr;
+}
+
+// The best target of a backend that has targets to choose from.
+Backend with_default_target(Backend b) {
+  if (b.force_target != nullptr) {
+    const auto targets = simd_targets(b);
+    if (!targets.empty()) b.target = targets.front();
+  }
+  return b;
 }
 
 std::vector<Backend> with_targets(const Backend& base, const std::string& target, const std::string& spec) {
@@ -244,23 +259,9 @@ void require_some_symbol(const std::vector<Backend>& backends, const std::vector
 
 std::vector<Backend> resolve_backends(const std::string& spec) {
   if (spec.empty()) throw BackendError("empty --backend value");
-  if (spec == "scalar") return {scalar_backend()};
-  if (spec == "simd") {
-    Backend b = simd_backend();
-    const auto targets = simd_targets(b);
-    b.target = targets.empty() ? "" : targets.front();
-    return {b};
-  }
-  if (spec.rfind("simd:", 0) == 0) return with_targets(simd_backend(), spec.substr(5), spec);
-  if (spec == "cuda") return {cuda_backend()};
-  if (is_file(spec)) {
-    Backend b = plugin_backend(spec);
-    if (b.force_target != nullptr) {
-      const auto targets = simd_targets(b);
-      if (!targets.empty()) b.target = targets.front();
-    }
-    return {b};
-  }
+  if (const Builtin* builtin = find_builtin(spec)) return {with_default_target(builtin_backend(*builtin))};
+  if (spec.rfind("simd:", 0) == 0) return with_targets(builtin_backend(*find_builtin("simd")), spec.substr(5), spec);
+  if (is_file(spec)) return {with_default_target(plugin_backend(spec))};
   // LIB:TARGET for a plugin that exports the dispatch functions.
   const auto colon = spec.rfind(':');
   if (colon != std::string::npos && is_file(spec.substr(0, colon)))

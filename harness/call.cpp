@@ -10,6 +10,8 @@
 #include <new>
 #include <stdexcept>
 
+#include "tinyllm/status.h"
+
 namespace konform {
 
 namespace {
@@ -257,9 +259,14 @@ CallRecorder::~CallRecorder() { t_recorder = outer_; }
 std::map<std::string, Tensor> run_op(const Backend& backend, const OpSpec& op, const Case& c) {
   if (t_recorder != nullptr) t_recorder->calls.emplace_back(&op, c);
   void* fn = backend.symbol(op.symbol);
-  if (fn == nullptr) throw std::runtime_error(backend.name + " does not export " + op.symbol);
+  if (fn == nullptr) throw MissingSymbol(backend.name, op.symbol);
   CallResult r = call_kernel(backend, op, fn, c, CallOptions{0, false});
   if (!r.violations.empty()) throw std::runtime_error(r.violations.front().check + ": " + r.violations.front().message);
+  // Unsupported only where the oracle accepts the case: a bad case answered
+  // with TL_ERR_UNSUPPORTED is a wrong status, for the property to see.
+  if (!op.status.empty() && r.outputs.at(op.status).i32()[0] == TL_ERR_UNSUPPORTED &&
+      op.oracle(c).at(op.status).value.at(0) == double(TL_OK))
+    throw UnsupportedCase(op.name, backend.last_error().value_or(""));
   return std::move(r.outputs);
 }
 

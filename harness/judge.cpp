@@ -4,6 +4,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "tinyllm/status.h"
+
 namespace konform {
 
 bool needs_tolerance(const Case& c) {
@@ -20,6 +22,14 @@ bool worse_than(const Finding& f, const std::optional<Finding>& current) {
 }
 
 namespace {
+
+// A tl_status as its number and name (tinyllm/status.h).
+std::string status_text(int32_t status) {
+  const char* names[] = {"TL_OK", "TL_ERR_INVALID_ARGUMENT", "TL_ERR_SHAPE", "TL_ERR_CONTEXT_OVERFLOW",
+                         "TL_ERR_UNSUPPORTED"};
+  const std::string number = "status " + std::to_string(status);
+  return status >= 0 && status <= TL_ERR_UNSUPPORTED ? number + " (" + names[status] + ")" : number;
+}
 
 Finding element_finding(const std::string& check, const std::string& output, const std::vector<int64_t>& shape,
                         const ElementVerdict& v, const Case& c) {
@@ -82,6 +92,24 @@ CaseVerdict judge_case(const Backend& backend, const OpSpec& op, void* fn, const
   const Oracle& expected = precomputed == nullptr ? computed : *precomputed;
   // When the oracle refuses the arguments, the status is all there is to compare.
   verdict.refused = !op.status.empty() && expected.at(op.status).value.at(0) != 0;
+  const int32_t status = op.status.empty() ? 0 : call.outputs.at(op.status).i32()[0];
+  if (!op.status.empty() && !verdict.refused && status != TL_OK) {
+    // A valid case refused: the library's status and words are the finding;
+    // its outputs, left unwritten as a refusal must, say nothing more.
+    verdict.message = backend.last_error().value_or("");
+    if (status == TL_ERR_UNSUPPORTED) {
+      verdict.unsupported = true;
+      return verdict;
+    }
+    Finding f;
+    f.check = "matches_oracle";
+    f.case_label = c.label;
+    f.output = op.status;
+    f.message = "returned " + status_text(status) + " for a valid case" +
+                (verdict.message.empty() ? " (tl_last_error is empty)" : ": \"" + verdict.message + "\"");
+    verdict.findings.insert(verdict.findings.begin(), f);
+    return verdict;
+  }
   for (const Arg& a : c.args) {
     if (a.access == Access::in || (verdict.refused && a.name != op.status)) continue;
     const auto it = expected.find(a.name);

@@ -147,7 +147,7 @@ class Validator {
 
   static void result(const json& r, const std::string& where) {
     object(r, where, {"op", "symbol", "dtype", "backend", "target", "verdict", "cases", "seconds", "tolerance", "metrics",
-                      "worst", "findings", "checks"}, {"reason"});
+                      "worst", "findings", "checks"}, {"reason", "unsupported"});
     string(r.at("op"), at(where, "op"), true);
     string(r.at("symbol"), at(where, "symbol"), true);
     one_of(r.at("dtype"), at(where, "dtype"), {"f32", "f16", "bf16", "i32"});
@@ -161,6 +161,12 @@ class Validator {
       string(r.at("reason"), at(where, "reason"), true);
     }
     integer(r.at("cases"), at(where, "cases"), 0);
+    if (r.contains("unsupported")) {
+      const std::string uw = at(where, "unsupported");
+      object(r.at("unsupported"), uw, {"cases", "message"});
+      integer(r.at("unsupported").at("cases"), at(uw, "cases"), 1);
+      string(r.at("unsupported").at("message"), at(uw, "message"));
+    }
     if (!r.at("seconds").is_number() || r.at("seconds").get<double>() < 0)
       fail(at(where, "seconds"), "expected a number >= 0, found " + r.at("seconds").dump());
     const json& tol = r.at("tolerance");
@@ -183,12 +189,16 @@ class Validator {
     for (size_t i = 0; i < checks.size(); ++i) {
       const std::string cw = at(at(where, "checks"), i);
       const json& c = checks[i];
-      object(c, cw, {"name", "kind", "runs", "failures", "verdict"});
+      object(c, cw, {"name", "kind", "runs", "failures", "verdict"}, {"reason"});
       string(c.at("name"), at(cw, "name"), true);
       one_of(c.at("kind"), at(cw, "kind"), {"sweep", "property"});
       integer(c.at("runs"), at(cw, "runs"), 0);
       integer(c.at("failures"), at(cw, "failures"), 0);
       one_of(c.at("verdict"), at(cw, "verdict"), {"pass", "fail", "not_run"});
+      if (c.contains("reason")) {
+        if (c.at("verdict") != "not_run") fail(at(cw, "reason"), "only a not_run check has a reason");
+        string(c.at("reason"), at(cw, "reason"), true);
+      }
     }
   }
 
@@ -244,6 +254,7 @@ json to_json(const OpResult& r) {
   json j = {{"op", r.op},           {"symbol", r.symbol}, {"dtype", r.dtype},     {"backend", r.backend},
             {"target", r.target},   {"verdict", r.verdict}, {"cases", r.cases}, {"seconds", r.seconds}};
   if (r.verdict == "not_run") j["reason"] = r.reason;
+  if (r.unsupported_cases > 0) j["unsupported"] = {{"cases", r.unsupported_cases}, {"message", r.unsupported_message}};
   j["tolerance"] = {{"limit", number(r.limit)}, {"unit", "u = 2^-24 (f32) times the oracle's scale"}, {"why", r.limit_why}};
   j["metrics"] = {{"elements", r.metrics.elements}, {"max_r", number(r.metrics.max_r)},
                   {"max_abs", number(r.metrics.max_abs)}, {"max_rel", number(r.metrics.max_rel)},
@@ -257,6 +268,7 @@ json to_json(const OpResult& r) {
     const std::string verdict = c.runs == 0 ? "not_run" : (c.failures ? "fail" : "pass");
     j["checks"].push_back({{"name", c.name}, {"kind", c.kind}, {"runs", c.runs}, {"failures", c.failures},
                            {"verdict", verdict}});
+    if (!c.reason.empty()) j["checks"].back()["reason"] = c.reason;
   }
   return j;
 }
@@ -272,6 +284,10 @@ OpResult op_result_from_json(const json& j) {
   r.verdict = field<std::string>(j, "verdict");
   if (j.contains("reason")) r.reason = field<std::string>(j, "reason");
   r.cases = field<int64_t>(j, "cases");
+  if (j.contains("unsupported")) {
+    r.unsupported_cases = field<int64_t>(j.at("unsupported"), "cases");
+    r.unsupported_message = field<std::string>(j.at("unsupported"), "message");
+  }
   r.seconds = field<double>(j, "seconds");
   const json& tol = j.at("tolerance");
   r.limit = read_number(tol.at("limit"));
@@ -288,7 +304,7 @@ OpResult op_result_from_json(const json& j) {
   for (const auto& f : j.at("findings")) r.findings.push_back(finding_from_json(f));
   for (const auto& c : j.at("checks"))
     r.checks.push_back({field<std::string>(c, "name"), field<std::string>(c, "kind"), field<int64_t>(c, "runs"),
-                        field<int64_t>(c, "failures")});
+                        field<int64_t>(c, "failures"), c.contains("reason") ? field<std::string>(c, "reason") : ""});
   return r;
 }
 

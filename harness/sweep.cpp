@@ -82,7 +82,12 @@ void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& opti
     const CaseVerdict v = judge_case(backend, op, fn, c, tol, CallOptions{static_cast<size_t>(i % 2) * 4, true});
     ++result.cases;
     for (const auto& g : guards) ++result.check(g, "sweep").runs;
-    ++oracle_check.runs;
+    if (v.unsupported) {
+      ++result.unsupported_cases;
+      result.unsupported_message = v.message;
+    } else {
+      ++oracle_check.runs;
+    }
     for (const auto& check : v.verifications) ++result.check(check, "sweep").runs;  // OpSpec::verify's checks
     result.metrics.merge(v.metrics);
     std::set<std::string> failed;  // each check fails at most once per case
@@ -99,6 +104,9 @@ void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& opti
       if (worse_than(w, result.worst)) result.worst = w;
     }
   }
+  // A library that implements none of the cases is not passed on its guards.
+  if (result.verdict == "pass" && result.cases > 0 && result.unsupported_cases == result.cases)
+    result.verdict = "unsupported";
 }
 
 int64_t sweep_reads(const Backend& backend, const OpSpec& op, const SweepOptions& options,

@@ -3,7 +3,6 @@
 // names), with plain vectors in and out, for activations_properties.cpp.
 #pragma once
 
-#include <dlfcn.h>
 
 #include <cstdint>
 #include <stdexcept>
@@ -102,16 +101,6 @@ inline Result gated(const Backend& b, const std::string& name, const Floats& gat
   if (validates) r.status = out.at("status").i32()[0];
   if (r.status == TL_OK) r.y = floats(out.at("y"));
   return r;
-}
-
-// The message of the backend's last refusal ("" when it has no
-// tl_last_error): libtl_kernels' for the built-in backends, the library's own
-// for a plugin.
-inline std::string last_error(const Backend& b) {
-  using Fn = const char* (*)();
-  void* f = b.kind == "plugin" ? dlsym(b.handle.get(), "tl_last_error") : reinterpret_cast<void*>(&::tl_last_error);
-  const char* msg = f ? reinterpret_cast<Fn>(f)() : nullptr;
-  return msg ? msg : "";
 }
 
 }  // namespace konform::calls::act

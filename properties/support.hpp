@@ -8,6 +8,7 @@
 
 #include <rapidcheck.h>
 
+#include "konform/backend.hpp"
 #include "konform/tolerance.hpp"
 
 namespace konform::props {
@@ -32,6 +33,13 @@ inline double limit_of(const std::string& op) {
 // |got - want| <= limit * 2^-24 * scale, NaN never near anything.
 inline bool near(double got, double want, double scale, double limit) {
   return std::fabs(got - want) <= limit * 0x1p-24 * std::fmax(scale, 1.17549435e-38);
+}
+
+// After a refused call: the backend under test left a message in its own
+// tl_last_error (true where the library exports none: nothing to read).
+inline bool left_a_message(const Backend& b) {
+  const auto message = b.last_error();
+  return !message || !message->empty();
 }
 
 // A worked-example figure given to 7 significant digits.

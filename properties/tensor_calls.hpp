@@ -5,7 +5,6 @@
 // conventions (harness/ops/tensor_support.hpp).
 #pragma once
 
-#include <dlfcn.h>
 
 #include <cstdint>
 #include <stdexcept>
@@ -55,16 +54,6 @@ inline Result run(const Backend& b, const std::string& name, const Case& c) {
 }
 
 inline Arg status_arg() { return ops::tensor::status_arg(); }
-
-// The message of the backend's last refusal ("" when it has no
-// tl_last_error): libtl_kernels' for the built-in backends, the library's
-// own for a plugin.
-inline std::string last_error(const Backend& b) {
-  using Fn = const char* (*)();
-  void* f = b.kind == "plugin" ? dlsym(b.handle.get(), "tl_last_error") : reinterpret_cast<void*>(&::tl_last_error);
-  const char* msg = f ? reinterpret_cast<Fn>(f)() : nullptr;
-  return msg ? msg : "";
-}
 
 // Add, Sub, Mul, Div: `name` is the op; y's shape is given (the broadcast
 // one for a valid call). alias: "", "a" or "b" (y shares that buffer).

@@ -409,7 +409,7 @@ void refused_with_a_message(const Backend& b, const std::string& name) {
     if (status == double(TL_OK)) continue;
     const auto out = run_op(b, op, c);
     RC_ASSERT(double(out.at(op.status).i32()[0]) == status);
-    RC_ASSERT(!tc::last_error(b).empty() || (b.kind == "plugin" && !dlsym(b.handle.get(), "tl_last_error")));
+    RC_ASSERT(props::left_a_message(b));
     return;
   }
   RC_FAIL("the generator made no bad case in 2000 tries");

@@ -5,15 +5,13 @@
 # a bad KONFORM_FUZZ_MAX_BYTES. Each exits 2 with a message naming what and
 # where; none crashes or passes with nothing checked (audit findings 11, 17,
 # 18, 21, 22).
-#   usage: backend_cli_test.sh KONFORM CC SOURCE_DIR FUZZ_TARGET [deepbind|no-deepbind]
-# (no-deepbind: a sanitizer build, which opens plugins without RTLD_DEEPBIND.)
+#   usage: backend_cli_test.sh KONFORM CC SOURCE_DIR FUZZ_TARGET
 set -u
 
 konform=${1:?usage: backend_cli_test.sh KONFORM CC SOURCE_DIR FUZZ_TARGET}
 cc=${2:?}
 src=${3:?}
 fuzz_target=${4:?}
-binding=${5:-deepbind}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
@@ -100,10 +98,10 @@ expect 2 "$tmp/bom_later.tsv:2: op name .* contains a byte order mark" -- \
   check --backend scalar --op add --tolerances "$tmp/bom_later.tsv"
 
 # A plugin's calls to its own exported functions reach its own definitions,
-# not libtl_kernels' (which konform links, so its symbols come first): this
-# Argmax along an axis hands each slice to the plugin's tl_argmax_f32, whose
-# ties go last. Opened without RTLD_DEEPBIND it ran konform's correct
-# tl_argmax_f32 and passed.
+# never another library's (konform links no kernel library, and loads every
+# backend RTLD_LOCAL): this Argmax along an axis hands each slice to the
+# plugin's tl_argmax_f32, whose ties go last, and so fails. Had the call bound
+# to a correct tl_argmax_f32 elsewhere, it would pass.
 build self_calling '#include <stdlib.h>
 #include <tinyllm/elementwise.h>
 #include <tinyllm/tensor.h>
@@ -136,11 +134,7 @@ tl_status tl_argmax_axis_f32(const float *x, const int64_t *shape, int64_t rank,
   free(slice);
   return TL_OK;
 }'
-if [[ $binding == deepbind ]]; then
-  expect 1 'FAIL +Argmax ' -- check --backend "$tmp/self_calling.so" --op Argmax --cases 300 --no-properties
-else
-  echo "skipped: the self-calling plugin (a sanitizer build opens plugins without RTLD_DEEPBIND)"
-fi
+expect 1 'FAIL +Argmax ' -- check --backend "$tmp/self_calling.so" --op Argmax --cases 300 --no-properties
 
 # 22: KONFORM_FUZZ_MAX_BYTES is decimal digits in range, or the target stops.
 for v in 8MB abc -1 ' 5' 0x10 99999999999999999999999 1099511627777; do

@@ -1,10 +1,13 @@
-// Backends: where the kernels under test come from. Built in (`scalar`,
-// `simd`, `simd:TARGET`, `cuda` when built) or any shared library that
-// exports the C ABI.
+// Backends: where the kernels under test come from. Every backend is a shared
+// library that exports the C ABI, loaded by path: the built-in names
+// (`scalar`, `simd`, `simd:TARGET`, `cuda`) only name a default path, and
+// konform links none of them, so every symbol, probe and tl_last_error is
+// read from the library under test.
 #pragma once
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -21,8 +24,8 @@ struct BackendError : std::runtime_error {
 class Backend {
  public:
   std::string name;     // as the user wrote it, e.g. "simd:AVX2", "./libtheirs.so"
-  std::string kind;     // "builtin" or "plugin"
-  std::string library;  // the shared library's path (plugins, simd, cuda)
+  std::string kind;     // "builtin" (a built-in name) or "plugin" (a path)
+  std::string library;  // the shared library's path
   std::string target;   // the SIMD target in force, "" if the backend has none
   // Why its kernels cannot run on this machine, as its tl_backend_unavailable
   // said (tinyllm/backend.h); "" when they can. Nothing of an unavailable
@@ -31,6 +34,8 @@ class Backend {
 
   // The function exporting `symbol`, or nullptr: the op is unsupported here.
   void* symbol(const std::string& name) const;
+  // The library's tl_last_error() on this thread; nullopt when it exports none.
+  std::optional<std::string> last_error() const;
   // Makes this backend's target the one that runs (SIMD dispatch is
   // process-wide state); call before every batch of calls.
   void activate() const;
@@ -48,8 +53,12 @@ class Backend {
 // like a path (a '/', a .so name) and names no file says why, not "unknown".
 // The library's tl_backend_unavailable, if it has one, is asked in that
 // child too (a GPU runtime must not be initialised before konform forks).
-// `cuda` is libtl_cuda.so, found where the build put it; a konform built
-// without it says so.
+// A built-in name is a library loaded the same way: `scalar` libtl_scalar.so,
+// `simd` libtl_kernels.so, `cuda` libtl_cuda.so. Each is found through
+// $KONFORM_SCALAR_LIBRARY, $KONFORM_SIMD_LIBRARY or $KONFORM_CUDA_LIBRARY when
+// set, else where this build put it, else next to the program; a missing one
+// is named with where it was looked for, and a konform built without CUDA
+// says so for `cuda`.
 std::vector<Backend> resolve_backends(const std::string& spec);
 
 // Throws a BackendError unless some backend of `backends` exports the symbol

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -44,9 +45,27 @@ CallResult call_kernel(const Backend& backend, const OpSpec& op, void* fn, const
 // child), a fault here cannot hide their findings.
 void call_fenced(const Backend& backend, const OpSpec& op, void* fn, const Case& c);
 
+// What run_op throws when the backend does not export the op's symbol: a
+// property that calls a companion op (Dequantize for Quantize) cannot run
+// on a library that implements only the op under test. Not a finding.
+struct MissingSymbol : std::runtime_error {
+  std::string symbol;
+  MissingSymbol(const std::string& backend, const std::string& sym)
+      : std::runtime_error(backend + " does not export " + sym), symbol(sym) {}
+};
+
+// What run_op throws when the call returned TL_ERR_UNSUPPORTED for a case
+// the oracle accepts: the library does not implement that case (one Pool
+// kind, say). Not a finding; `message` is the library's tl_last_error.
+struct UnsupportedCase : std::runtime_error {
+  std::string message;
+  UnsupportedCase(const std::string& op, const std::string& why)
+      : std::runtime_error(op + " returned TL_ERR_UNSUPPORTED" + (why.empty() ? "" : ": " + why)), message(why) {}
+};
+
 // Convenience for properties: the outputs of one guarded call; throws
-// std::runtime_error naming the violation if there was one, or if the
-// backend does not export the op.
+// std::runtime_error naming the violation if there was one, MissingSymbol
+// if the backend does not export the op, UnsupportedCase as said there.
 std::map<std::string, Tensor> run_op(const Backend& backend, const OpSpec& op, const Case& c);
 
 // While one is alive, run_op keeps a copy of every case it is given on this

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "konform/backend.hpp"
@@ -27,6 +28,11 @@ struct CaseVerdict {
   // (exact outputs: 0 or 1), for drivers that steer by it.
   double worst_ratio = 0;
   bool refused = false;  // the oracle says the op must refuse these arguments
+  // The oracle accepts the case and the call returned TL_ERR_UNSUPPORTED: a
+  // case the library does not implement (tinyllm/status.h). Not judged
+  // against the oracle; the guards still hold. `message`: its tl_last_error.
+  bool unsupported = false;
+  std::string message;
   // The checks of the op's verify hook that ran on this case (OpSpec::verify).
   std::vector<std::string> verifications;
   bool ok() const { return findings.empty(); }

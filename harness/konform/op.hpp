@@ -71,7 +71,6 @@ struct OpSpec {
   std::string name;     // as in the spec: "rmsnorm"
   std::string group;    // the header it belongs to: "elementwise" for tinyllm/elementwise.h
   std::string symbol;   // the C ABI function: "tl_rmsnorm_f32"
-  void* scalar = nullptr;  // the `scalar` backend's implementation of `symbol`
   DType dtype = DType::f32;
   std::string summary;  // one line for `konform list`
   std::vector<ParamInfo> params;

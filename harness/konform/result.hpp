@@ -28,15 +28,22 @@ struct CheckSummary {
   std::string kind;  // "sweep" or "property"
   int64_t runs = 0;
   int64_t failures = 0;
+  std::string reason;  // a property that could not run: why (a companion op the backend lacks)
 };
 
 struct OpResult {
   std::string op, symbol, dtype, backend, target;
-  // pass | fail | unsupported (the backend lacks the symbol) | crashed | timeout
-  // | not_run (the backend cannot run here: `reason` says why; nothing was called)
+  // pass | fail | unsupported (the backend lacks the symbol, or returned
+  // TL_ERR_UNSUPPORTED for every case) | crashed | timeout | not_run (the
+  // backend cannot run here: `reason` says why; nothing was called)
   std::string verdict = "pass";
   std::string reason;  // not_run only
   int64_t cases = 0;
+  // Valid cases the call answered with TL_ERR_UNSUPPORTED: counted, not
+  // judged against the oracle; the op's other cases are. The message is the
+  // library's tl_last_error for the last of them.
+  int64_t unsupported_cases = 0;
+  std::string unsupported_message;
   double limit = 0;
   std::string limit_why;
   Metrics metrics;

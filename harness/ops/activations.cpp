@@ -7,7 +7,6 @@
 #include "activation_support.hpp"
 #include "konform/op.hpp"
 #include "konform/reference/activations.hpp"
-#include "scalar/activations.hpp"
 #include "tinyllm/activations.h"
 
 namespace konform::ops {
@@ -23,7 +22,6 @@ using UnaryFn = void (*)(const float*, float*, int64_t);
 struct Unary {
   const char* name;
   const char* symbol;
-  UnaryFn scalar;
   const char* summary;
   const char* domain;
   double (*value)(double x);
@@ -66,7 +64,6 @@ OpSpec unary_op(const Unary& u) {
   op.name = u.name;
   op.group = "activations";
   op.symbol = u.symbol;
-  op.scalar = reinterpret_cast<void*>(u.scalar);
   op.summary = u.summary;
   op.params = {{"n", ">= 0"}};
   if (u.alpha) op.params.push_back({"alpha", "any finite float (0, 1, > 1 and < 0 included)"});
@@ -133,7 +130,6 @@ OpSpec prelu_op() {
   op.name = "PRelu";
   op.group = "activations";
   op.symbol = "tl_prelu_f32";
-  op.scalar = reinterpret_cast<void*>(&scalar::prelu_f32);
   op.summary = "y = x if x > 0 else slope[c] * x, x as [outer, channels, inner] (NCHW: C = channels; [..., C]: inner = 1)";
   op.params = {{"outer", ">= 0"}, {"channels", ">= 0 (slope has this many)"}, {"inner", ">= 0"}};
   op.domain = "every value class, NaN and +-Inf included; slopes distinct per channel, in [-2, 3]";
@@ -158,35 +154,33 @@ std::vector<OpSpec> activations() {
   const char* all_values = "every value class: normal, wide, tiny, huge, subnormal, +-0, NaN, +-Inf, +-FLT_MAX, "
                            "and the regime points where the f32 formula changes (+-88.72, +-103.97, +-17.33, ...)";
   std::vector<OpSpec> ops;
-  ops.push_back(unary_op({"Silu", "tl_silu_f32", &scalar::silu_f32, "y = x * sigmoid(x) = x / (1 + exp(-x)); y == x allowed",
-                          all_values,
+  ops.push_back(unary_op({"Silu", "tl_silu_f32", "y = x * sigmoid(x) = x / (1 + exp(-x)); y == x allowed", all_values,
                           [](double x) { return ref::silu<double>(x); },
                           // |x| 2^-104 admits the spec's x / (1 + e^-x), which is -0 where e^-x
                           // overflows (x <= -88.7228); elsewhere |x| FLT_MIN admits x * sigmoid(x)
                           // with the sigmoid rounded into the subnormals (activation_support.hpp).
                           [](double x, double y) { return std::fabs(y) + std::fabs(x) * act::factored_sigmoid(x); }}));
-  ops.push_back(unary_op({"Gelu_erf", "tl_gelu_erf_f32", &scalar::gelu_erf_f32,
-                          "y = x * 0.5 * (1 + erf(x / sqrt(2))), the exact GELU; y == x allowed", all_values,
-                          [](double x) { return ref::gelu_erf<double>(x); },
-                          [](double x, double) { return gelu_scale(x, std::erf(x / std::sqrt(2.0))); }}));
-  ops.push_back(unary_op({"Gelu_tanh", "tl_gelu_tanh_f32", &scalar::gelu_tanh_f32,
-                          "y = 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))); y == x allowed", all_values,
-                          [](double x) { return ref::gelu_tanh<double>(x); },
-                          [](double x, double) { return gelu_scale(x, std::tanh(ref::gelu_tanh_argument<double>(x))); }}));
-  ops.push_back(unary_op({"Relu", "tl_relu_f32", &scalar::relu_f32, "y = x if x > 0 else +0 (NaN stays NaN); y == x allowed",
-                          all_values, [](double x) { return ref::relu<double>(x); },
-                          [](double, double y) { return std::fabs(y); }}));
-  Unary leaky{"LeakyRelu", "tl_leaky_relu_f32", nullptr, "y = x if x > 0 else alpha * x; y == x allowed", all_values,
-              nullptr, [](double, double y) { return std::fabs(y); }, true};
+  ops.push_back(
+      unary_op({"Gelu_erf", "tl_gelu_erf_f32", "y = x * 0.5 * (1 + erf(x / sqrt(2))), the exact GELU; y == x allowed",
+                all_values, [](double x) { return ref::gelu_erf<double>(x); },
+                [](double x, double) { return gelu_scale(x, std::erf(x / std::sqrt(2.0))); }}));
+  ops.push_back(unary_op(
+      {"Gelu_tanh", "tl_gelu_tanh_f32", "y = 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))); y == x allowed",
+       all_values, [](double x) { return ref::gelu_tanh<double>(x); },
+       [](double x, double) { return gelu_scale(x, std::tanh(ref::gelu_tanh_argument<double>(x))); }}));
+  ops.push_back(
+      unary_op({"Relu", "tl_relu_f32", "y = x if x > 0 else +0 (NaN stays NaN); y == x allowed", all_values,
+                [](double x) { return ref::relu<double>(x); }, [](double, double y) { return std::fabs(y); }}));
+  Unary leaky{"LeakyRelu", "tl_leaky_relu_f32", "y = x if x > 0 else alpha * x; y == x allowed", all_values, nullptr,
+              [](double, double y) { return std::fabs(y); }, true};
   ops.push_back(unary_op(leaky));
-  ops.back().scalar = reinterpret_cast<void*>(&scalar::leaky_relu_f32);
   ops.push_back(prelu_op());
-  ops.push_back(unary_op({"Sigmoid", "tl_sigmoid_f32", &scalar::sigmoid_f32, "y = 1 / (1 + exp(-x)); y == x allowed",
-                          all_values, [](double x) { return ref::sigmoid<double>(x); },
+  ops.push_back(unary_op({"Sigmoid", "tl_sigmoid_f32", "y = 1 / (1 + exp(-x)); y == x allowed", all_values,
+                          [](double x) { return ref::sigmoid<double>(x); },
                           // 2^-104 admits the spec's 1 / (1 + e^-x), 0 where e^-x overflows
                           // (x <= -88.7228, sigmoid < 2^-128), and only there.
                           [](double x, double y) { return std::fabs(y) + act::flushed_sigmoid(x); }}));
-  ops.push_back(unary_op({"Tanh", "tl_tanh_f32", &scalar::tanh_f32, "y = tanh(x); y == x allowed", all_values,
+  ops.push_back(unary_op({"Tanh", "tl_tanh_f32", "y = tanh(x); y == x allowed", all_values,
                           [](double x) { return std::tanh(x); }, [](double, double y) { return std::fabs(y); }}));
   return ops;
 }

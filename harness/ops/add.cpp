@@ -5,7 +5,6 @@
 #include "konform/reference/elementwise.hpp"
 #include "konform/values.hpp"
 #include "konform/op.hpp"
-#include "scalar/scalar_kernels.hpp"
 #include "tinyllm/elementwise.h"
 
 namespace konform::ops {
@@ -54,7 +53,6 @@ std::vector<OpSpec> add() {
   OpSpec op;
   op.name = "add";
   op.group = "elementwise";
-  op.scalar = reinterpret_cast<void*>(&scalar::add_f32);
   op.symbol = "tl_add_f32";
   op.summary = "y = a + b elementwise; y == a allowed";
   op.params = {{"n", ">= 0"}};

@@ -6,7 +6,6 @@
 #include "konform/reference/elementwise.hpp"
 #include "konform/values.hpp"
 #include "konform/op.hpp"
-#include "scalar/scalar_kernels.hpp"
 #include "tinyllm/elementwise.h"
 
 namespace konform::ops {
@@ -62,7 +61,6 @@ std::vector<OpSpec> argmax() {
   OpSpec op;
   op.name = "argmax";
   op.group = "elementwise";
-  op.scalar = reinterpret_cast<void*>(&scalar::argmax_f32);
   op.symbol = "tl_argmax_f32";
   op.summary = "index of the largest x[i]: lowest on ties, NaN skipped, -1 when there is no number";
   op.params = {{"n", ">= 0"}};

@@ -11,7 +11,6 @@
 #include "konform/reference/attention.hpp"
 #include "konform/values.hpp"
 #include "norm_support.hpp"
-#include "scalar/attention.hpp"
 #include "tinyllm/attention.h"
 
 namespace konform::ops {
@@ -418,12 +417,11 @@ const char* kSdpaDomain =
     "score makes its row NaN, nothing more to check); shapes up to ~2^21 multiply-adds, every 64th case a long context "
     "(Sk 2048-16384, Sq <= 4, small heads); 8% refused arguments";
 
-OpSpec sdpa_spec(const char* name, const char* symbol, void* scalar_fn, const char* summary) {
+OpSpec sdpa_spec(const char* name, const char* symbol, const char* summary) {
   OpSpec op;
   op.name = name;
   op.group = "attention";
   op.symbol = symbol;
-  op.scalar = scalar_fn;
   op.summary = summary;
   op.params = {{"B, Sq, Sk", ">= 0; Sk >= 1 when Sq >= 1"},
                {"num_heads, kv_heads", ">= 1, num_heads % kv_heads == 0 (else TL_ERR_SHAPE)"},
@@ -495,7 +493,6 @@ OpSpec qk_norm_spec() {
   op.name = "QkNorm";
   op.group = "attention";
   op.symbol = "tl_qk_norm_f32";
-  op.scalar = reinterpret_cast<void*>(&scalar::qk_norm_f32);
   op.summary = "QK-norm: RmsNorm of each head of x[tokens, num_heads, head_dim] over head_dim alone, gain [head_dim]; "
                "y == x allowed; validates";
   op.params = {{"tokens, num_heads", ">= 0"}, {"head_dim", ">= 1"}, {"eps", "finite, >= 0"}};
@@ -516,11 +513,10 @@ OpSpec qk_norm_spec() {
 }  // namespace
 
 std::vector<OpSpec> attention() {
-  OpSpec sdpa = sdpa_spec("Sdpa", "tl_sdpa_f32", reinterpret_cast<void*>(&scalar::sdpa_f32),
+  OpSpec sdpa = sdpa_spec("Sdpa", "tl_sdpa_f32",
                           "y = Softmax(q k^T / sqrt(D) + causal(-1e4) + mask) v, q [B,H,Sq,D], k, v [B,KV,Sk,D], GQA "
                           "by repeat_interleave; validates");
   OpSpec flash = sdpa_spec("FlashAttention", "tl_flash_attention_f32",
-                           reinterpret_cast<void*>(&scalar::flash_attention_f32),
                            "Sdpa by tiles of keys with an online softmax (no score matrix); judged against Sdpa's "
                            "oracle; validates");
 
@@ -528,7 +524,6 @@ std::vector<OpSpec> attention() {
   cross.name = "SdpaCross";
   cross.group = "attention";
   cross.symbol = "tl_sdpa_cross_f32";
-  cross.scalar = reinterpret_cast<void*>(&scalar::sdpa_cross_f32);
   cross.summary = "y = Softmax(q k^T / sqrt(D)) v, q [B,H,Sq,D] (decoder), k, v [B,H,Se,D] (encoder); no mask; validates";
   cross.params = {{"B, Sq, Se", ">= 0; Se >= 1 when Sq >= 1"}, {"num_heads", ">= 1"}, {"head_dim", ">= 1"}};
   cross.domain = std::string(kSdpaDomain).substr(0, std::string(kSdpaDomain).find("; masks")) +
@@ -547,7 +542,6 @@ std::vector<OpSpec> attention() {
   window.name = "SdpaWindow";
   window.group = "attention";
   window.symbol = "tl_sdpa_window_f32";
-  window.scalar = reinterpret_cast<void*>(&scalar::sdpa_window_f32);
   window.summary = "Sdpa inside each window of `window` consecutive positions, q, k, v [B,H,S,D], S % window == 0; "
                    "validates";
   window.params = {{"B, S", ">= 0"}, {"num_heads", ">= 1"}, {"head_dim", ">= 1"}, {"window", ">= 1, divides S"}};

@@ -4,7 +4,6 @@
 #include <string>
 
 #include "conv_support.hpp"
-#include "scalar/conv.hpp"
 #include "tinyllm/conv.h"
 
 namespace konform::ops {
@@ -20,7 +19,6 @@ struct Variant {
   Kind kind;
   int nd;
   const char* symbol;
-  void* scalar;
   const char* summary;
 };
 
@@ -101,7 +99,6 @@ OpSpec declare(const Variant& v) {
   op.name = v.name;
   op.group = "conv";
   op.symbol = v.symbol;
-  op.scalar = v.scalar;
   op.summary = v.summary;
   op.params = {{"B", ">= 0"},
                {"C_in, C_out, groups", ">= 1, C_in and C_out multiples of groups"},
@@ -168,20 +165,19 @@ OpSpec declare(const Variant& v) {
 
 std::vector<OpSpec> conv() {
   const Variant variants[] = {
-      {"Conv1d", Kind::conv, 1, "tl_conv_f32", reinterpret_cast<void*>(&scalar::conv_f32),
-       "x [B, C_in, L] * w [C_out, C_in/groups, k] (+ bias) -> [B, C_out, L'], stride/padding/dilation/groups; n_dims = 1"},
-      {"Conv2d", Kind::conv, 2, "tl_conv_f32", reinterpret_cast<void*>(&scalar::conv_f32),
+      {"Conv1d", Kind::conv, 1, "tl_conv_f32",
+       "x [B, C_in, L] * w [C_out, C_in/groups, k] (+ bias) -> [B, C_out, L'], stride/padding/dilation/groups; "
+       "n_dims = 1"},
+      {"Conv2d", Kind::conv, 2, "tl_conv_f32",
        "x [B, C_in, H, W] * w [C_out, C_in/groups, kH, kW] (+ bias) -> [B, C_out, H', W'], zero padding; n_dims = 2"},
-      {"Conv3d", Kind::conv, 3, "tl_conv_f32", reinterpret_cast<void*>(&scalar::conv_f32),
+      {"Conv3d", Kind::conv, 3, "tl_conv_f32",
        "x [B, C_in, D, H, W] * w [C_out, C_in/groups, kD, kH, kW] (+ bias) -> [B, C_out, D', H', W']; n_dims = 3"},
       {"DepthwiseConv", Kind::depthwise, 2, "tl_depthwise_conv2d_f32",
-       reinterpret_cast<void*>(&scalar::depthwise_conv2d_f32),
        "Conv2d with groups = C_in = C_out: w [C, 1, kH, kW], each channel its own filter"},
       {"ConvTranspose2d", Kind::transpose, 2, "tl_conv_transpose2d_f32",
-       reinterpret_cast<void*>(&scalar::conv_transpose2d_f32),
        "the adjoint of Conv2d: x [B, C_in, H, W], w [C_in, C_out/groups, kH, kW] -> [B, C_out, (H-1)s - 2p + "
        "d(k-1) + output_padding + 1, ...]"},
-      {"CausalConv1d", Kind::causal, 1, "tl_causal_conv1d_f32", reinterpret_cast<void*>(&scalar::causal_conv1d_f32),
+      {"CausalConv1d", Kind::causal, 1, "tl_causal_conv1d_f32",
        "Conv1d with dilation (k-1) samples of x[.., 0] replicated on the left: y[t] reads x[<= t stride]"},
   };
   std::vector<OpSpec> ops;

@@ -4,7 +4,6 @@
 #include "konform/reference/elementwise.hpp"
 #include "konform/values.hpp"
 #include "konform/op.hpp"
-#include "scalar/scalar_kernels.hpp"
 #include "tinyllm/elementwise.h"
 
 namespace konform::ops {
@@ -46,7 +45,6 @@ std::vector<OpSpec> embedding() {
   OpSpec op;
   op.name = "embedding";
   op.group = "elementwise";
-  op.scalar = reinterpret_cast<void*>(&scalar::embedding_f32);
   op.symbol = "tl_embedding_f32";
   op.summary = "out[t, :] = table[ids[t], :] (rows copied bit for bit)";
   op.params = {{"n", ">= 0"}, {"d", ">= 1"}, {"ids[t]", "0 .. V-1 (the caller checks)"}};

@@ -6,7 +6,6 @@
 #include "ffn_support.hpp"
 #include "konform/reference/linalg.hpp"
 #include "linalg_support.hpp"
-#include "scalar/linalg.hpp"
 #include "tinyllm/linalg.h"
 
 namespace konform::ops {
@@ -108,14 +107,13 @@ Oracle oracle(const Case& c, Gate act, bool has_gelu) {
 using FfnFn = decltype(&tl_swiglu_ffn_f32);
 using GegluFn = decltype(&tl_geglu_ffn_f32);
 
-OpSpec declare(const std::string& name, const std::string& symbol, void* scalar_fn, Gate act,
+OpSpec declare(const std::string& name, const std::string& symbol, Gate act,
                const std::string& summary) {
   const bool has_gelu = act == Gate::gelu_erf;
   OpSpec op;
   op.name = name;
   op.group = "linalg";
   op.symbol = symbol;
-  op.scalar = scalar_fn;
   op.summary = summary;
   op.params = {{"M, D, H", ">= 0, every pair's product * 4 bytes within int64_t"}};
   if (has_gelu) op.params.push_back({"gelu", "TL_FFN_GELU_ERF (0) or TL_FFN_GELU_TANH (1)"});
@@ -142,11 +140,11 @@ OpSpec declare(const std::string& name, const std::string& symbol, void* scalar_
 
 std::vector<OpSpec> ffn() {
   return {
-      declare("SwiGlu_FFN", "tl_swiglu_ffn_f32", reinterpret_cast<void*>(&scalar::swiglu_ffn_f32), Gate::silu,
+      declare("SwiGlu_FFN", "tl_swiglu_ffn_f32", Gate::silu,
               "y = (Silu(x Wg^T) * (x Wu^T)) @ Wd^T, x [..., D], Wg, Wu [H, D], Wd [D, H]; validates"),
-      declare("GeGlu_FFN", "tl_geglu_ffn_f32", reinterpret_cast<void*>(&scalar::geglu_ffn_f32), Gate::gelu_erf,
+      declare("GeGlu_FFN", "tl_geglu_ffn_f32", Gate::gelu_erf,
               "y = (Gelu(x Wg^T) * (x Wu^T)) @ Wd^T, Gelu erf or tanh; validates"),
-      declare("Glu_FFN", "tl_glu_ffn_f32", reinterpret_cast<void*>(&scalar::glu_ffn_f32), Gate::sigmoid,
+      declare("Glu_FFN", "tl_glu_ffn_f32", Gate::sigmoid,
               "y = (Sigmoid(x Wg^T) * (x Wu^T)) @ Wd^T; validates"),
   };
 }

@@ -11,7 +11,6 @@
 #include "ffn_support.hpp"
 #include "konform/reference/linalg.hpp"
 #include "linalg_support.hpp"
-#include "scalar/linalg.hpp"
 #include "tinyllm/linalg.h"
 
 namespace konform::ops {
@@ -111,7 +110,6 @@ OpSpec fused_norm_matmul() {
   op.name = "FusedNormMatmul";
   op.group = "linalg";
   op.symbol = "tl_fused_norm_matmul_f32";
-  op.scalar = reinterpret_cast<void*>(&scalar::fused_norm_matmul_f32);
   op.summary = "y = Matmul(RmsNorm(x, norm_w, eps), W), x [M, K], W [N, K]; validates";
   op.params = {{"M, N, K", ">= 0 (K >= 1), every pair's product * 4 bytes within int64_t"}, {"eps", "finite, >= 0"}};
   op.domain = "|x|, |w| <= 1e15 (float sums of squares and products stay finite), every value class (W without "
@@ -180,7 +178,6 @@ OpSpec fused_swiglu() {
   op.name = "FusedSwiGlu";
   op.group = "linalg";
   op.symbol = "tl_fused_swiglu_f32";
-  op.scalar = reinterpret_cast<void*>(&scalar::fused_swiglu_f32);
   op.summary = "h = Silu(x Wg^T) * (x Wu^T), x [M, D], Wg, Wu [H, D], h [M, H]; validates";
   op.params = {{"M, D, H", ">= 0, every pair's product * 4 bytes within int64_t"}};
   op.domain = "|x|, |w| <= 1e4 (gates and products stay finite in float), every value class (w_up without "

@@ -8,7 +8,6 @@
 #include "activation_support.hpp"
 #include "konform/op.hpp"
 #include "konform/reference/activations.hpp"
-#include "scalar/activations.hpp"
 #include "tinyllm/activations.h"
 
 namespace konform::ops {
@@ -102,12 +101,11 @@ Oracle oracle(Gate gate, const Case& c) {
   return out;
 }
 
-OpSpec gated_op(Gate gate, const char* name, const char* symbol, void* scalar, const char* summary) {
+OpSpec gated_op(Gate gate, const char* name, const char* symbol, const char* summary) {
   OpSpec op;
   op.name = name;
   op.group = "activations";
   op.symbol = symbol;
-  op.scalar = scalar;
   op.summary = summary;
   op.params = {{"n", ">= 0"}};
   op.domain = "gate: every value class (NaN, +-Inf, regime points included); up: finite, |up| <= 1e18 "
@@ -133,12 +131,11 @@ OpSpec gated_op(Gate gate, const char* name, const char* symbol, void* scalar, c
 }  // namespace
 
 std::vector<OpSpec> gated() {
-  return {gated_op(Gate::silu, "SwiGlu", "tl_swiglu_f32", reinterpret_cast<void*>(&scalar::swiglu_f32),
-                   "y = silu(gate) * up (Llama's FFN middle); y may be gate or up"),
-          gated_op(Gate::gelu, "GeGlu", "tl_geglu_f32", reinterpret_cast<void*>(&scalar::geglu_f32),
-                   "y = gelu(gate) * up, Gelu_erf or Gelu_tanh by `approximation`; y may be gate or up"),
-          gated_op(Gate::sigmoid, "Glu", "tl_glu_f32", reinterpret_cast<void*>(&scalar::glu_f32),
-                   "y = sigmoid(gate) * up; y may be gate or up")};
+  return {
+      gated_op(Gate::silu, "SwiGlu", "tl_swiglu_f32", "y = silu(gate) * up (Llama's FFN middle); y may be gate or up"),
+      gated_op(Gate::gelu, "GeGlu", "tl_geglu_f32",
+               "y = gelu(gate) * up, Gelu_erf or Gelu_tanh by `approximation`; y may be gate or up"),
+      gated_op(Gate::sigmoid, "Glu", "tl_glu_f32", "y = sigmoid(gate) * up; y may be gate or up")};
 }
 
 }  // namespace konform::ops

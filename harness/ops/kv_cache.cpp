@@ -21,7 +21,6 @@
 #include <vector>
 
 #include "konform/reference/kv_cache.hpp"
-#include "scalar/kv_cache.hpp"
 #include "tensor_support.hpp"
 #include "tinyllm/kv_cache.h"
 
@@ -299,7 +298,6 @@ std::vector<OpSpec> kv_cache() {
   o.name = "KvCache";
   o.group = "kv_cache";
   o.symbol = "tl_kv_cache_api_v1";
-  o.scalar = reinterpret_cast<void*>(&scalar::kv_cache_api_v1);
   o.summary = "a KV cache session: create, then per forward begin(s), append and view every layer, commit; resets";
   o.params = {{"num_layers, kv_heads, head_dim, max_seq", ">= 1, 2 * product * 4 bytes within int64_t"},
               {"script", "steps of (s >= 1, reset before the step)"}};

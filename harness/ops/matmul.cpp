@@ -4,7 +4,6 @@
 
 #include "konform/reference/linalg.hpp"
 #include "linalg_support.hpp"
-#include "scalar/linalg.hpp"
 #include "tinyllm/linalg.h"
 
 namespace konform::ops {
@@ -109,7 +108,6 @@ std::vector<OpSpec> matmul() {
   op.name = "Matmul";
   op.group = "linalg";
   op.symbol = "tl_matmul_f32";
-  op.scalar = reinterpret_cast<void*>(&scalar::matmul_f32);
   op.summary = "y = x @ W^T, x [..., K] (leading dims flattened to M), W [N, K], y [..., N]; validates";
   op.params = {{"M, N, K", ">= 0, every pair's product * 4 bytes within int64_t"}};
   op.domain = "|x|, |w| <= 1e15 (float products and sums stay finite), every value class incl. NaN/Inf and exact "

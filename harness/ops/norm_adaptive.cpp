@@ -7,7 +7,6 @@
 #include "konform/op.hpp"
 #include "konform/reference/norm.hpp"
 #include "norm_support.hpp"
-#include "scalar/norm.hpp"
 #include "tinyllm/norm.h"
 
 namespace konform::ops {
@@ -96,7 +95,6 @@ OpSpec ada_ln() {
   op.name = "AdaLN";
   op.group = "norm";
   op.symbol = "tl_ada_ln_f32";
-  op.scalar = reinterpret_cast<void*>(&scalar::ada_ln_f32);
   op.summary = "y = LayerNorm(x, 1, 0, eps) * (1 + scale[s]) + shift[s], x[B, ..., D], scale and shift [B, D] per "
                "sample; y == x allowed; validates";
   op.params = {{"shape", "[B, ..., D], 2 <= ndim <= 8, D >= 1"}, {"eps", "finite, >= 0"}};
@@ -173,7 +171,6 @@ OpSpec ada_ln_zero() {
   op.name = "AdaLN_Zero";
   op.group = "norm";
   op.symbol = "tl_ada_ln_zero_f32";
-  op.scalar = reinterpret_cast<void*>(&scalar::ada_ln_zero_f32);
   op.summary = "h = x + gate[s] * r (bit for bit, Mul then Add or one FMA), y = AdaLN(h, scale, shift, eps); "
                "gate = 0 gives h == x; h == x allowed; validates";
   op.params = {{"shape", "[B, ..., D], 2 <= ndim <= 8, D >= 1"}, {"eps", "finite, >= 0"}};

@@ -6,7 +6,6 @@
 #include "konform/op.hpp"
 #include "konform/reference/norm.hpp"
 #include "norm_support.hpp"
-#include "scalar/norm.hpp"
 #include "tinyllm/norm.h"
 
 namespace konform::ops {
@@ -104,7 +103,6 @@ OpSpec batch_norm() {
   op.name = "BatchNorm";
   op.group = "norm";
   op.symbol = "tl_batch_norm_f32";
-  op.scalar = reinterpret_cast<void*>(&scalar::batch_norm_f32);
   op.summary = "inference BatchNorm of x[N, C, ...] with running mean/var per channel, gain and bias; y == x "
                "allowed; validates";
   op.params = {{"shape", "[N, C, spatial...], 2 <= ndim <= 8"}, {"eps", "finite, >= 0"}};
@@ -180,7 +178,6 @@ OpSpec group_norm() {
   op.name = "GroupNorm";
   op.group = "norm";
   op.symbol = "tl_group_norm_f32";
-  op.scalar = reinterpret_cast<void*>(&scalar::group_norm_f32);
   op.summary = "GroupNorm of x[N, C, ...]: statistics per (sample, group of C/G consecutive channels), gain and "
                "bias per channel; y == x allowed; validates num_groups";
   op.params = {{"shape", "[N, C, spatial...], 2 <= ndim <= 8, spatial >= 1"},
@@ -206,7 +203,6 @@ OpSpec instance_norm() {
   op.name = "InstanceNorm";
   op.group = "norm";
   op.symbol = "tl_instance_norm_f32";
-  op.scalar = reinterpret_cast<void*>(&scalar::instance_norm_f32);
   op.summary = "InstanceNorm of x[N, C, ...]: statistics per (sample, channel) over the spatial positions, gain and "
                "bias per channel; y == x allowed; validates";
   op.params = {{"shape", "[N, C, spatial...], 2 <= ndim <= 8, spatial >= 1"}, {"eps", "finite, >= 0"}};

@@ -6,7 +6,6 @@
 #include "konform/op.hpp"
 #include "konform/reference/norm.hpp"
 #include "norm_support.hpp"
-#include "scalar/norm.hpp"
 #include "tinyllm/norm.h"
 
 namespace konform::ops {
@@ -78,7 +77,6 @@ OpSpec rms_norm() {
   op.name = "RmsNorm";
   op.group = "norm";
   op.symbol = "tl_rms_norm_f32";
-  op.scalar = reinterpret_cast<void*>(&scalar::rms_norm_f32);
   op.summary = "y = x / sqrt(mean(x^2) + eps) * g over the last dim of x[..., D]; y == x allowed; validates";
   op.params = {{"shape", "[..., D], 1 <= ndim <= 8, D >= 1"}, {"eps", "finite, >= 0"}};
   op.domain = "|x| <= 1e15 (float sums of squares stay finite); eps = 0 only for rows whose mean square is a "
@@ -134,7 +132,6 @@ OpSpec layer_norm() {
   op.name = "LayerNorm";
   op.group = "norm";
   op.symbol = "tl_layer_norm_f32";
-  op.scalar = reinterpret_cast<void*>(&scalar::layer_norm_f32);
   op.summary = "y = (x - mean) / sqrt(var + eps) * g + b over the last dim of x[..., D], two-pass; y == x allowed; "
                "validates";
   op.params = {{"shape", "[..., D], 1 <= ndim <= 8, D >= 1"}, {"eps", "finite, >= 0"}};
@@ -204,7 +201,6 @@ OpSpec fused_skip_norm() {
   op.name = "FusedSkipNorm";
   op.group = "norm";
   op.symbol = "tl_fused_skip_norm_f32";
-  op.scalar = reinterpret_cast<void*>(&scalar::fused_skip_norm_f32);
   op.summary = "sum = x + skip (bit for bit), y = RmsNorm(sum, g, eps) over the last dim; sum == x or skip allowed; "
                "validates";
   op.params = {{"shape", "[..., D], 1 <= ndim <= 8, D >= 1"}, {"eps", "finite, >= 0"}};

@@ -4,7 +4,6 @@
 #include <string>
 
 #include "conv_support.hpp"
-#include "scalar/conv.hpp"
 #include "tinyllm/conv.h"
 
 namespace konform::ops {
@@ -69,7 +68,6 @@ std::vector<OpSpec> pool() {
   op.name = "Pool";
   op.group = "conv";
   op.symbol = "tl_pool_f32";
-  op.scalar = reinterpret_cast<void*>(&scalar::pool_f32);
   op.summary = "max or avg over a [kH, kW] window of x [B, C, H, W] per channel; stride NULL = kernel, padding "
                "NULL = 0; -inf (max) or 0 (avg) at a pad, avg divides by kH kW";
   op.params = {{"mode", "TL_POOL_MAX (0) or TL_POOL_AVG (1)"},

@@ -7,7 +7,6 @@
 #include "konform/op.hpp"
 #include "konform/reference/pos.hpp"
 #include "pos_support.hpp"
-#include "scalar/pos.hpp"
 #include "tinyllm/pos.h"
 
 namespace konform::ops {
@@ -94,7 +93,6 @@ OpSpec declare(Table kind) {
   if (kind == Table::token) {
     op.name = "TokenEmbed";
     op.symbol = "tl_token_embed_f32";
-    op.scalar = reinterpret_cast<void*>(&scalar::token_embed_f32);
     op.summary = "out[i] = table[ids[i]] (bit for bit), every id checked against the vocabulary first";
     op.params = {{"n", ">= 0"}, {"vocab", ">= 1"}, {"d", ">= 1"}, {"ids[i]", "0 .. vocab - 1, else refused"}};
     op.invoke = [](void* fn, const Case& c, const Pointers& p) {
@@ -104,7 +102,6 @@ OpSpec declare(Table kind) {
   } else {
     op.name = "PosEmbed";
     op.symbol = "tl_pos_embed_f32";
-    op.scalar = reinterpret_cast<void*>(&scalar::pos_embed_f32);
     op.summary = "out[i] = table[pos[i]] (bit for bit); a position past the table is ContextOverflowError";
     op.params = {{"n", ">= 0"}, {"max_pos", ">= 1"}, {"d", ">= 1"},
                  {"pos[i]", "0 .. max_pos - 1; negative refused, past the end ContextOverflowError"}};

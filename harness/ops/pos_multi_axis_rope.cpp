@@ -7,7 +7,6 @@
 #include "konform/op.hpp"
 #include "konform/reference/pos.hpp"
 #include "pos_support.hpp"
-#include "scalar/pos.hpp"
 #include "tinyllm/pos.h"
 
 namespace konform::ops {
@@ -158,7 +157,6 @@ std::vector<OpSpec> pos_multi_axis_rope() {
   op.name = "MultiAxisRope";
   op.group = "pos";
   op.symbol = "tl_multi_axis_rope_f32";
-  op.scalar = reinterpret_cast<void*>(&scalar::multi_axis_rope_f32);
   op.summary = "Rope per sub-range of head_dim ([t, h, w] for a video DiT), each axis with its own position and "
                "base; y == x allowed";
   op.params = {{"T, H", ">= 0"}, {"n_axes", "1 .. 8"}, {"axis_dims[a]", "even, >= 2, summing to D"},

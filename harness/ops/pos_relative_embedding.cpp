@@ -8,7 +8,6 @@
 #include "konform/op.hpp"
 #include "konform/reference/pos.hpp"
 #include "pos_support.hpp"
-#include "scalar/pos.hpp"
 #include "tinyllm/pos.h"
 
 namespace konform::ops {
@@ -140,7 +139,6 @@ std::vector<OpSpec> pos_relative_embedding() {
   op.name = "RelativePosEmbedding";
   op.group = "pos";
   op.symbol = "tl_relative_pos_embedding_f32";
-  op.scalar = reinterpret_cast<void*>(&scalar::relative_pos_embedding_f32);
   op.summary = "T5 relative-position bias[h, i, j] = table[bucket(k_pos[j] - q_pos[i]), h]: exact log buckets, "
                "bidirectional or causal";
   op.params = {{"Lq, Lk", ">= 0"}, {"H", ">= 1"}, {"num_buckets", "2 (4 bidirectional) .. 1024"},

@@ -8,7 +8,6 @@
 #include "konform/op.hpp"
 #include "konform/reference/pos.hpp"
 #include "pos_support.hpp"
-#include "scalar/pos.hpp"
 #include "tinyllm/pos.h"
 
 namespace konform::ops {
@@ -90,7 +89,6 @@ OpSpec rope_cache_op() {
   op.name = "Rope_cache";
   op.group = "pos";
   op.symbol = "tl_rope_cache_f32";
-  op.scalar = reinterpret_cast<void*>(&scalar::rope_cache_f32);
   op.summary = "Rope's cos/sin cache [max_seq, rot_dim]: row p = cos(p f_j) then sin(p f_j), f_j = base^(-2j/rot_dim)";
   op.params = {{"max_seq", "1 .. 2^24"}, {"rot_dim", "even, >= 2"},
                {"base", "finite, > 0 (< 1 or > 1e9 permitted; tl_rope_base_is_extreme warns)"}};
@@ -221,7 +219,6 @@ OpSpec rope_op() {
   op.name = "Rope";
   op.group = "pos";
   op.symbol = "tl_rope_apply_f32";
-  op.scalar = reinterpret_cast<void*>(&scalar::rope_apply_f32);
   op.summary = "rotate x[T, H, D] by the cos/sin cache at pos[t]: NeoX or interleaved pairs, partial rotary; "
                "past the cache is ContextOverflowError; y == x allowed";
   op.params = {{"T, H", ">= 0"}, {"D (head_dim)", "even, >= 2"}, {"rot_dim", "even, 2 .. D"},

@@ -8,7 +8,6 @@
 #include "konform/op.hpp"
 #include "konform/reference/pos.hpp"
 #include "pos_support.hpp"
-#include "scalar/pos.hpp"
 #include "tinyllm/pos.h"
 
 namespace konform::ops {
@@ -112,7 +111,6 @@ std::vector<OpSpec> pos_sinusoidal_embed() {
   op.name = "SinusoidalEmbed";
   op.group = "pos";
   op.symbol = "tl_sinusoidal_embed_f32";
-  op.scalar = reinterpret_cast<void*>(&scalar::sinusoidal_embed_f32);
   op.summary = "timestep embedding y[i] = sin/cos(t[i] exp(-j ln(max_period) / (half - freq_shift))), interleaved "
                "(the spec) or in halves (diffusers, DiT)";
   op.params = {{"n", ">= 0"}, {"dim", "even, >= 2"}, {"max_period", "finite, > 0 (the spec: 10000)"},

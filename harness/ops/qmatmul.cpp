@@ -5,7 +5,6 @@
 
 #include "konform/reference/quant.hpp"
 #include "quant_support.hpp"
-#include "scalar/quant.hpp"
 #include "tinyllm/quant.h"
 
 namespace konform::ops {
@@ -112,13 +111,12 @@ std::vector<Verification> verify(const Case& c, const std::map<std::string, Tens
   return verify_product(c.in("x").f32(), w.data(), out.at("y"), M, N, K, limit, verify_seed(c), "y", mag.data());
 }
 
-OpSpec qmatmul_op(Format f, void* scalar_fn) {
+OpSpec qmatmul_op(Format f) {
   const FormatInfo& fi = info(f);
   OpSpec op;
   op.name = std::string("QMatmul_") + fi.name;
   op.group = "quant";
   op.symbol = std::string("tl_qmatmul_") + fi.lower + "_f32";
-  op.scalar = scalar_fn;
   op.summary = std::string("y = x @ Dequantize(W)^T, x [M, K] f32, W N rows of ") + fi.name +
                " blocks, read directly; validates";
   op.params = {{"M, N, K", ">= 0, K a multiple of " + std::to_string(fi.values)}};
@@ -143,9 +141,9 @@ OpSpec qmatmul_op(Format f, void* scalar_fn) {
 
 std::vector<OpSpec> qmatmul() {
   return {
-      qmatmul_op(Format::q8_0, reinterpret_cast<void*>(&scalar::qmatmul_q8_0_f32)),
-      qmatmul_op(Format::q4_0, reinterpret_cast<void*>(&scalar::qmatmul_q4_0_f32)),
-      qmatmul_op(Format::q4_k, reinterpret_cast<void*>(&scalar::qmatmul_q4_k_f32)),
+      qmatmul_op(Format::q8_0),
+      qmatmul_op(Format::q4_0),
+      qmatmul_op(Format::q4_k),
   };
 }
 

@@ -6,7 +6,6 @@
 
 #include "konform/reference/quant.hpp"
 #include "quant_support.hpp"
-#include "scalar/quant.hpp"
 #include "tinyllm/quant.h"
 
 namespace konform::ops {
@@ -108,13 +107,12 @@ Oracle quantize_oracle(const Case& c, Format f) {
 using QuantizeFn = decltype(&tl_quantize_q8_0_f32);
 using DequantizeFn = decltype(&tl_dequantize_q8_0_f32);
 
-OpSpec quantize_op(Format f, void* scalar_fn) {
+OpSpec quantize_op(Format f) {
   const FormatInfo& fi = info(f);
   OpSpec op;
   op.name = std::string("Quantize_") + fi.name;
   op.group = "quant";
   op.symbol = std::string("tl_quantize_") + fi.lower + "_f32";
-  op.scalar = scalar_fn;
   op.summary = std::string("f32 [rows, k] to ggml ") + fi.name + " blocks, ggml's reference quantizer bit for bit; validates";
   op.params = {{"rows, k", ">= 0, k a multiple of " + std::to_string(fi.values)}};
   op.domain = "every value class below a tenth of what a block's f16 scale holds, blocks past it and non-finite "
@@ -158,13 +156,12 @@ Oracle dequantize_oracle(const Case& c, Format f) {
   return {{"status", status_expected(TL_OK)}, {"y", e}};
 }
 
-OpSpec dequantize_op(Format f, void* scalar_fn) {
+OpSpec dequantize_op(Format f) {
   const FormatInfo& fi = info(f);
   OpSpec op;
   op.name = std::string("Dequantize_") + fi.name;
   op.group = "quant";
   op.symbol = std::string("tl_dequantize_") + fi.lower + "_f32";
-  op.scalar = scalar_fn;
   op.summary = std::string("ggml ") + fi.name + " blocks to f32 [rows, k], exact; validates";
   op.params = {{"rows, k", ">= 0, k a multiple of " + std::to_string(fi.values)}};
   op.domain = "random blocks: any quants, finite f16 scales of either sign (normal and subnormal); compared bit for bit";
@@ -182,12 +179,12 @@ OpSpec dequantize_op(Format f, void* scalar_fn) {
 
 std::vector<OpSpec> quant() {
   return {
-      quantize_op(Format::q8_0, reinterpret_cast<void*>(&scalar::quantize_q8_0_f32)),
-      quantize_op(Format::q4_0, reinterpret_cast<void*>(&scalar::quantize_q4_0_f32)),
-      quantize_op(Format::q4_k, reinterpret_cast<void*>(&scalar::quantize_q4_k_f32)),
-      dequantize_op(Format::q8_0, reinterpret_cast<void*>(&scalar::dequantize_q8_0_f32)),
-      dequantize_op(Format::q4_0, reinterpret_cast<void*>(&scalar::dequantize_q4_0_f32)),
-      dequantize_op(Format::q4_k, reinterpret_cast<void*>(&scalar::dequantize_q4_k_f32)),
+      quantize_op(Format::q8_0),
+      quantize_op(Format::q4_0),
+      quantize_op(Format::q4_k),
+      dequantize_op(Format::q8_0),
+      dequantize_op(Format::q4_0),
+      dequantize_op(Format::q4_k),
   };
 }
 

@@ -5,7 +5,6 @@
 #include "konform/reference/elementwise.hpp"
 #include "konform/values.hpp"
 #include "konform/op.hpp"
-#include "scalar/scalar_kernels.hpp"
 #include "tinyllm/elementwise.h"
 
 namespace konform::ops {
@@ -59,7 +58,6 @@ std::vector<OpSpec> rmsnorm() {
   OpSpec op;
   op.name = "rmsnorm";
   op.group = "elementwise";
-  op.scalar = reinterpret_cast<void*>(&scalar::rmsnorm_f32);
   op.symbol = "tl_rmsnorm_f32";
   op.summary = "y = x / sqrt(mean(x^2) + eps) * w, per row; y == x allowed";
   op.params = {{"rows", ">= 1"}, {"d", ">= 1"}, {"eps", ">= 0 (0 only where mean(x^2) is normal)"}};

@@ -5,7 +5,6 @@
 #include "konform/reference/elementwise.hpp"
 #include "konform/values.hpp"
 #include "konform/op.hpp"
-#include "scalar/scalar_kernels.hpp"
 #include "tinyllm/elementwise.h"
 
 namespace konform::ops {
@@ -104,7 +103,6 @@ std::vector<OpSpec> rope() {
   OpSpec op;
   op.name = "rope";
   op.group = "elementwise";
-  op.scalar = reinterpret_cast<void*>(&scalar::rope_f32);
   op.symbol = "tl_rope_f32";
   op.summary = "rotate pairs of x[T, H, D] in place by pos * inv_freq; layouts half and interleaved, partial rotary, attn_scaling";
   op.params = {{"T", ">= 1"}, {"H", ">= 1"}, {"D", ">= d_rot"}, {"d_rot", "even, 2 .. D"},

@@ -24,7 +24,6 @@
 #include "konform/reference/sampling.hpp"
 #include "konform/values.hpp"
 #include "norm_support.hpp"
-#include "scalar/sampling.hpp"
 #include "tinyllm/sampling.h"
 
 namespace konform::ops {
@@ -376,7 +375,6 @@ OpSpec spec(const char* name, int method, const char* summary, std::vector<Param
   op.name = name;
   op.group = "sampling";
   op.symbol = "tl_sample_f32";
-  op.scalar = reinterpret_cast<void*>(&scalar::sample_f32);
   op.summary = summary;
   op.params = {{"rows", ">= 0"}, {"vocab", "1 .. INT32_MAX"}, {"seed", "0 (not reproducible) or any other: PCG32 stream per row"}};
   op.params.insert(op.params.end(), params.begin(), params.end());

@@ -7,7 +7,6 @@
 #include "konform/reference/elementwise.hpp"
 #include "konform/values.hpp"
 #include "konform/op.hpp"
-#include "scalar/scalar_kernels.hpp"
 #include "tinyllm/elementwise.h"
 
 namespace konform::ops {
@@ -85,7 +84,6 @@ std::vector<OpSpec> silu_mul() {
   OpSpec op;
   op.name = "silu_mul";
   op.group = "elementwise";
-  op.scalar = reinterpret_cast<void*>(&scalar::silu_mul_f32);
   op.symbol = "tl_silu_mul_f32";
   op.summary = "y = g / (1 + exp(-g)) * u elementwise (SwiGLU's gate)";
   op.params = {{"n", ">= 0"}};

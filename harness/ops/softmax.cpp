@@ -8,7 +8,6 @@
 #include "activation_support.hpp"
 #include "konform/op.hpp"
 #include "konform/reference/activations.hpp"
-#include "scalar/activations.hpp"
 #include "tinyllm/activations.h"
 
 namespace konform::ops {
@@ -224,7 +223,6 @@ std::vector<OpSpec> softmax() {
   op.name = "Softmax";
   op.group = "activations";
   op.symbol = "tl_softmax_f32";
-  op.scalar = reinterpret_cast<void*>(&scalar::softmax_f32);
   op.summary = "y = exp(x - max) / sum(exp(x - max)) along `axis` of a rank 1..4 tensor; y == x allowed";
   op.params = {{"rank", "1..4"},
                {"axis", "-rank <= axis < rank"},

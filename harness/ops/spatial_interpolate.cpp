@@ -10,7 +10,6 @@
 #include <cmath>
 #include <string>
 
-#include "scalar/spatial.hpp"
 #include "spatial_support.hpp"
 #include "tensor_support.hpp"
 #include "tinyllm/spatial.h"
@@ -172,7 +171,6 @@ OpSpec declare(int32_t mode, const char* name, const char* summary, const char* 
   op.name = name;
   op.group = "spatial";
   op.symbol = "tl_interpolate_f32";
-  op.scalar = reinterpret_cast<void*>(&scalar::interpolate_f32);
   op.summary = summary;
   op.params = {{"B, C", ">= 0"},
                {"H, W, Ho, Wo", "1 .. 2^31 - 1"},

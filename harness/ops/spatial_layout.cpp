@@ -5,7 +5,6 @@
 // empty batches and channels.
 #include <string>
 
-#include "scalar/spatial.hpp"
 #include "spatial_support.hpp"
 #include "tensor_support.hpp"
 #include "tinyllm/spatial.h"
@@ -107,13 +106,12 @@ Oracle oracle(const Layout& L, const Case& c) {
 
 using Fn = tl_status (*)(const float*, float*, int64_t, int64_t, int64_t, int64_t, int64_t);
 
-OpSpec declare(const Layout& L, const char* name, const char* symbol, Fn scalar_fn, const char* summary,
+OpSpec declare(const Layout& L, const char* name, const char* symbol, const char* summary,
                const char* sizes, const char* domain) {
   OpSpec op;
   op.name = name;
   op.group = "spatial";
   op.symbol = symbol;
-  op.scalar = reinterpret_cast<void*>(scalar_fn);
   op.summary = summary;
   op.params = {{"B, C, H, W", sizes}, {"f", "the factor (r or p), >= 1"}};
   op.domain = domain;
@@ -137,13 +135,13 @@ constexpr const char* kDomain =
 
 std::vector<OpSpec> spatial_layout() {
   return {
-      declare(kShuffle, "PixelShuffle", "tl_pixel_shuffle_f32", &scalar::pixel_shuffle_f32,
+      declare(kShuffle, "PixelShuffle", "tl_pixel_shuffle_f32",
               "x [B, C, H, W] -> y [B, C/r^2, H r, W r], y[b, c, h r + i, w r + j] = x[b, c r^2 + i r + j, h, w]",
               ">= 0, C a multiple of r^2 (x's sizes)", kDomain),
-      declare(kUnshuffle, "PixelUnshuffle", "tl_pixel_unshuffle_f32", &scalar::pixel_unshuffle_f32,
+      declare(kUnshuffle, "PixelUnshuffle", "tl_pixel_unshuffle_f32",
               "x [B, C, H, W] -> y [B, C r^2, H/r, W/r], y[b, c r^2 + i r + j, h, w] = x[b, c, h r + i, w r + j]",
               ">= 0, H and W multiples of r (x's sizes)", kDomain),
-      declare(kUnpatchify, "Unpatchify", "tl_unpatchify_f32", &scalar::unpatchify_f32,
+      declare(kUnpatchify, "Unpatchify", "tl_unpatchify_f32",
               "tokens x [B, (H/p)(W/p), p p C] (raster order, features (i, j, c)) -> image y [B, C, H, W]",
               ">= 0, H and W multiples of p (y's sizes)", kDomain),
   };

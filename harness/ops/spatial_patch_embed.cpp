@@ -8,7 +8,6 @@
 #include <string>
 
 #include "linalg_support.hpp"
-#include "scalar/spatial.hpp"
 #include "spatial_support.hpp"
 #include "tinyllm/spatial.h"
 
@@ -87,7 +86,6 @@ std::vector<OpSpec> spatial_patch_embed() {
   op.name = "PatchEmbed";
   op.group = "spatial";
   op.symbol = "tl_patch_embed_f32";
-  op.scalar = reinterpret_cast<void*>(&scalar::patch_embed_f32);
   op.summary = "Conv2d with kernel = stride = p as tokens: x [B, C, H, W], w [D, C, p, p], bias [D] or NULL -> "
                "y [B, (H/p)(W/p), D], patches in raster order";
   op.params = {{"B, C, H, W, D", ">= 0, H and W multiples of p"}, {"f", "the patch p, >= 1"},

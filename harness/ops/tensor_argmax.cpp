@@ -5,7 +5,6 @@
 #include <string>
 
 #include "konform/reference/tensor.hpp"
-#include "scalar/tensor.hpp"
 #include "tensor_support.hpp"
 #include "tinyllm/tensor.h"
 
@@ -174,7 +173,6 @@ std::vector<OpSpec> tensor_argmax() {
   op.name = "Argmax";
   op.group = "tensor";
   op.symbol = "tl_argmax_axis_f32";
-  op.scalar = reinterpret_cast<void*>(&scalar::argmax_axis_f32);
   op.summary = "int32 index of the maximum along one axis: lowest index on ties, NaN skipped, -1 for a slice "
                "without a number (the rule of tl_argmax_f32 per slice)";
   op.params = {{"x shape", "rank 1..6, dimensions >= 0, the axis at most INT32_MAX long"},

@@ -8,7 +8,6 @@
 #include <string>
 
 #include "konform/reference/tensor.hpp"
-#include "scalar/tensor.hpp"
 #include "tensor_support.hpp"
 #include "tinyllm/tensor.h"
 
@@ -178,12 +177,11 @@ Oracle oracle(Arith op, const Case& c) {
 
 using Fn = decltype(&tl_add_broadcast_f32);
 
-OpSpec declare(const char* name, const char* symbol, Fn scalar, Arith op, const char* formula) {
+OpSpec declare(const char* name, const char* symbol, Arith op, const char* formula) {
   OpSpec spec;
   spec.name = name;
   spec.group = "tensor";
   spec.symbol = symbol;
-  spec.scalar = reinterpret_cast<void*>(scalar);
   spec.summary = std::string(formula) + " with NumPy broadcasting; the caller passes y's shape, which must be the "
                  "broadcast one; y == a or y == b when that operand has y's shape";
   spec.params = {{"a, b shapes", "rank 0..6, dimensions >= 0, broadcast-compatible (aligned right; equal or 1)"},
@@ -209,10 +207,10 @@ OpSpec declare(const char* name, const char* symbol, Fn scalar, Arith op, const 
 
 std::vector<OpSpec> tensor_arith() {
   return {
-      declare("Add", "tl_add_broadcast_f32", &scalar::add_broadcast_f32, Arith::add, "y = a + b"),
-      declare("Sub", "tl_sub_broadcast_f32", &scalar::sub_broadcast_f32, Arith::sub, "y = a - b"),
-      declare("Mul", "tl_mul_broadcast_f32", &scalar::mul_broadcast_f32, Arith::mul, "y = a * b"),
-      declare("Div", "tl_div_broadcast_f32", &scalar::div_broadcast_f32, Arith::div, "y = a / b (IEEE)"),
+      declare("Add", "tl_add_broadcast_f32", Arith::add, "y = a + b"),
+      declare("Sub", "tl_sub_broadcast_f32", Arith::sub, "y = a - b"),
+      declare("Mul", "tl_mul_broadcast_f32", Arith::mul, "y = a * b"),
+      declare("Div", "tl_div_broadcast_f32", Arith::div, "y = a / b (IEEE)"),
   };
 }
 

@@ -6,7 +6,6 @@
 #include <string>
 
 #include "konform/reference/tensor.hpp"
-#include "scalar/tensor.hpp"
 #include "tensor_support.hpp"
 #include "tinyllm/tensor.h"
 
@@ -295,7 +294,6 @@ std::vector<OpSpec> tensor_cut() {
   concat.name = "Concat";
   concat.group = "tensor";
   concat.symbol = "tl_concat_f32";
-  concat.scalar = reinterpret_cast<void*>(&scalar::concat_f32);
   concat.summary = "xs[0], xs[1], ... glued along one axis; the shapes match on every other axis";
   concat.params = {{"count", ">= 1 tensors"},
                    {"rank", "1..6, the same for all"},
@@ -347,7 +345,6 @@ std::vector<OpSpec> tensor_cut() {
   split.name = "Split";
   split.group = "tensor";
   split.symbol = "tl_split_f32";
-  split.scalar = reinterpret_cast<void*>(&scalar::split_f32);
   split.summary = "x cut along one axis into parts of the given sizes (>= 0, adding up to the axis)";
   split.params = {{"x shape", "rank 1..6"}, {"axis", "-rank..rank-1"}, {"sizes", "count >= 1 sizes >= 0, sum = the axis"}};
   split.domain = "1 to 5 parts, empty parts among them, negative axes, NaN payloads and signed zeros; refused: "
@@ -367,7 +364,6 @@ std::vector<OpSpec> tensor_cut() {
   chunk.name = "Chunk";
   chunk.group = "tensor";
   chunk.symbol = "tl_chunk_f32";
-  chunk.scalar = reinterpret_cast<void*>(&scalar::chunk_f32);
   chunk.summary = "x cut along one axis into `chunks` parts of ceil(L / chunks), the last ones shorter or empty "
                   "(torch.chunk's sizes; always `chunks` outputs)";
   chunk.params = {{"x shape", "rank 1..6"}, {"axis", "-rank..rank-1"}, {"chunks", ">= 1"}};

@@ -6,7 +6,6 @@
 #include <string>
 
 #include "konform/reference/tensor.hpp"
-#include "scalar/tensor.hpp"
 #include "tensor_support.hpp"
 #include "tinyllm/tensor.h"
 
@@ -231,7 +230,6 @@ std::vector<OpSpec> tensor_move() {
   transpose.name = "Transpose";
   transpose.group = "tensor";
   transpose.symbol = "tl_transpose_f32";
-  transpose.scalar = reinterpret_cast<void*>(&scalar::transpose_f32);
   transpose.summary = "y[..., j, i] = x[..., i, j]: the last two axes swapped (a batch of matrix transposes)";
   transpose.params = {{"x shape", "rank 2..6, dimensions >= 0"}};
   transpose.domain = "tile edges (15, 16, 17), thin and empty matrices, batches up to rank 6, NaN payloads and "
@@ -250,7 +248,6 @@ std::vector<OpSpec> tensor_move() {
   permute.name = "Permute";
   permute.group = "tensor";
   permute.symbol = "tl_permute_f32";
-  permute.scalar = reinterpret_cast<void*>(&scalar::permute_f32);
   permute.summary = "output axis i is input axis perm[i] (torch.permute, numpy.transpose)";
   permute.params = {{"x shape", "rank 0..6, dimensions >= 0"}, {"perm", "a permutation of 0..rank-1"}};
   permute.domain = "every permutation of rank 0..6, attention's head splits, size-1 and empty axes; refused: an "
@@ -269,7 +266,6 @@ std::vector<OpSpec> tensor_move() {
   reshape.name = "Reshape";
   reshape.group = "tensor";
   reshape.symbol = "tl_reshape_f32";
-  reshape.scalar = reinterpret_cast<void*>(&scalar::reshape_f32);
   reshape.summary = "the same elements in the same row-major order under a new shape; y == x is the view (nothing "
                     "moves), a distinct y gets a copy";
   reshape.params = {{"x shape, new_shape", "rank 0..6 each, dimensions >= 0, the same element count"}};

@@ -6,7 +6,6 @@
 #include <string>
 
 #include "konform/reference/tensor.hpp"
-#include "scalar/tensor.hpp"
 #include "tensor_support.hpp"
 #include "tinyllm/tensor.h"
 
@@ -105,7 +104,6 @@ OpSpec clamp_spec() {
   op.name = "Clamp";
   op.group = "tensor";
   op.symbol = "tl_clamp_f32";
-  op.scalar = reinterpret_cast<void*>(&scalar::clamp_f32);
   op.summary = "y = min(max(x, lo), hi): lo if x < lo, hi if x > hi, else x's bits; NaN propagates; y == x allowed";
   op.params = {{"n", ">= 0"}, {"lo, hi", "numbers with lo <= hi (+-Inf allowed: a one-sided clamp)"}};
   op.domain = "every value class, NaN payloads and signed zeros, values equal to the bounds, bounds of +-0, "
@@ -176,7 +174,6 @@ OpSpec nan_to_num_spec() {
   op.name = "NanToNum";
   op.group = "tensor";
   op.symbol = "tl_nan_to_num_f32";
-  op.scalar = reinterpret_cast<void*>(&scalar::nan_to_num_f32);
   op.summary = "NaN -> nan, +Inf -> posinf, -Inf -> neginf, finite x kept bit for bit; defaults 0, FLT_MAX, "
                "-FLT_MAX (the spec's F32_MIN is Rust's f32::MIN); y == x allowed";
   op.params = {{"n", ">= 0"}, {"nan, posinf, neginf", "any floats; TL_NAN_TO_NUM_DEFAULT_* are the spec's"}};

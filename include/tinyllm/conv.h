@@ -22,6 +22,9 @@
  *   TL_ERR_SHAPE             C_in or C_out not a multiple of groups; an
  *                            output extent < 1 (the dilated kernel longer
  *                            than the padded input)
+ *   TL_ERR_UNSUPPORTED       valid arguments this library does not implement
+ *                            (one pool mode, 3-d convolutions, ...): counted
+ *                            as unsupported, not failed (tinyllm/status.h)
  *
  * Numerics: each output is a dot product of K = (C_in / groups) *
  * prod(kernel) terms, plus the bias. libtl_kernels sums the terms in the

@@ -98,7 +98,9 @@ typedef enum tl_interp_mode {
  * H, W, H_out or W_out outside 1 .. 2^31 - 1; an unknown mode; align_corners
  * other than 0, or 1 with a mode other than BILINEAR (PyTorch refuses it
  * there too); 4 B C H W or 4 B C H_out W_out past an int64_t; then a NULL x
- * or y that has elements. y must not overlap x. */
+ * or y that has elements. y must not overlap x. A library that implements
+ * only some modes returns TL_ERR_UNSUPPORTED for the others (valid arguments
+ * only; tinyllm/status.h), writing nothing. */
 tl_status tl_interpolate_f32(const float *x, float *y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t H_out,
                              int64_t W_out, int32_t mode, int32_t align_corners);
 
