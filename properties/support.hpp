@@ -1,6 +1,7 @@
 // What the properties share: generators of inputs and the tolerance check.
 #pragma once
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -29,9 +30,18 @@ inline double limit_of(const std::string& op) {
   return t->limit;
 }
 
-// |got - want| <= limit * 2^-24 * scale, NaN never near anything.
+// |got - want| <= limit * 2^-24 * scale; a NaN is near a NaN (any sign and
+// payload: the NaN rule of docs/tolerances.md) and near nothing else.
 inline bool near(double got, double want, double scale, double limit) {
+  if (std::isnan(got) || std::isnan(want)) return std::isnan(got) && std::isnan(want);
   return std::fabs(got - want) <= limit * 0x1p-24 * std::fmax(scale, 1.17549435e-38);
+}
+
+// The same bits, every NaN counting as one value whatever its sign and
+// payload (the NaN rule): for determinism, batch invariance, in-place calls
+// and copies.
+inline bool same_bits(float a, float b) {
+  return std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b) || (std::isnan(a) && std::isnan(b));
 }
 
 // A worked-example figure given to 7 significant digits.
