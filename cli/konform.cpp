@@ -290,6 +290,7 @@ int check(const CheckArgs& a, const std::string& command_line) {
   sweep.cases = a.cases;
   sweep.only_case = a.only_case;
   sweep.flush_subnormals = a.flush_subnormals;
+  set_flush_subnormals(a.flush_subnormals);  // the properties' policy too
   if (!a.tolerances.empty()) {
     custom = std::make_unique<ToleranceTable>(ToleranceTable::parse(read_file(a.tolerances), a.tolerances));
     sweep.tolerances = custom.get();

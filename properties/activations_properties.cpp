@@ -29,7 +29,7 @@ constexpr double u = 0x1p-24;
 
 
 // The same value, NaN matching NaN (a zero of either sign matching a zero).
-bool same_value(float a, float b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
+bool same_value(float a, float b) { return (std::isnan(a) && std::isnan(b)) || a == b || flushed_pair(a, b); }
 
 // n floats of magnitude 2^-20 .. 2^20 and both signs, or `scale` * N(0, 1)-ish
 // values on a grid of 2^-12, or a mix.

@@ -22,6 +22,13 @@ void load_rapidcheck_quietly() {
   if (null >= 0) close(null);
 }
 
+namespace {
+bool g_flush_subnormals = false;
+}  // namespace
+
+void set_flush_subnormals(bool flush) { g_flush_subnormals = flush; }
+bool flush_subnormals() { return g_flush_subnormals; }
+
 // Runs one property with an explicit seed and count, without RapidCheck's
 // console output, so `konform check` and ctest both get the verdict as data.
 PropertyOutcome check_property(const Property& p, const Backend& b, uint64_t seed, int max_success) {
