@@ -67,7 +67,9 @@ const std::vector<std::pair<std::string, std::string>>& usage_sections() {
     --repro-dir DIR    write a reproducer file per finding (sweep, property, crash) into DIR
     --timeout S        seconds per op and backend before it counts as a hang, above 0
                        and at most 1e6, decimal (default 600)
-    --verbose          one line per case
+    --verbose          one line per case, and a FAIL line after each failing case
+    --flush-subnormals an element that differs only because a subnormal input or result
+                       was flushed to zero (FTZ/DAZ) passes, counted (default: strict)
     Options other than --backend, --op and --property may be given once; output
     files are opened, and DIR created, before anything runs.
 )"},
@@ -247,6 +249,7 @@ CheckArgs parse_check(const std::vector<std::string>& args) {
     else if (flag == "--repro-dir") a.repro_dir = in.single_value();
     else if (flag == "--timeout") a.timeout_s = parse_seconds(flag, in.single_value());
     else if (flag == "--verbose") in.once(), a.verbose = true;
+    else if (flag == "--flush-subnormals") in.once(), a.flush_subnormals = true;
     else throw unknown_option("check", flag);
   }
   if (a.backends.empty()) throw UsageError("check needs at least one --backend");

@@ -35,6 +35,7 @@ struct CheckArgs {
   std::string tolerances;              // a tolerance table to use instead of the built-in one
   double timeout_s = 600;              // per op and backend
   bool verbose = false;
+  bool flush_subnormals = false;       // the subnormal policy (docs/tolerances.md)
 };
 
 CheckArgs parse_check(const std::vector<std::string>& args);

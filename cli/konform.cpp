@@ -214,11 +214,18 @@ OpResult check_op(const Backend& b, const OpSpec& op, const CheckArgs& a, const 
   const auto start = std::chrono::steady_clock::now();
   const bool sweep_wanted = a.properties.empty();  // --property alone runs just that property
   if (sweep_wanted) {
-    sweep_op(b, op, sweep, r, [&](int64_t i, const std::string& label) {
-      channel.progress(i, label);
-      if (a.verbose) std::fprintf(stderr, "  %s %s case %lld: %s\n", b.name.c_str(), op.name.c_str(),
-                                  static_cast<long long>(i), label.c_str());
-    });
+    sweep_op(
+        b, op, sweep, r,
+        [&](int64_t i, const std::string& label) {
+          channel.progress(i, label);
+          if (a.verbose) std::fprintf(stderr, "  %s %s case %lld: %s\n", b.name.c_str(), op.name.c_str(),
+                                      static_cast<long long>(i), label.c_str());
+        },
+        [&](int64_t i, const std::string& failed) {
+          if (a.verbose && !failed.empty())
+            std::fprintf(stderr, "  FAIL %s %s case %lld: %s\n", b.name.c_str(), op.name.c_str(),
+                         static_cast<long long>(i), failed.c_str());
+        });
   } else if (b.symbol(op.symbol) == nullptr) {
     r.verdict = "unsupported";
   }
@@ -323,6 +330,21 @@ OpResult not_run(const Backend& b, const OpSpec& op) {
   return r;
 }
 
+// "  max error 3.2 u of 8": over every element, a NaN or infinity mismatch
+// shown as such (r measures only the finite ones); flushed elements counted.
+void print_max_error(const OpResult& r) {
+  const Metrics& m = r.metrics;
+  const int64_t special = m.nan_mismatches + m.inf_mismatches;
+  if (special > 0) {
+    std::printf("  max error: %lld NaN and %lld infinity mismatch%s (finite max %.3g u of %.3g)",
+                static_cast<long long>(m.nan_mismatches), static_cast<long long>(m.inf_mismatches),
+                special == 1 ? "" : "es", m.max_r, r.limit);
+  } else if (r.limit > 0) {
+    std::printf("  max error %.3g u of %.3g", m.max_r, r.limit);
+  }
+  if (m.flushed > 0) std::printf("  %lld flushed subnormals passed", static_cast<long long>(m.flushed));
+}
+
 // op_width: the longest op name of the run, so the columns line up.
 void print_result(const OpResult& r, int op_width) {
   if (r.verdict == "not_run") {
@@ -342,7 +364,7 @@ void print_result(const OpResult& r, int op_width) {
   }
   std::printf(" %5lld cases", static_cast<long long>(r.cases));
   if (r.unsupported_cases > 0) std::printf(" (%lld unsupported)", static_cast<long long>(r.unsupported_cases));
-  if (r.limit > 0) std::printf("  max error %.3g u of %.3g", r.metrics.max_r, r.limit);
+  print_max_error(r);
   int props = 0;
   for (const auto& c : r.checks) props += c.kind == "property";
   std::printf("  %d properties  %.1fs\n", props, r.seconds);
@@ -352,7 +374,11 @@ void print_result(const OpResult& r, int op_width) {
   for (const auto& c : r.checks)
     if (!c.reason.empty()) std::printf("      NOT RUN %s: %s\n", c.name.c_str(), c.reason.c_str());
   for (const Finding& f : r.findings) {
-    std::printf("      %s: %s\n", f.check.c_str(), f.message.c_str());
+    std::printf("      %s%s: %s\n", f.check.c_str(), f.cause.empty() ? "" : (" [" + f.cause + "]").c_str(),
+                f.message.c_str());
+    if (f.cases > 1 || !f.cause.empty())
+      std::printf("        in %lld case%s%s\n", static_cast<long long>(f.cases), f.cases == 1 ? "" : "s",
+                  f.cause.empty() ? "" : (", " + std::to_string(f.elements) + " elements").c_str());
     if (f.case_index >= 0) std::printf("        case %lld: %s\n", static_cast<long long>(f.case_index), f.case_label.c_str());
     if (f.has_values)
       std::printf("        %s%s: expected %.9g, got %.9g, error %.3g u, limit %.3g u\n", f.output.c_str(),
@@ -368,6 +394,8 @@ int check(const CheckArgs& a, const std::string& command_line) {
   sweep.seed = a.seed;
   sweep.cases = a.cases;
   sweep.only_case = a.only_case;
+  sweep.flush_subnormals = a.flush_subnormals;
+  set_flush_subnormals(a.flush_subnormals);  // the properties' policy too
   if (!a.tolerances.empty()) {
     custom = std::make_unique<ToleranceTable>(ToleranceTable::parse(read_file(a.tolerances), a.tolerances));
     sweep.tolerances = custom.get();
@@ -419,8 +447,10 @@ int check(const CheckArgs& a, const std::string& command_line) {
   run.command = command_line;
   run.seed = a.seed;
   run.cases = a.cases;
-  std::printf("konform check: %zu backend(s) x %zu op(s), seed %llu, %lld cases per op\n", backends.size(), ops.size(),
-              static_cast<unsigned long long>(a.seed), static_cast<long long>(a.cases));
+  run.flush_subnormals = a.flush_subnormals;
+  std::printf("konform check: %zu backend(s) x %zu op(s), seed %llu, %lld cases per op, subnormals %s\n",
+              backends.size(), ops.size(), static_cast<unsigned long long>(a.seed), static_cast<long long>(a.cases),
+              a.flush_subnormals ? "flush (--flush-subnormals)" : "strict");
 
   std::vector<OpResult> results;
   bool harness_failed = false;

@@ -1,4 +1,5 @@
 #include "konform/call.hpp"
+#include "konform/compare.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -238,9 +239,8 @@ CallResult call_kernel(const Backend& backend, const OpSpec& op, void* fn, const
   for (const Arg& a : c.args) {
     if (!is_output(a) || (refused && a.name != op.status)) continue;
     const Tensor again = read_result(second, a);
-    const int64_t byte = first_difference(again.bytes.data(), result.outputs[a.name].bytes.data(), again.bytes.size());
-    if (byte >= 0) {
-      const int64_t k = element_at(a, byte);
+    const int64_t k = first_value_difference(again, result.outputs[a.name]);  // a NaN matches any NaN
+    if (k >= 0) {
       result.violations.push_back({"deterministic", a.name, k,
                                    "a second identical call gave other bits in '" + a.name + "' at " +
                                        index_string(a.value.shape, k)});

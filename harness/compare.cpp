@@ -1,5 +1,6 @@
 #include "konform/compare.hpp"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
@@ -14,6 +15,40 @@ void Metrics::merge(const Metrics& m) {
   max_r = std::fmax(max_r, m.max_r);
   sq_err += m.sq_err;
   sq_ref += m.sq_ref;
+  nan_mismatches += m.nan_mismatches;
+  inf_mismatches += m.inf_mismatches;
+  flushed += m.flushed;
+}
+
+const char* cause_name(Cause c) {
+  switch (c) {
+    case Cause::nan: return "nan";
+    case Cause::inf: return "inf";
+    case Cause::flushed: return "flushed";
+    case Cause::subnormal: return "subnormal";
+    case Cause::tail: return "tail";
+    case Cause::magnitude: return "magnitude";
+  }
+  return "magnitude";
+}
+
+namespace {
+
+// The worst element: a failure beats a pass, then the larger error.
+bool worse(const ElementVerdict& v, const ElementVerdict& current) {
+  return current.index < 0 || (!v.ok && current.ok) || (v.ok == current.ok && v.error > current.error);
+}
+
+}  // namespace
+
+void Comparison::add(const ElementVerdict& v) {
+  if (!v.ok) {
+    ++mismatches;
+    CauseTally& t = causes[v.cause];
+    ++t.mismatches;
+    if (worse(v, t.worst)) t.worst = v;
+  }
+  if (worse(v, worst)) worst = v;
 }
 
 namespace {
@@ -28,14 +63,19 @@ int64_t ordered(float f) {
 
 double ulp_distance(float a, float b) { return std::fabs(double(ordered(a) - ordered(b))); }
 
-ElementVerdict judge(double y, double e, double s, double limit) {
+bool subnormal(double v) { return v != 0 && std::fabs(v) < double(FLT_MIN); }
+
+// The tolerance rule for one element, with `floor` the absolute floor in
+// units of the scale's unit (FLT_MIN: strict; FLT_MIN / u: flushed).
+ElementVerdict judge(double y, double e, double s, double limit, double floor = double(FLT_MIN)) {
   ElementVerdict v;
   v.expected = e;
   v.got = y;
   v.limit = limit;
   if (std::isnan(e) || std::isnan(y)) {
-    v.ok = std::isnan(e) && std::isnan(y);
+    v.ok = std::isnan(e) && std::isnan(y);  // any NaN matches any NaN: sign and payload are no finding
     v.error = v.ok ? 0 : INFINITY;
+    v.cause = Cause::nan;
     if (!v.ok) v.why = std::isnan(y) ? "NaN where the oracle has a number" : "a number where the oracle has NaN";
     return v;
   }
@@ -43,61 +83,147 @@ ElementVerdict judge(double y, double e, double s, double limit) {
   if (std::isinf(e) || std::isinf(y)) {
     v.ok = std::isinf(rounded) && y == rounded;
     v.error = v.ok ? 0 : INFINITY;
+    v.cause = Cause::inf;
     if (!v.ok) v.why = std::isinf(y) ? "infinite where the oracle is finite in range" : "finite where the oracle is infinite";
     if (v.ok || !std::isinf(rounded) || std::isinf(y) || std::isinf(e)) return v;
     // y* beyond FLT_MAX, y finite: judged by r like any other element.
+    v.cause = Cause::magnitude;
   }
-  const double scale = std::fmax(s, double(FLT_MIN));
+  const double scale = std::fmax(s, floor);
   v.error = std::fabs(y - e) / (unit_roundoff(DType::f32) * scale);
   v.ok = v.error <= limit;
   if (!v.ok) v.why = "error above the limit";
   return v;
 }
 
-// Element k of `got` has the bits of `want` rounded to got's dtype (an
-// integer output: the same value).
-bool same_bits(const Tensor& got, int64_t k, double want) {
+// The same value in the dtype: a NaN for a NaN (any sign and payload), else
+// the bits of `want` rounded to the dtype (an integer output: the same value).
+bool same_value(const Tensor& got, int64_t k, double want) {
   if (got.dtype != DType::f32) return got.at(k) == want;
   const float f = static_cast<float>(want);
+  if (std::isnan(f)) return std::isnan(got.f32()[k]);
   uint32_t want_bits;
   std::memcpy(&want_bits, &f, 4);
   return got.bits(k) == want_bits;
 }
 
+// The class of a failing element, from its values (the precedence of Cause).
+Cause classify(double y, double e, double s, double tail_below) {
+  if (std::isnan(y) || std::isnan(e)) return Cause::nan;
+  if (std::isinf(y) || std::isinf(e)) return Cause::inf;
+  if (subnormal(y) || subnormal(static_cast<float>(e)) || subnormal(e)) return Cause::subnormal;
+  if (std::fabs(s) < tail_below) return Cause::tail;
+  return Cause::magnitude;
+}
+
+// 2^-24 of the largest finite scale of an output: below it, the tail.
+double tail_threshold(const std::vector<double>& scale) {
+  double top = 0;
+  for (double s : scale)
+    if (std::isfinite(s)) top = std::fmax(top, std::fabs(s));
+  return top * 0x1p-24;
+}
+
+// Whether y passes once subnormals may be flushed: the floor raised to
+// FLT_MIN per rounding (a flushed operation loses at most FLT_MIN, where a
+// gradual underflow loses half the subnormal spacing), against the oracle
+// or its DAZ twin.
+bool passes_flushed(double y, int64_t k, const Expected& expected, double limit, const Subnormals& sub) {
+  const double floor = double(FLT_MIN) / unit_roundoff(DType::f32);
+  const double l = std::fmax(limit, 1.0);
+  auto against = [&](const Expected& e) {
+    if (judge(y, e.value[k], e.scale[k], l, floor).ok) return true;
+    return !e.alternative.empty() && judge(y, e.alternative[k], e.scale[k], l, floor).ok;
+  };
+  return against(expected) || (sub.daz != nullptr && k < static_cast<int64_t>(sub.daz->value.size()) &&
+                               !sub.daz->scale.empty() && against(*sub.daz));
+}
+
+// Whether an exact element passes once subnormals may be flushed: it equals
+// the DAZ oracle's value (or alternative), or is a zero where one of the
+// admitted values is a subnormal (flushed on the way out).
+bool exact_passes_flushed(const Tensor& got, int64_t k, const Expected& expected, const Subnormals& sub) {
+  if (got.dtype != DType::f32) return sub.daz != nullptr && same_value(got, k, sub.daz->value[k]);
+  std::vector<double> admitted = {expected.value[k]};
+  if (!expected.alternative.empty()) admitted.push_back(expected.alternative[k]);
+  if (sub.daz != nullptr && k < static_cast<int64_t>(sub.daz->value.size())) {
+    admitted.push_back(sub.daz->value[k]);
+    if (!sub.daz->alternative.empty()) admitted.push_back(sub.daz->alternative[k]);
+  }
+  const float y = got.f32()[k];
+  for (double a : admitted)
+    if (same_value(got, k, a) || (y == 0.0f && subnormal(static_cast<float>(a)))) return true;
+  return false;
+}
+
+// A failing element that passes with flushing: passes in flush mode
+// (counted), else fails with cause `flushed`.
+void apply_flush(ElementVerdict& v, bool flushable, const Subnormals& sub, Metrics& m) {
+  if (v.ok || !sub.judge || !flushable) return;
+  if (sub.flush) {
+    v.ok = true;
+    ++m.flushed;
+    return;
+  }
+  v.cause = Cause::flushed;
+  v.why += "; only because a subnormal was flushed to zero (passes with --flush-subnormals)";
+}
+
+void count_special(const ElementVerdict& v, Metrics& m) {
+  if (v.ok) return;
+  if (v.cause == Cause::nan) ++m.nan_mismatches;
+  if (v.cause == Cause::inf) ++m.inf_mismatches;
+}
+
+void add_finite_metrics(Metrics& m, double y, double e) {
+  const double abs_err = std::fabs(y - e);
+  m.max_abs = std::fmax(m.max_abs, abs_err);
+  if (e != 0) m.max_rel = std::fmax(m.max_rel, abs_err / std::fabs(e));
+  m.sq_err += abs_err * abs_err;
+  m.sq_ref += e * e;
+}
+
 }  // namespace
 
-Comparison compare_tolerance(const Tensor& got, const Expected& expected, double limit) {
+Comparison compare_tolerance(const Tensor& got, const Expected& expected, double limit, const Subnormals& sub) {
   Comparison c;
   const int64_t n = got.elements();
+  const double tail_below = tail_threshold(expected.scale);
   for (int64_t k = 0; k < n; ++k) {
     const float yf = got.f32()[k];
     const double y = yf, e = expected.value[k];
     ElementVerdict v;
+    bool flushable = false;
     if (!expected.copied.empty() && expected.copied[k]) {
       v.expected = e;
       v.got = y;
       v.limit = limit;
-      v.ok = same_bits(got, k, e);
+      v.ok = same_value(got, k, e);
       v.error = v.ok ? 0 : INFINITY;
-      if (!v.ok) v.why = "a copied element's bits differ from the input's";
+      if (!v.ok) {
+        v.why = "a copied element's bits differ from the input's";
+        v.cause = classify(y, e, std::fabs(e), 0);
+      }
     } else {
       v = judge(y, e, expected.scale[k], limit);
+      if (!v.ok && !expected.alternative.empty()) {
+        const ElementVerdict other = judge(y, expected.alternative[k], expected.scale[k], limit);
+        if (other.ok) v = other;
+      }
+      if (!v.ok) {
+        v.cause = classify(y, e, expected.scale[k], tail_below);
+        if (sub.judge) flushable = passes_flushed(y, k, expected, limit, sub);
+      }
     }
     v.index = k;
+    apply_flush(v, flushable, sub, c.metrics);
+    count_special(v, c.metrics);
     if (std::isfinite(y) && std::isfinite(e)) {
-      Metrics& m = c.metrics;
-      const double abs_err = std::fabs(y - e);
-      m.max_abs = std::fmax(m.max_abs, abs_err);
-      if (e != 0) m.max_rel = std::fmax(m.max_rel, abs_err / std::fabs(e));
-      m.max_ulp = std::fmax(m.max_ulp, ulp_distance(yf, static_cast<float>(e)));
-      m.sq_err += abs_err * abs_err;
-      m.sq_ref += e * e;
+      add_finite_metrics(c.metrics, y, e);
+      c.metrics.max_ulp = std::fmax(c.metrics.max_ulp, ulp_distance(yf, static_cast<float>(e)));
     }
     if (std::isfinite(v.error)) c.metrics.max_r = std::fmax(c.metrics.max_r, v.error);
-    if (!v.ok) ++c.mismatches;
-    // The worst element: a failure beats a pass, then the larger error.
-    const bool worse = c.worst.index < 0 || (!v.ok && c.worst.ok) || (v.ok == c.worst.ok && v.error > c.worst.error);
-    if (worse) c.worst = v;
+    c.add(v);
   }
   c.metrics.elements = n;
   return c;
@@ -106,49 +232,60 @@ Comparison compare_tolerance(const Tensor& got, const Expected& expected, double
 Comparison compare_values(const std::vector<double>& got, const Expected& expected, double limit) {
   Comparison c;
   const int64_t n = static_cast<int64_t>(got.size());
+  const double tail_below = tail_threshold(expected.scale);
   for (int64_t k = 0; k < n; ++k) {
     const double y = got[k], e = expected.value[k];
     ElementVerdict v = judge(y, e, expected.scale[k], limit);
     v.index = k;
-    if (std::isfinite(y) && std::isfinite(e)) {
-      Metrics& m = c.metrics;
-      const double abs_err = std::fabs(y - e);
-      m.max_abs = std::fmax(m.max_abs, abs_err);
-      if (e != 0) m.max_rel = std::fmax(m.max_rel, abs_err / std::fabs(e));
-      m.sq_err += abs_err * abs_err;
-      m.sq_ref += e * e;
-    }
+    if (!v.ok) v.cause = classify(y, e, expected.scale[k], tail_below);
+    count_special(v, c.metrics);
+    if (std::isfinite(y) && std::isfinite(e)) add_finite_metrics(c.metrics, y, e);
     if (std::isfinite(v.error)) c.metrics.max_r = std::fmax(c.metrics.max_r, v.error);
-    if (!v.ok) ++c.mismatches;
-    const bool worse = c.worst.index < 0 || (!v.ok && c.worst.ok) || (v.ok == c.worst.ok && v.error > c.worst.error);
-    if (worse) c.worst = v;
+    c.add(v);
   }
   c.metrics.elements = n;
   return c;
 }
 
-Comparison compare_exact(const Tensor& got, const Expected& expected) {
+Comparison compare_exact(const Tensor& got, const Expected& expected, const Subnormals& sub) {
   Comparison c;
   const int64_t n = got.elements();
+  const bool two = !expected.alternative.empty();
+  std::vector<double> magnitudes;
+  if (got.dtype == DType::f32)
+    for (double e : expected.value) magnitudes.push_back(std::fabs(e));
+  const double tail_below = tail_threshold(magnitudes);
   for (int64_t k = 0; k < n; ++k) {
     ElementVerdict v;
     v.index = k;
     v.expected = expected.value[k];
     v.got = got.at(k);
-    const bool two = !expected.alternative.empty();
-    const bool same = same_bits(got, k, expected.value[k]) || (two && same_bits(got, k, expected.alternative[k]));
-    v.ok = same;
-    v.error = same ? 0 : 1;
-    if (!same) {
+    v.ok = same_value(got, k, expected.value[k]) || (two && same_value(got, k, expected.alternative[k]));
+    v.error = v.ok ? 0 : 1;
+    if (!v.ok) {
       v.why = two ? "bits differ from both roundings the oracle allows" : "bits differ from the oracle";
-      ++c.mismatches;
-      if (c.worst.index < 0 || c.worst.ok) c.worst = v;
-    } else if (c.worst.index < 0) {
-      c.worst = v;
+      v.cause = got.dtype == DType::f32 ? classify(v.got, v.expected, std::fabs(v.expected), tail_below)
+                                        : Cause::magnitude;
+      if (v.cause == Cause::nan)
+        v.why = std::isnan(v.got) ? "NaN where the oracle has a number" : "a number where the oracle has NaN";
+      apply_flush(v, sub.judge && exact_passes_flushed(got, k, expected, sub), sub, c.metrics);
     }
+    count_special(v, c.metrics);
+    c.add(v);
   }
   c.metrics.elements = n;
   return c;
+}
+
+int64_t first_value_difference(const Tensor& a, const Tensor& b) {
+  const int64_t n = std::min(a.elements(), b.elements());
+  const bool floats = a.dtype == DType::f32 && b.dtype == DType::f32;
+  for (int64_t k = 0; k < n; ++k) {
+    if (a.bits(k) == b.bits(k)) continue;
+    if (floats && std::isnan(a.f32()[k]) && std::isnan(b.f32()[k])) continue;
+    return k;
+  }
+  return -1;
 }
 
 }  // namespace konform

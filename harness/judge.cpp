@@ -1,6 +1,8 @@
 #include "konform/judge.hpp"
 
+#include <cfloat>
 #include <cmath>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -48,7 +50,8 @@ Finding element_finding(const std::string& check, const std::string& output, con
 }
 
 // Folds one comparison (of an output, or of a verify hook's quantities)
-// into the verdict: metrics, the worst element, a finding if it failed.
+// into the verdict: metrics, the worst element, and a finding per cause
+// that failed, each with its own worst element and count.
 void record(CaseVerdict& verdict, const std::string& check, const std::string& output,
             const std::vector<int64_t>& shape, const std::string& quantity, const Comparison& cmp, bool exact,
             const Case& c) {
@@ -60,20 +63,33 @@ void record(CaseVerdict& verdict, const std::string& check, const std::string& o
   if (std::isfinite(ratio)) verdict.worst_ratio = std::fmax(verdict.worst_ratio, ratio);
   const Finding f = element_finding(check, output, shape, cmp.worst, c);
   if (worse_than(f, verdict.worst)) verdict.worst = f;
-  if (!cmp.worst.ok) {
-    Finding detailed = f;
-    int64_t total = 1;
-    for (int64_t e : shape) total *= e;
-    detailed.message = cmp.worst.why + " (" + std::to_string(cmp.mismatches) + " of " + std::to_string(total) + " " +
-                       quantity + " out)";
+  if (cmp.worst.ok) return;
+  int64_t total = 1;
+  for (int64_t e : shape) total *= e;
+  std::map<Cause, CauseTally> causes = cmp.causes;
+  if (causes.empty()) causes[cmp.worst.cause] = {cmp.mismatches, cmp.worst};  // a comparison built by hand
+  for (const auto& [cause, tally] : causes) {
+    Finding detailed = element_finding(check, output, shape, tally.worst, c);
+    detailed.cause = cause_name(cause);
+    detailed.elements = tally.mismatches;
+    detailed.message = tally.worst.why + " (" + std::to_string(tally.mismatches) + " of " + std::to_string(total) +
+                       " " + quantity + " out)";
     verdict.findings.push_back(detailed);
   }
+}
+
+// A subnormal float as a zero of its sign; anything else as it is.
+template <typename T>
+bool flush_value(T& v) {
+  if (v == 0 || !(std::fabs(v) < FLT_MIN) || std::isnan(v)) return false;
+  v = std::copysign(T(0), v);
+  return true;
 }
 
 }  // namespace
 
 CaseVerdict judge_case(const Backend& backend, const OpSpec& op, void* fn, const Case& c, const Tolerance* tol,
-                       const CallOptions& options, const Oracle* precomputed) {
+                       const CallOptions& options, const Oracle* precomputed, bool flush_subnormals) {
   if (needs_tolerance(c) && tol == nullptr)
     throw std::runtime_error("no tolerance for " + op.name + " " + std::string(dtype_name(op.dtype)));
   CaseVerdict verdict;
@@ -110,6 +126,8 @@ CaseVerdict judge_case(const Backend& backend, const OpSpec& op, void* fn, const
     verdict.findings.insert(verdict.findings.begin(), f);
     return verdict;
   }
+  Oracle daz;  // the oracle of c's inputs read as DAZ, made the first time an output fails
+  bool daz_done = false;
   for (const Arg& a : c.args) {
     if (a.access == Access::in || (verdict.refused && a.name != op.status)) continue;
     const auto it = expected.find(a.name);
@@ -121,7 +139,18 @@ CaseVerdict judge_case(const Backend& backend, const OpSpec& op, void* fn, const
       throw std::logic_error(op.name + ": the oracle returned " + std::to_string(e.value.size()) + " values for " +
                              a.name + " of " + std::to_string(got.elements()));
     const bool exact = a.match == Match::exact;
-    const Comparison cmp = exact ? compare_exact(got, e) : compare_tolerance(got, e, tol->limit);
+    auto compare = [&](const Subnormals& sub) {
+      return exact ? compare_exact(got, e, sub) : compare_tolerance(got, e, tol->limit, sub);
+    };
+    Comparison cmp = compare({});
+    if (cmp.mismatches > 0) {  // a second look: would the failing elements pass with subnormals flushed?
+      if (!daz_done) {
+        daz_done = true;
+        if (const auto flushed = inputs_flushed(c)) daz = op.oracle(*flushed);
+      }
+      const auto twin = daz.find(a.name);
+      cmp = compare({flush_subnormals, true, twin == daz.end() ? nullptr : &twin->second});
+    }
     record(verdict, "matches_oracle", a.name, a.value.shape, "elements of " + a.name, cmp, exact, c);
   }
   if (op.verify && !verdict.refused) {
@@ -131,6 +160,19 @@ CaseVerdict judge_case(const Backend& backend, const OpSpec& op, void* fn, const
     }
   }
   return verdict;
+}
+
+std::optional<Case> inputs_flushed(const Case& c) {
+  Case flushed = c;
+  bool any = false;
+  for (Arg& a : flushed.args) {
+    if (a.access == Access::out || a.value.dtype != DType::f32) continue;
+    float* v = a.value.f32();
+    for (int64_t k = 0; k < a.value.elements(); ++k) any |= flush_value(v[k]);
+  }
+  for (auto& [name, v] : flushed.params) any |= flush_value(v);
+  if (!any) return std::nullopt;
+  return flushed;
 }
 
 }  // namespace konform

@@ -37,6 +37,8 @@ json finding_json(const Finding& f) {
     j["error"] = number(f.error);
     j["limit"] = number(f.limit);
   }
+  if (!f.cause.empty()) j["cause"] = f.cause, j["elements"] = f.elements;
+  if (!f.cause.empty() || f.cases != 1) j["cases"] = f.cases;
   return j;
 }
 
@@ -66,6 +68,9 @@ Finding finding_from_json(const json& j) {
     f.error = read_number(j.at("error"));
     f.limit = read_number(j.at("limit"));
   }
+  if (j.contains("cause")) f.cause = field<std::string>(j, "cause");
+  if (j.contains("cases")) f.cases = field<int64_t>(j, "cases");
+  if (j.contains("elements")) f.elements = field<int64_t>(j, "elements");
   return f;
 }
 
@@ -124,7 +129,7 @@ class Validator {
 
   static void finding(const json& f, const std::string& where) {
     object(f, where, {"check", "message", "case", "case_label", "reproduce"},
-           {"output", "element", "expected", "got", "error", "limit"});
+           {"output", "element", "expected", "got", "error", "limit", "cause", "cases", "elements"});
     string(f.at("check"), at(where, "check"), true);
     string(f.at("message"), at(where, "message"));
     integer(f.at("case"), at(where, "case"), -1);
@@ -135,6 +140,10 @@ class Validator {
       string(f.at("element"), at(where, "element"));
       if (!f.contains("output")) fail(where, "missing 'output' (an element belongs to an output)");
     }
+    if (f.contains("cause"))
+      one_of(f.at("cause"), at(where, "cause"), {"nan", "inf", "flushed", "subnormal", "tail", "magnitude"});
+    if (f.contains("cases")) integer(f.at("cases"), at(where, "cases"), 1);
+    if (f.contains("elements")) integer(f.at("elements"), at(where, "elements"), 0);
     const char* values[] = {"expected", "got", "error", "limit"};
     bool any = false;
     for (const char* k : values) any |= f.contains(k);
@@ -177,8 +186,12 @@ class Validator {
     string(tol.at("why"), at(tw, "why"));
     const json& m = r.at("metrics");
     const std::string mw = at(where, "metrics");
-    object(m, mw, {"elements", "max_r", "max_abs", "max_rel", "max_ulp", "nmse", "sq_err", "sq_ref"});
+    // The mismatch counts: absent in reports written before they existed (read as 0).
+    object(m, mw, {"elements", "max_r", "max_abs", "max_rel", "max_ulp", "nmse", "sq_err", "sq_ref"},
+           {"nan_mismatches", "inf_mismatches", "flushed"});
     integer(m.at("elements"), at(mw, "elements"), 0);
+    for (const char* k : {"nan_mismatches", "inf_mismatches", "flushed"})
+      if (m.contains(k)) integer(m.at(k), at(mw, k), 0);
     for (const char* k : {"max_r", "max_abs", "max_rel", "max_ulp", "nmse", "sq_err", "sq_ref"}) number(m.at(k), at(mw, k), true);
     if (!r.at("worst").is_null()) finding(r.at("worst"), at(where, "worst"));
     const json& findings = r.at("findings");
@@ -203,7 +216,9 @@ class Validator {
   }
 
   static void report(const json& j) {
-    object(j, "", {"schema", "created", "command", "seed", "cases_per_op", "machine", "build", "backends", "results", "summary"});
+    object(j, "", {"schema", "created", "command", "seed", "cases_per_op", "machine", "build", "backends", "results", "summary"},
+           {"subnormals"});
+    if (j.contains("subnormals")) one_of(j.at("subnormals"), "subnormals", {"strict", "flush"});
     if (string(j.at("schema"), "schema") != "konform-report/1")
       fail("schema", "'" + j.at("schema").get<std::string>() + "' is not konform-report/1");
     string(j.at("created"), "created", true);
@@ -259,7 +274,9 @@ json to_json(const OpResult& r) {
   j["metrics"] = {{"elements", r.metrics.elements}, {"max_r", number(r.metrics.max_r)},
                   {"max_abs", number(r.metrics.max_abs)}, {"max_rel", number(r.metrics.max_rel)},
                   {"max_ulp", number(r.metrics.max_ulp)}, {"nmse", number(r.metrics.nmse())},
-                  {"sq_err", number(r.metrics.sq_err)}, {"sq_ref", number(r.metrics.sq_ref)}};
+                  {"sq_err", number(r.metrics.sq_err)}, {"sq_ref", number(r.metrics.sq_ref)},
+                  {"nan_mismatches", r.metrics.nan_mismatches}, {"inf_mismatches", r.metrics.inf_mismatches},
+                  {"flushed", r.metrics.flushed}};
   j["worst"] = r.worst ? finding_json(*r.worst) : json(nullptr);
   j["findings"] = json::array();
   for (const auto& f : r.findings) j["findings"].push_back(finding_json(f));
@@ -300,6 +317,9 @@ OpResult op_result_from_json(const json& j) {
   r.metrics.max_ulp = read_number(m.at("max_ulp"));
   r.metrics.sq_err = read_number(m.at("sq_err"));
   r.metrics.sq_ref = read_number(m.at("sq_ref"));
+  if (m.contains("nan_mismatches")) r.metrics.nan_mismatches = field<int64_t>(m, "nan_mismatches");
+  if (m.contains("inf_mismatches")) r.metrics.inf_mismatches = field<int64_t>(m, "inf_mismatches");
+  if (m.contains("flushed")) r.metrics.flushed = field<int64_t>(m, "flushed");
   if (!j.at("worst").is_null()) r.worst = finding_from_json(j.at("worst"));
   for (const auto& f : j.at("findings")) r.findings.push_back(finding_from_json(f));
   for (const auto& c : j.at("checks"))
@@ -345,6 +365,7 @@ json make_report(const RunInfo& run, const std::vector<OpResult>& results) {
   j["command"] = run.command;
   j["seed"] = run.seed;
   j["cases_per_op"] = run.cases;
+  j["subnormals"] = run.flush_subnormals ? "flush" : "strict";
   j["machine"] = machine_info();
   j["build"] = build_info();
   j["backends"] = run.backend_details;

@@ -11,8 +11,12 @@ CheckSummary& OpResult::check(const std::string& name, const std::string& kind) 
 
 void OpResult::fail(const Finding& f) {
   verdict = "fail";
-  for (const auto& existing : findings)
-    if (existing.check == f.check) return;
+  for (auto& existing : findings)
+    if (existing.check == f.check && existing.cause == f.cause && (f.cause.empty() || existing.output == f.output)) {
+      existing.cases += f.cases;
+      existing.elements += f.elements;
+      return;
+    }
   findings.push_back(f);
 }
 

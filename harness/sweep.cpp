@@ -55,7 +55,7 @@ std::pair<int64_t, int64_t> case_range(const SweepOptions& options) {
 }  // namespace
 
 void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& options, OpResult& result,
-              const CaseProgress& progress) {
+              const CaseProgress& progress, const CaseJudged& judged) {
   void* fn = backend.symbol(op.symbol);
   if (fn == nullptr) {
     result.verdict = "unsupported";
@@ -79,7 +79,8 @@ void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& opti
       throw std::runtime_error("the tolerance table " + options.tolerances->source() + " has no entry for " + op.name +
                                " " + std::string(dtype_name(op.dtype)));
     const std::string reproduce = replay_command(backend.name, op.name, options.seed, i, options.tolerances_file);
-    const CaseVerdict v = judge_case(backend, op, fn, c, tol, CallOptions{static_cast<size_t>(i % 2) * 4, true});
+    const CaseVerdict v = judge_case(backend, op, fn, c, tol, CallOptions{static_cast<size_t>(i % 2) * 4, true},
+                                     nullptr, options.flush_subnormals);
     ++result.cases;
     for (const auto& g : guards) ++result.check(g, "sweep").runs;
     if (v.unsupported) {
@@ -91,12 +92,15 @@ void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& opti
     for (const auto& check : v.verifications) ++result.check(check, "sweep").runs;  // OpSpec::verify's checks
     result.metrics.merge(v.metrics);
     std::set<std::string> failed;  // each check fails at most once per case
+    std::string failed_list;
     for (Finding f : v.findings) {
       if (failed.insert(f.check).second) ++result.check(f.check, "sweep").failures;
+      failed_list += (failed_list.empty() ? "" : ", ") + f.check + (f.cause.empty() ? "" : " (" + f.cause + ")");
       f.case_index = i;
       f.reproduce = reproduce;
       result.fail(f);
     }
+    if (judged) judged(i, failed_list);
     if (v.worst) {
       Finding w = *v.worst;
       w.case_index = i;

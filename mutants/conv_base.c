@@ -16,10 +16,16 @@
 #ifndef KONFORM_MUTANT
 #define KONFORM_MUTANT 0
 #endif
-#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 18
-#error "KONFORM_MUTANT must be 0 (the correct base) or 1..18 (conv_m01..m18)"
+#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 19
+#error "KONFORM_MUTANT must be 0 (the correct base) or 1..19 (conv_m01..m19)"
 #endif
 #define MUTANT(n) (KONFORM_MUTANT == (n))
+/* KONFORM_SKIP_PADS 1: the correct alternative alt_conv_skip_pads, whose
+ * zero-padded taps contribute nothing instead of 0 * w (they differ where w
+ * is Inf or NaN: 0 * Inf is NaN). The spec leaves the choice open. */
+#ifndef KONFORM_SKIP_PADS
+#define KONFORM_SKIP_PADS 0
+#endif
 
 static _Thread_local char last_error[256];
 
@@ -182,7 +188,7 @@ static void conv(const float *x, const float *w, const float *bias, float *y, co
             const int64_t i = flat_source(s, o, kk);
             if (i >= 0)
               acc += (double)x[(b * s->C_in + g * cg + ci) * IS + i] * (double)w[wi];
-            else if (s->edge == ZERO)
+            else if (s->edge == ZERO && !KONFORM_SKIP_PADS)
               acc += 0.0 * (double)w[wi]; /* a zero pad times an Inf weight is NaN, as in the spec's loop */
           }
 #if !MUTANT(4) /* conv_m04: the bias skipped */
@@ -283,6 +289,10 @@ tl_status tl_pool_f32(const float *x, float *y, int64_t B, int64_t C, const int6
         ++inside;
         if (mode == TL_POOL_AVG) {
           acc += v;
+#if MUTANT(19) /* conv_m19: max Pool as fmax, which drops a NaN */
+        } else if (1) {
+          acc = fmax(acc, v);
+#endif
         } else if (isnan(v)) {
           acc = v + 0.0f; /* the first NaN, quieted */
           break;

@@ -64,7 +64,12 @@ std::string call_text(const OpSpec& op, const Case& c) {
   return s.str();
 }
 
+bool g_flush_subnormals = false;
+
 }  // namespace
+
+void set_flush_subnormals(bool flush) { g_flush_subnormals = flush; }
+bool flush_subnormals() { return g_flush_subnormals; }
 
 // Runs one property with an explicit seed and count, without RapidCheck's
 // console output, so `konform check` and ctest both get the verdict as data.

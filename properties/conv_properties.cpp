@@ -41,7 +41,6 @@ Floats normals(int64_t n) {
   return make_values(rng, ValueClass::normal, n);
 }
 
-bool same_bits(float a, float b) { return std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b); }
 
 int64_t gen(int64_t lo, int64_t hi) { return *rc::gen::inRange<int64_t>(lo, hi + 1); }
 

@@ -57,13 +57,13 @@ void rmsnorm_rows_are_independent_and_in_place(const Backend& b) {
   const float eps = *rc::gen::element(1e-5f, 1e-6f, 0.0f);
   const auto batch = calls::rmsnorm(b, x, w, rows, d, eps);
   const auto in_place = calls::rmsnorm(b, x, w, rows, d, eps, true);
-  RC_ASSERT(std::bit_cast<uint32_t>(batch[0]) == std::bit_cast<uint32_t>(in_place[0]));
-  for (size_t k = 0; k < batch.size(); ++k) RC_ASSERT(std::bit_cast<uint32_t>(batch[k]) == std::bit_cast<uint32_t>(in_place[k]));
+  RC_ASSERT(same_bits(batch[0], in_place[0]));
+  for (size_t k = 0; k < batch.size(); ++k) RC_ASSERT(same_bits(batch[k], in_place[k]));
   for (int64_t r = 0; r < rows; ++r) {
     const std::vector<float> row(x.begin() + r * d, x.begin() + (r + 1) * d);
     const auto alone = calls::rmsnorm(b, row, w, 1, d, eps);
     for (int64_t i = 0; i < d; ++i)
-      RC_ASSERT(std::bit_cast<uint32_t>(alone[i]) == std::bit_cast<uint32_t>(batch[r * d + i]));
+      RC_ASSERT(same_bits(alone[i], batch[r * d + i]));
   }
 }
 
@@ -86,7 +86,7 @@ void rope_interleaved_layout_and_position_zero(const Backend& b) {
   const int layout = *rc::gen::inRange(0, 2);
   const auto x = finite_floats(T * H * D), freq = finite_floats(half);
   const auto same = calls::rope(b, x, std::vector<int32_t>(static_cast<size_t>(T), 0), T, H, D, D, freq, 1.0f, layout);
-  for (size_t k = 0; k < x.size(); ++k) RC_ASSERT(std::bit_cast<uint32_t>(same[k]) == std::bit_cast<uint32_t>(x[k]));
+  for (size_t k = 0; k < x.size(); ++k) RC_ASSERT(same_bits(same[k], x[k]));
 }
 
 // The tail past d_rot is untouched; mu = 2 doubles every rotated entry; and
@@ -109,8 +109,8 @@ void rope_partial_rotary_and_scaling(const Backend& b) {
     for (int64_t i = 0; i < D; ++i) {
       const int64_t e = k * D + i;
       if (i >= d_rot) {
-        RC_ASSERT(std::bit_cast<uint32_t>(once[e]) == std::bit_cast<uint32_t>(x[e]));
-        RC_ASSERT(std::bit_cast<uint32_t>(twice[e]) == std::bit_cast<uint32_t>(x[e]));
+        RC_ASSERT(same_bits(once[e], x[e]));
+        RC_ASSERT(same_bits(twice[e], x[e]));
       } else {
         RC_ASSERT(twice[e] == 2.0f * once[e]);
         // Against the pair's length, the scale the tolerance table uses.
@@ -178,7 +178,7 @@ void embedding_gathers_rows(const Backend& b) {
   const auto out = calls::embedding(b, table, V, ids, d);
   for (size_t t = 0; t < ids.size(); ++t)
     for (int64_t i = 0; i < d; ++i)
-      RC_ASSERT(std::bit_cast<uint32_t>(out[t * d + i]) == std::bit_cast<uint32_t>(table[ids[t] * d + i]));
+      RC_ASSERT(same_bits(out[t * d + i], table[ids[t] * d + i]));
 }
 
 // ---------------------------------------------------------------- add
@@ -190,7 +190,7 @@ void add_in_place(const Backend& b) {
   const auto separate = calls::add(b, a, bv), in_place = calls::add(b, a, bv, true);
   for (int64_t i = 0; i < n; ++i) {
     RC_ASSERT(separate[i] == a[i] + bv[i]);
-    RC_ASSERT(std::bit_cast<uint32_t>(in_place[i]) == std::bit_cast<uint32_t>(separate[i]));
+    RC_ASSERT(same_bits(in_place[i], separate[i]));
   }
 }
 

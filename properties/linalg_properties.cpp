@@ -43,7 +43,6 @@ Floats small_ints(int64_t n) {
   return v;
 }
 
-bool same_bits(float a, float b) { return std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b); }
 
 // ---------------------------------------------------------------- Matmul
 

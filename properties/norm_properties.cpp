@@ -25,7 +25,6 @@ using ops::norm::RangeStats;
 Floats ones(int64_t n) { return Floats(static_cast<size_t>(n), 1.0f); }
 Floats zeros(int64_t n) { return Floats(static_cast<size_t>(n), 0.0f); }
 
-bool same_bits(float a, float b) { return std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b); }
 
 // Two results of one backend that each meet the op's limit against the same
 // oracle are within twice the limit of each other.

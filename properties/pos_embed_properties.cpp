@@ -126,7 +126,7 @@ void gathers_rows(const Backend& b, const char* op) {
   RC_ASSERT(y.status == TL_OK);
   for (size_t i = 0; i < index.size(); ++i)
     for (int64_t k = 0; k < d; ++k)
-      RC_ASSERT(std::bit_cast<uint32_t>(y.out[i * d + k]) == std::bit_cast<uint32_t>(table[index[i] * d + k]));
+      RC_ASSERT(same_bits(y.out[i * d + k], table[index[i] * d + k]));
 }
 
 void token_embed_gathers_rows(const Backend& b) { gathers_rows(b, "TokenEmbed"); }
@@ -232,7 +232,7 @@ void relative_bias_depends_only_on_the_offset(const Backend& b) {
   RC_ASSERT(y.status == TL_OK && y2.status == TL_OK);
   const size_t plane = q.size() * k.size();
   for (size_t e = 0; e < y.out.size(); ++e) {
-    RC_ASSERT(std::bit_cast<uint32_t>(y.out[e]) == std::bit_cast<uint32_t>(y2.out[e]));
+    RC_ASSERT(same_bits(y.out[e], y2.out[e]));
     const int64_t h = static_cast<int64_t>(e / plane);
     RC_ASSERT(y.out[e] - float(h) == y.out[e % plane]);
   }

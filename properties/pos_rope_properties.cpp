@@ -122,7 +122,7 @@ void rope_from_the_cache_is_the_formula(const Backend& b) {
   for (int64_t r = 0; r < T * H; ++r)
     for (int64_t i = 0; i < D; ++i) {
       const int64_t e = r * D + i;
-      if (i >= rot) RC_ASSERT(std::bit_cast<uint32_t>(y.out[e]) == std::bit_cast<uint32_t>(x[e]));
+      if (i >= rot) RC_ASSERT(same_bits(y.out[e], x[e]));
       else
         RC_ASSERT(near(y.out[e], want[e], std::fabs(x[e]) + std::fabs(x[r * D + partner(layout, rot, i)]),
                        limit_of("Rope") + 1));
@@ -143,7 +143,7 @@ void rope_in_place(const Backend& b) {
   const auto in_place = calls::rope(b, x, pos, T, H, D, rot, cache, max_seq, layout, true);
   RC_ASSERT(apart.status == TL_OK && in_place.status == TL_OK);
   for (size_t k = 0; k < x.size(); ++k)
-    RC_ASSERT(std::bit_cast<uint32_t>(apart.out[k]) == std::bit_cast<uint32_t>(in_place.out[k]));
+    RC_ASSERT(same_bits(apart.out[k], in_place.out[k]));
 }
 
 // ContextOverflowError for a position at or past max_seq, at any token (the
@@ -219,7 +219,7 @@ void rope_cache_rows_do_not_depend_on_max_seq(const Backend& b) {
   const float base = any_base();
   const auto a = calls::rope_cache(b, shorter, rot, base), c = calls::rope_cache(b, longer, rot, base);
   RC_ASSERT(a.status == TL_OK && c.status == TL_OK);
-  for (int64_t k = 0; k < shorter * rot; ++k) RC_ASSERT(std::bit_cast<uint32_t>(a.out[k]) == std::bit_cast<uint32_t>(c.out[k]));
+  for (int64_t k = 0; k < shorter * rot; ++k) RC_ASSERT(same_bits(a.out[k], c.out[k]));
   const int64_t half = rot / 2;
   for (int64_t j = 0; j < half; ++j) RC_ASSERT(c.out[j] == 1.0f && c.out[half + j] == 0.0f);
   for (int64_t p = 0; p < longer; ++p)

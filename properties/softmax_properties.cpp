@@ -172,7 +172,7 @@ void any_axis(const Backend& b) {
   const auto x = grid_logits(count(shape));
   const auto y = softmax(b, x, shape, a);
   const auto y_neg = softmax(b, x, shape, a - rank);
-  for (size_t k = 0; k < y.size(); ++k) RC_ASSERT(std::bit_cast<uint32_t>(y_neg[k]) == std::bit_cast<uint32_t>(y[k]));
+  for (size_t k = 0; k < y.size(); ++k) RC_ASSERT(same_bits(y_neg[k], y[k]));
   // [outer, length, inner] -> [outer, inner, length]
   const Lines v = lines(shape, a);
   Floats xt(x.size());
@@ -198,12 +198,12 @@ void rows_are_independent(const Backend& b) {
   const auto batch = softmax(b, x, {rows, d}, 1);
   const auto in_place = softmax(b, x, {rows, d}, 1, true);
   for (size_t k = 0; k < batch.size(); ++k)
-    RC_ASSERT(std::bit_cast<uint32_t>(in_place[k]) == std::bit_cast<uint32_t>(batch[k]));
+    RC_ASSERT(same_bits(in_place[k], batch[k]));
   for (int64_t r = 0; r < rows; ++r) {
     const Floats row(x.begin() + r * d, x.begin() + (r + 1) * d);
     const auto alone = softmax(b, row, {d}, 0);
     for (int64_t i = 0; i < d; ++i)
-      RC_ASSERT(std::bit_cast<uint32_t>(alone[i]) == std::bit_cast<uint32_t>(batch[r * d + i]));
+      RC_ASSERT(same_bits(alone[i], batch[r * d + i]));
   }
 }
 

@@ -86,8 +86,7 @@ void nearest_integer_upscale_repeats_pixels(const Backend& b) {
   for (int64_t c = 0; c < r.C; ++c)
     for (int64_t i = 0; i < up.Ho; ++i)
       for (int64_t j = 0; j < up.Wo; ++j)
-        RC_ASSERT(std::bit_cast<uint32_t>(y.y[(c * up.Ho + i) * up.Wo + j]) ==
-                  std::bit_cast<uint32_t>(x[(c * r.H + i / kh) * r.W + j / kw]));
+        RC_ASSERT(same_bits(y.y[(c * up.Ho + i) * up.Wo + j], x[(c * r.H + i / kh) * r.W + j / kw]));
 }
 
 // Area downscaling by integer factors is average pooling over k_h x k_w

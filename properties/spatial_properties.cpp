@@ -24,7 +24,7 @@ int64_t pick(int64_t lo, int64_t hi) { return *rc::gen::inRange<int64_t>(lo, hi 
 
 void same_bits(const std::vector<float>& got, const std::vector<float>& want) {
   RC_ASSERT(got.size() == want.size());
-  for (size_t k = 0; k < want.size(); ++k) RC_ASSERT(bits(got[k]) == bits(want[k]));
+  for (size_t k = 0; k < want.size(); ++k) RC_ASSERT(props::same_bits(got[k], want[k]));
 }
 
 // ---------------------------------------------------------------- the shuffles

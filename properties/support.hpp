@@ -1,6 +1,7 @@
 // What the properties share: generators of inputs and the tolerance check.
 #pragma once
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -9,6 +10,7 @@
 #include <rapidcheck.h>
 
 #include "konform/backend.hpp"
+#include "konform/properties.hpp"
 #include "konform/tolerance.hpp"
 
 namespace konform::props {
@@ -30,8 +32,20 @@ inline double limit_of(const std::string& op) {
   return t->limit;
 }
 
-// |got - want| <= limit * 2^-24 * scale, NaN never near anything.
+// Under --flush-subnormals (konform/properties.hpp): a zero where the other
+// is a subnormal float, as a flushing kernel gives it.
+inline bool flushed_pair(double a, double b) {
+  auto subnormal = [](double v) { return v != 0 && std::fabs(v) < 1.17549435e-38; };
+  return flush_subnormals() && ((a == 0 && subnormal(b)) || (b == 0 && subnormal(a)));
+}
+
+// |got - want| <= limit * 2^-24 * scale; a NaN is near a NaN (any sign and
+// payload: the NaN rule of docs/tolerances.md) and near nothing else. Under
+// --flush-subnormals the floor is FLT_MIN per rounding, at least one.
 inline bool near(double got, double want, double scale, double limit) {
+  if (std::isnan(got) || std::isnan(want)) return std::isnan(got) && std::isnan(want);
+  if (flush_subnormals())
+    return std::fabs(got - want) <= std::fmax(limit, 1.0) * std::fmax(0x1p-24 * scale, 1.17549435e-38);
   return std::fabs(got - want) <= limit * 0x1p-24 * std::fmax(scale, 1.17549435e-38);
 }
 
@@ -40,6 +54,14 @@ inline bool near(double got, double want, double scale, double limit) {
 inline bool left_a_message(const Backend& b) {
   const auto message = b.last_error();
   return !message || !message->empty();
+}
+
+// The same bits, every NaN counting as one value whatever its sign and
+// payload (the NaN rule): for determinism, batch invariance, in-place calls
+// and copies. Under --flush-subnormals a zero also matches a subnormal.
+inline bool same_bits(float a, float b) {
+  return std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b) || (std::isnan(a) && std::isnan(b)) ||
+         flushed_pair(a, b);
 }
 
 // A worked-example figure given to 7 significant digits.

@@ -200,7 +200,7 @@ TEST(Compare, ExactAcceptsTheAlternativeRounding) {
 }
 
 // Elements the oracle marks copied, inside a tolerance-judged output, need
-// the oracle's bits: -0 for +0, one ulp, or another NaN payload fails.
+// the oracle's bits: -0 for +0 or one ulp fails; any NaN matches a NaN.
 TEST(Compare, CopiedElementsCompareBits) {
   auto copied = [](float got, double want) {
     Expected e = expect({want}, {std::fabs(want)});
@@ -212,8 +212,97 @@ TEST(Compare, CopiedElementsCompareBits) {
   EXPECT_TRUE(accepts(std::nextafter(1.5f, 2.0f), 1.5, 1.5, 4)) << "the same element unmarked";
   EXPECT_FALSE(copied(0.0f, -0.0));
   EXPECT_TRUE(copied(-0.0f, -0.0));
-  EXPECT_FALSE(copied(-std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()));
+  EXPECT_TRUE(copied(-std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()));
   EXPECT_TRUE(copied(std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()));
+  EXPECT_FALSE(copied(1.0f, std::numeric_limits<double>::quiet_NaN()));
+}
+
+// NaN is NaN in exact outputs too: the canonical NaN of a GPU (0x7fffffff),
+// x86's default (0xffc00000) and a payload all match the oracle's NaN, and a
+// number where it has NaN (or the reverse) still fails, as cause nan.
+TEST(Compare, ExactTakesAnyNanForANan) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (uint32_t bits : {0x7fffffffu, 0xffc00000u, 0x7fc00001u, 0xff800001u}) {
+    const Comparison c = compare_exact(Tensor::of_f32({1}, {from_bits(bits)}), expect({nan}, {0}));
+    EXPECT_EQ(c.mismatches, 0) << std::hex << bits;
+  }
+  const Comparison number = compare_exact(Tensor::of_f32({2}, {1.0f, NAN}), expect({nan, 1.0}, {0, 0}));
+  EXPECT_EQ(number.mismatches, 2);
+  ASSERT_EQ(number.causes.size(), 1u);
+  EXPECT_EQ(number.causes.begin()->first, Cause::nan);
+  EXPECT_EQ(number.metrics.nan_mismatches, 2);
+}
+
+// The deterministic guard's comparison: NaNs of other payloads are equal,
+// any other difference is found.
+TEST(Compare, FirstValueDifferenceTakesAnyNanForANan) {
+  const Tensor a = Tensor::of_f32({3}, {1, from_bits(0x7fffffffu), 3});
+  EXPECT_EQ(first_value_difference(a, Tensor::of_f32({3}, {1, from_bits(0xffc00000u), 3})), -1);
+  EXPECT_EQ(first_value_difference(a, Tensor::of_f32({3}, {1, from_bits(0x7fffffffu), -3})), 2);
+  EXPECT_EQ(first_value_difference(Tensor::of_f32({1}, {0.0f}), Tensor::of_f32({1}, {-0.0f})), 0);
+}
+
+// An edge the spec leaves open: a tolerance output may match the oracle's
+// alternative instead of its value (a padded conv tap skipped: a number
+// where the spec's loop has NaN), and nothing else.
+TEST(Compare, ToleranceAcceptsTheAlternative) {
+  Expected e = expect({NAN, 2.0}, {4.0, 2.0});
+  e.alternative = {4.0, 2.0};
+  EXPECT_EQ(compare_tolerance(Tensor::of_f32({2}, {NAN, 2.0f}), e, 1).mismatches, 0);
+  EXPECT_EQ(compare_tolerance(Tensor::of_f32({2}, {4.0f, 2.0f}), e, 1).mismatches, 0);
+  EXPECT_EQ(compare_tolerance(Tensor::of_f32({2}, {5.0f, 2.0f}), e, 1).mismatches, 1);
+}
+
+// Each cause is tallied apart with its own worst element, so a NaN defect
+// does not hide a magnitude defect behind its infinite error.
+TEST(Compare, FailuresAreTalliedByCause) {
+  const std::vector<double> value = {1, 1, 1, INFINITY, 1e-40, 1e-30};
+  const std::vector<double> scale = {1, 1, 1, INFINITY, 1e-40, 1e-30};
+  const Comparison c = compare_tolerance(Tensor::of_f32({6}, {NAN, 1.5f, 1.25f, 1.0f, 0.0f, 2e-30f}),
+                                         expect(value, scale), 8);
+  EXPECT_EQ(c.mismatches, 6);
+  ASSERT_EQ(c.causes.size(), 5u);
+  EXPECT_EQ(c.causes.at(Cause::nan).mismatches, 1);
+  EXPECT_EQ(c.causes.at(Cause::magnitude).mismatches, 2);
+  EXPECT_EQ(c.causes.at(Cause::magnitude).worst.index, 1) << "the larger of the two";
+  EXPECT_EQ(c.causes.at(Cause::inf).mismatches, 1);
+  EXPECT_EQ(c.causes.at(Cause::subnormal).mismatches, 1);
+  EXPECT_EQ(c.causes.at(Cause::tail).mismatches, 1) << "a scale below 2^-24 of the output's largest";
+  EXPECT_EQ(c.metrics.nan_mismatches, 1);
+  EXPECT_EQ(c.metrics.inf_mismatches, 1);
+}
+
+// The subnormal policy: a flushed result fails strict, as cause flushed
+// with a message that says so, and passes (counted) in flush mode; an
+// error that flushing cannot explain fails in both.
+TEST(Compare, FlushedSubnormalsFailStrictAndPassInFlushMode) {
+  const Expected e = expect({1e-39, 1.7e-38, 1.0}, {1e-39, 1.7e-38, 1.0});
+  const Tensor got = Tensor::of_f32({3}, {0.0f, 0.0f, 1.5f});
+  const Comparison plain = compare_tolerance(got, e, 4);
+  EXPECT_EQ(plain.mismatches, 3);
+  const Comparison strict = compare_tolerance(got, e, 4, Subnormals{false, true, nullptr});
+  EXPECT_EQ(strict.mismatches, 3);
+  EXPECT_EQ(strict.causes.at(Cause::flushed).mismatches, 2);
+  EXPECT_NE(strict.causes.at(Cause::flushed).worst.why.find("--flush-subnormals"), std::string::npos);
+  const Comparison flush = compare_tolerance(got, e, 4, Subnormals{true, true, nullptr});
+  EXPECT_EQ(flush.mismatches, 1);
+  EXPECT_EQ(flush.metrics.flushed, 2);
+  EXPECT_EQ(flush.causes.count(Cause::flushed), 0u);
+
+  // DAZ: a subnormal input read as 0 changes a normal result; the oracle of
+  // the flushed inputs admits it. Relu's limit of 0 still admits one flush.
+  const Expected daz = expect({0.0, 0.0}, {0.0, 0.0});
+  const Expected mul = expect({1e-10, 1e-40}, {1e-10, 1e-40});
+  const Tensor zeros = Tensor::of_f32({2}, {0.0f, 0.0f});
+  EXPECT_EQ(compare_tolerance(zeros, mul, 0, Subnormals{true, true, nullptr}).mismatches, 1);
+  EXPECT_EQ(compare_tolerance(zeros, mul, 0, Subnormals{true, true, &daz}).mismatches, 0);
+
+  // Exact outputs: a zero for a subnormal passes in flush mode only.
+  const Comparison exact_strict =
+      compare_exact(Tensor::of_f32({1}, {0.0f}), expect({1e-40}, {0}), Subnormals{false, true, nullptr});
+  EXPECT_EQ(exact_strict.causes.count(Cause::flushed), 1u);
+  EXPECT_EQ(compare_exact(Tensor::of_f32({1}, {0.0f}), expect({1e-40}, {0}), Subnormals{true, true, nullptr}).mismatches,
+            0);
 }
 
 TEST(Compare, ExactComparesIndices) {

@@ -159,6 +159,8 @@ def broken_variants(report):
         edit("build without the compiler", lambda r: r["build"].pop("compiler")),
         edit("findings that are not an array", lambda r: first(r).__setitem__("findings", {})),
         edit("a dtype that does not exist", lambda r: first(r).__setitem__("dtype", "f64")),
+        edit("a subnormal policy that does not exist", lambda r: r.__setitem__("subnormals", "ignore")),
+        edit("a negative flushed count", lambda r: first(r)["metrics"].__setitem__("flushed", -1)),
         # The consistency rules.
         edit("a summary count that disagrees with the results",
              lambda r: r["summary"].__setitem__("passed", r["summary"]["passed"] + 1)),
@@ -180,6 +182,8 @@ def broken_variants(report):
             edit("a reproducer that is not a konform command",
                  lambda r: r["results"][k]["worst"].__setitem__("reproduce", "rm -rf /")),
             edit("an element that is not an index", lambda r: r["results"][k]["worst"].__setitem__("element", "1,1")),
+            edit("a finding of an unknown cause", lambda r: r["results"][k]["worst"].__setitem__("cause", "payload")),
+            edit("a finding counted in no case", lambda r: r["results"][k]["worst"].__setitem__("cases", 0)),
         ]
     return v
 
@@ -199,6 +203,10 @@ def legal_variants(report):
         edit("no os in machine", lambda r: r["machine"].pop("os", None)),
         edit("no summary.not_run (a report older than that verdict)", lambda r: r["summary"].pop("not_run", None)),
         edit("a plugin backend", lambda r: r["backends"][0].update(kind="plugin", library="./libtheirs.so")),
+        edit("no subnormal policy (a report older than it)", lambda r: r.pop("subnormals", None)),
+        edit("no mismatch counts in the metrics (a report older than them)",
+             lambda r: [first(r)["metrics"].pop(k, None) for k in ("nan_mismatches", "inf_mismatches", "flushed")]),
+        edit("the flush policy", lambda r: r.__setitem__("subnormals", "flush")),
     ]
     with_worst = [i for i, r in enumerate(report["results"]) if r.get("worst") and "expected" in r["worst"]]
     if with_worst:

@@ -42,8 +42,15 @@ struct CaseVerdict {
 // the call. `tol` may be null for ops whose outputs are all exact; throws
 // std::runtime_error when an output needs a tolerance and there is none.
 // `expected`, when given, is op.oracle(c) computed once for several backends.
+// `flush_subnormals` (--flush-subnormals): an element that differs only
+// because a subnormal was flushed to zero passes and is counted; without it,
+// such an element fails with the cause `flushed` (Subnormals).
 CaseVerdict judge_case(const Backend& backend, const OpSpec& op, void* fn, const Case& c, const Tolerance* tol,
-                       const CallOptions& options, const Oracle* expected = nullptr);
+                       const CallOptions& options, const Oracle* expected = nullptr, bool flush_subnormals = false);
+
+// c with every subnormal float input (and float parameter) read as a zero of
+// its sign, as a DAZ kernel reads them; nullopt when c has none.
+std::optional<Case> inputs_flushed(const Case& c);
 
 // Whether any output of `c` is judged against a tolerance.
 bool needs_tolerance(const Case& c);

@@ -22,10 +22,13 @@ namespace konform {
 struct Expected {
   std::vector<double> value;
   std::vector<double> scale;
-  // Exact outputs only, optional: a second value per element that the output
-  // may equal bit for bit instead of `value`, where the spec allows two
-  // correctly rounded results (AdaLN_Zero's h = x + gate * r, the product
-  // rounded or not: Mul then Add, or one fused multiply-add). Empty: one.
+  // Optional: a second value per element that the output may match instead
+  // of `value`. Exact outputs: where the spec allows two correctly rounded
+  // results (AdaLN_Zero's h = x + gate * r, the product rounded or not: Mul
+  // then Add, or one fused multiply-add), or two zeros (Pool's max of +0 and
+  // -0). Tolerance outputs: an edge the spec leaves open (a padded conv tap
+  // skipped rather than multiplied; LeakyRelu's alpha = 0 at -inf), judged
+  // with the same scale. Empty: one.
   std::vector<double> alternative;
   // Tolerance-judged outputs only, optional: the elements that are copies of
   // an input inside a computed output (Rope's pass-through tail past

@@ -21,6 +21,12 @@ struct Finding {
   bool has_values = false;
   double expected = 0, got = 0, error = 0, limit = 0;
   std::string reproduce;   // a command line that replays it
+  // An element finding's class (cause_name: nan, inf, flushed, subnormal,
+  // tail, magnitude), "" for the others. A result keeps one finding per
+  // check and cause, counting the cases it failed in and their elements.
+  std::string cause;
+  int64_t cases = 1;
+  int64_t elements = 0;
 };
 
 struct CheckSummary {
@@ -48,11 +54,13 @@ struct OpResult {
   std::string limit_why;
   Metrics metrics;
   std::optional<Finding> worst;    // the largest error seen, passing or not
-  std::vector<Finding> findings;   // the first finding of each failing check
+  std::vector<Finding> findings;   // the first finding of each failing check and cause
   std::deque<CheckSummary> checks;  // a deque: check() hands out references that stay valid
   double seconds = 0;
 
-  // Records a failure of `check`; keeps the first finding per check.
+  // Records a failure of `check`; keeps the first finding per check and
+  // cause (and output, for an element finding), adding up the counts of the
+  // later ones.
   void fail(const Finding& f);
   CheckSummary& check(const std::string& name, const std::string& kind);
 };

@@ -19,11 +19,15 @@ struct SweepOptions {
   int64_t only_case = -1;  // >= 0: replay that case alone
   const ToleranceTable* tolerances = &ToleranceTable::builtin();
   std::string tolerances_file;  // the file `tolerances` came from (--tolerances), "" for the built-in table
+  bool flush_subnormals = false;  // --flush-subnormals (judge_case)
 };
 
 // Called before each case, so an isolating parent knows which case was
 // running if the kernel crashes or hangs.
 using CaseProgress = std::function<void(int64_t index, const std::string& label)>;
+// Called after each case with the checks it failed ("" when it passed), for
+// --verbose.
+using CaseJudged = std::function<void(int64_t index, const std::string& failed)>;
 
 // Case `index` of `op`'s sweep under `seed`, as the sweep and its
 // reproducers make it. A generator that throws (a case too large to
@@ -41,7 +45,7 @@ std::string shell_word(const std::string& word);
 
 // Runs the sweep into `result` (which names op and backend already).
 void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& options, OpResult& result,
-              const CaseProgress& progress = nullptr);
+              const CaseProgress& progress = nullptr, const CaseJudged& judged = nullptr);
 
 // The same cases once more, each call with its inputs fenced (call_fenced):
 // a read past an input's end crashes here. Run in a child of its own after

@@ -56,6 +56,10 @@ Oracle unary_oracle(const Unary& u, const Case& c) {
     e.value[i] = v;
     e.scale[i] = u.scale(x[i], v);
   }
+  if (u.alpha && c.param("alpha") == 0) {  // 0 * -inf: NaN or 0, an open edge (docs/tolerances.md)
+    e.alternative.resize(e.value.size());
+    for (int64_t i = 0; i < n; ++i) e.alternative[i] = ref::leaky_relu_selected<double>(x[i], 0.0);
+  }
   return {{"y", e}};
 }
 
@@ -122,6 +126,14 @@ Oracle prelu_oracle(const Case& c) {
   ref::prelu<double>(c.in("x").f32(), c.in("slope").f32(), e.value.data(), outer, channels, inner);
   e.scale.resize(e.value.size());
   for (size_t k = 0; k < e.value.size(); ++k) e.scale[k] = std::fabs(e.value[k]);  // one rounded product
+  const float* x = c.in("x").f32();
+  const float* slope = c.in("slope").f32();
+  for (int64_t k = 0; k < outer * channels * inner; ++k) {  // a zero slope at -inf: NaN or 0, an open edge
+    const double other = ref::leaky_relu_selected<double>(x[k], slope[(k / inner) % channels]);
+    if (other == e.value[k] || (std::isnan(other) && std::isnan(e.value[k]))) continue;
+    if (e.alternative.empty()) e.alternative = e.value;
+    e.alternative[static_cast<size_t>(k)] = other;
+  }
   return {{"y", e}};
 }
 

@@ -40,4 +40,11 @@ void load_rapidcheck_quietly();
 
 PropertyOutcome check_property(const Property& p, const Backend& b, uint64_t seed, int max_success);
 
+// The subnormal policy of the properties (--flush-subnormals, set before they
+// run): when on, their element checks (props::near, props::same_bits) also
+// admit a zero for a subnormal and an absolute floor of FLT_MIN, as the
+// comparator does (docs/tolerances.md, "Subnormals"). Off by default.
+void set_flush_subnormals(bool flush);
+bool flush_subnormals();
+
 }  // namespace konform

@@ -75,6 +75,15 @@ T leaky_relu(T x, T alpha) {
   return x > T(0) ? x : alpha * x;
 }
 
+// The other answer where the spec leaves the edge open: alpha = 0 at -inf,
+// where alpha * x is 0 * -inf = NaN but a kernel that selects the slope's
+// product only for alpha != 0 (or computes max(x, 0) + alpha min(x, 0) with
+// the product skipped) gives 0. Elsewhere leaky_relu's value.
+template <typename T>
+T leaky_relu_selected(T x, T alpha) {
+  return alpha == T(0) && x < T(0) && std::isinf(x) ? T(0) : leaky_relu(x, alpha);
+}
+
 // ---------------------------------------------------------------- arrays
 
 template <typename T, typename F>

@@ -21,9 +21,13 @@ namespace konform::reference {
 // then + bias[co] (bias may be null), g = co / (C_out/groups). The terms are
 // summed pairwise in the spec's loop order (ci, then the taps). `scale`, when
 // given, receives sum |x W| + |bias| per output: the magnitude a float dot
-// product loses precision against.
+// product loses precision against. `skip_pads`: a zero pad's tap contributes
+// nothing instead of 0 * W (the two differ only where W is Inf or NaN there:
+// 0 * Inf is NaN); the spec's loop multiplies, a convolution that skips
+// padded taps (oneDNN, im2col without the pad) is as correct.
 template <typename T>
-void conv(const float* x, const float* w, const float* bias, T* y, const ConvShape& s, T* scale = nullptr) {
+void conv(const float* x, const float* w, const float* bias, T* y, const ConvShape& s, T* scale = nullptr,
+          bool skip_pads = false) {
   const int64_t KS = s.taps(), OS = s.out_elems(), IS = s.in_elems(), Cg = s.cin_g();
   std::vector<int64_t> src(static_cast<size_t>(OS * KS));
   for (int64_t o = 0; o < OS; ++o)
@@ -40,7 +44,7 @@ void conv(const float* x, const float* w, const float* bias, T* y, const ConvSha
           // A zero pad is read as 0 and multiplied like any input (0 * Inf is
           // NaN, as in the spec's loop and PyTorch); a transposed tap that
           // lands on no input contributes nothing.
-          return s.edge == ConvEdge::transpose ? T(0) : T(0) * T(w[s.weight_index(co, ci, kk)]);
+          return s.edge == ConvEdge::transpose || skip_pads ? T(0) : T(0) * T(w[s.weight_index(co, ci, kk)]);
         };
         const T sum = pairwise_sum<T>(0, Cg * KS, term);
         const int64_t at = (b * s.C_out + co) * OS + o;
