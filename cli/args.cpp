@@ -51,6 +51,9 @@ const std::vector<std::pair<std::string, std::string>>& usage_sections() {
     --timeout S        seconds per op and backend before it counts as a hang, above 0
                        and at most 1e6, decimal (default 600)
     --verbose          one line per case
+    --profile P        default (the spec's limits) or strict (also fail on pairwise-accurate
+                       sums and batch invariance beyond the spec); strict checks are measured
+                       and reported either way (docs/tolerances.md#profiles)
     Options other than --backend, --op and --property may be given once; output
     files are opened, and DIR created, before anything runs.
 )"},
@@ -185,9 +188,12 @@ CheckArgs parse_check(const std::vector<std::string>& args) {
     else if (flag == "--repro-dir") a.repro_dir = in.single_value();
     else if (flag == "--timeout") a.timeout_s = parse_seconds(flag, in.single_value());
     else if (flag == "--verbose") in.once(), a.verbose = true;
+    else if (flag == "--profile") a.profile = in.single_value();
     else throw UsageError("unknown option '" + flag + "'");
   }
   if (a.backends.empty()) throw UsageError("check needs at least one --backend");
+  if (a.profile != "default" && a.profile != "strict")
+    throw UsageError("--profile '" + a.profile + "' is not default or strict");
   if (a.only_case >= 0 && a.ops.size() != 1) throw UsageError("--case needs exactly one --op");
   if (a.only_case >= 0 && !a.properties.empty())
     throw UsageError("--case replays a sweep case and --property runs no sweep: give one or the other");

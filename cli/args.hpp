@@ -34,6 +34,7 @@ struct CheckArgs {
   std::string tolerances;              // a tolerance table to use instead of the built-in one
   double timeout_s = 600;              // per op and backend
   bool verbose = false;
+  std::string profile = "default";     // --profile: "strict" also fails on the strict profile's checks
 };
 
 CheckArgs parse_check(const std::vector<std::string>& args);

@@ -71,7 +71,7 @@ int list() {
     for (const auto& p : op.params) std::cout << "  param " << p.name << ": " << p.range << "\n";
     std::cout << "  domain: " << op.domain << "\n";
     if (const Tolerance* t = ToleranceTable::builtin().find(op.name, op.dtype))
-      std::cout << "  tolerance: " << t->limit << " u  (" << t->why << ")\n";
+      std::cout << "  tolerance: " << t->text() << " u  (" << t->why << ")\n";
     else
       std::cout << "  tolerance: exact (bit for bit)\n";
     std::cout << "  properties:";
@@ -142,11 +142,13 @@ OpResult check_op(const Backend& b, const OpSpec& op, const CheckArgs& a, const 
       channel.progress(-1, "property " + p.name);
       const PropertyOutcome o = check_property(p, b, a.seed, static_cast<int>(a.property_runs));
       CheckSummary& c = r.check(p.name, "property");
+      c.profile = p.profile;
       c.runs += o.runs + (o.passed ? 0 : 1);
       if (o.passed) continue;
       ++c.failures;
       Finding f;
       f.check = p.name;
+      f.profile = p.profile;
       f.message = o.message;
       f.reproduce = property_command(b.name, op.name, p.name, sweep) +
                     (o.reproduce.empty() ? "" : "   (RapidCheck: RC_PARAMS=\"reproduce=" + o.reproduce + "\")");
@@ -243,11 +245,12 @@ void print_result(const OpResult& r, int op_width) {
   }
   std::printf(" %5lld cases", static_cast<long long>(r.cases));
   if (r.limit > 0) std::printf("  max error %.3g u of %.3g", r.metrics.max_r, r.limit);
+  if (r.strict_limit > 0) std::printf(" (strict %.3g: %s)", r.strict_limit, r.strict_failed ? "fails" : "holds");
   int props = 0;
   for (const auto& c : r.checks) props += c.kind == "property";
   std::printf("  %d properties  %.1fs\n", props, r.seconds);
   for (const Finding& f : r.findings) {
-    std::printf("      %s: %s\n", f.check.c_str(), f.message.c_str());
+    std::printf("      %s%s: %s\n", f.profile.empty() ? "" : "[strict profile] ", f.check.c_str(), f.message.c_str());
     if (f.case_index >= 0) std::printf("        case %lld: %s\n", static_cast<long long>(f.case_index), f.case_label.c_str());
     if (f.has_values)
       std::printf("        %s%s: expected %.9g, got %.9g, error %.3g u, limit %.3g u\n", f.output.c_str(),
@@ -313,6 +316,7 @@ int check(const CheckArgs& a, const std::string& command_line) {
   run.command = command_line;
   run.seed = a.seed;
   run.cases = a.cases;
+  run.profile = a.profile;
   std::printf("konform check: %zu backend(s) x %zu op(s), seed %llu, %lld cases per op\n", backends.size(), ops.size(),
               static_cast<unsigned long long>(a.seed), static_cast<long long>(a.cases));
 
@@ -337,6 +341,8 @@ int check(const CheckArgs& a, const std::string& command_line) {
       results.push_back(o.status == ChildOutcome::ok ? op_result_from_json(nlohmann::json::parse(o.payload))
                                                      : died(b, *op, o, a, sweep));
       if (o.status == ChildOutcome::ok) check_reads(b, *op, a, sweep, results.back());
+      if (a.profile == "strict" && results.back().strict_failed && results.back().verdict == "pass")
+        results.back().verdict = "fail";  // --profile strict: the strict checks count
       print_result(results.back(), op_width);
     }
   }

@@ -39,6 +39,10 @@ struct CaseVerdict {
 CaseVerdict judge_case(const Backend& backend, const OpSpec& op, void* fn, const Case& c, const Tolerance* tol,
                        const CallOptions& options, const Oracle* expected = nullptr);
 
+// The default profile's limit for case c (Tolerance::at with the op's sum
+// length), 0 without a tolerance.
+double case_limit(const OpSpec& op, const Case& c, const Tolerance* tol);
+
 // Whether any output of `c` is judged against a tolerance.
 bool needs_tolerance(const Case& c);
 

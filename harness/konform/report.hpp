@@ -31,6 +31,7 @@ struct RunInfo {
   std::string command;  // the command line as run
   uint64_t seed = 0;
   int64_t cases = 0;
+  std::string profile = "default";  // the profile whose checks decide the verdicts (--profile)
   std::vector<std::string> backends;
   std::vector<nlohmann::json> backend_details;  // name, kind, library, target
 };

@@ -94,6 +94,7 @@ Oracle ada_oracle(const Case& c) {
 OpSpec ada_ln() {
   OpSpec op;
   op.name = "AdaLN";
+  op.sum_length = row_length;
   op.group = "norm";
   op.symbol = "tl_ada_ln_f32";
   op.scalar = reinterpret_cast<void*>(&scalar::ada_ln_f32);
@@ -171,6 +172,7 @@ Oracle zero_oracle(const Case& c) {
 OpSpec ada_ln_zero() {
   OpSpec op;
   op.name = "AdaLN_Zero";
+  op.sum_length = row_length;
   op.group = "norm";
   op.symbol = "tl_ada_ln_zero_f32";
   op.scalar = reinterpret_cast<void*>(&scalar::ada_ln_zero_f32);

@@ -178,6 +178,7 @@ Oracle grouped_oracle(const Case& c, bool instance) {
 OpSpec group_norm() {
   OpSpec op;
   op.name = "GroupNorm";
+  op.sum_length = [](const Case& c) { return group_length(c, c.iparam("groups")); };
   op.group = "norm";
   op.symbol = "tl_group_norm_f32";
   op.scalar = reinterpret_cast<void*>(&scalar::group_norm_f32);
@@ -204,6 +205,7 @@ OpSpec group_norm() {
 OpSpec instance_norm() {
   OpSpec op;
   op.name = "InstanceNorm";
+  op.sum_length = [](const Case& c) { return group_length(c, c.iparam("ndim") >= 2 ? c.iparam("s1") : 0); };
   op.group = "norm";
   op.symbol = "tl_instance_norm_f32";
   op.scalar = reinterpret_cast<void*>(&scalar::instance_norm_f32);

@@ -132,6 +132,7 @@ Oracle layer_oracle(const Case& c) {
 OpSpec layer_norm() {
   OpSpec op;
   op.name = "LayerNorm";
+  op.sum_length = row_length;
   op.group = "norm";
   op.symbol = "tl_layer_norm_f32";
   op.scalar = reinterpret_cast<void*>(&scalar::layer_norm_f32);
@@ -202,6 +203,7 @@ Oracle skip_oracle(const Case& c) {
 OpSpec fused_skip_norm() {
   OpSpec op;
   op.name = "FusedSkipNorm";
+  op.sum_length = row_length;
   op.group = "norm";
   op.symbol = "tl_fused_skip_norm_f32";
   op.scalar = reinterpret_cast<void*>(&scalar::fused_skip_norm_f32);
