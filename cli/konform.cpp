@@ -150,7 +150,7 @@ OpResult check_op(const Backend& b, const OpSpec& op, const CheckArgs& a, const 
       f.check = p.name;
       f.profile = p.profile;
       f.message = o.message;
-      f.reproduce = property_command(b.name, op.name, p.name, sweep) +
+      f.reproduce = property_command(b.name, op.name, p.name, sweep) + (p.profile.empty() ? "" : " --profile strict") +
                     (o.reproduce.empty() ? "" : "   (RapidCheck: RC_PARAMS=\"reproduce=" + o.reproduce + "\")");
       if (!a.repro_dir.empty())
         f.reproduce += repro_note(a, [&] {
