@@ -44,15 +44,31 @@ Floats activation_inputs(int64_t n) {
   return x;
 }
 
-// Every element of y within the op's limit of the catalog's oracle for input
-// x (the sweep's own values and scales).
-void assert_oracle(const std::string& name, const Floats& x, const Floats& y, float alpha = 0.0f) {
+// The catalog's oracle (values and scales) of a unary op on x.
+Expected unary_oracle(const std::string& name, const Floats& x, float alpha = 0.0f) {
   const int64_t n = static_cast<int64_t>(x.size());
   Case c;
   c.params = {{"n", double(n)}, {"alpha", double(alpha)}};
   c.args.push_back({"x", Access::in, Tensor::of_f32({n}, x)});
   c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {n})});
-  const Expected e = call::op(name).oracle(c).at("y");
+  return call::op(name).oracle(c).at("y");
+}
+
+// The catalog's oracle of a gated op, act(gate) * up.
+Expected gated_oracle(const std::string& name, const Floats& gate, const Floats& up, int approximation) {
+  const int64_t n = static_cast<int64_t>(gate.size());
+  Case c;
+  c.params = {{"n", double(n)}, {"approximation", double(approximation)}};
+  c.args.push_back({"gate", Access::in, Tensor::of_f32({n}, gate)});
+  c.args.push_back({"up", Access::in, Tensor::of_f32({n}, up)});
+  return call::op(name).oracle(c).at("y");
+}
+
+// Every element of y within the op's limit of the catalog's oracle for input
+// x (the sweep's own values and scales).
+void assert_oracle(const std::string& name, const Floats& x, const Floats& y, float alpha = 0.0f) {
+  const int64_t n = static_cast<int64_t>(x.size());
+  const Expected e = unary_oracle(name, x, alpha);
   for (int64_t i = 0; i < n; ++i) {
     if (std::isnan(e.value[i])) {
       RC_ASSERT(std::isnan(y[i]));
@@ -63,34 +79,21 @@ void assert_oracle(const std::string& name, const Floats& x, const Floats& y, fl
 }
 
 // A worked example (figures to 7 significant digits, checked with 30-digit
-// mpmath): each figure is the oracle's to 7 digits, and the backend is judged
-// against the oracle by the op's own limit and scale, as the sweep judges it.
-void assert_worked(const std::string& name, const Floats& x, const Floats& y, const std::vector<double>& printed) {
-  const int64_t n = static_cast<int64_t>(x.size());
-  Case c;
-  c.params = {{"n", double(n)}};
-  c.args.push_back({"x", Access::in, Tensor::of_f32({n}, x)});
-  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {n})});
-  const Expected e = call::op(name).oracle(c).at("y");
-  for (int64_t i = 0; i < n; ++i) {
+// mpmath): each figure is the oracle's e to 7 digits, and the backend's y is
+// judged against the oracle by the op's own limit and scale, as the sweep
+// judges it.
+void assert_worked(const std::string& name, const Expected& e, const Floats& y, const std::vector<double>& printed) {
+  for (size_t i = 0; i < printed.size(); ++i) {
     RC_ASSERT(agrees_to_7_digits(e.value[i], printed[i]));
     RC_ASSERT(near(y[i], e.value[i], e.scale[i], limit_of(name)));
   }
 }
-
-// The same for the gated ops: act(gate) * up.
+void assert_worked(const std::string& name, const Floats& x, const Floats& y, const std::vector<double>& printed) {
+  assert_worked(name, unary_oracle(name, x), y, printed);
+}
 void assert_worked(const std::string& name, const Floats& gate, const Floats& up, const Floats& y,
                    const std::vector<double>& printed, int approximation = 0) {
-  const int64_t n = static_cast<int64_t>(gate.size());
-  Case c;
-  c.params = {{"n", double(n)}, {"approximation", double(approximation)}};
-  c.args.push_back({"gate", Access::in, Tensor::of_f32({n}, gate)});
-  c.args.push_back({"up", Access::in, Tensor::of_f32({n}, up)});
-  const Expected e = call::op(name).oracle(c).at("y");
-  for (int64_t i = 0; i < n; ++i) {
-    RC_ASSERT(agrees_to_7_digits(e.value[i], printed[i]));
-    RC_ASSERT(near(y[i], e.value[i], e.scale[i], limit_of(name)));
-  }
+  assert_worked(name, gated_oracle(name, gate, up, approximation), y, printed);
 }
 
 // ---------------------------------------------------------------- Silu
@@ -133,8 +136,9 @@ void gelu_tanh_hand_example(const Backend& b) {
 }
 
 // Each Gelu matches its own formula, and at +-1, +-2, +-3 (where they differ
-// by 1e-4 to 4e-4, thousands of times the limit) it is not the other one:
-// the tanh form where erf is asked, or the reverse, fails here.
+// by 1e-4 to 4e-4, 800 to 2600 u of |x|, dozens of times the limit) it is
+// more than twice the limit from the other one: the tanh form where erf is
+// asked, or the reverse, fails here.
 void gelu_variants_differ(const Backend& b, const std::string& name) {
   const bool erf = name == "Gelu_erf";
   Floats x = {-3, -2, -1, 1, 2, 3};
@@ -143,7 +147,7 @@ void gelu_variants_differ(const Backend& b, const std::string& name) {
   assert_oracle(name, x, y);
   for (int i = 0; i < 6; ++i) {
     const double other = erf ? ref::gelu_tanh<double>(x[i]) : ref::gelu_erf<double>(x[i]);
-    RC_ASSERT(!near(y[i], other, std::fabs(x[i]), 50 * limit_of(name)));
+    RC_ASSERT(!near(y[i], other, std::fabs(x[i]), 2 * limit_of(name)));
   }
 }
 
@@ -312,11 +316,7 @@ void gated_in_place_and_saturating(const Backend& b, const std::string& name) {
   const auto on_gate = call::gated(b, name, gate, up, "gate", approximation);
   const auto on_up = call::gated(b, name, gate, up, "up", approximation);
   RC_ASSERT(y.status == TL_OK);
-  Case c;
-  c.params = {{"n", double(n)}, {"approximation", double(approximation)}};
-  c.args.push_back({"gate", Access::in, Tensor::of_f32({n}, gate)});
-  c.args.push_back({"up", Access::in, Tensor::of_f32({n}, up)});
-  const Expected e = call::op(name).oracle(c).at("y");
+  const Expected e = gated_oracle(name, gate, up, approximation);
   for (int64_t i = 0; i < n; ++i) {
     RC_ASSERT(!std::isnan(y.y[i]));
     RC_ASSERT(near(y.y[i], e.value[i], e.scale[i], limit_of(name)));
@@ -326,7 +326,7 @@ void gated_in_place_and_saturating(const Backend& b, const std::string& name) {
 }
 
 // Each approximation gates with its own Gelu: at gates +-1, +-2, +-3 the
-// result is the named one's, not the other's.
+// result is the named one's, more than twice the limit from the other's.
 void geglu_selects_its_gelu(const Backend& b) {
   const Floats gate = {-3, -2, -1, 1, 2, 3};
   const Floats up = {1, 1, 1, 1, 1, 1};
@@ -337,7 +337,7 @@ void geglu_selects_its_gelu(const Backend& b) {
       const double erf = ref::gelu_erf<double>(gate[i]), tanh = ref::gelu_tanh<double>(gate[i]);
       const double want = approximation == TL_GELU_ERF ? erf : tanh, other = approximation == TL_GELU_ERF ? tanh : erf;
       RC_ASSERT(near(r.y[i], want, std::fabs(gate[i]), limit_of("GeGlu")));
-      RC_ASSERT(!near(r.y[i], other, std::fabs(gate[i]), 50 * limit_of("GeGlu")));
+      RC_ASSERT(!near(r.y[i], other, std::fabs(gate[i]), 2 * limit_of("GeGlu")));
     }
   }
 }
