@@ -67,13 +67,13 @@ void parse_limit(const std::string& text, const std::string& where, Tolerance& t
   const std::string strict_mark = "; strict ";
   const size_t mark = text.find(strict_mark);
   const std::string def = text.substr(0, mark);
-  const size_t plus = def.find('+');
-  t.limit = parse_number(def.substr(0, plus), where);
-  if (plus != std::string::npos) {
-    const std::string term = def.substr(plus + 1);
-    if (term.empty() || term.back() != 'n')
-      throw TableError(where + ": '" + text + "': after '+' comes the u per term of the longest sum, as in 3+1n or 3+n");
-    t.per_term = term.size() == 1 ? 1.0 : parse_number(term.substr(0, term.size() - 1), where);
+  const size_t plus = def.rfind('+');
+  if (def.empty() || def.back() != 'n' || plus == std::string::npos) {
+    t.limit = parse_number(def, where);  // a fixed limit ('+' only inside an exponent, 1.6e+1)
+  } else {
+    t.limit = parse_number(def.substr(0, plus), where);
+    const std::string term = def.substr(plus + 1, def.size() - plus - 2);  // B, without the n
+    t.per_term = term.empty() ? 1.0 : parse_number(term, where);
   }
   t.strict = mark == std::string::npos ? t.limit : parse_number(text.substr(mark + strict_mark.size()), where);
   // Strict only narrows: its limit stays within the default's for every sum of one term or more.

@@ -660,7 +660,8 @@ TEST(ToleranceTable, LimitsThatGrowAndStrictLimits) {
   EXPECT_TABLE_ERROR("add\tf32\t1+1n\t-\twhy\n", 3, "declares no sum length");
   EXPECT_TABLE_ERROR("Softmax\tf32\t17+1n; strict 19\t-\twhy\n", 3, "strict only narrows");
   EXPECT_TABLE_ERROR("Softmax\tf32\t24; strict 30\t-\twhy\n", 3, "strict only narrows");
-  EXPECT_TABLE_ERROR("Softmax\tf32\t17+1\t-\twhy\n", 3, "per term of the longest sum");
+  EXPECT_TABLE_ERROR("Softmax\tf32\t17+1\t-\twhy\n", 3, "'17+1' is not a finite");
+  EXPECT_TABLE_ERROR("Softmax\tf32\t17n\t-\twhy\n", 3, "'17n' is not a finite");
   EXPECT_TABLE_ERROR("Softmax\tf32\t17+xn\t-\twhy\n", 3, "not a finite non-negative number");
   EXPECT_TABLE_ERROR("Softmax\tf32\t17+1n; strict\t-\twhy\n", 3, "17+1n; strict");
 }
