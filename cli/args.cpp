@@ -70,6 +70,9 @@ const std::vector<std::pair<std::string, std::string>>& usage_sections() {
     --verbose          one line per case, and a FAIL line after each failing case
     --flush-subnormals an element that differs only because a subnormal input or result
                        was flushed to zero (FTZ/DAZ) passes, counted (default: strict)
+    --profile P        default (the spec's limits) or strict (also fail on pairwise-accurate
+                       sums and batch invariance beyond the spec); strict checks are measured
+                       and reported either way (docs/tolerances.md#profiles)
     Options other than --backend, --op and --property may be given once; output
     files are opened, and DIR created, before anything runs.
 )"},
@@ -250,9 +253,12 @@ CheckArgs parse_check(const std::vector<std::string>& args) {
     else if (flag == "--timeout") a.timeout_s = parse_seconds(flag, in.single_value());
     else if (flag == "--verbose") in.once(), a.verbose = true;
     else if (flag == "--flush-subnormals") in.once(), a.flush_subnormals = true;
+    else if (flag == "--profile") a.profile = in.single_value();
     else throw unknown_option("check", flag);
   }
   if (a.backends.empty()) throw UsageError("check needs at least one --backend");
+  if (a.profile != "default" && a.profile != "strict")
+    throw UsageError("--profile '" + a.profile + "' is not default or strict");
   if (a.only_case >= 0 && a.ops.size() != 1) throw UsageError("--case needs exactly one --op");
   if (a.only_case >= 0 && !a.properties.empty())
     throw UsageError("--case replays a sweep case and --property runs no sweep: give one or the other");

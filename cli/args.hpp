@@ -36,6 +36,7 @@ struct CheckArgs {
   double timeout_s = 600;              // per op and backend
   bool verbose = false;
   bool flush_subnormals = false;       // the subnormal policy (docs/tolerances.md)
+  std::string profile = "default";     // --profile: "strict" also fails on the strict profile's checks
 };
 
 CheckArgs parse_check(const std::vector<std::string>& args);

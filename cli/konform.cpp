@@ -82,7 +82,7 @@ nlohmann::json op_entry(const OpSpec& op) {
     if (p.op == op.name) props.push_back(p.name);
   nlohmann::json tolerance = nullptr;  // null: exact, bit for bit
   if (const Tolerance* t = ToleranceTable::builtin().find(op.name, op.dtype))
-    tolerance = {{"limit", t->limit}, {"why", t->why}};
+    tolerance = {{"limit", t->limit}, {"text", t->text()}, {"why", t->why}};
   return {{"name", op.name},       {"family", op.group},   {"symbol", op.symbol},
           {"dtype", std::string(dtype_name(op.dtype))}, {"summary", op.summary}, {"params", params},
           {"domain", op.domain},   {"tolerance", tolerance}, {"properties", props}};
@@ -98,7 +98,7 @@ void print_op(const nlohmann::json& e) {
   if (e["tolerance"].is_null())
     std::cout << "  tolerance: exact (bit for bit)\n";
   else
-    std::cout << "  tolerance: " << e["tolerance"]["limit"].get<double>() << " u  ("
+    std::cout << "  tolerance: " << e["tolerance"]["text"].get<std::string>() << " u  ("
               << e["tolerance"]["why"].get<std::string>() << ")\n";
   std::cout << "  properties:";
   for (const auto& p : e["properties"]) std::cout << " " << p.get<std::string>();
@@ -244,13 +244,15 @@ OpResult check_op(const Backend& b, const OpSpec& op, const CheckArgs& a, const 
         c.reason = o.not_run;
         continue;
       }
+      c.profile = p.profile;
       c.runs += o.runs + (o.passed ? 0 : 1);
       if (o.passed) continue;
       ++c.failures;
       Finding f;
       f.check = p.name;
+      f.profile = p.profile;
       f.message = o.message;
-      f.reproduce = property_command(b.name, op.name, p.name, sweep) +
+      f.reproduce = property_command(b.name, op.name, p.name, sweep) + (p.profile.empty() ? "" : " --profile strict") +
                     (o.reproduce.empty() ? "" : "   (RapidCheck: RC_PARAMS=\"reproduce=" + o.reproduce + "\")");
       if (!a.repro_dir.empty())
         f.reproduce += repro_note(a, [&] {
@@ -365,6 +367,7 @@ void print_result(const OpResult& r, int op_width) {
   std::printf(" %5lld cases", static_cast<long long>(r.cases));
   if (r.unsupported_cases > 0) std::printf(" (%lld unsupported)", static_cast<long long>(r.unsupported_cases));
   print_max_error(r);
+  if (r.strict_limit > 0) std::printf(" (strict %.3g: %s)", r.strict_limit, r.strict_failed ? "fails" : "holds");
   int props = 0;
   for (const auto& c : r.checks) props += c.kind == "property";
   std::printf("  %d properties  %.1fs\n", props, r.seconds);
@@ -374,8 +377,8 @@ void print_result(const OpResult& r, int op_width) {
   for (const auto& c : r.checks)
     if (!c.reason.empty()) std::printf("      NOT RUN %s: %s\n", c.name.c_str(), c.reason.c_str());
   for (const Finding& f : r.findings) {
-    std::printf("      %s%s: %s\n", f.check.c_str(), f.cause.empty() ? "" : (" [" + f.cause + "]").c_str(),
-                f.message.c_str());
+    std::printf("      %s%s%s: %s\n", f.profile.empty() ? "" : "[strict profile] ", f.check.c_str(),
+                f.cause.empty() ? "" : (" [" + f.cause + "]").c_str(), f.message.c_str());
     if (f.cases > 1 || !f.cause.empty())
       std::printf("        in %lld case%s%s\n", static_cast<long long>(f.cases), f.cases == 1 ? "" : "s",
                   f.cause.empty() ? "" : (", " + std::to_string(f.elements) + " elements").c_str());
@@ -448,9 +451,10 @@ int check(const CheckArgs& a, const std::string& command_line) {
   run.seed = a.seed;
   run.cases = a.cases;
   run.flush_subnormals = a.flush_subnormals;
-  std::printf("konform check: %zu backend(s) x %zu op(s), seed %llu, %lld cases per op, subnormals %s\n",
+  run.profile = a.profile;
+  std::printf("konform check: %zu backend(s) x %zu op(s), seed %llu, %lld cases per op, subnormals %s, profile %s\n",
               backends.size(), ops.size(), static_cast<unsigned long long>(a.seed), static_cast<long long>(a.cases),
-              a.flush_subnormals ? "flush (--flush-subnormals)" : "strict");
+              a.flush_subnormals ? "flush (--flush-subnormals)" : "strict", a.profile.c_str());
 
   std::vector<OpResult> results;
   bool harness_failed = false;
@@ -473,6 +477,8 @@ int check(const CheckArgs& a, const std::string& command_line) {
       results.push_back(o.status == ChildOutcome::ok ? op_result_from_json(nlohmann::json::parse(o.payload))
                                                      : died(b, *op, o, a, sweep));
       if (o.status == ChildOutcome::ok) check_reads(b, *op, a, sweep, results.back());
+      if (a.profile == "strict" && results.back().strict_failed && results.back().verdict == "pass")
+        results.back().verdict = "fail";  // --profile strict: the strict checks count
       print_result(results.back(), op_width);
     }
   }

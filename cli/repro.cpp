@@ -190,9 +190,9 @@ int repro(const std::vector<std::string>& args) {
   if (r.finding) {
     std::printf("  recorded: %s\n", r.finding->message.c_str());
     print_value_line(*r.finding);
-    if (r.finding->has_values && tol != nullptr && r.finding->limit != tol->limit)
+    if (r.finding->has_values && tol != nullptr && r.finding->limit != case_limit(op, r.c, tol))
       std::printf("  note: recorded with a limit of %.3g u; this replay judges with %.3g u from %s%s\n",
-                  r.finding->limit, tol->limit, table.source().c_str(),
+                  r.finding->limit, case_limit(op, r.c, tol), table.source().c_str(),
                   custom ? "" : " (give the check's --tolerances FILE to judge as it did)");
   }
   bool failed = false, not_run = false;

@@ -16,6 +16,11 @@ bool needs_tolerance(const Case& c) {
   return false;
 }
 
+double case_limit(const OpSpec& op, const Case& c, const Tolerance* tol) {
+  if (tol == nullptr) return 0.0;
+  return tol->at(op.sum_length ? op.sum_length(c) : 0, unit_roundoff(op.dtype));
+}
+
 bool worse_than(const Finding& f, const std::optional<Finding>& current) {
   if (!current) return true;
   const bool f_fails = !(f.error <= f.limit), cur_fails = !(current->error <= current->limit);
@@ -93,6 +98,7 @@ CaseVerdict judge_case(const Backend& backend, const OpSpec& op, void* fn, const
   if (needs_tolerance(c) && tol == nullptr)
     throw std::runtime_error("no tolerance for " + op.name + " " + std::string(dtype_name(op.dtype)));
   CaseVerdict verdict;
+  const double limit = case_limit(op, c, tol);
   const CallResult call = call_kernel(backend, op, fn, c, options);
   for (const Violation& v : call.violations) {
     Finding f;
@@ -140,7 +146,7 @@ CaseVerdict judge_case(const Backend& backend, const OpSpec& op, void* fn, const
                              a.name + " of " + std::to_string(got.elements()));
     const bool exact = a.match == Match::exact;
     auto compare = [&](const Subnormals& sub) {
-      return exact ? compare_exact(got, e, sub) : compare_tolerance(got, e, tol->limit, sub);
+      return exact ? compare_exact(got, e, sub) : compare_tolerance(got, e, limit, sub);
     };
     Comparison cmp = compare({});
     if (cmp.mismatches > 0) {  // a second look: would the failing elements pass with subnormals flushed?
@@ -154,7 +160,7 @@ CaseVerdict judge_case(const Backend& backend, const OpSpec& op, void* fn, const
     record(verdict, "matches_oracle", a.name, a.value.shape, "elements of " + a.name, cmp, exact, c);
   }
   if (op.verify && !verdict.refused) {
-    for (const Verification& v : op.verify(c, call.outputs, tol != nullptr ? tol->limit : 0.0)) {
+    for (const Verification& v : op.verify(c, call.outputs, limit)) {
       verdict.verifications.push_back(v.check);
       record(verdict, v.check, v.output, v.shape, v.quantity, v.comparison, false, c);
     }

@@ -39,6 +39,7 @@ json finding_json(const Finding& f) {
   }
   if (!f.cause.empty()) j["cause"] = f.cause, j["elements"] = f.elements;
   if (!f.cause.empty() || f.cases != 1) j["cases"] = f.cases;
+  if (!f.profile.empty()) j["profile"] = f.profile;
   return j;
 }
 
@@ -71,6 +72,7 @@ Finding finding_from_json(const json& j) {
   if (j.contains("cause")) f.cause = field<std::string>(j, "cause");
   if (j.contains("cases")) f.cases = field<int64_t>(j, "cases");
   if (j.contains("elements")) f.elements = field<int64_t>(j, "elements");
+  if (j.contains("profile")) f.profile = field<std::string>(j, "profile");
   return f;
 }
 
@@ -129,7 +131,8 @@ class Validator {
 
   static void finding(const json& f, const std::string& where) {
     object(f, where, {"check", "message", "case", "case_label", "reproduce"},
-           {"output", "element", "expected", "got", "error", "limit", "cause", "cases", "elements"});
+           {"output", "element", "expected", "got", "error", "limit", "cause", "cases", "elements", "profile"});
+    if (f.contains("profile")) one_of(f.at("profile"), at(where, "profile"), {"strict"});
     string(f.at("check"), at(where, "check"), true);
     string(f.at("message"), at(where, "message"));
     integer(f.at("case"), at(where, "case"), -1);
@@ -156,7 +159,8 @@ class Validator {
 
   static void result(const json& r, const std::string& where) {
     object(r, where, {"op", "symbol", "dtype", "backend", "target", "verdict", "cases", "seconds", "tolerance", "metrics",
-                      "worst", "findings", "checks"}, {"reason", "unsupported"});
+                      "worst", "findings", "checks"}, {"reason", "unsupported", "strict_verdict"});
+    if (r.contains("strict_verdict")) one_of(r.at("strict_verdict"), at(where, "strict_verdict"), {"pass", "fail"});
     string(r.at("op"), at(where, "op"), true);
     string(r.at("symbol"), at(where, "symbol"), true);
     one_of(r.at("dtype"), at(where, "dtype"), {"f32", "f16", "bf16", "i32"});
@@ -180,7 +184,8 @@ class Validator {
       fail(at(where, "seconds"), "expected a number >= 0, found " + r.at("seconds").dump());
     const json& tol = r.at("tolerance");
     const std::string tw = at(where, "tolerance");
-    object(tol, tw, {"limit", "unit", "why"});
+    object(tol, tw, {"limit", "unit", "why"}, {"strict_limit"});
+    if (tol.contains("strict_limit")) number(tol.at("strict_limit"), at(tw, "strict_limit"), true);
     number(tol.at("limit"), at(tw, "limit"), true);
     string(tol.at("unit"), at(tw, "unit"), true);
     string(tol.at("why"), at(tw, "why"));
@@ -202,7 +207,8 @@ class Validator {
     for (size_t i = 0; i < checks.size(); ++i) {
       const std::string cw = at(at(where, "checks"), i);
       const json& c = checks[i];
-      object(c, cw, {"name", "kind", "runs", "failures", "verdict"}, {"reason"});
+      object(c, cw, {"name", "kind", "runs", "failures", "verdict"}, {"reason", "profile"});
+      if (c.contains("profile")) one_of(c.at("profile"), at(cw, "profile"), {"strict"});
       string(c.at("name"), at(cw, "name"), true);
       one_of(c.at("kind"), at(cw, "kind"), {"sweep", "property"});
       integer(c.at("runs"), at(cw, "runs"), 0);
@@ -219,6 +225,8 @@ class Validator {
     object(j, "", {"schema", "created", "command", "seed", "cases_per_op", "machine", "build", "backends", "results", "summary"},
            {"subnormals"});
     if (j.contains("subnormals")) one_of(j.at("subnormals"), "subnormals", {"strict", "flush"});
+           {"profile"});
+    if (j.contains("profile")) one_of(j.at("profile"), "profile", {"default", "strict"});
     if (string(j.at("schema"), "schema") != "konform-report/1")
       fail("schema", "'" + j.at("schema").get<std::string>() + "' is not konform-report/1");
     string(j.at("created"), "created", true);
@@ -251,7 +259,8 @@ class Validator {
     for (size_t i = 0; i < results.size(); ++i) result(results[i], at(std::string("results"), i));
     const json& s = j.at("summary");
     // not_run: absent in reports written before the verdict existed (read as 0).
-    object(s, "summary", {"results", "passed", "failed", "unsupported", "verdict"}, {"not_run"});
+    object(s, "summary", {"results", "passed", "failed", "unsupported", "verdict"}, {"not_run", "strict_failed"});
+    if (s.contains("strict_failed")) integer(s.at("strict_failed"), "summary.strict_failed", 0);
     for (const char* k : {"results", "passed", "failed", "unsupported"}) integer(s.at(k), at("summary", k), 0);
     if (s.contains("not_run")) integer(s.at("not_run"), "summary.not_run", 0);
     one_of(s.at("verdict"), "summary.verdict", {"pass", "fail", "not_run"});
@@ -271,6 +280,9 @@ json to_json(const OpResult& r) {
   if (r.verdict == "not_run") j["reason"] = r.reason;
   if (r.unsupported_cases > 0) j["unsupported"] = {{"cases", r.unsupported_cases}, {"message", r.unsupported_message}};
   j["tolerance"] = {{"limit", number(r.limit)}, {"unit", "u = 2^-24 (f32) times the oracle's scale"}, {"why", r.limit_why}};
+  if (r.strict_limit > 0) j["tolerance"]["strict_limit"] = number(r.strict_limit);
+  // The verdict under --profile strict, measured on every run.
+  if (r.verdict == "pass" || r.verdict == "fail") j["strict_verdict"] = r.verdict == "fail" || r.strict_failed ? "fail" : "pass";
   j["metrics"] = {{"elements", r.metrics.elements}, {"max_r", number(r.metrics.max_r)},
                   {"max_abs", number(r.metrics.max_abs)}, {"max_rel", number(r.metrics.max_rel)},
                   {"max_ulp", number(r.metrics.max_ulp)}, {"nmse", number(r.metrics.nmse())},
@@ -285,7 +297,9 @@ json to_json(const OpResult& r) {
     const std::string verdict = c.runs == 0 ? "not_run" : (c.failures ? "fail" : "pass");
     j["checks"].push_back({{"name", c.name}, {"kind", c.kind}, {"runs", c.runs}, {"failures", c.failures},
                            {"verdict", verdict}});
-    if (!c.reason.empty()) j["checks"].back()["reason"] = c.reason;
+           {"subnormals", "profile"});
+    if (j.contains("subnormals")) one_of(j.at("subnormals"), "subnormals", {"strict", "flush"});
+    if (j.contains("profile")) one_of(j.at("profile"), "profile", {"default", "strict"});
   }
   return j;
 }
@@ -309,6 +323,8 @@ OpResult op_result_from_json(const json& j) {
   const json& tol = j.at("tolerance");
   r.limit = read_number(tol.at("limit"));
   r.limit_why = field<std::string>(tol, "why");
+  if (tol.contains("strict_limit")) r.strict_limit = read_number(tol.at("strict_limit"));
+  r.strict_failed = j.contains("strict_verdict") && j.at("strict_verdict") == "fail" && r.verdict != "fail";
   const json& m = j.at("metrics");
   r.metrics.elements = field<int64_t>(m, "elements");
   r.metrics.max_r = read_number(m.at("max_r"));
@@ -324,7 +340,8 @@ OpResult op_result_from_json(const json& j) {
   for (const auto& f : j.at("findings")) r.findings.push_back(finding_from_json(f));
   for (const auto& c : j.at("checks"))
     r.checks.push_back({field<std::string>(c, "name"), field<std::string>(c, "kind"), field<int64_t>(c, "runs"),
-                        field<int64_t>(c, "failures"), c.contains("reason") ? field<std::string>(c, "reason") : ""});
+                        field<int64_t>(c, "failures"), c.contains("reason") ? field<std::string>(c, "reason") : "",
+                        c.contains("profile") ? field<std::string>(c, "profile") : ""});
   return r;
 }
 
@@ -366,10 +383,11 @@ json make_report(const RunInfo& run, const std::vector<OpResult>& results) {
   j["seed"] = run.seed;
   j["cases_per_op"] = run.cases;
   j["subnormals"] = run.flush_subnormals ? "flush" : "strict";
+  j["profile"] = run.profile;
   j["machine"] = machine_info();
   j["build"] = build_info();
   j["backends"] = run.backend_details;
-  int64_t passed = 0, failed = 0, unsupported = 0, not_run = 0;
+  int64_t passed = 0, failed = 0, unsupported = 0, not_run = 0, strict_failed = 0;
   j["results"] = json::array();
   for (const auto& r : results) {
     j["results"].push_back(to_json(r));
@@ -377,10 +395,12 @@ json make_report(const RunInfo& run, const std::vector<OpResult>& results) {
     else if (r.verdict == "unsupported") ++unsupported;
     else if (r.verdict == "not_run") ++not_run;
     else ++failed;
+    strict_failed += r.verdict == "fail" || (r.verdict == "pass" && r.strict_failed);
   }
   // A run with anything not run never says pass: nothing silently passes.
   j["summary"] = {{"results", results.size()}, {"passed", passed},   {"failed", failed},
-                  {"unsupported", unsupported}, {"not_run", not_run}, {"verdict", summary_verdict(failed, not_run)}};
+                  {"unsupported", unsupported}, {"not_run", not_run}, {"verdict", summary_verdict(failed, not_run)},
+                  {"strict_failed", strict_failed}};
   return j;
 }
 

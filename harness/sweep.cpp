@@ -52,6 +52,27 @@ std::pair<int64_t, int64_t> case_range(const SweepOptions& options) {
   return {0, options.cases};
 }
 
+// The strict profile's limit on the same case: the case's largest r
+// against Tolerance::strict, its own check (matches_oracle_strict) so that
+// the default verdict stands apart. Measured on every run, counted only
+// under --profile strict.
+void judge_strict(const CaseVerdict& v, const Tolerance& tol, int64_t index, const std::string& reproduce,
+                  OpResult& result) {
+  CheckSummary& check = result.check("matches_oracle_strict", "sweep");
+  check.profile = "strict";
+  ++check.runs;
+  if (!v.worst || !(v.metrics.max_r > tol.strict) || !(v.worst->error <= v.worst->limit)) return;
+  ++check.failures;
+  Finding f = *v.worst;
+  f.check = check.name;
+  f.profile = "strict";
+  f.message = "beyond the strict profile's limit (pairwise-accurate sums, docs/tolerances.md#profiles)";
+  f.limit = tol.strict;
+  f.case_index = index;
+  f.reproduce = reproduce + " --profile strict";
+  result.fail(f);
+}
+
 }  // namespace
 
 void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& options, OpResult& result,
@@ -65,6 +86,7 @@ void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& opti
   if (tol != nullptr) {
     result.limit = tol->limit;
     result.limit_why = tol->why;
+    if (tol->has_strict()) result.strict_limit = tol->strict;
   }
   const auto [first, last] = case_range(options);
   CheckSummary& oracle_check = result.check("matches_oracle", "sweep");
@@ -101,6 +123,7 @@ void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& opti
       result.fail(f);
     }
     if (judged) judged(i, failed_list);
+    if (tol != nullptr && tol->has_strict()) judge_strict(v, *tol, i, reproduce, result);
     if (v.worst) {
       Finding w = *v.worst;
       w.case_index = i;

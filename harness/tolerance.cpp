@@ -60,6 +60,27 @@ double parse_number(const std::string& text, const std::string& where) {
   return v;
 }
 
+// The limit field: `A`, `A+Bn` (B u per term of the case's longest sum;
+// `A+n` for B = 1), either followed by `; strict S`, the strict profile's
+// fixed limit.
+void parse_limit(const std::string& text, const std::string& where, Tolerance& t) {
+  const std::string strict_mark = "; strict ";
+  const size_t mark = text.find(strict_mark);
+  const std::string def = text.substr(0, mark);
+  const size_t plus = def.rfind('+');
+  if (def.empty() || def.back() != 'n' || plus == std::string::npos) {
+    t.limit = parse_number(def, where);  // a fixed limit ('+' only inside an exponent, 1.6e+1)
+  } else {
+    t.limit = parse_number(def.substr(0, plus), where);
+    const std::string term = def.substr(plus + 1, def.size() - plus - 2);  // B, without the n
+    t.per_term = term.empty() ? 1.0 : parse_number(term, where);
+  }
+  t.strict = mark == std::string::npos ? t.limit : parse_number(text.substr(mark + strict_mark.size()), where);
+  // Strict only narrows: its limit stays within the default's for every sum of one term or more.
+  if (t.strict > t.limit + t.per_term)
+    throw TableError(where + ": '" + text + "': the strict profile's limit is above the default's; strict only narrows");
+}
+
 constexpr const char* kBom = "\xEF\xBB\xBF";
 
 // An op or dtype field: no blanks around it, no byte order mark inside (a
@@ -117,7 +138,10 @@ ToleranceTable ToleranceTable::parse(const std::string& text, const std::string&
     if (!judged_by_tolerance(*op))
       throw TableError(where + ": " + f[0] + " is compared bit for bit, not against a limit: an entry for it would never be used");
     Tolerance t;
-    t.limit = parse_number(f[2], where + ": limit");
+    parse_limit(f[2], where + ": limit", t);
+    if (t.per_term > 0 && !op->sum_length)
+      throw TableError(where + ": limit '" + f[2] + "' grows with the sum's length, but " + f[0] +
+                       " declares no sum length (OpSpec::sum_length)");
     // '-': no ceiling. A written ceiling must be positive: 0 would read as
     // "no error at all" but used to switch the check off.
     if (f[3] != "-") {
@@ -128,12 +152,30 @@ ToleranceTable ToleranceTable::parse(const std::string& text, const std::string&
     t.why = f[4];
     if (t.why.find_first_not_of(" \t") == std::string::npos)
       throw TableError(where + ": every limit needs its justification");
+    // A limit that grows with n is capped at the ceiling instead (Tolerance::at).
     if (t.spec_ceiling > 0 && t.limit * unit_roundoff(dtype) > t.spec_ceiling)
       throw TableError(where + ": limit " + f[2] + " u exceeds the spec's ceiling " + f[3]);
     if (!table.entries_.emplace(std::make_pair(f[0], dtype), t).second)
       throw TableError(where + ": a second entry for " + f[0] + " " + f[1]);
   }
   return table;
+}
+
+double Tolerance::at(int64_t n, double unit_roundoff) const {
+  const double grown = limit + per_term * static_cast<double>(n);
+  return spec_ceiling > 0 ? std::fmin(grown, spec_ceiling / unit_roundoff) : grown;
+}
+
+std::string Tolerance::text() const {
+  const auto num = [](double v) {
+    std::ostringstream o;
+    o << v;
+    return o.str();
+  };
+  std::string t = num(limit);
+  if (per_term > 0) t += "+" + (per_term == 1 ? std::string() : num(per_term)) + "n";
+  if (strict != limit || per_term > 0) t += "; strict " + num(strict);
+  return t;
 }
 
 const ToleranceTable& ToleranceTable::builtin() {

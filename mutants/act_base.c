@@ -18,8 +18,8 @@
 #ifndef KONFORM_MUTANT
 #define KONFORM_MUTANT 0
 #endif
-#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 27
-#error "KONFORM_MUTANT must be 0 (the correct base) or 1..27 (mutant act_m01..act_m27)"
+#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 28
+#error "KONFORM_MUTANT must be 0 (the correct base) or 1..28 (mutant act_m01..act_m28)"
 #endif
 #define MUTANT(n) (KONFORM_MUTANT == (n))
 
@@ -211,7 +211,16 @@ tl_status tl_softmax_f32(const float *x, float *y, const int64_t *shape, int ran
         const float e = expf(x[base + l * inner] - m);
 #endif
         y[base + l * inner] = e;
+#if MUTANT(28) /* the sum accumulated in half precision (11 significant bits): each addition errs by up to
+                * 2^-12 of the sum, thousands of u, beyond the bound of any summation order */
+        {
+          int ex;
+          const double m11 = frexp(total + (double)e, &ex);
+          total = ldexp(nearbyint(ldexp(m11, 11)), ex - 11);
+        }
+#else
         total += (double)e;
+#endif
       }
 #if !MUTANT(19)
       const float inv = (float)(1.0 / total);

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Runs `konform check` on every plugin of mutants/manifest.tsv and asserts the
 verdicts: each mutant is caught (exit 1), by the check the spec names among
-others; the correct base and alternatives pass (exit 0). Writes the mutant x
+others; the correct base and alternatives pass (exit 0); a row of verdict
+`strict` passes the default profile (exit 0) and is caught under
+--profile strict (exit 1) by the check it names. Writes the mutant x
 check matrix as JSON (reports/mutants.json).
 
 usage: check_mutants.py KONFORM PLUGINS_TSV OUT_JSON [--cases N] [--seed N] [--jobs N]
@@ -34,11 +36,11 @@ def read_plugins(path):
     return rows
 
 
-def run_one(konform, plugin, cases, seed, workdir):
-    report = os.path.join(workdir, plugin["id"] + ".json")
+def run_one(konform, plugin, cases, seed, workdir, profile="default"):
+    report = os.path.join(workdir, plugin["id"] + "." + profile + ".json")
     # A short --timeout: the hanging mutant must be caught without a long wait.
     cmd = [konform, "check", "--backend", plugin["path"], "--cases", str(cases), "--seed", str(seed),
-           "--timeout", "30", "--report", report]
+           "--timeout", "30", "--report", report, "--profile", profile]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
     if proc.returncode == 2 or not os.path.exists(report):
         sys.exit(f"{plugin['id']}: konform failed to run (status {proc.returncode}):\n{proc.stderr}{proc.stdout}")
@@ -48,8 +50,23 @@ def run_one(konform, plugin, cases, seed, workdir):
     for result in data["results"]:
         for check in result["checks"]:
             if check["failures"] > 0:
-                caught.append({"op": result["op"], "check": check["name"]})
+                caught.append({"op": result["op"], "check": check["name"],
+                               "profile": check.get("profile", "default")})
     return proc, data, caught
+
+
+def run_plugin(konform, plugin, cases, seed, workdir):
+    """The default run; for a `strict` row the --profile strict run too,
+    whose exit status and checks decide."""
+    proc, data, caught = run_one(konform, plugin, cases, seed, workdir)
+    if plugin["verdict"] != "strict":
+        return proc, data, caught, "fail" if proc.returncode == 1 else "pass"
+    if proc.returncode != 0:
+        return proc, data, caught, "fail"
+    strict_proc, strict_data, strict_caught = run_one(konform, plugin, cases, seed, workdir, "strict")
+    if strict_proc.returncode == 2:
+        sys.exit(f"{plugin['id']}: konform --profile strict failed to run:\n{strict_proc.stderr}{strict_proc.stdout}")
+    return strict_proc, strict_data, strict_caught, "strict" if strict_proc.returncode == 1 else "pass"
 
 
 def main():
@@ -68,10 +85,9 @@ def main():
     entries, problems = [], []
     with tempfile.TemporaryDirectory() as workdir, \
             concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        runs = [pool.submit(run_one, args.konform, p, args.cases, args.seed, workdir) for p in plugins]
+        runs = [pool.submit(run_plugin, args.konform, p, args.cases, args.seed, workdir) for p in plugins]
         for p, run in zip(plugins, runs):
-            proc, data, caught = run.result()
-            verdict = "fail" if proc.returncode == 1 else "pass"
+            proc, data, caught, verdict = run.result()
             checks = sorted({c["check"] for c in caught})
             spec_check = p["caught_by"]
             entry = {
@@ -83,7 +99,7 @@ def main():
             if spec_check != "-":
                 entry["spec_check_caught"] = spec_check in checks
             entries.append(entry)
-            line = f"{p['id']:<18} expected {p['verdict']:<4} got {verdict:<4}"
+            line = f"{p['id']:<18} expected {p['verdict']:<6} got {verdict:<6}"
             if checks:
                 line += "  caught by: " + ", ".join(checks)
             print(line, flush=True)
@@ -109,8 +125,11 @@ def main():
     print(f"wrote {args.out_json}")
     caught = sum(1 for e in entries if e["expected"] == "fail" and e["verdict"] == "fail")
     total = sum(1 for e in entries if e["expected"] == "fail")
+    strict = sum(1 for e in entries if e["expected"] == "strict" and e["verdict"] == "strict")
+    strict_total = sum(1 for e in entries if e["expected"] == "strict")
     passed = sum(1 for e in entries if e["expected"] == "pass" and e["verdict"] == "pass")
-    print(f"mutants caught: {caught} of {total}; correct plugins passing: {passed} of {len(entries) - total}")
+    print(f"mutants caught: {caught} of {total}; caught by the strict profile alone: {strict} of {strict_total}; "
+          f"correct plugins passing: {passed} of {len(entries) - total - strict_total}")
     for p in problems:
         print("PROBLEM: " + p, file=sys.stderr)
     n_ok = len(entries) - len(problems)

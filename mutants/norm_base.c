@@ -18,8 +18,8 @@
 #ifndef KONFORM_MUTANT
 #define KONFORM_MUTANT 0
 #endif
-#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 20
-#error "KONFORM_MUTANT must be 0 (the correct base) or 1..20 (mutant norm_m01..norm_m20)"
+#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 22
+#error "KONFORM_MUTANT must be 0 (the correct base) or 1..22 (mutant norm_m01..norm_m22)"
 #endif
 #define MUTANT(n) (KONFORM_MUTANT == (n))
 
@@ -81,7 +81,16 @@ static tl_status channels_of(const int64_t *shape, int32_t ndim, float eps, int 
 static void moments(const float *x, int64_t n, int64_t divisor, float eps, double *mean, double *inv) {
   double sum = 0.0, sq = 0.0;
   int64_t i;
+#if MUTANT(22) /* m22: the mean's sum accumulated in half precision (11 significant bits): each addition errs by
+               * up to 2^-12 of the sum, beyond the bound of any summation order */
+  for (i = 0; i < n; ++i) {
+    int ex;
+    const double m11 = frexp(sum + x[i], &ex);
+    sum = ldexp(nearbyint(ldexp(m11, 11)), ex - 11);
+  }
+#else
   for (i = 0; i < n; ++i) sum += x[i];
+#endif
   *mean = sum / (double)n;
 #if MUTANT(5) /* m05: variance not mean-centred: mean(x^2) - mean^2, one pass, in float */
   {
@@ -130,7 +139,19 @@ static double row_sum_of_squares(const float *x, int64_t r, int64_t d) {
 static void scale_rows(const float *x, const float *g, float *y, int64_t rows, int64_t d, float eps) {
   int64_t r, i;
   for (r = 0; r < rows; ++r) {
+#if MUTANT(21) /* m21: a batched path for calls of more than one row (8 float lanes into a double), a decode
+                * path for one row (double): accurate both, but a row's bits depend on the number of rows */
+    double sq = 0.0;
+    if (rows > 1) {
+      float lanes[8] = {0};
+      for (i = 0; i < d; ++i) lanes[i % 8] += x[r * d + i] * x[r * d + i];
+      for (int k = 0; k < 8; ++k) sq += lanes[k];
+    } else {
+      sq = row_sum_of_squares(x, r, d);
+    }
+#else
     const double sq = row_sum_of_squares(x, r, d);
+#endif
 #if MUTANT(1) /* m01: eps after the square root */
     const double inv = 1.0 / (sqrt(sq / (double)d) + eps);
 #else

@@ -24,8 +24,8 @@ std::vector<float> ones(int64_t n) { return std::vector<float>(static_cast<size_
 
 void rmsnorm_hand_example(const Backend& b) {
   const auto y = calls::rmsnorm(b, {3, 4}, {1, 0.5f}, 1, 2, 0.0f);
-  RC_ASSERT(agrees_to_7_digits(y[0], 0.8485281));
-  RC_ASSERT(agrees_to_7_digits(y[1], 0.5656854));
+  RC_ASSERT(matches_printed(y[0], 0.8485281, 0.8485281, limit_of("rmsnorm")));  // the scale: |y|
+  RC_ASSERT(matches_printed(y[1], 0.5656854, 0.5656854, limit_of("rmsnorm")));
 }
 
 // [1e-3, 1e-3] with eps = 1e-6 gives 0.7071 (eps outside: 0.999; sum not
@@ -72,14 +72,16 @@ void rmsnorm_rows_are_independent_and_in_place(const Backend& b) {
 void rope_hand_example(const Backend& b) {
   const auto y = calls::rope(b, {1, 2, 3, 4}, {1}, 1, 1, 4, 4, {1.0f, 0.01f}, 1.0f, 0);
   const double want[] = {-1.9841107, 1.9599007, 2.4623779, 4.0197997};
-  for (int i = 0; i < 4; ++i) RC_ASSERT(agrees_to_7_digits(y[i], want[i]));
+  const double pair[] = {4, 6, 4, 6};  // the scale: |a| + |b| of the rotated pair (x0, x2), (x1, x3)
+  for (int i = 0; i < 4; ++i) RC_ASSERT(matches_printed(y[i], want[i], pair[i], limit_of("rope")));
 }
 
 // The interleaved worked example; position 0 leaves every finite x as it is.
 void rope_interleaved_layout_and_position_zero(const Backend& b) {
   const auto y = calls::rope(b, {1, 2, 3, 4}, {1}, 1, 1, 4, 4, {1.0f, 0.01f}, 1.0f, 1);
   const double want[] = {-1.1426397, 1.9220756, 2.9598507, 4.0297995};
-  for (int i = 0; i < 4; ++i) RC_ASSERT(agrees_to_7_digits(y[i], want[i]));
+  const double pair[] = {3, 3, 7, 7};  // the scale: |a| + |b| of the pairs (x0, x1), (x2, x3)
+  for (int i = 0; i < 4; ++i) RC_ASSERT(matches_printed(y[i], want[i], pair[i], limit_of("rope")));
 
   const int64_t H = *rc::gen::inRange<int64_t>(1, 4), half = *rc::gen::inRange<int64_t>(1, 40);
   const int64_t D = 2 * half, T = *rc::gen::inRange<int64_t>(1, 4);
@@ -147,8 +149,8 @@ void rope_is_a_rotation(const Backend& b) {
 void silu_mul_hand_example(const Backend& b) {
   const auto y = calls::silu_mul(b, {0, 1, -1}, {5, 2, 3});
   RC_ASSERT(y[0] == 0.0f);
-  RC_ASSERT(agrees_to_7_digits(y[1], 1.4621172));
-  RC_ASSERT(agrees_to_7_digits(y[2], -0.8068243));
+  RC_ASSERT(matches_printed(y[1], 1.4621172, 1.4621172, limit_of("silu_mul")));  // the scale: |y| (the rest is 0 here)
+  RC_ASSERT(matches_printed(y[2], -0.8068243, 0.8068243, limit_of("silu_mul")));
 }
 
 // Gates +-100 and -1e4 give the limits: g u for large g, zero (no NaN) for

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "konform/call.hpp"
+#include "konform/judge.hpp"
+#include "konform/tolerance.hpp"
 #include "konform/op.hpp"
 #include "ops/norm_support.hpp"
 
@@ -24,6 +26,8 @@ using Shape = std::vector<int64_t>;
 struct Result {
   int32_t status = 0;
   std::map<std::string, Floats> out;
+  Oracle want;         // the catalog's oracle of the call (values and scales)
+  double limit = 0;    // the op's default-profile limit for this call (case_limit)
   const Floats& operator[](const std::string& name) const { return out.at(name); }
 };
 
@@ -47,6 +51,8 @@ inline Result run(const Backend& b, const char* op_name, const Shape& shape, flo
   auto got = run_op(b, *op, c);
   Result r;
   r.status = got.at("status").i32()[0];
+  r.want = op->oracle(c);
+  r.limit = case_limit(*op, c, ToleranceTable::builtin().find(op->name, op->dtype));
   for (const auto& [name, alias] : outputs) {
     const Tensor& t = got.at(name);
     r.out[name] = Floats(t.f32(), t.f32() + t.elements());

@@ -46,9 +46,15 @@ void rope_hand_example(const Backend& b) {
   RC_ASSERT(neox.status == TL_OK && inter.status == TL_OK);
   const double want_neox[] = {-1.9841107, 1.9599007, 2.4623779, 4.0197997};
   const double want_inter[] = {-1.1426397, 1.9220756, 2.9598507, 4.0297995};
+  // The op's scale |a c| + |b s| of each pair: (x0, x2) and (x1, x3) at angles 1 and 0.01 (neox),
+  // (x0, x1) and (x2, x3) at the same angles (interleaved).
+  const double c0 = std::cos(1.0), s0 = std::sin(1.0), c1 = std::cos(0.01), s1 = std::sin(0.01);
+  const double scale_neox[] = {1 * c0 + 3 * s0, 2 * c1 + 4 * s1, 1 * s0 + 3 * c0, 2 * s1 + 4 * c1};
+  const double scale_inter[] = {1 * c0 + 2 * s0, 1 * s0 + 2 * c0, 3 * c1 + 4 * s1, 3 * s1 + 4 * c1};
+  const double limit = limit_of("Rope");
   for (int i = 0; i < 4; ++i) {
-    RC_ASSERT(agrees_to_7_digits(neox.out[i], want_neox[i]));
-    RC_ASSERT(agrees_to_7_digits(inter.out[i], want_inter[i]));
+    RC_ASSERT(matches_printed(neox.out[i], want_neox[i], scale_neox[i], limit));
+    RC_ASSERT(matches_printed(inter.out[i], want_inter[i], scale_inter[i], limit));
   }
 }
 
@@ -190,7 +196,7 @@ void rope_cache_hand_example(const Backend& b) {
   RC_ASSERT(c.status == TL_OK);
   RC_ASSERT(c.out[0] == 1.0f && c.out[1] == 1.0f && c.out[2] == 0.0f && c.out[3] == 0.0f);
   const double want[] = {0.5403023, 0.9999500, 0.8414710, 0.0099998333};
-  for (int i = 0; i < 4; ++i) RC_ASSERT(agrees_to_7_digits(c.out[4 + i], want[i]));
+  for (int i = 0; i < 4; ++i) RC_ASSERT(matches_printed(c.out[4 + i], want[i], 1.0, limit_of("Rope_cache")));  // absolute
 }
 
 // Every entry is cos or sin of p * base^(-2j/rot_dim) formed in double, within
@@ -255,9 +261,13 @@ void multi_axis_hand_example(const Backend& b) {
   RC_ASSERT(neox.status == TL_OK && inter.status == TL_OK);
   const double want_neox[] = {-1.2722325, -1.8388650, -5.7949276, 2.7282503, 0.64715810, 6.6750768};
   const double want_inter[] = {-1.2722325, -1.8388650, -4.8856302, 1.0633049, 3.7083169, 6.8737461};
+  // The op's scale |a| + |b| of each element's pair: (x0, x1) on axis 0; (x2, x4), (x3, x5) (neox) or
+  // (x2, x3), (x4, x5) (interleaved) on axis 1.
+  const double scale_neox[] = {3, 3, 8, 10, 8, 10}, scale_inter[] = {3, 3, 7, 7, 11, 11};
+  const double limit = limit_of("MultiAxisRope");
   for (int i = 0; i < 6; ++i) {
-    RC_ASSERT(agrees_to_7_digits(neox.out[i], want_neox[i]));
-    RC_ASSERT(agrees_to_7_digits(inter.out[i], want_inter[i]));
+    RC_ASSERT(matches_printed(neox.out[i], want_neox[i], scale_neox[i], limit));
+    RC_ASSERT(matches_printed(inter.out[i], want_inter[i], scale_inter[i], limit));
   }
 }
 

@@ -32,6 +32,14 @@ inline double limit_of(const std::string& op) {
   return t->limit;
 }
 
+// The op's default-profile limit for a case whose longest sum has n terms
+// (Tolerance::at: the any-order bound where the limit grows with n).
+inline double limit_of(const std::string& op, int64_t n) {
+  const Tolerance* t = ToleranceTable::builtin().find(op, DType::f32);
+  if (t == nullptr) throw std::logic_error("no tolerance for " + op);
+  return t->at(n, 0x1p-24);
+}
+
 // Under --flush-subnormals (konform/properties.hpp): a zero where the other
 // is a subnormal float, as a flushing kernel gives it.
 inline bool flushed_pair(double a, double b) {
@@ -64,7 +72,15 @@ inline bool same_bits(float a, float b) {
          flushed_pair(a, b);
 }
 
-// A worked-example figure given to 7 significant digits.
+// A worked example's figure, printed to 7 significant digits, against the
+// op's own limit: within limit u of `scale` (the op's scale for the element)
+// plus the figure's own rounding, half a unit of its 7th digit.
+inline bool matches_printed(double got, double printed, double scale, double limit) {
+  return std::fabs(got - printed) <= limit * 0x1p-24 * std::fmax(scale, 1.17549435e-38) + 5e-7 * std::fabs(printed);
+}
+
+// A worked-example figure given to 7 significant digits (for checking an
+// oracle's value, or a result the op computes exactly).
 inline bool agrees_to_7_digits(double got, double printed) {
   return std::fabs(got - printed) <= 1e-6 * std::fabs(printed) + 1e-7;
 }

@@ -722,5 +722,38 @@ TEST(ActivationScales, TheFfnGateFlushIsAdmittedOnlyWhereTheGateMayOverflowExp) 
   }
 }
 
+// The limit field's profiles: A+Bn grows with the case's longest sum (the
+// default profile's any-order bound), capped at the spec's ceiling; `; strict
+// S` is the strict profile's fixed limit, never above the default's.
+TEST(ToleranceTable, LimitsThatGrowAndStrictLimits) {
+  const auto t = ToleranceTable::parse(std::string(kHeader) +
+                                           "Softmax\tf32\t37+1n; strict 38\t-\tany order by default\n"
+                                           "FusedSkipNorm\tf32\t15.5+0.5n; strict 16\t1e-4\tcapped\n"
+                                           "LayerNorm\tf32\t19+n\t-\tB = 1 written as n\n",
+                                       "t.tsv");
+  const Tolerance* s = t.find("Softmax", DType::f32);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->limit, 37);
+  EXPECT_EQ(s->per_term, 1);
+  EXPECT_EQ(s->strict, 38);
+  EXPECT_TRUE(s->has_strict());
+  EXPECT_EQ(s->at(4097, 0x1p-24), 37 + 4097);
+  EXPECT_EQ(s->text(), "37+n; strict 38");
+  const Tolerance* f = t.find("FusedSkipNorm", DType::f32);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->at(100, 0x1p-24), 65.5);
+  EXPECT_DOUBLE_EQ(f->at(1 << 20, 0x1p-24), 1e-4 / 0x1p-24) << "a growing limit stops at the spec's ceiling";
+  EXPECT_EQ(t.find("LayerNorm", DType::f32)->per_term, 1);
+  EXPECT_EQ(t.find("LayerNorm", DType::f32)->strict, 19) << "no strict limit named: the fixed part";
+
+  EXPECT_TABLE_ERROR("add\tf32\t1+1n\t-\twhy\n", 3, "declares no sum length");
+  EXPECT_TABLE_ERROR("Softmax\tf32\t17+1n; strict 19\t-\twhy\n", 3, "strict only narrows");
+  EXPECT_TABLE_ERROR("Softmax\tf32\t24; strict 30\t-\twhy\n", 3, "strict only narrows");
+  EXPECT_TABLE_ERROR("Softmax\tf32\t17+1\t-\twhy\n", 3, "'17+1' is not a finite");
+  EXPECT_TABLE_ERROR("Softmax\tf32\t17n\t-\twhy\n", 3, "'17n' is not a finite");
+  EXPECT_TABLE_ERROR("Softmax\tf32\t17+xn\t-\twhy\n", 3, "not a finite non-negative number");
+  EXPECT_TABLE_ERROR("Softmax\tf32\t17+1n; strict\t-\twhy\n", 3, "17+1n; strict");
+}
+
 }  // namespace
 }  // namespace konform

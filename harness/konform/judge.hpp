@@ -52,6 +52,10 @@ CaseVerdict judge_case(const Backend& backend, const OpSpec& op, void* fn, const
 // its sign, as a DAZ kernel reads them; nullopt when c has none.
 std::optional<Case> inputs_flushed(const Case& c);
 
+// The default profile's limit for case c (Tolerance::at with the op's sum
+// length), 0 without a tolerance.
+double case_limit(const OpSpec& op, const Case& c, const Tolerance* tol);
+
 // Whether any output of `c` is judged against a tolerance.
 bool needs_tolerance(const Case& c);
 

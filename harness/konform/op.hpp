@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -65,6 +66,16 @@ inline Factor param_factor(const Case& c, const std::string& name) {
   return {name, it == c.params.end() ? NAN : it->second};
 }
 
+// The largest of the named parameters of c that it has, 0 when none is
+// positive: an OpSpec::sum_length of ops whose longest sum is one of several
+// dimensions (an FFN's D and H, attention's keys and head_dim).
+inline int64_t largest_param(const Case& c, std::initializer_list<const char*> names) {
+  double n = 0;
+  for (const char* name : names)
+    if (auto it = c.params.find(name); it != c.params.end() && it->second > n) n = it->second;
+  return static_cast<int64_t>(n);
+}
+
 struct ParamInfo {
   std::string name;
   std::string range;  // human-readable legal range, shown by `konform list`
@@ -111,6 +122,8 @@ struct OpSpec {
   // alone do not show (Concat's count against its inputs). The reader refuses
   // such files, naming the param returned first.
   std::function<std::pair<std::string, std::string>(const Case& c)> params_problem;
+  // Optional: the number of terms of the longest float sum in case c (a row, a group, a softmax line), for limits that grow with it (the default profile's any-order bound, Tolerance::at).
+  std::function<int64_t(const Case& c)> sum_length;
 };
 
 // Every op, sorted by group then name. The list is generated at build time

@@ -27,6 +27,7 @@ struct Finding {
   std::string cause;
   int64_t cases = 1;
   int64_t elements = 0;
+  std::string profile;     // "strict": a finding only the strict profile counts (docs/tolerances.md, Profiles); "" default
 };
 
 struct CheckSummary {
@@ -35,6 +36,7 @@ struct CheckSummary {
   int64_t runs = 0;
   int64_t failures = 0;
   std::string reason;  // a property that could not run: why (a companion op the backend lacks)
+  std::string profile;  // "strict": a contract beyond the spec, failing the run only under --profile strict; "" default
 };
 
 struct OpResult {
@@ -51,6 +53,8 @@ struct OpResult {
   int64_t unsupported_cases = 0;
   std::string unsupported_message;
   double limit = 0;
+  double strict_limit = 0;  // the strict profile's limit, when it differs from the default's (Tolerance::strict)
+  bool strict_failed = false;  // a strict-profile check failed (the default verdict is not touched)
   std::string limit_why;
   Metrics metrics;
   std::optional<Finding> worst;    // the largest error seen, passing or not
@@ -60,7 +64,7 @@ struct OpResult {
 
   // Records a failure of `check`; keeps the first finding per check and
   // cause (and output, for an element finding), adding up the counts of the
-  // later ones.
+  // later ones. A strict finding sets strict_failed, not the verdict.
   void fail(const Finding& f);
   CheckSummary& check(const std::string& name, const std::string& kind);
 };

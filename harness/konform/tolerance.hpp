@@ -2,6 +2,7 @@
 // read from reference/tolerances.tsv (built in, or --tolerances FILE).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -12,9 +13,16 @@
 namespace konform {
 
 struct Tolerance {
-  double limit = 0;       // on r, in units of roundoff
+  double limit = 0;       // on r, in units of roundoff: the fixed part of the default profile's limit
+  double per_term = 0;    // plus this many u per term of the case's longest sum (OpSpec::sum_length)
+  double strict = 0;      // the strict profile's limit (fixed; equal to `limit` when the entry names none)
   double spec_ceiling = 0;  // the spec's relative figure, 0 if none
   std::string why;
+  // The default profile's limit for a case whose longest sum has n terms:
+  // limit + per_term * n, never above the spec's ceiling.
+  double at(int64_t n, double unit_roundoff) const;
+  bool has_strict() const { return per_term > 0 || strict != limit; }
+  std::string text() const;  // as the table writes it: "3+1n; strict 24"
 };
 
 // A malformed table: the message names the source, the line and the field.

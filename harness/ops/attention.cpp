@@ -417,6 +417,13 @@ const char* kSdpaDomain =
     "score makes its row NaN, nothing more to check); shapes up to ~2^21 multiply-adds, every 64th case a long context "
     "(Sk 2048-16384, Sq <= 4, small heads); 8% refused arguments";
 
+// OpSpec::sum_length: the sums over keys (a window's, in SdpaWindow) and the
+// dot products over head_dim, the longer of the two.
+int64_t attention_sum_length(const Case& c) {
+  const int64_t keys = c.params.count("window") ? largest_param(c, {"window"}) : largest_param(c, {"Sk"});
+  return std::max(keys, largest_param(c, {"D"}));
+}
+
 OpSpec sdpa_spec(const char* name, const char* symbol, const char* summary) {
   OpSpec op;
   op.name = name;
@@ -434,6 +441,7 @@ OpSpec sdpa_spec(const char* name, const char* symbol, const char* summary) {
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_sdpa(rng, i, edges); };
   op.invoke = invoke_sdpa;
   op.oracle = sdpa_oracle;
+  op.sum_length = attention_sum_length;
   op.declared_count = [](const std::string& arg, const Case& c) { return arg == "mask" ? mask_dims(c) : std::nullopt; };
   return op;
 }
@@ -537,6 +545,7 @@ std::vector<OpSpec> attention() {
         c.iparam("D"));
   };
   cross.oracle = sdpa_oracle;
+  cross.sum_length = attention_sum_length;
 
   OpSpec window;
   window.name = "SdpaWindow";
@@ -556,6 +565,7 @@ std::vector<OpSpec> attention() {
         c.iparam("window"));
   };
   window.oracle = sdpa_oracle;
+  window.sum_length = attention_sum_length;
 
   return {sdpa, flash, cross, window, qk_norm_spec()};
 }

@@ -133,6 +133,7 @@ OpSpec declare(const std::string& name, const std::string& symbol, Gate act,
           reinterpret_cast<FfnFn>(fn)(p.f32("x"), p.f32("w_gate"), p.f32("w_up"), p.f32("w_down"), p.f32("y"), M, D, H);
   };
   op.oracle = [act, has_gelu](const Case& c) { return oracle(c, act, has_gelu); };
+  op.sum_length = [](const Case& c) { return largest_param(c, {"D", "H"}); };  // gate and up over D, down over H
   return op;
 }
 

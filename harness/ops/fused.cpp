@@ -125,6 +125,7 @@ OpSpec fused_norm_matmul() {
         static_cast<float>(c.param("eps")));
   };
   op.oracle = norm_oracle;
+  op.sum_length = [](const Case& c) { return largest_param(c, {"K"}); };  // the norm's row and the matmul's dot
   return op;
 }
 
@@ -191,6 +192,7 @@ OpSpec fused_swiglu() {
         p.f32("x"), p.f32("w_gate"), p.f32("w_up"), p.f32("h"), c.iparam("M"), c.iparam("D"), c.iparam("H"));
   };
   op.oracle = swiglu_oracle;
+  op.sum_length = [](const Case& c) { return largest_param(c, {"D"}); };  // the gate and up dot products
   return op;
 }
 

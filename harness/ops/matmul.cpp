@@ -122,6 +122,7 @@ std::vector<OpSpec> matmul() {
   };
   op.oracle = oracle;
   op.verify = verify;
+  op.sum_length = [](const Case& c) { return largest_param(c, {"K"}); };  // each output sums K products
   return {op};
 }
 

@@ -93,6 +93,7 @@ Oracle ada_oracle(const Case& c) {
 OpSpec ada_ln() {
   OpSpec op;
   op.name = "AdaLN";
+  op.sum_length = row_length;
   op.group = "norm";
   op.symbol = "tl_ada_ln_f32";
   op.summary = "y = LayerNorm(x, 1, 0, eps) * (1 + scale[s]) + shift[s], x[B, ..., D], scale and shift [B, D] per "
@@ -169,6 +170,7 @@ Oracle zero_oracle(const Case& c) {
 OpSpec ada_ln_zero() {
   OpSpec op;
   op.name = "AdaLN_Zero";
+  op.sum_length = row_length;
   op.group = "norm";
   op.symbol = "tl_ada_ln_zero_f32";
   op.summary = "h = x + gate[s] * r (bit for bit, Mul then Add or one FMA), y = AdaLN(h, scale, shift, eps); "

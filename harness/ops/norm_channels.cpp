@@ -176,6 +176,7 @@ Oracle grouped_oracle(const Case& c, bool instance) {
 OpSpec group_norm() {
   OpSpec op;
   op.name = "GroupNorm";
+  op.sum_length = [](const Case& c) { return group_length(c, c.iparam("groups")); };
   op.group = "norm";
   op.symbol = "tl_group_norm_f32";
   op.summary = "GroupNorm of x[N, C, ...]: statistics per (sample, group of C/G consecutive channels), gain and "
@@ -201,6 +202,7 @@ OpSpec group_norm() {
 OpSpec instance_norm() {
   OpSpec op;
   op.name = "InstanceNorm";
+  op.sum_length = [](const Case& c) { return group_length(c, c.iparam("ndim") >= 2 ? c.iparam("s1") : 0); };
   op.group = "norm";
   op.symbol = "tl_instance_norm_f32";
   op.summary = "InstanceNorm of x[N, C, ...]: statistics per (sample, channel) over the spatial positions, gain and "

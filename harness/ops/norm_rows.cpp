@@ -130,6 +130,7 @@ Oracle layer_oracle(const Case& c) {
 OpSpec layer_norm() {
   OpSpec op;
   op.name = "LayerNorm";
+  op.sum_length = row_length;
   op.group = "norm";
   op.symbol = "tl_layer_norm_f32";
   op.summary = "y = (x - mean) / sqrt(var + eps) * g + b over the last dim of x[..., D], two-pass; y == x allowed; "
@@ -199,6 +200,7 @@ Oracle skip_oracle(const Case& c) {
 OpSpec fused_skip_norm() {
   OpSpec op;
   op.name = "FusedSkipNorm";
+  op.sum_length = row_length;
   op.group = "norm";
   op.symbol = "tl_fused_skip_norm_f32";
   op.summary = "sum = x + skip (bit for bit), y = RmsNorm(sum, g, eps) over the last dim; sum == x or skip allowed; "

@@ -48,6 +48,22 @@ inline int64_t product(const std::vector<int64_t>& shape, size_t begin, size_t e
   return p;
 }
 
+// OpSpec::sum_length of the ops that normalize rows: the last dimension.
+inline int64_t row_length(const Case& c) {
+  const auto shape = shape_of(c);
+  return shape.empty() ? 0 : std::max<int64_t>(shape.back(), 0);
+}
+
+// OpSpec::sum_length of GroupNorm (C / groups * spatial) and InstanceNorm
+// (spatial): the range each statistic sums; 0 for shapes the op refuses.
+inline int64_t group_length(const Case& c, int64_t groups) {
+  const auto shape = shape_of(c);
+  if (shape.size() < 2 || groups < 1 || shape[1] < 0 || shape[1] % groups != 0) return 0;
+  for (int64_t s : shape)
+    if (s < 0) return 0;
+  return shape[1] / groups * product(shape, 2, shape.size());
+}
+
 // Which layout an op reads its shape as (tinyllm/norm.h).
 enum class Layout {
   rows,      // [..., D], 1 <= ndim

@@ -131,6 +131,7 @@ OpSpec qmatmul_op(Format f) {
         p.f32("x"), p.get("w"), p.f32("y"), c.iparam("M"), c.iparam("N"), c.iparam("K"));
   };
   op.oracle = [f](const Case& c) { return oracle(c, f); };
+  op.sum_length = [](const Case& c) { return largest_param(c, {"K"}); };
   op.verify = [f](const Case& c, const std::map<std::string, Tensor>& out, double limit) {
     return verify(c, out, limit, f);
   };

@@ -239,6 +239,11 @@ std::vector<OpSpec> softmax() {
         p.f32("x"), p.f32("y"), dims.data(), c.iparam32("rank"), c.iparam32("axis"));
   };
   op.oracle = oracle;
+  op.sum_length = [](const Case& c) {  // the line: sum_j e_j along the axis
+    const auto dims = dims_of(c);
+    const int64_t rank = c.iparam("rank"), axis = c.iparam("axis");
+    return expected_status(dims, rank, axis) == TL_OK ? split(dims, rank, axis).length : int64_t{0};
+  };
   return {op};
 }
 

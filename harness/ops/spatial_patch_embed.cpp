@@ -104,6 +104,10 @@ std::vector<OpSpec> spatial_patch_embed() {
         c.iparam("D"), c.iparam("f"));
   };
   op.oracle = oracle;
+  op.sum_length = [](const Case& c) {  // each output sums the C p p products of its patch
+    const int64_t C = largest_param(c, {"C"}), p = largest_param(c, {"f"});
+    return C * p * p;
+  };
   return {op};
 }
 

@@ -18,6 +18,7 @@ struct Property {
   std::string kind;  // unit | boundary | property (the catalog's KIND)
   // Uses *rc::gen::... for its inputs and RC_ASSERT for its claims.
   std::function<void(const Backend&)> body;
+  std::string profile = "";  // "strict": a contract beyond the spec, counted only under --profile strict (docs/tolerances.md#profiles)
 };
 
 const std::vector<Property>& properties();
