@@ -21,6 +21,7 @@ struct Finding {
   bool has_values = false;
   double expected = 0, got = 0, error = 0, limit = 0;
   std::string reproduce;   // a command line that replays it
+  std::string profile;     // "strict": a finding only the strict profile counts (docs/tolerances.md, Profiles); "" default
 };
 
 struct CheckSummary {
@@ -28,6 +29,7 @@ struct CheckSummary {
   std::string kind;  // "sweep" or "property"
   int64_t runs = 0;
   int64_t failures = 0;
+  std::string profile;  // "strict": a contract beyond the spec, failing the run only under --profile strict; "" default
 };
 
 struct OpResult {
@@ -38,6 +40,7 @@ struct OpResult {
   std::string reason;  // not_run only
   int64_t cases = 0;
   double limit = 0;
+  bool strict_failed = false;  // a strict-profile check failed (the default verdict is not touched)
   std::string limit_why;
   Metrics metrics;
   std::optional<Finding> worst;    // the largest error seen, passing or not
@@ -45,7 +48,8 @@ struct OpResult {
   std::deque<CheckSummary> checks;  // a deque: check() hands out references that stay valid
   double seconds = 0;
 
-  // Records a failure of `check`; keeps the first finding per check.
+  // Records a failure of `check`; keeps the first finding per check. A
+  // strict finding sets strict_failed, not the verdict.
   void fail(const Finding& f);
   CheckSummary& check(const std::string& name, const std::string& kind);
 };
