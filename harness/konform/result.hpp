@@ -40,6 +40,7 @@ struct OpResult {
   std::string reason;  // not_run only
   int64_t cases = 0;
   double limit = 0;
+  double strict_limit = 0;  // the strict profile's limit, when it differs from the default's (Tolerance::strict)
   bool strict_failed = false;  // a strict-profile check failed (the default verdict is not touched)
   std::string limit_why;
   Metrics metrics;
