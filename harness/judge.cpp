@@ -162,7 +162,16 @@ CaseVerdict judge_case(const Backend& backend, const OpSpec& op, void* fn, const
   if (op.verify && !verdict.refused) {
     for (const Verification& v : op.verify(c, call.outputs, limit)) {
       verdict.verifications.push_back(v.check);
+      const size_t before = verdict.findings.size();
+      const auto worst = verdict.worst;
+      const double worst_ratio = verdict.worst_ratio;
       record(verdict, v.check, v.output, v.shape, v.quantity, v.comparison, false, c);
+      if (v.profile.empty()) continue;
+      // A profile's check is shown as its findings, never as the case's worst error.
+      verdict.worst = worst;
+      verdict.worst_ratio = worst_ratio;
+      verdict.profiled[v.check] = v.profile;
+      for (size_t i = before; i < verdict.findings.size(); ++i) verdict.findings[i].profile = v.profile;
     }
   }
   return verdict;

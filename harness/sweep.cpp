@@ -111,7 +111,11 @@ void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& opti
     } else {
       ++oracle_check.runs;
     }
-    for (const auto& check : v.verifications) ++result.check(check, "sweep").runs;  // OpSpec::verify's checks
+    for (const auto& check : v.verifications) {  // OpSpec::verify's checks
+      CheckSummary& s = result.check(check, "sweep");
+      ++s.runs;
+      if (auto p = v.profiled.find(check); p != v.profiled.end()) s.profile = p->second;
+    }
     result.metrics.merge(v.metrics);
     std::set<std::string> failed;  // each check fails at most once per case
     std::string failed_list;

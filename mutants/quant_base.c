@@ -18,10 +18,19 @@
 #ifndef KONFORM_MUTANT
 #define KONFORM_MUTANT 0
 #endif
-#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 22
-#error "KONFORM_MUTANT must be 0 (the correct base) or 1..22 (quant_m01..m22)"
+#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 25
+#error "KONFORM_MUTANT must be 0 (the correct base) or 1..25 (quant_m01..m25)"
 #endif
 #define MUTANT(n) (KONFORM_MUTANT == (n))
+
+/* a * b + c, two roundings; with KONFORM_QUANT_FMA (alternatives/
+ * alt_quant_fma.c) one fused rounding, where a compiler that contracts
+ * (-ffp-contract=fast with FMA, nvcc's default) would fuse. */
+#ifdef KONFORM_QUANT_FMA
+#define MADD(a, b, c) fmaf((a), (b), (c))
+#else
+#define MADD(a, b, c) ((a) * (b) + (c))
+#endif
 
 /* ---- f16 --------------------------------------------------------------------- */
 
@@ -67,18 +76,32 @@ static void store16(uint8_t *p, uint16_t v) {
   p[1] = (uint8_t)(v >> 8);
 }
 
-static int nearest_int(float v) {
-  const float biased = v + 12582912.0f;
+/* ggml's nearest_int reads the integer from the bits of v + 1.5 * 2^23. */
+static int from_biased(float biased) {
+#if MUTANT(25) /* m25: as on a device whose Inf * 0 is the canonical NaN 0x7fffffff: level 15 where x86 reads 0 */
+  if (isnan(biased)) return 0x3fffff;
+#endif
   int32_t i;
   memcpy(&i, &biased, 4);
   return (i & 0x007fffff) - 0x00400000;
 }
+static int nearest_int(float v) { return from_biased(v + 12582912.0f); }
+/* nearest_int(a * b): the product and the bias are one fused rounding under
+ * KONFORM_QUANT_FMA, as a contracting compiler inlines it. */
+static int nearest_int_of_product(float a, float b) { return from_biased(MADD(a, b, 12582912.0f)); }
+
+/* v, or 0 where it overflowed: blocks so small that a reciprocal overflows
+ * get the zero quant (tinyllm/quant.h), never a conversion of Inf or NaN. */
+static float finite_or_zero(float v) {
+#if MUTANT(25)
+  return v;
+#else
+  return isfinite(v) ? v : 0.0f;
+#endif
+}
 
 /* 1 / d, or 0 when d is 0 or 1 / d overflows (tinyllm/quant.h). */
-static float inverse(float d) {
-  const float id = d != 0.0f ? 1.0f / d : 0.0f;
-  return isinf(id) ? 0.0f : id;
-}
+static float inverse(float d) { return d != 0.0f ? finite_or_zero(1.0f / d) : 0.0f; }
 
 /* ---- Q8_0 -------------------------------------------------------------------- */
 
@@ -134,7 +157,7 @@ static void quantize_q4_0_block(const float *x, uint8_t *out) {
   const float id = inverse(d);
   store16(out, to_f16(d));
   for (int j = 0; j < 16; ++j) {
-    int lo = (int)(x[j] * id + 8.5f), hi = (int)(x[j + 16] * id + 8.5f);
+    int lo = (int)MADD(x[j], id, 8.5f), hi = (int)MADD(x[j + 16], id, 8.5f);
 #if !MUTANT(8) /* m08: no clamp to 15 (the opposite extreme's 16 spills into the next nibble) */
     lo = lo < 15 ? lo : 15;
     hi = hi < 15 ? hi : 15;
@@ -201,46 +224,56 @@ static float fit(const float *x, const float *w, uint8_t *L, float *neg_min) {
     if (x[i] < min) min = x[i];
     if (x[i] > max) max = x[i];
     sum_w += w[i];
-    sum_x += w[i] * x[i];
+    sum_x = MADD(w[i], x[i], sum_x);
   }
   if (min > 0) min = 0;
-  if (max == min) {
+  float iscale = 15.0f / (max - min);
+  /* flat, or a range so small that 15 / range overflows: levels 0 */
+  if (max == min || finite_or_zero(iscale) == 0.0f) {
     memset(L, 0, 32);
     *neg_min = -min;
     return 0.0f;
   }
-  float iscale = 15.0f / (max - min), scale = 1 / iscale, best = 0;
+  float scale = 1 / iscale, best = 0;
   for (int i = 0; i < 32; ++i) {
-    int l = nearest_int(iscale * (x[i] - min));
+    int l = nearest_int_of_product(iscale, x[i] - min);
     L[i] = (uint8_t)(l < 0 ? 0 : l > 15 ? 15 : l);
-    float diff = scale * L[i] + min - x[i];
+    float diff = MADD(scale, L[i], min) - x[i];
     diff = diff * diff;
-    best += w[i] * diff;
+    best = MADD(w[i], diff, best);
   }
   uint8_t aux[32];
-  for (int is = 0; is <= 20; ++is) {
-    iscale = (-1.0f + 0.1f * (float)is + 15.0f) / (max - min);
+#if MUTANT(24) /* m24: no scale search: the min-max grid kept, none of the 21 refitted grids tried */
+  const int last_grid = -1;
+#else
+  const int last_grid = 20;
+#endif
+  for (int is = 0; is <= last_grid; ++is) {
+    iscale = MADD(0.1f, (float)is, -1.0f) + 15.0f;
+    iscale /= max - min;
+    if (finite_or_zero(iscale) == 0.0f) continue; /* a grid of Inf levels is not tried */
     float sum_l = 0, sum_l2 = 0, sum_xl = 0;
     for (int i = 0; i < 32; ++i) {
-      int l = nearest_int(iscale * (x[i] - min));
+      int l = nearest_int_of_product(iscale, x[i] - min);
       l = l < 0 ? 0 : l > 15 ? 15 : l;
       aux[i] = (uint8_t)l;
-      sum_l += w[i] * l;
-      sum_l2 += w[i] * l * l;
-      sum_xl += w[i] * l * x[i];
+      sum_l = MADD(w[i], (float)l, sum_l);
+      sum_l2 = MADD(w[i] * (float)l, (float)l, sum_l2);
+      sum_xl = MADD(w[i] * (float)l, x[i], sum_xl);
     }
-    const float D = sum_w * sum_l2 - sum_l * sum_l;
+    const float D = MADD(sum_w, sum_l2, -(sum_l * sum_l));
     if (D > 0) {
-      float this_scale = (sum_w * sum_xl - sum_x * sum_l) / D, this_min = (sum_l2 * sum_x - sum_l * sum_xl) / D;
+      float this_scale = MADD(sum_w, sum_xl, -(sum_x * sum_l)) / D;
+      float this_min = MADD(sum_l2, sum_x, -(sum_l * sum_xl)) / D;
       if (this_min > 0) {
         this_min = 0;
         this_scale = sum_xl / sum_l2;
       }
       float err = 0;
       for (int i = 0; i < 32; ++i) {
-        float diff = this_scale * aux[i] + this_min - x[i];
+        float diff = MADD(this_scale, aux[i], this_min) - x[i];
         diff = diff * diff;
-        err += w[i] * diff;
+        err = MADD(w[i], diff, err);
       }
       if (err < best) {
         memcpy(L, aux, 32);
@@ -259,22 +292,23 @@ static void quantize_q4_k_block(const float *x, uint8_t *out) {
   float scales[8], mins[8], max_scale = 0, max_min = 0;
   for (int j = 0; j < 8; ++j) {
     float sum_x2 = 0, w[32];
-    for (int l = 0; l < 32; ++l) sum_x2 += x[32 * j + l] * x[32 * j + l];
+    for (int l = 0; l < 32; ++l) sum_x2 = MADD(x[32 * j + l], x[32 * j + l], sum_x2);
     const float av_x = sqrtf(sum_x2 / 32);
     for (int l = 0; l < 32; ++l) w[l] = av_x + fabsf(x[32 * j + l]);
     scales[j] = fit(x + 32 * j, w, L + 32 * j, &mins[j]);
     if (scales[j] > max_scale) max_scale = scales[j];
     if (mins[j] > max_min) max_min = mins[j];
   }
-  const float inv_scale = max_scale > 0 ? 63.0f / max_scale : 0.0f, inv_min = max_min > 0 ? 63.0f / max_min : 0.0f;
+  const float inv_scale = max_scale > 0 ? finite_or_zero(63.0f / max_scale) : 0.0f;
+  const float inv_min = max_min > 0 ? finite_or_zero(63.0f / max_min) : 0.0f;
   uint8_t *s = out + 4;
   for (int j = 0; j < 8; ++j) {
 #if MUTANT(12) /* m12: the 6-bit scales truncated, not rounded */
     uint8_t ls = (uint8_t)(int)(inv_scale * scales[j]);
 #else
-    uint8_t ls = (uint8_t)nearest_int(inv_scale * scales[j]);
+    uint8_t ls = (uint8_t)nearest_int_of_product(inv_scale, scales[j]);
 #endif
-    uint8_t lm = (uint8_t)nearest_int(inv_min * mins[j]);
+    uint8_t lm = (uint8_t)nearest_int_of_product(inv_min, mins[j]);
     ls = ls < 63 ? ls : 63;
     lm = lm < 63 ? lm : 63;
     if (j < 4) {
@@ -296,7 +330,11 @@ static void quantize_q4_k_block(const float *x, uint8_t *out) {
     if (d == 0) continue;
     const float dm = from_f16(load16(out + 2)) * (float)m;
     for (int i = 0; i < 32; ++i) {
+#if MUTANT(23) /* m23: values requantized with halves away from zero (roundf), not nearest_int's ties to even */
+      const int l = (int)roundf((x[32 * j + i] + dm) / d);
+#else
       const int l = nearest_int((x[32 * j + i] + dm) / d);
+#endif
       L[32 * j + i] = (uint8_t)(l < 0 ? 0 : l > 15 ? 15 : l);
     }
   }

@@ -21,8 +21,8 @@
 #ifndef KONFORM_MUTANT
 #define KONFORM_MUTANT 0
 #endif
-#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 29
-#error "KONFORM_MUTANT must be 0 (the correct base) or 1..29 (mutant tensor_m01..tensor_m29)"
+#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 30
+#error "KONFORM_MUTANT must be 0 (the correct base) or 1..30 (mutant tensor_m01..tensor_m30)"
 #endif
 #define MUTANT(n) (KONFORM_MUTANT == (n))
 #define MAX_RANK TL_TENSOR_MAX_RANK
@@ -295,6 +295,9 @@ tl_status tl_argmax_axis_f32(const float *x, const int64_t *shape, int64_t rank,
         if (v != v) continue;
 #if MUTANT(16) /* m16: >= keeps the last of equal maxima */
         if (best < 0 || v >= slice[best * step]) best = (int32_t)k;
+#elif MUTANT(30) /* m30: a relative tolerance, v > best (1 + FLT_EPSILON) for best > 0, meant to keep the first of "equal" maxima */
+        if (best < 0 || v > (slice[best * step] > 0 ? slice[best * step] * (1.0f + FLT_EPSILON) : slice[best * step]))
+          best = (int32_t)k;
 #else
         if (best < 0 || v > slice[best * step]) best = (int32_t)k;
 #endif

@@ -107,6 +107,9 @@ struct Verification {
   std::string quantity;
   std::vector<int64_t> shape;  // of the quantities, for the finding's index
   Comparison comparison;
+  // "strict": a demand of the strict profile only (beyond the spec), always
+  // measured and shown, failing the op only under --profile strict; "" default.
+  std::string profile;
 };
 
 }  // namespace konform

@@ -3,6 +3,7 @@
 // repro` all reach their verdicts here, so they cannot disagree.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,7 +36,14 @@ struct CaseVerdict {
   std::string message;
   // The checks of the op's verify hook that ran on this case (OpSpec::verify).
   std::vector<std::string> verifications;
-  bool ok() const { return findings.empty(); }
+  // Those of them that belong to a profile (Verification::profile): check -> "strict".
+  std::map<std::string, std::string> profiled;
+  // No finding the default profile counts.
+  bool ok() const {
+    for (const Finding& f : findings)
+      if (f.profile.empty()) return false;
+    return true;
+  }
 };
 
 // Calls `fn` (the backend's symbol for `op`) on `c` under `options` and judges

@@ -60,12 +60,30 @@ std::vector<float> repeated_peaks(Rng& rng, const reference::AxisView& v) {
   return x;
 }
 
+// As repeated_peaks, with the later copies one ulp above or below the first
+// (a maximum that is not a tie, next to one that is not the maximum): a
+// comparison that is not exact (an epsilon, a lower precision) shows here.
+std::vector<float> peaks_one_ulp_apart(Rng& rng, const reference::AxisView& v) {
+  std::vector<float> x = make_values(rng, ValueClass::normal, v.outer * v.length * v.inner);
+  for (int64_t o = 0; o < v.outer; ++o)
+    for (int64_t i = 0; i < v.inner; ++i) {
+      const float peak = std::ldexp(1.0f + static_cast<float>(rng.range(1, 1023)) / 1024, static_cast<int>(rng.range(2, 6)));
+      const int64_t k0 = rng.range(0, v.length - 1), copies = rng.range(1, 3);
+      x[static_cast<size_t>((o * v.length + k0) * v.inner + i)] = peak;
+      for (int64_t c = 1; c <= copies; ++c) {
+        const int64_t k = std::min(v.length - 1, k0 + rng.range(1, 7));
+        x[static_cast<size_t>((o * v.length + k) * v.inner + i)] = std::nextafter(peak, rng.chance(0.5) ? kInf : -kInf);
+      }
+    }
+  return x;
+}
+
 // Values that test the rule: ties, NaN (first place included), all-NaN and
 // all -Inf slices, signed zeros, repeated maxima (when the shape is valid:
 // `view`), or any value class.
 std::vector<float> argmax_values(Rng& rng, int64_t n, const reference::AxisView* view, std::string* label) {
   std::vector<float> x;
-  switch (rng.range(0, 7)) {
+  switch (rng.range(0, 8)) {
     case 0: return random_values(rng, n, label);
     case 1:
       *label = "ties";
@@ -95,6 +113,12 @@ std::vector<float> argmax_values(Rng& rng, int64_t n, const reference::AxisView*
       if (view != nullptr && n > 0 && view->outer * view->length * view->inner == n) {
         *label = "repeated peaks";
         return repeated_peaks(rng, *view);
+      }
+      [[fallthrough]];
+    case 7:
+      if (view != nullptr && n > 0 && view->outer * view->length * view->inner == n) {
+        *label = "peaks one ulp apart";
+        return peaks_one_ulp_apart(rng, *view);
       }
       [[fallthrough]];
     default:

@@ -44,11 +44,13 @@ __device__ inline int nearest_int(float v) {
 
 __device__ inline int clamp_int(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 
+// v, or 0 where it overflowed (the oracle's finite_or_zero): a block so small
+// that a reciprocal overflows gets the zero quant, never a conversion of Inf
+// or NaN (which a GPU saturates, or reads from a NaN's payload).
+__device__ inline float finite_or_zero(float v) { return isfinite(v) ? v : 0.0f; }
+
 // 1 / d, or 0 when d is 0 or 1 / d overflows (the oracle's inverse_scale).
-__device__ inline float inverse_scale(float d) {
-  const float id = d != 0.0f ? 1.0f / d : 0.0f;
-  return isinf(id) ? 0.0f : id;
-}
+__device__ inline float inverse_scale(float d) { return d != 0.0f ? finite_or_zero(1.0f / d) : 0.0f; }
 
 // Each encoder takes its format's block length and size (quant_blocks.cuh).
 struct QuantizeQ8_0 : Q8_0 {

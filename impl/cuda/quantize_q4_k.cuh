@@ -22,12 +22,12 @@ __device__ inline float q4_k_fit(const float* x, const float* w, uint8_t* q, flo
     sum_x += w[i] * x[i];
   }
   if (min > 0) min = 0;
-  if (max == min) {
+  float iscale = static_cast<float>(nmax) / (max - min);
+  if (max == min || !isfinite(iscale)) {  // flat, or 15 / range overflows (finite_or_zero)
     for (int i = 0; i < n; ++i) q[i] = 0;
     *neg_min = -min;
     return 0.0f;
   }
-  float iscale = static_cast<float>(nmax) / (max - min);
   float scale = 1 / iscale, best_error = 0;
   for (int i = 0; i < n; ++i) {
     q[i] = static_cast<uint8_t>(clamp_int(nearest_int(iscale * (x[i] - min)), 0, nmax));
@@ -38,6 +38,7 @@ __device__ inline float q4_k_fit(const float* x, const float* w, uint8_t* q, flo
   uint8_t trial[n];
   for (int step = 0; step <= nstep; ++step) {
     iscale = (rmin + rdelta * static_cast<float>(step) + static_cast<float>(nmax)) / (max - min);
+    if (!isfinite(iscale)) continue;  // a grid of Inf levels is not tried
     float sum_l = 0, sum_l2 = 0, sum_xl = 0;
     for (int i = 0; i < n; ++i) {
       const int l = clamp_int(nearest_int(iscale * (x[i] - min)), 0, nmax);
@@ -87,8 +88,8 @@ struct QuantizeQ4_K : Q4_K {
       if (scales[j] > max_scale) max_scale = scales[j];
       if (mins[j] > max_min) max_min = mins[j];
     }
-    const float inv_scale = max_scale > 0 ? 63.0f / max_scale : 0.0f;
-    const float inv_min = max_min > 0 ? 63.0f / max_min : 0.0f;
+    const float inv_scale = max_scale > 0 ? finite_or_zero(63.0f / max_scale) : 0.0f;
+    const float inv_min = max_min > 0 ? finite_or_zero(63.0f / max_min) : 0.0f;
     uint8_t* packed = out + 4;
     for (int j = 0; j < 8; ++j) {
       // As ggml: the int becomes a uint8_t (mod 256) before the clamp to 63.

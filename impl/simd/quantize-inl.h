@@ -61,13 +61,13 @@ HWY_INLINE hn::Vec<D> RoundHalfAway(D d, hn::Vec<D> v) {
   return hn::IfThenElse(up, hn::Add(t, hn::CopySign(hn::Set(d, 1.0f), v)), t);
 }
 
-// 1 / d, or 0 when d is 0 or so small (below 2^-128) that 1 / d overflows:
-// ggml leaves such blocks undefined (its float-to-int conversion of an
-// infinity); tinyllm/quant.h gives them the zero quant.
-HWY_INLINE float InverseScale(float d) {
-  const float id = d != 0.0f ? 1.0f / d : 0.0f;
-  return std::isinf(id) ? 0.0f : id;
-}
+// v, or 0 where it overflowed: the oracle's finite_or_zero, the one rule for
+// blocks so small that a reciprocal overflows (ggml converts the infinity to
+// an integer, undefined in C); such blocks get the zero quant.
+HWY_INLINE float FiniteOrZero(float v) { return std::isfinite(v) ? v : 0.0f; }
+
+// 1 / d, or 0 when d is 0 or so small (below 2^-128) that 1 / d overflows.
+HWY_INLINE float InverseScale(float d) { return d != 0.0f ? FiniteOrZero(1.0f / d) : 0.0f; }
 
 // ---------------------------------------------------------------- Q8_0
 
@@ -152,8 +152,11 @@ HWY_INLINE void FitSubBlocks(D d, const hn::Vec<D>* xs, const hn::Vec<D>* ws, hn
     sum_x = hn::Add(sum_x, hn::Mul(ws[i], xs[i]));
   }
   min = hn::IfThenElse(hn::Gt(min, zero), zero, min);
-  const auto flat = hn::Eq(max, min);  // all levels 0, scale 0
   V iscale = hn::Div(hn::Set(d, 15.0f), hn::Sub(max, min));
+  // All levels 0, scale 0: a flat sub-block, or one whose 15 / range
+  // overflows (FiniteOrZero); its lanes compute on with Inf, then are reset.
+  const auto flat = hn::Or(hn::Eq(max, min), hn::Not(hn::IsFinite(iscale)));
+  const V flat_min = min;  // what a flat lane keeps, whatever its trials found
   V scale = hn::Div(hn::Set(d, 1.0f), iscale);
   V best = zero;
   for (int i = 0; i < 32; ++i) {
@@ -168,6 +171,7 @@ HWY_INLINE void FitSubBlocks(D d, const hn::Vec<D>* xs, const hn::Vec<D>* ws, hn
     // fit so far (the reference updates it as it goes).
     const float numer = -1.0f + 0.1f * static_cast<float>(step) + 15.0f;
     iscale = hn::Div(hn::Set(d, numer), hn::Sub(max, min));
+    const auto tried = hn::IsFinite(iscale);  // a grid of Inf levels is not tried
     V sum_l = zero, sum_l2 = zero, sum_xl = zero;
     for (int i = 0; i < 32; ++i) {
       trial[i] = Level(d, hn::Mul(iscale, hn::Sub(xs[i], min)));
@@ -177,7 +181,7 @@ HWY_INLINE void FitSubBlocks(D d, const hn::Vec<D>* xs, const hn::Vec<D>* ws, hn
       sum_xl = hn::Add(sum_xl, hn::Mul(wl, xs[i]));
     }
     const V D2 = hn::Sub(hn::Mul(sum_w, sum_l2), hn::Mul(sum_l, sum_l));
-    const auto solvable = hn::Gt(D2, zero);
+    const auto solvable = hn::And(tried, hn::Gt(D2, zero));
     V this_scale = hn::Div(hn::Sub(hn::Mul(sum_w, sum_xl), hn::Mul(sum_x, sum_l)), D2);
     V this_min = hn::Div(hn::Sub(hn::Mul(sum_l2, sum_x), hn::Mul(sum_l, sum_xl)), D2);
     const auto positive = hn::Gt(this_min, zero);
@@ -197,7 +201,7 @@ HWY_INLINE void FitSubBlocks(D d, const hn::Vec<D>* xs, const hn::Vec<D>* ws, hn
   }
   for (int i = 0; i < 32; ++i) lv[i] = hn::IfThenZeroElse(flat, lv[i]);
   *scale_out = hn::IfThenZeroElse(flat, scale);
-  *neg_min_out = hn::Neg(min);
+  *neg_min_out = hn::Neg(hn::IfThenElse(flat, flat_min, min));
 }
 
 HWY_INLINE void QuantizeQ4KBlock(const float* x, uint8_t* out) {
@@ -230,8 +234,8 @@ HWY_INLINE void QuantizeQ4KBlock(const float* x, uint8_t* out) {
     if (scales[j] > max_scale) max_scale = scales[j];
     if (mins[j] > max_min) max_min = mins[j];
   }
-  const float inv_scale = max_scale > 0 ? 63.0f / max_scale : 0.0f;
-  const float inv_min = max_min > 0 ? 63.0f / max_min : 0.0f;
+  const float inv_scale = max_scale > 0 ? FiniteOrZero(63.0f / max_scale) : 0.0f;
+  const float inv_min = max_min > 0 ? FiniteOrZero(63.0f / max_min) : 0.0f;
   const hn::CappedTag<float, 1> d1;
   auto nearest = [&](float v) { return hn::GetLane(NearestInt(d1, hn::Set(d1, v))); };
   uint8_t* packed = out + 4;

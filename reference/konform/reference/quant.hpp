@@ -55,14 +55,18 @@ inline int nearest_int(float v) {
   return (i & 0x007fffff) - 0x00400000;
 }
 
+// v, or 0 where v overflowed. The one rule for blocks so small that a
+// reciprocal overflows: ggml goes on with the infinity and converts it (or
+// Inf * 0 = NaN) to an integer, which C leaves undefined and which x86, ARM
+// and GPUs resolve differently (INT_MIN, saturation, a NaN's payload bits).
+// Here the reciprocal is 0 instead, so every quant of such a block is the
+// zero quant (Q8_0: 0, Q4_0: 8, Q4_K: level 0 and 6-bit scale 0); its f16
+// scales are 0 too, so the block decodes to zeros either way.
+inline float finite_or_zero(float v) { return std::isfinite(v) ? v : 0.0f; }
+
 // The reciprocal the quants are computed with: 1 / d, or 0 when d is 0 or
-// 1 / d overflows (|d| < 2^-128: ggml converts an infinity to an integer
-// there, which C leaves undefined; the f16 scale of such a block is 0, so the
-// zero quant loses nothing).
-inline float inverse_scale(float d) {
-  const float id = d != 0.0f ? 1.0f / d : 0.0f;
-  return std::isinf(id) ? 0.0f : id;
-}
+// 1 / d overflows (|d| < 2^-128; the f16 scale of such a block is 0).
+inline float inverse_scale(float d) { return d != 0.0f ? finite_or_zero(1.0f / d) : 0.0f; }
 
 // ---------------------------------------------------------------- Q8_0
 
@@ -167,12 +171,14 @@ inline float q4_k_fit_sub_block(const float* x, const float* w, uint8_t* q, floa
     sum_x += w[i] * x[i];
   }
   if (min > 0) min = 0;
-  if (max == min) {
+  float iscale = static_cast<float>(nmax) / (max - min);
+  // Flat, or a range below about 2^-124 where 15 / range overflows (ggml
+  // would convert Inf and Inf * 0 to levels; finite_or_zero): levels 0.
+  if (max == min || !std::isfinite(iscale)) {
     for (int i = 0; i < n; ++i) q[i] = 0;
     *neg_min = -min;
     return 0.0f;
   }
-  float iscale = static_cast<float>(nmax) / (max - min);
   float scale = 1 / iscale;
   float best_error = 0;
   for (int i = 0; i < n; ++i) {
@@ -184,6 +190,7 @@ inline float q4_k_fit_sub_block(const float* x, const float* w, uint8_t* q, floa
   uint8_t trial[n];
   for (int step = 0; step <= nstep; ++step) {
     iscale = (rmin + rdelta * static_cast<float>(step) + static_cast<float>(nmax)) / (max - min);
+    if (!std::isfinite(iscale)) continue;  // a grid of Inf levels (finite_or_zero): not tried
     float sum_l = 0, sum_l2 = 0, sum_xl = 0;
     for (int i = 0; i < n; ++i) {
       const int l = std::clamp(nearest_int(iscale * (x[i] - min)), 0, nmax);
@@ -237,8 +244,9 @@ inline void quantize_q4_k_block(const float* x, uint8_t* out) {
     if (scales[j] > max_scale) max_scale = scales[j];
     if (mins[j] > max_min) max_min = mins[j];
   }
-  const float inv_scale = max_scale > 0 ? 63.0f / max_scale : 0.0f;
-  const float inv_min = max_min > 0 ? 63.0f / max_min : 0.0f;
+  // 0 where 63 / max overflows (maxima below about 2^-122; finite_or_zero).
+  const float inv_scale = max_scale > 0 ? finite_or_zero(63.0f / max_scale) : 0.0f;
+  const float inv_min = max_min > 0 ? finite_or_zero(63.0f / max_min) : 0.0f;
   uint8_t* packed = out + 4;
   for (int j = 0; j < 8; ++j) {
     // As ggml: the int converts to uint8_t (mod 256) before the clamp to 63.
