@@ -15,9 +15,12 @@ namespace konform::cli {
 using konform::read_file;
 
 // An output file, opened for writing when constructed so that an unwritable
-// path stops the run before it starts. An existing file keeps its contents
-// until write() replaces them (a run that stops early loses no old report);
-// a file the constructor created and write() never filled is removed again.
+// path stops the run before it starts: a temporary file beside it
+// (PATH.konform-XXXXXX), renamed over PATH by write() when complete. An
+// existing file keeps its contents until then (a run that stops early, even
+// killed, loses no old report and leaves no half-written one); a temporary
+// file never filled is removed again, also when konform is killed by a
+// signal it can catch. A device or pipe (/dev/stdout) is written in place.
 // write() writes the text, closes the file and checks every step. `what`
 // names it: "JUnit XML".
 class OutputFile {
@@ -33,11 +36,12 @@ class OutputFile {
   void write(const std::string& text);
 
  private:
-  void discard();  // closes an unwritten file, removing it if this created it
+  void discard();  // closes an unwritten file, removing its temporary file
+  void forget_temp();
 
-  std::string path_, what_;
+  std::string path_, what_, temp_;
   std::FILE* f_ = nullptr;
-  bool created_ = false;
+  int slot_ = -1;  // its temporary file's slot for konform::remove_on_signal
 };
 
 // Creates dir if missing and checks that a file can be created in it, so

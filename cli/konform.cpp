@@ -9,6 +9,8 @@
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <set>
 
 #include "args.hpp"
 #include "diff.hpp"
@@ -17,6 +19,7 @@
 #include "repro_files.hpp"
 #include "konform/backend.hpp"
 #include "konform/isolate.hpp"
+#include "konform/judge.hpp"
 #include "konform/properties.hpp"
 #include "konform/render.hpp"
 #include "konform/report.hpp"
@@ -207,118 +210,342 @@ OpResult result_for(const Backend& b, const OpSpec& op) {
   return r;
 }
 
-// Everything one op gets on one backend: the sweep, then its properties.
-OpResult check_op(const Backend& b, const OpSpec& op, const CheckArgs& a, const SweepOptions& sweep,
-                  ChildChannel& channel) {
-  OpResult r = result_for(b, op);
-  const auto start = std::chrono::steady_clock::now();
-  const bool sweep_wanted = a.properties.empty();  // --property alone runs just that property
-  if (sweep_wanted) {
+// The properties of `op` this run checks, in catalog order.
+std::vector<const Property*> chosen_properties(const OpSpec& op, const CheckArgs& a) {
+  std::vector<const Property*> out;
+  if (a.no_properties || a.only_case >= 0) return out;
+  for (const Property& p : properties())
+    if (p.op == op.name && selected(a.properties, p.name)) out.push_back(&p);
+  return out;
+}
+
+// A property's deadline: its runs of random cases, --timeout the ceiling.
+double property_deadline(const CheckArgs& a) { return std::min(a.timeout_s, 120.0); }
+
+// Where an op's check stands: its result so far and the next piece of work.
+struct OpState {
+  OpResult result;
+  int64_t next_case = 0;
+  size_t next_property = 0;
+};
+
+std::string state_json(const OpState& s) {
+  const nlohmann::json j = {
+      {"next_case", s.next_case}, {"next_property", s.next_property}, {"result", to_json(s.result)}};
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// A state the child sent; nullopt when its text is no such state (the
+// checksum held, so it was corrupted in the child before it was sent).
+std::optional<OpState> parse_state(const std::string& text) {
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return std::nullopt;
+  try {
+    OpState s;
+    s.next_case = j.at("next_case").get<int64_t>();
+    s.next_property = j.at("next_property").get<size_t>();
+    s.result = op_result_from_json(j.at("result"));
+    return s;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+// In the child: the sweep from sweep.resume_at (but sweep.skip), then the
+// properties from first_property, the state sent after each property and
+// after a case at most every 0.1 s, so that a crash loses little.
+std::string check_op_child(const Backend& b, const OpSpec& op, const CheckArgs& a, const SweepOptions& sweep,
+                           size_t first_property, ChildChannel& channel) {
+  OpState s;
+  s.result = result_for(b, op);
+  const auto [first, last] = case_range(sweep);
+  s.next_case = a.properties.empty() ? std::max(first, sweep.resume_at) : last;  // --property alone: no sweep
+  s.next_property = first_property;
+  auto sent = std::chrono::steady_clock::now();
+  auto send = [&] {
+    channel.checkpoint(state_json(s));
+    sent = std::chrono::steady_clock::now();
+  };
+  if (s.next_case < last) {
     sweep_op(
-        b, op, sweep, r,
-        [&](int64_t i, const std::string& label) {
-          channel.progress(i, label);
+        b, op, sweep, s.result,
+        [&](int64_t i, const Case& c) {
+          channel.progress(i, c.label, case_deadline(c, a.timeout_s));
           if (a.verbose) std::fprintf(stderr, "  %s %s case %lld: %s\n", b.name.c_str(), op.name.c_str(),
-                                      static_cast<long long>(i), label.c_str());
+                                      static_cast<long long>(i), c.label.c_str());
         },
         [&](int64_t i, const std::string& failed) {
           if (a.verbose && !failed.empty())
             std::fprintf(stderr, "  FAIL %s %s case %lld: %s\n", b.name.c_str(), op.name.c_str(),
                          static_cast<long long>(i), failed.c_str());
+          s.next_case = i + 1;
+          if (std::chrono::steady_clock::now() - sent > std::chrono::milliseconds(100)) send();
         });
-  } else if (b.symbol(op.symbol) == nullptr) {
-    r.verdict = "unsupported";
+    s.next_case = last;
   }
-  if (!a.repro_dir.empty())
-    for (Finding& f : r.findings)
-      if (f.case_index >= 0)
-        f.reproduce +=
-            repro_note(a, [&] { return write_sweep_reproducer(a.repro_dir, b, op, sweep, f.case_index, f); });
-  if (r.verdict != "unsupported" && !a.no_properties && a.only_case < 0) {
-    for (const Property& p : properties()) {
-      if (p.op != op.name || !selected(a.properties, p.name)) continue;
-      channel.progress(-1, "property " + p.name);
-      const PropertyOutcome o = check_property(p, b, a.seed, static_cast<int>(a.property_runs));
-      CheckSummary& c = r.check(p.name, "property");
-      if (!o.not_run.empty()) {  // a companion op the backend lacks: shown, neither passed nor failed
-        c.reason = o.not_run;
-        continue;
-      }
-      c.profile = p.profile;
-      c.runs += o.runs + (o.passed ? 0 : 1);
-      if (o.passed) continue;
-      ++c.failures;
-      Finding f;
-      f.check = p.name;
-      f.profile = p.profile;
-      f.message = o.message;
-      f.reproduce = property_command(b.name, op.name, p.name, sweep) + (p.profile.empty() ? "" : " --profile strict") +
-                    (o.reproduce.empty() ? "" : "   (RapidCheck: RC_PARAMS=\"reproduce=" + o.reproduce + "\")");
-      if (!a.repro_dir.empty())
-        f.reproduce += repro_note(a, [&] {
-          return write_property_reproducer(a.repro_dir, p, b, sweep, static_cast<int>(a.property_runs), f);
-        });
-      r.fail(f);
+  const std::vector<const Property*> props = chosen_properties(op, a);
+  for (; s.next_property < props.size(); ++s.next_property) {
+    send();
+    const Property& p = *props[s.next_property];
+    channel.progress(-1, "property " + p.name, property_deadline(a));
+    const PropertyOutcome o = check_property(p, b, a.seed, static_cast<int>(a.property_runs));
+    CheckSummary& c = s.result.check(p.name, "property");
+    if (!o.not_run.empty()) {  // a companion op the backend lacks: shown, neither passed nor failed
+      c.reason = o.not_run;
+      continue;
     }
+    c.profile = p.profile;
+    c.runs += o.runs + (o.passed ? 0 : 1);
+    if (o.passed) continue;
+    ++c.failures;
+    Finding f;
+    f.check = p.name;
+    f.profile = p.profile;
+    f.message = o.message;
+    f.reproduce = property_command(b.name, op.name, p.name, sweep) + (p.profile.empty() ? "" : " --profile strict") +
+                  (o.reproduce.empty() ? "" : "   (RapidCheck: RC_PARAMS=\"reproduce=" + o.reproduce + "\")");
+    if (!a.repro_dir.empty())
+      f.reproduce += repro_note(a, [&] {
+        return write_property_reproducer(a.repro_dir, p, b, sweep, static_cast<int>(a.property_runs), f);
+      });
+    s.result.fail(f);
   }
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return r;
+  return state_json(s);
 }
 
-// Where a child stopped on a finding: the sweep case it was running and how
-// to replay it (with --repro-dir, a reproducer written for it too).
-void locate(Finding& f, const ChildOutcome& o, const Backend& b, const OpSpec& op, const CheckArgs& a,
-            const SweepOptions& sweep) {
-  f.case_index = o.last_case;
-  f.case_label = o.last_label;
-  if (o.last_case < 0) return;
-  f.reproduce = replay_command(b.name, op.name, a.seed, o.last_case, sweep.tolerances_file);
-  if (!a.repro_dir.empty())
-    f.reproduce += repro_note(a, [&] { return write_sweep_reproducer(a.repro_dir, b, op, sweep, o.last_case, f); });
-}
-
-// The result of a child that died or hung, with the case it was running.
-OpResult died(const Backend& b, const OpSpec& op, const ChildOutcome& o, const CheckArgs& a,
-              const SweepOptions& sweep) {
-  OpResult r = result_for(b, op);
-  Finding f;
-  f.check = o.status == ChildOutcome::timeout ? "no_hang" : "no_crash";
-  f.message = (o.status == ChildOutcome::timeout ? "hung: " : "crashed: ") + o.detail;
-  locate(f, o, b, op, a, sweep);
-  if (o.last_case < 0 && o.last_label.rfind("property ", 0) == 0)
-    f.reproduce = property_command(b.name, op.name, o.last_label.substr(9), sweep);
+// Records f, keeping per check the finding of the earliest case: children
+// report out of order when one resumes after another's crash.
+void fail_earliest(OpResult& r, const Finding& f) {
+  for (Finding& existing : r.findings)
+    if (existing.check == f.check && existing.cause == f.cause && (f.cause.empty() || existing.output == f.output)) {
+      const int64_t cases = existing.cases + f.cases, elements = existing.elements + f.elements;
+      if (f.case_index >= 0 && (existing.case_index < 0 || f.case_index < existing.case_index)) existing = f;
+      existing.cases = cases;
+      existing.elements = elements;
+      if (f.profile == "strict") r.strict_failed = true;
+      else r.verdict = "fail";
+      return;
+    }
   r.fail(f);
-  r.verdict = o.status == ChildOutcome::timeout ? "timeout" : "crashed";
-  CheckSummary& c = r.check(f.check, "sweep");
-  c.runs = c.failures = 1;
-  return r;
 }
 
-// The sweep's cases again, in a child of their own, each input's end against
-// unmapped memory (sweep_reads): a crash there is a read past an input's end,
-// the check no_read_out_of_bounds, added to the op's result.
-void check_reads(const Backend& b, const OpSpec& op, const CheckArgs& a, const SweepOptions& sweep, OpResult& r) {
-  if (r.verdict == "unsupported" || !a.properties.empty()) return;  // (--property alone: no sweep)
-  const ChildOutcome o = run_isolated(
-      [&](ChildChannel& channel) {
-        return std::to_string(sweep_reads(b, op, sweep, [&](int64_t i, const std::string& label) {
-          channel.progress(i, label);
-        }));
-      },
-      a.timeout_s);
-  CheckSummary& c = r.check("no_read_out_of_bounds", "sweep");
-  if (o.status == ChildOutcome::ok) {
-    c.runs += std::stoll(o.payload);
+// Adds what one child found to the op's result.
+void merge(OpResult& into, const OpResult& part) {
+  into.cases += part.cases;
+  into.unsupported_cases += part.unsupported_cases;
+  if (!part.unsupported_message.empty()) into.unsupported_message = part.unsupported_message;
+  if (part.limit > 0) {
+    into.limit = part.limit;
+    into.limit_why = part.limit_why;
+  }
+  if (part.strict_limit > 0) into.strict_limit = part.strict_limit;
+  into.strict_failed = into.strict_failed || part.strict_failed;
+  into.metrics.merge(part.metrics);
+  if (part.worst && worse_than(*part.worst, into.worst)) into.worst = part.worst;
+  for (const CheckSummary& c : part.checks) {
+    CheckSummary& mine = into.check(c.name, c.kind);
+    mine.runs += c.runs;
+    mine.failures += c.failures;
+    if (!c.reason.empty()) mine.reason = c.reason;
+    if (!c.profile.empty()) mine.profile = c.profile;
+  }
+  for (const Finding& f : part.findings) fail_earliest(into, f);
+}
+
+// The case (else the property) where a finding happened, and how to replay it
+// (with --repro-dir, a reproducer written for it too).
+void locate(Finding& f, int64_t index, const std::string& label, const Backend& b, const OpSpec& op,
+            const CheckArgs& a, const SweepOptions& sweep) {
+  f.case_index = index;
+  f.case_label = label;
+  if (index < 0) {
+    if (label.rfind("property ", 0) == 0) f.reproduce = property_command(b.name, op.name, label.substr(9), sweep);
     return;
   }
+  f.reproduce = replay_command(b.name, op.name, a.seed, index, sweep.tolerances_file);
+  if (!a.repro_dir.empty())
+    f.reproduce += repro_note(a, [&] { return write_sweep_reproducer(a.repro_dir, b, op, sweep, index, f); });
+}
+
+// The finding of a child that stopped early: a fault the guard pages named,
+// else a crash, a hang or a corrupted result channel, where it happened.
+Finding stop_finding(const ChildOutcome& o, const Backend& b, const OpSpec& op, const CheckArgs& a,
+                     const SweepOptions& sweep) {
+  Finding f;
+  int64_t index = o.last_case;
+  std::string label = o.last_label;
+  if (o.fault) {
+    f.check = o.fault->check;
+    f.message = std::string(o.fault->message) + " (" + o.detail + ")";
+    f.output = o.fault->arg;
+    if (o.fault->case_index != index && o.fault->case_index >= 0) {
+      index = o.fault->case_index;
+      label = sweep_case(op, sweep.seed, index).label;
+    }
+  } else if (o.status == ChildOutcome::timeout) {
+    f.check = "no_hang";
+    f.message = "hung: " + o.detail;
+  } else if (o.status == ChildOutcome::corrupted) {
+    f.check = "result_channel_intact";
+    f.message = o.detail;
+  } else {
+    f.check = "no_crash";
+    f.message = "crashed: " + o.detail;
+  }
+  locate(f, index, label, b, op, a, sweep);
+  return f;
+}
+
+// RLIMIT_AS in the children, except where a GPU runtime reserves address
+// space by the terabyte.
+bool limit_address_space(const Backend& b) {
+  return b.name.find("cuda") == std::string::npos && b.library.find("cuda") == std::string::npos;
+}
+
+// Everything one op gets on one backend: the sweep, then its properties,
+// in children. A child that crashes, hangs or corrupts its channel is one
+// finding where it stopped; a fresh child goes on after that case or
+// property, so the verdicts before and after it stand.
+// `crashed` gets the cases where a child stopped.
+OpResult check_op(const Backend& b, const OpSpec& op, const CheckArgs& a, const SweepOptions& options,
+                  std::set<int64_t>& crashed_cases) {
+  OpResult total = result_for(b, op);
+  if (b.symbol(op.symbol) == nullptr) {
+    total.verdict = "unsupported";
+    return total;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  SweepOptions sweep = options;
+  const auto [first, last] = case_range(sweep);
+  const size_t property_count = chosen_properties(op, a).size();
+  IsolateOptions io;
+  io.timeout_s = a.timeout_s;
+  io.what = op.name + " on " + b.name;
+  io.total = last;
+  io.limit_address_space = limit_address_space(b);
+  OpState at;
+  at.next_case = a.properties.empty() ? first : last;
+  bool hung = false, crashed = false;
+  constexpr int kMaxHangs = 3, kMaxChildren = 100;
+  for (int child = 1;; ++child) {
+    sweep.resume_at = at.next_case;
+    const size_t first_property = at.next_property;
+    const ChildOutcome o = run_isolated(
+        [&](ChildChannel& channel) { return check_op_child(b, op, a, sweep, first_property, channel); }, io);
+    if (o.status == ChildOutcome::harness_error)
+      throw std::runtime_error(op.name + " on " + b.name + ": " + o.detail);
+    // The last state that arrived intact; a later one that is no state is
+    // corruption too.
+    bool garbled = false;
+    std::vector<const std::string*> states;
+    for (const auto& c : o.checkpoints) states.push_back(&c);
+    if (o.status == ChildOutcome::ok) states.push_back(&o.payload);
+    std::optional<OpState> reached;
+    for (auto it = states.rbegin(); it != states.rend() && !reached; ++it) {
+      reached = parse_state(**it);
+      garbled |= !reached;
+    }
+    if (reached) {
+      merge(total, reached->result);
+      at.next_case = std::max(at.next_case, reached->next_case);
+      at.next_property = std::max(at.next_property, reached->next_property);
+    }
+    if (o.status == ChildOutcome::ok && !garbled) break;
+    ChildOutcome stopped = o;
+    if (o.status == ChildOutcome::ok) {  // intact frames, text that is no state
+      stopped.status = ChildOutcome::corrupted;
+      stopped.detail = "the backend corrupted konform's result channel: a result that is not the one konform sent";
+    }
+    const Finding f = stop_finding(stopped, b, op, a, sweep);
+    CheckSummary& c = total.check(f.check, f.check.rfind("no_", 0) == 0 || f.check == "result_channel_intact"
+                                               ? "sweep" : "property");
+    ++c.runs;
+    ++c.failures;
+    fail_earliest(total, f);
+    if (stopped.last_case < 0 && stopped.last_label.rfind("property ", 0) == 0) {
+      CheckSummary& p = total.check(stopped.last_label.substr(9), "property");  // it ran, and did not pass
+      ++p.runs;
+      ++p.failures;
+    }
+    hung |= stopped.status == ChildOutcome::timeout;
+    crashed |= stopped.status == ChildOutcome::crashed && !stopped.fault;
+    if (o.strays) {
+      Finding s;
+      s.check = "no_stray_processes";
+      s.message = "processes the backend started were still running after the op's child had ended (konform killed them)";
+      CheckSummary& sc = total.check(s.check, "sweep");
+      ++sc.runs;
+      ++sc.failures;
+      total.fail(s);
+    }
+    // On from the piece after the one it stopped in.
+    if (o.status == ChildOutcome::ok && at.next_case >= last && at.next_property >= property_count) break;
+    if (stopped.last_case >= at.next_case) sweep.skip.insert(stopped.last_case);
+    else if (at.next_case < last) sweep.skip.insert(at.next_case);  // stopped between cases: skip the next one
+    else ++at.next_property;
+    const int hangs = static_cast<int>(total.check("no_hang", "sweep").failures);
+    if (hangs >= kMaxHangs || child >= kMaxChildren) {
+      for (Finding& g : total.findings)
+        if (g.check == f.check)
+          g.message += hangs >= kMaxHangs ? "; after 3 hangs the op's remaining cases and properties were not run"
+                                          : "; after 100 children the op's remaining cases and properties were not run";
+      break;
+    }
+    int64_t next = at.next_case;
+    while (next < last && sweep.skip.count(next) != 0) ++next;
+    if (next >= last && at.next_property >= property_count) break;
+  }
+  if (hung) total.verdict = "timeout";
+  else if (crashed) total.verdict = "crashed";
+  crashed_cases = sweep.skip;
+  if (!a.repro_dir.empty())
+    for (Finding& f : total.findings)
+      if (f.case_index >= 0 && f.reproduce.find("(or: konform repro") == std::string::npos &&
+          f.reproduce.find("(no reproducer") == std::string::npos)
+        f.reproduce += repro_note(a, [&] { return write_sweep_reproducer(a.repro_dir, b, op, sweep, f.case_index, f); });
+  total.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return total;
+}
+
+// The sweep's cases again, in a child of their own, each input's end exactly
+// against unmapped memory (sweep_reads): a crash there is a read past an
+// input's end, the check no_read_out_of_bounds, added to the op's result.
+// The cases where check_op's children stopped are left out: whatever
+// stopped them is found already.
+void check_reads(const Backend& b, const OpSpec& op, const CheckArgs& a, const SweepOptions& options,
+                 const std::set<int64_t>& crashed_cases, OpResult& r) {
+  if (r.verdict == "unsupported" || !a.properties.empty()) return;  // (--property alone: no sweep)
+  SweepOptions sweep = options;
+  sweep.skip = crashed_cases;
+  IsolateOptions io;
+  io.timeout_s = a.timeout_s;
+  io.what = op.name + " on " + b.name + " (reads)";
+  io.total = case_range(sweep).second;
+  io.limit_address_space = limit_address_space(b);
+  const ChildOutcome o = run_isolated(
+      [&](ChildChannel& channel) {
+        return std::to_string(sweep_reads(b, op, sweep, [&](int64_t i, const Case& c) {
+          channel.progress(i, c.label, case_deadline(c, a.timeout_s));
+        }));
+      },
+      io);
   if (o.status == ChildOutcome::harness_error) throw std::runtime_error(op.name + " on " + b.name + ": " + o.detail);
+  if (o.status == ChildOutcome::ok && !o.payload.empty() && o.payload.size() < 19 &&
+      o.payload.find_first_not_of("0123456789") == std::string::npos) {
+    r.check("no_read_out_of_bounds", "sweep").runs += std::stoll(o.payload);
+    return;
+  }
+  Finding f = stop_finding(o, b, op, a, sweep);
+  if (!o.fault) {
+    f.check = "no_read_out_of_bounds";
+    f.message = (o.status == ChildOutcome::timeout ? "hung"
+                 : o.status == ChildOutcome::ok    ? "gave no count of its cases"
+                                                   : "crashed: " + o.detail) +
+                ", called with each input's end against unmapped memory: a read past the end of an input";
+  }
+  CheckSummary& c = r.check(f.check, "sweep");
   c.runs += std::max<int64_t>(o.last_case, 0) + 1;
   ++c.failures;
-  Finding f;
-  f.check = "no_read_out_of_bounds";
-  f.message = (o.status == ChildOutcome::timeout ? "hung" : "crashed: " + o.detail) +
-              ", called with each input's end against unmapped memory: a read past the end of an input";
-  locate(f, o, b, op, a, sweep);
   r.fail(f);
 }
 
@@ -412,6 +639,7 @@ int check(const CheckArgs& a, const std::string& command_line) {
   }
   if (ops.empty())
     for (const OpSpec& op : catalog()) ops.push_back(&op);
+  if (custom) custom->require_entries_for(ops);  // the whole table, before anything runs
   // Each --property must belong to a chosen op, or it would run nothing.
   for (const auto& p : a.properties) {
     std::string owners;
@@ -433,6 +661,7 @@ int check(const CheckArgs& a, const std::string& command_line) {
 
   std::vector<Backend> backends;
   RunInfo run;
+  set_load_timeout(a.timeout_s);
   for (const auto& spec : a.backends)
     for (auto& b : resolve_backends(spec)) {
       for (const Backend& earlier : backends)  // simd:all and simd:AVX2, say: each result counted once
@@ -467,16 +696,17 @@ int check(const CheckArgs& a, const std::string& command_line) {
         print_result(results.back(), op_width);
         continue;
       }
-      const ChildOutcome o = run_isolated(
-          [&](ChildChannel& channel) { return to_json(check_op(b, *op, a, sweep, channel)).dump(); }, a.timeout_s);
-      if (o.status == ChildOutcome::harness_error) {
-        std::fprintf(stderr, "konform: %s on %s: %s\n", op->name.c_str(), b.name.c_str(), o.detail.c_str());
+      OpResult r;
+      try {  // konform's own error in a child (a case it cannot make, say): reported, the run goes on
+        std::set<int64_t> crashed_cases;
+        r = check_op(b, *op, a, sweep, crashed_cases);
+        check_reads(b, *op, a, sweep, crashed_cases, r);
+      } catch (const std::runtime_error& e) {
+        std::fprintf(stderr, "konform: %s\n", e.what());
         harness_failed = true;
         continue;
       }
-      results.push_back(o.status == ChildOutcome::ok ? op_result_from_json(nlohmann::json::parse(o.payload))
-                                                     : died(b, *op, o, a, sweep));
-      if (o.status == ChildOutcome::ok) check_reads(b, *op, a, sweep, results.back());
+      results.push_back(std::move(r));
       if (a.profile == "strict" && results.back().strict_failed && results.back().verdict == "pass")
         results.back().verdict = "fail";  // --profile strict: the strict checks count
       print_result(results.back(), op_width);
@@ -563,6 +793,7 @@ int main(int argc, char** argv) {
   std::string command_line = "konform";
   for (const auto& s : args) command_line += " " + s;
   konform::load_rapidcheck_quietly();
+  konform::kill_children_on_signal();  // a cancelled run leaves no child and no temporary file
   const int status = konform::cli::run(args, command_line);
   // What was printed must have reached standard output: a full disk or a
   // closed pipe is an error, not a silent success.

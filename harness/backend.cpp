@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -73,6 +74,8 @@ std::string one_line(const std::string& why) {
   return out.empty() ? "(no reason given)" : out;
 }
 
+double g_load_timeout_s = 60;  // set_load_timeout
+
 // A library's constructors run inside dlopen: one that crashes, exits or
 // hangs would take konform with it. Loading it first in a child turns that
 // into a message. (The constructors run again in this process afterwards.)
@@ -80,7 +83,7 @@ std::string one_line(const std::string& why) {
 // runtime it starts is never inherited by the children that run kernels.
 // Returns its reason, or "" when the library can run here (or does not say).
 std::string probe_load(const std::string& path, const std::string& anchored) {
-  constexpr double kLoadTimeoutS = 60;
+  const double kLoadTimeoutS = g_load_timeout_s;
   const char* kProbe = "tl_backend_unavailable";
   const ChildOutcome out = run_isolated(
       [&](ChildChannel& channel) -> std::string {
@@ -105,8 +108,9 @@ std::string probe_load(const std::string& path, const std::string& anchored) {
       throw BackendError("cannot load backend library '" + path + "': " + out.detail);
     case ChildOutcome::timeout:
       throw BackendError("'" + path + "' did not finish" + (in_probe ? stage : " loading") + " within " +
-                         std::to_string(int(kLoadTimeoutS)) + " s" + (in_probe ? "" : " (a constructor that hangs?)"));
+                         out.detail.substr(out.detail.find("after ") + 6) + (in_probe ? "" : " (a constructor that hangs?)"));
     case ChildOutcome::crashed:
+    case ChildOutcome::corrupted:
       break;
   }
   if (out.detail.rfind("signal", 0) == 0) throw BackendError(path + " crashed" + stage + " (" + out.detail + ")");
@@ -276,5 +280,7 @@ std::vector<Backend> resolve_backends(const std::string& spec) {
   throw BackendError("unknown backend '" + spec +
                      "': expected scalar, simd, simd:TARGET, simd:all, cuda, or the path of a shared library");
 }
+
+void set_load_timeout(double seconds) { g_load_timeout_s = std::min(seconds, 60.0); }
 
 }  // namespace konform

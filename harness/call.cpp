@@ -1,8 +1,7 @@
 #include "konform/call.hpp"
 #include "konform/compare.hpp"
 
-#include <sys/mman.h>
-#include <unistd.h>
+#include "konform/guard.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -17,73 +16,7 @@ namespace konform {
 
 namespace {
 
-constexpr size_t kGuard = 256;              // bytes each side of every buffer
-constexpr uint8_t kGuardByte = 0xA7;
 constexpr uint32_t kPoison[2] = {0x7FA1B2C3u, 0xFF9D8E7Fu};  // NaNs no kernel computes
-
-// A buffer with guard zones: [guard][misalign][data][guard]; or fenced: the
-// data's last byte at the end of a page, then unmapped memory as long as the
-// data (at least kFence), so that a read up to that far past its end faults.
-// (The guard zones only show writes.)
-class GuardedBuffer {
- public:
-  struct Fenced {};
-  GuardedBuffer(size_t bytes, size_t misalign) : bytes_(bytes), misalign_(misalign) {
-    total_ = kGuard + misalign + bytes + kGuard;
-    total_ = (total_ + 63) / 64 * 64;
-    mem_.reset(static_cast<uint8_t*>(std::aligned_alloc(64, total_)));
-    if (!mem_) throw std::bad_alloc();
-    // The guard zones only: the data is copied in or poisoned by the caller
-    // (a whole-buffer fill costs seconds on a 180 MB weight matrix).
-    const size_t begin = kGuard + misalign_, end = begin + bytes_;
-    std::memset(mem_.get(), kGuardByte, begin);
-    std::memset(mem_.get() + end, kGuardByte, total_ - end);
-  }
-  GuardedBuffer(size_t bytes, Fenced) : bytes_(bytes), misalign_(0) {
-    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    const size_t body = (bytes + page - 1) / page * page;
-    map_bytes_ = body + std::max(body, kFence);
-    void* p = mmap(nullptr, map_bytes_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) throw std::bad_alloc();
-    map_ = static_cast<uint8_t*>(p);
-    if (body > 0 && mprotect(map_, body, PROT_READ | PROT_WRITE) != 0) {
-      munmap(map_, map_bytes_);
-      throw std::bad_alloc();
-    }
-    fenced_data_ = map_ + body - bytes;
-  }
-  ~GuardedBuffer() {
-    if (map_ != nullptr) munmap(map_, map_bytes_);
-  }
-  GuardedBuffer(const GuardedBuffer&) = delete;
-  GuardedBuffer& operator=(const GuardedBuffer&) = delete;
-
-  uint8_t* data() const { return map_ != nullptr ? fenced_data_ : mem_.get() + kGuard + misalign_; }
-  size_t size() const { return bytes_; }
-  // True when every byte outside [data, data + size) still holds the guard
-  // (fenced: nothing to see; a write past the end would have faulted).
-  bool guards_intact() const {
-    if (map_ != nullptr) return true;
-    const uint8_t* p = mem_.get();
-    const size_t begin = kGuard + misalign_, end = begin + bytes_;
-    for (size_t i = 0; i < begin; ++i)
-      if (p[i] != kGuardByte) return false;
-    for (size_t i = end; i < total_; ++i)
-      if (p[i] != kGuardByte) return false;
-    return true;
-  }
-
- private:
-  struct Free {
-    void operator()(uint8_t* p) const { std::free(p); }
-  };
-  static constexpr size_t kFence = size_t{64} << 10;
-  std::unique_ptr<uint8_t, Free> mem_;
-  size_t bytes_, misalign_, total_ = 0;
-  uint8_t* map_ = nullptr;  // fenced
-  uint8_t* fenced_data_ = nullptr;
-  size_t map_bytes_ = 0;
-};
 
 // Every byte of an output: whole words of the pattern, then its first bytes.
 void poison(uint8_t* p, size_t bytes, uint32_t pattern) {
@@ -105,14 +38,14 @@ struct Call {
 
 // Lays out the buffers of `c` for one call: inputs copied in, outputs
 // poisoned, aliased outputs pointing into their input's buffer; with
-// `fence_inputs`, the inputs no output aliases fenced.
+// `fence_inputs`, the inputs no output aliases end exactly at their guard.
 Call prepare(const Case& c, size_t misalign, uint32_t pattern, bool fence_inputs = false) {
   Call call;
   for (const Arg& a : c.args) {
     if (!a.alias_of.empty()) continue;
-    auto buf = fence_inputs && a.access == Access::in && !aliased_by_output(c, a.name)
-                   ? std::make_unique<GuardedBuffer>(a.value.size_bytes(), GuardedBuffer::Fenced{})
-                   : std::make_unique<GuardedBuffer>(a.value.size_bytes(), misalign);
+    const bool written = a.access != Access::in || aliased_by_output(c, a.name);
+    auto buf = std::make_unique<GuardedBuffer>(a.name, written, a.value.size_bytes(), misalign,
+                                               fence_inputs && !written);
     if (a.access == Access::out) poison(buf->data(), buf->size(), pattern);
     else if (buf->size() > 0) std::memcpy(buf->data(), a.value.bytes.data(), buf->size());
     call.pointers.set(a.name, buf->data());
@@ -175,9 +108,9 @@ void check_call(const OpSpec& op, const Case& c, const Call& call, uint32_t patt
   if (refused) check_wrote_nothing(op, c, call, pattern, out);
   for (const Arg& a : c.args) {
     const bool owns = a.alias_of.empty();
-    if (owns && !call.buffers.at(a.name)->guards_intact())
+    if (owns && !call.buffers.at(a.name)->canaries_intact())
       out->push_back({"no_write_out_of_bounds", a.name, -1,
-                      "a write landed in the guard zone around '" + a.name + "'"});
+                      "a write landed in the canaries around '" + a.name + "'"});
     if (a.access == Access::in && !aliased_by_output(c, a.name)) {
       const auto& buf = *call.buffers.at(a.name);
       const int64_t byte = first_difference(buf.data(), a.value.bytes.data(), buf.size());
@@ -212,6 +145,30 @@ Tensor read_result(const Call& call, const Arg& a) {
   return t;
 }
 
+// The second look: an output that changed since it was read after the call
+// was written by something the call left running.
+void check_after_return(const Case& c, const Call& call, const std::map<std::string, Tensor>& read,
+                        std::vector<Violation>* out) {
+  for (const Arg& a : c.args) {
+    if (!is_output(a)) continue;
+    const auto& buf = result_buffer(call, a);
+    const int64_t byte = first_difference(buf.data(), read.at(a.name).bytes.data(), buf.size());
+    if (byte >= 0) {
+      const int64_t k = element_at(a, byte);
+      out->push_back({"no_write_after_return", a.name, k,
+                      "'" + a.name + "' changed at " + index_string(a.value.shape, k) +
+                          " after the call had returned and its result had been read"});
+    }
+  }
+}
+
+std::map<std::string, Tensor> read_results(const Case& c, const Call& call) {
+  std::map<std::string, Tensor> outputs;
+  for (const Arg& a : c.args)
+    if (is_output(a)) outputs[a.name] = read_result(call, a);
+  return outputs;
+}
+
 }  // namespace
 
 void call_fenced(const Backend& backend, const OpSpec& op, void* fn, const Case& c) {
@@ -225,27 +182,33 @@ CallResult call_kernel(const Backend& backend, const OpSpec& op, void* fn, const
   backend.activate();
   Call first = prepare(c, options.misalign, kPoison[0]);
   op.invoke(fn, c, first.pointers);
+  result.outputs = read_results(c, first);
   check_call(op, c, first, kPoison[0], &result.violations);
-  for (const Arg& a : c.args)
-    if (is_output(a)) result.outputs[a.name] = read_result(first, a);
-  if (!options.twice) return result;
+  if (!options.twice) {
+    check_after_return(c, first, result.outputs, &result.violations);
+    return result;
+  }
 
   Call second = prepare(c, options.misalign, kPoison[1]);
   op.invoke(fn, c, second.pointers);
+  const std::map<std::string, Tensor> again = read_results(c, second);
   check_call(op, c, second, kPoison[1], &result.violations);
   // A refused call left its outputs as they were (checked above): the poison
   // differs between the calls by design, so only the status is compared.
   const bool refused = returned_status(op, first) != 0;
   for (const Arg& a : c.args) {
     if (!is_output(a) || (refused && a.name != op.status)) continue;
-    const Tensor again = read_result(second, a);
-    const int64_t k = first_value_difference(again, result.outputs[a.name]);  // a NaN matches any NaN
+    const Tensor& other = again.at(a.name);
+    const int64_t k = first_value_difference(other, result.outputs[a.name]);  // a NaN matches any NaN
     if (k >= 0) {
       result.violations.push_back({"deterministic", a.name, k,
                                    "a second identical call gave other bits in '" + a.name + "' at " +
                                        index_string(a.value.shape, k)});
     }
   }
+  // The first call's buffers have waited through the second call.
+  check_after_return(c, first, result.outputs, &result.violations);
+  check_after_return(c, second, again, &result.violations);
   return result;
 }
 

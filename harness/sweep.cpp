@@ -1,5 +1,6 @@
 #include "konform/sweep.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <limits>
 #include <set>
@@ -40,9 +41,6 @@ std::string replay_command(const std::string& backend, const std::string& op, ui
          (tolerances_file.empty() ? "" : " --tolerances " + shell_word(tolerances_file));
 }
 
-namespace {
-
-// The cases a sweep runs, [first, last): all of them, or --case alone.
 std::pair<int64_t, int64_t> case_range(const SweepOptions& options) {
   if (options.only_case >= 0) {
     if (options.only_case == std::numeric_limits<int64_t>::max())
@@ -51,6 +49,8 @@ std::pair<int64_t, int64_t> case_range(const SweepOptions& options) {
   }
   return {0, options.cases};
 }
+
+namespace {
 
 // The strict profile's limit on the same case: the case's largest r
 // against Tolerance::strict, its own check (matches_oracle_strict) so that
@@ -75,8 +75,14 @@ void judge_strict(const CaseVerdict& v, const Tolerance& tol, int64_t index, con
 
 }  // namespace
 
+double case_deadline(const Case& c, double ceiling) {
+  double elements = 0;
+  for (const Arg& a : c.args) elements += static_cast<double>(a.value.elements());
+  return std::min(ceiling, 10 + elements / 1e6);
+}
+
 void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& options, OpResult& result,
-              const CaseProgress& progress, const CaseJudged& judged) {
+              const CaseProgress& progress, const CaseDone& done) {
   void* fn = backend.symbol(op.symbol);
   if (fn == nullptr) {
     result.verdict = "unsupported";
@@ -92,11 +98,12 @@ void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& opti
   CheckSummary& oracle_check = result.check("matches_oracle", "sweep");
   // The guards every call goes through, each its own check in the report.
   std::vector<std::string> guards = {"no_write_out_of_bounds", "output_fully_written", "inputs_unchanged",
-                                     "deterministic"};
+                                     "deterministic", "no_write_after_return"};
   if (!op.status.empty()) guards.push_back("writes_nothing_on_error");
-  for (int64_t i = first; i < last; ++i) {
+  for (int64_t i = std::max(first, options.resume_at); i < last; ++i) {
+    if (options.skip.count(i) != 0) continue;
     const Case c = sweep_case(op, options.seed, i);
-    if (progress) progress(i, c.label);
+    if (progress) progress(i, c);
     if (needs_tolerance(c) && tol == nullptr)
       throw std::runtime_error("the tolerance table " + options.tolerances->source() + " has no entry for " + op.name +
                                " " + std::string(dtype_name(op.dtype)));
@@ -126,7 +133,6 @@ void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& opti
       f.reproduce = reproduce;
       result.fail(f);
     }
-    if (judged) judged(i, failed_list);
     if (tol != nullptr && tol->has_strict()) judge_strict(v, *tol, i, reproduce, result);
     if (v.worst) {
       Finding w = *v.worst;
@@ -134,6 +140,7 @@ void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& opti
       w.reproduce = reproduce;
       if (worse_than(w, result.worst)) result.worst = w;
     }
+    if (done) done(i, failed_list);
   }
   // A library that implements none of the cases is not passed on its guards.
   if (result.verdict == "pass" && result.cases > 0 && result.unsupported_cases == result.cases)
@@ -145,12 +152,15 @@ int64_t sweep_reads(const Backend& backend, const OpSpec& op, const SweepOptions
   void* fn = backend.symbol(op.symbol);
   if (fn == nullptr) return 0;
   const auto [first, last] = case_range(options);
+  int64_t called = 0;
   for (int64_t i = first; i < last; ++i) {
+    if (options.skip.count(i) != 0) continue;
     const Case c = sweep_case(op, options.seed, i);
-    if (progress) progress(i, c.label);
+    if (progress) progress(i, c);
     call_fenced(backend, op, fn, c);
+    ++called;
   }
-  return last - first;
+  return called;
 }
 
 }  // namespace konform

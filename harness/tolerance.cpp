@@ -188,4 +188,17 @@ const Tolerance* ToleranceTable::find(const std::string& op, DType dtype) const 
   return it == entries_.end() ? nullptr : &it->second;
 }
 
+void ToleranceTable::require_entries_for(const std::vector<const OpSpec*>& ops) const {
+  std::string missing;
+  int count = 0;
+  for (const OpSpec* op : ops) {
+    if (find(op->name, op->dtype) != nullptr || !judged_by_tolerance(*op)) continue;
+    missing += (count++ == 0 ? "" : ", ") + op->name + " " + std::string(dtype_name(op->dtype));
+  }
+  if (count == 0) return;
+  throw TableError("the tolerance table " + source_ + " has no entry for " + missing + " (" + std::to_string(count) +
+                   " of the chosen ops" + (entries_.empty() ? "; the table has no entries at all" : "") +
+                   "): every op judged against a limit needs one");
+}
+
 }  // namespace konform

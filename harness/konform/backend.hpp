@@ -61,6 +61,10 @@ class Backend {
 // says so for `cuda`.
 std::vector<Backend> resolve_backends(const std::string& spec);
 
+// How long loading a library (its constructors, tl_backend_unavailable) may
+// take: `seconds` (--timeout), at most 60 s.
+void set_load_timeout(double seconds);
+
 // Throws a BackendError unless some backend of `backends` exports the symbol
 // of one of `ops`: "SPEC exports none of WHAT (tl_..., ...)". A plugin is
 // held to the whole catalog ("konform's C ABI symbols"), a fuzz target to

@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <set>
 #include <string>
+#include <utility>
 
 #include "konform/backend.hpp"
 #include "konform/op.hpp"
@@ -20,14 +22,26 @@ struct SweepOptions {
   const ToleranceTable* tolerances = &ToleranceTable::builtin();
   std::string tolerances_file;  // the file `tolerances` came from (--tolerances), "" for the built-in table
   bool flush_subnormals = false;  // --flush-subnormals (judge_case)
+  // Where a sweep resumes after a case that crashed: the cases before
+  // resume_at and those in skip are not run (skip: the ones that crashed).
+  int64_t resume_at = 0;
+  std::set<int64_t> skip;
 };
 
 // Called before each case, so an isolating parent knows which case was
 // running if the kernel crashes or hangs.
-using CaseProgress = std::function<void(int64_t index, const std::string& label)>;
-// Called after each case with the checks it failed ("" when it passed), for
-// --verbose.
-using CaseJudged = std::function<void(int64_t index, const std::string& failed)>;
+using CaseProgress = std::function<void(int64_t index, const Case& c)>;
+// Called after each case (its verdict is in the result) with the checks it
+// failed, "" when it passed (for --verbose).
+using CaseDone = std::function<void(int64_t index, const std::string& failed)>;
+
+// The cases a sweep runs, [first, last): all of them, or --case alone.
+std::pair<int64_t, int64_t> case_range(const SweepOptions& options);
+
+// How long case c may take, judged and called twice: 10 s, plus 1 s per
+// million elements of its arguments (a slow oracle's share included), at
+// most `ceiling`.
+double case_deadline(const Case& c, double ceiling);
 
 // Case `index` of `op`'s sweep under `seed`, as the sweep and its
 // reproducers make it. A generator that throws (a case too large to
@@ -45,7 +59,7 @@ std::string shell_word(const std::string& word);
 
 // Runs the sweep into `result` (which names op and backend already).
 void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& options, OpResult& result,
-              const CaseProgress& progress = nullptr, const CaseJudged& judged = nullptr);
+              const CaseProgress& progress = nullptr, const CaseDone& done = nullptr);
 
 // The same cases once more, each call with its inputs fenced (call_fenced):
 // a read past an input's end crashes here. Run in a child of its own after

@@ -7,10 +7,13 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "konform/dtype.hpp"
 
 namespace konform {
+
+struct OpSpec;
 
 struct Tolerance {
   double limit = 0;       // on r, in units of roundoff: the fixed part of the default profile's limit
@@ -39,6 +42,11 @@ class ToleranceTable {
   // nullptr when the table has no entry.
   const Tolerance* find(const std::string& op, DType dtype) const;
   const std::string& source() const { return source_; }
+
+  // Throws a TableError naming every op of `ops` judged against a limit
+  // that has no entry here ("has no entry for add f32, ..."): a table read
+  // whole, refused before the run rather than failing op by op.
+  void require_entries_for(const std::vector<const OpSpec*>& ops) const;
 
  private:
   std::map<std::pair<std::string, DType>, Tolerance> entries_;
