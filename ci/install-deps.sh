@@ -9,6 +9,7 @@ packages=(
   nlohmann-json3-dev libhwy-dev libsleef-dev libmpfr-dev libgmp-dev ccache
   python3 python3-jsonschema
   libopenblas-dev libblis-dev
+  libdnnl-dev libxnnpack-dev libpthreadpool-dev  # the peers of adapters/ (docs/peers.md)
 )
 
 missing=()

@@ -1,7 +1,27 @@
-// The oneDNN adapter's convolutions, pooling, matmul family and spatial ops
-// (the map is in adapters/onednn/README.md). Convolutions let oneDNN choose
-// its layouts (format `any`, as frameworks call it), so its fast kernels are
-// the ones judged; the caller's NCHW buffers are reordered in and out.
+// The oneDNN peer adapter's convolutions, pooling, matmul family and spatial
+// ops (the rest, and the rules every call follows, in onednn_pointwise.cpp).
+// Convolutions let oneDNN choose its layouts (format `any`, as frameworks call
+// it), so its fast kernels are the ones judged; NCHW buffers are reordered in
+// and out.
+//   Conv1d/2d/3d, DepthwiseConv   convolution_forward (groups as oneDNN's
+//                        [g, C_out/g, C_in/g, k...] weights)
+//   ConvTranspose2d      deconvolution_forward, weights read through strides;
+//                        output_padding as that much less right padding
+//   CausalConv1d         x's first sample copied dilation (k - 1) times on the
+//                        left (the spec's replicate padding), then an unpadded
+//                        convolution_forward
+//   Pool                 pooling_forward: pooling_max, or
+//                        pooling_avg_include_padding
+//   Matmul               matmul, w [N, K] read through strides as [K, N]
+//   SwiGlu/GeGlu/Glu_FFN, FusedSwiGlu   matmuls, eltwise, binary_mul
+//   PixelShuffle, PixelUnshuffle, Unpatchify   one reorder through permuted
+//                        strides (6-d)
+//   PatchEmbed           convolution_forward with kernel = stride = p, its
+//                        output written channels-last (= [B, N, D])
+//   Interpolate          resampling_linear for bilinear with align_corners = 0;
+//                        nearest, area and align_corners = 1 are
+//                        TL_ERR_UNSUPPORTED (oneDNN's nearest picks another
+//                        source pixel than PyTorch's floor(d in / out))
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -1,8 +1,35 @@
-// The oneDNN adapter's elementwise, tensor and normalization ops (the map is
-// in adapters/onednn/README.md): each is one or a few oneDNN primitives on the
-// caller's buffers. Argument checks are konform's own (impl/common,
-// impl/simd/*checks*), so a refusal has the words konform's backends use;
-// everything computed is computed by oneDNN.
+// The oneDNN peer adapter (libonednn_adapter.so, over Debian's libdnnl 2.6):
+// konform's C ABI mapped onto oneDNN primitives. Argument checks are konform's
+// own (impl/common, impl/simd/*checks*), so a refusal has the words konform's
+// backends use; every number is computed by oneDNN. A case oneDNN refuses is
+// TL_ERR_UNSUPPORTED with oneDNN's words (dnnl_glue.hpp), never made up.
+//
+// This file (activations, tensor.h, norm.h, elementwise.h):
+//   Relu, LeakyRelu      eltwise_relu (alpha 0, alpha)
+//   Gelu_erf, Gelu_tanh  eltwise_gelu_erf, eltwise_gelu_tanh
+//   Sigmoid, Tanh, Silu  eltwise_logistic, eltwise_tanh, eltwise_swish (alpha 1)
+//   SwiGlu, GeGlu, Glu, silu_mul   that eltwise on gate, then binary_mul by up
+//   PRelu                prelu_forward, slope as [1, C, 1]
+//   Softmax              softmax_forward along the axis
+//   Add/Sub/Mul/Div, add binary_add/sub/mul/div; oneDNN broadcasts only its
+//                        second source, so a broadcast first operand is
+//                        copied out to y's shape first
+//   Clamp                eltwise_clip (alpha lo, beta hi)
+//   Transpose, Permute, Reshape   a reorder through permuted strides
+//   Concat               concat (empty inputs left out); Split, Chunk: a
+//                        reorder of each part's sub-memory
+//   LayerNorm            layer_normalization_forward, use_scale | use_shift
+//   BatchNorm            batch_normalization_forward, use_global_stats
+//   InstanceNorm         batch_normalization_forward per sample (its batch
+//                        statistics over one sample are per-channel ones)
+//   GroupNorm            batch statistics over [1, N groups, C/groups * S],
+//                        then binary_mul by g and binary_add of b
+//   AdaLN, AdaLN_Zero    layer norm without affine, binary ops for 1 + scale,
+//                        shift and gate
+// Not exported (oneDNN 2.6 has no primitive for them): RmsNorm and what builds
+// on it (rmsnorm, FusedSkipNorm, FusedNormMatmul, QkNorm), Argmax, NanToNum,
+// Embedding, the Rope and position ops, attention, KV cache, quantization,
+// sampling.
 #include <cstdint>
 #include <cstring>
 #include <string>

@@ -1,11 +1,35 @@
-// The XNNPACK peer: konform's C ABI over Debian's libxnnpack (Google's
-// inference operators, the CPU backend of TensorFlow Lite and of PyTorch
-// Mobile). One XNNPACK operator is created, set up, run and deleted per call;
-// XNNPACK works channels-last (NHWC), so the adapter copies NCHW buffers to
-// NHWC and back (exact moves, no arithmetic). Argument checks are konform's
-// own (impl/common, impl/simd/*checks*); every number is computed by XNNPACK.
-// The map of ops is in adapters/xnnpack/README.md; a case XNNPACK refuses
-// (its status is not success) is TL_ERR_UNSUPPORTED with XNNPACK's status.
+// The XNNPACK peer adapter (libxnnpack_adapter.so, over Debian's libxnnpack
+// of 2022-02-16): konform's C ABI over Google's inference operators (the CPU
+// backend of TensorFlow Lite and PyTorch Mobile). One operator is created, set
+// up, run and deleted per call, with output bounds -inf, +inf (XNNPACK's "no
+// clamp") and no thread pool. XNNPACK works channels-last, so NCHW buffers are
+// copied to NHWC and back (exact moves, no arithmetic). Argument checks are
+// konform's own (impl/common, impl/simd/*checks*); every number is computed
+// by XNNPACK. A case XNNPACK refuses is TL_ERR_UNSUPPORTED with its status.
+//   Add/Sub/Mul/Div, add     add/subtract/multiply/divide_nd (NumPy broadcast)
+//   Clamp, Relu              clamp_nc (lo, hi), (0, +inf)
+//   LeakyRelu, PRelu         leaky_relu_nc, prelu_nc (channels moved innermost)
+//   Sigmoid                  sigmoid_nc
+//   Silu, SwiGlu, Glu, silu_mul   sigmoid_nc, then multiply_nd (x sigmoid(x))
+//   Softmax                  softmax_nc along the innermost axis (another axis
+//                            is moved there and back)
+//   Matmul, SwiGlu/Glu_FFN, FusedSwiGlu   fully_connected_nc (w [N, K] is its
+//                            kernel layout), with the gates above
+//   Conv1d/Conv2d, DepthwiseConv   convolution2d_nhwc (1-d as H = 1), weights
+//                            moved to [C_out, kH, kW, C_in/g]
+//   ConvTranspose2d          deconvolution2d_nhwc, output_padding as adjustment
+//   CausalConv1d             x[.., 0] copied on the left, then convolution2d
+//   Pool                     max_pooling2d_nhwc; average: constant_pad_nd of
+//                            zeros, then an unpadded average_pooling2d_nhwc
+//                            (XNNPACK's own padding leaves pads out of the count)
+//   PatchEmbed               convolution2d_nhwc with kernel = stride = p
+//   Interpolate              resize_bilinear2d_nhwc (half-pixel centres, or
+//                            XNN_FLAG_ALIGN_CORNERS); nearest and area are
+//                            TL_ERR_UNSUPPORTED, as is Conv3d
+// Not exported (no XNNPACK operator of this version): Gelu, Tanh, GeGlu and
+// GeGlu_FFN, the norms, Argmax, NanToNum, the layout-only ops of tensor.h and
+// spatial.h, Rope and the position ops, attention, KV cache, quantization,
+// sampling.
 #include <xnnpack.h>
 
 #include <cmath>
@@ -94,9 +118,21 @@ void must(const char* fn, Body&& body) {
   }
 }
 
-// [a, b, c] -> [a, c, b]: NCHW <-> NHWC (b = C, c = H W) and back.
+// XNNPACK may read up to XNN_EXTRA_BYTES past the end of an input (its
+// documented contract); the ABI's callers promise no such slack, so every
+// input XNNPACK reads is a copy with that much room after it.
+constexpr size_t kSlack = XNN_EXTRA_BYTES / sizeof(float);
+
+std::vector<float> padded(const float* x, int64_t n) {
+  std::vector<float> v(static_cast<size_t>(n) + kSlack, 0.f);
+  std::copy(x, x + n, v.begin());
+  return v;
+}
+
+// [a, b, c] -> [a, c, b]: NCHW <-> NHWC (b = C, c = H W) and back (with the
+// slack, as it is XNNPACK's input).
 std::vector<float> swap_last(const float* x, int64_t a, int64_t b, int64_t c) {
-  std::vector<float> y(static_cast<size_t>(a * b * c));
+  std::vector<float> y(static_cast<size_t>(a * b * c) + kSlack, 0.f);
   for (int64_t i = 0; i < a; ++i)
     for (int64_t j = 0; j < b; ++j)
       for (int64_t k = 0; k < c; ++k) y[(i * c + k) * b + j] = x[(i * b + j) * c + k];
@@ -104,7 +140,7 @@ std::vector<float> swap_last(const float* x, int64_t a, int64_t b, int64_t c) {
 }
 void swap_last_into(const float* x, float* y, int64_t a, int64_t b, int64_t c) {
   const std::vector<float> t = swap_last(x, a, b, c);
-  std::copy(t.begin(), t.end(), y);
+  std::copy(t.begin(), t.end() - kSlack, y);
 }
 
 // ---- unary operators (XNNPACK's nc layout, one channel per element) ----------
@@ -112,9 +148,10 @@ void swap_last_into(const float* x, float* y, int64_t a, int64_t b, int64_t c) {
 template <class Create, class Setup>
 void unary(const float* x, float* y, int64_t n, Create create, Setup setup, const char* what) {
   if (n == 0) return;
+  const std::vector<float> in = padded(x, n);
   Op o;
   ok(create(&o.op), what);
-  ok(setup(o.op, static_cast<size_t>(n), x, y, nullptr), what);
+  ok(setup(o.op, static_cast<size_t>(n), in.data(), y, nullptr), what);
   o.run();
 }
 
@@ -138,9 +175,14 @@ void binary(BinaryCreate create, BinarySetup setup, const float* a, std::vector<
             std::vector<size_t> bd, float* y) {
   if (ad.empty()) ad = {1};
   if (bd.empty()) bd = {1};
+  size_t na = 1, nb = 1;
+  for (size_t v : ad) na *= v;
+  for (size_t v : bd) nb *= v;
+  const std::vector<float> pa = padded(a, na), pb = padded(b, nb);
   Op o;
   ok(create(-kInf, kInf, 0, &o.op), "xnn_create_*_nd_f32");
-  ok(setup(o.op, ad.size(), ad.data(), bd.size(), bd.data(), a, b, y, nullptr), "xnn_setup_*_nd_f32");
+  ok(setup(o.op, ad.size(), ad.data(), bd.size(), bd.data(), pa.data(), pb.data(), y, nullptr),
+     "xnn_setup_*_nd_f32");
   o.run();
 }
 
@@ -181,10 +223,11 @@ void gated(const char* fn, bool silu, const float* gate, const float* up, float*
 // y [M, N] = x [M, K] w [N, K]^T: XNNPACK's fully connected operator.
 void matmul(const float* x, const float* w, float* y, int64_t M, int64_t N, int64_t K) {
   if (M * N == 0) return;
+  const std::vector<float> px = padded(x, M * K), pw = padded(w, N * K);
   Op o;
-  ok(xnn_create_fully_connected_nc_f32(K, N, K, N, w, nullptr, -kInf, kInf, 0, &o.op),
+  ok(xnn_create_fully_connected_nc_f32(K, N, K, N, pw.data(), nullptr, -kInf, kInf, 0, &o.op),
      "xnn_create_fully_connected_nc_f32");
-  ok(xnn_setup_fully_connected_nc_f32(o.op, M, x, y, nullptr), "xnn_setup_fully_connected_nc_f32");
+  ok(xnn_setup_fully_connected_nc_f32(o.op, M, px.data(), y, nullptr), "xnn_setup_fully_connected_nc_f32");
   o.run();
 }
 
@@ -285,11 +328,12 @@ void tl_prelu_f32(const float* x, const float* slope, float* y, int64_t outer, i
   must("tl_prelu_f32", [&] {
     if (outer * channels * inner == 0) return;
     const bool moved = inner > 1;
-    std::vector<float> xn, yn;
-    if (moved) xn = swap_last(x, outer, channels, inner), yn.resize(xn.size());
+    std::vector<float> xn = moved ? swap_last(x, outer, channels, inner) : padded(x, outer * channels), yn;
+    if (moved) yn.resize(xn.size());
+    const std::vector<float> ps = padded(slope, channels);
     Op o;
-    ok(xnn_create_prelu_nc_f32(channels, channels, channels, slope, 0, &o.op), "xnn_create_prelu_nc_f32");
-    ok(xnn_setup_prelu_nc_f32(o.op, outer * inner, moved ? xn.data() : x, moved ? yn.data() : y, nullptr),
+    ok(xnn_create_prelu_nc_f32(channels, channels, channels, ps.data(), 0, &o.op), "xnn_create_prelu_nc_f32");
+    ok(xnn_setup_prelu_nc_f32(o.op, outer * inner, xn.data(), moved ? yn.data() : y, nullptr),
        "xnn_setup_prelu_nc_f32");
     o.run();
     if (moved) swap_last_into(yn.data(), y, outer, inner, channels);
@@ -308,11 +352,11 @@ tl_status tl_softmax_f32(const float* x, float* y, const int64_t* shape, int ran
   if (s.outer * s.length * s.inner == 0) return TL_OK;
   return guarded("tl_softmax_f32", [&] {
     const bool moved = s.inner > 1;
-    std::vector<float> xn, yn;
-    if (moved) xn = swap_last(x, s.outer, s.length, s.inner), yn.resize(xn.size());
+    std::vector<float> xn = moved ? swap_last(x, s.outer, s.length, s.inner) : padded(x, s.outer * s.length), yn;
+    if (moved) yn.resize(xn.size());
     Op o;
     ok(xnn_create_softmax_nc_f32(s.length, s.length, s.length, 0, &o.op), "xnn_create_softmax_nc_f32");
-    ok(xnn_setup_softmax_nc_f32(o.op, s.outer * s.inner, moved ? xn.data() : x, moved ? yn.data() : y, nullptr),
+    ok(xnn_setup_softmax_nc_f32(o.op, s.outer * s.inner, xn.data(), moved ? yn.data() : y, nullptr),
        "xnn_setup_softmax_nc_f32");
     o.run();
     if (moved) swap_last_into(yn.data(), y, s.outer, s.inner, s.length);
@@ -387,7 +431,7 @@ tl_status tl_conv_transpose2d_f32(const float* x, const float* w, const float* b
   if (B * C_out * s.out[0] * s.out[1] == 0) return TL_OK;
   return guarded(fn, [&] {
     const int64_t ig = C_in / groups, og = C_out / groups, taps = s.kernel[0] * s.kernel[1];
-    std::vector<float> wn(static_cast<size_t>(C_in * og * taps));
+    std::vector<float> wn(static_cast<size_t>(C_in * og * taps) + kSlack, 0.f);
     for (int64_t g = 0; g < groups; ++g)
       for (int64_t i = 0; i < ig; ++i)
         for (int64_t o = 0; o < og; ++o)
@@ -417,12 +461,12 @@ tl_status tl_causal_conv1d_f32(const float* x, const float* w, const float* bias
   if (c.status != TL_OK) return ki::fail(c.status, c.message);
   return guarded("tl_causal_conv1d_f32", [&] {
     const int64_t left = c.shape.pad[0], Tp = T + left;
-    std::vector<float> padded(static_cast<size_t>(B * C_in * Tp));
+    std::vector<float> replicated(static_cast<size_t>(B * C_in * Tp));
     for (int64_t r = 0; r < B * C_in; ++r)
-      for (int64_t t = 0; t < Tp; ++t) padded[r * Tp + t] = x[r * T + (t < left ? 0 : t - left)];
+      for (int64_t t = 0; t < Tp; ++t) replicated[r * Tp + t] = x[r * T + (t < left ? 0 : t - left)];
     ki::conv_args::ConvShape s = c.shape;
     s.in[0] = Tp, s.pad[0] = 0;
-    conv2d(s, padded.data(), w, bias, y);
+    conv2d(s, replicated.data(), w, bias, y);
   });
 }
 
@@ -451,14 +495,14 @@ tl_status tl_pool_f32(const float* x, float* y, int64_t B, int64_t C, const int6
         const size_t shape[4] = {size_t(B), size_t(H), size_t(W), size_t(C)};
         const size_t pre[4] = {0, size_t(s.pad[0]), size_t(s.pad[1]), 0}, post[4] = {0, pre[1], pre[2], 0};
         H += 2 * s.pad[0], W += 2 * s.pad[1];
-        std::vector<float> padded(static_cast<size_t>(B * H * W * C));
+        std::vector<float> zeros_around(static_cast<size_t>(B * H * W * C) + kSlack, 0.f);
         const float zero = 0.f;
         Op pad;
         ok(xnn_create_constant_pad_nd_x32(&zero, 0, &pad.op), "xnn_create_constant_pad_nd_x32");
-        ok(xnn_setup_constant_pad_nd_x32(pad.op, 4, shape, pre, post, xn.data(), padded.data(), nullptr),
+        ok(xnn_setup_constant_pad_nd_x32(pad.op, 4, shape, pre, post, xn.data(), zeros_around.data(), nullptr),
            "xnn_setup_constant_pad_nd_x32");
         pad.run();
-        xn.swap(padded);
+        xn.swap(zeros_around);
       }
       ok(xnn_create_average_pooling2d_nhwc_f32(0, 0, 0, 0, s.kernel[0], s.kernel[1], s.stride[0], s.stride[1], C, C,
                                                C, -kInf, kInf, 0, &o.op),
