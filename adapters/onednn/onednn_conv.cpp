@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "adapters/layout_moves.hpp"
 #include "adapters/onednn/dnnl_glue.hpp"
 #include "impl/common/conv_args.hpp"
 #include "impl/common/linalg_args.hpp"
@@ -50,34 +51,30 @@ struct Conv {
   bool transpose = false;
 };
 
-void convolve(const Conv& c, const float* x, const float* w, const float* bias, float* y) {
-  if (count(c.dst) == 0) return;
+// Runs the (de)convolution `Prim` in the layouts oneDNN chose, reordering the
+// caller's x and w in and y out where they differ.
+template <class Prim>
+void convolve_as(const Conv& c, const float* x, const float* w, const float* bias, float* y) {
   const auto bias_md = bias ? plain({c.dst[1]}) : dnnl::memory::desc();
   const auto alg = c.transpose ? algorithm::deconvolution_direct : algorithm::convolution_direct;
+  typename Prim::primitive_desc pd({prop_kind::forward_inference, alg, any(c.src), any(c.wei), bias_md, any(c.dst),
+                                    c.strides, c.dil, c.pad_l, c.pad_r},
+                                   cpu());
   dnnl::memory src_user = wrap(plain(c.src), x), wei_user = wrap(strided(c.wei, c.wei_strides), w);
   dnnl::memory dst_user = wrap(c.dst_user, y);
-  Args a;
-  dnnl::memory dst;
-  if (c.transpose) {
-    dnnl::deconvolution_forward::primitive_desc pd({prop_kind::forward_inference, alg, any(c.src), any(c.wei),
-                                                    bias_md, any(c.dst), c.strides, c.dil, c.pad_l, c.pad_r},
-                                                   cpu());
-    a = {{DNNL_ARG_SRC, as_layout(src_user, pd.src_desc())}, {DNNL_ARG_WEIGHTS, as_layout(wei_user, pd.weights_desc())}};
-    dst = pd.dst_desc() == c.dst_user ? dst_user : dnnl::memory(pd.dst_desc(), cpu());
-    a.emplace(DNNL_ARG_DST, dst);
-    if (bias) a.emplace(DNNL_ARG_BIAS, wrap(bias_md, bias));
-    run(dnnl::deconvolution_forward(pd), a);
-  } else {
-    dnnl::convolution_forward::primitive_desc pd({prop_kind::forward_inference, alg, any(c.src), any(c.wei), bias_md,
-                                                  any(c.dst), c.strides, c.dil, c.pad_l, c.pad_r},
-                                                 cpu());
-    a = {{DNNL_ARG_SRC, as_layout(src_user, pd.src_desc())}, {DNNL_ARG_WEIGHTS, as_layout(wei_user, pd.weights_desc())}};
-    dst = pd.dst_desc() == c.dst_user ? dst_user : dnnl::memory(pd.dst_desc(), cpu());
-    a.emplace(DNNL_ARG_DST, dst);
-    if (bias) a.emplace(DNNL_ARG_BIAS, wrap(bias_md, bias));
-    run(dnnl::convolution_forward(pd), a);
-  }
+  dnnl::memory dst = pd.dst_desc() == c.dst_user ? dst_user : dnnl::memory(pd.dst_desc(), cpu());
+  Args a{{DNNL_ARG_SRC, as_layout(src_user, pd.src_desc())},
+         {DNNL_ARG_WEIGHTS, as_layout(wei_user, pd.weights_desc())},
+         {DNNL_ARG_DST, dst}};
+  if (bias) a.emplace(DNNL_ARG_BIAS, wrap(bias_md, bias));
+  run(Prim(pd), a);
   if (dst != dst_user) run(dnnl::reorder(dst, dst_user), {{DNNL_ARG_FROM, dst}, {DNNL_ARG_TO, dst_user}});
+}
+
+void convolve(const Conv& c, const float* x, const float* w, const float* bias, float* y) {
+  if (count(c.dst) == 0) return;
+  if (c.transpose) convolve_as<dnnl::deconvolution_forward>(c, x, w, bias, y);
+  else convolve_as<dnnl::convolution_forward>(c, x, w, bias, y);
 }
 
 // The convolution of a checked ConvShape (Conv1d/2d/3d, depthwise, and the
@@ -209,12 +206,9 @@ tl_status tl_causal_conv1d_f32(const float* x, const float* w, const float* bias
   const auto c = ki::conv_args::causal_conv1d(B, C_in, C_out, groups, T, kernel, stride, dilation);
   if (c.status != TL_OK) return ki::fail(c.status, c.message);
   return guarded("tl_causal_conv1d_f32", [&] {
-    const int64_t left = c.shape.pad[0], Tp = T + left;
-    std::vector<float> padded(static_cast<size_t>(B * C_in * Tp));
-    for (int64_t r = 0; r < B * C_in; ++r)
-      for (int64_t t = 0; t < Tp; ++t) padded[r * Tp + t] = x[r * T + (t < left ? 0 : t - left)];
+    const std::vector<float> padded = konform::peer::replicate_left(x, B * C_in, T, c.shape.pad[0]);
     ki::conv_args::ConvShape s = c.shape;
-    s.in[0] = Tp, s.pad[0] = 0;
+    s.in[0] += s.pad[0], s.pad[0] = 0;
     convolve(forward_conv(s), padded.data(), w, bias, y);
   });
 }

@@ -40,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "adapters/layout_moves.hpp"
 #include "impl/common/activation_args.hpp"
 #include "impl/common/conv_args.hpp"
 #include "impl/common/linalg_args.hpp"
@@ -460,12 +461,9 @@ tl_status tl_causal_conv1d_f32(const float* x, const float* w, const float* bias
   const auto c = ki::conv_args::causal_conv1d(B, C_in, C_out, groups, T, kernel, stride, dilation);
   if (c.status != TL_OK) return ki::fail(c.status, c.message);
   return guarded("tl_causal_conv1d_f32", [&] {
-    const int64_t left = c.shape.pad[0], Tp = T + left;
-    std::vector<float> replicated(static_cast<size_t>(B * C_in * Tp));
-    for (int64_t r = 0; r < B * C_in; ++r)
-      for (int64_t t = 0; t < Tp; ++t) replicated[r * Tp + t] = x[r * T + (t < left ? 0 : t - left)];
+    const std::vector<float> replicated = konform::peer::replicate_left(x, B * C_in, T, c.shape.pad[0]);
     ki::conv_args::ConvShape s = c.shape;
-    s.in[0] = Tp, s.pad[0] = 0;
+    s.in[0] += s.pad[0], s.pad[0] = 0;
     conv2d(s, replicated.data(), w, bias, y);
   });
 }
