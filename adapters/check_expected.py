@@ -52,6 +52,11 @@ def findings(report):
     return found
 
 
+def compare(found, expected):
+    """The findings not on the list, and the listed ones not found."""
+    return sorted(set(found) - set(expected)), sorted(set(expected) - set(found))
+
+
 def main():
     if len(sys.argv) != 5:
         sys.exit(__doc__)
@@ -69,8 +74,7 @@ def main():
     s = report["summary"]
     print(f"konform exited {rc}: {s['results']} ops, {s['passed']} passed, {s['failed']} failed, "
           f"{s['unsupported']} unsupported")
-    new = sorted(set(found) - set(expected))
-    gone = sorted(set(expected) - set(found))
+    new, gone = compare(found, expected)
     for key in sorted(found):
         label = expected[key][0] if key in expected else "NEW"
         print(f"  {label:8} {key[0]:18} {key[1]:40} {found[key][:160]}")
