@@ -4,6 +4,7 @@
 set -euo pipefail
 
 packages=(
+  libdnnl-dev libxnnpack-dev libpthreadpool-dev  # the peers of adapters/ (docs/peers.md)
   build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
   librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev libboost-dev
   nlohmann-json3-dev libhwy-dev libsleef-dev libmpfr-dev libgmp-dev ccache
