@@ -64,13 +64,55 @@ HWY_INLINE void StripBlock(const float* x, int64_t ldx, const Weights& w, int64_
   }
 }
 
+// One row of x (decode) over kGemvStrips full strips at once, columns
+// [k0, k1): the same chain per output as StripBlock<1>, but the strips'
+// chains are independent, so they hide each other's multiply-add latency
+// (one strip alone waits on its one chain: about 8 columns per FMA latency).
+constexpr int64_t kGemvStrips = 4;
+
+template <class Weights>
+HWY_INLINE void GemvStrips(const float* x, const Weights& w, int64_t n0, int64_t k0, int64_t k1, float* y, bool add) {
+  const StripTag d;
+  using V = hn::Vec<StripTag>;
+  constexpr int64_t kMaxL = 8;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  V acc[kGemvStrips];
+  for (auto& a : acc) a = hn::Zero(d);
+  int64_t k = k0;
+  for (; k + L <= k1; k += L) {
+#pragma GCC unroll 4
+    for (int64_t s = 0; s < kGemvStrips; ++s) {
+      V rows[kMaxL], cols[kMaxL];
+      for (int64_t i = 0; i < L; ++i) rows[i] = w.Load(d, n0 + s * L + i, k);
+      Transpose(d, rows, cols);
+      for (int64_t j = 0; j < L; ++j) acc[s] = hn::MulAdd(hn::Set(d, x[k + j]), cols[j], acc[s]);
+    }
+  }
+  for (; k < k1; ++k)  // the K tail: one column at a time
+    for (int64_t s = 0; s < kGemvStrips; ++s) {
+      HWY_ALIGN float col[kMaxL] = {};
+      for (int64_t i = 0; i < L; ++i) col[i] = w.At(n0 + s * L + i, k);
+      acc[s] = hn::MulAdd(hn::Set(d, x[k]), hn::Load(d, col), acc[s]);
+    }
+  for (int64_t s = 0; s < kGemvStrips; ++s) {
+    float* p = y + n0 + s * L;
+    hn::StoreU(add ? hn::Add(hn::LoadU(d, p), acc[s]) : acc[s], d, p);
+  }
+}
+
 // y[r][n_begin .. n_end) for R rows of x (R <= kStripRows).
 template <int64_t R, class Weights>
 void StripRows(const float* x, int64_t ldx, const Weights& w, float* y, int64_t ldy, int64_t n_begin, int64_t n_end,
                int64_t K) {
   const StripTag d;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
-  for (int64_t n0 = n_begin; n0 < n_end; n0 += L) {
+  int64_t n_first = n_begin;
+  if constexpr (R == 1) {
+    if (K > 0)
+      for (; n_first + kGemvStrips * L <= n_end; n_first += kGemvStrips * L)
+        for (int64_t k0 = 0; k0 < K; k0 += kKC) GemvStrips(x, w, n_first, k0, std::min(K, k0 + kKC), y, k0 > 0);
+  }
+  for (int64_t n0 = n_first; n0 < n_end; n0 += L) {
     const int64_t valid = std::min(L, n_end - n0);
     if (K == 0) {
       for (int64_t r = 0; r < R; ++r) std::fill(y + r * ldy + n0, y + r * ldy + n0 + valid, 0.0f);
