@@ -71,6 +71,35 @@ HWY_INLINE hn::Vec<hn::Rebind<int32_t, D>> Bytes32(D d, const uint8_t* p) {
   return hn::PromoteTo(di, hn::LoadU(du8, p));
 }
 
+// The weights (q - offset) * scale of 4-bit quants q: the low (high = false)
+// or high nibble of the int32 lanes `bytes`. With 16 lanes (AVX-512) the 16
+// possible weights are a table looked up by q (vpermps reads an index's low
+// four bits, so the low nibble needs no mask): one operation a vector where
+// a mask, a conversion and a multiply were three. The table's entries are
+// the same exact products, so both ways give the same bits.
+template <class D>
+HWY_INLINE hn::Vec<D> Nibbles(D d, hn::Vec<hn::Rebind<int32_t, D>> bytes, bool high, hn::Vec<D> table,
+                              hn::Vec<D> scale, int32_t offset) {
+#if HWY_TARGET <= HWY_AVX3 && HWY_TARGET != HWY_SCALAR
+  if constexpr (hn::MaxLanes(D()) == 16) {
+    (void)scale;
+    (void)offset;
+    const __m512i idx = high ? _mm512_srli_epi32(bytes.raw, 4) : bytes.raw;
+    return hn::Vec<D>{_mm512_permutexvar_ps(idx, table.raw)};
+  }
+#endif
+  (void)table;
+  const hn::Rebind<int32_t, D> di;
+  const auto q = high ? hn::ShiftRight<4>(bytes) : hn::And(bytes, hn::Set(di, 15));
+  return hn::Mul(hn::ConvertTo(d, hn::Sub(q, hn::Set(di, offset))), scale);
+}
+
+// The table of Nibbles: (i - offset) * scale in lane i (exact: 5 x 17 bits).
+template <class D>
+HWY_INLINE hn::Vec<D> NibbleTable(D d, float scale, int32_t offset) {
+  return hn::Mul(hn::Sub(hn::Iota(d, 0.0f), hn::Set(d, static_cast<float>(offset))), hn::Set(d, scale));
+}
+
 // y[m][n0 .. n0 + NR) for MR rows of x (row stride ldx) and NR rows of W
 // from n0; sx: Q4_K's sub-block sums of x (row stride K / 32).
 template <QFormat F, int64_t MR, int64_t NR>
@@ -126,15 +155,15 @@ HWY_NOINLINE void QTile(const float* HWY_RESTRICT x, int64_t ldx, const QuantWei
     } else if constexpr (F == QFormat::q4_0) {
       for (int64_t kb = k0; kb < k1; kb += 32) {
         const int64_t off = kb / 32 * 18;
-        V dq[NR];
+        V dq[NR], table[NR];
         for (int64_t n = 0; n < NR; ++n) {
           hwy::Prefetch(row[n] + off + 576);
-          dq[n] = hn::Set(d, F16ToF32(LoadF16(row[n] + off)));
+          const float scale = F16ToF32(LoadF16(row[n] + off));
+          dq[n] = hn::Set(d, scale);
+          table[n] = NibbleTable(d, scale, 8);
         }
         block(kb, [&](int64_t n, int64_t j) {
-          const auto bytes = Bytes32(d, row[n] + off + 2 + (j & 15));
-          const auto q = j < 16 ? hn::And(bytes, hn::Set(di, 15)) : hn::ShiftRight<4>(bytes);
-          return hn::Mul(hn::ConvertTo(d, hn::Sub(q, hn::Set(di, 8))), dq[n]);
+          return Nibbles(d, Bytes32(d, row[n] + off + 2 + (j & 15)), j >= 16, table[n], dq[n], 8);
         });
       }
     } else {
@@ -146,12 +175,13 @@ HWY_NOINLINE void QTile(const float* HWY_RESTRICT x, int64_t ldx, const QuantWei
         Q4KScales(row[n] + off, dsc[n], dm[n]);
       }
       for (int64_t s = 0; s < 8; ++s) {
-        V scale[NR];
-        for (int64_t n = 0; n < NR; ++n) scale[n] = hn::Set(d, dsc[n][s]);
+        V scale[NR], table[NR];
+        for (int64_t n = 0; n < NR; ++n) {
+          scale[n] = hn::Set(d, dsc[n][s]);
+          table[n] = NibbleTable(d, dsc[n][s], 0);
+        }
         block(k0 + 32 * s, [&](int64_t n, int64_t j) {
-          const auto bytes = Bytes32(d, row[n] + off + 16 + 32 * (s / 2) + j);
-          const auto q = (s & 1) == 0 ? hn::And(bytes, hn::Set(di, 15)) : hn::ShiftRight<4>(bytes);
-          return hn::Mul(hn::ConvertTo(d, q), scale[n]);
+          return Nibbles(d, Bytes32(d, row[n] + off + 16 + 32 * (s / 2) + j), (s & 1) != 0, table[n], scale[n], 0);
         });
       }
       for (int64_t p = 0; p < kMinPieces; ++p)
