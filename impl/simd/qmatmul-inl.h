@@ -32,6 +32,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 #include "hwy/aligned_allocator.h"
 #include "hwy/cache_control.h"
@@ -50,15 +51,29 @@ using MinTag = hn::CappedTag<float, 8>;  // Q4_K's mins: one lane per sub-block
 constexpr int64_t kMinPieces = 8 / static_cast<int64_t>(hn::MaxLanes(MinTag()));
 
 // Q4_K: the eight sub-block scales d * sc and mins dmin * m of a super-block
-// (exact: 11 x 6 significant bits).
+// (exact: 11 x 6 significant bits). The 6-bit fields are unpacked four at a
+// time from 32-bit words of scales[12] (tinyllm/quant.h's layout: byte j of
+// each word is sub-block j's, or j + 4's), then converted and scaled as
+// vectors: per super-block and row this runs as often as 16 vectors of
+// multiply-adds, so it must cost far less than they do.
 HWY_INLINE void Q4KScales(const uint8_t* b, float* dsc, float* dm) {
-  const float d = F16ToF32(LoadF16(b)), dmin = F16ToF32(LoadF16(b + 2));
-  const uint8_t* s = b + 4;
-  for (int j = 0; j < 4; ++j) {
-    dsc[j] = d * static_cast<float>(s[j] & 63);
-    dm[j] = dmin * static_cast<float>(s[j + 4] & 63);
-    dsc[j + 4] = d * static_cast<float>((s[j + 8] & 15) | ((s[j] >> 6) << 4));
-    dm[j + 4] = dmin * static_cast<float>((s[j + 8] >> 4) | ((s[j + 4] >> 6) << 4));
+  uint32_t u[3];
+  std::memcpy(u, b + 4, 12);
+  HWY_ALIGN uint32_t sc[2], m[2];
+  sc[0] = u[0] & 0x3f3f3f3fu;                                          // j < 4: scales[j] & 63
+  m[0] = u[1] & 0x3f3f3f3fu;                                           // scales[j + 4] & 63
+  sc[1] = (u[2] & 0x0f0f0f0fu) | (((u[0] >> 6) & 0x03030303u) << 4);  // j >= 4
+  m[1] = ((u[2] >> 4) & 0x0f0f0f0fu) | (((u[1] >> 6) & 0x03030303u) << 4);
+  const MinTag d8;
+  const hn::Rebind<int32_t, MinTag> di8;
+  const hn::Rebind<uint8_t, MinTag> du8;
+  const auto d = hn::Set(d8, F16ToF32(LoadF16(b))), dmin = hn::Set(d8, F16ToF32(LoadF16(b + 2)));
+  const auto* scb = reinterpret_cast<const uint8_t*>(sc);
+  const auto* mb = reinterpret_cast<const uint8_t*>(m);
+  const int64_t L8 = static_cast<int64_t>(hn::Lanes(d8));
+  for (int64_t p = 0; p < 8; p += L8) {
+    hn::Store(hn::Mul(d, hn::ConvertTo(d8, hn::PromoteTo(di8, hn::LoadU(du8, scb + p)))), d8, dsc + p);
+    hn::Store(hn::Mul(dmin, hn::ConvertTo(d8, hn::PromoteTo(di8, hn::LoadU(du8, mb + p)))), d8, dm + p);
   }
 }
 
