@@ -6,8 +6,10 @@
 #define HWY_TARGET_INCLUDE "bench/bandwidth_ref.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
+#include <cstdint>
 #include <cstring>
 
+#include "hwy/cache_control.h"
 #include "hwy/highway.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -77,6 +79,71 @@ uint32_t Stream(const float* a, const float* b, float* y, size_t n) {
   return 0;
 }
 
+// ---------------------------------------------------------------- tuned
+// The candidates for each pattern's limit (bandwidth_ref.h): eight vectors a
+// step, eight independent accumulators, so that neither a dependency chain
+// nor the loop's own instructions come between the core and its caches.
+
+float TunedRead(const float* a, size_t n, size_t ahead) {
+  const hn::ScalableTag<float> d;
+  const size_t N = hn::Lanes(d);
+  auto s0 = hn::Zero(d), s1 = hn::Zero(d), s2 = hn::Zero(d), s3 = hn::Zero(d);
+  auto s4 = hn::Zero(d), s5 = hn::Zero(d), s6 = hn::Zero(d), s7 = hn::Zero(d);
+  const size_t ahead_floats = ahead / sizeof(float);
+  size_t i = 0;
+  for (; i + 8 * N <= n; i += 8 * N) {
+    if (ahead_floats != 0) {
+      // One prefetch per 64-byte line of the step (AVX-512: one per vector).
+      for (size_t b = 0; b < 8 * N * sizeof(float); b += 64) hwy::Prefetch(a + i + ahead_floats + b / sizeof(float));
+    }
+    s0 = hn::Add(s0, hn::LoadU(d, a + i));
+    s1 = hn::Add(s1, hn::LoadU(d, a + i + N));
+    s2 = hn::Add(s2, hn::LoadU(d, a + i + 2 * N));
+    s3 = hn::Add(s3, hn::LoadU(d, a + i + 3 * N));
+    s4 = hn::Add(s4, hn::LoadU(d, a + i + 4 * N));
+    s5 = hn::Add(s5, hn::LoadU(d, a + i + 5 * N));
+    s6 = hn::Add(s6, hn::LoadU(d, a + i + 6 * N));
+    s7 = hn::Add(s7, hn::LoadU(d, a + i + 7 * N));
+  }
+  const auto s = hn::Add(hn::Add(hn::Add(s0, s1), hn::Add(s2, s3)), hn::Add(hn::Add(s4, s5), hn::Add(s6, s7)));
+  float sum = hn::GetLane(hn::SumOfLanes(d, s));
+  for (; i < n; ++i) sum += a[i];
+  return sum;
+}
+
+void TunedCopy(const float* a, float* y, size_t n, bool stream) {
+  const hn::ScalableTag<float> d;
+  const size_t N = hn::Lanes(d);
+  size_t i = 0;
+  // Non-temporal stores need aligned vectors: the head up to y's alignment plainly.
+  if (stream)
+    for (; i < n && (reinterpret_cast<uintptr_t>(y + i) % (N * sizeof(float))) != 0; ++i) y[i] = a[i];
+  for (; i + 8 * N <= n; i += 8 * N) {
+    hn::Vec<decltype(d)> v[8];
+    for (size_t j = 0; j < 8; ++j) v[j] = hn::LoadU(d, a + i + j * N);
+    if (stream) {
+      for (size_t j = 0; j < 8; ++j) hn::Stream(v[j], d, y + i + j * N);
+    } else {
+      for (size_t j = 0; j < 8; ++j) hn::StoreU(v[j], d, y + i + j * N);
+    }
+  }
+  if (stream) hwy::FlushStream();
+  for (; i < n; ++i) y[i] = a[i];
+}
+
+void TunedRmw(float* y, size_t n) {
+  const hn::ScalableTag<float> d;
+  const size_t N = hn::Lanes(d);
+  const auto one = hn::Set(d, 1.0f);
+  size_t i = 0;
+  for (; i + 8 * N <= n; i += 8 * N) {
+    hn::Vec<decltype(d)> v[8];
+    for (size_t j = 0; j < 8; ++j) v[j] = hn::Add(hn::LoadU(d, y + i + j * N), one);
+    for (size_t j = 0; j < 8; ++j) hn::StoreU(v[j], d, y + i + j * N);
+  }
+  for (; i < n; ++i) y[i] += 1.0f;
+}
+
 }  // namespace konform::bench::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -86,6 +153,9 @@ HWY_AFTER_NAMESPACE();
 namespace konform::bench {
 
 HWY_EXPORT(Stream);
+HWY_EXPORT(TunedRead);
+HWY_EXPORT(TunedCopy);
+HWY_EXPORT(TunedRmw);
 
 StreamFn BestStream() {
   // HWY_DYNAMIC_DISPATCH names a table entry; the first call resolves the
@@ -96,6 +166,19 @@ StreamFn BestStream() {
     return &HWY_DYNAMIC_DISPATCH(Stream);
   }();
   return fn;
+}
+
+// Each tuned kernel's best target, fixed on the first call (as BestStream).
+TunedKernels BestTuned() {
+  static const TunedKernels k = [] {
+    float one = 0.0f;
+    HWY_DYNAMIC_DISPATCH(TunedRead)(&one, 1, 0);
+    HWY_DYNAMIC_DISPATCH(TunedCopy)(&one, &one, 1, false);
+    HWY_DYNAMIC_DISPATCH(TunedRmw)(&one, 1);
+    return TunedKernels{&HWY_DYNAMIC_DISPATCH(TunedRead), &HWY_DYNAMIC_DISPATCH(TunedCopy),
+                        &HWY_DYNAMIC_DISPATCH(TunedRmw)};
+  }();
+  return k;
 }
 
 }  // namespace konform::bench

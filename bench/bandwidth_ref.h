@@ -19,4 +19,17 @@ using StreamFn = uint32_t (*)(const float* a, const float* b, float* y, size_t n
 // reference down.
 StreamFn BestStream();
 
+// The tuned streaming kernels that compete for each access pattern's limit
+// (bench/peaks.hpp): eight vectors a step in eight independent accumulators.
+//   read(a, n, ahead)    the float sum of a, with a software prefetch `ahead`
+//                        bytes in front of the loads (0: none)
+//   copy(a, y, n, nt)    y = a; nt: non-temporal stores (past the caches)
+//   rmw(y, n)            y += 1 in place
+struct TunedKernels {
+  float (*read)(const float* a, size_t n, size_t ahead);
+  void (*copy)(const float* a, float* y, size_t n, bool nt);
+  void (*rmw)(float* y, size_t n);
+};
+TunedKernels BestTuned();
+
 }  // namespace konform::bench

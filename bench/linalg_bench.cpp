@@ -7,8 +7,13 @@
 //          threads: GFLOP/s of each library and ours as % of BLIS and of the
 //          FMA peak measured here on as many threads;
 //   gemv   decode, M = 1, W 4096 x 4096 and 11008 x 4096 (DRAM-bound): GB/s
-//          of W read, against a plain read of as many bytes (the bandwidth);
-//   qgemv  Q4_K and Q8_0 decode over the same W, for the record.
+//          of W read, against the peers' sgemv and the read limit (the best
+//          of peaks.hpp's read candidates, OpenBLAS sgemv among them);
+//   qgemv  Q8_0, Q4_0 and Q4_K decode over 11008 x 4096, from memory: GB/s
+//          of blocks against the read limit over as many bytes;
+//   qgemm  the same formats at M = 32 and 512: decoded-weight GFLOP/s
+//          against the FMA peak.
+// KONFORM_BENCH_JSON=path writes every figure as JSON (json_report.hpp).
 //
 // The machine is shared and noisy, and noise only slows a run down: every
 // figure is the best of 7 batches of >= 0.3 s (wall clock), the contenders
@@ -16,18 +21,21 @@
 // Usage: konform_linalg_bench [--benchmark_filter=...]; TL_BENCH_QUICK=1
 // shortens the batches for a smoke run.
 #include <benchmark/benchmark.h>
-#include <dlfcn.h>
 #include <immintrin.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "bench/blas_peer.hpp"
+#include "bench/json_report.hpp"
 #include "bench/peaks.hpp"
 #include "tinyllm/linalg.h"
 #include "tinyllm/quant.h"
@@ -36,48 +44,6 @@
 namespace {
 
 using namespace konform::bench;
-
-// ---------------------------------------------------------------- peers
-
-// cblas from a library opened on its own (RTLD_LOCAL: its symbols stay its own).
-struct Blas {
-  std::string name;
-  void* handle = nullptr;
-  using Sgemm = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
-  using Sgemv = void (*)(int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
-  Sgemm sgemm = nullptr;
-  Sgemv sgemv = nullptr;
-  void (*set_threads)(int) = nullptr;
-  void (*set_threads_blis)(int64_t) = nullptr;
-
-  void threads(int n) const {
-    if (set_threads) set_threads(n);
-    if (set_threads_blis) set_threads_blis(n);
-  }
-};
-
-constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
-
-Blas open_blas(const std::string& name, const char* soname) {
-  Blas b;
-  b.name = name;
-  b.handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
-  if (b.handle == nullptr) return b;
-  b.sgemm = reinterpret_cast<Blas::Sgemm>(dlsym(b.handle, "cblas_sgemm"));
-  b.sgemv = reinterpret_cast<Blas::Sgemv>(dlsym(b.handle, "cblas_sgemv"));
-  b.set_threads = reinterpret_cast<void (*)(int)>(dlsym(b.handle, "openblas_set_num_threads"));
-  b.set_threads_blis = reinterpret_cast<void (*)(int64_t)>(dlsym(b.handle, "bli_thread_set_num_threads"));
-  return b;
-}
-
-const Blas& openblas() {
-  static const Blas b = open_blas("OpenBLAS", "libopenblas.so.0");
-  return b;
-}
-const Blas& blis() {
-  static const Blas b = open_blas("BLIS", "libblis.so.4");
-  return b;
-}
 
 // ---------------------------------------------------------------- benchmarks
 
@@ -109,6 +75,9 @@ void BM_Sgemm(benchmark::State& state) {
   state.counters["pct_of_blis"] = r[1] > 0 ? 100 * r[0] / r[1] : 0;
   state.counters["pct_of_peak"] = 100 * r[0] / 1e9 / peak;
   state.counters["blis_pct_of_peak"] = 100 * r[1] / 1e9 / peak;
+  const std::string shape = std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
+  record("matmul_f32", shape, threads, r[0] / 1e9, "GFLOP/s", "fma_peak", peak);
+  record("matmul_f32", shape, threads, r[0] / 1e9, "GFLOP/s", "openblas_sgemm", r[2] / 1e9);
   tl_set_num_threads(0);
 }
 BENCHMARK(BM_Sgemm)
@@ -120,8 +89,10 @@ BENCHMARK(BM_Sgemm)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(2);
 
-// Decode: y = W x for one token, W [N, K] read once from DRAM; GB/s of W
-// against a plain read of the same number of bytes.
+// Decode: y = W x for one token, W [N, K] read once from DRAM: GB/s of W
+// against OpenBLAS's and BLIS's sgemv and against the read limit (the best
+// read_candidates of peaks.hpp over W, in the same rounds: OpenBLAS's sgemv
+// is one of them, so the limit is never below the peer).
 void BM_Gemv(benchmark::State& state) {
   const int64_t N = state.range(0), K = state.range(1);
   const int threads = static_cast<int>(state.range(2));
@@ -134,18 +105,23 @@ void BM_Gemv(benchmark::State& state) {
   auto peer = [&](const Blas& b) -> std::function<void()> {
     if (!b.sgemv) return nullptr;
     return [&, s = b.sgemv] {
+      b.threads(threads);
       s(kRowMajor, kNoTrans, int(N), int(K), 1.0f, w.data(), int(K), x.data(), 1, 0.0f, y.data(), 1);
     };
   };
   for (auto _ : state) ours();
   const double bytes = 4.0 * double(N) * double(K);
-  const auto r = best_rates({ours, peer(blis()), peer(openblas())}, bytes);
-  const double bw = read_bandwidth(w, threads);
-  state.counters["ours_GBps"] = r[0] / 1e9;
-  state.counters["blis_GBps"] = r[1] / 1e9;
-  state.counters["openblas_GBps"] = r[2] / 1e9;
-  state.counters["read_GBps"] = bw;
-  state.counters["pct_of_bw"] = 100 * r[0] / 1e9 / bw;
+  const auto r = rate_against({ours, peer(blis()), peer(openblas())}, read_candidates(w.data(), w.size(), threads), bytes);
+  state.counters["ours_GBps"] = r.kernels[0] / 1e9;
+  state.counters["blis_GBps"] = r.kernels[1] / 1e9;
+  state.counters["openblas_GBps"] = r.kernels[2] / 1e9;
+  state.counters["read_limit_GBps"] = r.limit / 1e9;
+  state.counters["pct_of_openblas"] = r.kernels[2] > 0 ? 100 * r.kernels[0] / r.kernels[2] : 0;
+  state.counters["pct_of_read_limit"] = 100 * r.kernels[0] / r.limit;
+  state.SetLabel("read limit: " + r.limit_name);
+  const std::string shape = std::to_string(N) + "x" + std::to_string(K);
+  record("gemv_f32", shape, threads, r.kernels[0] / 1e9, "GB/s", "openblas_sgemv", r.kernels[2] / 1e9);
+  record("gemv_f32", shape, threads, r.kernels[0] / 1e9, "GB/s", "read_limit:" + r.limit_name, r.limit / 1e9);
   tl_set_num_threads(0);
 }
 BENCHMARK(BM_Gemv)
@@ -157,35 +133,107 @@ BENCHMARK(BM_Gemv)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(3);
 
-// Quantized decode, W [N, K] as blocks: weights per second and GB/s of blocks.
+// ---------------------------------------------------------------- quantized
+
+struct QFormatInfo {
+  const char* name;
+  int64_t qk, block_bytes;
+  tl_status (*quantize)(const float*, void*, int64_t, int64_t);
+  tl_status (*qmatmul)(const float*, const void*, float*, int64_t, int64_t, int64_t);
+};
+const QFormatInfo kQFormats[] = {
+    {"q8_0", TL_QK8_0, TL_Q8_0_BLOCK_BYTES, tl_quantize_q8_0_f32, tl_qmatmul_q8_0_f32},
+    {"q4_0", TL_QK4_0, TL_Q4_0_BLOCK_BYTES, tl_quantize_q4_0_f32, tl_qmatmul_q4_0_f32},
+    {"q4_k", TL_QK_K, TL_Q4_K_BLOCK_BYTES, tl_quantize_q4_k_f32, tl_qmatmul_q4_k_f32},
+};
+
+// Copies of `bytes` that one round cycles through so that each call reads
+// from memory: 256 MiB in all (eight times the 32 MiB L3 of a Zen 5 CCD;
+// the L3 sysconf reports in a guest is the host's), at least one.
+size_t CopiesPastCache(double bytes) { return std::max<size_t>(1, size_t(std::ceil(268435456.0 / bytes))); }
+
+// Quantized decode, W [N, K] as blocks (copies cycled from memory): GB/s of
+// blocks against the read limit over as many bytes (the same copies).
 void BM_QGemv(benchmark::State& state) {
   const int64_t N = state.range(0), K = state.range(1);
-  const bool q4k = state.range(2) == 1;
+  const QFormatInfo& f = kQFormats[state.range(2)];
   const int threads = static_cast<int>(state.range(3));
   const auto x = filled(static_cast<size_t>(K), 1.0f), wf = filled(static_cast<size_t>(N * K), 1.0f);
-  const int64_t block_bytes = q4k ? TL_Q4_K_BLOCK_BYTES : TL_Q8_0_BLOCK_BYTES, qk = q4k ? TL_QK_K : TL_QK8_0;
-  std::vector<uint8_t> w(static_cast<size_t>(N * K / qk * block_bytes));
-  if (q4k) tl_quantize_q4_k_f32(wf.data(), w.data(), N, K);
-  else tl_quantize_q8_0_f32(wf.data(), w.data(), N, K);
+  const size_t bytes = static_cast<size_t>(N * K / f.qk * f.block_bytes);
+  const size_t copies = CopiesPastCache(double(bytes));
+  std::vector<std::vector<uint8_t>> w(copies, std::vector<uint8_t>(bytes));
+  f.quantize(wf.data(), w[0].data(), N, K);
+  for (size_t c = 1; c < copies; ++c) w[c] = w[0];
   std::vector<float> y(static_cast<size_t>(N));
+  // The read candidates over float buffers of the same bytes (whole rows of 4096 for sgemv).
+  const size_t floats = (bytes / 4 + 4095) / 4096 * 4096;
+  std::vector<std::vector<float>> plain(copies, filled(floats, 1.0f));
   tl_set_num_threads(threads);
-  auto ours = [&] {
-    if (q4k) tl_qmatmul_q4_k_f32(x.data(), w.data(), y.data(), 1, N, K);
-    else tl_qmatmul_q8_0_f32(x.data(), w.data(), y.data(), 1, N, K);
-  };
+  size_t next = 0;
+  auto ours = [&] { f.qmatmul(x.data(), w[next++ % copies].data(), y.data(), 1, N, K); };
   for (auto _ : state) ours();
-  const auto r = best_rates({ours}, double(w.size()));
-  state.counters["blocks_GBps"] = r[0] / 1e9;
-  state.counters["Gweights_per_s"] = r[0] / double(w.size()) * double(N * K) / 1e9;
+  // Each candidate cycles through the copies as ours does.
+  auto lists = std::make_shared<std::vector<std::vector<Candidate>>>();
+  for (size_t c = 0; c < copies; ++c) lists->push_back(read_candidates(plain[c].data(), floats, threads));
+  std::vector<Candidate> refs;
+  for (size_t i = 0; i < lists->front().size(); ++i)
+    refs.push_back({lists->front()[i].name, [lists, i, t = size_t(0)]() mutable { (*lists)[t++ % lists->size()][i].fn(); }});
+  const auto r = rate_against({ours}, refs, double(bytes));
+  state.counters["copies"] = double(copies);
+  state.counters["blocks_GBps"] = r.kernels[0] / 1e9;
+  state.counters["Gweights_per_s"] = r.kernels[0] / double(bytes) * double(N * K) / 1e9;
+  state.counters["read_limit_GBps"] = r.limit / 1e9;
+  state.counters["pct_of_read_limit"] = 100 * r.kernels[0] / r.limit;
+  state.SetLabel(std::string(f.name) + ", read limit: " + r.limit_name);
+  record(std::string("qgemv_") + f.name, std::to_string(N) + "x" + std::to_string(K), threads, r.kernels[0] / 1e9,
+         "GB/s of blocks", "read_limit:" + r.limit_name, r.limit / 1e9);
   tl_set_num_threads(0);
 }
 BENCHMARK(BM_QGemv)
-    ->ArgNames({"N", "K", "q4k", "threads"})
-    ->Args({11008, 4096, 1, 1})
+    ->ArgNames({"N", "K", "fmt", "threads"})
     ->Args({11008, 4096, 0, 1})
+    ->Args({11008, 4096, 1, 1})
+    ->Args({11008, 4096, 2, 1})
+    ->Args({11008, 4096, 0, 2})
     ->Args({11008, 4096, 1, 2})
+    ->Args({11008, 4096, 2, 2})
     ->Unit(benchmark::kMillisecond)
-    ->Iterations(3);
+    ->Iterations(2);
+
+// Quantized matmul with M rows (prefill, batched decode): GFLOP/s counting
+// 2 M N K decoded-weight operations, against the FMA peak on as many threads.
+void BM_QGemm(benchmark::State& state) {
+  const int64_t M = state.range(0), N = state.range(1), K = state.range(2);
+  const QFormatInfo& f = kQFormats[state.range(3)];
+  const int threads = static_cast<int>(state.range(4));
+  const auto x = filled(static_cast<size_t>(M * K), 1.0f), wf = filled(static_cast<size_t>(N * K), 1.0f);
+  std::vector<uint8_t> w(static_cast<size_t>(N * K / f.qk * f.block_bytes));
+  f.quantize(wf.data(), w.data(), N, K);
+  std::vector<float> y(static_cast<size_t>(M * N));
+  tl_set_num_threads(threads);
+  auto ours = [&] { f.qmatmul(x.data(), w.data(), y.data(), M, N, K); };
+  for (auto _ : state) ours();
+  const double flops = 2.0 * double(M) * double(N) * double(K);
+  const double peak = fma_peak(threads);
+  const auto r = best_rates({ours}, flops, 3);
+  state.counters["GFLOPs"] = r[0] / 1e9;
+  state.counters["fma_peak_GFLOPs"] = peak;
+  state.counters["pct_of_peak"] = 100 * r[0] / 1e9 / peak;
+  state.SetLabel(f.name);
+  record(std::string("qgemm_") + f.name, std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K),
+         threads, r[0] / 1e9, "GFLOP/s", "fma_peak", peak);
+  tl_set_num_threads(0);
+}
+BENCHMARK(BM_QGemm)
+    ->ArgNames({"M", "N", "K", "fmt", "threads"})
+    ->Args({32, 4096, 4096, 0, 1})
+    ->Args({32, 4096, 4096, 1, 1})
+    ->Args({32, 4096, 4096, 2, 1})
+    ->Args({512, 4096, 4096, 0, 1})
+    ->Args({512, 4096, 4096, 1, 1})
+    ->Args({512, 4096, 4096, 2, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 }  // namespace
 

@@ -1,6 +1,6 @@
 // The limits konform's compute benchmarks are read against, measured in the
-// same run: the FMA peak and a plain read's bandwidth, with the best-of-rounds
-// timing both use (bench/peaks.hpp).
+// same run: the FMA peak and each access pattern's bandwidth limit, with the
+// best-of-rounds timing both use (bench/peaks.hpp).
 #include "bench/peaks.hpp"
 
 #include <immintrin.h>
@@ -8,10 +8,13 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstring>
+#include <memory>
 #include <cstdlib>
 #include <thread>
 
 #include "bench/bandwidth_ref.h"
+#include "bench/blas_peer.hpp"
 
 namespace konform::bench {
 
@@ -113,19 +116,86 @@ std::function<void()> fma_work(double flops) {
   return [wide, iters] { sink = sink + (wide ? fma_loop_avx512(iters) : fma_loop_avx2(iters)); };
 }
 
-// GB/s of `threads` threads reading disjoint parts of `bytes` bytes.
-double read_bandwidth(const std::vector<float>& buf, int threads) {
-  const auto stream = konform::bench::BestStream();
-  static std::atomic<uint32_t> sink{0};
-  const size_t n = buf.size(), part = n / static_cast<size_t>(threads);
-  auto fn = [&] {
-    std::vector<std::thread> ts;
-    for (int t = 1; t < threads; ++t)
-      ts.emplace_back([&, t] { sink += stream(buf.data() + t * part, nullptr, nullptr, part); });
-    sink += stream(buf.data(), nullptr, nullptr, part);
-    for (auto& t : ts) t.join();
+// fn(begin, count) `reps` times on each of `threads` threads over [0, n):
+// disjoint parts (reps > 1: a buffer in a core's own caches, whose passes
+// must outlast a thread's start).
+template <class Fn>
+static void split(size_t n, int threads, int reps, const Fn& fn) {
+  const size_t part = n / static_cast<size_t>(threads);
+  auto passes = [&](size_t b, size_t k) {
+    for (int r = 0; r < reps; ++r) fn(b, k);
   };
-  return best_rates({fn}, double(part * threads) * 4)[0] / 1e9;
+  std::vector<std::thread> ts;
+  for (int t = 1; t < threads; ++t)
+    ts.emplace_back([&, t] { passes(size_t(t) * part, t + 1 == threads ? n - size_t(t) * part : part); });
+  passes(0, threads == 1 ? n : part);
+  for (auto& t : ts) t.join();
+}
+
+std::vector<Candidate> read_candidates(const float* buf, size_t n, int threads, int reps) {
+  static std::atomic<uint32_t> sink{0};
+  static std::atomic<float> fsink{0};
+  const auto stream = BestStream();
+  const auto tuned = BestTuned();
+  std::vector<Candidate> c;
+  c.push_back({"or_stream", [=] { split(n, threads, reps, [&](size_t b, size_t k) { sink += stream(buf + b, nullptr, nullptr, k); }); }});
+  c.push_back({"tuned_sum", [=] { split(n, threads, reps, [&](size_t b, size_t k) { fsink = fsink + tuned.read(buf + b, k, 0); }); }});
+  c.push_back({"tuned_sum_prefetch", [=] {
+                 split(n, threads, reps, [&](size_t b, size_t k) { fsink = fsink + tuned.read(buf + b, k, 1024); });
+               }});
+  const size_t cols = 4096;
+  const Blas& ob = openblas();
+  if (ob.sgemv && n % cols == 0) {
+    auto x = std::make_shared<std::vector<float>>(filled(cols, 1.0f));
+    auto y = std::make_shared<std::vector<float>>(n / cols);
+    c.push_back({"openblas_sgemv", [=, &ob] {
+                   ob.threads(threads);
+                   for (int r = 0; r < reps; ++r)
+                     ob.sgemv(kRowMajor, kNoTrans, int(n / cols), int(cols), 1.0f, buf, int(cols), x->data(), 1, 0.0f,
+                              y->data(), 1);
+                 }});
+  }
+  return c;
+}
+
+std::vector<Candidate> copy_candidates(const float* a, float* y, size_t n, int threads, int reps) {
+  const auto stream = BestStream();
+  const auto tuned = BestTuned();
+  std::vector<Candidate> c;
+  c.push_back({"or_stream_copy", [=] { split(n, threads, reps, [&](size_t b, size_t k) { stream(a + b, nullptr, y + b, k); }); }});
+  c.push_back({"tuned_copy", [=] { split(n, threads, reps, [&](size_t b, size_t k) { tuned.copy(a + b, y + b, k, false); }); }});
+  c.push_back({"tuned_copy_nt", [=] { split(n, threads, reps, [&](size_t b, size_t k) { tuned.copy(a + b, y + b, k, true); }); }});
+  c.push_back({"memcpy", [=] { split(n, threads, reps, [&](size_t b, size_t k) { std::memcpy(y + b, a + b, k * sizeof(float)); }); }});
+  return c;
+}
+
+std::vector<Candidate> rmw_candidates(float* y, size_t n, int threads, int reps) {
+  const auto stream = BestStream();
+  const auto tuned = BestTuned();
+  std::vector<Candidate> c;
+  c.push_back({"or_stream_inplace", [=] { split(n, threads, reps, [&](size_t b, size_t k) { stream(y + b, nullptr, y + b, k); }); }});
+  c.push_back({"tuned_rmw", [=] { split(n, threads, reps, [&](size_t b, size_t k) { tuned.rmw(y + b, k); }); }});
+  return c;
+}
+
+Rated rate_against(const std::vector<std::function<void()>>& kernels, const std::vector<Candidate>& refs, double work,
+                   int rounds, double seconds) {
+  std::vector<std::function<void()>> fns = kernels;
+  for (const auto& r : refs) fns.push_back(r.fn);
+  const auto rates = best_rates(fns, work, rounds, seconds);
+  Rated out;
+  out.kernels.assign(rates.begin(), rates.begin() + std::ptrdiff_t(kernels.size()));
+  out.candidates.assign(rates.begin() + std::ptrdiff_t(kernels.size()), rates.end());
+  for (size_t i = 0; i < refs.size(); ++i)
+    if (out.candidates[i] > out.limit) {
+      out.limit = out.candidates[i];
+      out.limit_name = refs[i].name;
+    }
+  return out;
+}
+
+double read_bandwidth(const std::vector<float>& buf, int threads) {
+  return rate_against({}, read_candidates(buf.data(), buf.size(), threads), double(buf.size()) * 4).limit / 1e9;
 }
 
 std::vector<float> filled(size_t n, float scale) {

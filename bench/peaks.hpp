@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace konform::bench {
@@ -24,7 +25,40 @@ double fma_peak(int threads);
 // peak is timed in the same rounds and batches as the kernel it is read
 // against.
 std::function<void()> fma_work(double flops);
-// GB/s of `threads` threads reading disjoint parts of buf.
+// ---------------------------------------------------------------- limits
+// A pattern's limit is the best of several ways to move its bytes, each timed
+// in the same rounds as the kernels read against it: the tuned streaming
+// kernels of bandwidth_ref.h and the best peer. Each call moves the whole
+// buffer `reps` times, on `threads` threads (disjoint parts; a peer threads
+// itself).
+struct Candidate {
+  std::string name;
+  std::function<void()> fn;
+};
+// Read: the OR stream (the elementwise benches' reference), the tuned float
+// sum without and with software prefetch (1 KiB ahead), and OpenBLAS sgemv
+// reading buf as an (n / 4096) x 4096 matrix where it is installed and 4096
+// divides n.
+std::vector<Candidate> read_candidates(const float* buf, size_t n, int threads, int reps = 1);
+// Copy y = a: the OR stream's copy, the tuned copy with plain and with
+// non-temporal stores, memcpy.
+std::vector<Candidate> copy_candidates(const float* a, float* y, size_t n, int threads, int reps = 1);
+// Read-modify-write y += 1 in place: the tuned loop (the OR stream's in-place
+// copy beside it).
+std::vector<Candidate> rmw_candidates(float* y, size_t n, int threads, int reps = 1);
+
+struct Rated {
+  std::vector<double> kernels;     // work / s of each kernel
+  std::vector<double> candidates;  // work / s of each candidate
+  double limit = 0;                // the best candidate's
+  std::string limit_name;          // and its name
+};
+// The kernels and the candidates in the same rounds of best_rates.
+Rated rate_against(const std::vector<std::function<void()>>& kernels, const std::vector<Candidate>& refs, double work,
+                   int rounds = 7, double seconds = 0);
+
+// GB/s of the read limit of buf on `threads` threads (the best of
+// read_candidates, timed alone).
 double read_bandwidth(const std::vector<float>& buf, int threads);
 // n values in [-scale/2, scale/2) from a fixed LCG.
 std::vector<float> filled(size_t n, float scale);

@@ -24,7 +24,9 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <limits>
+#include <mutex>
 #include <new>
 #include <vector>
 
@@ -34,6 +36,7 @@
 #include "hwy/contrib/math/math-inl.h"
 #include "impl/simd/activation_math-inl.h"
 #include "impl/simd/attention_geometry.h"
+#include "impl/simd/parallel.h"
 #include "impl/simd/tail-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -587,32 +590,15 @@ void FlashBlockRows(D d, const FlashBlock& blk, size_t rows, const Geometry& g, 
   }
 }
 
-inline void FlashF32(const float* q, const float* k, const float* v, float* y, const Geometry& g) {
-  if (g.batch <= 0 || g.sq <= 0) return;
-  const hn::ScalableTag<float> d;
-  constexpr size_t N = hn::MaxLanes(decltype(d)());
+// One KV head's rows (FlashF32).
+template <class D>
+HWY_NOINLINE void FlashHeadImpl(D d, const float* q, const float* k, const float* v, float* y, const Geometry& g, int64_t b, int64_t kvh,
+                     bool transposed, bool may_skip, FlashScratch& sc) {
+  constexpr size_t N = hn::MaxLanes(D());
   constexpr size_t R = FlashRows<N>();
   const int64_t rep = g.heads / g.kv_heads, rows_per_head = rep * g.sq;
-  // Transposing K pays off once a head has several blocks of rows.
-  const bool transposed = rows_per_head >= 2 * static_cast<int64_t>(R) && g.d >= 8;
-  const bool may_skip = g.causal && g.mask == nullptr && g.sq > 1;
-  FlashScratch sc;
-  sc.sk_pad = (g.sk + kFlashTile - 1) / kFlashTile * kFlashTile;
-  const int64_t chunk = static_cast<int64_t>(FlashValueVectors<N>() * N);  // columns per products' register block
-  sc.d_pad = (g.d + chunk - 1) / chunk * chunk;
-  sc.acc = hwy::AllocateAligned<double>(static_cast<size_t>(R * sc.d_pad));
-  constexpr int64_t kLine = 64 / sizeof(float);
-  sc.ldv = transposed ? (g.d + kLine - 1) / kLine * kLine : g.d;
-  if (transposed) {
-    sc.kt = hwy::AllocateAligned<float>(static_cast<size_t>(g.d * sc.sk_pad));
-    std::fill(sc.kt.get(), sc.kt.get() + g.d * sc.sk_pad, 0.0f);  // keys past Sk stay 0
-    sc.vt = hwy::AllocateAligned<float>(static_cast<size_t>(sc.ldv * g.sk));
-    sc.qt.assign(static_cast<size_t>(g.d) * R, 0.0f);
-  }
-  if (sc.acc == nullptr || (transposed && (sc.kt == nullptr || sc.vt == nullptr))) throw std::bad_alloc();
-  if (may_skip) sc.tile_kmax.assign(static_cast<size_t>(sc.sk_pad / kFlashTile), 0.0f);
-  for (int64_t b = 0; b < g.batch; ++b)
-    for (int64_t kvh = 0; kvh < g.kv_heads; ++kvh) {
+  {
+    {
       const float* kh = k + (b * g.kv_heads + kvh) * g.sk * g.d;
       const float* vh = v + (b * g.kv_heads + kvh) * g.sk * g.d;
       if (transposed) {
@@ -668,6 +654,54 @@ inline void FlashF32(const float* q, const float* k, const float* v, float* y, c
         else FlashBlockRows<R>(d, blk, rows, g, kh, vuse, sc, transposed, may_skip);
       }
     }
+}
+}
+
+inline void FlashF32(const float* q, const float* k, const float* v, float* y, const Geometry& g) {
+  if (g.batch <= 0 || g.sq <= 0) return;
+  const hn::ScalableTag<float> d;
+  constexpr size_t N = hn::MaxLanes(decltype(d)());
+  constexpr size_t R = FlashRows<N>();
+  const int64_t rep = g.heads / g.kv_heads, rows_per_head = rep * g.sq;
+  // Transposing K pays off once a head has several blocks of rows.
+  const bool transposed = rows_per_head >= 2 * static_cast<int64_t>(R) && g.d >= 8;
+  const bool may_skip = g.causal && g.mask == nullptr && g.sq > 1;
+  // Scratch per thread; threads take whole KV heads (batch x kv_heads of
+  // them), each head's rows computed as on one thread: no result depends on
+  // the thread count.
+  const auto make_scratch = [&] {
+    FlashScratch sc;
+    sc.sk_pad = (g.sk + kFlashTile - 1) / kFlashTile * kFlashTile;
+    const int64_t chunk = static_cast<int64_t>(FlashValueVectors<N>() * N);  // columns per products' register block
+    sc.d_pad = (g.d + chunk - 1) / chunk * chunk;
+    sc.acc = hwy::AllocateAligned<double>(static_cast<size_t>(R * sc.d_pad));
+    constexpr int64_t kLine = 64 / sizeof(float);
+    sc.ldv = transposed ? (g.d + kLine - 1) / kLine * kLine : g.d;
+    if (transposed) {
+      sc.kt = hwy::AllocateAligned<float>(static_cast<size_t>(g.d * sc.sk_pad));
+      std::fill(sc.kt.get(), sc.kt.get() + g.d * sc.sk_pad, 0.0f);  // keys past Sk stay 0
+      sc.vt = hwy::AllocateAligned<float>(static_cast<size_t>(sc.ldv * g.sk));
+      sc.qt.assign(static_cast<size_t>(g.d) * R, 0.0f);
+    }
+    if (sc.acc == nullptr || (transposed && (sc.kt == nullptr || sc.vt == nullptr))) throw std::bad_alloc();
+    if (may_skip) sc.tile_kmax.assign(static_cast<size_t>(sc.sk_pad / kFlashTile), 0.0f);
+    return sc;
+  };
+  const int64_t kv_total = g.batch * g.kv_heads;
+  // A thread costs tens of microseconds to start: only past 1 MiB of K.
+  const int64_t threads = g.batch * g.kv_heads * g.sk * g.d >= (int64_t{1} << 18) ? std::min<int64_t>(ThreadCount(), kv_total) : 1;
+  std::exception_ptr failure;
+  std::mutex failure_lock;
+  ParallelFor(threads, [&](int64_t t) {
+    try {
+      FlashScratch sc = make_scratch();
+      for (int64_t bk = t; bk < kv_total; bk += threads) FlashHeadImpl(d, q, k, v, y, g, bk / g.kv_heads, bk % g.kv_heads, transposed, may_skip, sc);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(failure_lock);
+      if (!failure) failure = std::current_exception();
+    }
+  });
+  if (failure) std::rethrow_exception(failure);
 }
 
 }  // namespace konform::simd::HWY_NAMESPACE::attn

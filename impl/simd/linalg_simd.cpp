@@ -2,11 +2,12 @@
 // and the quantized matmuls of tinyllm/quant.h, compiled once per Highway
 // target (foreach_target) and chosen at run time (HWY_DYNAMIC_DISPATCH).
 //
-// Every op here is the one matmul, y = x @ W^T, with x and W from different
+// The f32 ops are the one matmul, y = x @ W^T, with x and W from different
 // sources: M <= kStripRows rows take the unpacked strip path (W read once:
 // decode), more take the packed path; both sum every output the same way, and
 // threads split the columns, so no result depends on M, on the path or on
-// the thread count.
+// the thread count. The quantized matmuls decode their blocks in registers
+// and sum in their own order (qmatmul-inl.h), with the same guarantees.
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "impl/simd/linalg_simd.cpp"
@@ -18,6 +19,7 @@
 #include "impl/simd/matmul_strip-inl.h"
 #include "impl/simd/matmul_weights-inl.h"
 #include "impl/simd/parallel.h"
+#include "impl/simd/qmatmul-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace konform::simd::HWY_NAMESPACE {
@@ -60,11 +62,13 @@ void MatmulF32(const float* x, const float* w, float* y, int64_t M, int64_t N, i
   MatmulPlain(x, F32Weights{w, K}, y, N, M, N, K);
 }
 
+// The quantized matmuls have their own order (qmatmul-inl.h): k along the
+// lanes, the blocks decoded in registers.
 void QMatmul(int format, const float* x, const uint8_t* w, float* y, int64_t M, int64_t N, int64_t K) {
   switch (static_cast<QFormat>(format)) {
-    case QFormat::q8_0: MatmulPlain(x, QuantWeights<QFormat::q8_0>{w, K}, y, N, M, N, K); break;
-    case QFormat::q4_0: MatmulPlain(x, QuantWeights<QFormat::q4_0>{w, K}, y, N, M, N, K); break;
-    case QFormat::q4_k: MatmulPlain(x, QuantWeights<QFormat::q4_k>{w, K}, y, N, M, N, K); break;
+    case QFormat::q8_0: QMatmulFused<QFormat::q8_0>(x, w, y, M, N, K); break;
+    case QFormat::q4_0: QMatmulFused<QFormat::q4_0>(x, w, y, M, N, K); break;
+    case QFormat::q4_k: QMatmulFused<QFormat::q4_k>(x, w, y, M, N, K); break;
   }
 }
 

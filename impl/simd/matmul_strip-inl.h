@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "hwy/cache_control.h"
 #include "hwy/highway.h"
 #include "impl/simd/matmul_gemm-inl.h"
 
@@ -64,6 +65,45 @@ HWY_INLINE void StripBlock(const float* x, int64_t ldx, const Weights& w, int64_
   }
 }
 
+// One row of x (decode), one full strip, kGemvBlocks blocks of kKC columns
+// from k0 at once: each block's chain is StripBlock<1>'s, and the chains
+// are added to y in block order as StripRows adds them, so the bits are the
+// same; but the blocks' chains are independent and hide each other's
+// multiply-add latency (one chain alone waits on every FMA: about 8 columns
+// per FMA latency). The blocks lie kKC floats apart in the same rows: one
+// pointer per row, no more streams than one block's.
+constexpr int64_t kGemvBlocks = 4;
+
+template <class Weights>
+HWY_INLINE void GemvBlocks(const float* x, const Weights& w, int64_t n0, int64_t k0, int64_t K, float* y, bool add) {
+  const StripTag d;
+  using V = hn::Vec<StripTag>;
+  constexpr int64_t kMaxL = 8;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const float* row[kMaxL];
+  for (int64_t i = 0; i < L; ++i) row[i] = w.Row(n0 + i, 0, K, nullptr);
+  V acc[kGemvBlocks];
+  for (auto& a : acc) a = hn::Zero(d);
+  for (int64_t k = k0; k < k0 + kKC; k += L) {
+    // The four blocks' loads jump about each row, which the hardware's
+    // stream prefetchers do not follow from memory: the next group's lines
+    // in order, kGemvBlocks * L floats of each row per step.
+    for (int64_t i = 0; i < L; ++i)
+      for (int64_t c = 0; c < kGemvBlocks * L; c += 16) hwy::Prefetch(row[i] + k0 + kGemvBlocks * kKC + (k - k0) * kGemvBlocks + c);
+#pragma GCC unroll 4
+    for (int64_t b = 0; b < kGemvBlocks; ++b) {
+      V rows[kMaxL], cols[kMaxL];
+      for (int64_t i = 0; i < L; ++i) rows[i] = hn::LoadU(d, row[i] + k + b * kKC);
+      Transpose(d, rows, cols);
+      for (int64_t j = 0; j < L; ++j) acc[b] = hn::MulAdd(hn::Set(d, x[k + b * kKC + j]), cols[j], acc[b]);
+    }
+  }
+  float* p = y + n0;
+  V sum = add ? hn::Add(hn::LoadU(d, p), acc[0]) : acc[0];
+  for (int64_t b = 1; b < kGemvBlocks; ++b) sum = hn::Add(sum, acc[b]);
+  hn::StoreU(sum, d, p);
+}
+
 // y[r][n_begin .. n_end) for R rows of x (R <= kStripRows).
 template <int64_t R, class Weights>
 void StripRows(const float* x, int64_t ldx, const Weights& w, float* y, int64_t ldy, int64_t n_begin, int64_t n_end,
@@ -72,6 +112,14 @@ void StripRows(const float* x, int64_t ldx, const Weights& w, float* y, int64_t 
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   for (int64_t n0 = n_begin; n0 < n_end; n0 += L) {
     const int64_t valid = std::min(L, n_end - n0);
+    if constexpr (R == 1 && Weights::kRowPointers) {
+      if (valid == L && K > 0) {  // decode: kGemvBlocks blocks at a time, then one by one
+        int64_t k0 = 0;
+        for (; k0 + kGemvBlocks * kKC <= K; k0 += kGemvBlocks * kKC) GemvBlocks(x, w, n0, k0, K, y, k0 > 0);
+        for (; k0 < K; k0 += kKC) StripBlock<1, true>(x, ldx, w, n0, L, k0, std::min(K, k0 + kKC), y + n0, ldy, k0 > 0);
+        continue;
+      }
+    }
     if (K == 0) {
       for (int64_t r = 0; r < R; ++r) std::fill(y + r * ldy + n0, y + r * ldy + n0 + valid, 0.0f);
       continue;

@@ -1,0 +1,273 @@
+// The quantized matmuls y = x @ Dequantize(W)^T (tinyllm/quant.h), fused:
+// W's blocks are decoded in registers a vector at a time, next to the
+// multiply-adds that use them, and no float copy of W exists.
+//
+// The summation order (libtl_kernels' definition of QMatmul, the same on the
+// decode path and for any number of rows, thread count or position of an
+// output, so a row of a batch has the bits it has alone): k runs along the
+// vector lanes (L = Lanes(QTag): 16 on AVX3, 8 on AVX2, 4 on SSE4, 1 on
+// SCALAR).
+//   - Each weight is the exact float d q (Q8_0), d (q - 8) (Q4_0), or the
+//     scale part (d sc) q of Q4_K: products of at most 11 x 8 significant
+//     bits, exact in float, so every product x w is the true product once
+//     rounded in a fused multiply-add.
+//   - Every group of kQGroup = 256 columns (8 blocks, or one Q4_K super-block)
+//     is a chain starting from zero: one multiply-add per vector of L
+//     columns, in k order, into one vector; the group chains are added to a
+//     running vector in order; its lanes are summed by SumOfLanes.
+//   - Q4_K's mins: minus sum_j (dmin m_j) (sum of x over sub-block j), the sub-
+//     block sums of x taken once per call (32 terms in order), the products
+//     chained over the super-blocks in 8-lane vectors (one lane per sub-block),
+//     lanes summed at the end; the result is the weights' sum minus this.
+// Bound: a chain of 16 multiply-adds (AVX3), <= K / 256 + 1 group sums, 4
+// lane sums (Q4_K: the mins' 32 + K / 256 + 3, and the final subtraction):
+// under 90 u of sum |x| |w| at K = 11008, inside QMatmul's 258 u.
+
+#if defined(KONFORM_SIMD_QMATMUL_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef KONFORM_SIMD_QMATMUL_INL_H_
+#undef KONFORM_SIMD_QMATMUL_INL_H_
+#else
+#define KONFORM_SIMD_QMATMUL_INL_H_
+#endif
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "hwy/aligned_allocator.h"
+#include "hwy/cache_control.h"
+#include "hwy/highway.h"
+#include "impl/simd/f16.h"
+#include "impl/simd/matmul_weights-inl.h"
+#include "impl/simd/parallel.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace konform::simd::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+constexpr int64_t kQGroup = 256;  // columns per chain: part of the order
+using QTag = hn::ScalableTag<float>;
+using MinTag = hn::CappedTag<float, 8>;  // Q4_K's mins: one lane per sub-block
+constexpr int64_t kMinPieces = 8 / static_cast<int64_t>(hn::MaxLanes(MinTag()));
+
+// Q4_K: the eight sub-block scales d * sc and mins dmin * m of a super-block
+// (exact: 11 x 6 significant bits). The 6-bit fields are unpacked four at a
+// time from 32-bit words of scales[12] (tinyllm/quant.h's layout: byte j of
+// each word is sub-block j's, or j + 4's), then converted and scaled as
+// vectors: per super-block and row this runs as often as 16 vectors of
+// multiply-adds, so it must cost far less than they do.
+HWY_INLINE void Q4KScales(const uint8_t* b, float* dsc, float* dm) {
+  uint32_t u[3];
+  std::memcpy(u, b + 4, 12);
+  HWY_ALIGN uint32_t sc[2], m[2];
+  sc[0] = u[0] & 0x3f3f3f3fu;                                          // j < 4: scales[j] & 63
+  m[0] = u[1] & 0x3f3f3f3fu;                                           // scales[j + 4] & 63
+  sc[1] = (u[2] & 0x0f0f0f0fu) | (((u[0] >> 6) & 0x03030303u) << 4);  // j >= 4
+  m[1] = ((u[2] >> 4) & 0x0f0f0f0fu) | (((u[1] >> 6) & 0x03030303u) << 4);
+  const MinTag d8;
+  const hn::Rebind<int32_t, MinTag> di8;
+  const hn::Rebind<uint8_t, MinTag> du8;
+  const auto d = hn::Set(d8, F16ToF32(LoadF16(b))), dmin = hn::Set(d8, F16ToF32(LoadF16(b + 2)));
+  const auto* scb = reinterpret_cast<const uint8_t*>(sc);
+  const auto* mb = reinterpret_cast<const uint8_t*>(m);
+  const int64_t L8 = static_cast<int64_t>(hn::Lanes(d8));
+  for (int64_t p = 0; p < 8; p += L8) {
+    hn::Store(hn::Mul(d, hn::ConvertTo(d8, hn::PromoteTo(di8, hn::LoadU(du8, scb + p)))), d8, dsc + p);
+    hn::Store(hn::Mul(dmin, hn::ConvertTo(d8, hn::PromoteTo(di8, hn::LoadU(du8, mb + p)))), d8, dm + p);
+  }
+}
+
+// Lanes(d) bytes from p as int32 lanes.
+template <class D>
+HWY_INLINE hn::Vec<hn::Rebind<int32_t, D>> Bytes32(D d, const uint8_t* p) {
+  const hn::Rebind<int32_t, D> di;
+  const hn::Rebind<uint8_t, D> du8;
+  (void)d;
+  return hn::PromoteTo(di, hn::LoadU(du8, p));
+}
+
+// The weights (q - offset) * scale of 4-bit quants q: the low (high = false)
+// or high nibble of the int32 lanes `bytes`. With 16 lanes (AVX-512) the 16
+// possible weights are a table looked up by q (vpermps reads an index's low
+// four bits, so the low nibble needs no mask): one operation a vector where
+// a mask, a conversion and a multiply were three. The table's entries are
+// the same exact products, so both ways give the same bits.
+template <class D>
+HWY_INLINE hn::Vec<D> Nibbles(D d, hn::Vec<hn::Rebind<int32_t, D>> bytes, bool high, hn::Vec<D> table,
+                              hn::Vec<D> scale, int32_t offset) {
+#if HWY_TARGET <= HWY_AVX3 && HWY_TARGET != HWY_SCALAR
+  if constexpr (hn::MaxLanes(D()) == 16) {
+    (void)scale;
+    (void)offset;
+    const __m512i idx = high ? _mm512_srli_epi32(bytes.raw, 4) : bytes.raw;
+    return hn::Vec<D>{_mm512_permutexvar_ps(idx, table.raw)};
+  }
+#endif
+  (void)table;
+  const hn::Rebind<int32_t, D> di;
+  const auto q = high ? hn::ShiftRight<4>(bytes) : hn::And(bytes, hn::Set(di, 15));
+  return hn::Mul(hn::ConvertTo(d, hn::Sub(q, hn::Set(di, offset))), scale);
+}
+
+// The table of Nibbles: (i - offset) * scale in lane i (exact: 5 x 17 bits).
+template <class D>
+HWY_INLINE hn::Vec<D> NibbleTable(D d, float scale, int32_t offset) {
+  return hn::Mul(hn::Sub(hn::Iota(d, 0.0f), hn::Set(d, static_cast<float>(offset))), hn::Set(d, scale));
+}
+
+// y[m][n0 .. n0 + NR) for MR rows of x (row stride ldx) and NR rows of W
+// from n0; sx: Q4_K's sub-block sums of x (row stride K / 32).
+template <QFormat F, int64_t MR, int64_t NR>
+HWY_NOINLINE void QTile(const float* HWY_RESTRICT x, int64_t ldx, const QuantWeights<F>& w, int64_t n0, int64_t K,
+                        const float* HWY_RESTRICT sx, float* HWY_RESTRICT y, int64_t ldy) {
+  const QTag d;
+  using V = hn::Vec<QTag>;
+  const hn::Rebind<int32_t, QTag> di;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  constexpr bool kQ4K = F == QFormat::q4_k;
+  const MinTag d8;
+  const int64_t L8 = static_cast<int64_t>(hn::Lanes(d8));
+  V total[MR][NR];
+  hn::Vec<MinTag> mins[MR][NR][kQ4K ? kMinPieces : 1];
+  for (int64_t m = 0; m < MR; ++m)
+    for (int64_t n = 0; n < NR; ++n) {
+      total[m][n] = hn::Zero(d);
+      for (auto& v : mins[m][n]) v = hn::Zero(d8);
+    }
+  const uint8_t* row[NR];
+  for (int64_t n = 0; n < NR; ++n) row[n] = w.Block(n0 + n, 0);
+  for (int64_t k0 = 0; k0 < K; k0 += kQGroup) {
+    const int64_t k1 = std::min(K, k0 + kQGroup);
+    V acc[MR][NR];
+    for (int64_t m = 0; m < MR; ++m)
+      for (int64_t n = 0; n < NR; ++n) acc[m][n] = hn::Zero(d);
+    // One block (32 columns from kb) of every row: w_at(n, j) is the vector
+    // of columns kb + j .. kb + j + L of row n.
+    auto block = [&](int64_t kb, const auto& w_at) {
+      for (int64_t j = 0; j < 32; j += L) {
+        V wv[NR];
+        for (int64_t n = 0; n < NR; ++n) wv[n] = w_at(n, j);
+        for (int64_t m = 0; m < MR; ++m) {
+          const V xv = hn::LoadU(d, x + m * ldx + kb + j);
+          for (int64_t n = 0; n < NR; ++n) acc[m][n] = hn::MulAdd(xv, wv[n], acc[m][n]);
+        }
+      }
+    };
+    if constexpr (F == QFormat::q8_0) {
+      for (int64_t kb = k0; kb < k1; kb += 32) {
+        const int64_t off = kb / 32 * 34;
+        V dq[NR];
+        for (int64_t n = 0; n < NR; ++n) {
+          hwy::Prefetch(row[n] + off + 1024);
+          dq[n] = hn::Set(d, F16ToF32(LoadF16(row[n] + off)));
+        }
+        const hn::Rebind<int8_t, QTag> d8s;
+        block(kb, [&](int64_t n, int64_t j) {
+          const auto q = hn::PromoteTo(di, hn::LoadU(d8s, reinterpret_cast<const int8_t*>(row[n] + off + 2 + j)));
+          return hn::Mul(hn::ConvertTo(d, q), dq[n]);
+        });
+      }
+    } else if constexpr (F == QFormat::q4_0) {
+      for (int64_t kb = k0; kb < k1; kb += 32) {
+        const int64_t off = kb / 32 * 18;
+        V dq[NR], table[NR];
+        for (int64_t n = 0; n < NR; ++n) {
+          hwy::Prefetch(row[n] + off + 576);
+          const float scale = F16ToF32(LoadF16(row[n] + off));
+          dq[n] = hn::Set(d, scale);
+          table[n] = NibbleTable(d, scale, 8);
+        }
+        block(kb, [&](int64_t n, int64_t j) {
+          return Nibbles(d, Bytes32(d, row[n] + off + 2 + (j & 15)), j >= 16, table[n], dq[n], 8);
+        });
+      }
+    } else {
+      const int64_t off = k0 / 256 * 144;
+      HWY_ALIGN float dsc[NR][8], dm[NR][8];
+      for (int64_t n = 0; n < NR; ++n) {
+        hwy::Prefetch(row[n] + off + 576);
+        hwy::Prefetch(row[n] + off + 640);
+        Q4KScales(row[n] + off, dsc[n], dm[n]);
+      }
+      for (int64_t s = 0; s < 8; ++s) {
+        V scale[NR], table[NR];
+        for (int64_t n = 0; n < NR; ++n) {
+          scale[n] = hn::Set(d, dsc[n][s]);
+          table[n] = NibbleTable(d, dsc[n][s], 0);
+        }
+        block(k0 + 32 * s, [&](int64_t n, int64_t j) {
+          return Nibbles(d, Bytes32(d, row[n] + off + 16 + 32 * (s / 2) + j), (s & 1) != 0, table[n], scale[n], 0);
+        });
+      }
+      for (int64_t p = 0; p < kMinPieces; ++p)
+        for (int64_t m = 0; m < MR; ++m) {
+          const auto s8 = hn::LoadU(d8, sx + m * (K / 32) + k0 / 32 + p * L8);
+          for (int64_t n = 0; n < NR; ++n) mins[m][n][p] = hn::MulAdd(hn::Load(d8, dm[n] + p * L8), s8, mins[m][n][p]);
+        }
+    }
+    for (int64_t m = 0; m < MR; ++m)
+      for (int64_t n = 0; n < NR; ++n) total[m][n] = hn::Add(total[m][n], acc[m][n]);
+  }
+  for (int64_t m = 0; m < MR; ++m)
+    for (int64_t n = 0; n < NR; ++n) {
+      float sum = hn::GetLane(hn::SumOfLanes(d, total[m][n]));
+      if constexpr (kQ4K) {
+        auto mv = mins[m][n][0];
+        for (int64_t p = 1; p < kMinPieces; ++p) mv = hn::Add(mv, mins[m][n][p]);
+        sum -= hn::GetLane(hn::SumOfLanes(d8, mv));
+      }
+      y[m * ldy + n0 + n] = sum;
+    }
+}
+
+// Columns [n_begin, n_end) of MR rows of x: NR rows of W at a time, then one.
+template <QFormat F, int64_t MR, int64_t NR>
+void QRows(const float* x, int64_t ldx, const QuantWeights<F>& w, int64_t n_begin, int64_t n_end, int64_t K,
+           const float* sx, float* y, int64_t ldy) {
+  int64_t n = n_begin;
+  for (; n + NR <= n_end; n += NR) QTile<F, MR, NR>(x, ldx, w, n, K, sx, y, ldy);
+  for (; n < n_end; ++n) QTile<F, MR, 1>(x, ldx, w, n, K, sx, y, ldy);
+}
+
+// Rows of x in tiles of 4 (two rows of W each), the last 1 to 3 rows alone
+// (the decode GEMV: one row of x, four rows of W).
+template <QFormat F>
+void QColumns(const float* x, const QuantWeights<F>& w, int64_t M, int64_t n0, int64_t n1, int64_t K,
+              const float* sx, float* y, int64_t ldy) {
+  const int64_t ls = K / 32;
+  int64_t m = 0;
+  for (; m + 4 <= M; m += 4) QRows<F, 4, 2>(x + m * K, K, w, n0, n1, K, sx + m * ls, y + m * ldy, ldy);
+  for (; m < M; ++m) QRows<F, 1, 4>(x + m * K, K, w, n0, n1, K, sx + m * ls, y + m * ldy, ldy);
+}
+
+// Below this many multiply-adds one thread does it all.
+constexpr int64_t kQParallelWork = int64_t{1} << 22;
+
+template <QFormat F>
+void QMatmulFused(const float* x, const uint8_t* wq, float* y, int64_t M, int64_t N, int64_t K) {
+  if (M <= 0 || N <= 0) return;
+  const QuantWeights<F> w{wq, K};
+  // Q4_K: the sums of x over each sub-block, 32 terms in order.
+  hwy::AlignedFreeUniquePtr<float[]> sx;
+  if constexpr (F == QFormat::q4_k) {
+    sx = hwy::AllocateAligned<float>(static_cast<size_t>(std::max<int64_t>(M * (K / 32), 1)));
+    for (int64_t i = 0; i < M * (K / 32); ++i) {
+      float s = 0.0f;
+      for (int64_t k = 0; k < 32; ++k) s += x[i * 32 + k];
+      sx[static_cast<size_t>(i)] = s;
+    }
+  }
+  const int64_t work = M * N * std::max<int64_t>(K, 1);
+  const int64_t threads = work >= kQParallelWork ? ThreadCount() : 1;
+  const int64_t per = ((N + threads - 1) / threads + 7) / 8 * 8;
+  const int64_t tasks = (N + per - 1) / per;
+  ParallelFor(tasks, [&](int64_t t) {
+    const int64_t n0 = t * per, n1 = std::min(N, n0 + per);
+    QColumns(x, w, M, n0, n1, K, sx.get(), y, N);
+  });
+}
+
+}  // namespace konform::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // KONFORM_SIMD_QMATMUL_INL_H_
