@@ -169,9 +169,14 @@ std::string program_dir() {
   return exe.substr(0, exe.rfind('/'));
 }
 
+#ifndef KONFORM_INSTALL_LIBDIR
+#define KONFORM_INSTALL_LIBDIR "lib"
+#endif
+
 // Where the library of a built-in name is: $KONFORM_<NAME>_LIBRARY when set,
-// else where this build put it, else the same file name next to the program
-// (a build tree or install moved as a whole). Says which it tried if none.
+// else an installed konform's own (bin/../lib), else where this build put
+// it, else the same file name next to the program (a build tree or bundle
+// moved as a whole). Says which it tried if none.
 std::string builtin_library(const Builtin& builtin) {
   if (const char* v = std::getenv(builtin.env); v != nullptr && *v != '\0') return v;
   if (builtin.built == nullptr)
@@ -179,9 +184,12 @@ std::string builtin_library(const Builtin& builtin) {
                        "' is not built into this konform: it was configured without CUDA (no nvcc found, or "
                        "-DKONFORM_CUDA=OFF); see docs/cuda.md, or set " + builtin.env + " to a library's path");
   const std::string built = builtin.built;
-  if (is_file(built)) return built;
   const std::string file = built.substr(built.rfind('/') + 1);
-  if (const std::string dir = program_dir(); !dir.empty() && is_file(dir + "/" + file)) return dir + "/" + file;
+  const std::string dir = program_dir();
+  if (!dir.empty() && is_file(dir + "/../" KONFORM_INSTALL_LIBDIR "/" + file))
+    return dir + "/../" KONFORM_INSTALL_LIBDIR "/" + file;
+  if (is_file(built)) return built;
+  if (!dir.empty() && is_file(dir + "/" + file)) return dir + "/" + file;
   throw BackendError(std::string("backend '") + builtin.name + "': its library " + file + " is missing: not at " +
                      built + " (where this build put it) nor next to this program; rebuild it, or set " +
                      builtin.env + " to its path");
