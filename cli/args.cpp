@@ -63,6 +63,8 @@ const std::vector<std::pair<std::string, std::string>>& usage_sections() {
     --junit FILE       write JUnit XML (one suite per backend, one test per op and check)
     --html FILE        write a self-contained HTML page with plots
     --sarif FILE       write SARIF 2.1.0 (one result per finding), for code-scanning UIs
+    --baseline FILE    diff the run against this older report (as konform diff); a
+                       regression makes the run exit 1
     --tolerances FILE  use this tolerance table instead of the built-in one
     --repro-dir DIR    write a reproducer file per finding (sweep, property, crash) into DIR
     --timeout S        seconds per op and backend before it counts as a hang, above 0
@@ -248,6 +250,7 @@ CheckArgs parse_check(const std::vector<std::string>& args) {
     else if (flag == "--junit") a.junit = in.single_value();
     else if (flag == "--html") a.html = in.single_value();
     else if (flag == "--sarif") a.sarif = in.single_value();
+    else if (flag == "--baseline") a.baseline = in.single_value();
     else if (flag == "--tolerances") a.tolerances = in.single_value();
     else if (flag == "--repro-dir") a.repro_dir = in.single_value();
     else if (flag == "--timeout") a.timeout_s = parse_seconds(flag, in.single_value());
@@ -274,6 +277,7 @@ CheckArgs parse_check(const std::vector<std::string>& args) {
                         {"--junit", a.junit},
                         {"--html", a.html},
                         {"--sarif", a.sarif},
+                        {"--baseline", a.baseline},
                         {"--tolerances", a.tolerances},
                         {"--repro-dir", a.repro_dir}});
   return a;

@@ -31,6 +31,7 @@ struct CheckArgs {
   std::string junit;                   // JUnit XML path, "" for none
   std::string html;                    // HTML page path, "" for none
   std::string sarif;                   // SARIF 2.1.0 path, "" for none
+  std::string baseline;                // --baseline: a report to diff the run against, "" for none
   std::string repro_dir;               // write a reproducer per finding here, "" for none
   std::string tolerances;              // a tolerance table to use instead of the built-in one
   double timeout_s = 600;              // per op and backend

@@ -22,6 +22,7 @@
 #include "konform/judge.hpp"
 #include "konform/properties.hpp"
 #include "konform/render.hpp"
+#include "konform/report_diff.hpp"
 #include "konform/report.hpp"
 #include "konform/sweep.hpp"
 #include "konform/tolerance.hpp"
@@ -619,6 +620,17 @@ void print_result(const OpResult& r, int op_width) {
 }
 
 int check(const CheckArgs& a, const std::string& command_line) {
+  // --baseline is read and checked before anything runs.
+  nlohmann::json baseline;
+  if (!a.baseline.empty()) {
+    baseline = nlohmann::json::parse(read_file(a.baseline), nullptr, false);
+    if (baseline.is_discarded()) throw UsageError("--baseline: '" + a.baseline + "' is not valid JSON");
+    try {
+      diff_reports(baseline, baseline, DiffOptions{}, a.baseline, a.baseline);
+    } catch (const DiffError& e) {
+      throw UsageError(std::string("--baseline: ") + e.what());
+    }
+  }
   std::unique_ptr<ToleranceTable> custom;
   SweepOptions sweep;
   sweep.seed = a.seed;
@@ -735,7 +747,12 @@ int check(const CheckArgs& a, const std::string& command_line) {
   std::printf("\n");
   std::fputs(write_errors.c_str(), stderr);
   // Findings first (1); else anything not run (3): such a run never exits 0.
-  const int status = s["failed"].get<int64_t>() > 0 ? 1 : not_run_count > 0 ? kExitNotRun : 0;
+  int status = s["failed"].get<int64_t>() > 0 ? 1 : not_run_count > 0 ? kExitNotRun : 0;
+  if (!a.baseline.empty()) {  // --baseline: the run against an older report, a regression fails it
+    const ReportDiff d = diff_reports(baseline, report, DiffOptions{}, a.baseline, "this run");
+    std::printf("against %s:\n%s", a.baseline.c_str(), diff_to_text(d).c_str());
+    if (d.regressions > 0) status = 1;
+  }
   if (harness_failed || !write_errors.empty()) {
     if (status != 0)
       std::fprintf(stderr, "konform: exit status 2 for the error above; the run has %s (status %d)\n",

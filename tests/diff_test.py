@@ -64,6 +64,21 @@ if judged:
     rc, out = diff(write("old.json", old), write("new.json", new), "--growth", "10")
     expect("--growth 10 admits a 9x growth", rc == 0, out)
 
+# check --baseline: the same diff as part of a run.
+p = subprocess.run([konform, "check", "--backend", "scalar", "--op", "add", "--cases", "20", "--no-properties",
+                    "--baseline", pass_json], capture_output=True, text=True)
+expect("check --baseline with nothing worse exits 0", p.returncode == 0 and "0 regression(s)" in p.stdout,
+       p.stdout + p.stderr)
+zero = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "add_limit_zero.tsv")
+p = subprocess.run([konform, "check", "--backend", "scalar", "--op", "add", "--cases", "20", "--no-properties",
+                    "--tolerances", zero, "--baseline", pass_json], capture_output=True, text=True)
+expect("check --baseline on a worse run exits 1 and names the regression",
+       p.returncode == 1 and "new_failure" in p.stdout, p.stdout + p.stderr)
+p = subprocess.run([konform, "check", "--backend", "scalar", "--op", "add", "--baseline",
+                    os.path.join(work, "missing.json")], capture_output=True, text=True)
+expect("check --baseline of a missing file is refused before the run (exit 2)",
+       p.returncode == 2 and "missing.json" in p.stderr and "passed" not in p.stdout, p.stdout + p.stderr)
+
 rc, out = diff(pass_json, os.path.join(work, "missing.json"))
 expect("a missing report is a usage error (exit 2) naming it", rc == 2 and "missing.json" in out, out)
 rc, out = diff(pass_json, write("notreport.json", {"results": []}))
