@@ -65,9 +65,8 @@ double ulp_distance(float a, float b) { return std::fabs(double(ordered(a) - ord
 
 bool subnormal(double v) { return v != 0 && std::fabs(v) < double(FLT_MIN); }
 
-// The tolerance rule for one element, with `floor` the absolute floor in
-// units of the scale's unit (FLT_MIN: strict; FLT_MIN / u: flushed).
-ElementVerdict judge(double y, double e, double s, double limit, double floor = double(FLT_MIN)) {
+// The tolerance rule for one element.
+ElementVerdict judge(double y, double e, double s, double limit) {
   ElementVerdict v;
   v.expected = e;
   v.got = y;
@@ -89,7 +88,7 @@ ElementVerdict judge(double y, double e, double s, double limit, double floor = 
     // y* beyond FLT_MAX, y finite: judged by r like any other element.
     v.cause = Cause::magnitude;
   }
-  const double scale = std::fmax(s, floor);
+  const double scale = std::fmax(s, double(FLT_MIN));
   v.error = std::fabs(y - e) / (unit_roundoff(DType::f32) * scale);
   v.ok = v.error <= limit;
   if (!v.ok) v.why = "error above the limit";
@@ -124,16 +123,19 @@ double tail_threshold(const std::vector<double>& scale) {
   return top * 0x1p-24;
 }
 
-// Whether y passes once subnormals may be flushed: the floor raised to
-// FLT_MIN per rounding (a flushed operation loses at most FLT_MIN, where a
-// gradual underflow loses half the subnormal spacing), against the oracle
-// or its DAZ twin.
+// Whether y passes once subnormals may be flushed: each of the limit's
+// roundings (at least one) may also lose FLT_MIN, a flushed operation's
+// loss, where a gradual underflow loses half the subnormal spacing:
+// |y - y*| <= limit u max(s, FLT_MIN) + max(limit, 1) FLT_MIN, against the
+// oracle or its DAZ twin. NaN and infinities as in the strict rule.
 bool passes_flushed(double y, int64_t k, const Expected& expected, double limit, const Subnormals& sub) {
-  const double floor = double(FLT_MIN) / unit_roundoff(DType::f32);
-  const double l = std::fmax(limit, 1.0);
+  auto within = [&](double want, double s) {
+    if (!std::isfinite(want) || !std::isfinite(y)) return judge(y, want, s, limit).ok;
+    const double strict = limit * unit_roundoff(DType::f32) * std::fmax(s, double(FLT_MIN));
+    return std::fabs(y - want) <= strict + std::fmax(limit, 1.0) * double(FLT_MIN);
+  };
   auto against = [&](const Expected& e) {
-    if (judge(y, e.value[k], e.scale[k], l, floor).ok) return true;
-    return !e.alternative.empty() && judge(y, e.alternative[k], e.scale[k], l, floor).ok;
+    return within(e.value[k], e.scale[k]) || (!e.alternative.empty() && within(e.alternative[k], e.scale[k]));
   };
   return against(expected) || (sub.daz != nullptr && k < static_cast<int64_t>(sub.daz->value.size()) &&
                                !sub.daz->scale.empty() && against(*sub.daz));
