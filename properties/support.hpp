@@ -49,12 +49,11 @@ inline bool flushed_pair(double a, double b) {
 
 // |got - want| <= limit * 2^-24 * scale; a NaN is near a NaN (any sign and
 // payload: the NaN rule of docs/tolerances.md) and near nothing else. Under
-// --flush-subnormals the floor is FLT_MIN per rounding, at least one.
+// --flush-subnormals each rounding (at least one) may also lose FLT_MIN.
 inline bool near(double got, double want, double scale, double limit) {
   if (std::isnan(got) || std::isnan(want)) return std::isnan(got) && std::isnan(want);
-  if (flush_subnormals())
-    return std::fabs(got - want) <= std::fmax(limit, 1.0) * std::fmax(0x1p-24 * scale, 1.17549435e-38);
-  return std::fabs(got - want) <= limit * 0x1p-24 * std::fmax(scale, 1.17549435e-38);
+  const double strict = limit * 0x1p-24 * std::fmax(scale, 1.17549435e-38);
+  return std::fabs(got - want) <= strict + (flush_subnormals() ? std::fmax(limit, 1.0) * 1.17549435e-38 : 0.0);
 }
 
 // After a refused call: the backend under test left a message in its own
