@@ -586,7 +586,7 @@ void print_result(const OpResult& r, int op_width) {
   std::printf("%s  %-*s %-16s", tag, op_width, r.op.c_str(), r.backend.c_str());
   if (r.verdict == "unsupported") {
     if (r.unsupported_cases > 0)
-      std::printf(" unsupported: all %lld cases returned TL_ERR_UNSUPPORTED (\"%s\")\n",
+      std::printf(" unsupported: all %lld valid cases returned TL_ERR_UNSUPPORTED (\"%s\")\n",
                   static_cast<long long>(r.unsupported_cases), r.unsupported_message.c_str());
     else
       std::printf(" unsupported: the backend does not export %s\n", r.symbol.c_str());

@@ -82,8 +82,12 @@ def consistency_errors(report):
             errors.append(f"{where}.findings: verdict '{v}' but no finding says why")
         if v in ("pass", "unsupported", "not_run") and findings:
             errors.append(f"{where}.findings: verdict '{v}' but {len(findings)} finding(s)")
-        if v in ("unsupported", "not_run") and r.get("cases", 0) != 0:
+        # An op unsupported for its every valid case (TL_ERR_UNSUPPORTED) ran them.
+        ran_unsupported = v == "unsupported" and "unsupported" in r
+        if v in ("unsupported", "not_run") and r.get("cases", 0) != 0 and not ran_unsupported:
             errors.append(f"{where}.cases: an op with verdict '{v}' ran {r.get('cases')} cases")
+        if "unsupported" in r and r["unsupported"].get("cases", 0) > r.get("cases", 0):
+            errors.append(f"{where}.unsupported.cases: more than the {r.get('cases')} cases run")
         if v == "not_run" and r.get("checks"):
             errors.append(f"{where}.checks: an op not run has {len(r['checks'])} check(s)")
         for j, c in enumerate(r.get("checks", [])):

@@ -42,7 +42,7 @@ struct CheckSummary {
 struct OpResult {
   std::string op, symbol, dtype, backend, target;
   // pass | fail | unsupported (the backend lacks the symbol, or returned
-  // TL_ERR_UNSUPPORTED for every case) | crashed | timeout | not_run (the
+  // TL_ERR_UNSUPPORTED for every valid case) | crashed | timeout | not_run (the
   // backend cannot run here: `reason` says why; nothing was called)
   std::string verdict = "pass";
   std::string reason;  // not_run only

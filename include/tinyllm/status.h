@@ -10,7 +10,7 @@
  * (one Interpolate mode, one Pool kind) and return TL_ERR_UNSUPPORTED for the
  * others, writing nothing, with tl_last_error() naming what it lacks. A
  * conformance check counts such cases as unsupported and judges the rest; an
- * op that answers every case so is unsupported, not passed. The status is
+ * op that answers every valid case so is unsupported, not passed. The status is
  * for valid arguments only: arguments the op's contract refuses get that
  * refusal's status, never TL_ERR_UNSUPPORTED.
  */
