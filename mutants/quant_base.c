@@ -93,7 +93,7 @@ static int nearest_int_of_product(float a, float b) { return from_biased(MADD(a,
 /* v, or 0 where it overflowed: blocks so small that a reciprocal overflows
  * get the zero quant (tinyllm/quant.h), never a conversion of Inf or NaN. */
 static float finite_or_zero(float v) {
-#if MUTANT(25)
+#if MUTANT(25) /* m25 also: Q8_0 and Q4_0 convert x * Inf to int as ggml does (undefined in C, INT_MIN on x86) */
   return v;
 #else
   return isfinite(v) ? v : 0.0f;
