@@ -83,7 +83,9 @@ BENCHMARK(BM_FlashPrefill)
 // again and again stay partly in a 105 MiB L3, which the plain read gains
 // more from than the kernel: the ratio then measured the cache, 63-100 %
 // from run to run at Sk = 4096, not the memory.)
-size_t CopiesFromMemory(double bytes) { return std::max<size_t>(1, static_cast<size_t>(std::ceil(268435456.0 / bytes))); }
+size_t CopiesFromMemory(double bytes) {
+  return std::max<size_t>(1, static_cast<size_t>(std::ceil(268435456.0 / bytes)));
+}
 
 void BM_DecodeAttention(benchmark::State& state) {
   const int64_t H = 32, KV = 8, D = 128, Sk = state.range(0);
@@ -131,7 +133,8 @@ void BM_DecodeAttention(benchmark::State& state) {
   state.counters["sdpa_pct_of_read_limit"] = 100 * r.kernels[1] / 1e9 / bw;
   state.SetLabel("read limit: " + r.limit_name);
   const std::string shape = "Sk " + std::to_string(Sk) + (from_memory ? " from memory" : " cached");
-  record("decode_flash_attention", shape, threads, r.kernels[0] / 1e9, "GB/s of K and V", "read_limit:" + r.limit_name, bw);
+  record("decode_flash_attention", shape, threads, r.kernels[0] / 1e9, "GB/s of K and V", "read_limit:" + r.limit_name,
+         bw);
   record("decode_sdpa", shape, threads, r.kernels[1] / 1e9, "GB/s of K and V", "read_limit:" + r.limit_name, bw);
   tl_set_num_threads(0);
 }

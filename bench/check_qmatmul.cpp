@@ -81,8 +81,8 @@ void CheckCase(const Format& f, int64_t M, int64_t N, int64_t K) {
   tl_set_num_threads(2);
   f.qmatmul(x.data(), w.data(), y2.data(), M, N, K);
   tl_set_num_threads(1);
-  const std::string where = std::string(f.name) + " M " + std::to_string(M) + " N " + std::to_string(N) + " K " +
-                            std::to_string(K);
+  const std::string where =
+      std::string(f.name) + " M " + std::to_string(M) + " N " + std::to_string(N) + " K " + std::to_string(K);
   if (std::memcmp(y.data(), y2.data(), y.size() * 4) != 0) Fail(where + ": 2 threads change bits");
   for (int64_t m = 0; m < M; ++m) {
     f.qmatmul(x.data() + m * K, w.data(), row.data(), 1, N, K);

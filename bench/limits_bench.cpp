@@ -48,12 +48,13 @@ void run(const std::string& pattern, const Level& level, int threads) {
     bytes *= 2;
   }
   const auto r = rate_against({}, c, bytes);
-  const std::string shape = std::string(level.name) + " " + std::to_string(level.bytes_per_thread >> 10) + " KiB/thread";
+  const std::string shape =
+      std::string(level.name) + " " + std::to_string(level.bytes_per_thread >> 10) + " KiB/thread";
   std::printf("%-5s %-4s %d thr |", pattern.c_str(), level.name, threads);
   for (size_t i = 0; i < c.size(); ++i) {
     std::printf(" %s %.1f", c[i].name.c_str(), r.candidates[i] / 1e9);
-    record("limit_candidate:" + c[i].name, pattern + " " + shape, threads, r.candidates[i] / 1e9, "GB/s",
-           r.limit_name, r.limit / 1e9);
+    record("limit_candidate:" + c[i].name, pattern + " " + shape, threads, r.candidates[i] / 1e9, "GB/s", r.limit_name,
+           r.limit / 1e9);
   }
   std::printf(" | limit %.1f GB/s (%s); OR stream %.0f %%\n", r.limit / 1e9, r.limit_name.c_str(),
               100 * r.candidates[0] / r.limit);

@@ -111,7 +111,8 @@ void BM_Gemv(benchmark::State& state) {
   };
   for (auto _ : state) ours();
   const double bytes = 4.0 * double(N) * double(K);
-  const auto r = rate_against({ours, peer(blis()), peer(openblas())}, read_candidates(w.data(), w.size(), threads), bytes);
+  const auto r =
+      rate_against({ours, peer(blis()), peer(openblas())}, read_candidates(w.data(), w.size(), threads), bytes);
   state.counters["ours_GBps"] = r.kernels[0] / 1e9;
   state.counters["blis_GBps"] = r.kernels[1] / 1e9;
   state.counters["openblas_GBps"] = r.kernels[2] / 1e9;
@@ -177,7 +178,8 @@ void BM_QGemv(benchmark::State& state) {
   for (size_t c = 0; c < copies; ++c) lists->push_back(read_candidates(plain[c].data(), floats, threads));
   std::vector<Candidate> refs;
   for (size_t i = 0; i < lists->front().size(); ++i)
-    refs.push_back({lists->front()[i].name, [lists, i, t = size_t(0)]() mutable { (*lists)[t++ % lists->size()][i].fn(); }});
+    refs.push_back(
+        {lists->front()[i].name, [lists, i, t = size_t(0)]() mutable { (*lists)[t++ % lists->size()][i].fn(); }});
   const auto r = rate_against({ours}, refs, double(bytes));
   state.counters["copies"] = double(copies);
   state.counters["blocks_GBps"] = r.kernels[0] / 1e9;
@@ -220,8 +222,8 @@ void BM_QGemm(benchmark::State& state) {
   state.counters["fma_peak_GFLOPs"] = peak;
   state.counters["pct_of_peak"] = 100 * r[0] / 1e9 / peak;
   state.SetLabel(f.name);
-  record(std::string("qgemm_") + f.name, std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K),
-         threads, r[0] / 1e9, "GFLOP/s", "fma_peak", peak);
+  record(std::string("qgemm_") + f.name, std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K), threads,
+         r[0] / 1e9, "GFLOP/s", "fma_peak", peak);
   tl_set_num_threads(0);
 }
 BENCHMARK(BM_QGemm)

@@ -8,9 +8,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <cstdlib>
 #include <thread>
 
 #include "bench/bandwidth_ref.h"
@@ -138,8 +138,12 @@ std::vector<Candidate> read_candidates(const float* buf, size_t n, int threads, 
   const auto stream = BestStream();
   const auto tuned = BestTuned();
   std::vector<Candidate> c;
-  c.push_back({"or_stream", [=] { split(n, threads, reps, [&](size_t b, size_t k) { sink += stream(buf + b, nullptr, nullptr, k); }); }});
-  c.push_back({"tuned_sum", [=] { split(n, threads, reps, [&](size_t b, size_t k) { fsink = fsink + tuned.read(buf + b, k, 0); }); }});
+  c.push_back({"or_stream", [=] {
+                 split(n, threads, reps, [&](size_t b, size_t k) { sink += stream(buf + b, nullptr, nullptr, k); });
+               }});
+  c.push_back({"tuned_sum", [=] {
+                 split(n, threads, reps, [&](size_t b, size_t k) { fsink = fsink + tuned.read(buf + b, k, 0); });
+               }});
   c.push_back({"tuned_sum_prefetch", [=] {
                  split(n, threads, reps, [&](size_t b, size_t k) { fsink = fsink + tuned.read(buf + b, k, 1024); });
                }});
@@ -162,10 +166,15 @@ std::vector<Candidate> copy_candidates(const float* a, float* y, size_t n, int t
   const auto stream = BestStream();
   const auto tuned = BestTuned();
   std::vector<Candidate> c;
-  c.push_back({"or_stream_copy", [=] { split(n, threads, reps, [&](size_t b, size_t k) { stream(a + b, nullptr, y + b, k); }); }});
-  c.push_back({"tuned_copy", [=] { split(n, threads, reps, [&](size_t b, size_t k) { tuned.copy(a + b, y + b, k, false); }); }});
-  c.push_back({"tuned_copy_nt", [=] { split(n, threads, reps, [&](size_t b, size_t k) { tuned.copy(a + b, y + b, k, true); }); }});
-  c.push_back({"memcpy", [=] { split(n, threads, reps, [&](size_t b, size_t k) { std::memcpy(y + b, a + b, k * sizeof(float)); }); }});
+  c.push_back({"or_stream_copy",
+               [=] { split(n, threads, reps, [&](size_t b, size_t k) { stream(a + b, nullptr, y + b, k); }); }});
+  c.push_back({"tuned_copy",
+               [=] { split(n, threads, reps, [&](size_t b, size_t k) { tuned.copy(a + b, y + b, k, false); }); }});
+  c.push_back({"tuned_copy_nt",
+               [=] { split(n, threads, reps, [&](size_t b, size_t k) { tuned.copy(a + b, y + b, k, true); }); }});
+  c.push_back({"memcpy", [=] {
+                 split(n, threads, reps, [&](size_t b, size_t k) { std::memcpy(y + b, a + b, k * sizeof(float)); });
+               }});
   return c;
 }
 
@@ -173,7 +182,8 @@ std::vector<Candidate> rmw_candidates(float* y, size_t n, int threads, int reps)
   const auto stream = BestStream();
   const auto tuned = BestTuned();
   std::vector<Candidate> c;
-  c.push_back({"or_stream_inplace", [=] { split(n, threads, reps, [&](size_t b, size_t k) { stream(y + b, nullptr, y + b, k); }); }});
+  c.push_back({"or_stream_inplace",
+               [=] { split(n, threads, reps, [&](size_t b, size_t k) { stream(y + b, nullptr, y + b, k); }); }});
   c.push_back({"tuned_rmw", [=] { split(n, threads, reps, [&](size_t b, size_t k) { tuned.rmw(y + b, k); }); }});
   return c;
 }

@@ -32,8 +32,8 @@
 
 #include "hwy/aligned_allocator.h"
 #include "hwy/cache_control.h"
-#include "hwy/highway.h"
 #include "hwy/contrib/math/math-inl.h"
+#include "hwy/highway.h"
 #include "impl/simd/activation_math-inl.h"
 #include "impl/simd/attention_geometry.h"
 #include "impl/simd/parallel.h"
@@ -590,71 +590,72 @@ void FlashBlockRows(D d, const FlashBlock& blk, size_t rows, const Geometry& g, 
   }
 }
 
-// One KV head's rows (FlashF32).
+// One KV head's rows (FlashF32), with its own scratch: threads take whole
+// heads, so no result depends on the thread count.
 template <class D>
-HWY_NOINLINE void FlashHeadImpl(D d, const float* q, const float* k, const float* v, float* y, const Geometry& g, int64_t b, int64_t kvh,
-                     bool transposed, bool may_skip, FlashScratch& sc) {
+HWY_NOINLINE void FlashHeadImpl(D d, const float* q, const float* k, const float* v, float* y, const Geometry& g,
+                                int64_t b, int64_t kvh, bool transposed, bool may_skip, FlashScratch& sc) {
   constexpr size_t N = hn::MaxLanes(D());
   constexpr size_t R = FlashRows<N>();
   const int64_t rep = g.heads / g.kv_heads, rows_per_head = rep * g.sq;
-  {
-    {
-      const float* kh = k + (b * g.kv_heads + kvh) * g.sk * g.d;
-      const float* vh = v + (b * g.kv_heads + kvh) * g.sk * g.d;
-      if (transposed) {
-        for (int64_t j0 = 0; j0 < g.sk; j0 += kTile) {  // block by block: [D][kTile], written in order
-          float* block = sc.kt.get() + j0 * g.d;
-          const int64_t keys = std::min<int64_t>(kTile, g.sk - j0);
-          for (int64_t t = 0; t < g.d; ++t)
-            for (int64_t j = 0; j < keys; ++j) block[t * kTile + j] = kh[(j0 + j) * g.d + t];
-        }
-        for (int64_t j = 0; j < g.sk; ++j) std::copy(vh + j * g.d, vh + (j + 1) * g.d, sc.vt.get() + j * sc.ldv);
-      }
-      const float* vuse = transposed ? sc.vt.get() : vh;
-      if (may_skip) {  // per tile, the largest |k_j| of it and of every later tile
-        std::fill(sc.tile_kmax.begin(), sc.tile_kmax.end(), 0.0f);
-        for (int64_t j = 0; j < g.sk; ++j) {
-          const double norm = std::sqrt(static_cast<double>(Dot(kh + j * g.d, kh + j * g.d, static_cast<size_t>(g.d))));
-          float& tile = sc.tile_kmax[static_cast<size_t>(j / kFlashTile)];
-          tile = std::max(tile, static_cast<float>(norm * (1 + 1e-5)));
-        }
-        for (size_t t = sc.tile_kmax.size() - 1; t-- > 0;) sc.tile_kmax[t] = std::max(sc.tile_kmax[t], sc.tile_kmax[t + 1]);
-      }
-      const auto block_at = [&](int64_t r0, size_t rows) {
-        FlashBlock blk;
-        for (size_t r = 0; r < R; ++r) {
-          const int64_t row = r0 + static_cast<int64_t>(std::min(r, rows - 1));  // pad with the last row
-          const int64_t i = row / rep, h = kvh * rep + row % rep;
-          const RowPtrs p = RowOf(q, k, v, g, b, h, i);
-          blk.q[r] = p.q;
-          blk.mask[r] = p.mask;
-          blk.y[r] = y + ((b * g.heads + h) * g.sq + i) * g.d;
-          blk.last[r] = g.causal ? i + g.sk - g.sq : std::numeric_limits<int64_t>::max();
-          blk.qnorm[r] = 0.0;
-        }
-        return blk;
-      };
-      for (int64_t r0 = 0; r0 < rows_per_head; r0 += static_cast<int64_t>(R)) {
-        const size_t rows = static_cast<size_t>(std::min<int64_t>(R, rows_per_head - r0));
-        FlashBlock blk = block_at(r0, rows);
-        if (may_skip)
-          for (size_t r = 0; r < R; ++r)
-            blk.qnorm[r] = std::sqrt(static_cast<double>(Dot(blk.q[r], blk.q[r], static_cast<size_t>(g.d)))) * (1 + 1e-5);
-        const int64_t r1 = r0 + static_cast<int64_t>(R);
-        if (transposed && r1 < rows_per_head) {  // FlashPrefetchNext
-          const FlashBlock next = block_at(r1, static_cast<size_t>(std::min<int64_t>(R, rows_per_head - r1)));
-          std::copy(next.q, next.q + R, blk.next_q);
-          std::copy(next.y, next.y + R, blk.next_y);
-        }
-        // Few rows (decode: rep rows of one query) take a narrower block, so
-        // no padded row repeats the work.
-        if (rows <= 1 || R == 1) FlashBlockRows<1>(d, blk, rows, g, kh, vuse, sc, transposed, may_skip);
-        else if (rows <= 2 || R == 2) FlashBlockRows<(R < 2 ? R : 2)>(d, blk, rows, g, kh, vuse, sc, transposed, may_skip);
-        else if (rows <= 4 || R == 4) FlashBlockRows<(R < 4 ? R : 4)>(d, blk, rows, g, kh, vuse, sc, transposed, may_skip);
-        else FlashBlockRows<R>(d, blk, rows, g, kh, vuse, sc, transposed, may_skip);
-      }
+  const float* kh = k + (b * g.kv_heads + kvh) * g.sk * g.d;
+  const float* vh = v + (b * g.kv_heads + kvh) * g.sk * g.d;
+  if (transposed) {
+    for (int64_t j0 = 0; j0 < g.sk; j0 += kTile) {  // block by block: [D][kTile], written in order
+      float* block = sc.kt.get() + j0 * g.d;
+      const int64_t keys = std::min<int64_t>(kTile, g.sk - j0);
+      for (int64_t t = 0; t < g.d; ++t)
+        for (int64_t j = 0; j < keys; ++j) block[t * kTile + j] = kh[(j0 + j) * g.d + t];
     }
-}
+    for (int64_t j = 0; j < g.sk; ++j) std::copy(vh + j * g.d, vh + (j + 1) * g.d, sc.vt.get() + j * sc.ldv);
+  }
+  const float* vuse = transposed ? sc.vt.get() : vh;
+  if (may_skip) {  // per tile, the largest |k_j| of it and of every later tile
+    std::fill(sc.tile_kmax.begin(), sc.tile_kmax.end(), 0.0f);
+    for (int64_t j = 0; j < g.sk; ++j) {
+      const double norm = std::sqrt(static_cast<double>(Dot(kh + j * g.d, kh + j * g.d, static_cast<size_t>(g.d))));
+      float& tile = sc.tile_kmax[static_cast<size_t>(j / kFlashTile)];
+      tile = std::max(tile, static_cast<float>(norm * (1 + 1e-5)));
+    }
+    for (size_t t = sc.tile_kmax.size() - 1; t-- > 0;) sc.tile_kmax[t] = std::max(sc.tile_kmax[t], sc.tile_kmax[t + 1]);
+  }
+  const auto block_at = [&](int64_t r0, size_t rows) {
+    FlashBlock blk;
+    for (size_t r = 0; r < R; ++r) {
+      const int64_t row = r0 + static_cast<int64_t>(std::min(r, rows - 1));  // pad with the last row
+      const int64_t i = row / rep, h = kvh * rep + row % rep;
+      const RowPtrs p = RowOf(q, k, v, g, b, h, i);
+      blk.q[r] = p.q;
+      blk.mask[r] = p.mask;
+      blk.y[r] = y + ((b * g.heads + h) * g.sq + i) * g.d;
+      blk.last[r] = g.causal ? i + g.sk - g.sq : std::numeric_limits<int64_t>::max();
+      blk.qnorm[r] = 0.0;
+    }
+    return blk;
+  };
+  for (int64_t r0 = 0; r0 < rows_per_head; r0 += static_cast<int64_t>(R)) {
+    const size_t rows = static_cast<size_t>(std::min<int64_t>(R, rows_per_head - r0));
+    FlashBlock blk = block_at(r0, rows);
+    if (may_skip)
+      for (size_t r = 0; r < R; ++r)
+        blk.qnorm[r] = std::sqrt(static_cast<double>(Dot(blk.q[r], blk.q[r], static_cast<size_t>(g.d)))) * (1 + 1e-5);
+    const int64_t r1 = r0 + static_cast<int64_t>(R);
+    if (transposed && r1 < rows_per_head) {  // FlashPrefetchNext
+      const FlashBlock next = block_at(r1, static_cast<size_t>(std::min<int64_t>(R, rows_per_head - r1)));
+      std::copy(next.q, next.q + R, blk.next_q);
+      std::copy(next.y, next.y + R, blk.next_y);
+    }
+    // Few rows (decode: rep rows of one query) take a narrower block, so
+    // no padded row repeats the work.
+    if (rows <= 1 || R == 1)
+      FlashBlockRows<1>(d, blk, rows, g, kh, vuse, sc, transposed, may_skip);
+    else if (rows <= 2 || R == 2)
+      FlashBlockRows<(R < 2 ? R : 2)>(d, blk, rows, g, kh, vuse, sc, transposed, may_skip);
+    else if (rows <= 4 || R == 4)
+      FlashBlockRows<(R < 4 ? R : 4)>(d, blk, rows, g, kh, vuse, sc, transposed, may_skip);
+    else
+      FlashBlockRows<R>(d, blk, rows, g, kh, vuse, sc, transposed, may_skip);
+  }
 }
 
 inline void FlashF32(const float* q, const float* k, const float* v, float* y, const Geometry& g) {
@@ -689,13 +690,15 @@ inline void FlashF32(const float* q, const float* k, const float* v, float* y, c
   };
   const int64_t kv_total = g.batch * g.kv_heads;
   // A thread costs tens of microseconds to start: only past 1 MiB of K.
-  const int64_t threads = g.batch * g.kv_heads * g.sk * g.d >= (int64_t{1} << 18) ? std::min<int64_t>(ThreadCount(), kv_total) : 1;
+  const int64_t threads =
+      g.batch * g.kv_heads * g.sk * g.d >= (int64_t{1} << 18) ? std::min<int64_t>(ThreadCount(), kv_total) : 1;
   std::exception_ptr failure;
   std::mutex failure_lock;
   ParallelFor(threads, [&](int64_t t) {
     try {
       FlashScratch sc = make_scratch();
-      for (int64_t bk = t; bk < kv_total; bk += threads) FlashHeadImpl(d, q, k, v, y, g, bk / g.kv_heads, bk % g.kv_heads, transposed, may_skip, sc);
+      for (int64_t bk = t; bk < kv_total; bk += threads)
+        FlashHeadImpl(d, q, k, v, y, g, bk / g.kv_heads, bk % g.kv_heads, transposed, may_skip, sc);
     } catch (...) {
       std::lock_guard<std::mutex> lock(failure_lock);
       if (!failure) failure = std::current_exception();

@@ -89,7 +89,8 @@ HWY_INLINE void GemvBlocks(const float* x, const Weights& w, int64_t n0, int64_t
     // stream prefetchers do not follow from memory: the next group's lines
     // in order, kGemvBlocks * L floats of each row per step.
     for (int64_t i = 0; i < L; ++i)
-      for (int64_t c = 0; c < kGemvBlocks * L; c += 16) hwy::Prefetch(row[i] + k0 + kGemvBlocks * kKC + (k - k0) * kGemvBlocks + c);
+      for (int64_t c = 0; c < kGemvBlocks * L; c += 16)
+        hwy::Prefetch(row[i] + k0 + kGemvBlocks * kKC + (k - k0) * kGemvBlocks + c);
 #pragma GCC unroll 4
     for (int64_t b = 0; b < kGemvBlocks; ++b) {
       V rows[kMaxL], cols[kMaxL];

@@ -60,8 +60,8 @@ HWY_INLINE void Q4KScales(const uint8_t* b, float* dsc, float* dm) {
   uint32_t u[3];
   std::memcpy(u, b + 4, 12);
   HWY_ALIGN uint32_t sc[2], m[2];
-  sc[0] = u[0] & 0x3f3f3f3fu;                                          // j < 4: scales[j] & 63
-  m[0] = u[1] & 0x3f3f3f3fu;                                           // scales[j + 4] & 63
+  sc[0] = u[0] & 0x3f3f3f3fu;                                         // j < 4: scales[j] & 63
+  m[0] = u[1] & 0x3f3f3f3fu;                                          // scales[j + 4] & 63
   sc[1] = (u[2] & 0x0f0f0f0fu) | (((u[0] >> 6) & 0x03030303u) << 4);  // j >= 4
   m[1] = ((u[2] >> 4) & 0x0f0f0f0fu) | (((u[1] >> 6) & 0x03030303u) << 4);
   const MinTag d8;
@@ -93,8 +93,8 @@ HWY_INLINE hn::Vec<hn::Rebind<int32_t, D>> Bytes32(D d, const uint8_t* p) {
 // a mask, a conversion and a multiply were three. The table's entries are
 // the same exact products, so both ways give the same bits.
 template <class D>
-HWY_INLINE hn::Vec<D> Nibbles(D d, hn::Vec<hn::Rebind<int32_t, D>> bytes, bool high, hn::Vec<D> table,
-                              hn::Vec<D> scale, int32_t offset) {
+HWY_INLINE hn::Vec<D> Nibbles(D d, hn::Vec<hn::Rebind<int32_t, D>> bytes, bool high, hn::Vec<D> table, hn::Vec<D> scale,
+                              int32_t offset) {
 #if HWY_TARGET <= HWY_AVX3 && HWY_TARGET != HWY_SCALAR
   if constexpr (hn::MaxLanes(D()) == 16) {
     (void)scale;
@@ -232,8 +232,8 @@ void QRows(const float* x, int64_t ldx, const QuantWeights<F>& w, int64_t n_begi
 // Rows of x in tiles of 4 (two rows of W each), the last 1 to 3 rows alone
 // (the decode GEMV: one row of x, four rows of W).
 template <QFormat F>
-void QColumns(const float* x, const QuantWeights<F>& w, int64_t M, int64_t n0, int64_t n1, int64_t K,
-              const float* sx, float* y, int64_t ldy) {
+void QColumns(const float* x, const QuantWeights<F>& w, int64_t M, int64_t n0, int64_t n1, int64_t K, const float* sx,
+              float* y, int64_t ldy) {
   const int64_t ls = K / 32;
   int64_t m = 0;
   for (; m + 4 <= M; m += 4) QRows<F, 4, 2>(x + m * K, K, w, n0, n1, K, sx + m * ls, y + m * ldy, ldy);

@@ -1,10 +1,10 @@
 /* tinyllm/threads.h: how many threads the multithreaded kernels of
  * libtl_kernels use (Matmul and everything built on it: the feed-forwards, the
- * fused ops, the quantized matmuls).
+ * fused ops, the quantized matmuls; and FlashAttention, over KV heads).
  *
  * Results never depend on the thread count: work is split over output columns
- * and every output element is summed in the same order whatever the split, so
- * 1 and 8 threads give the same bits.
+ * (attention: whole KV heads) and every output element is computed in the
+ * same order whatever the split, so 1 and 8 threads give the same bits.
  *
  * The default is 1 thread, or the value of the environment variable
  * TL_NUM_THREADS (a positive integer) when it is set at the first call. Small
