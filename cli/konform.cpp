@@ -246,7 +246,7 @@ void print_result(const OpResult& r, int op_width) {
   std::printf(" %5lld cases", static_cast<long long>(r.cases));
   // The limit of the case that erred most (a limit may grow with the case's sums).
   if (r.limit > 0) std::printf("  max error %.3g u of %.3g", r.metrics.max_r, r.worst && r.worst->limit > 0 ? r.worst->limit : r.limit);
-  if (r.strict_limit > 0) std::printf(" (strict %.3g: %s)", r.strict_limit, r.strict_failed ? "fails" : "holds");
+  if (r.strict_limit > 0) std::printf(" (strict %.3g: %s)", r.strict_limit, r.strict_failed || r.verdict == "fail" ? "fails" : "holds");
   int props = 0;
   for (const auto& c : r.checks) props += c.kind == "property";
   std::printf("  %d properties  %.1fs\n", props, r.seconds);
