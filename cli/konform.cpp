@@ -595,7 +595,7 @@ void print_result(const OpResult& r, int op_width) {
   std::printf(" %5lld cases", static_cast<long long>(r.cases));
   if (r.unsupported_cases > 0) std::printf(" (%lld unsupported)", static_cast<long long>(r.unsupported_cases));
   print_max_error(r);
-  if (r.strict_limit > 0) std::printf(" (strict %.3g: %s)", r.strict_limit, r.strict_failed ? "fails" : "holds");
+  if (r.strict_limit > 0) std::printf(" (strict %.3g: %s)", r.strict_limit, r.strict_failed || r.verdict == "fail" ? "fails" : "holds");
   int props = 0;
   for (const auto& c : r.checks) props += c.kind == "property";
   std::printf("  %d properties  %.1fs\n", props, r.seconds);

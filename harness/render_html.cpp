@@ -237,9 +237,11 @@ std::string render_html(const json& report) {
        "</style></head><body>\n";
   h << "<h1>konform conformance report</h1>\n<p id=\"summary\"><b>" << esc(str(sum.at("verdict"))) << "</b>: "
     << str(sum.at("passed")) << " passed, " << str(sum.at("failed")) << " failed, " << str(sum.at("unsupported"))
-    << " unsupported" << (sum.value("not_run", 0) > 0 ? ", " + str(sum.at("not_run")) + " not run" : "") << ". Seed "
-    << str(report.at("seed")) << ", " << str(report.at("cases_per_op")) << " cases per op, created "
-    << esc(str(report.at("created"))) << ".</p>\n<p><code>" << esc(str(report.at("command"))) << "</code></p>\n";
+    << " unsupported" << (sum.value("not_run", 0) > 0 ? ", " + str(sum.at("not_run")) + " not run" : "")
+    << (sum.value("strict_failed", 0) > 0 ? "; " + str(sum.at("strict_failed")) + " fail the strict profile" : "")
+    << " (profile " << esc(report.value("profile", "default")) << "). Seed " << str(report.at("seed")) << ", "
+    << str(report.at("cases_per_op")) << " cases per op, created " << esc(str(report.at("created")))
+    << ".</p>\n<p><code>" << esc(str(report.at("command"))) << "</code></p>\n";
   h << "<p>Machine: " << esc(str(report.at("machine").at("cpu"))) << ", " << str(report.at("machine").at("cores"))
     << " cores. Build: konform " << esc(str(report.at("build").at("konform_version"))) << " ("
     << esc(str(report.at("build").at("git"))) << "), " << esc(str(report.at("build").at("compiler"))) << ".</p>\n";
@@ -289,7 +291,9 @@ std::string render_html(const json& report) {
     for (size_t k = 0; k < fs.size(); ++k) {
       const auto& f = fs[k];
       any = true;
-      h << "<h3 id=\"" << finding_id(i, k) << "\">" << esc(str(r.at("op")) + " on " + str(r.at("backend")) + ": " + str(f.at("check")))
+      h << "<h3 id=\"" << finding_id(i, k) << "\">"
+        << esc((f.contains("profile") ? "[strict profile] " : "") + str(r.at("op")) + " on " + str(r.at("backend")) +
+               ": " + str(f.at("check")))
         << "</h3>\n<p>" << esc(str(f.at("message"))) << "</p>\n";
       if (f.value("case", -1) >= 0) h << "<p>case " << str(f.at("case")) << ": " << esc(str(f.at("case_label"))) << "</p>\n";
       if (f.contains("expected"))

@@ -6,7 +6,7 @@ others; the correct base and alternatives pass (exit 0); a row of verdict
 --profile strict (exit 1) by the check it names. Writes the mutant x
 check matrix as JSON (reports/mutants.json).
 
-usage: check_mutants.py KONFORM PLUGINS_TSV OUT_JSON [--cases N] [--seed N] [--jobs N]
+usage: check_mutants.py KONFORM PLUGINS_TSV OUT_JSON [--cases N] [--seed N] [--jobs N] [--timeout S]
 
 The plugins are checked --jobs at a time (default: the machine's cores); the
 matrix keeps the manifest's order.
@@ -36,11 +36,11 @@ def read_plugins(path):
     return rows
 
 
-def run_one(konform, plugin, cases, seed, workdir, profile="default"):
+def run_one(konform, plugin, cases, seed, workdir, profile="default", timeout=30):
     report = os.path.join(workdir, plugin["id"] + "." + profile + ".json")
     # A short --timeout: the hanging mutant must be caught without a long wait.
     cmd = [konform, "check", "--backend", plugin["path"], "--cases", str(cases), "--seed", str(seed),
-           "--timeout", "30", "--report", report, "--profile", profile]
+           "--timeout", str(timeout), "--report", report, "--profile", profile]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
     if proc.returncode == 2 or not os.path.exists(report):
         sys.exit(f"{plugin['id']}: konform failed to run (status {proc.returncode}):\n{proc.stderr}{proc.stdout}")
@@ -55,15 +55,15 @@ def run_one(konform, plugin, cases, seed, workdir, profile="default"):
     return proc, data, caught
 
 
-def run_plugin(konform, plugin, cases, seed, workdir):
+def run_plugin(konform, plugin, cases, seed, workdir, timeout):
     """The default run; for a `strict` row the --profile strict run too,
     whose exit status and checks decide."""
-    proc, data, caught = run_one(konform, plugin, cases, seed, workdir)
+    proc, data, caught = run_one(konform, plugin, cases, seed, workdir, timeout=timeout)
     if plugin["verdict"] != "strict":
         return proc, data, caught, "fail" if proc.returncode == 1 else "pass"
     if proc.returncode != 0:
         return proc, data, caught, "fail"
-    strict_proc, strict_data, strict_caught = run_one(konform, plugin, cases, seed, workdir, "strict")
+    strict_proc, strict_data, strict_caught = run_one(konform, plugin, cases, seed, workdir, "strict", timeout)
     if strict_proc.returncode == 2:
         sys.exit(f"{plugin['id']}: konform --profile strict failed to run:\n{strict_proc.stderr}{strict_proc.stdout}")
     return strict_proc, strict_data, strict_caught, "strict" if strict_proc.returncode == 1 else "pass"
@@ -77,6 +77,8 @@ def main():
     ap.add_argument("--cases", type=int, default=300)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    # Seconds per op before a hang is declared: short, so the hanging mutant is caught without a long wait.
+    ap.add_argument("--timeout", type=int, default=30)
     args = ap.parse_args()
     if args.jobs < 1:
         sys.exit(f"--jobs must be at least 1, got {args.jobs}")
@@ -85,7 +87,7 @@ def main():
     entries, problems = [], []
     with tempfile.TemporaryDirectory() as workdir, \
             concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        runs = [pool.submit(run_plugin, args.konform, p, args.cases, args.seed, workdir) for p in plugins]
+        runs = [pool.submit(run_plugin, args.konform, p, args.cases, args.seed, workdir, args.timeout) for p in plugins]
         for p, run in zip(plugins, runs):
             proc, data, caught, verdict = run.result()
             checks = sorted({c["check"] for c in caught})
