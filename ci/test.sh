@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite: the Release build's ctest (unit, oracle, property,
+# The whole test suite: the Release build's ctest (unit, oracle, property, hostile,
 # mutant, plugin, report, fuzz-smoke), then all but the mutant, plugin and
 # report tests again under ASan and UBSan in build-asan/. The Release build
 # has the cuda backend when nvcc is there (its tests say SKIPPED without a
