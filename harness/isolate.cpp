@@ -416,7 +416,9 @@ ChildOutcome run_isolated(const std::function<std::string(ChildChannel&)>& work,
     }
     pollfd p[2] = {{msg_open ? msg[0] : -1, POLLIN, 0}, {out_open ? out[0] : -1, POLLIN, 0}};
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
-    poll(p, 2, static_cast<int>(std::clamp<int64_t>(left, 1, 200)));
+    // Both pipes closed: the child is ending, its exit is a moment away.
+    const int64_t wait_ms = msg_open || out_open ? 200 : 1;
+    poll(p, 2, static_cast<int>(std::clamp<int64_t>(left, 1, wait_ms)));
     if (msg_open) msg_open = drain(msg[0], buffer);
     if (out_open) {
       relayed.clear();
