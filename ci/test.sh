@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite: the Release build's ctest (unit, oracle, property,
-# mutant, plugin, report, fuzz-smoke, peer), then all but the mutant, plugin,
-# report and peer tests again under ASan and UBSan in build-asan/. The Release build
+# The whole test suite: the Release build's ctest (unit, oracle, property, hostile,
+# mutant, plugin, report, fuzz-smoke, peer, install), then all but the mutant,
+# plugin, report, peer and install tests again under ASan and UBSan in build-asan/. The Release build
 # has the cuda backend when nvcc is there (its tests say SKIPPED without a
 # GPU); the sanitizer build never does: nvcc takes none of those flags.
 set -euo pipefail

@@ -279,6 +279,7 @@ std::string check_op_child(const Backend& b, const OpSpec& op, const CheckArgs& 
           if (a.verbose && !failed.empty())
             std::fprintf(stderr, "  FAIL %s %s case %lld: %s\n", b.name.c_str(), op.name.c_str(),
                          static_cast<long long>(i), failed.c_str());
+          channel.require_intact();
           s.next_case = i + 1;
           if (std::chrono::steady_clock::now() - sent > std::chrono::milliseconds(100)) send();
         });
@@ -451,6 +452,15 @@ OpResult check_op(const Backend& b, const OpSpec& op, const CheckArgs& a, const 
       at.next_case = std::max(at.next_case, reached->next_case);
       at.next_property = std::max(at.next_property, reached->next_property);
     }
+    if (o.strays && total.check("no_stray_processes", "sweep").failures == 0) {
+      Finding s;
+      s.check = "no_stray_processes";
+      s.message = "processes the backend started were still running after the op's child had ended (konform killed them)";
+      CheckSummary& sc = total.check(s.check, "sweep");
+      ++sc.runs;
+      ++sc.failures;
+      total.fail(s);
+    }
     if (o.status == ChildOutcome::ok && !garbled) break;
     ChildOutcome stopped = o;
     if (o.status == ChildOutcome::ok) {  // intact frames, text that is no state
@@ -470,15 +480,6 @@ OpResult check_op(const Backend& b, const OpSpec& op, const CheckArgs& a, const 
     }
     hung |= stopped.status == ChildOutcome::timeout;
     crashed |= stopped.status == ChildOutcome::crashed && !stopped.fault;
-    if (o.strays) {
-      Finding s;
-      s.check = "no_stray_processes";
-      s.message = "processes the backend started were still running after the op's child had ended (konform killed them)";
-      CheckSummary& sc = total.check(s.check, "sweep");
-      ++sc.runs;
-      ++sc.failures;
-      total.fail(s);
-    }
     // On from the piece after the one it stopped in.
     if (o.status == ChildOutcome::ok && at.next_case >= last && at.next_property >= property_count) break;
     if (stopped.last_case >= at.next_case) sweep.skip.insert(stopped.last_case);

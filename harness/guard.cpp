@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstring>
 #include <deque>
+#include <iterator>
 #include <new>
 #include <stdexcept>
 
@@ -17,7 +18,7 @@ namespace {
 constexpr uint8_t kCanary = 0xA7;
 constexpr size_t kFront = size_t{64} << 10;     // inaccessible before each buffer
 constexpr size_t kMinBack = size_t{4} << 20;    // inaccessible after it, at least
-constexpr size_t kQuarantineCount = 64;          // buffers kept inaccessible after use
+constexpr size_t kQuarantineCount = 400;         // buffers kept inaccessible after use
 constexpr size_t kQuarantineBytes = size_t{2} << 30;
 
 // The table describe_guard_hit reads, possibly from a signal handler on
@@ -34,6 +35,16 @@ Region g_regions[kSlots];
 std::atomic<int64_t> g_case{-1};
 std::deque<int> g_quarantine;  // slots given back, oldest first
 size_t g_quarantine_bytes = 0;
+constexpr size_t kQuarantineResident = size_t{256} << 20;  // their pages stay mapped, inaccessible
+size_t g_quarantine_resident = 0;
+// Mappings out of quarantine, kept for reuse: their pages are warm, so a
+// new buffer of the same shape costs one mprotect, not a mapping and faults.
+struct Spare {
+  uint8_t* map;
+  size_t map_bytes, body_bytes;
+};
+std::deque<Spare> g_spares;
+constexpr size_t kSpares = 64;
 
 size_t page_size() {
   static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
@@ -54,9 +65,28 @@ int claim_slot() {
 void release(int slot) {
   Region& r = g_regions[slot];
   r.state.store(-1, std::memory_order_release);
-  munmap(reinterpret_cast<void*>(r.map_begin), r.map_end - r.map_begin);
-  g_quarantine_bytes -= r.map_end - r.map_begin;
+  const size_t map_bytes = r.map_end - r.map_begin, body_bytes = r.body_end - r.body_begin;
+  g_quarantine_bytes -= map_bytes;
+  g_quarantine_resident -= body_bytes;
+  g_spares.push_back({reinterpret_cast<uint8_t*>(r.map_begin), map_bytes, body_bytes});
+  if (g_spares.size() > kSpares) {
+    munmap(g_spares.front().map, g_spares.front().map_bytes);
+    g_spares.pop_front();
+  }
   r.state.store(0, std::memory_order_release);
+}
+
+// A spare mapping of this shape, made accessible again; nullptr if none.
+uint8_t* reuse(size_t map_bytes, size_t body_bytes) {
+  for (auto it = g_spares.rbegin(); it != g_spares.rend(); ++it) {
+    if (it->map_bytes != map_bytes || it->body_bytes != body_bytes) continue;
+    uint8_t* map = it->map;
+    g_spares.erase(std::next(it).base());
+    if (mprotect(map + kFront, body_bytes, PROT_READ | PROT_WRITE) == 0) return map;
+    munmap(map, map_bytes);
+    return nullptr;
+  }
+  return nullptr;
 }
 
 // Signal-safe text building.
@@ -85,14 +115,17 @@ GuardedBuffer::GuardedBuffer(const std::string& arg, bool output, size_t bytes, 
   body_bytes_ = std::max(page, round_up(bytes + slack, page));
   const size_t back = std::max(round_up(bytes, page), kMinBack);
   map_bytes_ = kFront + body_bytes_ + back;
-  void* p = mmap(nullptr, map_bytes_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) throw std::bad_alloc();
-  map_ = static_cast<uint8_t*>(p);
-  body_ = map_ + kFront;
-  if (mprotect(body_, body_bytes_, PROT_READ | PROT_WRITE) != 0) {
-    munmap(map_, map_bytes_);
-    throw std::bad_alloc();
+  map_ = reuse(map_bytes_, body_bytes_);
+  if (map_ == nullptr) {
+    void* p = mmap(nullptr, map_bytes_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    map_ = static_cast<uint8_t*>(p);
+    if (mprotect(map_ + kFront, body_bytes_, PROT_READ | PROT_WRITE) != 0) {
+      munmap(map_, map_bytes_);
+      throw std::bad_alloc();
+    }
   }
+  body_ = map_ + kFront;
   data_ = body_ + body_bytes_ - slack - bytes;
   // The canaries only: the data is copied in or poisoned by the caller.
   std::memset(body_, kCanary, static_cast<size_t>(data_ - body_));
@@ -114,14 +147,14 @@ GuardedBuffer::GuardedBuffer(const std::string& arg, bool output, size_t bytes, 
 
 GuardedBuffer::~GuardedBuffer() {
   // Given back but kept inaccessible: a kernel's thread that writes after
-  // its call returned faults here instead of corrupting the heap. The pages
-  // are replaced, so their memory is returned at once.
-  void* p = mmap(body_, body_bytes_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
-  if (p == MAP_FAILED) mprotect(body_, body_bytes_, PROT_NONE);
+  // its call returned faults here instead of corrupting the heap.
+  mprotect(body_, body_bytes_, PROT_NONE);
   g_regions[slot_].state.store(2, std::memory_order_release);
   g_quarantine.push_back(slot_);
   g_quarantine_bytes += map_bytes_;
-  while (g_quarantine.size() > kQuarantineCount || g_quarantine_bytes > kQuarantineBytes) {
+  g_quarantine_resident += body_bytes_;
+  while (g_quarantine.size() > kQuarantineCount || g_quarantine_bytes > kQuarantineBytes ||
+         g_quarantine_resident > kQuarantineResident) {
     release(g_quarantine.front());
     g_quarantine.pop_front();
   }

@@ -303,6 +303,18 @@ std::string label_of(const ChildBoard& b) {
 
 }  // namespace
 
+ChildChannel::ChildChannel(int fd, ChildBoard* board) : fd_(fd), board_(board) {
+  struct stat st {};
+  if (fstat(fd, &st) == 0) dev_ = st.st_dev, ino_ = st.st_ino;
+}
+
+void ChildChannel::require_intact() {
+  struct stat st {};
+  if (fstat(fd_, &st) == 0 && st.st_dev == dev_ && st.st_ino == ino_) return;
+  board_->channel_lost.store(1);
+  _exit(4);
+}
+
 void ChildChannel::progress(int64_t index, const std::string& label, double deadline_s) {
   const size_t n = std::min(label.size(), sizeof board_->label - 1);
   std::memcpy(board_->label, label.data(), n);
@@ -404,7 +416,9 @@ ChildOutcome run_isolated(const std::function<std::string(ChildChannel&)>& work,
     }
     pollfd p[2] = {{msg_open ? msg[0] : -1, POLLIN, 0}, {out_open ? out[0] : -1, POLLIN, 0}};
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
-    poll(p, 2, static_cast<int>(std::clamp<int64_t>(left, 1, 200)));
+    // Both pipes closed: the child is ending, its exit is a moment away.
+    const int64_t wait_ms = msg_open || out_open ? 200 : 1;
+    poll(p, 2, static_cast<int>(std::clamp<int64_t>(left, 1, wait_ms)));
     if (msg_open) msg_open = drain(msg[0], buffer);
     if (out_open) {
       relayed.clear();
@@ -455,6 +469,10 @@ ChildOutcome run_isolated(const std::function<std::string(ChildChannel&)>& work,
   } else if (corrupt) {
     result.status = ChildOutcome::corrupted;
     result.detail = "the backend corrupted konform's result channel: it carried " + why_corrupt;
+  } else if (board->channel_lost.load() != 0 && !WIFSIGNALED(status)) {
+    result.status = ChildOutcome::corrupted;
+    result.detail = "the backend corrupted konform's result channel: the child's descriptor for it was closed "
+                    "or replaced under it";
   } else if (WIFSIGNALED(status)) {
     result.status = ChildOutcome::crashed;
     result.detail = "signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
@@ -464,10 +482,7 @@ ChildOutcome run_isolated(const std::function<std::string(ChildChannel&)>& work,
   } else if (!have_payload || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     result.status = ChildOutcome::crashed;
     result.detail = "exited with status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
-                    " before reporting a result" +
-                    (board->channel_lost.load() != 0 ? " (its writes to konform's result channel failed: "
-                                                       "a descriptor closed under it?)"
-                                                     : "");
+                    " before reporting a result";
   }
   return result;
 }

@@ -78,7 +78,7 @@ void judge_strict(const CaseVerdict& v, const Tolerance& tol, int64_t index, con
 double case_deadline(const Case& c, double ceiling) {
   double elements = 0;
   for (const Arg& a : c.args) elements += static_cast<double>(a.value.elements());
-  return std::min(ceiling, 10 + elements / 1e6);
+  return std::min(ceiling, 60 + elements / 1e5);
 }
 
 void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& options, OpResult& result,

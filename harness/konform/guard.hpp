@@ -18,7 +18,7 @@ namespace konform {
 // accessible one and misalign is ignored. A write into the canaries is seen
 // by canaries_intact(); one further out faults. When the buffer is
 // destroyed its memory stays reserved and inaccessible for a while (the
-// last 64 buffers, 2 GiB at most), so that a late access faults too.
+// last 400 buffers, 2 GiB at most), so that a late access faults too.
 class GuardedBuffer {
  public:
   // `output`: the call writes it (an access of unknown kind near it is

@@ -18,7 +18,7 @@ struct ChildBoard;  // memory the child shares with the parent (isolate.cpp)
 // What the child can tell the parent while it works.
 class ChildChannel {
  public:
-  ChildChannel(int fd, ChildBoard* board) : fd_(fd), board_(board) {}
+  ChildChannel(int fd, ChildBoard* board);
   // Before each piece of work (a case, a property): if the child dies or
   // hangs, this is what it was doing. deadline_s > 0 gives this piece its
   // own deadline (never past the child's timeout).
@@ -28,10 +28,15 @@ class ChildChannel {
   void checkpoint(const std::string& payload);
   // Sends a framed message: "<kind> <length> <checksum>\n<payload>".
   void send(char kind, const std::string& payload);
+  // Ends the child at once if its pipe to konform is gone or replaced (a
+  // kernel that closed konform's descriptors): the parent then reports
+  // the piece of work that did it.
+  void require_intact();
 
  private:
   int fd_;
   ChildBoard* board_;
+  uint64_t dev_ = 0, ino_ = 0;  // the pipe's identity
 };
 
 struct ChildOutcome {

@@ -38,9 +38,9 @@ using CaseDone = std::function<void(int64_t index, const std::string& failed)>;
 // The cases a sweep runs, [first, last): all of them, or --case alone.
 std::pair<int64_t, int64_t> case_range(const SweepOptions& options);
 
-// How long case c may take, judged and called twice: 10 s, plus 1 s per
-// million elements of its arguments (a slow oracle's share included), at
-// most `ceiling`.
+// How long case c may take, made, called twice and judged: 60 s, plus 1 s
+// per 100,000 elements of its arguments (a slow oracle's share included;
+// generous, as a loaded machine can be ten times slower), at most `ceiling`.
 double case_deadline(const Case& c, double ceiling);
 
 // Case `index` of `op`'s sweep under `seed`, as the sweep and its
