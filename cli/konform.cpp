@@ -336,7 +336,7 @@ void merge(OpResult& into, const OpResult& part) {
   into.cases += part.cases;
   into.unsupported_cases += part.unsupported_cases;
   if (!part.unsupported_message.empty()) into.unsupported_message = part.unsupported_message;
-  if (part.limit > 0) {
+  if (part.limit > 0 || !part.limit_why.empty()) {  // a table may hold a limit of 0
     into.limit = part.limit;
     into.limit_why = part.limit_why;
   }
