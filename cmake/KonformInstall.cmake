@@ -22,10 +22,14 @@ install(FILES ${PROJECT_SOURCE_DIR}/reports/report.schema.json ${PROJECT_SOURCE_
         DESTINATION ${CMAKE_INSTALL_DATADIR}/konform/schemas)
 install(EXPORT konformTargets NAMESPACE konform:: DESTINATION ${KONFORM_CMAKE_DIR})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/konformConfig.cmake.in
-                              ${CMAKE_CURRENT_BINARY_DIR}/konformConfig.cmake INSTALL_DESTINATION ${KONFORM_CMAKE_DIR})
+                              ${CMAKE_CURRENT_BINARY_DIR}/konformConfig.cmake INSTALL_DESTINATION ${KONFORM_CMAKE_DIR}
+                              PATH_VARS CMAKE_INSTALL_DATADIR)
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/konformConfigVersion.cmake
                                  COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/konformConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/konformConfigVersion.cmake
         DESTINATION ${KONFORM_CMAKE_DIR})
+# konform.pc names its prefix relative to itself, so the install can be moved.
+file(RELATIVE_PATH KONFORM_PC_TO_PREFIX "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
+string(REGEX REPLACE "/$" "" KONFORM_PC_TO_PREFIX "${KONFORM_PC_TO_PREFIX}")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/konform.pc.in ${CMAKE_CURRENT_BINARY_DIR}/konform.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/konform.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
