@@ -67,8 +67,10 @@ const std::vector<std::pair<std::string, std::string>>& usage_sections() {
                        regression makes the run exit 1
     --tolerances FILE  use this tolerance table instead of the built-in one
     --repro-dir DIR    write a reproducer file per finding (sweep, property, crash) into DIR
-    --timeout S        seconds per op and backend before it counts as a hang, above 0
-                       and at most 1e6, decimal (default 600)
+    --timeout S        the longest wait, above 0 and at most 1e6, decimal (default 600);
+                       without it each case's deadline comes from its size (60 s plus
+                       1 s per 100k elements) and each property's is 120 s; given, it is
+                       every case's and property's deadline
     --verbose          one line per case, and a FAIL line after each failing case
     --flush-subnormals an element that differs only because a subnormal input or result
                        was flushed to zero (FTZ/DAZ) passes, counted (default: strict)
@@ -253,7 +255,7 @@ CheckArgs parse_check(const std::vector<std::string>& args) {
     else if (flag == "--baseline") a.baseline = in.single_value();
     else if (flag == "--tolerances") a.tolerances = in.single_value();
     else if (flag == "--repro-dir") a.repro_dir = in.single_value();
-    else if (flag == "--timeout") a.timeout_s = parse_seconds(flag, in.single_value());
+    else if (flag == "--timeout") a.timeout_s = parse_seconds(flag, in.single_value()), a.timeout_given = true;
     else if (flag == "--verbose") in.once(), a.verbose = true;
     else if (flag == "--flush-subnormals") in.once(), a.flush_subnormals = true;
     else if (flag == "--profile") a.profile = in.single_value();

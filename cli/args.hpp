@@ -35,6 +35,7 @@ struct CheckArgs {
   std::string repro_dir;               // write a reproducer per finding here, "" for none
   std::string tolerances;              // a tolerance table to use instead of the built-in one
   double timeout_s = 600;              // per op and backend
+  bool timeout_given = false;          // --timeout given: it is also each case's and property's deadline
   bool verbose = false;
   bool flush_subnormals = false;       // the subnormal policy (docs/tolerances.md)
   std::string profile = "default";     // --profile: "strict" also fails on the strict profile's checks

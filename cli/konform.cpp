@@ -221,7 +221,13 @@ std::vector<const Property*> chosen_properties(const OpSpec& op, const CheckArgs
 }
 
 // A property's deadline: its runs of random cases, --timeout the ceiling.
-double property_deadline(const CheckArgs& a) { return std::min(a.timeout_s, 120.0); }
+double property_deadline(const CheckArgs& a) { return a.timeout_given ? a.timeout_s : std::min(a.timeout_s, 120.0); }
+
+// A case's deadline: derived from its size, or --timeout itself where the
+// user gave one (a slow backend, such as the CPU emulation of CUDA).
+double case_deadline_of(const Case& c, const CheckArgs& a) {
+  return a.timeout_given ? a.timeout_s : case_deadline(c, a.timeout_s);
+}
 
 // Where an op's check stands: its result so far and the next piece of work.
 struct OpState {
@@ -271,7 +277,7 @@ std::string check_op_child(const Backend& b, const OpSpec& op, const CheckArgs& 
     sweep_op(
         b, op, sweep, s.result,
         [&](int64_t i, const Case& c) {
-          channel.progress(i, c.label, case_deadline(c, a.timeout_s));
+          channel.progress(i, c.label, case_deadline_of(c, a));
           if (a.verbose) std::fprintf(stderr, "  %s %s case %lld: %s\n", b.name.c_str(), op.name.c_str(),
                                       static_cast<long long>(i), c.label.c_str());
         },
@@ -527,7 +533,7 @@ void check_reads(const Backend& b, const OpSpec& op, const CheckArgs& a, const S
   const ChildOutcome o = run_isolated(
       [&](ChildChannel& channel) {
         return std::to_string(sweep_reads(b, op, sweep, [&](int64_t i, const Case& c) {
-          channel.progress(i, c.label, case_deadline(c, a.timeout_s));
+          channel.progress(i, c.label, case_deadline_of(c, a));
         }));
       },
       io);
