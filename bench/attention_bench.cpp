@@ -54,9 +54,9 @@ void BM_FlashPrefill(benchmark::State& state) {
   // machine (the host's other guests). The FMA peak is a third contender of
   // the same 25 rounds of 0.1 s batches, each round running all three in
   // turn: the peak and the kernel are timed the same way on the same
-  // machine. (Until session 7 the peak was the best of ten 8 ms loops before
-  // and after the rounds, short windows that caught quiet moments the
-  // kernel's batches could not: fma_peak_short_GFLOPs, kept for comparison.)
+  // machine. (fma_peak_short_GFLOPs, kept for comparison, is the best of ten
+  // 8 ms loops before and after the rounds: short windows that catch quiet
+  // moments the kernel's batches cannot, so the percentages do not use it.)
   const double peak_short = fma_peak(1);
   const auto r = best_rates({flash, sdpa, fma_work(flops)}, flops, 25, 0.1);
   const double peak = r[2] / 1e9;
