@@ -4,7 +4,8 @@
 // these bare loops (AVX-512, four vectors a step, the shape the kernels use)
 // show what any kernel with that many operations can reach on this machine,
 // and the GHz counters show how much of it is the core's clock
-// (docs/ops-activations.md, Session 18). AVX-512 only; elsewhere it says so.
+// (docs/ops-activations.md, "LeakyRelu at 1 x 4096 is bound by its two
+// operations"). AVX-512 only; elsewhere it says so.
 //
 //   konform_l1_loops_bench [Google Benchmark flags]
 
