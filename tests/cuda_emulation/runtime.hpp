@@ -1,7 +1,10 @@
-// Just enough of CUDA to run impl/cuda/elementwise.cu and kernels.cuh on the
-// CPU (KONFORM_CUDA_EMULATION): one std::thread per CUDA thread of a block,
-// the blocks of a launch in turn, __syncthreads a std::barrier, __shared__
-// a static (one block runs at a time), "device" memory a host allocation.
+// Just enough of CUDA to run impl/cuda/*.cu and their kernels on the CPU
+// (KONFORM_CUDA_EMULATION): each CUDA thread of a block a fiber on the
+// calling thread (fibers.cpp), the blocks of a launch in turn, __syncthreads
+// a switch back to the block's scheduler, __shared__ a static (one block
+// runs at a time), "device" memory a host allocation. Fibers, not OS
+// threads: 256 threads per block meeting at barriers on 2 cores spent the
+// time in the operating system's scheduler.
 // It checks the library's logic (indexing, reductions, ties, the copies in
 // and out) through konform without a GPU; not nvcc, not CUDA's math
 // functions (cosf, expf are the host's here), not the real runtime.
@@ -9,21 +12,23 @@
 
 #include <math.h>  // sqrtf, cosf, sinf, expf, isnan unqualified, as in CUDA device code
 
-#include <barrier>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <memory>
-#include <thread>
-#include <vector>
+#include <mutex>
 
 struct EmulatedDim3 {
   unsigned x = 0, y = 0, z = 0;
 };
-inline thread_local EmulatedDim3 threadIdx, blockIdx;
-inline EmulatedDim3 blockDim, gridDim;
-inline std::barrier<>* emulated_block_barrier = nullptr;
+inline EmulatedDim3 threadIdx, blockIdx, blockDim, gridDim;
 
-inline void __syncthreads() { emulated_block_barrier->arrive_and_wait(); }
+namespace konform::cuda {
+void emulated_sync();  // fibers.cpp
+void emulated_run_block(unsigned threads, void (*body)(void*), void* arg);
+}  // namespace konform::cuda
+
+inline void __syncthreads() { konform::cuda::emulated_sync(); }
 
 #define __global__
 #define __device__
@@ -31,28 +36,21 @@ inline void __syncthreads() { emulated_block_barrier->arrive_and_wait(); }
 
 namespace konform::cuda {
 
-// Runs kernel(args...) as a grid of `grid` blocks of `block` threads: each
-// thread walks the blocks in order, and all meet at a barrier between blocks
-// so that no block's __shared__ data is overwritten while still in use.
+inline std::mutex emulated_one_launch;
+
+// Runs kernel(args...) as a grid of `grid` blocks of `block` threads, one
+// block at a time, so that no block's __shared__ data is overwritten while
+// still in use. One launch at a time: the statics are shared.
 template <typename... Params, typename... Args>
 void launch(void (*kernel)(Params...), unsigned grid, unsigned block, Args... args) {
+  std::lock_guard<std::mutex> lock(emulated_one_launch);
   gridDim.x = grid;
   blockDim.x = block;
-  std::barrier<> barrier(block);
-  emulated_block_barrier = &barrier;
-  std::vector<std::thread> threads;
-  threads.reserve(block);
-  for (unsigned t = 0; t < block; ++t)
-    threads.emplace_back([&, t] {
-      threadIdx.x = t;
-      for (unsigned b = 0; b < grid; ++b) {
-        blockIdx.x = b;
-        kernel(args...);
-        barrier.arrive_and_wait();
-      }
-    });
-  for (auto& th : threads) th.join();
-  emulated_block_barrier = nullptr;
+  auto body = [&] { kernel(args...); };
+  for (unsigned b = 0; b < grid; ++b) {
+    blockIdx.x = b;
+    emulated_run_block(block, [](void* p) { (*static_cast<decltype(body)*>(p))(); }, &body);
+  }
 }
 
 inline void check_launch(const char*) {}
