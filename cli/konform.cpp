@@ -238,7 +238,10 @@ struct OpState {
 
 std::string state_json(const OpState& s) {
   const nlohmann::json j = {
-      {"next_case", s.next_case}, {"next_property", s.next_property}, {"result", to_json(s.result)}};
+      {"next_case", s.next_case},
+      {"next_property", s.next_property},
+      {"judged_valid_cases", s.result.judged_valid_cases},
+      {"result", to_json(s.result)}};
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
@@ -252,6 +255,7 @@ std::optional<OpState> parse_state(const std::string& text) {
     s.next_case = j.at("next_case").get<int64_t>();
     s.next_property = j.at("next_property").get<size_t>();
     s.result = op_result_from_json(j.at("result"));
+    s.result.judged_valid_cases = j.at("judged_valid_cases").get<int64_t>();
     return s;
   } catch (const std::exception&) {
     return std::nullopt;
@@ -341,6 +345,7 @@ void fail_earliest(OpResult& r, const Finding& f) {
 void merge(OpResult& into, const OpResult& part) {
   into.cases += part.cases;
   into.unsupported_cases += part.unsupported_cases;
+  into.judged_valid_cases += part.judged_valid_cases;
   if (!part.unsupported_message.empty()) into.unsupported_message = part.unsupported_message;
   if (part.limit > 0 || !part.limit_why.empty()) {  // a table may hold a limit of 0
     into.limit = part.limit;
@@ -503,6 +508,7 @@ OpResult check_op(const Backend& b, const OpSpec& op, const CheckArgs& a, const 
     while (next < last && sweep.skip.count(next) != 0) ++next;
     if (next >= last && at.next_property >= property_count) break;
   }
+  total.settle_unsupported();
   if (hung) total.verdict = "timeout";
   else if (crashed) total.verdict = "crashed";
   crashed_cases = sweep.skip;

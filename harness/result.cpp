@@ -23,4 +23,8 @@ void OpResult::fail(const Finding& f) {
   findings.push_back(f);
 }
 
+void OpResult::settle_unsupported() {
+  if (verdict == "pass" && unsupported_cases > 0 && judged_valid_cases == 0) verdict = "unsupported";
+}
+
 }  // namespace konform

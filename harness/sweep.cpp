@@ -100,7 +100,6 @@ void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& opti
   std::vector<std::string> guards = {"no_write_out_of_bounds", "output_fully_written", "inputs_unchanged",
                                      "deterministic", "no_write_after_return"};
   if (!op.status.empty()) guards.push_back("writes_nothing_on_error");
-  int64_t valid_judged = 0;  // cases the oracle accepts, judged against it
   for (int64_t i = std::max(first, options.resume_at); i < last; ++i) {
     if (options.skip.count(i) != 0) continue;
     const Case c = sweep_case(op, options.seed, i);
@@ -118,7 +117,7 @@ void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& opti
       result.unsupported_message = v.message;
     } else {
       ++oracle_check.runs;
-      valid_judged += !v.refused;
+      result.judged_valid_cases += !v.refused;
     }
     for (const auto& check : v.verifications) {  // OpSpec::verify's checks
       CheckSummary& s = result.check(check, "sweep");
@@ -144,9 +143,7 @@ void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& opti
     }
     if (done) done(i, failed_list);
   }
-  // A library that implements none of the valid cases is not passed on its
-  // guards and refusals alone.
-  if (result.verdict == "pass" && result.unsupported_cases > 0 && valid_judged == 0) result.verdict = "unsupported";
+  result.settle_unsupported();
 }
 
 int64_t sweep_reads(const Backend& backend, const OpSpec& op, const SweepOptions& options,

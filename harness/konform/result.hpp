@@ -52,6 +52,9 @@ struct OpResult {
   // library's tl_last_error for the last of them.
   int64_t unsupported_cases = 0;
   std::string unsupported_message;
+  // Valid cases judged against the oracle (not unsupported, not refused).
+  // Not in the report: an isolated child sends it with its state.
+  int64_t judged_valid_cases = 0;
   double limit = 0;
   double strict_limit = 0;  // the strict profile's limit, when it differs from the default's (Tolerance::strict)
   bool strict_failed = false;  // a strict-profile check failed (the default verdict is not touched)
@@ -67,6 +70,9 @@ struct OpResult {
   // later ones. A strict finding sets strict_failed, not the verdict.
   void fail(const Finding& f);
   CheckSummary& check(const std::string& name, const std::string& kind);
+  // A library that implements none of the valid cases is not passed on its
+  // guards and refusals alone: such a pass becomes unsupported.
+  void settle_unsupported();
 };
 
 }  // namespace konform
