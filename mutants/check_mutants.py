@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs `konform check` on every plugin of mutants/manifest.tsv and asserts the
-verdicts: each mutant is caught (exit 1), by the check the spec names among
-others; the correct base and alternatives pass (exit 0); a row of verdict
+verdicts: each mutant is caught (exit 1), on every op the manifest's `ops`
+lists (the ops its pitfall reaches), by the check the spec names among others; the correct base and alternatives pass (exit 0); a row of verdict
 `strict` passes the default profile (exit 0) and is caught under
 --profile strict (exit 1) by the check it names. Writes the mutant x
 check matrix as JSON (reports/mutants.json).
@@ -18,13 +18,14 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 
 def read_plugins(path):
     with open(path, encoding="utf-8") as f:
         lines = [l.rstrip("\n") for l in f if l.strip()]
     header = lines[0].split("\t")
-    want = ["id", "target", "verdict", "pitfall", "caught_by", "path"]
+    want = ["id", "target", "verdict", "pitfall", "caught_by", "ops", "path"]
     if header != want:
         sys.exit(f"{path}:1: expected columns {want}, found {header}")
     rows = []
@@ -41,6 +42,8 @@ def run_one(konform, plugin, cases, seed, workdir, profile="default", timeout=30
     # A short --timeout: the hanging mutant must be caught without a long wait.
     cmd = [konform, "check", "--backend", plugin["path"], "--cases", str(cases), "--seed", str(seed),
            "--timeout", str(timeout), "--report", report, "--profile", profile]
+    if plugin["ops"] != "-":  # a mutant: the ops its pitfall reaches, not the family's others
+        cmd += ["--op", plugin["ops"]]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
     if proc.returncode == 2 or not os.path.exists(report):
         sys.exit(f"{plugin['id']}: konform failed to run (status {proc.returncode}):\n{proc.stderr}{proc.stdout}")
@@ -58,15 +61,16 @@ def run_one(konform, plugin, cases, seed, workdir, profile="default", timeout=30
 def run_plugin(konform, plugin, cases, seed, workdir, timeout):
     """The default run; for a `strict` row the --profile strict run too,
     whose exit status and checks decide."""
+    start = time.monotonic()
     proc, data, caught = run_one(konform, plugin, cases, seed, workdir, timeout=timeout)
-    if plugin["verdict"] != "strict":
-        return proc, data, caught, "fail" if proc.returncode == 1 else "pass"
-    if proc.returncode != 0:
-        return proc, data, caught, "fail"
+    if plugin["verdict"] != "strict" or proc.returncode != 0:
+        verdict = {0: "pass", 1: "fail"}.get(proc.returncode, f"exit {proc.returncode}")  # 3: something not run
+        return proc, data, caught, verdict, time.monotonic() - start
     strict_proc, strict_data, strict_caught = run_one(konform, plugin, cases, seed, workdir, "strict", timeout)
     if strict_proc.returncode == 2:
         sys.exit(f"{plugin['id']}: konform --profile strict failed to run:\n{strict_proc.stderr}{strict_proc.stdout}")
-    return strict_proc, strict_data, strict_caught, "strict" if strict_proc.returncode == 1 else "pass"
+    verdict = "strict" if strict_proc.returncode == 1 else "pass"
+    return strict_proc, strict_data, strict_caught, verdict, time.monotonic() - start
 
 
 def main():
@@ -89,7 +93,7 @@ def main():
             concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         runs = [pool.submit(run_plugin, args.konform, p, args.cases, args.seed, workdir, args.timeout) for p in plugins]
         for p, run in zip(plugins, runs):
-            proc, data, caught, verdict = run.result()
+            proc, data, caught, verdict, seconds = run.result()
             checks = sorted({c["check"] for c in caught})
             spec_check = p["caught_by"]
             entry = {
@@ -101,7 +105,7 @@ def main():
             if spec_check != "-":
                 entry["spec_check_caught"] = spec_check in checks
             entries.append(entry)
-            line = f"{p['id']:<18} expected {p['verdict']:<6} got {verdict:<6}"
+            line = f"{p['id']:<18} {seconds:5.1f}s  expected {p['verdict']:<6} got {verdict:<6}"
             if checks:
                 line += "  caught by: " + ", ".join(checks)
             print(line, flush=True)
@@ -111,6 +115,11 @@ def main():
             elif spec_check != "-" and spec_check not in checks:
                 problems.append(f"{p['id']}: caught, but not by {spec_check}, the check the spec names "
                                 f"(caught by {checks})")
+            elif p["ops"] != "-" and verdict != "pass":
+                missed = sorted(set(p["ops"].split(",")) - {c["op"] for c in caught})
+                if missed:
+                    problems.append(f"{p['id']}: not caught on {', '.join(missed)}, which the manifest says "
+                                    f"its pitfall reaches")
 
     matrix = {}
     for e in entries:
