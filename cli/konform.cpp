@@ -807,7 +807,9 @@ int run(const std::vector<std::string>& args, const std::string& command_line) {
     if (args[0] == "diff") return diff(rest);
     return check(parse_check(rest), command_line);
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "konform: %s\n\n%s", e.what(), usage(is_command(args[0]) ? args[0] : "").c_str());
+    // The error alone, where it is seen, and where the options are.
+    const std::string help = is_command(args[0]) ? "konform " + args[0] + " --help" : "konform --help";
+    std::fprintf(stderr, "konform: %s\n(%s lists the options)\n", e.what(), help.c_str());
     return 2;
   } catch (const std::exception& e) {  // BackendError, TableError, ReproError, a file's error, ...
     std::fprintf(stderr, "konform: %s\n", e.what());
