@@ -173,6 +173,26 @@ void catch_faults() {
   sigaction(SIGBUS, &sa, nullptr);
 }
 
+// The threads of this process now.
+int own_threads() {
+  int n = 0;
+  if (DIR* tasks = opendir("/proc/self/task")) {
+    while (const dirent* e = readdir(tasks)) n += e->d_name[0] != '.';
+    closedir(tasks);
+  }
+  return n;
+}
+
+// A backend's thread still running when the work is done may be about to
+// write into a released buffer: wait up to 50 ms for it to fault there (or
+// end) before the result goes out, or the child's exit would hide it.
+void let_stray_threads_fault(int threads_at_start) {
+  for (int waited_ms = 0; waited_ms < 50 && own_threads() > threads_at_start; waited_ms += 5) {
+    const timespec tick{0, 5'000'000};
+    nanosleep(&tick, nullptr);
+  }
+}
+
 [[noreturn]] void child_main(const std::function<std::string(ChildChannel&)>& work, const IsolateOptions& o,
                              ChildBoard* board, const int msg[2], const int out[2], pid_t parent, rlim_t tasks) {
   setpgid(0, 0);
@@ -189,9 +209,12 @@ void catch_faults() {
   g_board = board;
   catch_faults();
   ChildChannel channel(msg[1], board);
+  const int threads_at_start = own_threads();
   int code = 0;
   try {
-    channel.send('R', work(channel));
+    std::string result = work(channel);
+    let_stray_threads_fault(threads_at_start);
+    channel.send('R', result);
   } catch (const std::exception& e) {
     channel.send('E', e.what());
     code = 3;
