@@ -22,6 +22,7 @@
 #include "konform/judge.hpp"
 #include "konform/properties.hpp"
 #include "konform/render.hpp"
+#include "konform/replay.hpp"
 #include "konform/report_diff.hpp"
 #include "konform/report.hpp"
 #include "konform/sweep.hpp"
@@ -184,7 +185,7 @@ bool selected(const std::vector<std::string>& chosen, const std::string& name) {
   return false;
 }
 
-// What a finding adds about its reproducer: "   (or: konform repro PATH)",
+// What a finding adds about its reproducer: "   (or: KONFORM repro PATH)",
 // with --tolerances when the check used a table of its own. If the file
 // cannot be written, the error is printed and noted instead: the finding
 // stands either way.
@@ -192,8 +193,7 @@ std::string repro_note(const CheckArgs& a, const std::function<std::string()>& w
   try {
     const std::string path = write();
     if (path.empty()) return "";
-    return "   (or: konform repro " + shell_word(path) +
-           (a.tolerances.empty() ? "" : " --tolerances " + shell_word(a.tolerances)) + ")";
+    return "   (or: " + repro_command(path, a.tolerances) + ")";
   } catch (const std::exception& e) {
     std::fprintf(stderr, "konform: a finding's reproducer was not written (the finding stands): %s\n", e.what());
     return std::string("   (no reproducer: ") + e.what() + ")";
@@ -314,7 +314,7 @@ std::string check_op_child(const Backend& b, const OpSpec& op, const CheckArgs& 
     f.check = p.name;
     f.profile = p.profile;
     f.message = o.message;
-    f.reproduce = property_command(b.name, op.name, p.name, sweep) + (p.profile.empty() ? "" : " --profile strict") +
+    f.reproduce = property_command(b, op.name, p.name, sweep.seed, sweep.tolerances_file) + (p.profile.empty() ? "" : " --profile strict") +
                   (o.reproduce.empty() ? "" : "   (RapidCheck: RC_PARAMS=\"reproduce=" + o.reproduce + "\")");
     if (!a.repro_dir.empty())
       f.reproduce += repro_note(a, [&] {
@@ -372,10 +372,11 @@ void locate(Finding& f, int64_t index, const std::string& label, const Backend& 
   f.case_index = index;
   f.case_label = label;
   if (index < 0) {
-    if (label.rfind("property ", 0) == 0) f.reproduce = property_command(b.name, op.name, label.substr(9), sweep);
+    if (label.rfind("property ", 0) == 0)
+      f.reproduce = property_command(b, op.name, label.substr(9), sweep.seed, sweep.tolerances_file);
     return;
   }
-  f.reproduce = replay_command(b.name, op.name, a.seed, index, sweep.tolerances_file);
+  f.reproduce = replay_command(b, op.name, a.seed, index, sweep.tolerances_file);
   if (!a.repro_dir.empty())
     f.reproduce += repro_note(a, [&] { return write_sweep_reproducer(a.repro_dir, b, op, sweep, index, f); });
 }
@@ -514,7 +515,7 @@ OpResult check_op(const Backend& b, const OpSpec& op, const CheckArgs& a, const 
   crashed_cases = sweep.skip;
   if (!a.repro_dir.empty())
     for (Finding& f : total.findings)
-      if (f.case_index >= 0 && f.reproduce.find("(or: konform repro") == std::string::npos &&
+      if (f.case_index >= 0 && f.reproduce.find("   (or: ") == std::string::npos &&
           f.reproduce.find("(no reproducer") == std::string::npos)
         f.reproduce += repro_note(a, [&] { return write_sweep_reproducer(a.repro_dir, b, op, sweep, f.case_index, f); });
   total.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -822,6 +823,10 @@ int run(const std::vector<std::string>& args, const std::string& command_line) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  // Replay lines start with this konform, so they work where it is not on PATH.
+  std::string self = konform::running_program();
+  if (self.empty() && argc > 0) self = std::strchr(argv[0], '/') ? konform::absolute_path(argv[0]) : argv[0];
+  if (!self.empty()) konform::set_replay_program(self);
   std::string command_line = "konform";
   for (const auto& s : args) command_line += " " + s;
   konform::load_rapidcheck_quietly();

@@ -138,7 +138,8 @@ expect 2 "--repro-dir: cannot create '/proc/konform-x'" -- \
 expect 2 "cannot write the report to '$tmp/no/such/dir/r.json'" -- \
   check --backend scalar --op add --cases 3 --no-properties --report "$tmp/no/such/dir/r.json"
 expect 2 "cannot write the JUnit XML to '/dev/full'" -- check --backend scalar --op add --cases 3 --no-properties --junit /dev/full
-expect 1 "replay: konform check --backend scalar --op add --seed 1 --case [0-9]+ --tolerances $tmp/tol_zero.tsv +\\(or: konform repro $tmp/rd/add-matches_oracle-[0-9a-f]+.json --tolerances $tmp/tol_zero.tsv\\)" -- \
+self=$(readlink -f "$konform")
+expect 1 "replay: $self check --backend scalar --op add --seed 1 --case [0-9]+ --tolerances $tmp/tol_zero.tsv +\\(or: $self repro $tmp/rd/add-matches_oracle-[0-9a-f]+.json --tolerances $tmp/tol_zero.tsv\\)" -- \
   check --backend scalar --op add --cases 3 --no-properties --tolerances "$tmp/tol_zero.tsv" --repro-dir "$tmp/rd"
 found=$(ls "$tmp"/rd/add-matches_oracle-*.json 2>/dev/null | head -1)
 expect 1 "FAIL  add on scalar: matches_oracle" -- repro "$found" --tolerances "$tmp/tol_zero.tsv"

@@ -27,7 +27,7 @@ struct Reproducer {
   std::string op;
   Case c;                          // inputs with their bits; outputs with their shape
   size_t misalign = 0;             // bytes past each buffer's 64-byte-aligned start
-  std::string backend;             // as given to --backend where it was found; "" for a fixture
+  std::string backend;             // the --backend value it was found on, from the root (replay_backend); "" for a fixture
   std::string source = "fixture";  // fuzz | sweep | property | fixture
   std::optional<Finding> finding;  // what failed; none for a fixture
   nlohmann::json provenance = nlohmann::json::object();  // seed and case, fuzz input, property, ...
