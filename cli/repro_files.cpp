@@ -20,6 +20,7 @@ std::string write_sweep_reproducer(const std::string& dir, const Backend& b, con
   r.c = sweep_case(op, seed, index);
   r.misalign = static_cast<size_t>(index % 2) * 4;  // as the sweep called it
   r.backend = replay_backend(b);
+  r.library = library_file(b.library);
   r.source = "sweep";
   r.finding = finding;
   r.provenance = {{"seed", seed},
@@ -68,6 +69,7 @@ std::string write_property_reproducer(const std::string& dir, const Property& p,
   r.c = chosen->second;
   r.c.label = "property " + p.name + ", RapidCheck's shrunk counterexample";
   r.backend = replay_backend(b);
+  r.library = library_file(b.library);
   r.source = "property";
   r.finding = finding;
   r.provenance = {{"property", p.name},

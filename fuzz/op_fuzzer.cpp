@@ -76,6 +76,7 @@ Reproducer reproducer_of(const FuzzCase& fc, const Backend& b, const std::string
   r.c = fc.c;
   r.misalign = fc.misalign;
   r.backend = replay_backend(b);
+  r.library = library_file(b.library);
   r.source = "fuzz";
   r.provenance = {{"fuzz_target", "konform_fuzz_" + family}, {"index", fc.index}, {"input_size", size}};
   if (size <= 65536) r.provenance["input_hex"] = hex(data, size);
