@@ -1,5 +1,7 @@
 // konform: the command line. `list` shows the catalog; `check` runs every op
 // of every backend against the oracle, each op in its own child process.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -20,6 +22,7 @@
 #include "konform/backend.hpp"
 #include "konform/isolate.hpp"
 #include "konform/judge.hpp"
+#include "konform/progress.hpp"
 #include "konform/properties.hpp"
 #include "konform/render.hpp"
 #include "konform/replay.hpp"
@@ -195,6 +198,7 @@ std::string repro_note(const CheckArgs& a, const std::function<std::string()>& w
     if (path.empty()) return "";
     return "   (or: " + repro_command(path, a.tolerances) + ")";
   } catch (const std::exception& e) {
+    clear_progress();
     std::fprintf(stderr, "konform: a finding's reproducer was not written (the finding stands): %s\n", e.what());
     return std::string("   (no reproducer: ") + e.what() + ")";
   }
@@ -715,29 +719,36 @@ int check(const CheckArgs& a, const std::string& command_line) {
   bool harness_failed = false;
   int op_width = 10;
   for (const OpSpec* op : ops) op_width = std::max(op_width, static_cast<int>(op->name.size()));
+  std::optional<Progress> progress;
+  progress.emplace(static_cast<int64_t>(backends.size() * ops.size()), isatty(STDERR_FILENO) != 0);
   for (const Backend& b : backends) {
     for (const OpSpec* op : ops) {
+      if (progress) progress->begin_op();
+      std::optional<OpResult> r;
       if (!b.unavailable.empty()) {
-        results.push_back(not_run(b, *op));
-        print_result(results.back(), op_width);
-        continue;
+        r = not_run(b, *op);
+      } else {
+        try {  // konform's own error in a child (a case it cannot make, say): reported, the run goes on
+          std::set<int64_t> crashed_cases;
+          OpResult checked = check_op(b, *op, a, sweep, crashed_cases);
+          check_reads(b, *op, a, sweep, crashed_cases, checked);
+          if (a.profile == "strict" && checked.strict_failed && checked.verdict == "pass")
+            checked.verdict = "fail";  // --profile strict: the strict checks count
+          r = std::move(checked);
+        } catch (const std::runtime_error& e) {
+          clear_progress();
+          std::fprintf(stderr, "konform: %s\n", e.what());
+          harness_failed = true;
+        }
       }
-      OpResult r;
-      try {  // konform's own error in a child (a case it cannot make, say): reported, the run goes on
-        std::set<int64_t> crashed_cases;
-        r = check_op(b, *op, a, sweep, crashed_cases);
-        check_reads(b, *op, a, sweep, crashed_cases, r);
-      } catch (const std::runtime_error& e) {
-        std::fprintf(stderr, "konform: %s\n", e.what());
-        harness_failed = true;
-        continue;
-      }
-      results.push_back(std::move(r));
-      if (a.profile == "strict" && results.back().strict_failed && results.back().verdict == "pass")
-        results.back().verdict = "fail";  // --profile strict: the strict checks count
+      if (progress) progress->end_op();
+      if (!r) continue;
+      results.push_back(std::move(*r));
+      clear_progress();
       print_result(results.back(), op_width);
     }
   }
+  progress.reset();  // the line erased before the summary
   const nlohmann::json report = make_report(run, results);
   const auto& s = report["summary"];
   // The files, then the summary line; a file that cannot be written is an
