@@ -711,16 +711,17 @@ int check(const CheckArgs& a, const std::string& command_line) {
   run.cases = a.cases;
   run.flush_subnormals = a.flush_subnormals;
   run.profile = a.profile;
-  std::printf("konform check: %zu backend(s) x %zu op(s), seed %llu, %lld cases per op, subnormals %s, profile %s\n",
-              backends.size(), ops.size(), static_cast<unsigned long long>(a.seed), static_cast<long long>(a.cases),
-              a.flush_subnormals ? "flush (--flush-subnormals)" : "strict", a.profile.c_str());
+  if (!a.quiet)
+    std::printf("konform check: %zu backend(s) x %zu op(s), seed %llu, %lld cases per op, subnormals %s, profile %s\n",
+                backends.size(), ops.size(), static_cast<unsigned long long>(a.seed), static_cast<long long>(a.cases),
+                a.flush_subnormals ? "flush (--flush-subnormals)" : "strict", a.profile.c_str());
 
   std::vector<OpResult> results;
   bool harness_failed = false;
   int op_width = 10;
   for (const OpSpec* op : ops) op_width = std::max(op_width, static_cast<int>(op->name.size()));
-  std::optional<Progress> progress;
-  progress.emplace(static_cast<int64_t>(backends.size() * ops.size()), isatty(STDERR_FILENO) != 0);
+  std::optional<Progress> progress;  // none under --quiet
+  if (!a.quiet) progress.emplace(static_cast<int64_t>(backends.size() * ops.size()), isatty(STDERR_FILENO) != 0);
   for (const Backend& b : backends) {
     for (const OpSpec* op : ops) {
       if (progress) progress->begin_op();
@@ -744,6 +745,7 @@ int check(const CheckArgs& a, const std::string& command_line) {
       if (progress) progress->end_op();
       if (!r) continue;
       results.push_back(std::move(*r));
+      if (a.quiet && (results.back().verdict == "pass" || results.back().verdict == "unsupported")) continue;
       clear_progress();
       print_result(results.back(), op_width);
     }
@@ -756,7 +758,7 @@ int check(const CheckArgs& a, const std::string& command_line) {
   std::string write_errors;
   auto write = [&](OutputFile& file, const std::function<std::string()>& text) {
     try {
-      file.write(text());
+      file.write(text(), !a.quiet);
     } catch (const std::exception& e) {
       write_errors += std::string("konform: ") + e.what() + "\n";
     }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # konform check's progress line: in a log (stderr not a terminal) full lines
 # with the op count, the time so far and an ETA, and never a '\r'; on a
-# terminal one line redrawn with '\r' and erased before each result.
+# terminal one line redrawn with '\r' and erased before each result; none
+# at all with --quiet.
 #   usage: progress_test.sh KONFORM HANG_LIBRARY
 # HANG_LIBRARY: a plugin whose add hangs at one case (tests/hostile), so that
 # an op runs long enough for a log line.
@@ -37,6 +38,13 @@ else
     echo "ok:   a terminal gets one line, redrawn with '\\r' and erased before each result"
   else
     fail "the terminal's output is not a redrawn line erased before each result:"
+    cat -A <<<"$out" | sed 's/^/    /' | head -10
+  fi
+  out=$(on_terminal check --backend scalar --op add,argmax --cases 30 --no-properties --quiet)
+  if [[ $out == $'2 passed, 0 failed, 0 unsupported\r' ]]; then
+    echo "ok:   --quiet on a terminal prints the summary line alone"
+  else
+    fail "--quiet on a terminal printed more than the summary:"
     cat -A <<<"$out" | sed 's/^/    /' | head -10
   fi
 fi
