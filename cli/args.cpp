@@ -72,6 +72,9 @@ const std::vector<std::pair<std::string, std::string>>& usage_sections() {
                        1 s per 100k elements) and each property's is 120 s; given, it is
                        every case's and property's deadline
     --verbose          one line per case, and a FAIL line after each failing case
+    --quiet            print only FAIL and NOT RUN lines with their findings, the summary
+                       line and the --baseline comparison: no progress, PASS, SKIP or
+                       file lines (the exit status is the same)
     --flush-subnormals an element that differs only because a subnormal input or result
                        was flushed to zero (FTZ/DAZ) passes, counted (default: strict)
     --profile P        default (the spec's limits) or strict (also fail on pairwise-accurate
@@ -257,6 +260,7 @@ CheckArgs parse_check(const std::vector<std::string>& args) {
     else if (flag == "--repro-dir") a.repro_dir = in.single_value();
     else if (flag == "--timeout") a.timeout_s = parse_seconds(flag, in.single_value()), a.timeout_given = true;
     else if (flag == "--verbose") in.once(), a.verbose = true;
+    else if (flag == "--quiet") in.once(), a.quiet = true;
     else if (flag == "--flush-subnormals") in.once(), a.flush_subnormals = true;
     else if (flag == "--profile") a.profile = in.single_value();
     else throw unknown_option("check", flag);
@@ -271,6 +275,7 @@ CheckArgs parse_check(const std::vector<std::string>& args) {
   if (!a.properties.empty() && cases_given) throw UsageError("--property runs no sweep: --cases does not apply");
   if (a.no_properties && !a.properties.empty())
     throw UsageError("--property and --no-properties contradict each other");
+  if (a.quiet && a.verbose) throw UsageError("--quiet and --verbose contradict each other");
   if (runs_given && (a.no_properties || a.only_case >= 0))
     throw UsageError("--property-runs does not apply: " + std::string(a.no_properties ? "--no-properties" : "--case") +
                      " runs no property");

@@ -37,6 +37,7 @@ struct CheckArgs {
   double timeout_s = 600;              // per op and backend
   bool timeout_given = false;          // --timeout given: it is also each case's and property's deadline
   bool verbose = false;
+  bool quiet = false;                  // only what failed or did not run, and the summary
   bool flush_subnormals = false;       // the subnormal policy (docs/tolerances.md)
   std::string profile = "default";     // --profile: "strict" also fails on the strict profile's checks
 };

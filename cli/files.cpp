@@ -85,7 +85,7 @@ void OutputFile::discard() {
   forget_temp();
 }
 
-void OutputFile::write(const std::string& text) {
+void OutputFile::write(const std::string& text, bool announce) {
   if (f_ == nullptr) return;
   std::FILE* f = std::exchange(f_, nullptr);
   bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
@@ -99,7 +99,7 @@ void OutputFile::write(const std::string& text) {
     throw std::runtime_error("cannot write the " + what_ + " to '" + path_ + "': " + std::strerror(err));
   }
   forget_temp();
-  std::printf("%s: %s\n", what_.c_str(), path_.c_str());
+  if (announce) std::printf("%s: %s\n", what_.c_str(), path_.c_str());
 }
 
 void prepare_output_dir(const std::string& dir, const std::string& flag) {

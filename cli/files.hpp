@@ -32,8 +32,8 @@ class OutputFile {
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
   ~OutputFile();
-  // Writes text, closes, and prints "WHAT: PATH" on success.
-  void write(const std::string& text);
+  // Writes text, closes, and prints "WHAT: PATH" on success unless told not to.
+  void write(const std::string& text, bool announce = true);
 
  private:
   void discard();  // closes an unwritten file, removing its temporary file

@@ -1,5 +1,7 @@
 // konform: the command line. `list` shows the catalog; `check` runs every op
 // of every backend against the oracle, each op in its own child process.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -20,8 +22,10 @@
 #include "konform/backend.hpp"
 #include "konform/isolate.hpp"
 #include "konform/judge.hpp"
+#include "konform/progress.hpp"
 #include "konform/properties.hpp"
 #include "konform/render.hpp"
+#include "konform/replay.hpp"
 #include "konform/report_diff.hpp"
 #include "konform/report.hpp"
 #include "konform/sweep.hpp"
@@ -184,7 +188,7 @@ bool selected(const std::vector<std::string>& chosen, const std::string& name) {
   return false;
 }
 
-// What a finding adds about its reproducer: "   (or: konform repro PATH)",
+// What a finding adds about its reproducer: "   (or: KONFORM repro PATH)",
 // with --tolerances when the check used a table of its own. If the file
 // cannot be written, the error is printed and noted instead: the finding
 // stands either way.
@@ -192,9 +196,9 @@ std::string repro_note(const CheckArgs& a, const std::function<std::string()>& w
   try {
     const std::string path = write();
     if (path.empty()) return "";
-    return "   (or: konform repro " + shell_word(path) +
-           (a.tolerances.empty() ? "" : " --tolerances " + shell_word(a.tolerances)) + ")";
+    return "   (or: " + repro_command(path, a.tolerances) + ")";
   } catch (const std::exception& e) {
+    clear_progress();
     std::fprintf(stderr, "konform: a finding's reproducer was not written (the finding stands): %s\n", e.what());
     return std::string("   (no reproducer: ") + e.what() + ")";
   }
@@ -314,7 +318,7 @@ std::string check_op_child(const Backend& b, const OpSpec& op, const CheckArgs& 
     f.check = p.name;
     f.profile = p.profile;
     f.message = o.message;
-    f.reproduce = property_command(b.name, op.name, p.name, sweep) + (p.profile.empty() ? "" : " --profile strict") +
+    f.reproduce = property_command(b, op.name, p.name, sweep.seed, sweep.tolerances_file) + (p.profile.empty() ? "" : " --profile strict") +
                   (o.reproduce.empty() ? "" : "   (RapidCheck: RC_PARAMS=\"reproduce=" + o.reproduce + "\")");
     if (!a.repro_dir.empty())
       f.reproduce += repro_note(a, [&] {
@@ -372,10 +376,11 @@ void locate(Finding& f, int64_t index, const std::string& label, const Backend& 
   f.case_index = index;
   f.case_label = label;
   if (index < 0) {
-    if (label.rfind("property ", 0) == 0) f.reproduce = property_command(b.name, op.name, label.substr(9), sweep);
+    if (label.rfind("property ", 0) == 0)
+      f.reproduce = property_command(b, op.name, label.substr(9), sweep.seed, sweep.tolerances_file);
     return;
   }
-  f.reproduce = replay_command(b.name, op.name, a.seed, index, sweep.tolerances_file);
+  f.reproduce = replay_command(b, op.name, a.seed, index, sweep.tolerances_file);
   if (!a.repro_dir.empty())
     f.reproduce += repro_note(a, [&] { return write_sweep_reproducer(a.repro_dir, b, op, sweep, index, f); });
 }
@@ -514,7 +519,7 @@ OpResult check_op(const Backend& b, const OpSpec& op, const CheckArgs& a, const 
   crashed_cases = sweep.skip;
   if (!a.repro_dir.empty())
     for (Finding& f : total.findings)
-      if (f.case_index >= 0 && f.reproduce.find("(or: konform repro") == std::string::npos &&
+      if (f.case_index >= 0 && f.reproduce.find("   (or: ") == std::string::npos &&
           f.reproduce.find("(no reproducer") == std::string::npos)
         f.reproduce += repro_note(a, [&] { return write_sweep_reproducer(a.repro_dir, b, op, sweep, f.case_index, f); });
   total.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -706,37 +711,46 @@ int check(const CheckArgs& a, const std::string& command_line) {
   run.cases = a.cases;
   run.flush_subnormals = a.flush_subnormals;
   run.profile = a.profile;
-  std::printf("konform check: %zu backend(s) x %zu op(s), seed %llu, %lld cases per op, subnormals %s, profile %s\n",
-              backends.size(), ops.size(), static_cast<unsigned long long>(a.seed), static_cast<long long>(a.cases),
-              a.flush_subnormals ? "flush (--flush-subnormals)" : "strict", a.profile.c_str());
+  if (!a.quiet)
+    std::printf("konform check: %zu backend(s) x %zu op(s), seed %llu, %lld cases per op, subnormals %s, profile %s\n",
+                backends.size(), ops.size(), static_cast<unsigned long long>(a.seed), static_cast<long long>(a.cases),
+                a.flush_subnormals ? "flush (--flush-subnormals)" : "strict", a.profile.c_str());
 
   std::vector<OpResult> results;
   bool harness_failed = false;
   int op_width = 10;
   for (const OpSpec* op : ops) op_width = std::max(op_width, static_cast<int>(op->name.size()));
+  std::optional<Progress> progress;  // none under --quiet
+  if (!a.quiet) progress.emplace(static_cast<int64_t>(backends.size() * ops.size()), isatty(STDERR_FILENO) != 0);
   for (const Backend& b : backends) {
     for (const OpSpec* op : ops) {
+      if (progress) progress->begin_op();
+      std::optional<OpResult> r;
       if (!b.unavailable.empty()) {
-        results.push_back(not_run(b, *op));
-        print_result(results.back(), op_width);
-        continue;
+        r = not_run(b, *op);
+      } else {
+        try {  // konform's own error in a child (a case it cannot make, say): reported, the run goes on
+          std::set<int64_t> crashed_cases;
+          OpResult checked = check_op(b, *op, a, sweep, crashed_cases);
+          check_reads(b, *op, a, sweep, crashed_cases, checked);
+          if (a.profile == "strict" && checked.strict_failed && checked.verdict == "pass")
+            checked.verdict = "fail";  // --profile strict: the strict checks count
+          r = std::move(checked);
+        } catch (const std::runtime_error& e) {
+          clear_progress();
+          std::fprintf(stderr, "konform: %s\n", e.what());
+          harness_failed = true;
+        }
       }
-      OpResult r;
-      try {  // konform's own error in a child (a case it cannot make, say): reported, the run goes on
-        std::set<int64_t> crashed_cases;
-        r = check_op(b, *op, a, sweep, crashed_cases);
-        check_reads(b, *op, a, sweep, crashed_cases, r);
-      } catch (const std::runtime_error& e) {
-        std::fprintf(stderr, "konform: %s\n", e.what());
-        harness_failed = true;
-        continue;
-      }
-      results.push_back(std::move(r));
-      if (a.profile == "strict" && results.back().strict_failed && results.back().verdict == "pass")
-        results.back().verdict = "fail";  // --profile strict: the strict checks count
+      if (progress) progress->end_op();
+      if (!r) continue;
+      results.push_back(std::move(*r));
+      if (a.quiet && (results.back().verdict == "pass" || results.back().verdict == "unsupported")) continue;
+      clear_progress();
       print_result(results.back(), op_width);
     }
   }
+  progress.reset();  // the line erased before the summary
   const nlohmann::json report = make_report(run, results);
   const auto& s = report["summary"];
   // The files, then the summary line; a file that cannot be written is an
@@ -744,7 +758,7 @@ int check(const CheckArgs& a, const std::string& command_line) {
   std::string write_errors;
   auto write = [&](OutputFile& file, const std::function<std::string()>& text) {
     try {
-      file.write(text());
+      file.write(text(), !a.quiet);
     } catch (const std::exception& e) {
       write_errors += std::string("konform: ") + e.what() + "\n";
     }
@@ -822,6 +836,10 @@ int run(const std::vector<std::string>& args, const std::string& command_line) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  // Replay lines start with this konform, so they work where it is not on PATH.
+  std::string self = konform::running_program();
+  if (self.empty() && argc > 0) self = std::strchr(argv[0], '/') ? konform::absolute_path(argv[0]) : argv[0];
+  if (!self.empty()) konform::set_replay_program(self);
   std::string command_line = "konform";
   for (const auto& s : args) command_line += " " + s;
   konform::load_rapidcheck_quietly();

@@ -13,6 +13,7 @@
 #include "konform/fuzz_input.hpp"
 #include "konform/isolate.hpp"
 #include "konform/judge.hpp"
+#include "konform/replay.hpp"
 #include "konform/repro.hpp"
 #include "konform/tolerance.hpp"
 
@@ -162,6 +163,24 @@ int replay_on(const Reproducer& r, const OpSpec& op, const Backend& b, const Tol
   return 1;
 }
 
+// Before a reproducer replays on the backend it names: whether that
+// backend's library is still the file it was found on. A changed file, or a
+// reproducer that records no hash, is one warning; the replay goes on.
+void check_library(const Reproducer& r, const Backend& b, const std::string& file) {
+  std::fflush(stdout);  // after the header it follows, in a log of both
+  if (!r.library) {
+    std::fprintf(stderr, "konform: warning: %s records no hash of its backend's library: cannot verify that %s is the "
+                 "library it was found on\n", file.c_str(), absolute_path(b.library).c_str());
+    return;
+  }
+  const LibraryFile now = library_file(b.library);
+  if (now.sha256 == r.library->sha256 && now.bytes == r.library->bytes) return;
+  std::fprintf(stderr, "konform: warning: the library of backend %s has changed since %s was written: recorded %s "
+               "sha256 %s (%lld bytes), now %s sha256 %s (%lld bytes)\n", r.backend.c_str(), file.c_str(),
+               r.library->path.c_str(), r.library->sha256.c_str(), static_cast<long long>(r.library->bytes),
+               now.path.c_str(), now.sha256.c_str(), static_cast<long long>(now.bytes));
+}
+
 }  // namespace
 
 int repro(const std::vector<std::string>& args) {
@@ -179,7 +198,8 @@ int repro(const std::vector<std::string>& args) {
     throw TableError("the tolerance table " + table.source() + " has no entry for " + op.name + " " +
                      std::string(dtype_name(op.dtype)));
   std::vector<std::string> specs = a.backends;
-  if (specs.empty()) {
+  const bool own_backend = specs.empty();  // the backend it was found on: its library is checked
+  if (own_backend) {
     if (r.backend.empty()) throw UsageError("'" + a.file + "' names no backend (a fixture): give --backend");
     specs.push_back(r.backend);
   }
@@ -198,6 +218,7 @@ int repro(const std::vector<std::string>& args) {
   bool failed = false, not_run = false;
   for (const std::string& spec : specs)
     for (const Backend& b : resolve_backends(spec)) {
+      if (own_backend) check_library(r, b, a.file);
       const int share = replay_on(r, op, b, tol, a.timeout_s);
       failed |= share == 1;
       not_run |= share == kExitNotRun;

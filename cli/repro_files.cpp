@@ -4,19 +4,13 @@
 
 #include "konform/call.hpp"
 #include "konform/judge.hpp"
+#include "konform/replay.hpp"
 #include "konform/repro.hpp"
 #include "konform/sweep.hpp"
 #include "konform/tolerance.hpp"
 #include "quiet_listener.hpp"
 
 namespace konform::cli {
-
-std::string property_command(const std::string& backend, const std::string& op, const std::string& property,
-                             const SweepOptions& sweep) {
-  return "konform check --backend " + shell_word(backend) + " --op " + op + " --property " + property + " --seed " +
-         std::to_string(sweep.seed) +
-         (sweep.tolerances_file.empty() ? "" : " --tolerances " + shell_word(sweep.tolerances_file));
-}
 
 std::string write_sweep_reproducer(const std::string& dir, const Backend& b, const OpSpec& op,
                                    const SweepOptions& sweep, int64_t index, const Finding& finding) {
@@ -25,12 +19,13 @@ std::string write_sweep_reproducer(const std::string& dir, const Backend& b, con
   r.op = op.name;
   r.c = sweep_case(op, seed, index);
   r.misalign = static_cast<size_t>(index % 2) * 4;  // as the sweep called it
-  r.backend = b.name;
+  r.backend = replay_backend(b);
+  r.library = library_file(b.library);
   r.source = "sweep";
   r.finding = finding;
   r.provenance = {{"seed", seed},
                   {"case", index},
-                  {"command", replay_command(b.name, op.name, seed, index, sweep.tolerances_file)}};
+                  {"command", replay_command(b, op.name, seed, index, sweep.tolerances_file)}};
   return write_reproducer(r, dir);
 }
 
@@ -73,14 +68,15 @@ std::string write_property_reproducer(const std::string& dir, const Property& p,
   r.op = chosen->first->name;
   r.c = chosen->second;
   r.c.label = "property " + p.name + ", RapidCheck's shrunk counterexample";
-  r.backend = b.name;
+  r.backend = replay_backend(b);
+  r.library = library_file(b.library);
   r.source = "property";
   r.finding = finding;
   r.provenance = {{"property", p.name},
                   {"seed", seed},
                   {"runs", runs},
                   {"calls_in_counterexample", recorder.calls.size()},
-                  {"command", property_command(b.name, p.op, p.name, sweep)}};
+                  {"command", property_command(b, p.op, p.name, seed, sweep.tolerances_file)}};
   return write_reproducer(r, dir);
 }
 

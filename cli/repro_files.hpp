@@ -13,10 +13,6 @@
 
 namespace konform::cli {
 
-// The command line that reruns one property (the sweep's cases: replay_command).
-std::string property_command(const std::string& backend, const std::string& op, const std::string& property,
-                             const SweepOptions& sweep);
-
 // Case `index` of the sweep (sweep.seed), regenerated, with what failed on it.
 // Returns the file's path.
 std::string write_sweep_reproducer(const std::string& dir, const Backend& b, const OpSpec& op,

@@ -10,6 +10,7 @@
 #include "konform/case_shape.hpp"
 #include "konform/fuzz_input.hpp"
 #include "konform/repro.hpp"
+#include "konform/sha256.hpp"
 #include "konform/values.hpp"
 
 namespace konform {
@@ -173,6 +174,54 @@ TEST(Reproducer, MalformedFilesNameTheField) {
   fails_with(R"({"schema": "konform-repro/1", "op": "add", "params": {"n": "x"}, "args": []})", "params.n");
   fails_with(R"({"schema": "konform-repro/1", "op": "add", "params": {"n": 1}, "args": [{"name": "a"}]})",
              "missing field 'access'");
+}
+
+TEST(Reproducer, SHA256IsTheStandardOne) {  // FIPS 180-4's examples; 56 bytes need a second padding block
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(sha256_hex(std::string(1000000, 'a')),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+TEST(Reproducer, LibraryFieldIsStrict) {
+  const std::string head = R"({"schema": "konform-repro/1", "op": "add", "params": {"n": 1}, "args": [)"
+                           R"({"name": "a", "access": "in", "dtype": "f32", "shape": [1], "values": [1]},)"
+                           R"({"name": "b", "access": "in", "dtype": "f32", "shape": [1], "values": [2]},)"
+                           R"({"name": "y", "access": "out", "dtype": "f32", "shape": [1]}],)"
+                           R"("finding": {"check": "no_crash", "message": "m"}, "source": "sweep", )";
+  const std::string hash(64, 'a');
+  const auto with = [&](const std::string& tail) { return head + tail + "}"; };
+  const Reproducer r = parse_reproducer(
+      with(R"("backend": "/x/lib.so", "library": {"path": "/x/lib.so", "sha256": ")" + hash + R"(", "bytes": 7})"),
+      "t.json");
+  ASSERT_TRUE(r.library);
+  EXPECT_EQ(r.library->path, "/x/lib.so");
+  EXPECT_EQ(r.library->sha256, hash);
+  EXPECT_EQ(r.library->bytes, 7);
+  EXPECT_FALSE(parse_reproducer(with(R"("backend": "scalar")"), "t.json").library);  // older files have none
+  const auto fails_with = [&](const std::string& tail, const std::string& fragment) {
+    try {
+      (void)parse_reproducer(with(tail), "t.json");
+      ADD_FAILURE() << "accepted: " << tail;
+    } catch (const ReproError& e) {
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).rfind("t.json: ", 0), 0u) << e.what();
+    }
+  };
+  const std::string ok_hash = R"(", "sha256": ")" + hash + R"(", "bytes": 7})";
+  fails_with(R"("backend": "scalar", "library": {"path": "lib.so)" + ok_hash, "library.path: 'lib.so' is not an absolute");
+  fails_with(R"("backend": "scalar", "library": {"path": "/l.so", "sha256": "ABC", "bytes": 7})",
+             "library.sha256: 'ABC' is not 64 lowercase hex digits");
+  fails_with(R"("backend": "scalar", "library": {"path": "/l.so", "sha256": ")" + hash + R"(", "bytes": -1})",
+             "library.bytes: out of range");
+  fails_with(R"("backend": "scalar", "library": {"path": "/l.so", "sha256": ")" + hash + R"("})",
+             "library: missing field 'bytes'");
+  fails_with(R"("backend": "scalar", "library": {"path": "/l.so", "sha256": ")" + hash + R"(", "bytes": 7, "x": 1})",
+             "library.x: unknown field 'x'");
+  fails_with(R"("backend": "scalar", "library": "/l.so")", "library: expected an object");
+  fails_with(R"("backend": "", "library": {"path": "/l.so)" + ok_hash, "library: a file that names no backend");
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <optional>
 
+#include "konform/replay.hpp"
 #include "konform/repro.hpp"
 #include "konform/tolerance.hpp"
 
@@ -74,7 +75,8 @@ Reproducer reproducer_of(const FuzzCase& fc, const Backend& b, const std::string
   r.op = fc.op->name;
   r.c = fc.c;
   r.misalign = fc.misalign;
-  r.backend = b.name;
+  r.backend = replay_backend(b);
+  r.library = library_file(b.library);
   r.source = "fuzz";
   r.provenance = {{"fuzz_target", "konform_fuzz_" + family}, {"index", fc.index}, {"input_size", size}};
   if (size <= 65536) r.provenance["input_hex"] = hex(data, size);
@@ -200,8 +202,8 @@ void OpFuzzer::report(const FuzzCase& fc, const Backend& b, const CaseVerdict& v
     std::fprintf(stderr, "  %s%s: expected %.9g, got %.9g, error %.3g u, limit %.3g u\n", f.output.c_str(),
                  f.element.c_str(), f.expected, f.got, f.error, f.limit);
   if (!path.empty())
-    std::fprintf(stderr, "  reproducer: %s\n  replay: konform repro %s --backend %s\n", path.c_str(), path.c_str(),
-                 b.name.c_str());
+    std::fprintf(stderr, "  reproducer: %s\n  replay: %s --backend %s\n", path.c_str(), repro_command(path).c_str(),
+                 shell_word(replay_backend(b)).c_str());
   std::fflush(stderr);
   std::abort();
 }

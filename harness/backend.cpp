@@ -12,6 +12,7 @@
 
 #include "konform/isolate.hpp"
 #include "konform/op.hpp"
+#include "konform/replay.hpp"
 
 namespace konform {
 
@@ -162,11 +163,9 @@ constexpr Builtin kBuiltins[] = {{"scalar", "KONFORM_SCALAR_LIBRARY", KONFORM_SC
 
 // The directory of the running program, "" if unknown.
 std::string program_dir() {
-  std::string exe(4096, '\0');
-  const ssize_t n = readlink("/proc/self/exe", exe.data(), exe.size() - 1);
-  if (n <= 0) return "";
-  exe.resize(static_cast<size_t>(n));
-  return exe.substr(0, exe.rfind('/'));
+  const std::string exe = running_program();
+  const size_t slash = exe.rfind('/');
+  return slash == std::string::npos ? "" : exe.substr(0, slash);
 }
 
 #ifndef KONFORM_INSTALL_LIBDIR

@@ -1,4 +1,5 @@
 #include "konform/isolate.hpp"
+#include "konform/progress.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -299,7 +300,7 @@ class Relay {
     }
   }
   ~Relay() {
-    if (dropped_ > 0) std::fprintf(stderr, "  | %s: %lld more line(s) not shown\n", who_.c_str(), dropped_);
+    if (dropped_ > 0) clear_progress(), std::fprintf(stderr, "  | %s: %lld more line(s) not shown\n", who_.c_str(), dropped_);
   }
 
  private:
@@ -308,6 +309,7 @@ class Relay {
       ++dropped_;
       return;
     }
+    clear_progress();
     std::fprintf(stderr, "  | %s: %s\n", who_.c_str(), printable(text).c_str());
   }
   std::string who_, pending_;
@@ -409,7 +411,6 @@ ChildOutcome run_isolated(const std::function<std::string(ChildChannel&)>& work,
   const auto ceiling = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
   auto piece_start = start;
   uint64_t seen = 0;
-  auto next_line = start + std::chrono::seconds(5);
   for (;;) {
     const auto now = Clock::now();
     if (const uint64_t seq = board->seq.load(); seq != seen) {
@@ -426,17 +427,9 @@ ChildOutcome run_isolated(const std::function<std::string(ChildChannel&)>& work,
       timed_out = true;
       break;
     }
-    if (!options.what.empty() && now >= next_line) {
-      const int64_t k = board->case_index.load();
-      const long long s = std::chrono::duration_cast<std::chrono::seconds>(now - start).count();
-      if (k >= 0)
-        std::fprintf(stderr, "  %s: case %lld/%lld, %lld s\n", options.what.c_str(), static_cast<long long>(k),
-                     static_cast<long long>(options.total), s);
-      else
-        std::fprintf(stderr, "  %s: %s, %lld s\n", options.what.c_str(),
-                     board->seq.load() == 0 ? "starting" : label_of(*board).c_str(), s);
-      next_line += std::chrono::seconds(5);
-    }
+    if (Progress* progress = Progress::shown(); progress != nullptr && !options.what.empty())
+      progress->child_at(options.what, board->case_index.load(), options.total,
+                         board->seq.load() == 0 ? "starting" : label_of(*board));
     pollfd p[2] = {{msg_open ? msg[0] : -1, POLLIN, 0}, {out_open ? out[0] : -1, POLLIN, 0}};
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
     // Both pipes closed: the child is ending, its exit is a moment away.

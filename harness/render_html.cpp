@@ -92,10 +92,11 @@ std::string finding_id(size_t result, size_t finding) {
   return "finding-" + std::to_string(result) + "-" + std::to_string(finding);
 }
 
-// "... (or: konform repro PATH ...)" in a replay line: the reproducer's path.
+// "... (or: KONFORM repro PATH ...)" in a replay line: the reproducer's path.
 std::string reproducer_path(const std::string& reproduce) {
-  const std::string marker = "(or: konform repro ";
-  const size_t at = reproduce.find(marker);
+  const size_t note = reproduce.find("(or: ");
+  const std::string marker = " repro ";
+  const size_t at = note == std::string::npos ? note : reproduce.find(marker, note);
   if (at == std::string::npos) return "";
   const size_t start = at + marker.size(), end = reproduce.find_first_of(" )", start);
   std::string path = reproduce.substr(start, end == std::string::npos ? std::string::npos : end - start);

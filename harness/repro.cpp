@@ -10,12 +10,15 @@
 #include <fstream>
 #include <initializer_list>
 #include <limits>
+#include <map>
 #include <sstream>
 
 #include "konform/case_shape.hpp"
 #include "konform/json_number.hpp"
 #include "konform/op.hpp"
 #include "konform/read_file.hpp"
+#include "konform/replay.hpp"
+#include "konform/sha256.hpp"
 
 namespace konform {
 
@@ -145,6 +148,18 @@ class Reader {
     return t;
   }
 
+  LibraryFile library(const json& l) const {
+    if (l.is_object()) only_keys(l, "library", {"path", "sha256", "bytes"});
+    LibraryFile out;
+    out.path = string_field(l, "library", "path");
+    if (out.path.empty() || out.path.front() != '/') fail("library.path", "'" + out.path + "' is not an absolute path");
+    out.sha256 = string_field(l, "library", "sha256");
+    if (out.sha256.size() != 64 || out.sha256.find_first_not_of("0123456789abcdef") != std::string::npos)
+      fail("library.sha256", "'" + out.sha256 + "' is not 64 lowercase hex digits");
+    out.bytes = integer(member(l, "library", "bytes"), "library.bytes", 0, INT64_MAX);
+    return out;
+  }
+
   Finding finding(const json& f, const std::string& where) const {
     Finding out;
     if (f.is_object())
@@ -185,6 +200,7 @@ json reproducer_to_json(const Reproducer& r) {
   j["label"] = r.c.label;
   j["source"] = r.source;
   j["backend"] = r.backend;
+  if (r.library) j["library"] = {{"path", r.library->path}, {"sha256", r.library->sha256}, {"bytes", r.library->bytes}};
   j["misalign"] = r.misalign;
   json params = json::object();
   for (const auto& [name, v] : r.c.params) params[name] = json_number(v);
@@ -225,8 +241,8 @@ Finding finding_from_json(const json& j, const std::string& source) { return Rea
 Reproducer reproducer_from_json(const json& j, const std::string& source) {
   const Reader in(source);
   if (!j.is_object()) in.fail("the file", "expected a JSON object");
-  in.only_keys(j, "", {"schema", "op", "symbol", "dtype", "label", "source", "backend", "misalign", "params", "args",
-                       "finding", "provenance"});
+  in.only_keys(j, "", {"schema", "op", "symbol", "dtype", "label", "source", "backend", "library", "misalign", "params",
+                       "args", "finding", "provenance"});
   const std::string schema = in.string_field(j, "the file", "schema");
   if (schema != kReproSchema) in.fail("schema", "'" + schema + "' is not " + kReproSchema);
   Reproducer r;
@@ -244,6 +260,10 @@ Reproducer reproducer_from_json(const json& j, const std::string& source) {
       in.fail("source", "'" + r.source + "' is not fuzz, sweep, property or fixture");
   }
   if (j.contains("backend")) r.backend = in.string(j.at("backend"), "backend");
+  if (j.contains("library")) {
+    if (r.backend.empty()) in.fail("library", "a file that names no backend has no library to record");
+    r.library = in.library(j.at("library"));
+  }
   if (j.contains("misalign")) {
     r.misalign = static_cast<size_t>(in.integer(j.at("misalign"), "misalign", 0, 60));
     if (r.misalign % 4 != 0) in.fail("misalign", "must be a multiple of 4 (elements stay aligned)");
@@ -295,6 +315,17 @@ Reproducer parse_reproducer(const std::string& text, const std::string& source) 
 }
 
 Reproducer read_reproducer_file(const std::string& path) { return parse_reproducer(read_file(path), path); }
+
+LibraryFile library_file(const std::string& path) {
+  static std::map<std::string, LibraryFile> hashed;
+  LibraryFile f;
+  f.path = absolute_path(path);
+  if (const auto known = hashed.find(f.path); known != hashed.end()) return known->second;
+  const std::string bytes = read_file(f.path);
+  f.sha256 = sha256_hex(bytes);
+  f.bytes = static_cast<int64_t>(bytes.size());
+  return hashed[f.path] = f;
+}
 
 std::string write_reproducer(const Reproducer& r, const std::string& dir) {
   if (mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST)

@@ -1,15 +1,14 @@
 #include "konform/sweep.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <limits>
 #include <set>
-#include <string_view>
 #include <utility>
 #include <stdexcept>
 
 #include "konform/call.hpp"
 #include "konform/judge.hpp"
+#include "konform/replay.hpp"
 
 namespace konform {
 
@@ -21,24 +20,6 @@ Case sweep_case(const OpSpec& op, uint64_t seed, int64_t index) {
     throw std::runtime_error("making case " + std::to_string(index) + " of " + op.name + " (seed " +
                              std::to_string(seed) + "): " + e.what());
   }
-}
-
-std::string shell_word(const std::string& word) {
-  bool plain = !word.empty();
-  for (char ch : word)
-    plain &= std::isalnum(static_cast<unsigned char>(ch)) != 0 ||
-             std::string_view("_-./:,+=@%").find(ch) != std::string_view::npos;
-  if (plain) return word;
-  std::string quoted = "'";
-  for (char ch : word) quoted += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-  return quoted + "'";
-}
-
-std::string replay_command(const std::string& backend, const std::string& op, uint64_t seed, int64_t index,
-                           const std::string& tolerances_file) {
-  return "konform check --backend " + shell_word(backend) + " --op " + op + " --seed " + std::to_string(seed) +
-         " --case " + std::to_string(index) +
-         (tolerances_file.empty() ? "" : " --tolerances " + shell_word(tolerances_file));
 }
 
 std::pair<int64_t, int64_t> case_range(const SweepOptions& options) {
@@ -107,7 +88,7 @@ void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& opti
     if (needs_tolerance(c) && tol == nullptr)
       throw std::runtime_error("the tolerance table " + options.tolerances->source() + " has no entry for " + op.name +
                                " " + std::string(dtype_name(op.dtype)));
-    const std::string reproduce = replay_command(backend.name, op.name, options.seed, i, options.tolerances_file);
+    const std::string reproduce = replay_command(backend, op.name, options.seed, i, options.tolerances_file);
     const CaseVerdict v = judge_case(backend, op, fn, c, tol, CallOptions{static_cast<size_t>(i % 2) * 4, true},
                                      nullptr, options.flush_subnormals);
     ++result.cases;

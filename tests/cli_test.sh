@@ -138,7 +138,8 @@ expect 2 "--repro-dir: cannot create '/proc/konform-x'" -- \
 expect 2 "cannot write the report to '$tmp/no/such/dir/r.json'" -- \
   check --backend scalar --op add --cases 3 --no-properties --report "$tmp/no/such/dir/r.json"
 expect 2 "cannot write the JUnit XML to '/dev/full'" -- check --backend scalar --op add --cases 3 --no-properties --junit /dev/full
-expect 1 "replay: konform check --backend scalar --op add --seed 1 --case [0-9]+ --tolerances $tmp/tol_zero.tsv +\\(or: konform repro $tmp/rd/add-matches_oracle-[0-9a-f]+.json --tolerances $tmp/tol_zero.tsv\\)" -- \
+self=$(readlink -f "$konform")
+expect 1 "replay: $self check --backend scalar --op add --seed 1 --case [0-9]+ --tolerances $tmp/tol_zero.tsv +\\(or: $self repro $tmp/rd/add-matches_oracle-[0-9a-f]+.json --tolerances $tmp/tol_zero.tsv\\)" -- \
   check --backend scalar --op add --cases 3 --no-properties --tolerances "$tmp/tol_zero.tsv" --repro-dir "$tmp/rd"
 found=$(ls "$tmp"/rd/add-matches_oracle-*.json 2>/dev/null | head -1)
 expect 1 "FAIL  add on scalar: matches_oracle" -- repro "$found" --tolerances "$tmp/tol_zero.tsv"
@@ -180,6 +181,23 @@ done
 expect 0 'PASS +argmax +scalar +5 cases' -- check --backend scalar --op argmax --cases 5
 expect 0 '1 passed, 0 failed, 0 unsupported' -- check --backend scalar --op argmax --cases 5
 expect 0 'PASS +add +scalar +1 cases' -- check --backend scalar --op add --seed 3 --case 7 --no-properties
+
+# --quiet: what failed or did not run, and the summary; the same exit status.
+expect 2 "--quiet and --verbose contradict each other" -- check --backend scalar --quiet --verbose
+quiet=$("$konform" check --backend scalar --op add,argmax --cases 5 --quiet --report "$tmp/quiet.json" 2>&1)
+rc=$?
+[[ $rc -eq 0 && $quiet == "2 passed, 0 failed, 0 unsupported" ]] && echo "ok:   --quiet on a pass prints the summary alone" ||
+  fail "--quiet on a pass exited $rc and printed: $quiet"
+quiet=$("$konform" check --backend scalar --op add,argmax --cases 3 --no-properties --tolerances "$tmp/tol_zero.tsv" \
+  --quiet 2>&1)
+rc=$?
+if [[ $rc -eq 1 ]] && grep -q '^FAIL  add ' <<<"$quiet" && grep -q '^        replay: ' <<<"$quiet" &&
+  [[ $(tail -1 <<<"$quiet") == "1 passed, 1 failed, 0 unsupported" ]] && ! grep -Eq '^(PASS|SKIP|konform check:)|s elapsed' <<<"$quiet"; then
+  echo "ok:   --quiet on a failure prints its FAIL lines and the summary, and exits 1"
+else
+  fail "--quiet on a failure exited $rc and printed:"
+  sed 's/^/    /' <<<"$quiet" | head -20
+fi
 
 if [[ $failures -ne 0 ]]; then
   echo "$failures check(s) failed"

@@ -1,5 +1,11 @@
-# Sourced by the command-line tests: run_expect and expect, which count
+# Sourced by the command-line tests: run_expect, expect and fail, which count
 # mismatches in $failures.
+
+# fail MESSAGE: one more failure, said.
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
 
 # run_expect STATUS REGEX -- COMMAND...: COMMAND exits STATUS and its output
 # (stdout and stderr together) matches the extended regex REGEX.

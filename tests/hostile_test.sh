@@ -58,7 +58,7 @@ while IFS=$'\t' read -r name define check where status; do
     echo "$block" | sed 's/^/    /'
     continue
   fi
-  replay=$(sed -n 's/^        replay: konform //p' <<<"$block" | sed 's/   (.*//')
+  replay=$(sed -n 's/^        replay: [^ ]* //p' <<<"$block" | sed 's/   (.*//')  # the words after konform's path
   if [[ $where == at_trigger ]]; then
     # shellcheck disable=SC2086 # the replay line is words konform printed
     out=$("$konform" $replay --timeout 3 2>&1)

@@ -6,6 +6,7 @@ result per finding of the report it came from.
 usage: validate_sarif.py SCHEMA REPORT.json FILE.sarif
 """
 import json
+import re
 import sys
 
 try:
@@ -25,7 +26,7 @@ if len(results) != findings or findings == 0:
     print(f"FAIL: {len(results)} SARIF results for {findings} findings (the test needs a report with findings)")
     sys.exit(1)
 for r in results:
-    if not r["properties"]["reproduce"].startswith("konform "):
+    if not re.match(r"^(/[^ ']+|'/[^']+') (check|repro) ", r["properties"]["reproduce"]):
         print("FAIL: a result without its replay command:", r)
         sys.exit(1)
 print(f"{sarif_path}: valid SARIF 2.1.0, {len(results)} result(s) for {findings} finding(s)")

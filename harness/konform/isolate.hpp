@@ -58,9 +58,9 @@ inline constexpr double kMaxTimeoutSeconds = 1e6;
 
 struct IsolateOptions {
   double timeout_s = 600;  // the child's whole life, the ceiling of every deadline
-  // Names the line printed every few seconds while the child runs long
-  // ("Softmax on simd: case 212/300, 14 s"); "" prints none. total: the
-  // number of cases.
+  // Names the child in the progress line (konform/progress.hpp) and on the
+  // lines it prints ("Softmax on simd"); "" leaves it out of the progress
+  // line. total: the number of cases.
   std::string what;
   int64_t total = 0;
   // Caps the child's address space (RLIMIT_AS) so that a huge allocation

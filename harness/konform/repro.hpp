@@ -23,11 +23,25 @@ struct ReproError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The library file a backend was loaded from, as a reproducer records it,
+// so that a replay can tell whether the library is still that file.
+struct LibraryFile {
+  std::string path;    // absolute
+  std::string sha256;  // of its bytes: 64 lowercase hex digits, as sha256sum prints them
+  int64_t bytes = 0;
+};
+
+// The file at `path` (made absolute), read and hashed once per process: the
+// library as it was when konform first recorded it. Throws
+// std::runtime_error naming the path when it cannot be read.
+LibraryFile library_file(const std::string& path);
+
 struct Reproducer {
   std::string op;
   Case c;                          // inputs with their bits; outputs with their shape
   size_t misalign = 0;             // bytes past each buffer's 64-byte-aligned start
-  std::string backend;             // as given to --backend where it was found; "" for a fixture
+  std::string backend;             // the --backend value it was found on, from the root (replay_backend); "" for a fixture
+  std::optional<LibraryFile> library;  // the backend's library there; none in a fixture or an older file
   std::string source = "fixture";  // fuzz | sweep | property | fixture
   std::optional<Finding> finding;  // what failed; none for a fixture
   nlohmann::json provenance = nlohmann::json::object();  // seed and case, fuzz input, property, ...

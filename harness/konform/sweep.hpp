@@ -48,15 +48,6 @@ double case_deadline(const Case& c, double ceiling);
 // allocate, say) is named with the case, so that it can be found again.
 Case sweep_case(const OpSpec& op, uint64_t seed, int64_t index);
 
-// The command line that replays case `index` of `op` on `backend`, judged
-// by the table in tolerances_file ("" for the built-in one).
-std::string replay_command(const std::string& backend, const std::string& op, uint64_t seed, int64_t index,
-                           const std::string& tolerances_file = "");
-
-// A word for a shell command line: as it is when it holds nothing the shell
-// would read specially, else in single quotes.
-std::string shell_word(const std::string& word);
-
 // Runs the sweep into `result` (which names op and backend already).
 void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& options, OpResult& result,
               const CaseProgress& progress = nullptr, const CaseDone& done = nullptr);
