@@ -22,13 +22,6 @@ foreach(stem IN LISTS KONFORM_FUZZ_FAMILIES)
       FIXTURES_REQUIRED konform_fuzz_seeds LABELS fuzz-smoke TIMEOUT 300)
   endforeach()
 endforeach()
-# Under the sanitizers, LeakSanitizer's own tracer crashes (signal 11, "LeakSanitizer
-# has encountered a fatal error": no leak report) when this replay exits; ASan and
-# UBSan stay on for it. Open: docs/fuzzing.md.
-if(KONFORM_SANITIZE AND TEST fuzz.replay.pos_relative_embedding.simd_all)
-  set_property(TEST fuzz.replay.pos_relative_embedding.simd_all APPEND PROPERTY ENVIRONMENT
-               "ASAN_OPTIONS=detect_leaks=0")
-endif()
 
 set(_fixtures ${PROJECT_SOURCE_DIR}/fixtures)
 add_test(NAME fuzz.replay.tolerance_table
