@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -16,6 +17,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -207,6 +209,11 @@ void let_stray_threads_fault(int threads_at_start) {
   dup2(out[1], STDERR_FILENO);
   close(out[1]);
   limit_child(o, tasks);
+  // The heap keeps what it grows to, large blocks included: a sweep allocates
+  // and frees tensors of the same sizes case after case, and handing them
+  // back to the system made every case fault their pages in again.
+  mallopt(M_MMAP_MAX, 0);
+  mallopt(M_TRIM_THRESHOLD, INT_MAX);
   g_board = board;
   catch_faults();
   ChildChannel channel(msg[1], board);
