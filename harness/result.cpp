@@ -78,7 +78,7 @@ std::string undiscriminating(const OpResult& r) {
     if (c.name == "matches_oracle") oracle = &c;
   if (oracle == nullptr || oracle->runs == 0) return "";  // no sweep (--property alone), or every case unsupported
   if (r.judged_valid_cases == 0)
-    return "every case run (" + plural(oracle->runs, "case", "cases") +
+    return "every case judged against the oracle (" + plural(oracle->runs, "case", "cases") +
            ") was one the op must refuse: only the status was compared, never an output";
   if (r.spread.empty()) return "";  // outputs judged by the op's verify hook alone: nothing to read here
   int64_t elements = 0;

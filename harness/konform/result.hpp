@@ -105,7 +105,7 @@ struct OpResult {
 
 // Why the sweep recorded in r could not have caught a wrong kernel, "" when
 // it could or when there is no sweep to judge (docs/cli.md, Verdicts):
-// every case run was one the op must refuse; every compared output was
+// every judged case was one the op must refuse; every compared output was
 // empty; the expected values of all outputs together were all zero, or
 // (kMinDistinct elements or more) all one value; or a tolerance-judged output
 // of kMinDistinct elements or more had fewer than kMinDistinct distinct
