@@ -72,7 +72,7 @@ const std::vector<std::pair<std::string, std::string>>& usage_sections() {
                        1 s per 100k elements) and each property's is 120 s; given, it is
                        every case's and property's deadline
     --verbose          one line per case, and a FAIL line after each failing case
-    --quiet            print only FAIL and NOT RUN lines with their findings, the summary
+    --quiet            print only FAIL, MISTRUSTED and NOT RUN lines with their findings, the summary
                        line and the --baseline comparison: no progress, PASS, SKIP or
                        file lines (the exit status is the same)
     --flush-subnormals an element that differs only because a subnormal input or result
@@ -94,8 +94,9 @@ std::string usage(const std::string& command) {
   for (const auto& [name, section] : usage_sections())
     if (command.empty() || command == name) text += section;
   text +=
-      "exit status: 0 everything supported conforms, 1 a finding, 2 bad usage or unreadable input,\n"
-      "  3 no finding but something asked for was not run (its backend cannot run here)\n";
+      "exit status: 0 everything supported conforms, 1 a finding or a result MISTRUSTED (data that\n"
+      "  could not have caught a wrong kernel), 2 bad usage or unreadable input, 3 no finding but\n"
+      "  something asked for was not run (its backend cannot run here)\n";
   return text;
 }
 

@@ -245,6 +245,7 @@ std::string state_json(const OpState& s) {
       {"next_case", s.next_case},
       {"next_property", s.next_property},
       {"judged_valid_cases", s.result.judged_valid_cases},
+      {"spread", spread_to_json(s.result.spread)},
       {"result", to_json(s.result)}};
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
@@ -260,6 +261,7 @@ std::optional<OpState> parse_state(const std::string& text) {
     s.next_property = j.at("next_property").get<size_t>();
     s.result = op_result_from_json(j.at("result"));
     s.result.judged_valid_cases = j.at("judged_valid_cases").get<int64_t>();
+    s.result.spread = spread_from_json(j.at("spread"));
     return s;
   } catch (const std::exception&) {
     return std::nullopt;
@@ -350,6 +352,7 @@ void merge(OpResult& into, const OpResult& part) {
   into.cases += part.cases;
   into.unsupported_cases += part.unsupported_cases;
   into.judged_valid_cases += part.judged_valid_cases;
+  for (const auto& [name, spread] : part.spread) into.spread[name].merge(spread);
   if (!part.unsupported_message.empty()) into.unsupported_message = part.unsupported_message;
   if (part.limit > 0 || !part.limit_why.empty()) {  // a table may hold a limit of 0
     into.limit = part.limit;
@@ -516,6 +519,9 @@ OpResult check_op(const Backend& b, const OpSpec& op, const CheckArgs& a, const 
   total.settle_unsupported();
   if (hung) total.verdict = "timeout";
   else if (crashed) total.verdict = "crashed";
+  // Could the sweep's data have caught a wrong kernel? (--case N replays one
+  // case to reproduce a finding: not a sweep to judge so.)
+  if (a.only_case < 0) total.settle_mistrusted();
   crashed_cases = sweep.skip;
   if (!a.repro_dir.empty())
     for (Finding& f : total.findings)
@@ -600,7 +606,10 @@ void print_result(const OpResult& r, int op_width) {
     std::fflush(stdout);
     return;
   }
-  const char* tag = r.verdict == "pass" ? "PASS" : r.verdict == "unsupported" ? "SKIP" : "FAIL";
+  const char* tag = r.verdict == "pass"          ? "PASS"
+                    : r.verdict == "unsupported" ? "SKIP"
+                    : r.verdict == "mistrusted"  ? "MISTRUSTED"
+                                                 : "FAIL";
   std::printf("%s  %-*s %-16s", tag, op_width, r.op.c_str(), r.backend.c_str());
   if (r.verdict == "unsupported") {
     if (r.unsupported_cases > 0)
@@ -620,8 +629,11 @@ void print_result(const OpResult& r, int op_width) {
   if (r.unsupported_cases > 0)
     std::printf("      %lld cases unsupported: \"%s\" (TL_ERR_UNSUPPORTED, not judged)\n",
                 static_cast<long long>(r.unsupported_cases), r.unsupported_message.c_str());
-  for (const auto& c : r.checks)
+  for (const auto& c : r.checks) {
     if (!c.reason.empty()) std::printf("      NOT RUN %s: %s\n", c.name.c_str(), c.reason.c_str());
+    if (!c.mistrusted.empty() && c.failures == 0)
+      std::printf("      MISTRUSTED %s: %s\n", c.name.c_str(), c.mistrusted.c_str());
+  }
   for (const Finding& f : r.findings) {
     std::printf("      %s%s%s: %s\n", f.profile.empty() ? "" : "[strict profile] ", f.check.c_str(),
                 f.cause.empty() ? "" : (" [" + f.cause + "]").c_str(), f.message.c_str());
@@ -733,7 +745,8 @@ int check(const CheckArgs& a, const std::string& command_line) {
           std::set<int64_t> crashed_cases;
           OpResult checked = check_op(b, *op, a, sweep, crashed_cases);
           check_reads(b, *op, a, sweep, crashed_cases, checked);
-          if (a.profile == "strict" && checked.strict_failed && checked.verdict == "pass")
+          if (a.profile == "strict" && checked.strict_failed &&
+              (checked.verdict == "pass" || checked.verdict == "mistrusted"))
             checked.verdict = "fail";  // --profile strict: the strict checks count
           r = std::move(checked);
         } catch (const std::runtime_error& e) {
@@ -767,14 +780,16 @@ int check(const CheckArgs& a, const std::string& command_line) {
   write(junit_file, [&] { return render_junit(report); });
   write(html_file, [&] { return render_html(report); });
   write(sarif_file, [&] { return render_sarif(report); });
-  const long long not_run_count = s["not_run"].get<long long>();
+  const long long not_run_count = s["not_run"].get<long long>(), mistrusted_count = s["mistrusted"].get<long long>();
   std::printf("%lld passed, %lld failed, %lld unsupported", s["passed"].get<long long>(), s["failed"].get<long long>(),
               s["unsupported"].get<long long>());
+  if (mistrusted_count > 0) std::printf(", %lld mistrusted", mistrusted_count);
   if (not_run_count > 0) std::printf(", %lld not run", not_run_count);
   std::printf("\n");
   std::fputs(write_errors.c_str(), stderr);
-  // Findings first (1); else anything not run (3): such a run never exits 0.
-  int status = s["failed"].get<int64_t>() > 0 ? 1 : not_run_count > 0 ? kExitNotRun : 0;
+  // Findings or mistrusted results first (1: neither is a pass, and neither
+  // is this machine's doing); else anything not run (3): never exits 0.
+  int status = s["failed"].get<int64_t>() > 0 || mistrusted_count > 0 ? 1 : not_run_count > 0 ? kExitNotRun : 0;
   if (!a.baseline.empty()) {  // --baseline: the run against an older report, a regression fails it
     const ReportDiff d = diff_reports(baseline, report, DiffOptions{}, a.baseline, "this run");
     std::printf("against %s:\n%s", a.baseline.c_str(), diff_to_text(d).c_str());
@@ -783,7 +798,7 @@ int check(const CheckArgs& a, const std::string& command_line) {
   if (harness_failed || !write_errors.empty()) {
     if (status != 0)
       std::fprintf(stderr, "konform: exit status 2 for the error above; the run has %s (status %d)\n",
-                   status == 1 ? "findings" : "ops not run", status);
+                   status == 1 ? "findings or mistrusted results" : "ops not run", status);
     return 2;
   }
   return status;
@@ -853,7 +868,7 @@ int main(int argc, char** argv) {
   if (!flushed || std::ferror(stdout) != 0) {
     std::fprintf(stderr, "konform: cannot write standard output: %s%s\n",
                  err != 0 ? std::strerror(err) : "a write failed",
-                 status == 1   ? " (the run has findings: status 1)"
+                 status == 1   ? " (the run has findings or mistrusted results: status 1)"
                  : status == 3 ? " (the run has ops not run: status 3)"
                                : "");
     return 2;

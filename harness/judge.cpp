@@ -145,6 +145,12 @@ CaseVerdict judge_case(const Backend& backend, const OpSpec& op, void* fn, const
       throw std::logic_error(op.name + ": the oracle returned " + std::to_string(e.value.size()) + " values for " +
                              a.name + " of " + std::to_string(got.elements()));
     const bool exact = a.match == Match::exact;
+    if (a.name != op.status) {
+      OutputSpread& spread = verdict.spread[a.name];
+      spread.exact = exact;
+      spread.cases = 1;
+      for (double x : e.value) spread.add(x);
+    }
     auto compare = [&](const Subnormals& sub) {
       return exact ? compare_exact(got, e, sub) : compare_tolerance(got, e, limit, sub);
     };

@@ -238,7 +238,8 @@ std::string render_html(const json& report) {
        "</style></head><body>\n";
   h << "<h1>konform conformance report</h1>\n<p id=\"summary\"><b>" << esc(str(sum.at("verdict"))) << "</b>: "
     << str(sum.at("passed")) << " passed, " << str(sum.at("failed")) << " failed, " << str(sum.at("unsupported"))
-    << " unsupported" << (sum.value("not_run", 0) > 0 ? ", " + str(sum.at("not_run")) + " not run" : "")
+    << " unsupported" << (sum.value("mistrusted", 0) > 0 ? ", " + str(sum.at("mistrusted")) + " mistrusted" : "")
+    << (sum.value("not_run", 0) > 0 ? ", " + str(sum.at("not_run")) + " not run" : "")
     << (sum.value("strict_failed", 0) > 0 ? "; " + str(sum.at("strict_failed")) + " fail the strict profile" : "")
     << " (profile " << esc(report.value("profile", "default")) << "). Seed " << str(report.at("seed")) << ", "
     << str(report.at("cases_per_op")) << " cases per op, created " << esc(str(report.at("created")))
@@ -278,7 +279,7 @@ std::string render_html(const json& report) {
         << colour(v) << "\"></span><i style=\"left:" << limit_mark << "px\"></i></div>";
     h << "</td><td>";
     if (findings > 0) h << "<a href=\"#" << finding_id(i, 0) << "\">" << findings << "</a>";
-    else if (v == "not_run") h << esc(str(r.at("reason")));
+    else if (v == "not_run" || v == "mistrusted") h << esc(str(r.at("reason")));
     else h << "0";
     h << "</td></tr>\n";
   }
@@ -322,6 +323,23 @@ std::string render_html(const json& report) {
       << str(m.at("nmse")) << "</td></tr>\n";
   }
   h << "</table>\n";
+  // What ran on data that could not have caught a wrong kernel, and why.
+  bool mistrusted_header = false;
+  for (size_t i : order) {
+    const auto& r = results[i];
+    for (const auto& c : r.at("checks")) {
+      if (c.at("verdict") != "mistrusted") continue;
+      if (!mistrusted_header)
+        h << "<h2 id=\"mistrusted\">Mistrusted</h2>\n<p>Checks that found nothing on data that could not have "
+             "caught a wrong kernel: no finding, and no pass either.</p>\n<ul style=\"color:"
+          << colour("mistrusted") << "\">\n";
+      mistrusted_header = true;
+      h << "<li>" << esc(str(r.at("op")) + " on " + str(r.at("backend")) + ", " + str(c.at("name")) + ": " +
+                         str(c.at("reason")))
+        << "</li>\n";
+    }
+  }
+  if (mistrusted_header) h << "</ul>\n";
   // What could not run here, and why: not a finding, and not a pass either.
   bool header = false;
   for (const auto& r : results) {

@@ -100,6 +100,14 @@ std::string render_junit(const nlohmann::json& report) {
           ++skipped;
           cases << "<skipped message=\"" << xml_escape(name + " fails the strict profile (run with --profile strict to count it)")
                 << "\"/>";
+        } else if (c.at("verdict") == "mistrusted") {  // never a pass: a failure that says why
+          ++failures;
+          const std::string why = c.at("reason");
+          cases << "<failure type=\"mistrusted\" message=\""
+                << xml_escape(name + " is mistrusted: its data could not have caught a wrong kernel") << "\">"
+                << xml_escape(why + "\n(no finding: a kernel that is wrong could pass this data too; "
+                                    "run more cases, or fix the op's case generator)")
+                << "</failure>";
         } else if (c.at("verdict") == "fail") {
           ++failures;
           std::string text;

@@ -26,6 +26,16 @@ std::string message_of(const json& f) {
   return text;
 }
 
+// The op (a logical location) in the backend's library (the artifact).
+json location_of(const std::string& op, const std::string& backend, const std::map<std::string, std::string>& library) {
+  json location = {{"logicalLocations",
+                    json::array({{{"name", op}, {"fullyQualifiedName", backend + "::" + op}, {"kind", "function"}}})}};
+  const auto lib = library.find(backend);
+  if (lib != library.end() && !lib->second.empty())
+    location["physicalLocation"] = {{"artifactLocation", {{"uri", lib->second}}}};
+  return location;
+}
+
 }  // namespace
 
 std::string render_sarif(const json& report) {
@@ -40,10 +50,7 @@ std::string render_sarif(const json& report) {
     for (const auto& f : r.at("findings")) {
       const std::string check = f.at("check");
       rule_ids.insert(check);
-      json location = {{"logicalLocations",
-                        json::array({{{"name", op}, {"fullyQualifiedName", backend + "::" + op}, {"kind", "function"}}})}};
-      const std::string lib = library.count(backend) ? library[backend] : "";
-      if (!lib.empty()) location["physicalLocation"] = {{"artifactLocation", {{"uri", lib}}}};
+      const json location = location_of(op, backend, library);
       json properties = {{"op", op},
                          {"backend", backend},
                          {"symbol", r.at("symbol")},
@@ -58,10 +65,31 @@ std::string render_sarif(const json& report) {
                          {"properties", properties}});
     }
   }
+  // A mistrusted check: no finding, but no pass either; a warning under a
+  // rule of its own, so that it is never mistaken for a kernel's defect.
+  for (const auto& r : report.at("results")) {
+    const std::string op = r.at("op"), backend = r.at("backend");
+    for (const auto& c : r.at("checks")) {
+      if (c.at("verdict") != "mistrusted") continue;
+      const std::string check = c.at("name");
+      rule_ids.insert("mistrusted");
+      const json location = location_of(op, backend, library);
+      results.push_back(
+          {{"ruleId", "mistrusted"},
+           {"level", "warning"},
+           {"message", {{"text", check + " is mistrusted: " + c.at("reason").get<std::string>()}}},
+           {"locations", json::array({location})},
+           {"partialFingerprints", {{"konform/v1", backend + "/" + op + "/" + check + "/mistrusted"}}},
+           {"properties", {{"op", op}, {"backend", backend}, {"symbol", r.at("symbol")}, {"verdict", r.at("verdict")},
+                           {"check", check}}}});
+    }
+  }
   json rules = json::array();
   for (const auto& id : rule_ids)
     rules.push_back({{"id", id},
-                     {"shortDescription", {{"text", "konform check " + id}}}});
+                     {"shortDescription",
+                      {{"text", id == "mistrusted" ? "konform: a check whose data could not have caught a wrong kernel"
+                                                   : "konform check " + id}}}});
   const json& build = report.at("build");
   json run = {{"tool",
                {{"driver",

@@ -160,17 +160,21 @@ class Validator {
   static void result(const json& r, const std::string& where) {
     object(r, where, {"op", "symbol", "dtype", "backend", "target", "verdict", "cases", "seconds", "tolerance", "metrics",
                       "worst", "findings", "checks"}, {"reason", "unsupported", "strict_verdict"});
-    if (r.contains("strict_verdict")) one_of(r.at("strict_verdict"), at(where, "strict_verdict"), {"pass", "fail"});
+    if (r.contains("strict_verdict"))
+      one_of(r.at("strict_verdict"), at(where, "strict_verdict"), {"pass", "fail", "mistrusted"});
     string(r.at("op"), at(where, "op"), true);
     string(r.at("symbol"), at(where, "symbol"), true);
     one_of(r.at("dtype"), at(where, "dtype"), {"f32", "f16", "bf16", "i32"});
     string(r.at("backend"), at(where, "backend"), true);
     string(r.at("target"), at(where, "target"));
-    one_of(r.at("verdict"), at(where, "verdict"), {"pass", "fail", "unsupported", "crashed", "timeout", "not_run"});
-    // not_run carries why, and only not_run does.
-    if (r.at("verdict") == "not_run" && !r.contains("reason")) fail(where, "missing 'reason' (a not_run result says why)");
+    one_of(r.at("verdict"), at(where, "verdict"),
+           {"pass", "fail", "unsupported", "crashed", "timeout", "not_run", "mistrusted"});
+    // not_run and mistrusted carry why, and only they do.
+    const bool says_why = r.at("verdict") == "not_run" || r.at("verdict") == "mistrusted";
+    if (says_why && !r.contains("reason"))
+      fail(where, "missing 'reason' (a " + r.at("verdict").get<std::string>() + " result says why)");
     if (r.contains("reason")) {
-      if (r.at("verdict") != "not_run") fail(at(where, "reason"), "only a not_run result has a reason");
+      if (!says_why) fail(at(where, "reason"), "only a not_run or mistrusted result has a reason");
       string(r.at("reason"), at(where, "reason"), true);
     }
     integer(r.at("cases"), at(where, "cases"), 0);
@@ -213,9 +217,12 @@ class Validator {
       one_of(c.at("kind"), at(cw, "kind"), {"sweep", "property"});
       integer(c.at("runs"), at(cw, "runs"), 0);
       integer(c.at("failures"), at(cw, "failures"), 0);
-      one_of(c.at("verdict"), at(cw, "verdict"), {"pass", "fail", "not_run"});
+      one_of(c.at("verdict"), at(cw, "verdict"), {"pass", "fail", "not_run", "mistrusted"});
+      if (c.at("verdict") == "mistrusted" && !c.contains("reason"))
+        fail(cw, "missing 'reason' (a mistrusted check says why)");
       if (c.contains("reason")) {
-        if (c.at("verdict") != "not_run") fail(at(cw, "reason"), "only a not_run check has a reason");
+        if (c.at("verdict") != "not_run" && c.at("verdict") != "mistrusted")
+          fail(at(cw, "reason"), "only a not_run or mistrusted check has a reason");
         string(c.at("reason"), at(cw, "reason"), true);
       }
     }
@@ -257,12 +264,14 @@ class Validator {
     if (!results.is_array()) fail("results", "expected an array, found " + type_of(results));
     for (size_t i = 0; i < results.size(); ++i) result(results[i], at(std::string("results"), i));
     const json& s = j.at("summary");
-    // not_run: absent in reports written before the verdict existed (read as 0).
-    object(s, "summary", {"results", "passed", "failed", "unsupported", "verdict"}, {"not_run", "strict_failed"});
+    // not_run, mistrusted: absent in reports written before the verdict existed (read as 0).
+    object(s, "summary", {"results", "passed", "failed", "unsupported", "verdict"},
+           {"not_run", "mistrusted", "strict_failed"});
     if (s.contains("strict_failed")) integer(s.at("strict_failed"), "summary.strict_failed", 0);
     for (const char* k : {"results", "passed", "failed", "unsupported"}) integer(s.at(k), at("summary", k), 0);
-    if (s.contains("not_run")) integer(s.at("not_run"), "summary.not_run", 0);
-    one_of(s.at("verdict"), "summary.verdict", {"pass", "fail", "not_run"});
+    for (const char* k : {"not_run", "mistrusted"})
+      if (s.contains(k)) integer(s.at(k), at("summary", k), 0);
+    one_of(s.at("verdict"), "summary.verdict", {"pass", "fail", "mistrusted", "not_run"});
   }
 
  private:
@@ -276,12 +285,13 @@ void validate_report(const json& report) { Validator::report(report); }
 json to_json(const OpResult& r) {
   json j = {{"op", r.op},           {"symbol", r.symbol}, {"dtype", r.dtype},     {"backend", r.backend},
             {"target", r.target},   {"verdict", r.verdict}, {"cases", r.cases}, {"seconds", r.seconds}};
-  if (r.verdict == "not_run") j["reason"] = r.reason;
+  if (r.verdict == "not_run" || r.verdict == "mistrusted") j["reason"] = r.reason;
   if (r.unsupported_cases > 0) j["unsupported"] = {{"cases", r.unsupported_cases}, {"message", r.unsupported_message}};
   j["tolerance"] = {{"limit", number(r.limit)}, {"unit", "u = 2^-24 (f32) times the oracle's scale"}, {"why", r.limit_why}};
   if (r.strict_limit > 0) j["tolerance"]["strict_limit"] = number(r.strict_limit);
   // The verdict under --profile strict, measured on every run.
-  if (r.verdict == "pass" || r.verdict == "fail") j["strict_verdict"] = r.verdict == "fail" || r.strict_failed ? "fail" : "pass";
+  if (r.verdict == "pass" || r.verdict == "fail" || r.verdict == "mistrusted")
+    j["strict_verdict"] = r.verdict == "fail" || r.strict_failed ? "fail" : r.verdict;
   j["metrics"] = {{"elements", r.metrics.elements}, {"max_r", number(r.metrics.max_r)},
                   {"max_abs", number(r.metrics.max_abs)}, {"max_rel", number(r.metrics.max_rel)},
                   {"max_ulp", number(r.metrics.max_ulp)}, {"nmse", number(r.metrics.nmse())},
@@ -293,10 +303,14 @@ json to_json(const OpResult& r) {
   for (const auto& f : r.findings) j["findings"].push_back(finding_json(f));
   j["checks"] = json::array();
   for (const auto& c : r.checks) {
-    const std::string verdict = c.runs == 0 ? "not_run" : (c.failures ? "fail" : "pass");
+    const std::string verdict = c.runs == 0              ? "not_run"
+                                : c.failures > 0         ? "fail"
+                                : !c.mistrusted.empty() ? "mistrusted"
+                                                         : "pass";
     j["checks"].push_back({{"name", c.name}, {"kind", c.kind}, {"runs", c.runs}, {"failures", c.failures},
                            {"verdict", verdict}});
-    if (!c.reason.empty()) j["checks"].back()["reason"] = c.reason;
+    if (verdict == "mistrusted") j["checks"].back()["reason"] = c.mistrusted;
+    else if (!c.reason.empty()) j["checks"].back()["reason"] = c.reason;
     if (!c.profile.empty()) j["checks"].back()["profile"] = c.profile;
   }
   return j;
@@ -336,10 +350,13 @@ OpResult op_result_from_json(const json& j) {
   if (m.contains("flushed")) r.metrics.flushed = field<int64_t>(m, "flushed");
   if (!j.at("worst").is_null()) r.worst = finding_from_json(j.at("worst"));
   for (const auto& f : j.at("findings")) r.findings.push_back(finding_from_json(f));
-  for (const auto& c : j.at("checks"))
+  for (const auto& c : j.at("checks")) {
+    const std::string why = c.contains("reason") ? field<std::string>(c, "reason") : "";
+    const bool mistrusted = c.at("verdict") == "mistrusted";
     r.checks.push_back({field<std::string>(c, "name"), field<std::string>(c, "kind"), field<int64_t>(c, "runs"),
-                        field<int64_t>(c, "failures"), c.contains("reason") ? field<std::string>(c, "reason") : "",
-                        c.contains("profile") ? field<std::string>(c, "profile") : ""});
+                        field<int64_t>(c, "failures"), mistrusted ? "" : why,
+                        c.contains("profile") ? field<std::string>(c, "profile") : "", mistrusted ? why : ""});
+  }
   return r;
 }
 
@@ -366,8 +383,32 @@ json build_info() {
           {"build_type", kBuildType}, {"flags", kCxxFlags}};
 }
 
-const char* summary_verdict(int64_t failed, int64_t not_run) {
-  return failed > 0 ? "fail" : not_run > 0 ? "not_run" : "pass";
+const char* summary_verdict(int64_t failed, int64_t mistrusted, int64_t not_run) {
+  return failed > 0 ? "fail" : mistrusted > 0 ? "mistrusted" : not_run > 0 ? "not_run" : "pass";
+}
+
+json spread_to_json(const std::map<std::string, OutputSpread>& spread) {
+  json j = json::object();
+  for (const auto& [name, s] : spread) {
+    json distinct = json::array();
+    for (double d : s.distinct) distinct.push_back(number(d));
+    j[name] = {{"exact", s.exact}, {"cases", s.cases}, {"elements", s.elements}, {"nonzero", s.nonzero},
+               {"distinct", distinct}};
+  }
+  return j;
+}
+
+std::map<std::string, OutputSpread> spread_from_json(const json& j) {
+  std::map<std::string, OutputSpread> out;
+  for (const auto& [name, v] : j.items()) {
+    OutputSpread& s = out[name];
+    s.exact = field<bool>(v, "exact");
+    s.cases = field<int64_t>(v, "cases");
+    s.elements = field<int64_t>(v, "elements");
+    s.nonzero = field<int64_t>(v, "nonzero");
+    for (const auto& d : v.at("distinct")) s.distinct.push_back(read_number(d));
+  }
+  return out;
 }
 
 json make_report(const RunInfo& run, const std::vector<OpResult>& results) {
@@ -385,19 +426,25 @@ json make_report(const RunInfo& run, const std::vector<OpResult>& results) {
   j["machine"] = machine_info();
   j["build"] = build_info();
   j["backends"] = run.backend_details;
-  int64_t passed = 0, failed = 0, unsupported = 0, not_run = 0, strict_failed = 0;
+  int64_t passed = 0, failed = 0, unsupported = 0, not_run = 0, mistrusted = 0, strict_failed = 0;
   j["results"] = json::array();
   for (const auto& r : results) {
     j["results"].push_back(to_json(r));
     if (r.verdict == "pass") ++passed;
     else if (r.verdict == "unsupported") ++unsupported;
     else if (r.verdict == "not_run") ++not_run;
+    else if (r.verdict == "mistrusted") ++mistrusted;
     else ++failed;
-    strict_failed += r.verdict == "fail" || (r.verdict == "pass" && r.strict_failed);
+    strict_failed += r.verdict == "fail" || ((r.verdict == "pass" || r.verdict == "mistrusted") && r.strict_failed);
   }
-  // A run with anything not run never says pass: nothing silently passes.
-  j["summary"] = {{"results", results.size()}, {"passed", passed},   {"failed", failed},
-                  {"unsupported", unsupported}, {"not_run", not_run}, {"verdict", summary_verdict(failed, not_run)},
+  // A run with anything mistrusted or not run never says pass: nothing silently passes.
+  j["summary"] = {{"results", results.size()},
+                  {"passed", passed},
+                  {"failed", failed},
+                  {"unsupported", unsupported},
+                  {"mistrusted", mistrusted},
+                  {"not_run", not_run},
+                  {"verdict", summary_verdict(failed, mistrusted, not_run)},
                   {"strict_failed", strict_failed}};
   return j;
 }

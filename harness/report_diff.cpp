@@ -69,6 +69,17 @@ std::set<std::string> failed_checks(const json& r) {
   return out;
 }
 
+// The checks of r that are mistrusted, with why.
+std::map<std::string, std::string> mistrusted_checks(const json& r) {
+  std::map<std::string, std::string> out;
+  const auto checks = r.find("checks");
+  if (checks == r.end() || !checks->is_array()) return out;
+  for (const json& c : *checks)
+    if (c.is_object() && c.value("verdict", std::string()) == "mistrusted")
+      out[c.value("name", std::string("?"))] = c.value("reason", std::string());
+  return out;
+}
+
 // The worst error as a share of the limit; NaN when the op has no limit
 // (exact ops) or nothing was compared.
 double share_of_limit(const json& r) {
@@ -104,7 +115,25 @@ void compare_one(const Key& key, const json& o, const json& n, const DiffOptions
     d.entries.push_back(entry("newly_not_run", key, "", ov, nv, n.value("reason", std::string("")), false));
     return;
   }
-  if (failing(nv)) {
+  // A check whose data can no longer catch a wrong kernel: a regression,
+  // whatever the op's verdict (a check that failed before included).
+  const auto mistrusted_before = mistrusted_checks(o);
+  bool newly_mistrusted = false;
+  for (const auto& [c, why] : mistrusted_checks(n))
+    if (!mistrusted_before.count(c)) {
+      d.entries.push_back(entry("newly_mistrusted", key, c, ov, nv, "check " + c + " is mistrusted: " + why, true));
+      newly_mistrusted = true;
+    }
+  const bool became_mistrusted = nv == "mistrusted" && ov != "mistrusted";
+  if (became_mistrusted && !newly_mistrusted) {
+    if (mistrusted_before.empty())  // checks without the verdict (a report older than it)
+      d.entries.push_back(entry("newly_mistrusted", key, "", ov, nv, n.value("reason", std::string("")), true));
+    else if (failing(ov))  // its check was mistrusted already, beside a failure that is gone
+      d.entries.push_back(entry("fixed", key, "", ov, nv, "no longer fails (still mistrusted)", false));
+  }
+  if (became_mistrusted) {
+    // said above: no check fails in a mistrusted op
+  } else if (failing(nv)) {
     const std::set<std::string> before = failing(ov) ? failed_checks(o) : std::set<std::string>{};
     bool any = false;
     for (const std::string& c : failed_checks(n))
@@ -116,7 +145,8 @@ void compare_one(const Key& key, const json& o, const json& n, const DiffOptions
     if (!any && !failing(ov))  // a verdict without a failing check (a crash before any check counted)
       d.entries.push_back(entry("new_failure", key, "", ov, nv, "the op now " + nv, true));
   } else if (failing(ov)) {
-    d.entries.push_back(entry("fixed", key, "", ov, nv, "no longer fails", false));
+    d.entries.push_back(
+        entry("fixed", key, "", ov, nv, ov == "mistrusted" ? "no longer mistrusted" : "no longer fails", false));
   }
   const double before = share_of_limit(o), after = share_of_limit(n);
   if (std::isnan(after)) return;

@@ -99,6 +99,7 @@ void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& opti
     } else {
       ++oracle_check.runs;
       result.judged_valid_cases += !v.refused;
+      for (const auto& [name, spread] : v.spread) result.spread[name].merge(spread);
     }
     for (const auto& check : v.verifications) {  // OpSpec::verify's checks
       CheckSummary& s = result.check(check, "sweep");

@@ -55,10 +55,10 @@ edit_report "$tmp/no_reason.json" 'del r["results"][0]["reason"]'
 expect 2 "results\[0\]: missing 'reason' \(a not_run result says why\)" -- \
   render "$tmp/no_reason.json" --junit "$tmp/no_reason.xml"
 edit_report "$tmp/reason_on_pass.json" 'r["results"][0]["verdict"] = "pass"'
-expect 2 "results\[0\].reason: only a not_run result has a reason" -- \
+expect 2 "results\[0\].reason: only a not_run or mistrusted result has a reason" -- \
   render "$tmp/reason_on_pass.json" --junit "$tmp/reason_on_pass.xml"
 edit_report "$tmp/verdict.json" 'r["summary"]["verdict"] = "skipped"'
-expect 2 "summary.verdict: 'skipped' is not one of pass, fail, not_run" -- \
+expect 2 "summary.verdict: 'skipped' is not one of pass, fail, mistrusted, not_run" -- \
   render "$tmp/verdict.json" --html "$tmp/verdict.html"
 
 # Ops it does not export stay unsupported; the run still exits 3.

@@ -3,7 +3,7 @@
 
   validate_report.py --schema SCHEMA REPORT...
       Each report must satisfy the schema and the consistency rules below.
-      Options: --expect-verdict pass|fail|not_run (the summary's verdict),
+      Options: --expect-verdict pass|fail|mistrusted|not_run (the summary's verdict),
                --expect-finding CHECK (some result has a finding of CHECK).
   validate_report.py --schema SCHEMA --self-test REPORT
       REPORT must be valid, and each of a list of deliberately broken copies
@@ -65,7 +65,7 @@ def consistency_errors(report):
     errors = []
     results = report.get("results", [])
     summary = report.get("summary", {})
-    tally = {"results": len(results), "passed": 0, "failed": 0, "unsupported": 0, "not_run": 0}
+    tally = {"results": len(results), "passed": 0, "failed": 0, "unsupported": 0, "not_run": 0, "mistrusted": 0}
     for i, r in enumerate(results):
         where = f"$.results[{i}]"
         v = r.get("verdict")
@@ -75,6 +75,8 @@ def consistency_errors(report):
             tally["unsupported"] += 1
         elif v == "not_run":
             tally["not_run"] += 1
+        elif v == "mistrusted":
+            tally["mistrusted"] += 1
         else:
             tally["failed"] += 1
         # Findings of a strict-profile check stand beside a passing verdict in a
@@ -83,7 +85,7 @@ def consistency_errors(report):
         findings = [f for f in r.get("findings", []) if counted or f.get("profile") != "strict"]
         if v in ("fail", "crashed", "timeout") and not findings:
             errors.append(f"{where}.findings: verdict '{v}' but no finding says why")
-        if v in ("pass", "unsupported", "not_run") and findings:
+        if v in ("pass", "unsupported", "not_run", "mistrusted") and findings:
             errors.append(f"{where}.findings: verdict '{v}' but {len(findings)} finding(s)")
         # An op unsupported for its every valid case (TL_ERR_UNSUPPORTED) ran them.
         ran_unsupported = v == "unsupported" and "unsupported" in r
@@ -98,12 +100,19 @@ def consistency_errors(report):
             failures, runs, cv = c.get("failures", 0), c.get("runs", 0), c.get("verdict")
             if failures > 0 and cv != "fail":
                 errors.append(f"{cw}.verdict: '{cv}' with {failures} failure(s)")
-            if failures == 0 and runs > 0 and cv != "pass":
+            if failures == 0 and runs > 0 and cv not in ("pass", "mistrusted"):
                 errors.append(f"{cw}.verdict: '{cv}' with {runs} run(s) and no failure")
+            if cv == "mistrusted" and runs == 0:
+                errors.append(f"{cw}.verdict: 'mistrusted' with no run")
             if cv == "not_run" and runs != 0:
                 errors.append(f"{cw}.verdict: 'not_run' with {runs} run(s)")
             if v == "pass" and cv == "fail" and (counted or c.get("profile") != "strict"):
                 errors.append(f"{cw}.verdict: a failing check in a passing result")
+            if v == "pass" and cv == "mistrusted":
+                errors.append(f"{cw}.verdict: a mistrusted check in a passing result")
+        # A mistrusted result names the check whose data could not discriminate.
+        if v == "mistrusted" and not any(c.get("verdict") == "mistrusted" for c in r.get("checks", [])):
+            errors.append(f"{where}.checks: verdict 'mistrusted' but no check is")
         # A limit may grow with the case's sums (such an op has a strict_limit): the worst element's
         # case limit is the one it met; without a worst element there is nothing to compare.
         worst, tolerance = r.get("worst") or {}, r.get("tolerance", {})
@@ -114,10 +123,11 @@ def consistency_errors(report):
                 and max_r > limit:
             errors.append(f"{where}.metrics.max_r: {max_r} exceeds the limit {limit} of a passing result")
     for key, n in tally.items():
-        # not_run: absent from reports older than the verdict (then there is none)
-        if summary.get(key, 0 if key == "not_run" else None) != n:
+        # not_run, mistrusted: absent from reports older than the verdict (then there is none)
+        if summary.get(key, 0 if key in ("not_run", "mistrusted") else None) != n:
             errors.append(f"$.summary.{key}: {summary.get(key)!r}, but the results say {n}")
-    want = "fail" if tally["failed"] else "not_run" if tally["not_run"] else "pass"
+    want = ("fail" if tally["failed"] else "mistrusted" if tally["mistrusted"] else
+            "not_run" if tally["not_run"] else "pass")
     if "verdict" in summary and summary["verdict"] != want:
         errors.append(f"$.summary.verdict: '{summary['verdict']}', but the results say '{want}'")
     return errors
@@ -163,6 +173,12 @@ def broken_variants(report):
         edit("a reason on a result that ran", lambda r: first(r).__setitem__("reason", "no device")),
         edit("an empty not_run reason", lambda r: first(r).update(verdict="not_run", reason="")),
         edit("summary not_run below zero", lambda r: r["summary"].__setitem__("not_run", -1)),
+        edit("a mistrusted result without its reason", lambda r: first(r).update(verdict="mistrusted")),
+        edit("a mistrusted check without its reason",
+             lambda r: first(r)["checks"][0].update(verdict="mistrusted", failures=0)),
+        edit("a mistrusted result counted as passed",
+             lambda r: first(r).update(verdict="mistrusted", reason="all zero", findings=[])),
+        edit("summary mistrusted below zero", lambda r: r["summary"].__setitem__("mistrusted", -1)),
         edit("a check verdict outside the enum", lambda r: first(r)["checks"][0].__setitem__("verdict", "ok")),
         edit("a backend of an unknown kind", lambda r: r["backends"][0].__setitem__("kind", "remote")),
         edit("a plugin without its library", lambda r: r["backends"][0].update(kind="plugin", library="")),
@@ -213,6 +229,8 @@ def legal_variants(report):
         edit("no worst (null)", lambda r: first(r).__setitem__("worst", None)),
         edit("no os in machine", lambda r: r["machine"].pop("os", None)),
         edit("no summary.not_run (a report older than that verdict)", lambda r: r["summary"].pop("not_run", None)),
+        edit("no summary.mistrusted (a report older than that verdict)",
+             lambda r: r["summary"].pop("mistrusted", None)),
         edit("a plugin backend", lambda r: r["backends"][0].update(kind="plugin", library="./libtheirs.so")),
         edit("no subnormal policy (a report older than it)", lambda r: r.pop("subnormals", None)),
         edit("no mismatch counts in the metrics (a report older than them)",
@@ -255,7 +273,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--schema", required=True)
     ap.add_argument("--self-test", action="store_true")
-    ap.add_argument("--expect-verdict", choices=["pass", "fail", "not_run"])
+    ap.add_argument("--expect-verdict", choices=["pass", "fail", "mistrusted", "not_run"])
     ap.add_argument("--expect-finding", metavar="CHECK")
     ap.add_argument("reports", nargs="+")
     args = ap.parse_args()

@@ -34,6 +34,9 @@ struct CaseVerdict {
   // against the oracle; the guards still hold. `message`: its tl_last_error.
   bool unsupported = false;
   std::string message;
+  // The oracle's expected values of each output compared (the status aside),
+  // for telling whether a sweep's data could discriminate (undiscriminating).
+  std::map<std::string, OutputSpread> spread;
   // The checks of the op's verify hook that ran on this case (OpSpec::verify).
   std::vector<std::string> verifications;
   // Those of them that belong to a profile (Verification::profile): check -> "strict".

@@ -3,6 +3,7 @@
 // isolated child process.
 #pragma once
 
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -37,9 +38,14 @@ struct RunInfo {
   std::vector<nlohmann::json> backend_details;  // name, kind, library, target
 };
 
-// The summary's verdict: fail on any failure, else not_run when anything was
-// not run, else pass.
-const char* summary_verdict(int64_t failed, int64_t not_run);
+// The summary's verdict: fail on any failure, else mistrusted when any
+// result is, else not_run when anything was not run, else pass.
+const char* summary_verdict(int64_t failed, int64_t mistrusted, int64_t not_run);
+
+// OpResult::spread as JSON and back: an isolated child sends it with its
+// state (it is not in the report).
+nlohmann::json spread_to_json(const std::map<std::string, OutputSpread>& spread);
+std::map<std::string, OutputSpread> spread_from_json(const nlohmann::json& j);
 
 nlohmann::json make_report(const RunInfo& run, const std::vector<OpResult>& results);
 

@@ -25,7 +25,7 @@ struct DiffOptions {
 
 // One change between the two reports, for one op on one backend.
 struct DiffEntry {
-  // new_failure, failing_check, newly_unsupported, error_growth (regressions);
+  // new_failure, failing_check, newly_unsupported, newly_mistrusted, error_growth (regressions);
   // fixed, newly_not_run, only_in_old, only_in_new (reported, not regressions).
   std::string kind;
   std::string op, backend;
