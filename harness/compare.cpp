@@ -125,17 +125,21 @@ double tail_threshold(const std::vector<double>& scale) {
 
 // Whether y passes once subnormals may be flushed: each of the limit's
 // roundings (at least one) may also lose FLT_MIN, a flushed operation's
-// loss, where a gradual underflow loses half the subnormal spacing:
-// |y - y*| <= limit u max(s, FLT_MIN) + max(limit, 1) FLT_MIN, against the
-// oracle or its DAZ twin. NaN and infinities as in the strict rule.
+// loss, where a gradual underflow loses half the subnormal spacing, at the
+// output or at an intermediate the oracle names, which carries it times the
+// factor it multiplies (Expected::flush_factor, f): |y - y*| <= limit u
+// max(s, FLT_MIN) + max(limit, 1) FLT_MIN (1 + f), against the oracle or its
+// DAZ twin. NaN and infinities as in the strict rule.
 bool passes_flushed(double y, int64_t k, const Expected& expected, double limit, const Subnormals& sub) {
-  auto within = [&](double want, double s) {
+  auto within = [&](double want, double s, double factor) {
     if (!std::isfinite(want) || !std::isfinite(y)) return judge(y, want, s, limit).ok;
     const double strict = limit * unit_roundoff(DType::f32) * std::fmax(s, double(FLT_MIN));
-    return std::fabs(y - want) <= strict + std::fmax(limit, 1.0) * double(FLT_MIN);
+    return std::fabs(y - want) <= strict + std::fmax(limit, 1.0) * double(FLT_MIN) * (1 + factor);
   };
   auto against = [&](const Expected& e) {
-    return within(e.value[k], e.scale[k]) || (!e.alternative.empty() && within(e.alternative[k], e.scale[k]));
+    const double factor = e.flush_factor.empty() ? 0.0 : e.flush_factor[k];
+    return within(e.value[k], e.scale[k], factor) ||
+           (!e.alternative.empty() && within(e.alternative[k], e.scale[k], factor));
   };
   return against(expected) || (sub.daz != nullptr && k < static_cast<int64_t>(sub.daz->value.size()) &&
                                !sub.daz->scale.empty() && against(*sub.daz));

@@ -18,8 +18,8 @@
 #ifndef KONFORM_MUTANT
 #define KONFORM_MUTANT 0
 #endif
-#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 28
-#error "KONFORM_MUTANT must be 0 (the correct base) or 1..28 (mutant act_m01..act_m28)"
+#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 31
+#error "KONFORM_MUTANT must be 0 (the correct base) or 1..31 (mutant act_m01..act_m31)"
 #endif
 #define MUTANT(n) (KONFORM_MUTANT == (n))
 
@@ -80,7 +80,13 @@ static float gelu_erf(float x) {
 #endif
 }
 
+/* Mutants 29-31 flush normal values, which --flush-subnormals must not admit. */
+static inline float flushed_below_2_100(float v) { return fabsf(v) < 0x1p-100f ? copysignf(0.0f, v) : v; }
+
 static float leaky(float x, float alpha) {
+#if MUTANT(31) /* inputs below 2^-100 read as zero (DAZ past the subnormals) */
+  x = flushed_below_2_100(x);
+#endif
 #if MUTANT(9) /* the slope applied to the positives */
   return x > 0 ? alpha * x : x;
 #elif MUTANT(10) /* max(x, alpha x): right only for 0 <= alpha <= 1 */
@@ -226,6 +232,9 @@ tl_status tl_softmax_f32(const float *x, float *y, const int64_t *shape, int ran
       const float inv = (float)(1.0 / total);
       for (int64_t l = 0; l < length; ++l) y[base + l * inner] *= inv;
 #endif
+#if MUTANT(30) /* results below 2^-100 flushed to zero (FTZ past the subnormals) */
+      for (int64_t l = 0; l < length; ++l) y[base + l * inner] = flushed_below_2_100(y[base + l * inner]);
+#endif
     }
 #if MUTANT(19)
   const float inv = (float)(1.0 / total);
@@ -243,6 +252,8 @@ void tl_swiglu_f32(const float *gate, const float *up, float *y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
 #if MUTANT(21) /* silu of up, times gate */
     y[i] = silu(up[i]) * gate[i];
+#elif MUTANT(29) /* silu(gate) below 2^-100 flushed before the product (FTZ of a normal intermediate) */
+    y[i] = flushed_below_2_100(silu(gate[i])) * up[i];
 #else
     y[i] = silu(gate[i]) * up[i];
 #endif

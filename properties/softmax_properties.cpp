@@ -23,7 +23,6 @@ namespace call = calls::act;
 using call::Floats;
 using call::Shape;
 
-constexpr double u = 0x1p-24;
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
 int64_t count(const Shape& s) { return std::accumulate(s.begin(), s.end(), int64_t{1}, std::multiplies<>()); }
@@ -97,9 +96,11 @@ void hand_example(const Backend& b) {
   for (float v : softmax(b, {1, 2, 3, 1, 2, 3}, {2, 3}, 0)) RC_ASSERT(v == 0.5f);
 }
 
-// Every line sums to 1 to within the sum of its elements' allowances, and
-// each element meets the oracle; a normalization by the whole call, or by
-// the wrong lines, fails with two or more lines.
+// Every line sums to 1 to within the sum of its elements' allowances (the
+// comparator's rule: the default profile's any-order limit for the line,
+// and under --flush-subnormals FLT_MIN per element), and each element meets
+// the oracle; a normalization by the whole call, or by the wrong lines,
+// fails with two or more lines.
 void rows_sum_to_one(const Backend& b) {
   Shape shape = random_shape();
   int64_t a = *rc::gen::inRange<int64_t>(0, static_cast<int64_t>(shape.size()));
@@ -119,7 +120,7 @@ void rows_sum_to_one(const Backend& b) {
         const int64_t k = w.at(o, l, j);
         RC_ASSERT(near(y[k], e.value[k], e.scale[k], limit(w.length)));
         sum += y[k];
-        allowance += limit(w.length) * u * e.scale[k];
+        allowance += props::allowance(e.scale[k], limit(w.length));
       }
       RC_ASSERT(std::fabs(sum - 1.0) <= allowance + 1e-12);
     }

@@ -10,6 +10,7 @@
 #include <rapidcheck.h>
 
 #include "konform/backend.hpp"
+#include "konform/op.hpp"
 #include "konform/properties.hpp"
 #include "konform/tolerance.hpp"
 
@@ -40,20 +41,47 @@ inline double limit_of(const std::string& op, int64_t n) {
   return t->at(n, 0x1p-24);
 }
 
-// Under --flush-subnormals (konform/properties.hpp): a zero where the other
-// is a subnormal float, as a flushing kernel gives it.
+inline bool subnormal(double v) { return v != 0 && std::fabs(v) < 1.17549435e-38; }
+
+// A subnormal float as the zero of its sign under --flush-subnormals
+// (konform/properties.hpp), as a DAZ kernel reads an input; else v.
+inline float daz(float v) { return flush_subnormals() && subnormal(v) ? std::copysign(0.0f, v) : v; }
+
+// Under --flush-subnormals: two values equal once their subnormals are read
+// as zeros (a zero for a subnormal result, FTZ; a subnormal input passed
+// through where its rounded product was expected, DAZ), and not equal as
+// they are.
 inline bool flushed_pair(double a, double b) {
-  auto subnormal = [](double v) { return v != 0 && std::fabs(v) < 1.17549435e-38; };
-  return flush_subnormals() && ((a == 0 && subnormal(b)) || (b == 0 && subnormal(a)));
+  if (!flush_subnormals() || !(subnormal(a) || subnormal(b))) return false;
+  return (subnormal(a) ? 0.0 : a) == (subnormal(b) ? 0.0 : b);
 }
 
-// |got - want| <= limit * 2^-24 * scale; a NaN is near a NaN (any sign and
-// payload: the NaN rule of docs/tolerances.md) and near nothing else. Under
-// --flush-subnormals each rounding (at least one) may also lose FLT_MIN.
-inline bool near(double got, double want, double scale, double limit) {
-  if (std::isnan(got) || std::isnan(want)) return std::isnan(got) && std::isnan(want);
+// What an element may err by: limit * 2^-24 * max(scale, FLT_MIN); under
+// --flush-subnormals each rounding (at least one) may also lose FLT_MIN, the
+// comparator's rule (docs/tolerances.md, "Subnormals").
+inline double allowance(double scale, double limit) {
   const double strict = limit * 0x1p-24 * std::fmax(scale, 1.17549435e-38);
-  return std::fabs(got - want) <= strict + (flush_subnormals() ? std::fmax(limit, 1.0) * 1.17549435e-38 : 0.0);
+  return strict + (flush_subnormals() ? std::fmax(limit, 1.0) * 1.17549435e-38 : 0.0);
+}
+
+// |got - want| <= allowed; a NaN is within anything of a NaN (any sign and
+// payload: the NaN rule of docs/tolerances.md) and of nothing else.
+inline bool within(double got, double want, double allowed) {
+  if (std::isnan(got) || std::isnan(want)) return std::isnan(got) && std::isnan(want);
+  return std::fabs(got - want) <= allowed;
+}
+
+// |got - want| <= allowance(scale, limit), NaN as within().
+inline bool near(double got, double want, double scale, double limit) {
+  return within(got, want, allowance(scale, limit));
+}
+
+// y[i] against the oracle's element i: near(), plus under
+// --flush-subnormals FLT_MIN per rounding at the intermediates the oracle
+// names (Expected::flush_factor), as the comparator judges it.
+inline bool near_oracle(double got, const Expected& e, int64_t i, double limit) {
+  const double factor = flush_subnormals() && !e.flush_factor.empty() ? e.flush_factor[i] : 0.0;
+  return within(got, e.value[i], allowance(e.scale[i], limit) + std::fmax(limit, 1.0) * 1.17549435e-38 * factor);
 }
 
 // After a refused call: the backend under test left a message in its own

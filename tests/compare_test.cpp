@@ -686,6 +686,39 @@ TEST(ActivationScales, TheSigmoidFlushIsAdmittedOnlyWhereExpOverflows) {
   }
 }
 
+// --flush-subnormals admits a flushed intermediate times the factor it
+// multiplies (Expected::flush_factor): act(gate) flushed before the product
+// with a large up passes in flush mode (a `flushed` finding in strict mode),
+// and a flushed normal intermediate fails in both.
+TEST(ActivationScales, FlushModeAdmitsAFlushedIntermediateTimesItsFactor) {
+  auto judged = [](const std::string& name, float gate, float up, bool flush) {
+    Case c;
+    c.params = {{"n", 1.0}, {"approximation", 0.0}};
+    c.args.push_back({"gate", Access::in, Tensor::of_f32({1}, {gate})});
+    c.args.push_back({"up", Access::in, Tensor::of_f32({1}, {up})});
+    c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {1})});
+    const Expected e = find_op(name)->oracle(c).at("y");
+    const double limit = ToleranceTable::builtin().find(name, DType::f32)->limit;
+    return compare_tolerance(Tensor::of_f32({1}, {0.0f}), e, limit, Subnormals{flush, true, nullptr});
+  };
+  // sigmoid(-88) = 6.1e-39 (silu -5.3e-37, normal), above the x where the
+  // spec's own f32 sigmoid gives 0; gelu(2e-38) = 1e-38.
+  const std::pair<const char*, float> flushed[] = {{"SwiGlu", -88.0f}, {"silu_mul", -88.0f}, {"Glu", -88.0f},
+                                                   {"GeGlu", 2e-38f}};
+  for (const auto& [name, gate] : flushed) {
+    const Comparison strict = judged(name, gate, 1e18f, false);
+    ASSERT_EQ(strict.mismatches, 1) << name;
+    EXPECT_EQ(strict.causes.count(Cause::flushed), 1u) << name;
+    const Comparison flush = judged(name, gate, 1e18f, true);
+    EXPECT_EQ(flush.mismatches, 0) << name;
+    EXPECT_EQ(flush.metrics.flushed, 1) << name;
+  }
+  // A normal intermediate flushed (sigmoid(-70) = 4e-31, gelu(1e-30) =
+  // 5e-31) is no flush of a subnormal.
+  for (const auto& [name, gate] : {std::pair{"SwiGlu", -70.0f}, {"Glu", -70.0f}, {"GeGlu", 1e-30f}})
+    EXPECT_EQ(judged(name, gate, 1e18f, true).mismatches, 1) << name;
+}
+
 // ------------------------------------------- the FFN gate's sigmoid flush --
 
 // One output of a 1 x 1 x 1 feed-forward, y = act(g) * 1 * 1 with x = 1 and

@@ -67,8 +67,10 @@ struct Comparison {
 // or result was flushed to zero passes and is counted (Metrics::flushed);
 // without it, such an element fails with cause `flushed`. An element is
 // "flushed" when it passes with a floor of FLT_MIN per rounding (at least
-// one, even for a limit of 0) against the oracle, or against `daz`: the
-// oracle of the same case with its subnormal inputs read as zeros (DAZ).
+// one, even for a limit of 0), at the output or at the intermediates the
+// oracle names (Expected::flush_factor: times the factor each multiplies), against
+// the oracle, or against `daz`: the oracle of the same case with its
+// subnormal inputs read as zeros (DAZ).
 struct Subnormals {
   bool flush = false;
   bool judge = false;            // classify flushes at all (a second look at failing elements)

@@ -35,6 +35,13 @@ struct Expected {
   // an input inside a computed output (Rope's pass-through tail past
   // rot_dim), compared bit for bit as an exact output is. Empty: none.
   std::vector<bool> copied;
+  // Tolerance-judged outputs only, optional: per element, the sum of |the
+  // factor| that each flushable intermediate (one below 2 FLT_MIN)
+  // multiplies on its way to the output (SwiGlu: up for act(gate), g up for
+  // sigmoid(gate); act::flush_factor). Under --flush-subnormals alone
+  // (Subnormals) each rounding may lose FLT_MIN at those intermediates
+  // too, times this factor. Empty: no intermediate but the output itself.
+  std::vector<double> flush_factor;
 };
 using Oracle = std::map<std::string, Expected>;
 

@@ -70,6 +70,29 @@ inline double silu_times_scale(double g, double up, double y) {
   return std::fabs(y) + std::fabs(g * up) * factored_sigmoid(g) + std::fabs(up) * 0x1p-126;
 }
 
+// Expected::flush_factor (--flush-subnormals only): a kernel that flushes an
+// intermediate v to 0 (FTZ) or reads it as 0 (DAZ) loses |v|, which reaches
+// the output times the factor v multiplies there. |factor| where |v| < 2
+// FLT_MIN: the subnormals, and the binade above them, where a correct v
+// within its budget may round below FLT_MIN and an FTZ exp may give 0
+// (oneDNN's scales by 2^(n-1), which flushes e^x below 2^-125.5); else 0, as
+// for an infinite factor (no finite allowance from an infinite input).
+inline double flush_factor(double v, double factor) {
+  return std::fabs(v) < 0x1p-125 && std::isfinite(factor) ? std::fabs(factor) : 0.0;
+}
+
+// The sigmoid in double, e^x / (1 + e^x) below 0 (its subnormal tail kept).
+inline double sigmoid(double x) { return x >= 0 ? 1 / (1 + std::exp(-x)) : std::exp(x) / (1 + std::exp(x)); }
+
+// The flush factor of act(x) * m for the sigmoid gates: x sigmoid(x) * m
+// (SwiGlu and silu_mul with m = up) flushes sigmoid(x) (factor x m) or
+// silu(x) (factor m); sigmoid(x) * m (Glu) flushes sigmoid(x) (factor m).
+inline double silu_flush_factor(double x, double m) {
+  const double s = sigmoid(x);
+  return flush_factor(s, x * m) + flush_factor(x * s, m);
+}
+inline double sigmoid_flush_factor(double x, double m) { return flush_factor(sigmoid(x), m); }
+
 // How the values of one case are drawn.
 enum class Inputs { normal1, normal4, normal20, regime, wide, tiny, huge, subnormal, zeros, specials, ties, mixed };
 constexpr Inputs kAllInputs[] = {Inputs::normal1, Inputs::normal4,   Inputs::normal20, Inputs::regime,

@@ -27,6 +27,7 @@ struct Unary {
   double (*value)(double x);
   double (*scale)(double x, double y);
   bool alpha = false;  // LeakyRelu's parameter
+  double (*flush_factor)(double x) = nullptr;  // Expected::flush_factor, where an intermediate may flush
 };
 
 const float kAlphas[] = {0.01f, 0.1f, 0.2f, 0.0f, 1.0f, 1.5f, 3.0f, -0.5f, -2.0f};
@@ -56,6 +57,8 @@ Oracle unary_oracle(const Unary& u, const Case& c) {
     e.value[i] = v;
     e.scale[i] = u.scale(x[i], v);
   }
+  if (u.flush_factor != nullptr)
+    for (int64_t i = 0; i < n; ++i) e.flush_factor.push_back(u.flush_factor(x[i]));
   if (u.alpha && c.param("alpha") == 0) {  // 0 * -inf: NaN or 0, an open edge (docs/tolerances.md)
     e.alternative.resize(e.value.size());
     for (int64_t i = 0; i < n; ++i) e.alternative[i] = ref::leaky_relu_selected<double>(x[i], 0.0);
@@ -166,12 +169,15 @@ std::vector<OpSpec> activations() {
   const char* all_values = "every value class: normal, wide, tiny, huge, subnormal, +-0, NaN, +-Inf, +-FLT_MAX, "
                            "and the regime points where the f32 formula changes (+-88.72, +-103.97, +-17.33, ...)";
   std::vector<OpSpec> ops;
-  ops.push_back(unary_op({"Silu", "tl_silu_f32", "y = x * sigmoid(x) = x / (1 + exp(-x)); y == x allowed", all_values,
-                          [](double x) { return ref::silu<double>(x); },
-                          // |x| 2^-104 admits the spec's x / (1 + e^-x), which is -0 where e^-x
-                          // overflows (x <= -88.7228); elsewhere |x| FLT_MIN admits x * sigmoid(x)
-                          // with the sigmoid rounded into the subnormals (activation_support.hpp).
-                          [](double x, double y) { return std::fabs(y) + std::fabs(x) * act::factored_sigmoid(x); }}));
+  Unary silu{"Silu", "tl_silu_f32", "y = x * sigmoid(x) = x / (1 + exp(-x)); y == x allowed", all_values,
+             [](double x) { return ref::silu<double>(x); },
+             // |x| 2^-104 admits the spec's x / (1 + e^-x), which is -0 where e^-x
+             // overflows (x <= -88.7228); elsewhere |x| FLT_MIN admits x * sigmoid(x)
+             // with the sigmoid rounded into the subnormals (activation_support.hpp).
+             [](double x, double y) { return std::fabs(y) + std::fabs(x) * act::factored_sigmoid(x); }};
+  // x * sigmoid(x): a flushed sigmoid's loss reaches y times |x|.
+  silu.flush_factor = [](double x) { return act::flush_factor(act::sigmoid(x), x); };
+  ops.push_back(unary_op(silu));
   ops.push_back(
       unary_op({"Gelu_erf", "tl_gelu_erf_f32", "y = x * 0.5 * (1 + erf(x / sqrt(2))), the exact GELU; y == x allowed",
                 all_values, [](double x) { return ref::gelu_erf<double>(x); },

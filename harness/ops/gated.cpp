@@ -76,23 +76,33 @@ Oracle oracle(Gate gate, const Case& c) {
   Expected e;
   e.value.resize(static_cast<size_t>(n));
   e.scale.resize(e.value.size());
+  e.flush_factor.resize(e.value.size());
   for (int64_t i = 0; i < n; ++i) {
     const double gi = g[i], ui = u[i];
     switch (gate) {
       case Gate::silu:
         e.value[i] = ref::silu(gi) * ui;
         e.scale[i] = act::silu_times_scale(gi, ui, e.value[i]);
+        e.flush_factor[i] = act::silu_flush_factor(gi, ui);
         break;
       case Gate::sigmoid:
         e.value[i] = ref::sigmoid(gi) * ui;
         e.scale[i] = std::fabs(e.value[i]) + std::fabs(ui) * act::factored_sigmoid(gi);
+        e.flush_factor[i] = act::sigmoid_flush_factor(gi, ui);
         break;
       case Gate::gelu: {
         // The Gelus' own scale (activations.cpp) times |up|.
-        const double t = approximation == TL_GELU_TANH ? std::tanh(ref::gelu_tanh_argument(gi))
-                                                       : std::erf(gi / std::sqrt(2.0));
-        e.value[i] = (approximation == TL_GELU_TANH ? ref::gelu_tanh(gi) : ref::gelu_erf(gi)) * ui;
+        const bool tanh_form = approximation == TL_GELU_TANH;
+        const double a = ref::gelu_tanh_argument(gi);
+        const double t = tanh_form ? std::tanh(a) : std::erf(gi / std::sqrt(2.0));
+        const double gelu = tanh_form ? ref::gelu_tanh(gi) : ref::gelu_erf(gi);
+        e.value[i] = gelu * ui;
         e.scale[i] = (0.5 * std::fabs(gi) * (1.0 + std::fabs(t)) + kSubnormalGate) * std::fabs(ui);
+        // The flushable intermediates: 0.5 (1 + erf) or 0.5 (1 + tanh) (the
+        // cdf, without cancellation: erfc, sigmoid(2a)) times g up, and
+        // gelu(g) times up.
+        const double cdf = tanh_form ? act::sigmoid(2 * a) : 0.5 * std::erfc(-gi / std::sqrt(2.0));
+        e.flush_factor[i] = act::flush_factor(cdf, gi * ui) + act::flush_factor(gelu, ui);
         break;
       }
     }

@@ -74,7 +74,11 @@ Oracle oracle(const Case& c) {
   // rounded into the subnormals (activation_support.hpp).
   const float* gate = c.in("gate").f32();
   e.scale.resize(e.value.size());
-  for (int64_t i = 0; i < n; ++i) e.scale[i] = act::silu_times_scale(gate[i], up[i], e.value[i]);
+  e.flush_factor.resize(e.value.size());
+  for (int64_t i = 0; i < n; ++i) {
+    e.scale[i] = act::silu_times_scale(gate[i], up[i], e.value[i]);
+    e.flush_factor[i] = act::silu_flush_factor(gate[i], up[i]);
+  }
   return {{"y", e}};
 }
 
