@@ -8,7 +8,7 @@
 # sanitizer build never does: nvcc takes none of those flags.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash ci/build.sh
+bash ci/build.sh -DKONFORM_BENCH=OFF  # benchmarks are built by ci/build.sh, run by hand (docs/benchmarks.md)
 ctest --test-dir build --output-on-failure -j"$(nproc)" -LE "unit|oracle|fuzz-smoke"
 
 # AVX3 and AVX2 (masked tails), SSE4 (tails through a stack buffer) and the

@@ -1,13 +1,12 @@
-// The fuzz target of one file of harness/ops/: CMake compiles this once per
-// file, with KONFORM_FUZZ_FAMILY set to the file's stem. No code per op.
+// The fuzz target of one file of harness/ops/: compiled once and linked into
+// every op target, each with a generated one-line file that names the stem
+// of the file it fuzzes (fuzz/CMakeLists.txt). No code per op.
 #include <cstddef>
 #include <cstdint>
 
 #include "op_fuzzer.hpp"
 
-#ifndef KONFORM_FUZZ_FAMILY
-#error "KONFORM_FUZZ_FAMILY names the harness/ops/ file this target fuzzes"
-#endif
+extern "C" const char konform_fuzz_family[];
 
 namespace {
 konform::fuzz::OpFuzzer* g_fuzzer = nullptr;
@@ -15,7 +14,7 @@ konform::fuzz::OpFuzzer* g_fuzzer = nullptr;
 
 extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
   konform::fuzz::take_backend_flag(argc, argv);
-  g_fuzzer = new konform::fuzz::OpFuzzer(KONFORM_FUZZ_FAMILY, konform::fuzz::Settings::from_environment());
+  g_fuzzer = new konform::fuzz::OpFuzzer(konform_fuzz_family, konform::fuzz::Settings::from_environment());
   return 0;
 }
 
