@@ -146,6 +146,9 @@ int list(const std::vector<std::string>& args) {
   }
   std::vector<Backend> exporting;
   if (!backend.empty()) exporting = resolve_backends(backend);
+  if (!exporting.empty() && !exporting.front().load_failure.empty())
+    throw BackendError("--backend " + backend + ": " + exporting.front().library + " " +
+                       exporting.front().load_failure + ", so what it exports is unknown");
   nlohmann::json entries = nlohmann::json::array();
   for (const OpSpec& op : catalog()) {
     if (!pattern.empty() && !contains_ignoring_case(op.name, pattern)) continue;
@@ -584,6 +587,22 @@ OpResult not_run(const Backend& b, const OpSpec& op) {
   return r;
 }
 
+// What every chosen op gets on a library that could not be loaded (its
+// constructor crashed, exited or hung in the child that loaded it first):
+// one finding, library_loads, and nothing called. Its replay line loads it again.
+OpResult load_failed(const Backend& b, const OpSpec& op, const CheckArgs& a, const SweepOptions& sweep) {
+  OpResult r = result_for(b, op);
+  Finding f;
+  f.check = "library_loads";
+  f.message = b.library + " " + b.load_failure;
+  f.reproduce = replay_command(b, op.name, a.seed, 0, sweep.tolerances_file);
+  CheckSummary& c = r.check(f.check, "sweep");
+  c.runs = 1;
+  c.failures = 1;
+  r.fail(f);
+  return r;
+}
+
 // "  max error 3.2 u of 8": over every element, a NaN or infinity mismatch
 // shown as such (r measures only the finite ones); flushed elements counted.
 void print_max_error(const OpResult& r) {
@@ -738,7 +757,9 @@ int check(const CheckArgs& a, const std::string& command_line) {
     for (const OpSpec* op : ops) {
       if (progress) progress->begin_op();
       std::optional<OpResult> r;
-      if (!b.unavailable.empty()) {
+      if (!b.load_failure.empty()) {
+        r = load_failed(b, *op, a, sweep);
+      } else if (!b.unavailable.empty()) {
         r = not_run(b, *op);
       } else {
         try {  // konform's own error in a child (a case it cannot make, say): reported, the run goes on

@@ -103,6 +103,11 @@ void print_value_line(const Finding& f) {
 // finding like any other. Returns the exit status's share: 0, 1, or
 // kExitNotRun when the backend cannot run here (nothing is called).
 int replay_on(const Reproducer& r, const OpSpec& op, const Backend& b, const Tolerance* tol, double timeout_s) {
+  if (!b.load_failure.empty()) {
+    std::printf("FAIL  %s on %s\n      library_loads: %s %s\n", op.name.c_str(), b.name.c_str(), b.library.c_str(),
+                b.load_failure.c_str());
+    return 1;
+  }
   void* fn = b.symbol(op.symbol);
   if (fn != nullptr && !b.unavailable.empty()) {
     std::printf("NOT RUN  %s on %s: %s\n", op.name.c_str(), b.name.c_str(), b.unavailable.c_str());

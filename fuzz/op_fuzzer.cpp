@@ -138,11 +138,17 @@ OpFuzzer::OpFuzzer(const std::string& family, const Settings& settings)
   }
   // A backend that cannot run here (no GPU, say) has nothing to fuzz; saying
   // so beats a fuzzer that "finds" its abort on the first input.
-  for (const Backend& b : backends_)
+  for (const Backend& b : backends_) {
+    if (!b.load_failure.empty()) {
+      std::fprintf(stderr, "konform fuzz: backend %s: %s %s\n", settings_.backend.c_str(), b.library.c_str(),
+                   b.load_failure.c_str());
+      std::exit(2);
+    }
     if (!b.unavailable.empty()) {
       std::fprintf(stderr, "konform fuzz: backend %s cannot run here: %s\n", b.name.c_str(), b.unavailable.c_str());
       std::exit(2);
     }
+  }
   try {
     require_some_symbol(backends_, ops_, settings_.backend, "this target's symbols");  // ci/fuzz: "unsupported"
   } catch (const BackendError& e) {

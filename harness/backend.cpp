@@ -77,13 +77,20 @@ std::string one_line(const std::string& why) {
 
 double g_load_timeout_s = 60;  // set_load_timeout
 
+// What loading a library in a child found.
+struct LoadProbe {
+  std::string unavailable;  // its tl_backend_unavailable's reason, "" if it can run here
+  std::string failure;      // a constructor (or the probe) crashed, exited or hung: why; "" if it loaded
+};
+
 // A library's constructors run inside dlopen: one that crashes, exits or
 // hangs would take konform with it. Loading it first in a child turns that
-// into a message. (The constructors run again in this process afterwards.)
+// into a finding. (The constructors run again in this process afterwards.)
 // The child also asks the library's tl_backend_unavailable, so that a GPU
 // runtime it starts is never inherited by the children that run kernels.
-// Returns its reason, or "" when the library can run here (or does not say).
-std::string probe_load(const std::string& path, const std::string& anchored) {
+// A file dlopen refuses (not a library, a missing dependency) is an error in
+// the invocation, thrown as a BackendError.
+LoadProbe probe_load(const std::string& path, const std::string& anchored) {
   const double kLoadTimeoutS = g_load_timeout_s;
   const char* kProbe = "tl_backend_unavailable";
   const ChildOutcome out = run_isolated(
@@ -104,19 +111,20 @@ std::string probe_load(const std::string& path, const std::string& anchored) {
   const std::string stage = in_probe ? std::string(" in ") + kProbe : " while loading";
   switch (out.status) {
     case ChildOutcome::ok:
-      return out.payload.rfind('-', 0) == 0 ? one_line(out.payload.substr(1)) : "";
+      return {out.payload.rfind('-', 0) == 0 ? one_line(out.payload.substr(1)) : "", ""};
     case ChildOutcome::harness_error:
       throw BackendError("cannot load backend library '" + path + "': " + out.detail);
     case ChildOutcome::timeout:
-      throw BackendError("'" + path + "' did not finish" + (in_probe ? stage : " loading") + " within " +
-                         out.detail.substr(out.detail.find("after ") + 6) + (in_probe ? "" : " (a constructor that hangs?)"));
+      return {"", "did not finish" + (in_probe ? stage : std::string(" loading")) + " within " +
+                      out.detail.substr(out.detail.find("after ") + 6) +
+                      (in_probe ? "" : " (a constructor that hangs?)")};
     case ChildOutcome::crashed:
     case ChildOutcome::corrupted:
       break;
   }
-  if (out.detail.rfind("signal", 0) == 0) throw BackendError(path + " crashed" + stage + " (" + out.detail + ")");
-  throw BackendError(path + " ended the process" + stage + " (" + out.detail + ")" +
-                     (in_probe ? "" : ": a constructor that calls exit?"));
+  if (out.detail.rfind("signal", 0) == 0) return {"", "crashed" + stage + " (" + out.detail + ")"};
+  return {"", "ended the process" + stage + " (" + out.detail + ")" +
+                  (in_probe ? "" : ": a constructor that calls exit?")};
 }
 
 // Every catalog symbol the library exports; the rest are unsupported there.
@@ -125,14 +133,18 @@ Backend plugin_backend(const std::string& path) {
     throw BackendError("cannot load backend library '" + path + "': " + why);
   // A bare file name would make dlopen search the system paths: anchor it.
   const std::string anchored = path.find('/') == std::string::npos ? "./" + path : path;
-  const std::string unavailable = probe_load(path, anchored);
-  void* h = dlopen(anchored.c_str(), kPluginFlags);
-  if (h == nullptr) throw BackendError("cannot load backend library '" + path + "': " + dlerror());
+  const LoadProbe probe = probe_load(path, anchored);
   Backend b;
   b.name = path;
   b.kind = "plugin";
   b.library = path;
-  b.unavailable = unavailable;
+  if (!probe.failure.empty()) {  // never loaded here: every chosen op gets the finding
+    b.load_failure = one_line(probe.failure);
+    return b;
+  }
+  void* h = dlopen(anchored.c_str(), kPluginFlags);
+  if (h == nullptr) throw BackendError("cannot load backend library '" + path + "': " + dlerror());
+  b.unavailable = probe.unavailable;
   b.handle = std::shared_ptr<void>(h, [](void* p) { dlclose(p); });
   std::vector<const OpSpec*> all;
   for (const OpSpec& op : catalog()) {
@@ -219,6 +231,7 @@ Backend with_default_target(Backend b) {
 }
 
 std::vector<Backend> with_targets(const Backend& base, const std::string& target, const std::string& spec) {
+  if (!base.load_failure.empty()) return {base};  // its targets are unknown: the load is the finding
   const auto targets = simd_targets(base);
   if (targets.empty() || base.force_target == nullptr)
     throw BackendError("backend '" + spec + "': '" + base.name + "' exports no SIMD targets to choose from");

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What konform reads about backends and tolerances, through the command line:
 # a --backend that is a path but no library, a library that is no plugin, a
-# plugin whose constructor crashes, a tolerance entry that can never apply,
+# plugin whose constructor crashes (a finding, exit 1), a tolerance entry that can never apply,
 # a bad KONFORM_FUZZ_MAX_BYTES. Each exits 2 with a message naming what and
 # where; none crashes or passes with nothing checked (audit findings 11, 17,
 # 18, 21, 22).
@@ -52,21 +52,33 @@ run_expect 2 "$tmp/partial.so exports none of this target's symbols \(tl_matmul_
 run_expect 2 "$tmp/none.so exports none of konform's C ABI symbols" -- \
   env KONFORM_FUZZ_BACKEND="$tmp/none.so" "$fuzz_target" "$tmp"
 
-# 18: a constructor that crashes or exits is reported, konform lives on.
+# 18: a constructor that crashes or exits is a finding (library_loads) for
+# each chosen op, konform lives on, and the other backends' results stay.
 build abort '#include <stdlib.h>
 __attribute__((constructor)) static void boom(void) { abort(); }
 void tl_add_f32(void) {}'
-expect 2 "$tmp/abort.so crashed while loading \(signal 6" -- check --backend "$tmp/abort.so" --op add
+expect 1 "library_loads: $tmp/abort.so crashed while loading \(signal 6" -- check --backend "$tmp/abort.so" --op add
+expect 1 "^2 passed, 2 failed" -- check --backend "$tmp/abort.so" --backend scalar --op add,Sub --cases 3 \
+  --no-properties --report "$tmp/two.json"
+python3 - "$tmp/two.json" <<'PY' || fail "the report of a run with a library that cannot be loaded"
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+by = {(x["backend"].rsplit("/", 1)[-1], x["op"]): x for x in r}
+assert by[("scalar", "add")]["verdict"] == "pass", by
+for op in ("add", "Sub"):
+    x = by[("abort.so", op)]
+    assert x["verdict"] == "fail" and x["findings"][0]["check"] == "library_loads", x
+PY
 build segv '__attribute__((constructor)) static void boom(void) { *(volatile int *)0 = 1; }
 void tl_add_f32(void) {}'
 # Under AddressSanitizer (ci/test.sh's second pass) its SEGV handler would
 # turn the signal into an exit status; the child must see the signal itself.
-run_expect 2 "$tmp/segv.so crashed while loading \(signal 11" -- \
+run_expect 1 "library_loads: $tmp/segv.so crashed while loading \(signal 11" -- \
   env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0" "$konform" check --backend "$tmp/segv.so" --op add
 build quits '#include <stdlib.h>
 __attribute__((constructor)) static void quit(void) { exit(0); }
 void tl_add_f32(void) {}'
-expect 2 "$tmp/quits.so ended the process while loading" -- check --backend "$tmp/quits.so" --op add
+expect 1 "library_loads: $tmp/quits.so ended the process while loading" -- check --backend "$tmp/quits.so" --op add
 run_expect 2 "$tmp/abort.so crashed while loading \(signal 6" -- \
   env KONFORM_FUZZ_BACKEND="$tmp/abort.so" "$fuzz_target" "$tmp"
 

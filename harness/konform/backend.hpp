@@ -31,6 +31,11 @@ class Backend {
   // said (tinyllm/backend.h); "" when they can. Nothing of an unavailable
   // backend is called: its ops are reported not_run.
   std::string unavailable;
+  // Why loading it in a child failed: a constructor (or its
+  // tl_backend_unavailable) crashed, ended the process or hung. Such a
+  // library is never loaded into konform; each chosen op gets the finding
+  // `library_loads`, and the run goes on. "" when it loaded.
+  std::string load_failure;
 
   // The function exporting `symbol`, or nullptr: the op is unsupported here.
   void* symbol(const std::string& name) const;
@@ -48,8 +53,9 @@ class Backend {
 // Resolves one --backend value into one backend, or several for
 // "simd:all" / "LIB:all" (every target compiled in and supported here).
 // A plugin is first loaded in a forked child, so that a constructor that
-// crashes is reported ("PATH crashed while loading (signal N ...)"), and is
-// refused when it exports none of the catalog's symbols. A value that looks
+// crashes, exits or hangs is recorded in load_failure ("crashed while loading
+// (signal N ...)") instead of taking konform with it; a library that loads
+// is refused when it exports none of the catalog's symbols. A value that looks
 // like a path (a '/', a .so name) and names no file says why, not "unknown".
 // The library's tl_backend_unavailable, if it has one, is asked in that
 // child too (a GPU runtime must not be initialised before konform forks).
