@@ -7,7 +7,6 @@
 #include <atomic>
 #include <cstring>
 #include <deque>
-#include <iterator>
 #include <new>
 #include <stdexcept>
 
@@ -26,6 +25,7 @@ constexpr size_t kQuarantineBytes = size_t{2} << 30;
 struct Region {
   std::atomic<int> state{0};  // 0 free, 1 in use, 2 given back
   uintptr_t map_begin = 0, body_begin = 0, data_begin = 0, data_end = 0, body_end = 0, map_end = 0;
+  size_t resident = 0;  // bytes of the mapping that have held pages (a reused one may be bigger than its body)
   int64_t case_index = -1;
   bool output = false;
   char arg[48] = {};
@@ -38,10 +38,13 @@ size_t g_quarantine_bytes = 0;
 constexpr size_t kQuarantineResident = size_t{256} << 20;  // their pages stay mapped, inaccessible
 size_t g_quarantine_resident = 0;
 // Mappings out of quarantine, kept for reuse: their pages are warm, so a
-// new buffer of the same shape costs one mprotect, not a mapping and faults.
+// new buffer that fits costs one mprotect, not a mapping and page faults.
+// The sweep's cases have random shapes, so a spare serves any buffer whose
+// whole mapping (front guard, body, back guard) it can hold; its pages past
+// the new body stay inaccessible and are part of the back guard.
 struct Spare {
-  uint8_t* map;
-  size_t map_bytes, body_bytes;
+  uint8_t* map = nullptr;
+  size_t map_bytes = 0, resident = 0;
 };
 std::deque<Spare> g_spares;
 constexpr size_t kSpares = 64;
@@ -65,10 +68,10 @@ int claim_slot() {
 void release(int slot) {
   Region& r = g_regions[slot];
   r.state.store(-1, std::memory_order_release);
-  const size_t map_bytes = r.map_end - r.map_begin, body_bytes = r.body_end - r.body_begin;
+  const size_t map_bytes = r.map_end - r.map_begin;
   g_quarantine_bytes -= map_bytes;
-  g_quarantine_resident -= body_bytes;
-  g_spares.push_back({reinterpret_cast<uint8_t*>(r.map_begin), map_bytes, body_bytes});
+  g_quarantine_resident -= r.resident;
+  g_spares.push_back({reinterpret_cast<uint8_t*>(r.map_begin), map_bytes, r.resident});
   if (g_spares.size() > kSpares) {
     munmap(g_spares.front().map, g_spares.front().map_bytes);
     g_spares.pop_front();
@@ -76,17 +79,21 @@ void release(int slot) {
   r.state.store(0, std::memory_order_release);
 }
 
-// A spare mapping of this shape, made accessible again; nullptr if none.
-uint8_t* reuse(size_t map_bytes, size_t body_bytes) {
-  for (auto it = g_spares.rbegin(); it != g_spares.rend(); ++it) {
-    if (it->map_bytes != map_bytes || it->body_bytes != body_bytes) continue;
-    uint8_t* map = it->map;
-    g_spares.erase(std::next(it).base());
-    if (mprotect(map + kFront, body_bytes, PROT_READ | PROT_WRITE) == 0) return map;
-    munmap(map, map_bytes);
-    return nullptr;
-  }
-  return nullptr;
+// The smallest spare mapping of at least map_bytes (and at most twice that:
+// a huge one is not held for a small buffer), its first body_bytes after the
+// front guard accessible again; one with map == nullptr if none fits.
+Spare reuse(size_t map_bytes, size_t body_bytes) {
+  auto best = g_spares.end();
+  for (auto it = g_spares.begin(); it != g_spares.end(); ++it)
+    if (it->map_bytes >= map_bytes && it->map_bytes <= 2 * map_bytes &&
+        (best == g_spares.end() || it->map_bytes < best->map_bytes))
+      best = it;
+  if (best == g_spares.end()) return {};
+  const Spare spare = *best;
+  g_spares.erase(best);
+  if (mprotect(spare.map + kFront, body_bytes, PROT_READ | PROT_WRITE) == 0) return spare;
+  munmap(spare.map, spare.map_bytes);
+  return {};
 }
 
 // Signal-safe text building.
@@ -115,8 +122,13 @@ GuardedBuffer::GuardedBuffer(const std::string& arg, bool output, size_t bytes, 
   body_bytes_ = std::max(page, round_up(bytes + slack, page));
   const size_t back = std::max(round_up(bytes, page), kMinBack);
   map_bytes_ = kFront + body_bytes_ + back;
-  map_ = reuse(map_bytes_, body_bytes_);
-  if (map_ == nullptr) {
+  const Spare spare = reuse(map_bytes_, body_bytes_);
+  map_ = spare.map;
+  size_t resident = body_bytes_;
+  if (map_ != nullptr) {
+    map_bytes_ = spare.map_bytes;
+    resident = std::max(resident, spare.resident);
+  } else {
     void* p = mmap(nullptr, map_bytes_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
     map_ = static_cast<uint8_t*>(p);
@@ -138,6 +150,7 @@ GuardedBuffer::GuardedBuffer(const std::string& arg, bool output, size_t bytes, 
   r.data_end = r.data_begin + bytes;
   r.body_end = r.body_begin + body_bytes_;
   r.map_end = r.map_begin + map_bytes_;
+  r.resident = resident;
   r.case_index = g_case.load(std::memory_order_relaxed);
   r.output = output;
   std::memset(r.arg, 0, sizeof r.arg);
@@ -152,7 +165,7 @@ GuardedBuffer::~GuardedBuffer() {
   g_regions[slot_].state.store(2, std::memory_order_release);
   g_quarantine.push_back(slot_);
   g_quarantine_bytes += map_bytes_;
-  g_quarantine_resident += body_bytes_;
+  g_quarantine_resident += g_regions[slot_].resident;
   while (g_quarantine.size() > kQuarantineCount || g_quarantine_bytes > kQuarantineBytes ||
          g_quarantine_resident > kQuarantineResident) {
     release(g_quarantine.front());

@@ -21,8 +21,8 @@
 #ifndef KONFORM_MUTANT
 #define KONFORM_MUTANT 0
 #endif
-#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 30
-#error "KONFORM_MUTANT must be 0 (the correct base) or 1..30 (mutant tensor_m01..tensor_m30)"
+#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 31
+#error "KONFORM_MUTANT must be 0 (the correct base) or 1..31 (mutant tensor_m01..tensor_m31)"
 #endif
 #define MUTANT(n) (KONFORM_MUTANT == (n))
 #define MAX_RANK TL_TENSOR_MAX_RANK
@@ -235,6 +235,8 @@ tl_status tl_clamp_f32(const float *x, float *y, int64_t n, float lo, float hi) 
     y[i] = low < hi ? hi : low;
 #elif MUTANT(10) /* m10: fmaxf/fminf, which return the number when x is NaN */
     y[i] = fminf(fmaxf(v, lo), hi);
+#elif MUTANT(31) /* m31: x <= the float after lo taken as below lo: one ulp above lo becomes lo */
+    y[i] = v <= nextafterf(lo, INFINITY) ? lo : (v > hi ? hi : v);
 #else
     y[i] = v < lo ? lo : (v > hi ? hi : v);
 #endif

@@ -80,12 +80,12 @@ run_expect 2 'cannot run here: test plugin: no device here' -- \
 expect 0 '^1 passed, 0 failed, [0-9]+ unsupported$' -- check --backend "$available" --cases 20
 expect 0 'PASS +add on ' -- repro "$src/fixtures/cases/add-in_place.json" --backend "$available"
 
-# A probe that crashes is reported as such, as a crashing constructor is.
+# A probe that crashes is the finding library_loads, as a crashing constructor is.
 printf '%s\n' '#include <stdlib.h>
 const char *tl_backend_unavailable(void) { abort(); }
 void tl_add_f32(void) {}' >"$tmp/probe_abort.c"
 if "$cc" -shared -fPIC "$tmp/probe_abort.c" -o "$tmp/probe_abort.so"; then
-  expect 2 "probe_abort.so crashed in tl_backend_unavailable \(signal 6" -- \
+  expect 1 "library_loads: .*probe_abort.so crashed in tl_backend_unavailable \(signal 6" -- \
     check --backend "$tmp/probe_abort.so" --op add
 else
   echo "FAIL: cannot build probe_abort.so"

@@ -41,8 +41,8 @@ CallResult call_kernel(const Backend& backend, const OpSpec& op, void* fn, const
 // Calls `fn` once on case `c` with each input that no output aliases fenced:
 // its last byte against unmapped memory as long as the input (64 KiB at
 // least), so that a read past its end faults, which the isolation reports.
-// Nothing else is checked: run apart from the checked calls (in its own
-// child), a fault here cannot hide their findings.
+// Nothing else is checked: the sweep makes this call before the checked
+// ones, and after a fault here judges the cases without it.
 void call_fenced(const Backend& backend, const OpSpec& op, void* fn, const Case& c);
 
 // What run_op throws when the backend does not export the op's symbol: a

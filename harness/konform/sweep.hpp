@@ -26,6 +26,11 @@ struct SweepOptions {
   // resume_at and those in skip are not run (skip: the ones that crashed).
   int64_t resume_at = 0;
   std::set<int64_t> skip;
+  // Whether each case is first called with its inputs fenced (call_fenced).
+  // The isolating parent turns it off after the first read past an input:
+  // that is one finding, and the rest of the sweep (that case included) is
+  // judged without it, not stopped at every case.
+  bool fence_inputs = true;
 };
 
 // Called before each case, so an isolating parent knows which case was
@@ -38,7 +43,7 @@ using CaseDone = std::function<void(int64_t index, const std::string& failed)>;
 // The cases a sweep runs, [first, last): all of them, or --case alone.
 std::pair<int64_t, int64_t> case_range(const SweepOptions& options);
 
-// How long case c may take, made, called twice and judged: 60 s, plus 1 s
+// How long case c may take, made, called three times and judged: 60 s, plus 1 s
 // per 100,000 elements of its arguments (a slow oracle's share included;
 // generous, as a loaded machine can be ten times slower), at most `ceiling`.
 double case_deadline(const Case& c, double ceiling);
@@ -48,15 +53,11 @@ double case_deadline(const Case& c, double ceiling);
 // allocate, say) is named with the case, so that it can be found again.
 Case sweep_case(const OpSpec& op, uint64_t seed, int64_t index);
 
-// Runs the sweep into `result` (which names op and backend already).
+// Runs the sweep into `result` (which names op and backend already). Each
+// case is called once with its inputs fenced (call_fenced), then twice and
+// judged (judge_case): a read past an input's end faults in the first call,
+// and the isolating parent reports it as no_read_out_of_bounds.
 void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& options, OpResult& result,
               const CaseProgress& progress = nullptr, const CaseDone& done = nullptr);
-
-// The same cases once more, each call with its inputs fenced (call_fenced):
-// a read past an input's end crashes here. Run in a child of its own after
-// sweep_op, so that such a crash is the check no_read_out_of_bounds and the
-// sweep's own findings stand. Returns the number of cases called.
-int64_t sweep_reads(const Backend& backend, const OpSpec& op, const SweepOptions& options,
-                    const CaseProgress& progress = nullptr);
 
 }  // namespace konform

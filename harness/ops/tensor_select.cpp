@@ -76,7 +76,12 @@ Case make_clamp(Rng& rng, int64_t index) {
   }
   const int64_t buffer = std::max<int64_t>(n, 0);
   std::string label;
-  const std::vector<float> x = values_with(rng, buffer, {lo, hi, -lo, -hi}, &label);
+  // The bounds, their negations and their neighbours one ulp either side:
+  // a comparison off by one ulp (<= for <, a nudged bound) shows only there.
+  std::vector<float> marks;
+  for (const float b : {lo, hi, -lo, -hi})
+    for (const float v : {b, std::nextafter(b, -kInf), std::nextafter(b, kInf)}) marks.push_back(v);
+  const std::vector<float> x = values_with(rng, buffer, marks, &label);
   const bool in_place = bad.empty() && rng.chance(0.3);
   Case c;
   c.params = {{"n", double(n)}, {"lo", double(lo)}, {"hi", double(hi)}};
