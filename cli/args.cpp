@@ -1,5 +1,7 @@
 #include "args.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -71,6 +73,9 @@ const std::vector<std::pair<std::string, std::string>>& usage_sections() {
                        without it each case's deadline comes from its size (60 s plus
                        1 s per 100k elements) and each property's is 120 s; given, it is
                        every case's and property's deadline
+    --jobs N           ops checked at once, each in its own worker process, 1 to 256
+                       (default: the CPUs, at most 4; 1 under --verbose); results print
+                       in the same order whatever N
     --verbose          one line per case, and a FAIL line after each failing case
     --quiet            print only FAIL, MISTRUSTED and NOT RUN lines with their findings, the summary
                        line and the --baseline comparison: no progress, PASS, SKIP or
@@ -171,6 +176,13 @@ bool all_digits(const std::string& s) {
 
 }  // namespace
 
+// The CPUs this process may run on (its affinity mask), 1 if unknown.
+int usable_cpus() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+  return std::max(1, CPU_COUNT(&set));
+}
+
 int64_t parse_int(const std::string& flag, const std::string& value, int64_t min, int64_t max) {
   const bool negative = value.size() > 1 && value[0] == '-' && all_digits(value.substr(1));
   if (!all_digits(value) && !negative) throw UsageError(flag + ": '" + value + "' is not an integer");
@@ -240,7 +252,7 @@ void check_distinct_paths(const std::vector<std::pair<std::string, std::string>>
 CheckArgs parse_check(const std::vector<std::string>& args) {
   CheckArgs a;
   ArgReader in("check", args);
-  bool cases_given = false, runs_given = false;
+  bool cases_given = false, runs_given = false, jobs_given = false;
   while (in.next()) {
     const std::string flag = in.arg();
     if (flag == "--backend") add_name(flag, in.value(), &a.backends);
@@ -260,6 +272,7 @@ CheckArgs parse_check(const std::vector<std::string>& args) {
     else if (flag == "--tolerances") a.tolerances = in.single_value();
     else if (flag == "--repro-dir") a.repro_dir = in.single_value();
     else if (flag == "--timeout") a.timeout_s = parse_seconds(flag, in.single_value()), a.timeout_given = true;
+    else if (flag == "--jobs") a.jobs = static_cast<int>(parse_int(flag, in.single_value(), 1, 256)), jobs_given = true;
     else if (flag == "--verbose") in.once(), a.verbose = true;
     else if (flag == "--quiet") in.once(), a.quiet = true;
     else if (flag == "--flush-subnormals") in.once(), a.flush_subnormals = true;
@@ -272,6 +285,7 @@ CheckArgs parse_check(const std::vector<std::string>& args) {
   if (a.only_case >= 0 && a.ops.size() != 1) throw UsageError("--case needs exactly one --op");
   if (a.only_case >= 0 && !a.properties.empty())
     throw UsageError("--case replays a sweep case and --property runs no sweep: give one or the other");
+  if (!jobs_given) a.jobs = a.verbose ? 1 : std::clamp(usable_cpus(), 1, 4);  // --verbose: lines in case order
   if (a.only_case >= 0 && cases_given) throw UsageError("--case replays one case: --cases does not apply");
   if (!a.properties.empty() && cases_given) throw UsageError("--property runs no sweep: --cases does not apply");
   if (a.no_properties && !a.properties.empty())

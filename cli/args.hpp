@@ -35,6 +35,7 @@ struct CheckArgs {
   std::string repro_dir;               // write a reproducer per finding here, "" for none
   std::string tolerances;              // a tolerance table to use instead of the built-in one
   double timeout_s = 600;              // per op and backend
+  int jobs = 1;                        // ops checked at once (parse_check: the CPUs, at most 4, by default)
   bool timeout_given = false;          // --timeout given: it is also each case's and property's deadline
   bool verbose = false;
   bool quiet = false;                  // only what failed or did not run, and the summary

@@ -19,6 +19,7 @@
 #include "files.hpp"
 #include "repro.hpp"
 #include "repro_files.hpp"
+#include "workers.hpp"
 #include "konform/backend.hpp"
 #include "konform/isolate.hpp"
 #include "konform/judge.hpp"
@@ -576,6 +577,18 @@ OpResult load_failed(const Backend& b, const OpSpec& op, const CheckArgs& a, con
   return r;
 }
 
+// One op on one backend, as the run's report has it: a library that could
+// not be loaded or cannot run here, else the op checked in children. Throws
+// a runtime_error for konform's own error.
+OpResult run_task(const Backend& b, const OpSpec& op, const CheckArgs& a, const SweepOptions& sweep) {
+  if (!b.load_failure.empty()) return load_failed(b, op, a, sweep);
+  if (!b.unavailable.empty()) return not_run(b, op);
+  OpResult checked = check_op(b, op, a, sweep);
+  if (a.profile == "strict" && checked.strict_failed && (checked.verdict == "pass" || checked.verdict == "mistrusted"))
+    checked.verdict = "fail";  // --profile strict: the strict checks count
+  return checked;
+}
+
 // "  max error 3.2 u of 8": over every element, a NaN or infinity mismatch
 // shown as such (r measures only the finite ones); flushed elements counted.
 void print_max_error(const OpResult& r) {
@@ -726,34 +739,56 @@ int check(const CheckArgs& a, const std::string& command_line) {
   for (const OpSpec* op : ops) op_width = std::max(op_width, static_cast<int>(op->name.size()));
   std::optional<Progress> progress;  // none under --quiet
   if (!a.quiet) progress.emplace(static_cast<int64_t>(backends.size() * ops.size()), isatty(STDERR_FILENO) != 0);
-  for (const Backend& b : backends) {
-    for (const OpSpec* op : ops) {
-      if (progress) progress->begin_op();
-      std::optional<OpResult> r;
-      if (!b.load_failure.empty()) {
-        r = load_failed(b, *op, a, sweep);
-      } else if (!b.unavailable.empty()) {
-        r = not_run(b, *op);
-      } else {
-        try {  // konform's own error in a child (a case it cannot make, say): reported, the run goes on
-          OpResult checked = check_op(b, *op, a, sweep);
-          if (a.profile == "strict" && checked.strict_failed &&
-              (checked.verdict == "pass" || checked.verdict == "mistrusted"))
-            checked.verdict = "fail";  // --profile strict: the strict checks count
-          r = std::move(checked);
-        } catch (const std::runtime_error& e) {
-          clear_progress();
-          std::fprintf(stderr, "konform: %s\n", e.what());
-          harness_failed = true;
-        }
-      }
-      if (progress) progress->end_op();
-      if (!r) continue;
-      results.push_back(std::move(*r));
-      if (a.quiet && (results.back().verdict == "pass" || results.back().verdict == "unsupported")) continue;
+  std::vector<std::pair<const Backend*, const OpSpec*>> tasks;
+  for (const Backend& b : backends)
+    for (const OpSpec* op : ops) tasks.emplace_back(&b, op);
+  // Each result as it comes, in task order; konform's own error in a child
+  // (a case it cannot make, say) is reported and the run goes on.
+  auto take = [&](std::optional<OpResult> r, const std::string& error) {
+    if (progress) progress->end_op();
+    if (!error.empty()) {
       clear_progress();
-      print_result(results.back(), op_width);
+      std::fprintf(stderr, "konform: %s\n", error.c_str());
+      harness_failed = true;
     }
+    if (!r) return;
+    results.push_back(std::move(*r));
+    if (a.quiet && (results.back().verdict == "pass" || results.back().verdict == "unsupported")) return;
+    clear_progress();
+    print_result(results.back(), op_width);
+  };
+  if (a.jobs <= 1 || tasks.size() <= 1) {
+    for (const auto& [b, op] : tasks) {
+      if (progress) progress->begin_op();
+      try {
+        take(run_task(*b, *op, a, sweep), "");
+      } catch (const std::runtime_error& e) {
+        take(std::nullopt, e.what());
+      }
+    }
+  } else {
+    run_in_workers(
+        tasks.size(), a.jobs,
+        [&](size_t i) {
+          OpState s;
+          s.result = run_task(*tasks[i].first, *tasks[i].second, a, sweep);
+          return state_json(s);
+        },
+        [&](size_t) {
+          if (progress) progress->begin_op();
+        },
+        [&](const std::string& text) {
+          if (progress) progress->note(text);
+        },
+        [&](size_t i, const TaskOutcome& o) {
+          if (!o.error.empty())
+            return take(std::nullopt, o.lost ? tasks[i].second->name + " on " + tasks[i].first->name + ": " + o.error
+                                             : o.error);
+          std::optional<OpState> s = parse_state(o.payload);
+          if (!s) return take(std::nullopt, tasks[i].second->name + " on " + tasks[i].first->name +
+                                                ": konform's worker process sent a result it cannot read");
+          take(std::move(s->result), "");
+        });
   }
   progress.reset();  // the line erased before the summary
   const nlohmann::json report = make_report(run, results);

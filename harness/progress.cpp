@@ -39,6 +39,10 @@ Progress::Progress(int64_t ops, bool terminal)
   g_shown = this;
 }
 
+Progress::Progress(std::function<void(const std::string&)> relay) : Progress(0, true) {
+  relay_ = std::move(relay);
+}
+
 Progress::~Progress() {
   clear();
   if (g_shown == this) g_shown = nullptr;
@@ -70,8 +74,20 @@ void Progress::child_at(const std::string& what, int64_t case_index, int64_t cas
   if (now < next_draw_) return;
   next_draw_ = now + (terminal_ ? std::chrono::milliseconds(250) : std::chrono::milliseconds(5000));
   const std::string where = case_index >= 0 ? "case " + std::to_string(case_index) + "/" + std::to_string(cases) : label;
-  std::string line = "  " + what + ": " + where + ", " + duration_text(seconds(now - op_start_)) + "  [" +
-                     std::to_string(begun_) + "/" + std::to_string(ops_) + " ops, " +
+  const std::string text = what + ": " + where + ", " + duration_text(seconds(now - op_start_));
+  if (relay_) relay_(text);
+  else draw(text, now);
+}
+
+void Progress::note(const std::string& text) {
+  const auto now = Clock::now();
+  if (now < next_draw_) return;
+  next_draw_ = now + (terminal_ ? std::chrono::milliseconds(250) : std::chrono::milliseconds(5000));
+  draw(text, now);
+}
+
+void Progress::draw(const std::string& text, Clock::time_point now) {
+  std::string line = "  " + text + "  [" + std::to_string(begun_) + "/" + std::to_string(ops_) + " ops, " +
                      duration_text(seconds(now - start_)) + " elapsed, " + eta_text(now) + "]";
   if (!terminal_) {
     std::fprintf(stderr, "%s\n", line.c_str());

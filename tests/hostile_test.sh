@@ -66,28 +66,52 @@ while IFS=$'\t' read -r name define check where status; do
   echo "ok:   $name -> $rc, $check${replay:+, replayed}"
 done <"$manifest"
 
-# Killed while a child hangs: its whole process group goes with konform.
+# Killed while a child hangs: its whole process group goes with konform,
+# whether the op runs in konform (--jobs 1) or in worker processes (two
+# backends that hang at once, --jobs 2: both hangs are waited on together).
 lib="$dir/libkonform_hostile_hang_call.so"
-for sig in TERM KILL; do
-  "$konform" check --backend "$lib" --op add --cases 60 --no-properties --timeout 60 --report "$tmp/killed.json" \
-    >/dev/null 2>&1 &
-  pid=$!
-  sleep 4  # the case with n = 47 comes within a second; its deadline is 60 s
-  kill -"$sig" "$pid"
-  wait "$pid" 2>/dev/null
-  sleep 1
-  if pgrep -f "$lib" >/dev/null; then
-    fail "SIG$sig: processes left behind: $(pgrep -af "$lib" | head -3)"
-    pgrep -f "$lib" | xargs -r kill -KILL
-  else
-    echo "ok:   SIG$sig of konform during a hang leaves no process"
-  fi
-  [[ -e $tmp/killed.json ]] && fail "SIG$sig: a report was written by a killed run"
-  if [[ $sig == TERM ]] && compgen -G "$tmp/killed.json.konform-*" >/dev/null; then
-    fail "SIGTERM: the temporary report was left behind"
-  fi
-  rm -f "$tmp"/killed.json*
+cp "$lib" "$tmp/hang_twin.so"
+for jobs in 1 2; do
+  backends=(--backend "$lib")
+  [[ $jobs -eq 2 ]] && backends+=(--backend "$tmp/hang_twin.so")
+  for sig in TERM KILL; do
+    "$konform" check "${backends[@]}" --op add --cases 60 --no-properties --timeout 60 --jobs "$jobs" \
+      --report "$tmp/killed.json" >/dev/null 2>&1 &
+    pid=$!
+    sleep 4  # the case with n = 47 comes within a second; its deadline is 60 s
+    if [[ $jobs -eq 2 ]]; then
+      # konform, its two workers and each worker's child, all hanging now.
+      running=$(pgrep -fc -- "--backend $tmp/hang_twin.so")
+      [[ $running -ge 5 ]] || fail "--jobs 2: $running processes of the run, not konform, 2 workers and 2 children"
+    fi
+    kill -"$sig" "$pid"
+    wait "$pid" 2>/dev/null
+    sleep 1
+    if pgrep -f "$lib" >/dev/null; then
+      fail "--jobs $jobs, SIG$sig: processes left behind: $(pgrep -af "$lib" | head -3)"
+      pgrep -f "$lib" | xargs -r kill -KILL
+    else
+      echo "ok:   SIG$sig of konform during a hang (--jobs $jobs) leaves no process"
+    fi
+    [[ -e $tmp/killed.json ]] && fail "--jobs $jobs, SIG$sig: a report was written by a killed run"
+    if [[ $sig == TERM ]] && compgen -G "$tmp/killed.json.konform-*" >/dev/null; then
+      fail "--jobs $jobs, SIGTERM: the temporary report was left behind"
+    fi
+    rm -f "$tmp"/killed.json*
+  done
 done
+
+# Two backends that hang, --jobs 2: both findings, in backend order, and the report.
+"$konform" check --backend "$lib" --backend "$tmp/hang_twin.so" "${args[@]}" --jobs 2 --report "$tmp/twins.json" \
+  >"$tmp/twins.out" 2>&1
+rc=$?
+[[ $rc -eq 1 ]] || fail "two hanging backends, --jobs 2: exit status $rc, expected 1"
+[[ $(grep -c "^      no_hang:" "$tmp/twins.out") -eq 2 ]] || fail "two hanging backends, --jobs 2: not two no_hang findings"
+grep -m1 "^FAIL" "$tmp/twins.out" | grep -q "libkonform_hostile_hang_call.so" ||
+  fail "two hanging backends, --jobs 2: results not in backend order"
+python3 -c 'import json, sys; assert len(json.load(open(sys.argv[1]))["results"]) == 2' "$tmp/twins.json" ||
+  fail "two hanging backends, --jobs 2: no report with both results"
+echo "ok:   two backends hanging at once, --jobs 2"
 
 if [[ $failures -gt 0 ]]; then
   echo "$failures failure(s)"

@@ -32,7 +32,7 @@ if ! script -qfec true /dev/null >/dev/null 2>&1; then
   echo "ok:   (no script(1) here: the terminal checks are skipped)"
 else
   on_terminal() { script -qfec "$(printf '%q ' "$konform" "$@")" /dev/null 2>&1; }
-  out=$(on_terminal check --backend scalar --op add,argmax --cases 30 --no-properties)
+  out=$(on_terminal check --backend scalar --op add,argmax --cases 30 --no-properties --jobs 1)
   if grep -Eq $'\r  add on scalar: [^\r]*\\[1/2 ops, [0-9]+ s elapsed, ETA unknown\\]' <<<"$out" &&
     grep -Eq $'\r +\r''PASS  add ' <<<"$out" && grep -Eq $'\r +\r''PASS  argmax ' <<<"$out"; then
     echo "ok:   a terminal gets one line, redrawn with '\\r' and erased before each result"

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <cstdint>
 #include <string>
 #include <sys/types.h>
@@ -20,6 +21,9 @@ class Progress {
  public:
   // Shown by this process until destroyed; `terminal`: stderr is one.
   Progress(int64_t ops, bool terminal);
+  // A worker's (cli/workers.hpp): child_at hands its text ("Softmax on simd:
+  // case 212/300, 14 s") to `relay` every 0.25 s instead of drawing it.
+  explicit Progress(std::function<void(const std::string&)> relay);
   ~Progress();
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
@@ -29,6 +33,8 @@ class Progress {
   // From run_isolated's wait, about every 0.2 s: `what` ("rmsnorm on
   // scalar") at case `case_index` of `cases`, or doing `label` (case < 0).
   void child_at(const std::string& what, int64_t case_index, int64_t cases, const std::string& label);
+  // A worker's relayed text, drawn as child_at draws its own.
+  void note(const std::string& text);
   void clear();  // erases the line on a terminal
 
   // The progress line of this process, nullptr when none: a forked child
@@ -38,12 +44,14 @@ class Progress {
  private:
   using Clock = std::chrono::steady_clock;
   std::string eta_text(Clock::time_point now) const;
+  void draw(const std::string& text, Clock::time_point now);
 
   int64_t ops_, done_ = 0, begun_ = 0;
   bool terminal_;
   pid_t owner_;
   Clock::time_point start_, op_start_, last_end_, next_draw_;
   size_t drawn_ = 0;  // characters of the line on the terminal now
+  std::function<void(const std::string&)> relay_;
 };
 
 // Erases this process's progress line, if it shows one: before anything
