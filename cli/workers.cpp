@@ -48,7 +48,7 @@ bool send(int fd, char kind, const std::string& payload) {
 [[noreturn]] void worker_main(int tasks, int out, pid_t konform, const std::function<std::string(size_t)>& run) {
   prctl(PR_SET_PDEATHSIG, SIGTERM);  // its handler kills the running child's group
   if (getppid() != konform) _exit(0);
-  Progress progress([out](const std::string& text) { send(out, kProgress, text); });
+  Progress progress([out](const std::string& text) { send(out, kProgress, text); }, isatty(STDERR_FILENO) != 0);
   uint64_t task;
   for (;;) {
     ssize_t n;

@@ -39,7 +39,7 @@ Progress::Progress(int64_t ops, bool terminal)
   g_shown = this;
 }
 
-Progress::Progress(std::function<void(const std::string&)> relay) : Progress(0, true) {
+Progress::Progress(std::function<void(const std::string&)> relay, bool terminal) : Progress(0, terminal) {
   relay_ = std::move(relay);
 }
 
@@ -81,8 +81,10 @@ void Progress::child_at(const std::string& what, int64_t case_index, int64_t cas
 
 void Progress::note(const std::string& text) {
   const auto now = Clock::now();
-  if (now < next_draw_) return;
-  next_draw_ = now + (terminal_ ? std::chrono::milliseconds(250) : std::chrono::milliseconds(5000));
+  if (terminal_) {  // several workers: one redraw per 0.25 s
+    if (now < next_draw_) return;
+    next_draw_ = now + std::chrono::milliseconds(250);
+  }
   draw(text, now);
 }
 

@@ -115,7 +115,8 @@ def main():
                 "id": p["id"], "library": os.path.basename(p["path"]), "pitfall": p["pitfall"],
                 "expected": p["verdict"], "verdict": verdict, "exit_status": proc.returncode,
                 "spec_caught_by": None if spec_check == "-" else spec_check,
-                "caught_by": caught,
+                # in a stable order: a report lists findings as the children met them
+                "caught_by": sorted(caught, key=lambda c: (c["op"], c["check"], c.get("profile", ""))),
             }
             if spec_check != "-":
                 entry["spec_check_caught"] = spec_check in checks

@@ -22,8 +22,9 @@ class Progress {
   // Shown by this process until destroyed; `terminal`: stderr is one.
   Progress(int64_t ops, bool terminal);
   // A worker's (cli/workers.hpp): child_at hands its text ("Softmax on simd:
-  // case 212/300, 14 s") to `relay` every 0.25 s instead of drawing it.
-  explicit Progress(std::function<void(const std::string&)> relay);
+  // case 212/300, 14 s") to `relay` instead of drawing it, as often as it
+  // would draw it (`terminal`: konform's stderr is one).
+  Progress(std::function<void(const std::string&)> relay, bool terminal);
   ~Progress();
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
@@ -33,7 +34,8 @@ class Progress {
   // From run_isolated's wait, about every 0.2 s: `what` ("rmsnorm on
   // scalar") at case `case_index` of `cases`, or doing `label` (case < 0).
   void child_at(const std::string& what, int64_t case_index, int64_t cases, const std::string& label);
-  // A worker's relayed text, drawn as child_at draws its own.
+  // A worker's relayed text, drawn as child_at draws its own (the worker
+  // decided when: a log gets each, a terminal at most every 0.25 s).
   void note(const std::string& text);
   void clear();  // erases the line on a terminal
 
