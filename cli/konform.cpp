@@ -520,10 +520,13 @@ OpResult check_op(const Backend& b, const OpSpec& op, const CheckArgs& a, const 
       sweep.fence_inputs = false;  // found: this case again, and the rest, judged without the fenced call
       fenced_read_case = stopped.last_case;
       at.next_case = stopped.last_case;
+    } else if (stopped.last_case >= at.next_case) {
+      sweep.skip.insert(stopped.last_case);
+    } else if (at.next_case < last) {
+      sweep.skip.insert(at.next_case);  // stopped between cases: skip the next one
+    } else {
+      ++at.next_property;
     }
-    else if (stopped.last_case >= at.next_case) sweep.skip.insert(stopped.last_case);
-    else if (at.next_case < last) sweep.skip.insert(at.next_case);  // stopped between cases: skip the next one
-    else ++at.next_property;
     const int hangs = static_cast<int>(total.check("no_hang", "sweep").failures);
     if (hangs >= kMaxHangs || child >= kMaxChildren) {
       for (Finding& g : total.findings)
