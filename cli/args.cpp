@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <utility>
@@ -226,6 +227,17 @@ void add_name(const std::string& flag, const std::string& name, std::vector<std:
   list->push_back(name);
 }
 
+void warn_former_name(const std::string& note) {
+  if (!note.empty()) std::fprintf(stderr, "konform: warning: %s\n", note.c_str());
+}
+
+std::string current_op_name(const std::string& name) {
+  const OpSpec* op = find_op(name);
+  if (op == nullptr) return name;  // refused, with the catalog's names, where the ops are chosen
+  warn_former_name(former_name_note(name, *op));
+  return op->name;
+}
+
 void add_names(const std::string& flag, const std::string& value, std::vector<std::string>* list) {
   size_t start = 0;
   for (;;) {
@@ -280,6 +292,9 @@ CheckArgs parse_check(const std::vector<std::string>& args) {
     else throw unknown_option("check", flag);
   }
   if (a.backends.empty()) throw UsageError("check needs at least one --backend");
+  std::vector<std::string> ops;  // former names replaced; then 'add,elementwise_add' is one op given twice
+  for (const auto& name : a.ops) add_name("--op", current_op_name(name), &ops);
+  a.ops = std::move(ops);
   if (a.profile != "default" && a.profile != "strict")
     throw UsageError("--profile '" + a.profile + "' is not default or strict");
   if (a.only_case >= 0 && a.ops.size() != 1) throw UsageError("--case needs exactly one --op");

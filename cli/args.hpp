@@ -93,6 +93,12 @@ void add_name(const std::string& flag, const std::string& name, std::vector<std:
 // The same for each item of a comma-separated list.
 void add_names(const std::string& flag, const std::string& value, std::vector<std::string>* list);
 
+// A former op name (OpSpec::former_name) is the op's name now: warn_former_name
+// prints the note to stderr; current_op_name returns the name now, and any
+// name that is not a former one as it is.
+void warn_former_name(const std::string& note);
+std::string current_op_name(const std::string& name);
+
 // Output paths (flag, path; empty paths skipped) must differ from each other
 // and from the inputs, or one file would overwrite another.
 void check_distinct_paths(const std::vector<std::pair<std::string, std::string>>& paths);

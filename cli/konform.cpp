@@ -678,6 +678,7 @@ int check(const CheckArgs& a, const std::string& command_line) {
   set_flush_subnormals(a.flush_subnormals);  // the properties' policy too
   if (!a.tolerances.empty()) {
     custom = std::make_unique<ToleranceTable>(ToleranceTable::parse(read_file(a.tolerances), a.tolerances));
+    for (const std::string& note : custom->notes()) warn_former_name(note);
     sweep.tolerances = custom.get();
     sweep.tolerances_file = a.tolerances;
   }

@@ -34,7 +34,7 @@ ReproArgs parse(const std::vector<std::string>& args) {
     const std::string flag = in.arg();
     if (flag == "--backend") add_name(flag, in.value(), &a.backends);
     else if (flag == "--op") {
-      a.op = in.single_value();
+      a.op = current_op_name(in.single_value());
       if (a.op.empty()) throw UsageError("--op: empty name");
     } else if (flag == "--tolerances") a.tolerances = in.single_value();
     else if (flag == "--timeout") a.timeout_s = parse_seconds(flag, in.single_value());
@@ -192,11 +192,14 @@ int repro(const std::vector<std::string>& args) {
   const ReproArgs a = parse(args);
   // A malformed file is a ReproError: exit 2 with its message, no usage text.
   const Reproducer r = a.op.empty() ? parse_reproducer(read_file(a.file), a.file) : from_raw_input(a.file, a.op);
+  warn_former_name(r.op_note);
   const OpSpec& op = *find_op(r.op);
   // The table to judge by: --tolerances FILE (as the check that found it used), else the built-in one.
   std::unique_ptr<ToleranceTable> custom;
   if (!a.tolerances.empty())
     custom = std::make_unique<ToleranceTable>(ToleranceTable::parse(read_file(a.tolerances), a.tolerances));
+  if (custom)
+    for (const std::string& note : custom->notes()) warn_former_name(note);
   const ToleranceTable& table = custom ? *custom : ToleranceTable::builtin();
   const Tolerance* tol = table.find(op.name, op.dtype);
   if (tol == nullptr && needs_tolerance(r.c))

@@ -76,7 +76,7 @@ def main():
 
     # `check --repro-dir` on mutants: the sweep's and RapidCheck's findings
     # become reproducers that fail on the mutant and pass on scalar.
-    for mutant, op in (("libkonform_mutant_s01.so", "rmsnorm"), ("libkonform_mutant_s12.so", "argmax")):
+    for mutant, op in (("libkonform_mutant_s01.so", "elementwise_rmsnorm"), ("libkonform_mutant_s12.so", "elementwise_argmax")):
         if mutant not in plugins:
             continue
         with tempfile.TemporaryDirectory() as d:
@@ -107,7 +107,7 @@ def main():
                     problems.append(f"{path}: render wrote a view of a report it refused")
             continue
         else:
-            cmd = [args.konform, "check", "--backend", "scalar", "--op", "add", "--cases", "1", "--no-properties",
+            cmd = [args.konform, "check", "--backend", "scalar", "--op", "elementwise_add", "--cases", "1", "--no-properties",
                    "--tolerances", path]
         expect(cmd, 2, path, fragment)
 

@@ -98,7 +98,7 @@ TEST(FuzzInput, SeedCorpusDecodesToTheSweepsDecisions) {
     for (int64_t i : {int64_t{0}, op.edge_cases / 2, op.edge_cases + 3}) {
       const auto bytes = encode_sweep_case(0, op, 1, i, size_t{1} << 30);
       const FuzzCase fc = decode_fuzz_input({&op}, bytes.data(), bytes.size());
-      Rng rng(case_seed(1, op.name, i));
+      Rng rng(case_seed(1, op.case_key(), i));
       const Case c = op.make_case(rng, i);
       EXPECT_EQ(fc.index, i) << op.name;
       EXPECT_EQ(fc.misalign, static_cast<size_t>(i % 2) * 4) << op.name;
@@ -124,7 +124,7 @@ TEST(CaseShape, DeclaredCountsFitEveryGeneratedCase) {
   for (const OpSpec& op : catalog()) {
     if (!op.declared_count) continue;
     for (int64_t i = 0; i < 200; ++i) {
-      Rng rng(case_seed(3, op.name, i));
+      Rng rng(case_seed(3, op.case_key(), i));
       const Case c = op.make_case(rng, i);
       EXPECT_EQ(check_case_shape(op, c), "") << op.name << " case " << i << ": " << c.label;
     }
@@ -170,9 +170,9 @@ TEST(Reproducer, MalformedFilesNameTheField) {
     }
   };
   fails_with("[1]", "expected a JSON object");
-  fails_with(R"({"schema": "konform-repro/1", "op": "add"})", "missing field 'params'");
-  fails_with(R"({"schema": "konform-repro/1", "op": "add", "params": {"n": "x"}, "args": []})", "params.n");
-  fails_with(R"({"schema": "konform-repro/1", "op": "add", "params": {"n": 1}, "args": [{"name": "a"}]})",
+  fails_with(R"({"schema": "konform-repro/1", "op": "elementwise_add"})", "missing field 'params'");
+  fails_with(R"({"schema": "konform-repro/1", "op": "elementwise_add", "params": {"n": "x"}, "args": []})", "params.n");
+  fails_with(R"({"schema": "konform-repro/1", "op": "elementwise_add", "params": {"n": 1}, "args": [{"name": "a"}]})",
              "missing field 'access'");
 }
 
@@ -186,7 +186,7 @@ TEST(Reproducer, SHA256IsTheStandardOne) {  // FIPS 180-4's examples; 56 bytes n
 }
 
 TEST(Reproducer, LibraryFieldIsStrict) {
-  const std::string head = R"({"schema": "konform-repro/1", "op": "add", "params": {"n": 1}, "args": [)"
+  const std::string head = R"({"schema": "konform-repro/1", "op": "elementwise_add", "params": {"n": 1}, "args": [)"
                            R"({"name": "a", "access": "in", "dtype": "f32", "shape": [1], "values": [1]},)"
                            R"({"name": "b", "access": "in", "dtype": "f32", "shape": [1], "values": [2]},)"
                            R"({"name": "y", "access": "out", "dtype": "f32", "shape": [1]}],)"

@@ -11,7 +11,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
     const konform::ToleranceTable table = konform::ToleranceTable::parse(text, "fuzz-input");
-    (void)table.find("rmsnorm", konform::DType::f32);
+    (void)table.find("elementwise_rmsnorm", konform::DType::f32);
   } catch (const konform::TableError& e) {
     if (std::string(e.what()).rfind("fuzz-input:", 0) != 0) std::abort();  // the message must say where
   }

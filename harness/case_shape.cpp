@@ -304,7 +304,7 @@ Shape learn(const OpSpec& op) {
   std::vector<Case> valid;
   Case::ParamReads reads;
   for (int i = 0; i < kSamples; ++i) {
-    Rng rng(case_seed(0x5EED, op.name, i));
+    Rng rng(case_seed(0x5EED, op.case_key(), i));
     const Case c = op.make_case(rng, i);
     Case::reads = &reads;
     bool ok = false;

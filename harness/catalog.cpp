@@ -20,7 +20,14 @@ const std::vector<OpSpec>& catalog() {
 const OpSpec* find_op(const std::string& name) {
   for (const OpSpec& op : catalog())
     if (op.name == name) return &op;
+  for (const OpSpec& op : catalog())
+    if (!op.former_name.empty() && op.former_name == name) return &op;
   return nullptr;
+}
+
+std::string former_name_note(const std::string& given, const OpSpec& op) {
+  if (given == op.name) return "";
+  return "op '" + given + "' is now '" + op.name + "'; the old name is accepted until konform " + kFormerNamesUntil;
 }
 
 }  // namespace konform

@@ -22,7 +22,7 @@ std::vector<uint8_t> encode_sweep_case(size_t position, const OpSpec& op, uint64
                                        size_t max_bytes) {
   if (index < 0 || index >= fuzz_index_count(op)) throw std::logic_error("encode_sweep_case: index out of range");
   std::vector<uint8_t> tape = {static_cast<uint8_t>(position)};
-  Rng rng = Rng::recording(case_seed(seed, op.name, index), &tape);
+  Rng rng = Rng::recording(case_seed(seed, op.case_key(), index), &tape);
   rng.record_choice(0, fuzz_index_count(op) - 1, index);
   rng.record_chance(index % 2 == 1);  // the sweep misaligns every other case
   (void)op.make_case(rng, index);

@@ -6,6 +6,8 @@
 #include <set>
 #include <utility>
 
+#include "konform/op.hpp"
+
 namespace konform {
 
 namespace {
@@ -38,7 +40,10 @@ std::map<Key, const json*> index_results(const json& report, const std::string& 
   for (size_t i = 0; i < results.size(); ++i) {
     const json& r = results[i];
     if (!r.is_object()) throw DiffError("'" + name + "': results[" + std::to_string(i) + "] is not an object");
-    const Key key{text_field(r, "backend", name, i), text_field(r, "op", name, i)};
+    // A report written before an op's rename names it by its former name.
+    const std::string op = text_field(r, "op", name, i);
+    const OpSpec* spec = find_op(op);
+    const Key key{text_field(r, "backend", name, i), spec != nullptr ? spec->name : op};
     text_field(r, "verdict", name, i);
     if (!out.emplace(key, &r).second)
       throw DiffError("'" + name + "' holds " + key.second + " on " + key.first + " twice (results[" +

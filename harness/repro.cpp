@@ -249,6 +249,8 @@ Reproducer reproducer_from_json(const json& j, const std::string& source) {
   r.op = in.string_field(j, "the file", "op");
   const OpSpec* op = find_op(r.op);
   if (op == nullptr) in.fail("op", "no op '" + r.op + "' in this konform's catalog (konform list shows them)");
+  r.op_note = former_name_note(r.op, *op);
+  r.op = op->name;
   if (j.contains("symbol") && in.string(j.at("symbol"), "symbol") != op->symbol)
     in.fail("symbol", "'" + j.at("symbol").get<std::string>() + "' is not " + r.op + "'s " + op->symbol);
   if (j.contains("dtype") && in.string(j.at("dtype"), "dtype") != dtype_name(op->dtype))

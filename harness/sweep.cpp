@@ -13,7 +13,7 @@
 namespace konform {
 
 Case sweep_case(const OpSpec& op, uint64_t seed, int64_t index) {
-  Rng rng(case_seed(seed, op.name, index));
+  Rng rng(case_seed(seed, op.case_key(), index));
   try {
     return op.make_case(rng, index);
   } catch (const std::exception& e) {

@@ -100,7 +100,7 @@ void check_name(const std::string& text, const std::string& where) {
 // cases include the largest shapes) decide it cheaply.
 bool judged_by_tolerance(const OpSpec& op) {
   for (int64_t i = op.edge_cases; i < op.edge_cases + 4; ++i) {
-    Rng rng(case_seed(1, op.name, i));
+    Rng rng(case_seed(1, op.case_key(), i));
     if (needs_tolerance(op.make_case(rng, i))) return true;
   }
   return false;
@@ -155,8 +155,9 @@ ToleranceTable ToleranceTable::parse(const std::string& text, const std::string&
     // A limit that grows with n is capped at the ceiling instead (Tolerance::at).
     if (t.spec_ceiling > 0 && t.limit * unit_roundoff(dtype) > t.spec_ceiling)
       throw TableError(where + ": limit " + f[2] + " u exceeds the spec's ceiling " + f[3]);
-    if (!table.entries_.emplace(std::make_pair(f[0], dtype), t).second)
-      throw TableError(where + ": a second entry for " + f[0] + " " + f[1]);
+    if (!table.entries_.emplace(std::make_pair(op->name, dtype), t).second)
+      throw TableError(where + ": a second entry for " + op->name + " " + f[1]);
+    if (const std::string note = former_name_note(f[0], *op); !note.empty()) table.notes_.push_back(where + ": " + note);
   }
   return table;
 }
@@ -184,7 +185,8 @@ const ToleranceTable& ToleranceTable::builtin() {
 }
 
 const Tolerance* ToleranceTable::find(const std::string& op, DType dtype) const {
-  auto it = entries_.find({op, dtype});
+  const OpSpec* spec = find_op(op);
+  auto it = entries_.find({spec != nullptr ? spec->name : op, dtype});
   return it == entries_.end() ? nullptr : &it->second;
 }
 

@@ -26,7 +26,7 @@ std::vector<float> rmsnorm(const Backend& b, const std::vector<float>& x, const 
   c.args.push_back({"x", Access::in, Tensor::of_f32({rows, d}, x)});
   c.args.push_back({"w", Access::in, Tensor::of_f32({d}, w)});
   c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {rows, d}), Match::tolerance, in_place ? "x" : ""});
-  return floats(run_op(b, op("rmsnorm"), c).at("y"));
+  return floats(run_op(b, op("elementwise_rmsnorm"), c).at("y"));
 }
 
 std::vector<float> rope(const Backend& b, const std::vector<float>& x, const std::vector<int32_t>& pos, int64_t T,
@@ -38,7 +38,7 @@ std::vector<float> rope(const Backend& b, const std::vector<float>& x, const std
   c.args.push_back({"x", Access::inout, Tensor::of_f32({T, H, D}, x)});
   c.args.push_back({"pos", Access::in, Tensor::of_i32({T}, pos)});
   c.args.push_back({"inv_freq", Access::in, Tensor::of_f32({d_rot / 2}, inv_freq)});
-  return floats(run_op(b, op("rope"), c).at("x"));
+  return floats(run_op(b, op("elementwise_rope"), c).at("x"));
 }
 
 std::vector<float> silu_mul(const Backend& b, const std::vector<float>& gate, const std::vector<float>& up) {
@@ -48,7 +48,7 @@ std::vector<float> silu_mul(const Backend& b, const std::vector<float>& gate, co
   c.args.push_back({"gate", Access::in, Tensor::of_f32({n}, gate)});
   c.args.push_back({"up", Access::in, Tensor::of_f32({n}, up)});
   c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {n})});
-  return floats(run_op(b, op("silu_mul"), c).at("y"));
+  return floats(run_op(b, op("elementwise_silu_mul"), c).at("y"));
 }
 
 std::vector<float> embedding(const Backend& b, const std::vector<float>& table, int64_t V, const std::vector<int32_t>& ids,
@@ -59,7 +59,7 @@ std::vector<float> embedding(const Backend& b, const std::vector<float>& table, 
   c.args.push_back({"table", Access::in, Tensor::of_f32({V, d}, table)});
   c.args.push_back({"ids", Access::in, Tensor::of_i32({n}, ids)});
   c.args.push_back({"out", Access::out, Tensor::zeros(DType::f32, {n, d}), Match::exact});
-  return floats(run_op(b, op("embedding"), c).at("out"));
+  return floats(run_op(b, op("elementwise_embedding"), c).at("out"));
 }
 
 std::vector<float> add(const Backend& b, const std::vector<float>& a, const std::vector<float>& bv, bool in_place) {
@@ -69,7 +69,7 @@ std::vector<float> add(const Backend& b, const std::vector<float>& a, const std:
   c.args.push_back({"a", Access::in, Tensor::of_f32({n}, a)});
   c.args.push_back({"b", Access::in, Tensor::of_f32({n}, bv)});
   c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {n}), Match::tolerance, in_place ? "a" : ""});
-  return floats(run_op(b, op("add"), c).at("y"));
+  return floats(run_op(b, op("elementwise_add"), c).at("y"));
 }
 
 int32_t argmax(const Backend& b, const std::vector<float>& x) {
@@ -78,7 +78,7 @@ int32_t argmax(const Backend& b, const std::vector<float>& x) {
   c.params = {{"n", double(n)}};
   c.args.push_back({"x", Access::in, Tensor::of_f32({n}, x)});
   c.args.push_back({"index", Access::out, Tensor::zeros(DType::i32, {1}), Match::exact});
-  return run_op(b, op("argmax"), c).at("index").i32()[0];
+  return run_op(b, op("elementwise_argmax"), c).at("index").i32()[0];
 }
 
 }  // namespace konform::calls

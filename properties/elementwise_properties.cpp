@@ -24,8 +24,8 @@ std::vector<float> ones(int64_t n) { return std::vector<float>(static_cast<size_
 
 void rmsnorm_hand_example(const Backend& b) {
   const auto y = calls::rmsnorm(b, {3, 4}, {1, 0.5f}, 1, 2, 0.0f);
-  RC_ASSERT(matches_printed(y[0], 0.8485281, 0.8485281, limit_of("rmsnorm")));  // the scale: |y|
-  RC_ASSERT(matches_printed(y[1], 0.5656854, 0.5656854, limit_of("rmsnorm")));
+  RC_ASSERT(matches_printed(y[0], 0.8485281, 0.8485281, limit_of("elementwise_rmsnorm")));  // the scale: |y|
+  RC_ASSERT(matches_printed(y[1], 0.5656854, 0.5656854, limit_of("elementwise_rmsnorm")));
 }
 
 // [1e-3, 1e-3] with eps = 1e-6 gives 0.7071 (eps outside: 0.999; sum not
@@ -46,7 +46,7 @@ void rmsnorm_eps_is_inside_the_root(const Backend& b) {
   const auto got = calls::rmsnorm(b, x, w, 1, d, eps);
   std::vector<double> want(static_cast<size_t>(d));
   reference::rmsnorm<double>(x.data(), w.data(), want.data(), 1, d, eps);
-  for (int64_t i = 0; i < d; ++i) RC_ASSERT(near(got[i], want[i], std::fabs(want[i]), limit_of("rmsnorm")));
+  for (int64_t i = 0; i < d; ++i) RC_ASSERT(near(got[i], want[i], std::fabs(want[i]), limit_of("elementwise_rmsnorm")));
 }
 
 // Every row alone equals the row in a batch of up to 12, bit for bit, and
@@ -73,7 +73,7 @@ void rope_hand_example(const Backend& b) {
   const auto y = calls::rope(b, {1, 2, 3, 4}, {1}, 1, 1, 4, 4, {1.0f, 0.01f}, 1.0f, 0);
   const double want[] = {-1.9841107, 1.9599007, 2.4623779, 4.0197997};
   const double pair[] = {4, 6, 4, 6};  // the scale: |a| + |b| of the rotated pair (x0, x2), (x1, x3)
-  for (int i = 0; i < 4; ++i) RC_ASSERT(matches_printed(y[i], want[i], pair[i], limit_of("rope")));
+  for (int i = 0; i < 4; ++i) RC_ASSERT(matches_printed(y[i], want[i], pair[i], limit_of("elementwise_rope")));
 }
 
 // The interleaved worked example; position 0 leaves every finite x as it is.
@@ -81,7 +81,7 @@ void rope_interleaved_layout_and_position_zero(const Backend& b) {
   const auto y = calls::rope(b, {1, 2, 3, 4}, {1}, 1, 1, 4, 4, {1.0f, 0.01f}, 1.0f, 1);
   const double want[] = {-1.1426397, 1.9220756, 2.9598507, 4.0297995};
   const double pair[] = {3, 3, 7, 7};  // the scale: |a| + |b| of the pairs (x0, x1), (x2, x3)
-  for (int i = 0; i < 4; ++i) RC_ASSERT(matches_printed(y[i], want[i], pair[i], limit_of("rope")));
+  for (int i = 0; i < 4; ++i) RC_ASSERT(matches_printed(y[i], want[i], pair[i], limit_of("elementwise_rope")));
 
   const int64_t H = *rc::gen::inRange<int64_t>(1, 4), half = *rc::gen::inRange<int64_t>(1, 40);
   const int64_t D = 2 * half, T = *rc::gen::inRange<int64_t>(1, 4);
@@ -117,7 +117,7 @@ void rope_partial_rotary_and_scaling(const Backend& b) {
         RC_ASSERT(twice[e] == 2.0f * once[e]);
         // Against the pair's length, the scale the tolerance table uses.
         int64_t p = layout == 0 ? (i < d_rot / 2 ? i + d_rot / 2 : i - d_rot / 2) : (i ^ 1);
-        RC_ASSERT(near(once[e], want[e], std::fabs(x[e]) + std::fabs(x[k * D + p]), limit_of("rope")));
+        RC_ASSERT(near(once[e], want[e], std::fabs(x[e]) + std::fabs(x[k * D + p]), limit_of("elementwise_rope")));
       }
     }
 }
@@ -140,7 +140,7 @@ void rope_is_a_rotation(const Backend& b) {
       reference::rope_pair(layout, d_rot, i, &ia, &ib);
       const double a = x[k * D + ia], bb = x[k * D + ib], a2 = y[k * D + ia], b2 = y[k * D + ib];
       const double before = mu * std::hypot(a, bb), after = std::hypot(a2, b2);
-      RC_ASSERT(near(after, before, mu * (std::fabs(a) + std::fabs(bb)), limit_of("rope")));
+      RC_ASSERT(near(after, before, mu * (std::fabs(a) + std::fabs(bb)), limit_of("elementwise_rope")));
     }
 }
 
@@ -149,8 +149,8 @@ void rope_is_a_rotation(const Backend& b) {
 void silu_mul_hand_example(const Backend& b) {
   const auto y = calls::silu_mul(b, {0, 1, -1}, {5, 2, 3});
   RC_ASSERT(y[0] == 0.0f);
-  RC_ASSERT(matches_printed(y[1], 1.4621172, 1.4621172, limit_of("silu_mul")));  // the scale: |y| (the rest is 0 here)
-  RC_ASSERT(matches_printed(y[2], -0.8068243, 0.8068243, limit_of("silu_mul")));
+  RC_ASSERT(matches_printed(y[1], 1.4621172, 1.4621172, limit_of("elementwise_silu_mul")));  // the scale: |y| (the rest is 0 here)
+  RC_ASSERT(matches_printed(y[2], -0.8068243, 0.8068243, limit_of("elementwise_silu_mul")));
 }
 
 // Gates +-100 and -1e4 give the limits: g u for large g, zero (no NaN) for
@@ -160,11 +160,11 @@ void silu_mul_saturates_without_nan(const Backend& b) {
   const auto up = finite_floats(static_cast<int64_t>(gate.size()));
   const auto y = calls::silu_mul(b, gate, up);
   for (float v : y) RC_ASSERT(!std::isnan(v));
-  RC_ASSERT(near(y[0], 100.0 * up[0], std::fabs(100.0 * up[0]), limit_of("silu_mul")));
+  RC_ASSERT(near(y[0], 100.0 * up[0], std::fabs(100.0 * up[0]), limit_of("elementwise_silu_mul")));
   RC_ASSERT(std::fabs(y[1]) <= 1e-40 * std::fabs(up[1]));
   RC_ASSERT(y[2] == 0.0f);
-  RC_ASSERT(near(y[3], 1e4 * up[3], std::fabs(1e4 * up[3]), limit_of("silu_mul")));
-  RC_ASSERT(near(y[4], 88.8 * up[4], std::fabs(88.8 * up[4]), limit_of("silu_mul")));
+  RC_ASSERT(near(y[3], 1e4 * up[3], std::fabs(1e4 * up[3]), limit_of("elementwise_silu_mul")));
+  RC_ASSERT(near(y[4], 88.8 * up[4], std::fabs(88.8 * up[4]), limit_of("elementwise_silu_mul")));
   RC_ASSERT(std::fabs(y[5]) <= 1e-36 * std::fabs(up[5]));
 }
 
@@ -228,19 +228,19 @@ namespace props {
 
 std::vector<Property> elementwise_properties() {
   return {
-      {"hand_example", "rmsnorm", "unit", rmsnorm_hand_example},
-      {"rmsnorm_eps_is_inside_the_root", "rmsnorm", "boundary", rmsnorm_eps_is_inside_the_root},
-      {"rmsnorm_rows_are_independent_and_in_place", "rmsnorm", "property", rmsnorm_rows_are_independent_and_in_place},
-      {"hand_example", "rope", "unit", rope_hand_example},
-      {"rope_interleaved_layout_and_position_zero", "rope", "unit", rope_interleaved_layout_and_position_zero},
-      {"rope_partial_rotary_and_scaling", "rope", "unit", rope_partial_rotary_and_scaling},
-      {"rope_is_a_rotation", "rope", "property", rope_is_a_rotation},
-      {"hand_example", "silu_mul", "unit", silu_mul_hand_example},
-      {"silu_mul_saturates_without_nan", "silu_mul", "boundary", silu_mul_saturates_without_nan},
-      {"embedding_gathers_rows", "embedding", "unit", embedding_gathers_rows},
-      {"add_in_place", "add", "unit", add_in_place},
-      {"hand_example", "argmax", "unit", argmax_hand_example},
-      {"argmax_ties_nan_and_empty", "argmax", "boundary", argmax_ties_nan_and_empty},
+      {"hand_example", "elementwise_rmsnorm", "unit", rmsnorm_hand_example},
+      {"rmsnorm_eps_is_inside_the_root", "elementwise_rmsnorm", "boundary", rmsnorm_eps_is_inside_the_root},
+      {"rmsnorm_rows_are_independent_and_in_place", "elementwise_rmsnorm", "property", rmsnorm_rows_are_independent_and_in_place},
+      {"hand_example", "elementwise_rope", "unit", rope_hand_example},
+      {"rope_interleaved_layout_and_position_zero", "elementwise_rope", "unit", rope_interleaved_layout_and_position_zero},
+      {"rope_partial_rotary_and_scaling", "elementwise_rope", "unit", rope_partial_rotary_and_scaling},
+      {"rope_is_a_rotation", "elementwise_rope", "property", rope_is_a_rotation},
+      {"hand_example", "elementwise_silu_mul", "unit", silu_mul_hand_example},
+      {"silu_mul_saturates_without_nan", "elementwise_silu_mul", "boundary", silu_mul_saturates_without_nan},
+      {"embedding_gathers_rows", "elementwise_embedding", "unit", embedding_gathers_rows},
+      {"add_in_place", "elementwise_add", "unit", add_in_place},
+      {"hand_example", "elementwise_argmax", "unit", argmax_hand_example},
+      {"argmax_ties_nan_and_empty", "elementwise_argmax", "boundary", argmax_ties_nan_and_empty},
   };
 }
 

@@ -27,15 +27,15 @@ build() {  # build NAME C_SOURCE: $tmp/NAME.so
 }
 
 # 21: a value that looks like a path says what is wrong with the path.
-expect 2 "cannot load backend library '$tmp/missing.so': no such file" -- check --backend "$tmp/missing.so" --op add
-expect 2 "cannot load backend library 'missing.so': no such file" -- check --backend missing.so --op add
-expect 2 "cannot load backend library '$tmp/missing.so': no such file" -- check --backend "$tmp/missing.so:AVX2" --op add
+expect 2 "cannot load backend library '$tmp/missing.so': no such file" -- check --backend "$tmp/missing.so" --op elementwise_add
+expect 2 "cannot load backend library 'missing.so': no such file" -- check --backend missing.so --op elementwise_add
+expect 2 "cannot load backend library '$tmp/missing.so': no such file" -- check --backend "$tmp/missing.so:AVX2" --op elementwise_add
 mkdir "$tmp/dir.so"
-expect 2 "'$tmp/dir.so': is a directory" -- check --backend "$tmp/dir.so" --op add
-expect 2 "'/dev/null': is not a regular file" -- check --backend /dev/null --op add
+expect 2 "'$tmp/dir.so': is a directory" -- check --backend "$tmp/dir.so" --op elementwise_add
+expect 2 "'/dev/null': is not a regular file" -- check --backend /dev/null --op elementwise_add
 printf 'not an ELF file\n' >"$tmp/text.so"
-expect 2 "cannot load backend library '$tmp/text.so': .*(too short|invalid ELF)" -- check --backend "$tmp/text.so" --op add
-expect 2 "unknown backend 'scalr': expected scalar" -- check --backend scalr --op add
+expect 2 "cannot load backend library '$tmp/text.so': .*(too short|invalid ELF)" -- check --backend "$tmp/text.so" --op elementwise_add
+expect 2 "unknown backend 'scalr': expected scalar" -- check --backend scalr --op elementwise_add
 
 # 17: a shared library that exports no catalog symbol is not a plugin.
 build none 'int not_a_kernel(int x) { return x + 1; }'
@@ -57,15 +57,15 @@ run_expect 2 "$tmp/none.so exports none of konform's C ABI symbols" -- \
 build abort '#include <stdlib.h>
 __attribute__((constructor)) static void boom(void) { abort(); }
 void tl_add_f32(void) {}'
-expect 1 "library_loads: $tmp/abort.so crashed while loading \(signal 6" -- check --backend "$tmp/abort.so" --op add
-expect 1 "^2 passed, 2 failed" -- check --backend "$tmp/abort.so" --backend scalar --op add,Sub --cases 3 \
+expect 1 "library_loads: $tmp/abort.so crashed while loading \(signal 6" -- check --backend "$tmp/abort.so" --op elementwise_add
+expect 1 "^2 passed, 2 failed" -- check --backend "$tmp/abort.so" --backend scalar --op elementwise_add,Sub --cases 3 \
   --no-properties --report "$tmp/two.json"
 python3 - "$tmp/two.json" <<'PY' || fail "the report of a run with a library that cannot be loaded"
 import json, sys
 r = json.load(open(sys.argv[1]))["results"]
 by = {(x["backend"].rsplit("/", 1)[-1], x["op"]): x for x in r}
-assert by[("scalar", "add")]["verdict"] == "pass", by
-for op in ("add", "Sub"):
+assert by[("scalar", "elementwise_add")]["verdict"] == "pass", by
+for op in ("elementwise_add", "Sub"):
     x = by[("abort.so", op)]
     assert x["verdict"] == "fail" and x["findings"][0]["check"] == "library_loads", x
 PY
@@ -74,11 +74,11 @@ void tl_add_f32(void) {}'
 # Under AddressSanitizer (ci/test.sh's second pass) its SEGV handler would
 # turn the signal into an exit status; the child must see the signal itself.
 run_expect 1 "library_loads: $tmp/segv.so crashed while loading \(signal 11" -- \
-  env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0" "$konform" check --backend "$tmp/segv.so" --op add
+  env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0" "$konform" check --backend "$tmp/segv.so" --op elementwise_add
 build quits '#include <stdlib.h>
 __attribute__((constructor)) static void quit(void) { exit(0); }
 void tl_add_f32(void) {}'
-expect 1 "library_loads: $tmp/quits.so ended the process while loading" -- check --backend "$tmp/quits.so" --op add
+expect 1 "library_loads: $tmp/quits.so ended the process while loading" -- check --backend "$tmp/quits.so" --op elementwise_add
 run_expect 2 "$tmp/abort.so crashed while loading \(signal 6" -- \
   env KONFORM_FUZZ_BACKEND="$tmp/abort.so" "$fuzz_target" "$tmp"
 
@@ -89,25 +89,25 @@ tol() {  # tol NAME LINE...: $tmp/NAME.tsv
   printf '%s\n' "$@" >"$tmp/$name.tsv"
 }
 tol typo "# op	dtype	limit	spec	why" "rmsnrom	f32	16	1e-6	typo"
-expect 2 "$tmp/typo.tsv:2: no op 'rmsnrom' in the catalog" -- check --backend scalar --op add --tolerances "$tmp/typo.tsv"
-tol dtype "add	i32	1	-	no such variant"
-expect 2 "$tmp/dtype.tsv:1: add has no i32 variant" -- check --backend scalar --op add --tolerances "$tmp/dtype.tsv"
-tol exact "add	f32	1	-	one rounding" "argmax	f32	5	-	never used"
-expect 2 "$tmp/exact.tsv:2: argmax is compared bit for bit" -- \
-  check --backend scalar --op argmax --tolerances "$tmp/exact.tsv"
-tol blank "add 	f32	1	-	one rounding"
-expect 2 "$tmp/blank.tsv:1: op name 'add ' has leading or trailing blanks" -- \
-  check --backend scalar --op add --tolerances "$tmp/blank.tsv"
-tol hex "add	f32	0x10	-	hex"
+expect 2 "$tmp/typo.tsv:2: no op 'rmsnrom' in the catalog" -- check --backend scalar --op elementwise_add --tolerances "$tmp/typo.tsv"
+tol dtype "elementwise_add	i32	1	-	no such variant"
+expect 2 "$tmp/dtype.tsv:1: elementwise_add has no i32 variant" -- check --backend scalar --op elementwise_add --tolerances "$tmp/dtype.tsv"
+tol exact "elementwise_add	f32	1	-	one rounding" "elementwise_argmax	f32	5	-	never used"
+expect 2 "$tmp/exact.tsv:2: elementwise_argmax is compared bit for bit" -- \
+  check --backend scalar --op elementwise_argmax --tolerances "$tmp/exact.tsv"
+tol blank "elementwise_add 	f32	1	-	one rounding"
+expect 2 "$tmp/blank.tsv:1: op name 'elementwise_add ' has leading or trailing blanks" -- \
+  check --backend scalar --op elementwise_add --tolerances "$tmp/blank.tsv"
+tol hex "elementwise_add	f32	0x10	-	hex"
 expect 2 "$tmp/hex.tsv:1: limit: '0x10' is not a finite non-negative number in decimal" -- \
-  check --backend scalar --op add --tolerances "$tmp/hex.tsv"
-tol spec0 "rmsnorm	f32	16	0	no ceiling?"
-expect 2 "$tmp/spec0.tsv:1: spec: a ceiling of 0" -- check --backend scalar --op rmsnorm --tolerances "$tmp/spec0.tsv"
+  check --backend scalar --op elementwise_add --tolerances "$tmp/hex.tsv"
+tol spec0 "elementwise_rmsnorm	f32	16	0	no ceiling?"
+expect 2 "$tmp/spec0.tsv:1: spec: a ceiling of 0" -- check --backend scalar --op elementwise_rmsnorm --tolerances "$tmp/spec0.tsv"
 printf '\xEF\xBB\xBFadd\tf32\t1\t-\tone rounding\n' >"$tmp/bom_first.tsv"
-expect 0 'PASS +add' -- check --backend scalar --op add --cases 3 --no-properties --tolerances "$tmp/bom_first.tsv"
+expect 0 'PASS +elementwise_add' -- check --backend scalar --op elementwise_add --cases 3 --no-properties --tolerances "$tmp/bom_first.tsv"
 printf '# header\n\xEF\xBB\xBFadd\tf32\t1\t-\tone rounding\n' >"$tmp/bom_later.tsv"
 expect 2 "$tmp/bom_later.tsv:2: op name .* contains a byte order mark" -- \
-  check --backend scalar --op add --tolerances "$tmp/bom_later.tsv"
+  check --backend scalar --op elementwise_add --tolerances "$tmp/bom_later.tsv"
 
 # A plugin's calls to its own exported functions reach its own definitions,
 # never another library's (konform links no kernel library, and loads every

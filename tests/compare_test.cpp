@@ -395,32 +395,32 @@ std::string table_error(const std::string& body) {
     EXPECT_NE(msg_.find(fragment), std::string::npos) << "expected '" << fragment << "' in '" << msg_ << "'"; \
   } while (0)
 
-const std::string kGood = "rmsnorm\tf32\t16\t1e-6\tpairwise sum\n";
+const std::string kGood = "elementwise_rmsnorm\tf32\t16\t1e-6\tpairwise sum\n";
 
 TEST(ToleranceTable, ParsesAGoodTable) {
   const auto t = ToleranceTable::parse(std::string(kHeader) + kGood + "add\tf32\t1\t-\tone rounding\r\n", "t.tsv");
   EXPECT_EQ(t.source(), "t.tsv");
-  ASSERT_NE(t.find("rmsnorm", DType::f32), nullptr);
-  EXPECT_EQ(t.find("rmsnorm", DType::f32)->limit, 16);
-  EXPECT_DOUBLE_EQ(t.find("rmsnorm", DType::f32)->spec_ceiling, 1e-6);
-  EXPECT_EQ(t.find("rmsnorm", DType::f32)->why, "pairwise sum");
-  ASSERT_NE(t.find("add", DType::f32), nullptr);
-  EXPECT_EQ(t.find("add", DType::f32)->spec_ceiling, 0);
-  EXPECT_EQ(t.find("add", DType::f32)->why, "one rounding") << "a CRLF line ending is not part of the field";
-  EXPECT_EQ(t.find("add", DType::i32), nullptr);
-  EXPECT_EQ(t.find("rope", DType::f32), nullptr);
+  ASSERT_NE(t.find("elementwise_rmsnorm", DType::f32), nullptr);
+  EXPECT_EQ(t.find("elementwise_rmsnorm", DType::f32)->limit, 16);
+  EXPECT_DOUBLE_EQ(t.find("elementwise_rmsnorm", DType::f32)->spec_ceiling, 1e-6);
+  EXPECT_EQ(t.find("elementwise_rmsnorm", DType::f32)->why, "pairwise sum");
+  ASSERT_NE(t.find("elementwise_add", DType::f32), nullptr);
+  EXPECT_EQ(t.find("elementwise_add", DType::f32)->spec_ceiling, 0);
+  EXPECT_EQ(t.find("elementwise_add", DType::f32)->why, "one rounding") << "a CRLF line ending is not part of the field";
+  EXPECT_EQ(t.find("elementwise_add", DType::i32), nullptr);
+  EXPECT_EQ(t.find("elementwise_rope", DType::f32), nullptr);
 }
 
 TEST(ToleranceTable, WrongFieldCount) {
-  EXPECT_TABLE_ERROR("rmsnorm\tf32\t16\t1e-6\n", 3, "expected 5 tab-separated fields");
-  EXPECT_TABLE_ERROR(kGood + "rmsnorm f32 16 1e-6 spaces, not tabs\n", 4, "found 1");
-  EXPECT_TABLE_ERROR("rmsnorm\tf32\t16\t1e-6\twhy\textra\n", 3, "found 6");
+  EXPECT_TABLE_ERROR("elementwise_rmsnorm\tf32\t16\t1e-6\n", 3, "expected 5 tab-separated fields");
+  EXPECT_TABLE_ERROR(kGood + "elementwise_rmsnorm f32 16 1e-6 spaces, not tabs\n", 4, "found 1");
+  EXPECT_TABLE_ERROR("elementwise_rmsnorm\tf32\t16\t1e-6\twhy\textra\n", 3, "found 6");
 }
 
 TEST(ToleranceTable, MissingJustification) {
   // An empty last field (a trailing tab) or no field at all: either way an error on that line.
-  EXPECT_NE(table_error("rmsnorm\tf32\t16\t1e-6\t\n"), "");
-  EXPECT_TABLE_ERROR("rmsnorm\tf32\t16\t1e-6\t\n", 3, "");
+  EXPECT_NE(table_error("elementwise_rmsnorm\tf32\t16\t1e-6\t\n"), "");
+  EXPECT_TABLE_ERROR("elementwise_rmsnorm\tf32\t16\t1e-6\t\n", 3, "");
   EXPECT_TABLE_ERROR(kGood + "add\tf32\t1\t-\n", 4, "");
 }
 
@@ -429,35 +429,35 @@ TEST(ToleranceTable, MissingJustification) {
 // split and reported as a field count), while a justification of blanks
 // passes. Enable when the parser trims the field before checking it.
 TEST(ToleranceTable, ABlankJustificationIsRejected) {
-  EXPECT_TABLE_ERROR("rmsnorm\tf32\t16\t1e-6\t \n", 3, "justification");
-  EXPECT_TABLE_ERROR("rmsnorm\tf32\t16\t1e-6\t\t\n", 3, "");
+  EXPECT_TABLE_ERROR("elementwise_rmsnorm\tf32\t16\t1e-6\t \n", 3, "justification");
+  EXPECT_TABLE_ERROR("elementwise_rmsnorm\tf32\t16\t1e-6\t\t\n", 3, "");
 }
 
 TEST(ToleranceTable, BadNumbers) {
-  EXPECT_TABLE_ERROR("rmsnorm\tf32\tsixteen\t1e-6\twhy\n", 3, "'sixteen' is not a finite non-negative number");
-  EXPECT_TABLE_ERROR("rmsnorm\tf32\t16x\t1e-6\twhy\n", 3, "limit");
-  EXPECT_TABLE_ERROR("rmsnorm\tf32\t\t1e-6\twhy\n", 3, "limit");
-  EXPECT_TABLE_ERROR("rmsnorm\tf32\t-1\t1e-6\twhy\n", 3, "'-1'");
-  EXPECT_TABLE_ERROR("rmsnorm\tf32\tnan\t1e-6\twhy\n", 3, "'nan'");
-  EXPECT_TABLE_ERROR("rmsnorm\tf32\tNaN\t-\twhy\n", 3, "'NaN'");
-  EXPECT_TABLE_ERROR("rmsnorm\tf32\tinf\t-\twhy\n", 3, "'inf'");
-  EXPECT_TABLE_ERROR("rmsnorm\tf32\t1e999\t-\twhy\n", 3, "'1e999'");
-  EXPECT_TABLE_ERROR("rmsnorm\tf32\t16\tnan\twhy\n", 3, "spec");
-  EXPECT_TABLE_ERROR("rmsnorm\tf32\t16\t-1e-6\twhy\n", 3, "spec");
+  EXPECT_TABLE_ERROR("elementwise_rmsnorm\tf32\tsixteen\t1e-6\twhy\n", 3, "'sixteen' is not a finite non-negative number");
+  EXPECT_TABLE_ERROR("elementwise_rmsnorm\tf32\t16x\t1e-6\twhy\n", 3, "limit");
+  EXPECT_TABLE_ERROR("elementwise_rmsnorm\tf32\t\t1e-6\twhy\n", 3, "limit");
+  EXPECT_TABLE_ERROR("elementwise_rmsnorm\tf32\t-1\t1e-6\twhy\n", 3, "'-1'");
+  EXPECT_TABLE_ERROR("elementwise_rmsnorm\tf32\tnan\t1e-6\twhy\n", 3, "'nan'");
+  EXPECT_TABLE_ERROR("elementwise_rmsnorm\tf32\tNaN\t-\twhy\n", 3, "'NaN'");
+  EXPECT_TABLE_ERROR("elementwise_rmsnorm\tf32\tinf\t-\twhy\n", 3, "'inf'");
+  EXPECT_TABLE_ERROR("elementwise_rmsnorm\tf32\t1e999\t-\twhy\n", 3, "'1e999'");
+  EXPECT_TABLE_ERROR("elementwise_rmsnorm\tf32\t16\tnan\twhy\n", 3, "spec");
+  EXPECT_TABLE_ERROR("elementwise_rmsnorm\tf32\t16\t-1e-6\twhy\n", 3, "spec");
 }
 
 TEST(ToleranceTable, UnknownDtypeEmptyOpAndDuplicates) {
-  EXPECT_TABLE_ERROR("rmsnorm\tf64\t16\t-\twhy\n", 3, "unknown dtype 'f64'");
-  EXPECT_TABLE_ERROR("rmsnorm\tF32\t16\t-\twhy\n", 3, "unknown dtype 'F32'");
+  EXPECT_TABLE_ERROR("elementwise_rmsnorm\tf64\t16\t-\twhy\n", 3, "unknown dtype 'f64'");
+  EXPECT_TABLE_ERROR("elementwise_rmsnorm\tF32\t16\t-\twhy\n", 3, "unknown dtype 'F32'");
   EXPECT_TABLE_ERROR("\tf32\t16\t-\twhy\n", 3, "empty op name");
-  EXPECT_TABLE_ERROR(kGood + "# between\n" + kGood, 5, "a second entry for rmsnorm f32");
+  EXPECT_TABLE_ERROR(kGood + "# between\n" + kGood, 5, "a second entry for elementwise_rmsnorm f32");
 }
 
 TEST(ToleranceTable, LimitAboveTheSpecCeiling) {
   // 16 u = 9.5e-7 <= 1e-6; 17 u = 1.013e-6 > 1e-6.
-  EXPECT_EQ(table_error("rmsnorm\tf32\t16\t1e-6\twhy\n"), "");
-  EXPECT_TABLE_ERROR("rmsnorm\tf32\t17\t1e-6\twhy\n", 3, "exceeds the spec's ceiling 1e-6");
-  EXPECT_EQ(table_error("rmsnorm\tf32\t17\t-\twhy\n"), "") << "no ceiling, no check";
+  EXPECT_EQ(table_error("elementwise_rmsnorm\tf32\t16\t1e-6\twhy\n"), "");
+  EXPECT_TABLE_ERROR("elementwise_rmsnorm\tf32\t17\t1e-6\twhy\n", 3, "exceeds the spec's ceiling 1e-6");
+  EXPECT_EQ(table_error("elementwise_rmsnorm\tf32\t17\t-\twhy\n"), "") << "no ceiling, no check";
 }
 
 // Entries that could never apply, or that only look right, are refused at
@@ -468,28 +468,28 @@ TEST(ToleranceTable, EntriesThatCouldNeverApply) {
       // op and dtype against the catalog; exact ops take no entry
       {"rmsnrom\tf32\t16\t-\twhy\n", "no op 'rmsnrom' in the catalog"},
       {"RMSNORM\tf32\t16\t-\twhy\n", "no op 'RMSNORM'"},
-      {"add\ti32\t1\t-\twhy\n", "add has no i32 variant (its dtype is f32)"},
-      {"argmax\tf32\t5\t-\twhy\n", "argmax is compared bit for bit"},
-      {"embedding\tf32\t0\t-\twhy\n", "embedding is compared bit for bit"},
+      {"elementwise_add\ti32\t1\t-\twhy\n", "add has no i32 variant (its dtype is f32)"},
+      {"elementwise_argmax\tf32\t5\t-\twhy\n", "argmax is compared bit for bit"},
+      {"elementwise_embedding\tf32\t0\t-\twhy\n", "embedding is compared bit for bit"},
       {"Quantize_Q8_0\tf32\t0\t-\twhy\n", "compared bit for bit"},
       // names: no blanks around them, no byte order mark but at the file's start
       {"add \tf32\t1\t-\twhy\n", "op name 'add ' has leading or trailing blanks"},
       {" add\tf32\t1\t-\twhy\n", "leading or trailing blanks"},
-      {"add\tf32 \t1\t-\twhy\n", "dtype 'f32 ' has leading or trailing blanks"},
+      {"elementwise_add\tf32 \t1\t-\twhy\n", "dtype 'f32 ' has leading or trailing blanks"},
       {"\xEF\xBB\xBF" "add\tf32\t1\t-\twhy\n", "byte order mark"},  // line 3: not the file's start
       {"add\xEF\xBB\xBF\tf32\t1\t-\twhy\n", "byte order mark"},
       // numbers in decimal only
-      {"rmsnorm\tf32\t0x10\t-\twhy\n", "limit: '0x10' is not a finite non-negative number in decimal"},
-      {"rmsnorm\tf32\t 16\t-\twhy\n", "limit: ' 16'"},
-      {"rmsnorm\tf32\t16 \t-\twhy\n", "limit: '16 '"},
-      {"rmsnorm\tf32\t+16\t-\twhy\n", "limit: '+16'"},
-      {"rmsnorm\tf32\t1e\t-\twhy\n", "limit: '1e'"},
-      {"rmsnorm\tf32\t.\t-\twhy\n", "limit: '.'"},
-      {"rmsnorm\tf32\t16\t0x1p-20\twhy\n", "spec: '0x1p-20'"},
-      {"rmsnorm\tf32\t16\t1e-999\twhy\n", "spec: '1e-999'"},
+      {"elementwise_rmsnorm\tf32\t0x10\t-\twhy\n", "limit: '0x10' is not a finite non-negative number in decimal"},
+      {"elementwise_rmsnorm\tf32\t 16\t-\twhy\n", "limit: ' 16'"},
+      {"elementwise_rmsnorm\tf32\t16 \t-\twhy\n", "limit: '16 '"},
+      {"elementwise_rmsnorm\tf32\t+16\t-\twhy\n", "limit: '+16'"},
+      {"elementwise_rmsnorm\tf32\t1e\t-\twhy\n", "limit: '1e'"},
+      {"elementwise_rmsnorm\tf32\t.\t-\twhy\n", "limit: '.'"},
+      {"elementwise_rmsnorm\tf32\t16\t0x1p-20\twhy\n", "spec: '0x1p-20'"},
+      {"elementwise_rmsnorm\tf32\t16\t1e-999\twhy\n", "spec: '1e-999'"},
       // '-' is "no ceiling"; a written 0 used to switch the check off
-      {"rmsnorm\tf32\t16\t0\twhy\n", "spec: a ceiling of 0 admits no error at all; write '-'"},
-      {"rmsnorm\tf32\t0\t0.0e3\twhy\n", "a ceiling of 0"},
+      {"elementwise_rmsnorm\tf32\t16\t0\twhy\n", "spec: a ceiling of 0 admits no error at all; write '-'"},
+      {"elementwise_rmsnorm\tf32\t0\t0.0e3\twhy\n", "a ceiling of 0"},
   };
   for (const auto& [body, fragment] : refused) EXPECT_TABLE_ERROR(body, 3, fragment);
 }
@@ -501,7 +501,7 @@ TEST(ToleranceTable, WhatTheStricterRulesStillTake) {
     EXPECT_EQ(table_error(std::string("rmsnorm\tf32\t") + ok + "\t-\twhy\n"), "") << ok;
   // At the very start of the file a BOM is taken, as the JSON readers take one.
   for (const char* text : {"\xEF\xBB\xBF" "add\tf32\t1\t-\twhy\n", "\xEF\xBB\xBF# header\nadd\tf32\t1\t-\twhy\n"})
-    EXPECT_NE(ToleranceTable::parse(text, "t.tsv").find("add", DType::f32), nullptr) << text;
+    EXPECT_NE(ToleranceTable::parse(text, "t.tsv").find("elementwise_add", DType::f32), nullptr) << text;
 }
 
 TEST(ToleranceTable, TheBuiltInTableLoadsAndIsTheFileInReference) {
@@ -523,13 +523,13 @@ TEST(ToleranceTable, TheBuiltInTableLoadsAndIsTheFileInReference) {
     EXPECT_FALSE(a->why.empty()) << op.name;
   }
   // The spec's elementwise ops: four judged by tolerance, two exactly.
-  for (const char* op : {"rmsnorm", "rope", "silu_mul", "add"})
+  for (const char* op : {"elementwise_rmsnorm", "elementwise_rope", "elementwise_silu_mul", "elementwise_add"})
     EXPECT_NE(t.find(op, DType::f32), nullptr) << op << " is judged by tolerance";
-  for (const char* op : {"embedding", "argmax"})
+  for (const char* op : {"elementwise_embedding", "elementwise_argmax"})
     EXPECT_EQ(t.find(op, DType::f32), nullptr) << op << " is compared bit for bit and needs no entry";
-  ASSERT_NE(t.find("rmsnorm", DType::f32), nullptr);
-  EXPECT_LE(t.find("rmsnorm", DType::f32)->limit * kU, 1e-6) << "the spec's RmsNorm F32 figure is the ceiling";
-  EXPECT_DOUBLE_EQ(t.find("rmsnorm", DType::f32)->spec_ceiling, 1e-6);
+  ASSERT_NE(t.find("elementwise_rmsnorm", DType::f32), nullptr);
+  EXPECT_LE(t.find("elementwise_rmsnorm", DType::f32)->limit * kU, 1e-6) << "the spec's RmsNorm F32 figure is the ceiling";
+  EXPECT_DOUBLE_EQ(t.find("elementwise_rmsnorm", DType::f32)->spec_ceiling, 1e-6);
 }
 
 // Every op whose cases have a tolerance-judged output has a built-in entry
@@ -538,7 +538,7 @@ TEST(ToleranceTable, EveryToleranceJudgedOpHasAnEntry) {
   for (const OpSpec& op : catalog()) {
     bool needs = false;
     for (int64_t i = 0; i < op.edge_cases + 4; ++i) {
-      Rng rng(case_seed(1, op.name, i));
+      Rng rng(case_seed(1, op.case_key(), i));
       for (const Arg& a : op.make_case(rng, i).args)
         needs |= a.access != Access::in && a.match == Match::tolerance;
     }
@@ -609,10 +609,10 @@ TEST(Rng, SameSeedSameCase) {
   for (const OpSpec& op : catalog()) {
     int differ_by_index = 0, differ_by_seed = 0;
     for (int64_t i = 0; i < 40; ++i) {
-      Rng r1(case_seed(1, op.name, i)), r2(case_seed(1, op.name, i));
+      Rng r1(case_seed(1, op.case_key(), i)), r2(case_seed(1, op.case_key(), i));
       const Case a = op.make_case(r1, i), b = op.make_case(r2, i);
       EXPECT_TRUE(same_case(a, b)) << op.name << " case " << i << " differs between two makings";
-      Rng r3(case_seed(1, op.name, i + 1)), r4(case_seed(2, op.name, i));
+      Rng r3(case_seed(1, op.case_key(), i + 1)), r4(case_seed(2, op.case_key(), i));
       differ_by_index += !same_case(a, op.make_case(r3, i));
       differ_by_seed += !same_case(a, op.make_case(r4, i));
     }
@@ -672,7 +672,7 @@ OneActivation one_activation(const std::string& name, float x) {
 TEST(ActivationScales, TheSigmoidFlushIsAdmittedOnlyWhereExpOverflows) {
   const float at = -0x1.62e43p+6f, above = std::nextafter(at, 0.0f);
   ASSERT_TRUE(std::isinf(std::exp(-at)) && !std::isinf(std::exp(-above)));
-  for (const char* name : {"Sigmoid", "Silu", "SwiGlu", "Glu", "silu_mul"}) {
+  for (const char* name : {"Sigmoid", "Silu", "SwiGlu", "Glu", "elementwise_silu_mul"}) {
     for (float x : {at, std::nextafter(at, -200.0f), -100.0f, -1e4f})
       EXPECT_TRUE(one_activation(name, x).accepts(0.0f)) << name << " at " << x;
     for (float x : {above, -88.0f, -87.5f}) {
@@ -703,7 +703,7 @@ TEST(ActivationScales, FlushModeAdmitsAFlushedIntermediateTimesItsFactor) {
   };
   // sigmoid(-88) = 6.1e-39 (silu -5.3e-37, normal), above the x where the
   // spec's own f32 sigmoid gives 0; gelu(2e-38) = 1e-38.
-  const std::pair<const char*, float> flushed[] = {{"SwiGlu", -88.0f}, {"silu_mul", -88.0f}, {"Glu", -88.0f},
+  const std::pair<const char*, float> flushed[] = {{"SwiGlu", -88.0f}, {"elementwise_silu_mul", -88.0f}, {"Glu", -88.0f},
                                                    {"GeGlu", 2e-38f}};
   for (const auto& [name, gate] : flushed) {
     const Comparison strict = judged(name, gate, 1e18f, false);

@@ -4,7 +4,7 @@ a report of a worse kernel is (exit 1), whether the op now fails or its worst
 error grew within the limit; --report writes JSON and --markdown a summary.
 
 usage: diff_test.py KONFORM PASS.json FAIL.json WORKDIR
-PASS.json: a passing run (scalar, every op); FAIL.json: add held to a limit of 0.
+PASS.json: a passing run (scalar, every op); FAIL.json: elementwise_add held to a limit of 0.
 """
 import copy
 import json
@@ -39,11 +39,11 @@ expect("the same report twice exits 0", rc == 0, out)
 expect("... and says 0 regression(s)", "0 regression(s)" in out, out)
 
 rc, out = diff(pass_json, fail_json, "--report", os.path.join(work, "d.json"), "--markdown", os.path.join(work, "d.md"))
-expect("a failing add exits 1", rc == 1, out)
-expect("... as a new failure of add on scalar", "new_failure" in out and " add " in out, out)
+expect("a failing elementwise_add exits 1", rc == 1, out)
+expect("... as a new failure of elementwise_add on scalar", "new_failure" in out and " elementwise_add " in out, out)
 d = json.load(open(os.path.join(work, "d.json")))
 expect("--report: schema konform-diff/1, verdict regression", d["schema"] == "konform-diff/1" and d["verdict"] == "regression")
-expect("--markdown: a table of the regression", "| add | scalar |" in open(os.path.join(work, "d.md")).read())
+expect("--markdown: a table of the regression", "| elementwise_add | scalar |" in open(os.path.join(work, "d.md")).read())
 
 # Error growth inside the limit: the same op, worst error from 10 % to 90 % of its limit.
 base = json.load(open(pass_json))
@@ -65,16 +65,16 @@ if judged:
     expect("--growth 10 admits a 9x growth", rc == 0, out)
 
 # check --baseline: the same diff as part of a run.
-p = subprocess.run([konform, "check", "--backend", "scalar", "--op", "add", "--cases", "20", "--no-properties",
+p = subprocess.run([konform, "check", "--backend", "scalar", "--op", "elementwise_add", "--cases", "20", "--no-properties",
                     "--baseline", pass_json], capture_output=True, text=True)
 expect("check --baseline with nothing worse exits 0", p.returncode == 0 and "0 regression(s)" in p.stdout,
        p.stdout + p.stderr)
 zero = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "add_limit_zero.tsv")
-p = subprocess.run([konform, "check", "--backend", "scalar", "--op", "add", "--cases", "20", "--no-properties",
+p = subprocess.run([konform, "check", "--backend", "scalar", "--op", "elementwise_add", "--cases", "20", "--no-properties",
                     "--tolerances", zero, "--baseline", pass_json], capture_output=True, text=True)
 expect("check --baseline on a worse run exits 1 and names the regression",
        p.returncode == 1 and "new_failure" in p.stdout, p.stdout + p.stderr)
-p = subprocess.run([konform, "check", "--backend", "scalar", "--op", "add", "--baseline",
+p = subprocess.run([konform, "check", "--backend", "scalar", "--op", "elementwise_add", "--baseline",
                     os.path.join(work, "missing.json")], capture_output=True, text=True)
 expect("check --baseline of a missing file is refused before the run (exit 2)",
        p.returncode == 2 and "missing.json" in p.stderr and "passed" not in p.stdout, p.stdout + p.stderr)

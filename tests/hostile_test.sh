@@ -17,9 +17,9 @@ fail() {
   echo "FAIL: $*"
   failures=$((failures + 1))
 }
-# The same arguments for every run: add only, 60 cases (the trigger, n = 47,
+# The same arguments for every run: elementwise_add only, 60 cases (the trigger, n = 47,
 # is among them), short deadlines.
-args=(--op add --cases 60 --no-properties --timeout 3)
+args=(--op elementwise_add --cases 60 --no-properties --timeout 3)
 
 while IFS=$'\t' read -r name define check where status; do
   [[ -z $name || $name == \#* ]] && continue
@@ -35,8 +35,8 @@ while IFS=$'\t' read -r name define check where status; do
   python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$report" 2>/dev/null || fail "$name: no valid report"
   if [[ $check == - ]]; then
     # Only relayed: nothing the plugin printed passes for konform's own lines.
-    grep -q "^PASS  add *scalar" "$tmp/$name.out" && fail "$name: the plugin's fake line reached standard output"
-    grep -q "| add on .*PASS  add" "$tmp/$name.err" || fail "$name: the plugin's output was not relayed, marked"
+    grep -q "^PASS  elementwise_add *scalar" "$tmp/$name.out" && fail "$name: the plugin's fake line reached standard output"
+    grep -q "| elementwise_add on .*PASS  elementwise_add" "$tmp/$name.err" || fail "$name: the plugin's output was not relayed, marked"
     echo "ok:   $name -> $rc"
     continue
   fi
@@ -75,7 +75,7 @@ for jobs in 1 2; do
   backends=(--backend "$lib")
   [[ $jobs -eq 2 ]] && backends+=(--backend "$tmp/hang_twin.so")
   for sig in TERM KILL; do
-    "$konform" check "${backends[@]}" --op add --cases 60 --no-properties --timeout 60 --jobs "$jobs" \
+    "$konform" check "${backends[@]}" --op elementwise_add --cases 60 --no-properties --timeout 60 --jobs "$jobs" \
       --report "$tmp/killed.json" >/dev/null 2>&1 &
     pid=$!
     sleep 4  # the case with n = 47 comes within a second; its deadline is 60 s

@@ -28,7 +28,7 @@ LD_LIBRARY_PATH=$prefix/lib "$work/consumer_pc"
 
 # The installed command uses the installed libraries, run from elsewhere.
 cd "$work"
-out=$("$prefix/bin/konform" check --backend simd --backend scalar --op add --cases 5 --no-properties \
+out=$("$prefix/bin/konform" check --backend simd --backend scalar --op elementwise_add --cases 5 --no-properties \
       --report installed.json 2>&1)
 echo "$out"
 grep -Eq '^2 passed, 0 failed' <<<"$out" || { echo "FAIL: the installed konform's check"; exit 1; }
@@ -38,5 +38,5 @@ prefix = os.path.realpath(sys.argv[1])
 libs = [os.path.realpath(b["library"]) for b in json.load(open("installed.json"))["backends"]]
 sys.exit(0 if libs and all(l.startswith(prefix + "/") for l in libs) else 1)
 PY
-"$prefix/bin/konform" list add --backend simd | grep -q '^add ' || { echo "FAIL: installed list --backend simd"; exit 1; }
+"$prefix/bin/konform" list elementwise_add --backend simd | grep -q '^elementwise_add ' || { echo "FAIL: installed list --backend simd"; exit 1; }
 echo "install: 3 passed, 0 failed"

@@ -36,10 +36,10 @@ check_views() {  # check_views REPORT: REPORT.xml and REPORT.html beside it
   run_expect 0 '>not run</td>' -- cat "$report.html"
 }
 
-# A plugin that says why it cannot run: nothing called (its add aborts).
-expect 3 'NOT RUN +add +[^ ]*unavailable[^ ]* +test plugin: no device here' -- \
-  check --backend "$unavailable" --op add --report "$tmp/plugin.json"
-expect 3 '^0 passed, 0 failed, 0 unsupported, 1 not run$' -- check --backend "$unavailable" --op add
+# A plugin that says why it cannot run: nothing called (its elementwise_add aborts).
+expect 3 'NOT RUN +elementwise_add +[^ ]*unavailable[^ ]* +test plugin: no device here' -- \
+  check --backend "$unavailable" --op elementwise_add --report "$tmp/plugin.json"
+expect 3 '^0 passed, 0 failed, 0 unsupported, 1 not run$' -- check --backend "$unavailable" --op elementwise_add
 run_expect 0 '"verdict": "not_run"' -- cat "$tmp/plugin.json"
 run_expect 0 '"reason": "test plugin: no device here"' -- cat "$tmp/plugin.json"
 check_views "$tmp/plugin.json"
@@ -62,23 +62,23 @@ expect 2 "summary.verdict: 'skipped' is not one of pass, fail, mistrusted, not_r
   render "$tmp/verdict.json" --html "$tmp/verdict.html"
 
 # Ops it does not export stay unsupported; the run still exits 3.
-expect 3 'SKIP +rmsnorm .*unsupported' -- check --backend "$unavailable" --op add,rmsnorm --cases 2
+expect 3 'SKIP +elementwise_rmsnorm .*unsupported' -- check --backend "$unavailable" --op elementwise_add,elementwise_rmsnorm --cases 2
 # Beside a backend that runs: that one passes, the run still is not a pass.
 expect 3 '^1 passed, 0 failed, 0 unsupported, 1 not run$' -- \
-  check --backend scalar --backend "$unavailable" --op add --cases 5 --no-properties
+  check --backend scalar --backend "$unavailable" --op elementwise_add --cases 5 --no-properties
 # A finding outranks what was not run: exit 1.
 expect 1 '^0 passed, 1 failed, 0 unsupported, 1 not run$' -- \
-  check --backend scalar --backend "$unavailable" --op add --cases 5 --no-properties \
+  check --backend scalar --backend "$unavailable" --op elementwise_add --cases 5 --no-properties \
   --tolerances "$src/tests/data/add_limit_zero.tsv"
 # repro and the fuzz targets refuse it the same way.
-expect 3 'NOT RUN +add on .*: test plugin: no device here' -- \
-  repro "$src/fixtures/cases/add-in_place.json" --backend "$unavailable"
+expect 3 'NOT RUN +elementwise_add on .*: test plugin: no device here' -- \
+  repro "$src/fixtures/cases/elementwise_add-in_place.json" --backend "$unavailable"
 run_expect 2 'cannot run here: test plugin: no device here' -- \
   env KONFORM_FUZZ_BACKEND="$unavailable" "$fuzz_target" "$tmp"
 
 # A probe that returns NULL: checked, and passing, as any plugin.
 expect 0 '^1 passed, 0 failed, [0-9]+ unsupported$' -- check --backend "$available" --cases 20
-expect 0 'PASS +add on ' -- repro "$src/fixtures/cases/add-in_place.json" --backend "$available"
+expect 0 'PASS +elementwise_add on ' -- repro "$src/fixtures/cases/elementwise_add-in_place.json" --backend "$available"
 
 # A probe that crashes is the finding library_loads, as a crashing constructor is.
 printf '%s\n' '#include <stdlib.h>
@@ -86,7 +86,7 @@ const char *tl_backend_unavailable(void) { abort(); }
 void tl_add_f32(void) {}' >"$tmp/probe_abort.c"
 if "$cc" -shared -fPIC "$tmp/probe_abort.c" -o "$tmp/probe_abort.so"; then
   expect 1 "library_loads: .*probe_abort.so crashed in tl_backend_unavailable \(signal 6" -- \
-    check --backend "$tmp/probe_abort.so" --op add
+    check --backend "$tmp/probe_abort.so" --op elementwise_add
 else
   echo "FAIL: cannot build probe_abort.so"
   failures=$((failures + 1))
@@ -95,18 +95,18 @@ fi
 # The built-in cuda backend: NOT RUN without a device (here, in CI), and
 # refused with a clear message by a konform built without it.
 if [[ $have_cuda == ON ]]; then
-  out=$("$konform" check --backend cuda --op add --cases 5 2>&1)
+  out=$("$konform" check --backend cuda --op elementwise_add --cases 5 2>&1)
   if grep -q '^NOT RUN' <<<"$out"; then
-    expect 3 'NOT RUN +add +cuda +(no CUDA device|the CUDA device)' -- \
-      check --backend cuda --op add --report "$tmp/cuda.json"
+    expect 3 'NOT RUN +elementwise_add +cuda +(no CUDA device|the CUDA device)' -- \
+      check --backend cuda --op elementwise_add --report "$tmp/cuda.json"
     check_views "$tmp/cuda.json"
-    expect 3 'NOT RUN +add on cuda: ' -- repro "$src/fixtures/cases/add-in_place.json" --backend cuda
+    expect 3 'NOT RUN +elementwise_add on cuda: ' -- repro "$src/fixtures/cases/elementwise_add-in_place.json" --backend cuda
   else
     echo "note: a CUDA device is usable here; the ctest label cuda checks it"
-    expect 0 'PASS +add +cuda' -- check --backend cuda --op add --cases 5
+    expect 0 'PASS +elementwise_add +cuda' -- check --backend cuda --op elementwise_add --cases 5
   fi
 else
-  expect 2 "backend 'cuda' is not built into this konform" -- check --backend cuda --op add
+  expect 2 "backend 'cuda' is not built into this konform" -- check --backend cuda --op elementwise_add
 fi
 
 echo "$failures failure(s)"

@@ -4,7 +4,7 @@
 # terminal one line redrawn with '\r' and erased before each result; none
 # at all with --quiet.
 #   usage: progress_test.sh KONFORM HANG_LIBRARY
-# HANG_LIBRARY: a plugin whose add hangs at one case (tests/hostile), so that
+# HANG_LIBRARY: a plugin whose elementwise_add hangs at one case (tests/hostile), so that
 # an op runs long enough for a log line.
 set -u
 konform=${1:?usage: progress_test.sh KONFORM HANG_LIBRARY}
@@ -14,10 +14,10 @@ trap 'rm -rf "$tmp"' EXIT
 failures=0
 source "$(dirname "$0")/expect.sh"
 
-# A log: rmsnorm (not exported, done at once), then add, hung for 7 s.
-"$konform" check --backend "$hang" --op rmsnorm,add --cases 60 --no-properties --timeout 7 \
+# A log: elementwise_rmsnorm (not exported, done at once), then elementwise_add, hung for 7 s.
+"$konform" check --backend "$hang" --op elementwise_rmsnorm,elementwise_add --cases 60 --no-properties --timeout 7 \
   >"$tmp/log.out" 2>"$tmp/log.err"
-line="^  add on $hang: case [0-9]+/60, [0-9]+ s  \\[2/2 ops, [0-9]+ s elapsed, ETA [0-9]+ s\\]\$"
+line="^  elementwise_add on $hang: case [0-9]+/60, [0-9]+ s  \\[2/2 ops, [0-9]+ s elapsed, ETA [0-9]+ s\\]\$"
 if ! grep -Eq "$line" "$tmp/log.err"; then
   fail "no progress line /$line/ in the log:"
   sed 's/^/    /' "$tmp/log.err" | head -10
@@ -32,15 +32,15 @@ if ! script -qfec true /dev/null >/dev/null 2>&1; then
   echo "ok:   (no script(1) here: the terminal checks are skipped)"
 else
   on_terminal() { script -qfec "$(printf '%q ' "$konform" "$@")" /dev/null 2>&1; }
-  out=$(on_terminal check --backend scalar --op add,argmax --cases 30 --no-properties --jobs 1)
-  if grep -Eq $'\r  add on scalar: [^\r]*\\[1/2 ops, [0-9]+ s elapsed, ETA unknown\\]' <<<"$out" &&
-    grep -Eq $'\r +\r''PASS  add ' <<<"$out" && grep -Eq $'\r +\r''PASS  argmax ' <<<"$out"; then
+  out=$(on_terminal check --backend scalar --op elementwise_add,elementwise_argmax --cases 30 --no-properties --jobs 1)
+  if grep -Eq $'\r  elementwise_add on scalar: [^\r]*\\[1/2 ops, [0-9]+ s elapsed, ETA unknown\\]' <<<"$out" &&
+    grep -Eq $'\r +\r''PASS  elementwise_add ' <<<"$out" && grep -Eq $'\r +\r''PASS  elementwise_argmax ' <<<"$out"; then
     echo "ok:   a terminal gets one line, redrawn with '\\r' and erased before each result"
   else
     fail "the terminal's output is not a redrawn line erased before each result:"
     cat -A <<<"$out" | sed 's/^/    /' | head -10
   fi
-  out=$(on_terminal check --backend scalar --op add,argmax --cases 30 --no-properties --quiet)
+  out=$(on_terminal check --backend scalar --op elementwise_add,elementwise_argmax --cases 30 --no-properties --quiet)
   if [[ $out == $'2 passed, 0 failed, 0 unsupported\r' ]]; then
     echo "ok:   --quiet on a terminal prints the summary line alone"
   else

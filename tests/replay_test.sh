@@ -24,13 +24,13 @@ self=$konform
 mkdir -p "$tmp/work" "$tmp/lib"
 cp "$scalar" "$tmp/lib/libcopy.so"
 cp "$silent" "$tmp/lib/libsilent.so"
-printf 'add\tf32\t0\t-\tno rounding allowed: every case fails\n' >"$tmp/work/tol_zero.tsv"
+printf 'elementwise_add\tf32\t0\t-\tno rounding allowed: every case fails\n' >"$tmp/work/tol_zero.tsv"
 on_path() { (cd "$tmp/work" && PATH="$(dirname "$konform"):$PATH" konform "$@"); }
-out=$(on_path check --backend ../lib/libcopy.so --op add --cases 3 --no-properties --tolerances tol_zero.tsv \
+out=$(on_path check --backend ../lib/libcopy.so --op elementwise_add --cases 3 --no-properties --tolerances tol_zero.tsv \
   --repro-dir rd 2>&1)
 replay=$(sed -n 's/^        replay: //p' <<<"$out" | head -1)
-want="$self check --backend $tmp/lib/libcopy.so --op add --seed 1 --case [0-9]+ --tolerances $tmp/work/tol_zero.tsv"
-want+="   \\(or: $self repro $tmp/work/rd/add-matches_oracle-[0-9a-f]+\\.json --tolerances $tmp/work/tol_zero.tsv\\)"
+want="$self check --backend $tmp/lib/libcopy.so --op elementwise_add --seed 1 --case [0-9]+ --tolerances $tmp/work/tol_zero.tsv"
+want+="   \\(or: $self repro $tmp/work/rd/elementwise_add-matches_oracle-[0-9a-f]+\\.json --tolerances $tmp/work/tol_zero.tsv\\)"
 if grep -Eqx -- "$want" <<<"$replay"; then
   echo "ok:   the replay line names konform and every file from the root"
 else
@@ -42,10 +42,10 @@ sweep_line=${replay%%   (or: *}
 repro_line=${replay#*(or: }
 repro_line=${repro_line%)}
 run_expect 1 'matches_oracle \[magnitude\]' -- bash -c "cd / && $sweep_line"
-run_expect 1 'FAIL  add on .*matches_oracle' -- bash -c "cd / && $repro_line"
+run_expect 1 'FAIL  elementwise_add on .*matches_oracle' -- bash -c "cd / && $repro_line"
 
 # The reproducer holds the library's absolute path and hash.
-found=$(ls "$tmp"/work/rd/add-matches_oracle-*.json | head -1)
+found=$(ls "$tmp"/work/rd/elementwise_add-matches_oracle-*.json | head -1)
 recorded=$(python3 -c 'import json, sys; l = json.load(open(sys.argv[1]))["library"]; print(l["path"], l["sha256"], l["bytes"])' "$found")
 actual="$tmp/lib/libcopy.so $(sha256sum <"$tmp/lib/libcopy.so" | cut -d' ' -f1) $(stat -c %s "$tmp/lib/libcopy.so")"
 [[ $recorded == "$actual" ]] && echo "ok:   the reproducer records the library's path, SHA-256 and size" ||
@@ -55,7 +55,7 @@ cp "$other" "$tmp/lib/libcopy.so"
 out=$(cd / && "$konform" repro "$found" --tolerances "$tmp/work/tol_zero.tsv" 2>&1)
 rc=$?
 warnings=$(grep -c 'warning' <<<"$out")
-if [[ $rc -eq 1 && $warnings -eq 1 ]] && grep -q "^FAIL  add on $tmp/lib/libcopy.so" <<<"$out" &&
+if [[ $rc -eq 1 && $warnings -eq 1 ]] && grep -q "^FAIL  elementwise_add on $tmp/lib/libcopy.so" <<<"$out" &&
   grep -Eq "^konform: warning: the library of backend $tmp/lib/libcopy.so has changed since $found was written: recorded $tmp/lib/libcopy.so sha256 [0-9a-f]{64} \([0-9]+ bytes\), now $tmp/lib/libcopy.so sha256 [0-9a-f]{64} \([0-9]+ bytes\)$" <<<"$out"; then
   echo "ok:   a changed library is one warning, and the replay goes on"
 else
@@ -89,10 +89,10 @@ run_expect 1 'refused_with_a_message' -- bash -c "cd / && ${replay%%   (*}"
 # A path that needs quoting is quoted.
 mkdir -p "$tmp/with space"
 cp "$scalar" "$tmp/with space/lib copy.so"
-out=$(cd "$tmp/with space" && "$konform" check --backend "./lib copy.so" --op add --cases 3 --no-properties \
+out=$(cd "$tmp/with space" && "$konform" check --backend "./lib copy.so" --op elementwise_add --cases 3 --no-properties \
   --tolerances "$tmp/work/tol_zero.tsv" 2>&1)
 replay=$(sed -n 's/^        replay: //p' <<<"$out" | head -1)
-if [[ $replay == "$self check --backend '$tmp/with space/lib copy.so' --op add "* ]]; then
+if [[ $replay == "$self check --backend '$tmp/with space/lib copy.so' --op elementwise_add "* ]]; then
   echo "ok:   a path with a space is quoted"
 else
   fail "the path with a space is not quoted: $replay"

@@ -89,7 +89,11 @@ struct ParamInfo {
 };
 
 struct OpSpec {
-  std::string name;     // as in the spec: "rmsnorm"
+  std::string name;     // unique ignoring case: "elementwise_rmsnorm", "RmsNorm"
+  // The op's name before a rename, or "". It is still accepted, with a
+  // deprecation note (former_name_note), until konform kFormerNamesUntil, and
+  // the op's cases stay drawn under it (case_key), so a rename changes no case.
+  std::string former_name;
   std::string group;    // the header it belongs to: "elementwise" for tinyllm/elementwise.h
   std::string symbol;   // the C ABI function: "tl_rmsnorm_f32"
   DType dtype = DType::f32;
@@ -131,13 +135,23 @@ struct OpSpec {
   std::function<std::pair<std::string, std::string>(const Case& c)> params_problem;
   // Optional: the number of terms of the longest float sum in case c (a row, a group, a softmax line), for limits that grow with it (the default profile's any-order bound, Tolerance::at).
   std::function<int64_t(const Case& c)> sum_length;
+
+  // The name the sweep's, the fuzzers' and the reproducer reader's cases are
+  // seeded with (case_seed): the name the op was added under.
+  const std::string& case_key() const { return former_name.empty() ? name : former_name; }
 };
+
+// The release that drops the former names of renamed ops.
+inline constexpr const char* kFormerNamesUntil = "0.2.0";
 
 // Every op, sorted by group then name. The list is generated at build time
 // from harness/ops/*.cpp: each file defines `std::vector<OpSpec>
 // konform::ops::<file stem>()`, so adding an op edits no shared list.
 const std::vector<OpSpec>& catalog();
-// nullptr when there is no op of that name.
+// The op of that name, or of that former name; nullptr when there is none.
 const OpSpec* find_op(const std::string& name);
+// When `given` is op's former name, the note that says so and names the op
+// now ("op 'add' is now 'elementwise_add' ..."); "" otherwise.
+std::string former_name_note(const std::string& given, const OpSpec& op);
 
 }  // namespace konform

@@ -37,7 +37,8 @@ struct LibraryFile {
 LibraryFile library_file(const std::string& path);
 
 struct Reproducer {
-  std::string op;
+  std::string op;                  // the op's name now, whatever name the file used
+  std::string op_note;             // former_name_note when the file used a former name
   Case c;                          // inputs with their bits; outputs with their shape
   size_t misalign = 0;             // bytes past each buffer's 64-byte-aligned start
   std::string backend;             // the --backend value it was found on, from the root (replay_backend); "" for a fixture

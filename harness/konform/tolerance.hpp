@@ -39,18 +39,22 @@ class ToleranceTable {
   static ToleranceTable parse(const std::string& text, const std::string& source);
   static const ToleranceTable& builtin();
 
-  // nullptr when the table has no entry.
+  // nullptr when the table has no entry; `op` may be a former name.
   const Tolerance* find(const std::string& op, DType dtype) const;
   const std::string& source() const { return source_; }
+  // One line per entry naming an op by its former name ("FILE:LINE: op 'add'
+  // is now ..."), for the caller to show.
+  const std::vector<std::string>& notes() const { return notes_; }
 
   // Throws a TableError naming every op of `ops` judged against a limit
-  // that has no entry here ("has no entry for add f32, ..."): a table read
+  // that has no entry here ("has no entry for elementwise_add f32, ..."): a table read
   // whole, refused before the run rather than failing op by op.
   void require_entries_for(const std::vector<const OpSpec*>& ops) const;
 
  private:
   std::map<std::pair<std::string, DType>, Tolerance> entries_;
   std::string source_;
+  std::vector<std::string> notes_;
 };
 
 }  // namespace konform

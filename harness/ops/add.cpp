@@ -51,7 +51,8 @@ Oracle oracle(const Case& c) {
 
 std::vector<OpSpec> add() {
   OpSpec op;
-  op.name = "add";
+  op.name = "elementwise_add";  // the contract tinyllm/elementwise.h
+  op.former_name = "add";
   op.group = "elementwise";
   op.symbol = "tl_add_f32";
   op.summary = "y = a + b elementwise; y == a allowed";

@@ -59,7 +59,8 @@ Oracle oracle(const Case& c) {
 
 std::vector<OpSpec> argmax() {
   OpSpec op;
-  op.name = "argmax";
+  op.name = "elementwise_argmax";  // the contract tinyllm/elementwise.h
+  op.former_name = "argmax";
   op.group = "elementwise";
   op.symbol = "tl_argmax_f32";
   op.summary = "index of the largest x[i]: lowest on ties, NaN skipped, -1 when there is no number";

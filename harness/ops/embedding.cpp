@@ -43,7 +43,8 @@ Oracle oracle(const Case& c) {
 
 std::vector<OpSpec> embedding() {
   OpSpec op;
-  op.name = "embedding";
+  op.name = "elementwise_embedding";  // the contract tinyllm/elementwise.h
+  op.former_name = "embedding";
   op.group = "elementwise";
   op.symbol = "tl_embedding_f32";
   op.summary = "out[t, :] = table[ids[t], :] (rows copied bit for bit)";

@@ -56,7 +56,8 @@ Oracle oracle(const Case& c) {
 
 std::vector<OpSpec> rmsnorm() {
   OpSpec op;
-  op.name = "rmsnorm";
+  op.name = "elementwise_rmsnorm";  // the contract tinyllm/elementwise.h
+  op.former_name = "rmsnorm";
   op.group = "elementwise";
   op.symbol = "tl_rmsnorm_f32";
   op.summary = "y = x / sqrt(mean(x^2) + eps) * w, per row; y == x allowed";

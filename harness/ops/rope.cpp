@@ -101,7 +101,8 @@ Oracle oracle(const Case& c) {
 
 std::vector<OpSpec> rope() {
   OpSpec op;
-  op.name = "rope";
+  op.name = "elementwise_rope";  // the contract tinyllm/elementwise.h
+  op.former_name = "rope";
   op.group = "elementwise";
   op.symbol = "tl_rope_f32";
   op.summary = "rotate pairs of x[T, H, D] in place by pos * inv_freq; layouts half and interleaved, partial rotary, attn_scaling";

@@ -86,7 +86,8 @@ Oracle oracle(const Case& c) {
 
 std::vector<OpSpec> silu_mul() {
   OpSpec op;
-  op.name = "silu_mul";
+  op.name = "elementwise_silu_mul";  // the contract tinyllm/elementwise.h
+  op.former_name = "silu_mul";
   op.group = "elementwise";
   op.symbol = "tl_silu_mul_f32";
   op.summary = "y = g / (1 + exp(-g)) * u elementwise (SwiGLU's gate)";

@@ -25,5 +25,5 @@ run_expect 1 'matches_oracle: returned status 1 \(TL_ERR_INVALID_ARGUMENT\) for 
   -- as_cuda "$refuses" check --backend cuda --op Clamp --cases 40 --no-properties
 # A name whose library is missing says where it looked.
 run_expect 2 "backend 'simd': its library libtl_kernels.so is missing|cannot load backend library '/nonexistent/libtl_kernels.so': no such file" \
-  -- env KONFORM_SIMD_LIBRARY=/nonexistent/libtl_kernels.so "$konform" check --backend simd --op add
+  -- env KONFORM_SIMD_LIBRARY=/nonexistent/libtl_kernels.so "$konform" check --backend simd --op elementwise_add
 exit $((failures > 0))
