@@ -1,10 +1,10 @@
-// konform: the command line. `list` shows the catalog; `check` runs every op
-// of every backend against the oracle, each op in its own child process.
+// konform: the command line. It parses the arguments, runs the harness and
+// prints: `list` shows the catalog; `check` runs every op of every backend
+// against the oracle (check_op.hpp: each op in child processes of its own).
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
-#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -12,24 +12,22 @@
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <set>
 
 #include "args.hpp"
 #include "diff.hpp"
 #include "files.hpp"
 #include "repro.hpp"
-#include "repro_files.hpp"
 #include "workers.hpp"
 #include "konform/backend.hpp"
+#include "konform/check_op.hpp"
 #include "konform/isolate.hpp"
-#include "konform/judge.hpp"
+#include "konform/op_state.hpp"
 #include "konform/progress.hpp"
 #include "konform/properties.hpp"
 #include "konform/render.hpp"
 #include "konform/replay.hpp"
 #include "konform/report_diff.hpp"
 #include "konform/report.hpp"
-#include "konform/sweep.hpp"
 #include "konform/tolerance.hpp"
 #include "konform/version.hpp"
 
@@ -185,411 +183,27 @@ int version() {
   return 0;
 }
 
-bool selected(const std::vector<std::string>& chosen, const std::string& name) {
-  if (chosen.empty()) return true;
-  for (const auto& c : chosen)
-    if (c == name) return true;
-  return false;
-}
-
-// What a finding adds about its reproducer: "   (or: KONFORM repro PATH)",
-// with --tolerances when the check used a table of its own. If the file
-// cannot be written, the error is printed and noted instead: the finding
-// stands either way.
-std::string repro_note(const CheckArgs& a, const std::function<std::string()>& write) {
-  try {
-    const std::string path = write();
-    if (path.empty()) return "";
-    return "   (or: " + repro_command(path, a.tolerances) + ")";
-  } catch (const std::exception& e) {
-    clear_progress();
-    std::fprintf(stderr, "konform: a finding's reproducer was not written (the finding stands): %s\n", e.what());
-    return std::string("   (no reproducer: ") + e.what() + ")";
+// What the harness's check reads of the command line. The sweep judges with
+// `custom`, the table --tolerances named (parsed by check), where there is one.
+CheckOptions check_options(const CheckArgs& a, const ToleranceTable* custom) {
+  CheckOptions o;
+  o.sweep.seed = a.seed;
+  o.sweep.cases = a.cases;
+  o.sweep.only_case = a.only_case;
+  o.sweep.flush_subnormals = a.flush_subnormals;
+  if (custom != nullptr) {
+    o.sweep.tolerances = custom;
+    o.sweep.tolerances_file = a.tolerances;
   }
-}
-
-// An empty result of `op` on `b`: what it is of, no verdict reached yet.
-OpResult result_for(const Backend& b, const OpSpec& op) {
-  OpResult r;
-  r.op = op.name;
-  r.symbol = op.symbol;
-  r.dtype = std::string(dtype_name(op.dtype));
-  r.backend = b.name;
-  r.target = b.target;
-  return r;
-}
-
-// The properties of `op` this run checks, in catalog order.
-std::vector<const Property*> chosen_properties(const OpSpec& op, const CheckArgs& a) {
-  std::vector<const Property*> out;
-  if (a.no_properties || a.only_case >= 0) return out;
-  for (const Property& p : properties())
-    if (p.op == op.name && selected(a.properties, p.name)) out.push_back(&p);
-  return out;
-}
-
-// A property's deadline: its runs of random cases, --timeout the ceiling.
-double property_deadline(const CheckArgs& a) { return a.timeout_given ? a.timeout_s : std::min(a.timeout_s, 120.0); }
-
-// A case's deadline: derived from its size, or --timeout itself where the
-// user gave one (a slow backend, such as the CPU emulation of CUDA).
-double case_deadline_of(const Case& c, const CheckArgs& a) {
-  return a.timeout_given ? a.timeout_s : case_deadline(c, a.timeout_s);
-}
-
-// Where an op's check stands: its result so far and the next piece of work.
-struct OpState {
-  OpResult result;
-  int64_t next_case = 0;
-  size_t next_property = 0;
-};
-
-std::string state_json(const OpState& s) {
-  const nlohmann::json j = {
-      {"next_case", s.next_case},
-      {"next_property", s.next_property},
-      {"judged_valid_cases", s.result.judged_valid_cases},
-      {"spread", spread_to_json(s.result.spread)},
-      {"result", to_json(s.result)}};
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-// A state the child sent; nullopt when its text is no such state (the
-// checksum held, so it was corrupted in the child before it was sent).
-std::optional<OpState> parse_state(const std::string& text) {
-  const auto j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return std::nullopt;
-  try {
-    OpState s;
-    s.next_case = j.at("next_case").get<int64_t>();
-    s.next_property = j.at("next_property").get<size_t>();
-    s.result = op_result_from_json(j.at("result"));
-    s.result.judged_valid_cases = j.at("judged_valid_cases").get<int64_t>();
-    s.result.spread = spread_from_json(j.at("spread"));
-    return s;
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
-
-// In the child: the sweep from sweep.resume_at (but sweep.skip), then the
-// properties from first_property, the state sent after each property and
-// after a case at most every 0.1 s, so that a crash loses little.
-std::string check_op_child(const Backend& b, const OpSpec& op, const CheckArgs& a, const SweepOptions& sweep,
-                           size_t first_property, ChildChannel& channel) {
-  OpState s;
-  s.result = result_for(b, op);
-  const auto [first, last] = case_range(sweep);
-  s.next_case = a.properties.empty() ? std::max(first, sweep.resume_at) : last;  // --property alone: no sweep
-  s.next_property = first_property;
-  auto sent = std::chrono::steady_clock::now();
-  auto send = [&] {
-    channel.checkpoint(state_json(s));
-    sent = std::chrono::steady_clock::now();
-  };
-  // A child after another stopped sends its state after every case: a
-  // kernel that crashes at many cases then costs each case once, not the
-  // cases since the last state again in every child.
-  const bool after_a_stop = !sweep.skip.empty() || sweep.resume_at > first || !sweep.fence_inputs;
-  if (s.next_case < last) {
-    sweep_op(
-        b, op, sweep, s.result,
-        [&](int64_t i, const Case& c) {
-          channel.progress(i, c.label, case_deadline_of(c, a));
-          if (a.verbose) std::fprintf(stderr, "  %s %s case %lld: %s\n", b.name.c_str(), op.name.c_str(),
-                                      static_cast<long long>(i), c.label.c_str());
-        },
-        [&](int64_t i, const std::string& failed) {
-          if (a.verbose && !failed.empty())
-            std::fprintf(stderr, "  FAIL %s %s case %lld: %s\n", b.name.c_str(), op.name.c_str(),
-                         static_cast<long long>(i), failed.c_str());
-          channel.require_intact();
-          s.next_case = i + 1;
-          if (after_a_stop || std::chrono::steady_clock::now() - sent > std::chrono::milliseconds(100)) send();
-        });
-    s.next_case = last;
-  }
-  const std::vector<const Property*> props = chosen_properties(op, a);
-  for (; s.next_property < props.size(); ++s.next_property) {
-    send();
-    const Property& p = *props[s.next_property];
-    channel.progress(-1, "property " + p.name, property_deadline(a));
-    const PropertyOutcome o = check_property(p, b, a.seed, static_cast<int>(a.property_runs));
-    CheckSummary& c = s.result.check(p.name, "property");
-    if (!o.not_run.empty()) {  // a companion op the backend lacks: shown, neither passed nor failed
-      c.reason = o.not_run;
-      continue;
-    }
-    c.profile = p.profile;
-    c.runs += o.runs + (o.passed ? 0 : 1);
-    if (o.passed) continue;
-    ++c.failures;
-    Finding f;
-    f.check = p.name;
-    f.profile = p.profile;
-    f.message = o.message;
-    f.reproduce = property_command(b, op.name, p.name, sweep.seed, sweep.tolerances_file) + (p.profile.empty() ? "" : " --profile strict") +
-                  (o.reproduce.empty() ? "" : "   (RapidCheck: RC_PARAMS=\"reproduce=" + o.reproduce + "\")");
-    if (!a.repro_dir.empty())
-      f.reproduce += repro_note(a, [&] {
-        return write_property_reproducer(a.repro_dir, p, b, sweep, static_cast<int>(a.property_runs), f);
-      });
-    s.result.fail(f);
-  }
-  return state_json(s);
-}
-
-// Records f, keeping per check the finding of the earliest case: children
-// report out of order when one resumes after another's crash.
-void fail_earliest(OpResult& r, const Finding& f) {
-  for (Finding& existing : r.findings)
-    if (existing.check == f.check && existing.cause == f.cause && (f.cause.empty() || existing.output == f.output)) {
-      const int64_t cases = existing.cases + f.cases, elements = existing.elements + f.elements;
-      if (f.case_index >= 0 && (existing.case_index < 0 || f.case_index < existing.case_index)) existing = f;
-      existing.cases = cases;
-      existing.elements = elements;
-      if (f.profile == "strict") r.strict_failed = true;
-      else r.verdict = "fail";
-      return;
-    }
-  r.fail(f);
-}
-
-// Adds what one child found to the op's result.
-void merge(OpResult& into, const OpResult& part) {
-  into.cases += part.cases;
-  into.unsupported_cases += part.unsupported_cases;
-  into.judged_valid_cases += part.judged_valid_cases;
-  for (const auto& [name, spread] : part.spread) into.spread[name].merge(spread);
-  if (!part.unsupported_message.empty()) into.unsupported_message = part.unsupported_message;
-  if (part.limit > 0 || !part.limit_why.empty()) {  // a table may hold a limit of 0
-    into.limit = part.limit;
-    into.limit_why = part.limit_why;
-  }
-  if (part.strict_limit > 0) into.strict_limit = part.strict_limit;
-  into.strict_failed = into.strict_failed || part.strict_failed;
-  into.metrics.merge(part.metrics);
-  if (part.worst && worse_than(*part.worst, into.worst)) into.worst = part.worst;
-  for (const CheckSummary& c : part.checks) {
-    CheckSummary& mine = into.check(c.name, c.kind);
-    mine.runs += c.runs;
-    mine.failures += c.failures;
-    if (!c.reason.empty()) mine.reason = c.reason;
-    if (!c.profile.empty()) mine.profile = c.profile;
-  }
-  for (const Finding& f : part.findings) fail_earliest(into, f);
-}
-
-// The case (else the property) where a finding happened, and how to replay it
-// (with --repro-dir, a reproducer written for it too).
-void locate(Finding& f, int64_t index, const std::string& label, const Backend& b, const OpSpec& op,
-            const CheckArgs& a, const SweepOptions& sweep) {
-  f.case_index = index;
-  f.case_label = label;
-  if (index < 0) {
-    if (label.rfind("property ", 0) == 0)
-      f.reproduce = property_command(b, op.name, label.substr(9), sweep.seed, sweep.tolerances_file);
-    return;
-  }
-  f.reproduce = replay_command(b, op.name, a.seed, index, sweep.tolerances_file);
-  if (!a.repro_dir.empty())
-    f.reproduce += repro_note(a, [&] { return write_sweep_reproducer(a.repro_dir, b, op, sweep, index, f); });
-}
-
-// The finding of a child that stopped early: a fault the guard pages named,
-// else a crash, a hang or a corrupted result channel, where it happened.
-Finding stop_finding(const ChildOutcome& o, const Backend& b, const OpSpec& op, const CheckArgs& a,
-                     const SweepOptions& sweep) {
-  Finding f;
-  int64_t index = o.last_case;
-  std::string label = o.last_label;
-  if (o.fault) {
-    f.check = o.fault->check;
-    f.message = std::string(o.fault->message) + " (" + o.detail + ")";
-    f.output = o.fault->arg;
-    if (o.fault->case_index != index && o.fault->case_index >= 0) {
-      index = o.fault->case_index;
-      label = sweep_case(op, sweep.seed, index).label;
-    }
-  } else if (o.status == ChildOutcome::timeout) {
-    f.check = "no_hang";
-    f.message = "hung: " + o.detail;
-  } else if (o.status == ChildOutcome::corrupted) {
-    f.check = "result_channel_intact";
-    f.message = o.detail;
-  } else {
-    f.check = "no_crash";
-    f.message = "crashed: " + o.detail;
-  }
-  locate(f, index, label, b, op, a, sweep);
-  return f;
-}
-
-// RLIMIT_AS in the children, except where a GPU runtime reserves address
-// space by the terabyte.
-bool limit_address_space(const Backend& b) {
-  return b.name.find("cuda") == std::string::npos && b.library.find("cuda") == std::string::npos;
-}
-
-// Everything one op gets on one backend: the sweep, then its properties,
-// in children. A child that crashes, hangs or corrupts its channel is one
-// finding where it stopped; a fresh child goes on after that case or
-// property, so the verdicts before and after it stand. After a read past an
-// input in a case's fenced call, that case and the rest are judged without it.
-OpResult check_op(const Backend& b, const OpSpec& op, const CheckArgs& a, const SweepOptions& options) {
-  OpResult total = result_for(b, op);
-  if (b.symbol(op.symbol) == nullptr) {
-    total.verdict = "unsupported";
-    return total;
-  }
-  const auto start = std::chrono::steady_clock::now();
-  SweepOptions sweep = options;
-  const auto [first, last] = case_range(sweep);
-  const size_t property_count = chosen_properties(op, a).size();
-  IsolateOptions io;
-  io.timeout_s = a.timeout_s;
-  io.what = op.name + " on " + b.name;
-  io.total = last;
-  io.limit_address_space = limit_address_space(b);
-  OpState at;
-  at.next_case = a.properties.empty() ? first : last;
-  bool hung = false, crashed = false;
-  int64_t fenced_read_case = -1;  // the case whose fenced call read past an input
-  constexpr int kMaxHangs = 3, kMaxChildren = 100;
-  for (int child = 1;; ++child) {
-    sweep.resume_at = at.next_case;
-    const size_t first_property = at.next_property;
-    const ChildOutcome o = run_isolated(
-        [&](ChildChannel& channel) { return check_op_child(b, op, a, sweep, first_property, channel); }, io);
-    if (o.status == ChildOutcome::harness_error)
-      throw std::runtime_error(op.name + " on " + b.name + ": " + o.detail);
-    // The last state that arrived intact; a later one that is no state is
-    // corruption too.
-    bool garbled = false;
-    std::vector<const std::string*> states;
-    for (const auto& c : o.checkpoints) states.push_back(&c);
-    if (o.status == ChildOutcome::ok) states.push_back(&o.payload);
-    std::optional<OpState> reached;
-    for (auto it = states.rbegin(); it != states.rend() && !reached; ++it) {
-      reached = parse_state(**it);
-      garbled |= !reached;
-    }
-    if (reached) {
-      merge(total, reached->result);
-      at.next_case = std::max(at.next_case, reached->next_case);
-      at.next_property = std::max(at.next_property, reached->next_property);
-    }
-    if (o.strays && total.check("no_stray_processes", "sweep").failures == 0) {
-      Finding s;
-      s.check = "no_stray_processes";
-      s.message = "processes the backend started were still running after the op's child had ended (konform killed them)";
-      CheckSummary& sc = total.check(s.check, "sweep");
-      ++sc.runs;
-      ++sc.failures;
-      total.fail(s);
-    }
-    if (o.status == ChildOutcome::ok && !garbled) break;
-    ChildOutcome stopped = o;
-    if (o.status == ChildOutcome::ok) {  // intact frames, text that is no state
-      stopped.status = ChildOutcome::corrupted;
-      stopped.detail = "the backend corrupted konform's result channel: a result that is not the one konform sent";
-    }
-    const Finding f = stop_finding(stopped, b, op, a, sweep);
-    // A read past an input faults in the case's fenced call, or (far enough
-    // past) in its judged calls too, when the case is run again: one finding.
-    const bool read_fault = stopped.fault && stopped.fault->check == std::string("no_read_out_of_bounds") &&
-                            stopped.fault->case_index == stopped.last_case;
-    const bool read_again = read_fault && stopped.last_case == fenced_read_case;
-    CheckSummary& c = total.check(f.check, f.check.rfind("no_", 0) == 0 || f.check == "result_channel_intact"
-                                               ? "sweep" : "property");
-    if (!read_again) {
-      ++c.runs;
-      ++c.failures;
-      fail_earliest(total, f);
-    }
-    if (stopped.last_case < 0 && stopped.last_label.rfind("property ", 0) == 0) {
-      CheckSummary& p = total.check(stopped.last_label.substr(9), "property");  // it ran, and did not pass
-      ++p.runs;
-      ++p.failures;
-    }
-    hung |= stopped.status == ChildOutcome::timeout;
-    crashed |= stopped.status == ChildOutcome::crashed && !stopped.fault;
-    // On from the piece after the one it stopped in.
-    if (o.status == ChildOutcome::ok && at.next_case >= last && at.next_property >= property_count) break;
-    if (read_fault && sweep.fence_inputs && stopped.last_case >= at.next_case) {
-      sweep.fence_inputs = false;  // found: this case again, and the rest, judged without the fenced call
-      fenced_read_case = stopped.last_case;
-      at.next_case = stopped.last_case;
-    } else if (stopped.last_case >= at.next_case) {
-      sweep.skip.insert(stopped.last_case);
-    } else if (at.next_case < last) {
-      sweep.skip.insert(at.next_case);  // stopped between cases: skip the next one
-    } else {
-      ++at.next_property;
-    }
-    const int hangs = static_cast<int>(total.check("no_hang", "sweep").failures);
-    if (hangs >= kMaxHangs || child >= kMaxChildren) {
-      for (Finding& g : total.findings)
-        if (g.check == f.check)
-          g.message += hangs >= kMaxHangs ? "; after 3 hangs the op's remaining cases and properties were not run"
-                                          : "; after 100 children the op's remaining cases and properties were not run";
-      break;
-    }
-    int64_t next = at.next_case;
-    while (next < last && sweep.skip.count(next) != 0) ++next;
-    if (next >= last && at.next_property >= property_count) break;
-  }
-  total.settle_unsupported();
-  if (hung) total.verdict = "timeout";
-  else if (crashed) total.verdict = "crashed";
-  // Could the sweep's data have caught a wrong kernel? (--case N replays one
-  // case to reproduce a finding: not a sweep to judge so.)
-  if (a.only_case < 0) total.settle_mistrusted();
-  if (!a.repro_dir.empty())
-    for (Finding& f : total.findings)
-      if (f.case_index >= 0 && f.reproduce.find("   (or: ") == std::string::npos &&
-          f.reproduce.find("(no reproducer") == std::string::npos)
-        f.reproduce += repro_note(a, [&] { return write_sweep_reproducer(a.repro_dir, b, op, sweep, f.case_index, f); });
-  total.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return total;
-}
-
-// What an op gets on a backend that cannot run here: not_run with the
-// backend's reason, nothing called. An op the library does not export is
-// still unsupported: that holds on any machine.
-OpResult not_run(const Backend& b, const OpSpec& op) {
-  OpResult r = result_for(b, op);
-  r.verdict = b.symbol(op.symbol) == nullptr ? "unsupported" : "not_run";
-  if (r.verdict == "not_run") r.reason = b.unavailable;
-  return r;
-}
-
-// What every chosen op gets on a library that could not be loaded (its
-// constructor crashed, exited or hung in the child that loaded it first):
-// one finding, library_loads, and nothing called. Its replay line loads it again.
-OpResult load_failed(const Backend& b, const OpSpec& op, const CheckArgs& a, const SweepOptions& sweep) {
-  OpResult r = result_for(b, op);
-  Finding f;
-  f.check = "library_loads";
-  f.message = b.library + " " + b.load_failure;
-  f.reproduce = replay_command(b, op.name, a.seed, 0, sweep.tolerances_file);
-  CheckSummary& c = r.check(f.check, "sweep");
-  c.runs = 1;
-  c.failures = 1;
-  r.fail(f);
-  return r;
-}
-
-// One op on one backend, as the run's report has it: a library that could
-// not be loaded or cannot run here, else the op checked in children. Throws
-// a runtime_error for konform's own error.
-OpResult run_task(const Backend& b, const OpSpec& op, const CheckArgs& a, const SweepOptions& sweep) {
-  if (!b.load_failure.empty()) return load_failed(b, op, a, sweep);
-  if (!b.unavailable.empty()) return not_run(b, op);
-  OpResult checked = check_op(b, op, a, sweep);
-  if (a.profile == "strict" && checked.strict_failed && (checked.verdict == "pass" || checked.verdict == "mistrusted"))
-    checked.verdict = "fail";  // --profile strict: the strict checks count
-  return checked;
+  o.properties = a.properties;
+  o.no_properties = a.no_properties;
+  o.property_runs = a.property_runs;
+  o.timeout_s = a.timeout_s;
+  o.timeout_given = a.timeout_given;
+  o.verbose = a.verbose;
+  o.repro_dir = a.repro_dir;
+  o.profile = a.profile;
+  return o;
 }
 
 // "  max error 3.2 u of 8": over every element, a NaN or infinity mismatch
@@ -669,19 +283,13 @@ int check(const CheckArgs& a, const std::string& command_line) {
       throw UsageError(std::string("--baseline: ") + e.what());
     }
   }
-  std::unique_ptr<ToleranceTable> custom;
-  SweepOptions sweep;
-  sweep.seed = a.seed;
-  sweep.cases = a.cases;
-  sweep.only_case = a.only_case;
-  sweep.flush_subnormals = a.flush_subnormals;
   set_flush_subnormals(a.flush_subnormals);  // the properties' policy too
+  std::unique_ptr<ToleranceTable> custom;
   if (!a.tolerances.empty()) {
     custom = std::make_unique<ToleranceTable>(ToleranceTable::parse(read_file(a.tolerances), a.tolerances));
     for (const std::string& note : custom->notes()) warn_former_name(note);
-    sweep.tolerances = custom.get();
-    sweep.tolerances_file = a.tolerances;
   }
+  const CheckOptions options = check_options(a, custom.get());
   std::vector<const OpSpec*> ops;
   for (const auto& name : a.ops) {
     const OpSpec* op = find_op(name);
@@ -698,15 +306,13 @@ int check(const CheckArgs& a, const std::string& command_line) {
     for (const auto& q : properties()) {
       if (q.name != p) continue;
       owners += (owners.empty() ? "" : ", ") + q.op;
-      chosen |= selected(a.ops, q.op);
+      chosen |= a.ops.empty() || std::find(a.ops.begin(), a.ops.end(), q.op) != a.ops.end();
     }
     if (owners.empty()) throw UsageError("unknown property '" + p + "' (konform list shows them per op)");
     if (!chosen) throw UsageError("property '" + p + "' belongs to " + owners + ", which no --op chooses");
   }
   int64_t property_count = 0;
-  if (!a.no_properties && a.only_case < 0)
-    for (const OpSpec* op : ops)
-      for (const auto& p : properties()) property_count += p.op == op->name && selected(a.properties, p.name);
+  for (const OpSpec* op : ops) property_count += static_cast<int64_t>(chosen_properties(*op, options).size());
   if (a.cases == 0 && property_count == 0)
     throw UsageError("--cases 0 and no property of the chosen op(s) to run: nothing would be checked");
 
@@ -765,7 +371,7 @@ int check(const CheckArgs& a, const std::string& command_line) {
     for (const auto& [b, op] : tasks) {
       if (progress) progress->begin_op();
       try {
-        take(run_task(*b, *op, a, sweep), "");
+        take(run_task(*b, *op, options), "");
       } catch (const std::runtime_error& e) {
         take(std::nullopt, e.what());
       }
@@ -775,7 +381,7 @@ int check(const CheckArgs& a, const std::string& command_line) {
         tasks.size(), a.jobs,
         [&](size_t i) {
           OpState s;
-          s.result = run_task(*tasks[i].first, *tasks[i].second, a, sweep);
+          s.result = run_task(*tasks[i].first, *tasks[i].second, options);
           return state_json(s);
         },
         [&](size_t) {

@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "konform/fd_io.hpp"
 #include "konform/progress.hpp"
 
 namespace konform::cli {
@@ -25,18 +26,6 @@ namespace {
 // the payload. konform's own processes write them; no plugin code shares
 // the pipe (a task's kernels run in the task's children).
 constexpr char kProgress = 'P', kResult = 'R', kError = 'E';
-
-bool write_all(int fd, const void* data, size_t size) {
-  const auto* p = static_cast<const char*>(data);
-  while (size > 0) {
-    const ssize_t n = write(fd, p, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    p += n;
-    size -= static_cast<size_t>(n);
-  }
-  return true;
-}
 
 bool send(int fd, char kind, const std::string& payload) {
   const uint64_t size = payload.size();

@@ -208,8 +208,7 @@ void OpFuzzer::report(const FuzzCase& fc, const Backend& b, const CaseVerdict& v
     std::fprintf(stderr, "  %s%s: expected %.9g, got %.9g, error %.3g u, limit %.3g u\n", f.output.c_str(),
                  f.element.c_str(), f.expected, f.got, f.error, f.limit);
   if (!path.empty())
-    std::fprintf(stderr, "  reproducer: %s\n  replay: %s --backend %s\n", path.c_str(), repro_command(path).c_str(),
-                 shell_word(replay_backend(b)).c_str());
+    std::fprintf(stderr, "  reproducer: %s\n  replay: %s\n", path.c_str(), repro_command(path, "", &b).c_str());
   std::fflush(stderr);
   std::abort();
 }

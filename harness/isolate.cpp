@@ -1,4 +1,5 @@
 #include "konform/isolate.hpp"
+#include "konform/fd_io.hpp"
 #include "konform/progress.hpp"
 
 #include <dirent.h>
@@ -55,19 +56,6 @@ uint64_t fnv1a(const char* p, size_t n) {
   uint64_t h = 0xcbf29ce484222325ull;
   for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<uint8_t>(p[i])) * 0x100000001b3ull;
   return h;
-}
-
-bool write_all(int fd, const char* data, size_t size) {
-  size_t done = 0;
-  while (done < size) {
-    const ssize_t n = write(fd, data + done, size - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    done += static_cast<size_t>(n);
-  }
-  return true;
 }
 
 // Printable, one line, at most `max` characters.

@@ -11,6 +11,7 @@
 
 #include "konform/op.hpp"
 #include "konform/render.hpp"
+#include "konform/replay.hpp"
 #include "konform/report.hpp"
 
 namespace konform {
@@ -90,18 +91,6 @@ struct Axis {
 
 std::string finding_id(size_t result, size_t finding) {
   return "finding-" + std::to_string(result) + "-" + std::to_string(finding);
-}
-
-// "... (or: KONFORM repro PATH ...)" in a replay line: the reproducer's path.
-std::string reproducer_path(const std::string& reproduce) {
-  const size_t note = reproduce.find("(or: ");
-  const std::string marker = " repro ";
-  const size_t at = note == std::string::npos ? note : reproduce.find(marker, note);
-  if (at == std::string::npos) return "";
-  const size_t start = at + marker.size(), end = reproduce.find_first_of(" )", start);
-  std::string path = reproduce.substr(start, end == std::string::npos ? std::string::npos : end - start);
-  if (path.size() >= 2 && path.front() == '\'' && path.back() == '\'') path = path.substr(1, path.size() - 2);
-  return path;
 }
 
 std::string error_plot(const json& results, const Axis& axis) {

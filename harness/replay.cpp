@@ -22,6 +22,16 @@ std::string tolerances_option(const std::string& file) {
   return file.empty() ? "" : " --tolerances " + shell_word(absolute_path(file));
 }
 
+// "KONFORM check --backend B --op OP": how the lines that replay a case or a
+// property begin.
+std::string check_command(const Backend& b, const std::string& op) {
+  return program_word() + " check --backend " + shell_word(replay_backend(b)) + " --op " + op;
+}
+
+// What a replay line adds about its reproducer file, and where it has none.
+constexpr const char* kReproducerNote = "   (or: ";
+constexpr const char* kNoReproducerNote = "   (no reproducer: ";
+
 }  // namespace
 
 std::string running_program() {
@@ -58,18 +68,48 @@ std::string replay_backend(const Backend& b) {
 
 std::string replay_command(const Backend& b, const std::string& op, uint64_t seed, int64_t index,
                            const std::string& tolerances_file) {
-  return program_word() + " check --backend " + shell_word(replay_backend(b)) + " --op " + op + " --seed " +
-         std::to_string(seed) + " --case " + std::to_string(index) + tolerances_option(tolerances_file);
+  return check_command(b, op) + " --seed " + std::to_string(seed) + " --case " + std::to_string(index) +
+         tolerances_option(tolerances_file);
 }
 
 std::string property_command(const Backend& b, const std::string& op, const std::string& property, uint64_t seed,
                              const std::string& tolerances_file) {
-  return program_word() + " check --backend " + shell_word(replay_backend(b)) + " --op " + op + " --property " +
-         property + " --seed " + std::to_string(seed) + tolerances_option(tolerances_file);
+  return check_command(b, op) + " --property " + property + " --seed " + std::to_string(seed) +
+         tolerances_option(tolerances_file);
 }
 
-std::string repro_command(const std::string& file, const std::string& tolerances_file) {
-  return program_word() + " repro " + shell_word(absolute_path(file)) + tolerances_option(tolerances_file);
+std::string property_replay(const Backend& b, const std::string& op, const std::string& property, uint64_t seed,
+                            const std::string& tolerances_file, const std::string& profile,
+                            const std::string& rapidcheck_reproduce) {
+  return property_command(b, op, property, seed, tolerances_file) + (profile.empty() ? "" : " --profile strict") +
+         (rapidcheck_reproduce.empty() ? "" : "   (RapidCheck: RC_PARAMS=\"reproduce=" + rapidcheck_reproduce + "\")");
+}
+
+std::string repro_command(const std::string& file, const std::string& tolerances_file, const Backend* backend) {
+  return program_word() + " repro " + shell_word(absolute_path(file)) + tolerances_option(tolerances_file) +
+         (backend == nullptr ? "" : " --backend " + shell_word(replay_backend(*backend)));
+}
+
+std::string reproducer_note(const std::string& file, const std::string& tolerances_file) {
+  return std::string(kReproducerNote) + repro_command(file, tolerances_file) + ")";
+}
+
+std::string no_reproducer_note(const std::string& why) { return std::string(kNoReproducerNote) + why + ")"; }
+
+bool has_reproducer_note(const std::string& reproduce) {
+  return reproduce.find(kReproducerNote) != std::string::npos ||
+         reproduce.find(kNoReproducerNote) != std::string::npos;
+}
+
+std::string reproducer_path(const std::string& reproduce) {
+  const size_t note = reproduce.find("(or: ");
+  const std::string marker = " repro ";
+  const size_t at = note == std::string::npos ? note : reproduce.find(marker, note);
+  if (at == std::string::npos) return "";
+  const size_t start = at + marker.size(), end = reproduce.find_first_of(" )", start);
+  std::string path = reproduce.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  if (path.size() >= 2 && path.front() == '\'' && path.back() == '\'') path = path.substr(1, path.size() - 2);
+  return path;
 }
 
 }  // namespace konform

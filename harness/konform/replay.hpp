@@ -41,7 +41,24 @@ std::string replay_command(const Backend& b, const std::string& op, uint64_t see
 // Reruns one property of `op` on b.
 std::string property_command(const Backend& b, const std::string& op, const std::string& property, uint64_t seed,
                              const std::string& tolerances_file = "");
-// Replays a reproducer file.
-std::string repro_command(const std::string& file, const std::string& tolerances_file = "");
+// property_command as a property's finding has it: with --profile strict for
+// a property of the strict profile (profile not ""), and RapidCheck's shrunk
+// counterexample (RC_PARAMS) when there is one.
+std::string property_replay(const Backend& b, const std::string& op, const std::string& property, uint64_t seed,
+                            const std::string& tolerances_file, const std::string& profile,
+                            const std::string& rapidcheck_reproduce);
+// Replays a reproducer file; on `backend` (--backend) where one is given.
+std::string repro_command(const std::string& file, const std::string& tolerances_file = "",
+                          const Backend* backend = nullptr);
+
+// What a finding's replay line adds about its reproducer file:
+// "   (or: KONFORM repro FILE)", or why none was written,
+// "   (no reproducer: WHY)". has_reproducer_note: the line has either.
+std::string reproducer_note(const std::string& file, const std::string& tolerances_file = "");
+std::string no_reproducer_note(const std::string& why);
+bool has_reproducer_note(const std::string& reproduce);
+// The reproducer's path in a replay line's "(or: KONFORM repro PATH ...)",
+// "" where it names none.
+std::string reproducer_path(const std::string& reproduce);
 
 }  // namespace konform

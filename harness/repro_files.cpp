@@ -1,4 +1,4 @@
-#include "repro_files.hpp"
+#include "konform/repro_files.hpp"
 
 #include <rapidcheck.h>
 
@@ -10,7 +10,7 @@
 #include "konform/tolerance.hpp"
 #include "quiet_listener.hpp"
 
-namespace konform::cli {
+namespace konform {
 
 std::string write_sweep_reproducer(const std::string& dir, const Backend& b, const OpSpec& op,
                                    const SweepOptions& sweep, int64_t index, const Finding& finding) {
@@ -80,4 +80,4 @@ std::string write_property_reproducer(const std::string& dir, const Property& p,
   return write_reproducer(r, dir);
 }
 
-}  // namespace konform::cli
+}  // namespace konform

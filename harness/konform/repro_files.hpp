@@ -1,5 +1,6 @@
-// `konform check --repro-dir DIR`: every finding of the sweep and of the
-// properties also becomes a reproducer file that `konform repro` replays.
+// `konform check --repro-dir DIR` (check_op): every finding of the sweep and
+// of the properties also becomes a reproducer file that `konform repro`
+// replays.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +12,7 @@
 #include "konform/result.hpp"
 #include "konform/sweep.hpp"
 
-namespace konform::cli {
+namespace konform {
 
 // Case `index` of the sweep (sweep.seed), regenerated, with what failed on it.
 // Returns the file's path.
@@ -26,4 +27,4 @@ std::string write_sweep_reproducer(const std::string& dir, const Backend& b, con
 std::string write_property_reproducer(const std::string& dir, const Property& p, const Backend& b,
                                       const SweepOptions& sweep, int runs, const Finding& finding);
 
-}  // namespace konform::cli
+}  // namespace konform
