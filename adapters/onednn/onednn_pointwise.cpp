@@ -38,14 +38,14 @@
 #include "adapters/onednn/dnnl_glue.hpp"
 #include "impl/common/activation_args.hpp"
 #include "impl/common/norm_args.hpp"
-#include "impl/simd/tensor_cut_checks.h"
-#include "impl/simd/tensor_op_checks.h"
+#include "impl/common/tensor_cut_checks.hpp"
+#include "impl/common/tensor_op_checks.hpp"
 #include "tinyllm/activations.h"
 #include "tinyllm/elementwise.h"
 #include "tinyllm/norm.h"
 #include "tinyllm/tensor.h"
 
-namespace kt = konform::simd::tensor;
+namespace kt = konform::impl::tensor;
 namespace ki = konform::impl;
 using namespace konform::peer::onednn;
 using dnnl::algorithm;

@@ -45,8 +45,8 @@
 #include "impl/common/conv_args.hpp"
 #include "impl/common/linalg_args.hpp"
 #include "impl/common/spatial_args.hpp"
-#include "impl/simd/tensor_checks.h"
-#include "impl/simd/tensor_op_checks.h"
+#include "impl/common/tensor_checks.hpp"
+#include "impl/common/tensor_op_checks.hpp"
 #include "tinyllm/activations.h"
 #include "tinyllm/conv.h"
 #include "tinyllm/elementwise.h"
@@ -55,7 +55,7 @@
 #include "tinyllm/tensor.h"
 
 namespace ki = konform::impl;
-namespace kt = konform::simd::tensor;
+namespace kt = konform::impl::tensor;
 namespace sa = konform::impl::spatial_args;
 
 namespace {

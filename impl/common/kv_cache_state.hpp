@@ -28,6 +28,9 @@ struct State {
   int64_t view_length(int64_t layer) const { return past + (s > 0 && appended[layer] ? s : 0); }
 };
 
+// A create whose allocation failed (the State's, or a backend's storage).
+inline tl_status out_of_memory() { return fail(TL_ERR_INVALID_ARGUMENT, "create: out of memory"); }
+
 // Sizes >= 1 whose two tensors' bytes fit an int64_t; `st` is then set up.
 inline tl_status create(State& st, int64_t layers, int64_t kv_heads, int64_t head_dim, int64_t max_seq) {
   if (layers < 1 || kv_heads < 1 || head_dim < 1 || max_seq < 1)
@@ -36,7 +39,7 @@ inline tl_status create(State& st, int64_t layers, int64_t kv_heads, int64_t hea
   if (bytes > static_cast<long double>(INT64_MAX))
     return fail(TL_ERR_INVALID_ARGUMENT, "create: the cache's size overflows int64_t");
   st.appended.reset(new (std::nothrow) bool[static_cast<size_t>(layers)]());
-  if (st.appended == nullptr) return fail(TL_ERR_INVALID_ARGUMENT, "create: out of memory");
+  if (st.appended == nullptr) return out_of_memory();
   st.layers = layers, st.kv_heads = kv_heads, st.head_dim = head_dim, st.max_seq = max_seq;
   return TL_OK;
 }

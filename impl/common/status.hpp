@@ -1,4 +1,4 @@
-// Setting the thread's last error: shared by the scalar and simd backends.
+// Setting the thread's last error (status.cpp): shared by every backend library.
 #pragma once
 
 #include <string>

@@ -42,12 +42,12 @@ using Table = kv::Table<Cache>;
 tl_status create(int64_t layers, int64_t kv_heads, int64_t head_dim, int64_t max_seq, tl_kv_cache** out) {
   *out = nullptr;
   std::unique_ptr<Cache> c(new (std::nothrow) Cache);
-  if (c == nullptr) return impl::fail(TL_ERR_INVALID_ARGUMENT, "create: out of memory");
+  if (c == nullptr) return kv::out_of_memory();
   if (tl_status s = kv::create(c->st, layers, kv_heads, head_dim, max_seq)) return s;
   const auto per_layer = static_cast<size_t>(c->st.layer_elements()), n = static_cast<size_t>(layers) * per_layer;
   c->k = new (std::nothrow) float[n];  // rule 4: never zeroed
   c->v = new (std::nothrow) float[n];
-  if (c->k == nullptr || c->v == nullptr) return impl::fail(TL_ERR_INVALID_ARGUMENT, "create: out of memory");
+  if (c->k == nullptr || c->v == nullptr) return kv::out_of_memory();
   for (int64_t l = 0; l < layers; ++l) {  // a failing cudaMalloc stops the process (device_buffer.cuh)
     c->dk.push_back(std::make_unique<DeviceBuffer<uint32_t>>(per_layer, "tl_kv_cache_api create"));
     c->dv.push_back(std::make_unique<DeviceBuffer<uint32_t>>(per_layer, "tl_kv_cache_api create"));

@@ -4,23 +4,14 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
+
+#include "impl/common/f16.hpp"
+#include "impl/common/quantize.hpp"
 
 namespace konform::cuda {
 
-// IEEE binary16 bits to float, exactly (the scales are little-endian f16).
-__device__ inline float f16_at(const uint8_t* p) {
-  const uint32_t h = static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8;
-  const uint32_t sign = (h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
-  if (e == 0) {  // zero or subnormal: m * 2^-24, exact in float
-    const float v = static_cast<float>(m) * 5.9604644775390625e-8f;
-    return sign ? -v : v;
-  }
-  const uint32_t bits = sign | (e == 0x1f ? 0x7f800000u | (m << 13) : ((e + 112u) << 23) | (m << 13));
-  float f;
-  memcpy(&f, &bits, 4);
-  return f;
-}
+// The little-endian f16 at p as a float, exactly (impl/common/f16.hpp).
+__device__ inline float f16_at(const uint8_t* p) { return impl::f16::F16ToF32(impl::f16::LoadF16(p)); }
 
 // Each format: its block length and size, and value j of a block.
 // Q8_0: f16 d then int8 q[32]; value j = q[j] d (exact).
@@ -41,22 +32,15 @@ struct Q4_0 {
   }
 };
 
-// Q4_K's 6-bit scale and min of sub-block j (0..7) from its 12 packed bytes.
-__device__ inline void q4_k_scale_min(int j, const uint8_t* s, int* sc, int* m) {
-  *sc = j < 4 ? s[j] & 63 : (s[j + 4] & 15) | (s[j - 4] >> 6) << 4;
-  *m = j < 4 ? s[j + 4] & 63 : (s[j + 4] >> 4) | (s[j] >> 6) << 4;
-}
-
 // Q4_K: f16 d, f16 dmin, 12 bytes of 6-bit scales and mins, 128 of nibbles;
 // value = (d sc) q - dmin m, the products exact, one rounding.
 struct Q4_K {
   static constexpr int kValues = 256, kBytes = 144;
   __device__ static float value(const uint8_t* b, int i) {
-    int sc, m;
-    q4_k_scale_min(i / 32, b + 4, &sc, &m);
+    float scale, min;
+    impl::quantize::q4_k_sub_block(b, i / 32, &scale, &min);
     const uint8_t byte = b[16 + 32 * (i / 64) + i % 32];
     const int q = (i % 64) < 32 ? (byte & 15) : (byte >> 4);
-    const float scale = f16_at(b) * static_cast<float>(sc), min = f16_at(b + 2) * static_cast<float>(m);
     return scale * static_cast<float>(q) - min;
   }
 };

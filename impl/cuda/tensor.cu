@@ -1,9 +1,9 @@
 // libtl_cuda: the tensor ops of tinyllm/tensor.h on a CUDA device, host
 // pointers in and out as elementwise.cu: Add, Sub, Mul, Div with
 // broadcasting, Clamp, NanToNum, Argmax along an axis, and the layout ops.
-// The arguments are checked, and the broadcast and move plans made, by
-// libtl_kernels' own host code (impl/simd/tensor_op_checks.h,
-// tensor_cut_checks.h, and tensor_checks.cpp compiled into this library), so a refused call gets the
+// The arguments are checked, and the broadcast and move plans made, by the
+// host code libtl_kernels runs too (impl/common/tensor_op_checks.hpp,
+// tensor_cut_checks.hpp, and tensor_checks.cpp compiled into this library), so a refused call gets the
 // same status and words and makes no CUDA call. Arithmetic is one correctly rounded float operation per
 // element; the selections and moves copy bits.
 #include <cstdint>
@@ -14,12 +14,12 @@
 #include "impl/cuda/grid.cuh"
 #include "impl/cuda/map.cuh"
 #include "impl/cuda/reduce.cuh"
-#include "impl/simd/tensor_cut_checks.h"
-#include "impl/simd/tensor_op_checks.h"
+#include "impl/common/tensor_cut_checks.hpp"
+#include "impl/common/tensor_op_checks.hpp"
 #include "tinyllm/tensor.h"
 
 namespace kc = konform::cuda;
-namespace kt = konform::simd::tensor;
+namespace kt = konform::impl::tensor;
 
 namespace konform::cuda {
 

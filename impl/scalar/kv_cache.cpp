@@ -2,6 +2,7 @@
 
 #include <new>
 
+#include "impl/common/kv_cache_state.hpp"
 #include "impl/common/status.hpp"
 #include "konform/reference/kv_cache.hpp"
 
@@ -21,7 +22,7 @@ tl_status create(int64_t layers, int64_t kv_heads, int64_t head_dim, int64_t max
   *out = nullptr;
   if (tl_status s = status_of(Cache::check_create(layers, kv_heads, head_dim, max_seq), "create")) return s;
   Cache* c = new (std::nothrow) Cache(layers, kv_heads, head_dim, max_seq);
-  if (c == nullptr) return impl::fail(TL_ERR_INVALID_ARGUMENT, "create: out of memory");
+  if (c == nullptr) return impl::kv_cache::out_of_memory();
   *out = reinterpret_cast<tl_kv_cache*>(c);
   return TL_OK;
 }

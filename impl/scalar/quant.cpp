@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "impl/common/quant_args.hpp"
+#include "impl/common/quantize.hpp"
 #include "konform/reference/quant.hpp"
 
 namespace konform::scalar {
@@ -21,7 +22,12 @@ tl_status quantize(const char* fn, Format f, const float* x, void* blocks, int64
   const int64_t n = rows * k;
   if (tl_status s = args::check_finite(fn, x, n)) return s;
   std::vector<uint8_t> out(static_cast<size_t>(q::row_bytes(f, n)));
-  q::quantize(f, x, out.data(), n);
+  if (f == Format::q4_k) {  // the kernels' encoder (libtl_cuda's too), checked against the oracle's own
+    const int64_t qk = q::block_values(f), bytes = q::block_bytes(f);
+    for (int64_t b = 0; b < n / qk; ++b) konform::impl::quantize::quantize_q4_k_block(x + qk * b, out.data() + bytes * b);
+  } else {
+    q::quantize(f, x, out.data(), n);
+  }
   if (tl_status s = args::check_block_scales(fn, out.data(), n / q::block_values(f), q::block_bytes(f),
                                               f == Format::q4_k))
     return s;

@@ -1,6 +1,7 @@
 // The `scalar` backend of tinyllm/quant.h: the float code of
 // reference/konform/reference/quant.hpp behind the C signatures, with the
-// same argument validation as libtl_kernels.
+// same argument validation as libtl_kernels; Q4_K's encoder is the kernels'
+// shared one (impl/common/quantize.hpp), the one libtl_cuda runs.
 #pragma once
 
 #include <cstdint>

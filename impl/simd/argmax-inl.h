@@ -26,13 +26,15 @@ HWY_BEFORE_NAMESPACE();
 namespace konform::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Lane-wise max that keeps m (never NaN) when v is NaN. x86's maxps returns
-// its second operand when either is NaN, and Highway's SCALAR Max returns
-// the other operand of a NaN, so Max(v, m) is one instruction there; other
-// targets compare and select.
+// Lane-wise max that keeps m (never NaN) when v is NaN; Argmax here and along
+// an axis (tensor_argmax-inl.h) both use it. x86's maxps returns its second
+// operand when either is NaN, which is exactly that in one instruction; the
+// portable targets (SCALAR, EMU128) and the others compare and select. (Where
+// v and m are zeros of opposite signs either may come back: the searches for
+// the maximum's first index compare with ==, which does not see the sign.)
 template <class D>
 HWY_INLINE hn::Vec<D> MaxSkipNaN(hn::Vec<D> v, hn::Vec<D> m) {
-#if HWY_ARCH_X86 || HWY_TARGET == HWY_SCALAR
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
   return hn::Max(v, m);
 #else
   return hn::IfThenElse(hn::Gt(v, m), v, m);

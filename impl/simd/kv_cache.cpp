@@ -26,7 +26,7 @@ using Table = kv::Table<Cache>;
 tl_status create(int64_t layers, int64_t kv_heads, int64_t head_dim, int64_t max_seq, tl_kv_cache** out) {
   *out = nullptr;
   Cache* c = new (std::nothrow) Cache;
-  if (c == nullptr) return impl::fail(TL_ERR_INVALID_ARGUMENT, "create: out of memory");
+  if (c == nullptr) return kv::out_of_memory();
   if (tl_status s = kv::create(c->st, layers, kv_heads, head_dim, max_seq)) {
     delete c;
     return s;
@@ -36,7 +36,7 @@ tl_status create(int64_t layers, int64_t kv_heads, int64_t head_dim, int64_t max
   c->v = static_cast<float*>(std::malloc(n * sizeof(float)));
   if (c->k == nullptr || c->v == nullptr) {
     delete c;
-    return impl::fail(TL_ERR_INVALID_ARGUMENT, "create: out of memory");
+    return kv::out_of_memory();
   }
   *out = reinterpret_cast<tl_kv_cache*>(c);
   return TL_OK;

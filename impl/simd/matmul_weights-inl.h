@@ -24,11 +24,14 @@
 #include <cstring>
 
 #include "hwy/highway.h"
-#include "impl/simd/f16.h"
+#include "impl/common/f16.hpp"
+#include "impl/common/quantize.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace konform::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
+using impl::f16::F16ToF32;  // (qmatmul-inl.h too)
+using impl::f16::LoadF16;
 
 struct F32Weights {
   static constexpr bool kRowPointers = true;  // Row() points into w: no copy, any number at once
@@ -59,12 +62,7 @@ struct QuantWeights {
 
   // Q4_K: the scale d * sc and the min dmin * m of the sub-block of column k.
   static HWY_INLINE void SubBlock(const uint8_t* b, int64_t k, float* scale, float* min) {
-    const int j = static_cast<int>((k % 256) / 32);
-    const uint8_t* s = b + 4;
-    const int sc = j < 4 ? s[j] & 63 : (s[j + 4] & 15) | ((s[j - 4] >> 6) << 4);
-    const int m = j < 4 ? s[j + 4] & 63 : (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
-    *scale = F16ToF32(LoadF16(b)) * static_cast<float>(sc);
-    *min = F16ToF32(LoadF16(b + 2)) * static_cast<float>(m);
+    impl::quantize::q4_k_sub_block(b, static_cast<int>((k % 256) / 32), scale, min);
   }
 
   template <class D>

@@ -37,7 +37,6 @@
 #include "hwy/aligned_allocator.h"
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
-#include "impl/simd/f16.h"
 #include "impl/simd/matmul_weights-inl.h"
 #include "impl/simd/parallel.h"
 

@@ -21,7 +21,8 @@
 #include <cstdint>
 
 #include "hwy/highway.h"
-#include "impl/simd/f16.h"
+#include "impl/common/f16.hpp"
+#include "impl/common/quantize.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace konform::simd::HWY_NAMESPACE {
@@ -61,13 +62,10 @@ HWY_INLINE hn::Vec<D> RoundHalfAway(D d, hn::Vec<D> v) {
   return hn::IfThenElse(up, hn::Add(t, hn::CopySign(hn::Set(d, 1.0f), v)), t);
 }
 
-// v, or 0 where it overflowed: the oracle's finite_or_zero, the one rule for
-// blocks so small that a reciprocal overflows (ggml converts the infinity to
-// an integer, undefined in C); such blocks get the zero quant.
-HWY_INLINE float FiniteOrZero(float v) { return std::isfinite(v) ? v : 0.0f; }
-
-// 1 / d, or 0 when d is 0 or so small (below 2^-128) that 1 / d overflows.
-HWY_INLINE float InverseScale(float d) { return d != 0.0f ? FiniteOrZero(1.0f / d) : 0.0f; }
+// The scalar pieces shared with the other kernel libraries.
+using impl::f16::F32ToF16;
+using impl::f16::StoreF16;
+using impl::quantize::inverse_scale;
 
 // ---------------------------------------------------------------- Q8_0
 
@@ -79,7 +77,7 @@ HWY_INLINE void QuantizeQ8Block(const float* x, uint8_t* out) {
   const hn::RebindToSigned<QTag> di;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const float dscale = Q8Scale(BlockAbsMax(x));
-  const float id = InverseScale(dscale);
+  const float id = inverse_scale(dscale);
   StoreF16(out, F32ToF16(dscale));
   HWY_ALIGN int32_t q[32];
   for (int64_t j = 0; j < 32; j += L)
@@ -106,7 +104,7 @@ HWY_INLINE void QuantizeQ4Block(const float* x, uint8_t* out) {
   const hn::RebindToSigned<QTag> di;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const float dscale = Q4Scale(SignedAbsMax(x));
-  const float id = InverseScale(dscale);
+  const float id = inverse_scale(dscale);
   StoreF16(out, F32ToF16(dscale));
   HWY_ALIGN int32_t q[32];
   for (int64_t j = 0; j < 32; j += L) {
@@ -229,39 +227,13 @@ HWY_INLINE void QuantizeQ4KBlock(const float* x, uint8_t* out) {
       for (int64_t l = 0; l < L; ++l) levels[32 * (j0 + l) + i] = static_cast<uint8_t>(lanes[l]);
     }
   }
-  float max_scale = 0, max_min = 0;
-  for (int j = 0; j < 8; ++j) {
-    if (scales[j] > max_scale) max_scale = scales[j];
-    if (mins[j] > max_min) max_min = mins[j];
-  }
-  const float inv_scale = max_scale > 0 ? FiniteOrZero(63.0f / max_scale) : 0.0f;
-  const float inv_min = max_min > 0 ? FiniteOrZero(63.0f / max_min) : 0.0f;
-  const hn::CappedTag<float, 1> d1;
-  auto nearest = [&](float v) { return hn::GetLane(NearestInt(d1, hn::Set(d1, v))); };
-  uint8_t* packed = out + 4;
-  for (int j = 0; j < 8; ++j) {
-    const uint8_t ls = std::min<uint8_t>(63, static_cast<uint8_t>(nearest(inv_scale * scales[j])));
-    const uint8_t lm = std::min<uint8_t>(63, static_cast<uint8_t>(nearest(inv_min * mins[j])));
-    if (j < 4) {
-      packed[j] = ls;
-      packed[j + 4] = lm;
-    } else {
-      packed[j + 4] = static_cast<uint8_t>((ls & 15) | ((lm & 15) << 4));
-      packed[j - 4] = static_cast<uint8_t>(packed[j - 4] | ((ls >> 4) << 6));
-      packed[j] = static_cast<uint8_t>(packed[j] | ((lm >> 4) << 6));
-    }
-  }
-  StoreF16(out, F32ToF16(max_scale / 63.0f));
-  StoreF16(out + 2, F32ToF16(max_min / 63.0f));
-  const float dd = F16ToF32(LoadF16(out)), dmin = F16ToF32(LoadF16(out + 2));
+  impl::quantize::pack_q4_k_scales(scales, mins, out);
   const QTag dq;
   const int64_t LQ = static_cast<int64_t>(hn::Lanes(dq));
   for (int j = 0; j < 8; ++j) {
-    const int sc = j < 4 ? packed[j] & 63 : (packed[j + 4] & 15) | ((packed[j - 4] >> 6) << 4);
-    const int m = j < 4 ? packed[j + 4] & 63 : (packed[j + 4] >> 4) | ((packed[j] >> 6) << 4);
-    const float dsub = dd * static_cast<float>(sc);
+    float dsub, msub;
+    impl::quantize::q4_k_sub_block(out, j, &dsub, &msub);
     if (dsub == 0) continue;  // the sub-block keeps its fitted levels
-    const float msub = dmin * static_cast<float>(m);
     HWY_ALIGN float lvl[32];
     for (int64_t i = 0; i < 32; i += LQ) {
       const auto v = hn::Div(hn::Add(hn::LoadU(dq, x + 32 * j + i), hn::Set(dq, msub)), hn::Set(dq, dsub));

@@ -21,7 +21,7 @@
 HWY_BEFORE_NAMESPACE();
 namespace konform::simd::HWY_NAMESPACE {
 
-inline void SpatialMove(const tensor::MovePlan& p, const float* x, float* y) { Move(p, x, y); }
+inline void SpatialMove(const impl::tensor::MovePlan& p, const float* x, float* y) { Move(p, x, y); }
 inline bool SpatialShuffle(const float* x, float* y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t r,
                            bool unshuffle) {
   return spatial::ShuffleSmall(x, y, B, C, H, W, r, unshuffle);
@@ -49,7 +49,7 @@ HWY_AFTER_NAMESPACE();
 #include <vector>
 
 #include "impl/common/spatial_args.hpp"
-#include "impl/simd/tensor_checks.h"
+#include "impl/common/tensor_checks.hpp"
 #include "tinyllm/linalg.h"
 #include "tinyllm/spatial.h"
 
@@ -68,7 +68,7 @@ HWY_EXPORT(InterpAddRow);
 namespace {
 
 namespace ks = konform::simd;
-namespace kt = konform::simd::tensor;
+namespace kt = konform::impl::tensor;
 namespace args = konform::impl::spatial_args;
 
 // y = x viewed with dimensions `view`, permuted by `perm` (output axis k is

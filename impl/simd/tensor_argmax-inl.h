@@ -31,20 +31,6 @@ HWY_BEFORE_NAMESPACE();
 namespace konform::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Per lane, the larger of m and x, where a NaN x leaves m (m is never NaN).
-// x86's max returns its second operand when either is NaN, which is exactly
-// that in one instruction; elsewhere a compare and a blend.
-template <class D>
-HWY_INLINE hn::Vec<D> MaxSkippingNaN(D d, hn::Vec<D> x, hn::Vec<D> m) {
-#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
-  (void)d;
-  return hn::Max(x, m);
-#else
-  (void)d;
-  return hn::IfThenElse(hn::Gt(x, m), x, m);
-#endif
-}
-
 // Steps per block, the chains that share a block's steps (step k goes to
 // chain k % 4), and blocks per chunk of the axis (the scratch of the chains'
 // block maxima: at most kChunkBlocks x 4 vectors x kChains).
@@ -140,13 +126,13 @@ HWY_INLINE void ArgmaxLanes(D d, const float* x, int64_t length, int64_t inner, 
       int64_t k = k0;
       for (; k + 4 <= k1; k += 4)
         for (int v = 0; v < V; ++v) {
-          m[v][0] = MaxSkippingNaN(d, load(k, v), m[v][0]);
-          m[v][1] = MaxSkippingNaN(d, load(k + 1, v), m[v][1]);
-          m[v][2] = MaxSkippingNaN(d, load(k + 2, v), m[v][2]);
-          m[v][3] = MaxSkippingNaN(d, load(k + 3, v), m[v][3]);
+          m[v][0] = MaxSkipNaN<D>(load(k, v), m[v][0]);
+          m[v][1] = MaxSkipNaN<D>(load(k + 1, v), m[v][1]);
+          m[v][2] = MaxSkipNaN<D>(load(k + 2, v), m[v][2]);
+          m[v][3] = MaxSkipNaN<D>(load(k + 3, v), m[v][3]);
         }
       for (; k < k1; ++k)  // (a chunk's last block may end off the chains' stride: chain 0 takes the rest)
-        for (int v = 0; v < V; ++v) m[v][0] = MaxSkippingNaN(d, load(k, v), m[v][0]);
+        for (int v = 0; v < V; ++v) m[v][0] = MaxSkipNaN<D>(load(k, v), m[v][0]);
       for (int v = 0; v < V; ++v) {
         for (int64_t c = 0; c < kChains; ++c) hn::Store(m[v][c], d, block_max_at(b, v, c));
         top[v] = hn::Max(top[v], hn::Max(hn::Max(m[v][0], m[v][1]), hn::Max(m[v][2], m[v][3])));  // no NaN in them

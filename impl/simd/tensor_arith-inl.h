@@ -1,5 +1,5 @@
 // Add, Sub, Mul, Div with NumPy broadcasting, over a BroadcastPlan
-// (tensor_checks.h): an odometer over the outer loops, and one of four row
+// (impl/common/tensor_checks.hpp): an odometer over the outer loops, and one of four row
 // kernels for the innermost one, chosen by its strides:
 //
 //   a and b contiguous   the same-shape path, and each row of a bias add
@@ -23,7 +23,7 @@
 #include "hwy/highway.h"
 #include "impl/simd/divide-inl.h"
 #include "impl/simd/tail-inl.h"
-#include "impl/simd/tensor_checks.h"
+#include "impl/common/tensor_checks.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace konform::simd::HWY_NAMESPACE {
@@ -113,11 +113,11 @@ HWY_INLINE void ArithRow(Op op, const float* a, int64_t sa, const float* b, int6
 
 // The odometer over the plan's outer loops; y is contiguous.
 template <class Op>
-HWY_INLINE void ArithPlan(Op op, const tensor::BroadcastPlan& p, const float* a, const float* b, float* y) {
+HWY_INLINE void ArithPlan(Op op, const impl::tensor::BroadcastPlan& p, const float* a, const float* b, float* y) {
   if (p.count == 0) return;
   const int last = p.rank - 1;
   const size_t row = static_cast<size_t>(p.n[last]);
-  int64_t idx[tensor::kMaxRank] = {};
+  int64_t idx[impl::tensor::kMaxRank] = {};
   int64_t oa = 0, ob = 0;
   for (int64_t oy = 0; oy < p.count; oy += p.n[last]) {
     ArithRow(op, a + oa, p.sa[last], b + ob, p.sb[last], y + oy, row);
@@ -132,7 +132,7 @@ HWY_INLINE void ArithPlan(Op op, const tensor::BroadcastPlan& p, const float* a,
   }
 }
 
-// The flat plan (tensor::PlanFlatBroadcast): `rows` rows of a, each against
+// The flat plan (impl::tensor::PlanFlatBroadcast): `rows` rows of a, each against
 // b's row (sb 1) or its one value (sb 0). Scalars, not the plan: nothing on
 // the stack.
 template <class Op>
@@ -153,16 +153,16 @@ inline void DivFlat(const float* a, const float* b, float* y, int64_t rows, int6
   ArithFlat(DivOp(), a, b, y, rows, cols, sb);
 }
 
-inline void AddBroadcast(const tensor::BroadcastPlan& p, const float* a, const float* b, float* y) {
+inline void AddBroadcast(const impl::tensor::BroadcastPlan& p, const float* a, const float* b, float* y) {
   ArithPlan(AddOp(), p, a, b, y);
 }
-inline void SubBroadcast(const tensor::BroadcastPlan& p, const float* a, const float* b, float* y) {
+inline void SubBroadcast(const impl::tensor::BroadcastPlan& p, const float* a, const float* b, float* y) {
   ArithPlan(SubOp(), p, a, b, y);
 }
-inline void MulBroadcast(const tensor::BroadcastPlan& p, const float* a, const float* b, float* y) {
+inline void MulBroadcast(const impl::tensor::BroadcastPlan& p, const float* a, const float* b, float* y) {
   ArithPlan(MulOp(), p, a, b, y);
 }
-inline void DivBroadcast(const tensor::BroadcastPlan& p, const float* a, const float* b, float* y) {
+inline void DivBroadcast(const impl::tensor::BroadcastPlan& p, const float* a, const float* b, float* y) {
   ArithPlan(DivOp(), p, a, b, y);
 }
 

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "impl/common/status.hpp"
-#include "impl/simd/tensor_cut_checks.h"
+#include "impl/common/tensor_cut_checks.hpp"
 #include "tinyllm/tensor.h"
 
-namespace kt = konform::simd::tensor;
+namespace kt = konform::impl::tensor;
 
 namespace {
 

@@ -1,5 +1,5 @@
 // Transpose and Permute: y (contiguous) gets x through a MovePlan
-// (tensor_checks.h), whose dimensions are already merged where input and
+// (impl/common/tensor_checks.hpp), whose dimensions are already merged where input and
 // output walk memory alike.
 //
 // Two cases. The innermost output dimension is contiguous in x too: each
@@ -24,7 +24,7 @@
 #include "hwy/highway.h"
 #include "impl/simd/cache_size.h"
 #include "impl/simd/stream-inl.h"
-#include "impl/simd/tensor_checks.h"
+#include "impl/common/tensor_checks.hpp"
 #include "impl/simd/transpose-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -139,10 +139,10 @@ inline void Transpose2D(const float* HWY_RESTRICT x, int64_t xs, float* HWY_REST
   }
 }
 
-inline void Move(const tensor::MovePlan& p, const float* HWY_RESTRICT x, float* HWY_RESTRICT y) {
+inline void Move(const impl::tensor::MovePlan& p, const float* HWY_RESTRICT x, float* HWY_RESTRICT y) {
   if (p.count == 0) return;
   const int last = p.rank - 1;
-  int64_t ystride[tensor::kMaxRank];
+  int64_t ystride[impl::tensor::kMaxRank];
   int64_t step = 1;
   for (int k = last; k >= 0; --k) {
     ystride[k] = step;
@@ -160,13 +160,13 @@ inline void Move(const tensor::MovePlan& p, const float* HWY_RESTRICT x, float* 
   // [32, 512, 128] read in y's order jumps 16 KiB after every 512 bytes,
   // which the prefetchers do not follow: 1.12-1.22x in x's order on a Zen 3
   // (docs/ops-tensor.md, "Permute's row copies and Argmax's rows in x's order").
-  int walk[tensor::kMaxRank];
+  int walk[impl::tensor::kMaxRank];
   int walks = 0;
   for (int k = last - 1; k >= 0; --k)
     if (k != inner) walk[walks++] = k;
   if (inner == last)
     std::stable_sort(walk, walk + walks, [&](int a, int b) { return p.src[a] < p.src[b]; });
-  int64_t idx[tensor::kMaxRank] = {};
+  int64_t idx[impl::tensor::kMaxRank] = {};
   int64_t ox = 0, oy = 0;
   for (;;) {
     if (inner == last) {

@@ -1,7 +1,7 @@
 // libtl_kernels: the tensor ops of tinyllm/tensor.h that compute or select
 // (Add, Sub, Mul, Div, Clamp, NanToNum, Argmax) and the ones that reorder
 // (Transpose, Permute), compiled once per Highway target and dispatched at
-// run time. The wrappers check the arguments (tensor_op_checks.h) before any
+// run time. The wrappers check the arguments (impl/common/tensor_op_checks.hpp) before any
 // kernel runs, so a refused call writes nothing. The plain copies (Reshape,
 // Concat, Split, Chunk) are in tensor_copy.cpp.
 
@@ -19,7 +19,7 @@
 #include <string>
 
 #include "impl/common/status.hpp"
-#include "impl/simd/tensor_op_checks.h"
+#include "impl/common/tensor_op_checks.hpp"
 #include "tinyllm/tensor.h"
 
 namespace konform::simd {
@@ -40,7 +40,7 @@ HWY_EXPORT(Move);
 }  // namespace konform::simd
 
 namespace ks = konform::simd;
-namespace kt = konform::simd::tensor;
+namespace kt = konform::impl::tensor;
 
 namespace {
 

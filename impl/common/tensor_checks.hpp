@@ -1,5 +1,5 @@
-// Argument checks of tinyllm/tensor.h for libtl_kernels, and the plans the
-// kernels run from: shapes with their size-1 dimensions dropped and
+// Argument checks of tinyllm/tensor.h for the kernel libraries (libtl_kernels,
+// libtl_cuda) and the peer adapters, and the plans the kernels run from: shapes with their size-1 dimensions dropped and
 // neighbouring dimensions merged wherever the memory walk allows, so a
 // [32, 4096] + [4096] bias add is one loop of rows over one contiguous row.
 //
@@ -11,7 +11,7 @@
 
 #include "tinyllm/tensor.h"
 
-namespace konform::simd::tensor {
+namespace konform::impl::tensor {
 
 constexpr int kMaxRank = TL_TENSOR_MAX_RANK;
 
@@ -88,4 +88,4 @@ struct MovePlan {
 // Output axis i is input axis perm[i]; perm already validated.
 MovePlan PlanPermute(const Dims& x, const int64_t* perm);
 
-}  // namespace konform::simd::tensor
+}  // namespace konform::impl::tensor

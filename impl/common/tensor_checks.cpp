@@ -1,4 +1,4 @@
-#include "impl/simd/tensor_checks.h"
+#include "impl/common/tensor_checks.hpp"
 
 #include <cinttypes>
 #include <cstdarg>
@@ -7,7 +7,7 @@
 
 #include "impl/common/status.hpp"
 
-namespace konform::simd::tensor {
+namespace konform::impl::tensor {
 
 namespace {
 
@@ -159,4 +159,4 @@ MovePlan PlanPermute(const Dims& x, const int64_t* perm) {
   return plan;
 }
 
-}  // namespace konform::simd::tensor
+}  // namespace konform::impl::tensor

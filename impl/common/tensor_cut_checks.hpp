@@ -1,7 +1,7 @@
 // The checks of Reshape, Concat, Split and Chunk (tinyllm/tensor.h), for
 // libtl_kernels' tensor_copy.cpp and libtl_cuda's tensor.cu alike, so both
 // refuse the same calls with the same words; always inlined, as in
-// tensor_op_checks.h.
+// tensor_op_checks.hpp.
 #pragma once
 
 #include <cstdint>
@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "impl/common/status.hpp"
-#include "impl/simd/tensor_checks.h"
+#include "impl/common/tensor_checks.hpp"
 #include "tinyllm/tensor.h"
 
-namespace konform::simd::tensor {
+namespace konform::impl::tensor {
 
 // A shape seen around one axis: [outer, axis, inner].
 struct Around {
@@ -160,4 +160,4 @@ struct CutPlan {
   return TL_OK;
 }
 
-}  // namespace konform::simd::tensor
+}  // namespace konform::impl::tensor

@@ -1,5 +1,7 @@
-// tl_last_error and the setter both backends use (the scalar backend links
-// libtl_kernels for it).
+// tl_last_error and fail(), the setter the argument checks and kernels call.
+// One source, compiled into each library that exports the C ABI
+// (libtl_scalar, libtl_kernels, libtl_cuda, the adapters): each gets its own
+// thread-local message, so konform reads the words of the library under test.
 #include "impl/common/status.hpp"
 
 namespace {

@@ -1,5 +1,5 @@
 // The checks of the tensor.h wrappers that are not a shape reading or a plan
-// alone (tensor_checks.h), shared with libtl_cuda (impl/cuda/tensor.cu),
+// alone (tensor_checks.hpp), shared with libtl_cuda (impl/cuda/tensor.cu),
 // which refuses the same calls with the same words. Always inlined, so
 // libtl_kernels' wrappers compile to the code they had when these lines were
 // written in them (a small call's cost is counted in nanoseconds).
@@ -9,10 +9,10 @@
 #include <string>
 
 #include "impl/common/status.hpp"
-#include "impl/simd/tensor_checks.h"
+#include "impl/common/tensor_checks.hpp"
 #include "tinyllm/tensor.h"
 
-namespace konform::simd::tensor {
+namespace konform::impl::tensor {
 
 // The checks of the elementwise ops: n >= 0, x and y not NULL unless n is 0;
 // Clamp's bounds first (numbers, lo <= hi).
@@ -94,4 +94,4 @@ struct AxisPlan {
   return TL_OK;
 }
 
-}  // namespace konform::simd::tensor
+}  // namespace konform::impl::tensor
