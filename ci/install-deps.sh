@@ -8,7 +8,7 @@ packages=(
   build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
   librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev libboost-dev
   nlohmann-json3-dev libhwy-dev libsleef-dev libmpfr-dev libgmp-dev ccache
-  python3 python3-jsonschema
+  python3 python3-jsonschema clang-format-14
   libopenblas-dev libblis-dev
   chromium-headless-shell
 )

@@ -32,12 +32,7 @@ std::string write_sweep_reproducer(const std::string& dir, const Backend& b, con
 std::string write_property_reproducer(const std::string& dir, const Property& p, const Backend& b,
                                       const SweepOptions& sweep, int runs, const Finding& finding) {
   const uint64_t seed = sweep.seed;
-  rc::detail::TestMetadata metadata;
-  metadata.id = p.op + "/" + p.name;
-  metadata.description = p.name;
-  rc::detail::TestParams params;
-  params.seed = seed;
-  params.maxSuccess = runs;
+  const auto [metadata, params] = rc_run(p.op, p.name, seed, runs);
   QuietListener quiet;
   b.activate();
   const auto property = rc::detail::toProperty([&] { p.body(b); });

@@ -76,12 +76,7 @@ bool flush_subnormals() { return g_flush_subnormals; }
 // A companion op the backend lacks, or a case it answers with
 // TL_ERR_UNSUPPORTED, sets the run aside rather than failing it.
 PropertyOutcome check_property(const Property& p, const Backend& b, uint64_t seed, int max_success) {
-  rc::detail::TestMetadata metadata;
-  metadata.id = p.op + "/" + p.name;
-  metadata.description = p.name;
-  rc::detail::TestParams params;
-  params.seed = seed;
-  params.maxSuccess = max_success;
+  const auto [metadata, params] = rc_run(p.op, p.name, seed, max_success);
   b.activate();
   std::string missing;      // the first companion symbol the backend lacks
   std::string unsupported;  // the library's words for the last case it did not implement
