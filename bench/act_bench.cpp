@@ -47,9 +47,9 @@ struct Backend {
   decltype(&tl_softmax_f32) softmax;
 };
 
-const Backend kSimd = {"simd",          tl_silu_f32,  tl_gelu_erf_f32, tl_gelu_tanh_f32, tl_relu_f32,
-                       tl_sigmoid_f32,  tl_tanh_f32,  tl_leaky_relu_f32, tl_prelu_f32,   tl_swiglu_f32,
-                       tl_glu_f32,      tl_geglu_f32, tl_softmax_f32};
+const Backend kSimd = {"simd",         tl_silu_f32,  tl_gelu_erf_f32,   tl_gelu_tanh_f32, tl_relu_f32,
+                       tl_sigmoid_f32, tl_tanh_f32,  tl_leaky_relu_f32, tl_prelu_f32,     tl_swiglu_f32,
+                       tl_glu_f32,     tl_geglu_f32, tl_softmax_f32};
 const Backend kScalar = {"scalar",           scalar::silu_f32,    scalar::gelu_erf_f32, scalar::gelu_tanh_f32,
                          scalar::relu_f32,   scalar::sigmoid_f32, scalar::tanh_f32,     scalar::leaky_relu_f32,
                          scalar::prelu_f32,  scalar::swiglu_f32,  scalar::glu_f32,      scalar::geglu_f32,
@@ -162,10 +162,14 @@ void RegisterSimd(const std::string& op, const std::string& shape, Fn fn, Args..
 }
 
 void RegisterAll() {
-  const std::pair<const char*, Unary> unary[] = {
-      {"Silu", Unary::silu},           {"Gelu_erf", Unary::gelu_erf}, {"Gelu_tanh", Unary::gelu_tanh},
-      {"Relu", Unary::relu},           {"LeakyRelu", Unary::leaky_relu}, {"PRelu", Unary::prelu},
-      {"Sigmoid", Unary::sigmoid},     {"Tanh", Unary::tanh}};
+  const std::pair<const char*, Unary> unary[] = {{"Silu", Unary::silu},
+                                                 {"Gelu_erf", Unary::gelu_erf},
+                                                 {"Gelu_tanh", Unary::gelu_tanh},
+                                                 {"Relu", Unary::relu},
+                                                 {"LeakyRelu", Unary::leaky_relu},
+                                                 {"PRelu", Unary::prelu},
+                                                 {"Sigmoid", Unary::sigmoid},
+                                                 {"Tanh", Unary::tanh}};
   const std::pair<const char*, Gated> gated[] = {{"SwiGlu", Gated::swiglu},
                                                  {"GeGlu_erf", Gated::geglu_erf},
                                                  {"GeGlu_tanh", Gated::geglu_tanh},

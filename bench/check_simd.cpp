@@ -39,9 +39,7 @@ bool SameBits(float a, float b) { return std::memcmp(&a, &b, sizeof(float)) == 0
 
 std::mt19937_64 g_rng(20261130);
 
-float Normal(float scale = 1.0f) {
-  return std::normal_distribution<float>(0.0f, scale)(g_rng);
-}
+float Normal(float scale = 1.0f) { return std::normal_distribution<float>(0.0f, scale)(g_rng); }
 float Uniform(float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(g_rng); }
 int64_t Pick(int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(g_rng); }
 
@@ -53,8 +51,7 @@ void FillNormal(float* p, size_t n, float scale) {
 double CheckRmsNorm() {
   std::vector<int64_t> widths;
   for (int64_t d = 1; d <= 70; ++d) widths.push_back(d);
-  for (int64_t d : {127, 128, 129, 255, 256, 257, 511, 1000, 1023, 1024, 1025, 4095, 4096, 4097,
-                    11007, 11008})
+  for (int64_t d : {127, 128, 129, 255, 256, 257, 511, 1000, 1023, 1024, 1025, 4095, 4096, 4097, 11007, 11008})
     widths.push_back(d);
   const float scales[] = {1.0f, 1e-3f, 1e3f, 1e20f, 1e-25f};
   const float epsilons[] = {1e-6f, 1e-5f, 0.0f};
@@ -68,7 +65,7 @@ double CheckRmsNorm() {
       GuardedBuffer x(n), w(static_cast<size_t>(d)), y(n);
       FillNormal(x.data(), n, scale);
       FillNormal(w.data(), static_cast<size_t>(d), 1.0f);
-      if (trial == 2) std::fill(x.data(), x.data() + d, 0.0f);  // a zero row
+      if (trial == 2) std::fill(x.data(), x.data() + d, 0.0f);          // a zero row
       if (trial == 3) std::fill(x.data(), x.data() + n, Normal(1.0f));  // same rounding every add
       tl_rmsnorm_f32(x.data(), w.data(), y.data(), rows, d, eps);
       std::vector<double> want(n);
@@ -101,14 +98,13 @@ double CheckRmsNorm() {
 
 // ---------------------------------------------------------------- rope
 struct RopeWorst {
-  double err = 0;     // |y - oracle| / (mu * |pair|), units of 2^-24
+  double err = 0;           // |y - oracle| / (mu * |pair|), units of 2^-24
   int64_t diff_scalar = 0;  // elements whose bits differ from the scalar backend
   int64_t elements = 0;
 };
 
-void RopeCase(int64_t T, int64_t H, int64_t D, int64_t d_rot, float mu, int layout,
-              const std::vector<int32_t>& pos, const std::vector<float>& inv_freq_in,
-              RopeWorst* worst) {
+void RopeCase(int64_t T, int64_t H, int64_t D, int64_t d_rot, float mu, int layout, const std::vector<int32_t>& pos,
+              const std::vector<float>& inv_freq_in, RopeWorst* worst) {
   const size_t n = static_cast<size_t>(T * H * D);
   GuardedBuffer x(n), inv_freq(static_cast<size_t>(d_rot / 2));
   std::memcpy(inv_freq.data(), inv_freq_in.data(), sizeof(float) * inv_freq.size());
@@ -126,8 +122,8 @@ void RopeCase(int64_t T, int64_t H, int64_t D, int64_t d_rot, float mu, int layo
         ref::rope_pair(layout, d_rot, i, &ia, &ib);
         const double norm = std::hypot(double(x0[base + ia]), double(x0[base + ib])) * std::fabs(mu);
         for (int64_t k : {ia, ib}) {
-          const double err = norm == 0 ? (x[base + k] == 0 ? 0 : 1e9)
-                                       : std::fabs(x[base + k] - want[base + k]) / norm / kU;
+          const double err =
+              norm == 0 ? (x[base + k] == 0 ? 0 : 1e9) : std::fabs(x[base + k] - want[base + k]) / norm / kU;
           if (!(err <= worst->err)) worst->err = std::isnan(err) ? 1e9 : err;
         }
       }
@@ -145,8 +141,7 @@ void RopeCase(int64_t T, int64_t H, int64_t D, int64_t d_rot, float mu, int layo
 std::vector<float> InvFreq(int64_t d_rot, bool random) {
   std::vector<float> f(static_cast<size_t>(d_rot / 2));
   for (size_t i = 0; i < f.size(); ++i)
-    f[i] = random ? Uniform(1e-4f, 1.0f)
-                  : static_cast<float>(std::pow(10000.0, -2.0 * double(i) / double(d_rot)));
+    f[i] = random ? Uniform(1e-4f, 1.0f) : static_cast<float>(std::pow(10000.0, -2.0 * double(i) / double(d_rot)));
   return f;
 }
 
@@ -165,8 +160,7 @@ RopeWorst CheckRope() {
         for (auto& p : pos) p = static_cast<int32_t>(Pick(0, 1 << 20));
         if (trial == 0) pos[0] = 0;
         if (trial == 1) pos[0] = static_cast<int32_t>(Pick(0, 600));
-        RopeCase(T, H, D, d_rot, mus[trial == 0 ? 0 : Pick(0, 2)], layout, pos,
-                 InvFreq(d_rot, trial == 2), &worst);
+        RopeCase(T, H, D, d_rot, mus[trial == 0 ? 0 : Pick(0, 2)], layout, pos, InvFreq(d_rot, trial == 2), &worst);
       }
   if (worst.err > 8) Fail("rope error " + std::to_string(worst.err) + " u of the pair's norm");
   return worst;
@@ -210,9 +204,8 @@ double UlpsOff(float got, double want) {
 }
 
 double CheckSiluMul() {
-  const float specials[] = {0.0f, -0.0f, 1.0f, -1.0f, 100.0f, -100.0f, -1e4f, 1e4f, 88.0f, -88.0f,
-                            -88.8f, -89.0f, -103.0f, -104.5f, 104.5f, 1e-40f, -1e-40f, kInf, -kInf,
-                            kNaN, 3e38f, -3e38f};
+  const float specials[] = {0.0f,   -0.0f,   1.0f,    -1.0f,  100.0f, -100.0f, -1e4f, 1e4f,  88.0f, -88.0f, -88.8f,
+                            -89.0f, -103.0f, -104.5f, 104.5f, 1e-40f, -1e-40f, kInf,  -kInf, kNaN,  3e38f,  -3e38f};
   double worst = 0;
   std::vector<int64_t> sizes;
   for (int64_t n = 0; n <= 70; ++n) sizes.push_back(n);
@@ -304,8 +297,8 @@ void ArgmaxCase(const std::vector<float>& v, const char* what) {
   const int32_t got = tl_argmax_f32(x.data(), static_cast<int64_t>(v.size()));
   const int32_t want = ref::argmax(v.data(), static_cast<int64_t>(v.size()));
   if (got != want)
-    Fail(std::string("argmax ") + what + " n=" + std::to_string(v.size()) + ": got " +
-         std::to_string(got) + ", want " + std::to_string(want));
+    Fail(std::string("argmax ") + what + " n=" + std::to_string(v.size()) + ": got " + std::to_string(got) + ", want " +
+         std::to_string(want));
 }
 
 void CheckArgmax() {
@@ -313,8 +306,7 @@ void CheckArgmax() {
   ArgmaxCase({2, 7, 7, -1}, "hand example");
   std::vector<int64_t> sizes;
   for (int64_t n = 1; n <= 300; ++n) sizes.push_back(n);
-  for (int64_t n : {1023, 1024, 1025, 2047, 2048, 2049, 32000, 128256, 128257, 200003})
-    sizes.push_back(n);
+  for (int64_t n : {1023, 1024, 1025, 2047, 2048, 2049, 32000, 128256, 128257, 200003}) sizes.push_back(n);
   const float pool[] = {-1.0f, 0.0f, -0.0f, 1.0f, 2.0f, kNaN, -kInf, kInf};
   for (int64_t n : sizes) {
     std::vector<float> v(static_cast<size_t>(n));

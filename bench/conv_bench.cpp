@@ -75,7 +75,8 @@ void Causal(benchmark::State& state, Fn fn) {
     fn(x.data(), w.data(), nullptr, y.data(), 16, 256, 256, 1, 64, 3, 1, 1);
     benchmark::DoNotOptimize(y.data());
   }
-  state.counters["MAC/s"] = benchmark::Counter(16.0 * 256 * 256 * 3 * 64, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["MAC/s"] =
+      benchmark::Counter(16.0 * 256 * 256 * 3 * 64, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 template <typename Fn>

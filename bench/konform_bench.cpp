@@ -42,8 +42,8 @@ struct Backend {
   int32_t (*argmax)(const float*, int64_t);
 };
 
-const Backend kSimd = {"simd",         tl_rmsnorm_f32, tl_rope_f32,  tl_silu_mul_f32,
-                       tl_embedding_f32, tl_add_f32,   tl_argmax_f32};
+const Backend kSimd = {"simd",           tl_rmsnorm_f32, tl_rope_f32,  tl_silu_mul_f32,
+                       tl_embedding_f32, tl_add_f32,     tl_argmax_f32};
 const Backend kScalar = {"scalar",
                          konform::scalar::rmsnorm_f32,
                          konform::scalar::rope_f32,
@@ -138,8 +138,7 @@ void Rope(benchmark::State& state, const Backend* k, int layout) {
     inv_freq[i] = static_cast<float>(std::pow(10000.0, -2.0 * double(i) / double(D)));
   const auto stream = BestStream();
   RunWithReference(
-      state, 8.0 * double(n),
-      [&] { k->rope(x.get(), pos.data(), T, H, D, D, inv_freq.data(), 1.0f, layout); },
+      state, 8.0 * double(n), [&] { k->rope(x.get(), pos.data(), T, H, D, D, inv_freq.data(), 1.0f, layout); },
       [&] { stream(x.get(), nullptr, x.get(), n); });
 }
 

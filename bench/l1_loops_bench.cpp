@@ -78,8 +78,7 @@ void LeakyReluKernel(benchmark::State& state) {
   Buffers b;
   const auto stream = konform::bench::BestStream();
   konform::bench::RunWithReference(
-      state, 8.0 * kN, [&] { tl_leaky_relu_f32(b.x, b.y, kN, 0.01f); },
-      [&] { stream(b.x, nullptr, b.y, kN); });
+      state, 8.0 * kN, [&] { tl_leaky_relu_f32(b.x, b.y, kN, 0.01f); }, [&] { stream(b.x, nullptr, b.y, kN); });
 }
 
 }  // namespace

@@ -45,11 +45,11 @@ struct Backend {
 };
 
 namespace scalar = konform::scalar;
-const Backend kSimd = {"simd",         tl_rms_norm_f32,   tl_layer_norm_f32,    tl_fused_skip_norm_f32,
-                       tl_ada_ln_f32,  tl_group_norm_f32, tl_batch_norm_f32,    tl_instance_norm_f32};
-const Backend kScalar = {"scalar",           scalar::rms_norm_f32,   scalar::layer_norm_f32,
-                         scalar::fused_skip_norm_f32, scalar::ada_ln_f32, scalar::group_norm_f32,
-                         scalar::batch_norm_f32,   scalar::instance_norm_f32};
+const Backend kSimd = {"simd",        tl_rms_norm_f32,   tl_layer_norm_f32, tl_fused_skip_norm_f32,
+                       tl_ada_ln_f32, tl_group_norm_f32, tl_batch_norm_f32, tl_instance_norm_f32};
+const Backend kScalar = {
+    "scalar",           scalar::rms_norm_f32,   scalar::layer_norm_f32, scalar::fused_skip_norm_f32,
+    scalar::ada_ln_f32, scalar::group_norm_f32, scalar::batch_norm_f32, scalar::instance_norm_f32};
 
 // A 64-byte aligned float array starting `seed` * 576 bytes past a 4 KiB
 // boundary, so that arrays never share their address bits below 4 KiB (4K

@@ -36,8 +36,7 @@ static int64_t calls_for(const std::function<void()>& fn, double seconds) {
 
 // The best rate (work / s) of each contender over rounds in which each runs
 // one batch in turn.
-std::vector<double> best_rates(const std::vector<std::function<void()>>& fns, double work, int rounds,
-                               double seconds) {
+std::vector<double> best_rates(const std::vector<std::function<void()>>& fns, double work, int rounds, double seconds) {
   const double batch = std::getenv("TL_BENCH_QUICK") ? batch_seconds() : seconds > 0 ? seconds : batch_seconds();
   std::vector<int64_t> calls;
   for (const auto& f : fns) calls.push_back(f ? calls_for(f, batch) : 0);

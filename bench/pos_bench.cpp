@@ -46,9 +46,14 @@ struct Backend {
 };
 
 namespace scalar = konform::scalar;
-const Backend kSimd = {"simd",           tl_rope_cache_f32,  tl_rope_apply_f32,
-                       tl_multi_axis_rope_f32, tl_sinusoidal_embed_f32, tl_token_embed_f32,
-                       tl_pos_embed_f32, tl_relative_pos_embedding_f32};
+const Backend kSimd = {"simd",
+                       tl_rope_cache_f32,
+                       tl_rope_apply_f32,
+                       tl_multi_axis_rope_f32,
+                       tl_sinusoidal_embed_f32,
+                       tl_token_embed_f32,
+                       tl_pos_embed_f32,
+                       tl_relative_pos_embedding_f32};
 const Backend kScalar = {"scalar",
                          scalar::rope_cache_f32,
                          scalar::rope_apply_f32,

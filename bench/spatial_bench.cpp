@@ -45,10 +45,14 @@ struct Backend {
 };
 
 namespace scalar = konform::scalar;
-const Backend kSimd = {"simd", tl_pixel_shuffle_f32, tl_pixel_unshuffle_f32, tl_unpatchify_f32, tl_patch_embed_f32,
-                       tl_interpolate_f32};
-const Backend kScalar = {"scalar", scalar::pixel_shuffle_f32, scalar::pixel_unshuffle_f32, scalar::unpatchify_f32,
-                         scalar::patch_embed_f32, scalar::interpolate_f32};
+const Backend kSimd = {
+    "simd", tl_pixel_shuffle_f32, tl_pixel_unshuffle_f32, tl_unpatchify_f32, tl_patch_embed_f32, tl_interpolate_f32};
+const Backend kScalar = {"scalar",
+                         scalar::pixel_shuffle_f32,
+                         scalar::pixel_unshuffle_f32,
+                         scalar::unpatchify_f32,
+                         scalar::patch_embed_f32,
+                         scalar::interpolate_f32};
 
 std::vector<float> Normal(size_t n, unsigned seed) {
   std::mt19937 rng(seed);
@@ -107,8 +111,7 @@ void Interpolate(benchmark::State& state, const Backend* k, int32_t mode) {
   std::vector<float> src(n), dst(n);
   const auto stream = BestStream();
   RunWithReference(
-      state, 4.0 * double(n),
-      [&] { Check(k->interpolate(x.data(), y.data(), 1, 64, in, in, out, out, mode, 0)); },
+      state, 4.0 * double(n), [&] { Check(k->interpolate(x.data(), y.data(), 1, 64, in, in, out, out, mode, 0)); },
       [&] { stream(src.data(), nullptr, dst.data(), n / 2); });
 }
 

@@ -60,8 +60,8 @@ class Buffer {
 
 void Check(tl_status s) {
   if (s != TL_OK) {
-    std::fprintf(stderr, "konform_tensor_bench: a kernel refused its arguments (status %d): %s\n",
-                 static_cast<int>(s), tl_last_error());
+    std::fprintf(stderr, "konform_tensor_bench: a kernel refused its arguments (status %d): %s\n", static_cast<int>(s),
+                 tl_last_error());
     std::abort();
   }
 }
@@ -176,7 +176,8 @@ void RegisterAll() {
     for (int64_t cols : {4096, 11008})
       for (int64_t rows : {1, 32, 512}) {
         const std::string shape = std::to_string(rows) + "x" + std::to_string(cols);
-        for (auto [pattern, tag] : {std::pair{Pattern::same, "same"}, {Pattern::row, "row"}, {Pattern::scalar, "scalar"}})
+        for (auto [pattern, tag] :
+             {std::pair{Pattern::same, "same"}, {Pattern::row, "row"}, {Pattern::scalar, "scalar"}})
           benchmark::RegisterBenchmark((std::string(op.name) + "/simd/" + tag + "/" + shape).c_str(), Broadcast,
                                        op.simd, pattern, rows, cols);
         if (rows == 32)

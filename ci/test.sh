@@ -8,6 +8,7 @@
 # sanitizer build never does: nvcc takes none of those flags.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bash ci/format-check.sh  # .clang-format: seconds, before anything is built
 bash ci/build.sh -DKONFORM_BENCH=OFF  # benchmarks are built by ci/build.sh, run by hand (docs/benchmarks.md)
 ctest --test-dir build --output-on-failure -j"$(nproc)" -LE "unit|oracle|fuzz-smoke"
 

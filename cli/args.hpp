@@ -20,27 +20,27 @@ inline constexpr int64_t kMaxPropertyRuns = 1'000'000;  // --property-runs
 
 struct CheckArgs {
   std::vector<std::string> backends;
-  std::vector<std::string> ops;        // empty: every op in the catalog
-  std::vector<std::string> properties; // empty: every property of the chosen ops
+  std::vector<std::string> ops;         // empty: every op in the catalog
+  std::vector<std::string> properties;  // empty: every property of the chosen ops
   uint64_t seed = 1;
   int64_t cases = 300;
   int64_t only_case = -1;
   int64_t property_runs = 100;
   bool no_properties = false;
-  std::string report;                  // JSON report path, "" for none
-  std::string junit;                   // JUnit XML path, "" for none
-  std::string html;                    // HTML page path, "" for none
-  std::string sarif;                   // SARIF 2.1.0 path, "" for none
-  std::string baseline;                // --baseline: a report to diff the run against, "" for none
-  std::string repro_dir;               // write a reproducer per finding here, "" for none
-  std::string tolerances;              // a tolerance table to use instead of the built-in one
-  double timeout_s = 600;              // per op and backend
-  int jobs = 1;                        // ops checked at once (parse_check: the CPUs, at most 4, by default)
-  bool timeout_given = false;          // --timeout given: it is also each case's and property's deadline
+  std::string report;          // JSON report path, "" for none
+  std::string junit;           // JUnit XML path, "" for none
+  std::string html;            // HTML page path, "" for none
+  std::string sarif;           // SARIF 2.1.0 path, "" for none
+  std::string baseline;        // --baseline: a report to diff the run against, "" for none
+  std::string repro_dir;       // write a reproducer per finding here, "" for none
+  std::string tolerances;      // a tolerance table to use instead of the built-in one
+  double timeout_s = 600;      // per op and backend
+  int jobs = 1;                // ops checked at once (parse_check: the CPUs, at most 4, by default)
+  bool timeout_given = false;  // --timeout given: it is also each case's and property's deadline
   bool verbose = false;
-  bool quiet = false;                  // only what failed or did not run, and the summary
-  bool flush_subnormals = false;       // the subnormal policy (docs/tolerances.md)
-  std::string profile = "default";     // --profile: "strict" also fails on the strict profile's checks
+  bool quiet = false;               // only what failed or did not run, and the summary
+  bool flush_subnormals = false;    // the subnormal policy (docs/tolerances.md)
+  std::string profile = "default";  // --profile: "strict" also fails on the strict profile's checks
 };
 
 CheckArgs parse_check(const std::vector<std::string>& args);
@@ -57,11 +57,14 @@ std::string usage(const std::string& command = "");
 class ArgReader {
  public:
   ArgReader(std::string command, const std::vector<std::string>& args) : command_(std::move(command)), args_(args) {}
-  bool next();                       // moves to the next argument; false at the end
+  bool next();  // moves to the next argument; false at the end
   const std::string& arg() const { return args_[i_]; }
-  std::string value();               // the current option's value
-  void once();                       // the current option must not repeat
-  std::string single_value() { once(); return value(); }
+  std::string value();  // the current option's value
+  void once();          // the current option must not repeat
+  std::string single_value() {
+    once();
+    return value();
+  }
 
  private:
   std::string command_;

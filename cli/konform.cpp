@@ -90,9 +90,11 @@ nlohmann::json op_entry(const OpSpec& op) {
   nlohmann::json tolerance = nullptr;  // null: exact, bit for bit
   if (const Tolerance* t = ToleranceTable::builtin().find(op.name, op.dtype))
     tolerance = {{"limit", t->limit}, {"text", t->text()}, {"why", t->why}};
-  return {{"name", op.name},       {"family", op.group},   {"symbol", op.symbol},
-          {"dtype", std::string(dtype_name(op.dtype))}, {"summary", op.summary}, {"params", params},
-          {"domain", op.domain},   {"tolerance", tolerance}, {"properties", props}};
+  return {{"name", op.name},       {"family", op.group},
+          {"symbol", op.symbol},   {"dtype", std::string(dtype_name(op.dtype))},
+          {"summary", op.summary}, {"params", params},
+          {"domain", op.domain},   {"tolerance", tolerance},
+          {"properties", props}};
 }
 
 void print_op(const nlohmann::json& e) {
@@ -102,8 +104,7 @@ void print_op(const nlohmann::json& e) {
   for (const auto& p : e["params"])
     std::cout << "  param " << p["name"].get<std::string>() << ": " << p["range"].get<std::string>() << "\n";
   std::cout << "  domain: " << e["domain"].get<std::string>() << "\n";
-  if (e["tolerance"].is_null())
-    std::cout << "  tolerance: exact (bit for bit)\n";
+  if (e["tolerance"].is_null()) std::cout << "  tolerance: exact (bit for bit)\n";
   else
     std::cout << "  tolerance: " << e["tolerance"]["text"].get<std::string>() << " u  ("
               << e["tolerance"]["why"].get<std::string>() << ")\n";
@@ -237,14 +238,14 @@ void print_result(const OpResult& r, int op_width) {
     if (r.unsupported_cases > 0)
       std::printf(" unsupported: all %lld valid cases returned TL_ERR_UNSUPPORTED (\"%s\")\n",
                   static_cast<long long>(r.unsupported_cases), r.unsupported_message.c_str());
-    else
-      std::printf(" unsupported: the backend does not export %s\n", r.symbol.c_str());
+    else std::printf(" unsupported: the backend does not export %s\n", r.symbol.c_str());
     return;
   }
   std::printf(" %5lld cases", static_cast<long long>(r.cases));
   if (r.unsupported_cases > 0) std::printf(" (%lld unsupported)", static_cast<long long>(r.unsupported_cases));
   print_max_error(r);
-  if (r.strict_limit > 0) std::printf(" (strict %.3g: %s)", r.strict_limit, r.strict_failed || r.verdict == "fail" ? "fails" : "holds");
+  if (r.strict_limit > 0)
+    std::printf(" (strict %.3g: %s)", r.strict_limit, r.strict_failed || r.verdict == "fail" ? "fails" : "holds");
   int props = 0;
   for (const auto& c : r.checks) props += c.kind == "property";
   std::printf("  %d properties  %.1fs\n", props, r.seconds);
@@ -262,7 +263,8 @@ void print_result(const OpResult& r, int op_width) {
     if (f.cases > 1 || !f.cause.empty())
       std::printf("        in %lld case%s%s\n", static_cast<long long>(f.cases), f.cases == 1 ? "" : "s",
                   f.cause.empty() ? "" : (", " + std::to_string(f.elements) + " elements").c_str());
-    if (f.case_index >= 0) std::printf("        case %lld: %s\n", static_cast<long long>(f.case_index), f.case_label.c_str());
+    if (f.case_index >= 0)
+      std::printf("        case %lld: %s\n", static_cast<long long>(f.case_index), f.case_label.c_str());
     if (f.has_values)
       std::printf("        %s%s: expected %.9g, got %.9g, error %.3g u, limit %.3g u\n", f.output.c_str(),
                   f.element.c_str(), f.expected, f.got, f.error, f.limit);
@@ -323,8 +325,7 @@ int check(const CheckArgs& a, const std::string& command_line) {
     for (auto& b : resolve_backends(spec)) {
       for (const Backend& earlier : backends)  // simd:all and simd:AVX2, say: each result counted once
         if (earlier.name == b.name) throw UsageError("--backend " + spec + ": backend " + b.name + " is chosen twice");
-      run.backend_details.push_back(
-          {{"name", b.name}, {"kind", b.kind}, {"library", b.library}, {"target", b.target}});
+      run.backend_details.push_back({{"name", b.name}, {"kind", b.kind}, {"library", b.library}, {"target", b.target}});
       backends.push_back(std::move(b));
     }
   // Every output can be written, before the run: a finding is never lost to an unwritable path.
@@ -392,11 +393,12 @@ int check(const CheckArgs& a, const std::string& command_line) {
         },
         [&](size_t i, const TaskOutcome& o) {
           if (!o.error.empty())
-            return take(std::nullopt, o.lost ? tasks[i].second->name + " on " + tasks[i].first->name + ": " + o.error
-                                             : o.error);
+            return take(std::nullopt,
+                        o.lost ? tasks[i].second->name + " on " + tasks[i].first->name + ": " + o.error : o.error);
           std::optional<OpState> s = parse_state(o.payload);
-          if (!s) return take(std::nullopt, tasks[i].second->name + " on " + tasks[i].first->name +
-                                                ": konform's worker process sent a result it cannot read");
+          if (!s)
+            return take(std::nullopt, tasks[i].second->name + " on " + tasks[i].first->name +
+                                          ": konform's worker process sent a result it cannot read");
           take(std::move(s->result), "");
         });
   }

@@ -93,8 +93,8 @@ Reproducer from_raw_input(const std::string& path, const std::string& op_name) {
 
 void print_value_line(const Finding& f) {
   if (f.has_values)
-    std::printf("      %s%s: expected %.9g, got %.9g, error %.3g u, limit %.3g u\n", f.output.c_str(), f.element.c_str(),
-                f.expected, f.got, f.error, f.limit);
+    std::printf("      %s%s: expected %.9g, got %.9g, error %.3g u, limit %.3g u\n", f.output.c_str(),
+                f.element.c_str(), f.expected, f.got, f.error, f.limit);
   else if (!f.output.empty())
     std::printf("      at '%s'%s%s\n", f.output.c_str(), f.element.empty() ? "" : " ", f.element.c_str());
 }
@@ -155,7 +155,8 @@ int replay_on(const Reproducer& r, const OpSpec& op, const Backend& b, const Tol
                 j.at("refused").get<bool>() ? " (refused its arguments, as the oracle does)" : "");
     if (!j.at("worst").is_null()) {
       const Finding w = finding_from_json(j.at("worst"), "child");
-      if (w.has_values) std::printf(" (largest error %.3g u of %.3g at %s%s)", w.error, w.limit, w.output.c_str(), w.element.c_str());
+      if (w.has_values)
+        std::printf(" (largest error %.3g u of %.3g at %s%s)", w.error, w.limit, w.output.c_str(), w.element.c_str());
     }
     std::printf("\n");
     return 0;
@@ -174,16 +175,20 @@ int replay_on(const Reproducer& r, const OpSpec& op, const Backend& b, const Tol
 void check_library(const Reproducer& r, const Backend& b, const std::string& file) {
   std::fflush(stdout);  // after the header it follows, in a log of both
   if (!r.library) {
-    std::fprintf(stderr, "konform: warning: %s records no hash of its backend's library: cannot verify that %s is the "
-                 "library it was found on\n", file.c_str(), absolute_path(b.library).c_str());
+    std::fprintf(stderr,
+                 "konform: warning: %s records no hash of its backend's library: cannot verify that %s is the "
+                 "library it was found on\n",
+                 file.c_str(), absolute_path(b.library).c_str());
     return;
   }
   const LibraryFile now = library_file(b.library);
   if (now.sha256 == r.library->sha256 && now.bytes == r.library->bytes) return;
-  std::fprintf(stderr, "konform: warning: the library of backend %s has changed since %s was written: recorded %s "
-               "sha256 %s (%lld bytes), now %s sha256 %s (%lld bytes)\n", r.backend.c_str(), file.c_str(),
-               r.library->path.c_str(), r.library->sha256.c_str(), static_cast<long long>(r.library->bytes),
-               now.path.c_str(), now.sha256.c_str(), static_cast<long long>(now.bytes));
+  std::fprintf(stderr,
+               "konform: warning: the library of backend %s has changed since %s was written: recorded %s "
+               "sha256 %s (%lld bytes), now %s sha256 %s (%lld bytes)\n",
+               r.backend.c_str(), file.c_str(), r.library->path.c_str(), r.library->sha256.c_str(),
+               static_cast<long long>(r.library->bytes), now.path.c_str(), now.sha256.c_str(),
+               static_cast<long long>(now.bytes));
 }
 
 }  // namespace
@@ -213,8 +218,8 @@ int repro(const std::vector<std::string>& args) {
   }
   std::printf("konform repro: %s\n  %s (%s), %s%s%s\n  case: %s, misalign %zu\n", a.file.c_str(), op.name.c_str(),
               op.symbol.c_str(), r.source == "fixture" ? "a fixture" : ("found by " + r.source).c_str(),
-              r.backend.empty() ? "" : (" on " + r.backend).c_str(),
-              r.finding ? (": " + r.finding->check).c_str() : "", r.c.label.c_str(), r.misalign);
+              r.backend.empty() ? "" : (" on " + r.backend).c_str(), r.finding ? (": " + r.finding->check).c_str() : "",
+              r.c.label.c_str(), r.misalign);
   if (r.finding) {
     std::printf("  recorded: %s\n", r.finding->message.c_str());
     print_value_line(*r.finding);

@@ -26,11 +26,11 @@ std::vector<uint8_t> pseudo_random_bytes(uint64_t seed, size_t n) {
 TEST(FuzzRng, EachDecisionReadsItsOwnBytes) {
   const uint8_t bytes[] = {7, 0x34, 0x12, 0x00, 200, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80};
   Rng r = Rng::from_bytes(bytes, sizeof bytes);
-  EXPECT_EQ(r.range(0, 9), 7);                  // one byte for a span of 10
-  EXPECT_EQ(r.range(0, 65535), 0x1234);         // two bytes for 2^16
-  EXPECT_TRUE(r.chance(0.5));                   // byte 0: (0 + .5) / 256 < .5
-  EXPECT_FALSE(r.chance(0.5));                  // byte 200
-  EXPECT_EQ(r.unit(), 0.5);                     // seven bytes, their top 53 bits
+  EXPECT_EQ(r.range(0, 9), 7);           // one byte for a span of 10
+  EXPECT_EQ(r.range(0, 65535), 0x1234);  // two bytes for 2^16
+  EXPECT_TRUE(r.chance(0.5));            // byte 0: (0 + .5) / 256 < .5
+  EXPECT_FALSE(r.chance(0.5));           // byte 200
+  EXPECT_EQ(r.unit(), 0.5);              // seven bytes, their top 53 bits
 }
 
 TEST(FuzzRng, AfterTheBytesAStreamThatDependsOnThem) {
@@ -181,8 +181,7 @@ TEST(Reproducer, SHA256IsTheStandardOne) {  // FIPS 180-4's examples; 56 bytes n
   EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-  EXPECT_EQ(sha256_hex(std::string(1000000, 'a')),
-            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  EXPECT_EQ(sha256_hex(std::string(1000000, 'a')), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
 TEST(Reproducer, LibraryFieldIsStrict) {
@@ -211,7 +210,8 @@ TEST(Reproducer, LibraryFieldIsStrict) {
     }
   };
   const std::string ok_hash = R"(", "sha256": ")" + hash + R"(", "bytes": 7})";
-  fails_with(R"("backend": "scalar", "library": {"path": "lib.so)" + ok_hash, "library.path: 'lib.so' is not an absolute");
+  fails_with(R"("backend": "scalar", "library": {"path": "lib.so)" + ok_hash,
+             "library.path: 'lib.so' is not an absolute");
   fails_with(R"("backend": "scalar", "library": {"path": "/l.so", "sha256": "ABC", "bytes": 7})",
              "library.sha256: 'ABC' is not 64 lowercase hex digits");
   fails_with(R"("backend": "scalar", "library": {"path": "/l.so", "sha256": ")" + hash + R"(", "bytes": -1})",

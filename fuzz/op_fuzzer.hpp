@@ -57,8 +57,7 @@ class OpFuzzer {
   void run(const uint8_t* data, size_t size);
 
  private:
-  void report(const FuzzCase& fc, const Backend& b, const CaseVerdict& v, const uint8_t* data,
-              size_t size);
+  void report(const FuzzCase& fc, const Backend& b, const CaseVerdict& v, const uint8_t* data, size_t size);
   std::string family_;
   Settings settings_;
   std::vector<const OpSpec*> ops_;

@@ -110,21 +110,18 @@ LoadProbe probe_load(const std::string& path, const std::string& anchored) {
   const bool in_probe = out.last_label == kProbe;
   const std::string stage = in_probe ? std::string(" in ") + kProbe : " while loading";
   switch (out.status) {
-    case ChildOutcome::ok:
-      return {out.payload.rfind('-', 0) == 0 ? one_line(out.payload.substr(1)) : "", ""};
-    case ChildOutcome::harness_error:
-      throw BackendError("cannot load backend library '" + path + "': " + out.detail);
+    case ChildOutcome::ok: return {out.payload.rfind('-', 0) == 0 ? one_line(out.payload.substr(1)) : "", ""};
+    case ChildOutcome::harness_error: throw BackendError("cannot load backend library '" + path + "': " + out.detail);
     case ChildOutcome::timeout:
       return {"", "did not finish" + (in_probe ? stage : std::string(" loading")) + " within " +
                       out.detail.substr(out.detail.find("after ") + 6) +
                       (in_probe ? "" : " (a constructor that hangs?)")};
     case ChildOutcome::crashed:
-    case ChildOutcome::corrupted:
-      break;
+    case ChildOutcome::corrupted: break;
   }
   if (out.detail.rfind("signal", 0) == 0) return {"", "crashed" + stage + " (" + out.detail + ")"};
-  return {"", "ended the process" + stage + " (" + out.detail + ")" +
-                  (in_probe ? "" : ": a constructor that calls exit?")};
+  return {"",
+          "ended the process" + stage + " (" + out.detail + ")" + (in_probe ? "" : ": a constructor that calls exit?")};
 }
 
 // Every catalog symbol the library exports; the rest are unsupported there.
@@ -193,7 +190,8 @@ std::string builtin_library(const Builtin& builtin) {
   if (builtin.built == nullptr)
     throw BackendError(std::string("backend '") + builtin.name +
                        "' is not built into this konform: it was configured without CUDA (no nvcc found, or "
-                       "-DKONFORM_CUDA=OFF); see docs/cuda.md, or set " + builtin.env + " to a library's path");
+                       "-DKONFORM_CUDA=OFF); see docs/cuda.md, or set " +
+                       builtin.env + " to a library's path");
   const std::string built = builtin.built;
   const std::string file = built.substr(built.rfind('/') + 1);
   const std::string dir = program_dir();
@@ -202,8 +200,8 @@ std::string builtin_library(const Builtin& builtin) {
   if (is_file(built)) return built;
   if (!dir.empty() && is_file(dir + "/" + file)) return dir + "/" + file;
   throw BackendError(std::string("backend '") + builtin.name + "': its library " + file + " is missing: not at " +
-                     built + " (where this build put it) nor next to this program; rebuild it, or set " +
-                     builtin.env + " to its path");
+                     built + " (where this build put it) nor next to this program; rebuild it, or set " + builtin.env +
+                     " to its path");
 }
 
 // A built-in name's library, loaded as any plugin is (the probe included),

@@ -44,8 +44,8 @@ Call prepare(const Case& c, size_t misalign, uint32_t pattern, bool fence_inputs
   for (const Arg& a : c.args) {
     if (!a.alias_of.empty()) continue;
     const bool written = a.access != Access::in || aliased_by_output(c, a.name);
-    auto buf = std::make_unique<GuardedBuffer>(a.name, written, a.value.size_bytes(), misalign,
-                                               fence_inputs && !written);
+    auto buf =
+        std::make_unique<GuardedBuffer>(a.name, written, a.value.size_bytes(), misalign, fence_inputs && !written);
     if (a.access == Access::out) poison(buf->data(), buf->size(), pattern);
     else if (buf->size() > 0) std::memcpy(buf->data(), a.value.bytes.data(), buf->size());
     call.pointers.set(a.name, buf->data());
@@ -109,15 +109,14 @@ void check_call(const OpSpec& op, const Case& c, const Call& call, uint32_t patt
   for (const Arg& a : c.args) {
     const bool owns = a.alias_of.empty();
     if (owns && !call.buffers.at(a.name)->canaries_intact())
-      out->push_back({"no_write_out_of_bounds", a.name, -1,
-                      "a write landed in the canaries around '" + a.name + "'"});
+      out->push_back({"no_write_out_of_bounds", a.name, -1, "a write landed in the canaries around '" + a.name + "'"});
     if (a.access == Access::in && !aliased_by_output(c, a.name)) {
       const auto& buf = *call.buffers.at(a.name);
       const int64_t byte = first_difference(buf.data(), a.value.bytes.data(), buf.size());
       if (byte >= 0) {
         const int64_t k = element_at(a, byte);
-        out->push_back({"inputs_unchanged", a.name, k,
-                        "input '" + a.name + "' changed at " + index_string(a.value.shape, k)});
+        out->push_back(
+            {"inputs_unchanged", a.name, k, "input '" + a.name + "' changed at " + index_string(a.value.shape, k)});
       }
     }
     if (a.access == Access::out && a.alias_of.empty() && !refused) {
@@ -201,9 +200,9 @@ CallResult call_kernel(const Backend& backend, const OpSpec& op, void* fn, const
     const Tensor& other = again.at(a.name);
     const int64_t k = first_value_difference(other, result.outputs[a.name]);  // a NaN matches any NaN
     if (k >= 0) {
-      result.violations.push_back({"deterministic", a.name, k,
-                                   "a second identical call gave other bits in '" + a.name + "' at " +
-                                       index_string(a.value.shape, k)});
+      result.violations.push_back(
+          {"deterministic", a.name, k,
+           "a second identical call gave other bits in '" + a.name + "' at " + index_string(a.value.shape, k)});
     }
   }
   // The first call's buffers have waited through the second call.

@@ -106,7 +106,9 @@ struct Term {
     if (kind == param) return name;
     if (kind == family_ranked) return "the product of the first " + rank + " of " + name + "0, " + name + "1, ...";
     const size_t n = members(c, name).size();
-    if (n == 0) return kind == family_last ? "the last of " + name + "0, " + name + "1, ... (none given)" : "1 (no " + name + "0)";
+    if (n == 0)
+      return kind == family_last ? "the last of " + name + "0, " + name + "1, ... (none given)"
+                                 : "1 (no " + name + "0)";
     const std::string last = name + std::to_string(n - 1);
     return kind == family_last || n == 1 ? last : "the product of " + name + "0 .. " + last;
   }
@@ -160,12 +162,12 @@ struct ArgShape {
   std::set<Match> match;
   std::set<DType> dtype;
   std::set<std::string> alias_of;
-  std::set<size_t> all_ranks;       // in any sample, valid or not
+  std::set<size_t> all_ranks;         // in any sample, valid or not
   std::map<size_t, RankShape> ranks;  // in the samples the op accepts
-  std::vector<Count> counts;         // element counts that held in every sample the op accepts
-  int counted = 0;                   // samples the counts were learned from
-  int present = 0;                   // samples it is in, valid or not
-  bool always = true;  // present in every sample
+  std::vector<Count> counts;          // element counts that held in every sample the op accepts
+  int counted = 0;                    // samples the counts were learned from
+  int present = 0;                    // samples it is in, valid or not
+  bool always = true;                 // present in every sample
 };
 
 // Relations seen in fewer samples of a rank may be coincidences: not enforced.
@@ -276,7 +278,8 @@ std::vector<Count> learn_counts(const std::string& name, const std::vector<Case>
         bool small = true;
         for (const Case& c : cases) {
           auto it = c.params.find(t.name);
-          small = small && it != c.params.end() && it->second >= 0 && it->second <= 8 && it->second == std::trunc(it->second);
+          small = small && it != c.params.end() && it->second >= 0 && it->second <= 8 &&
+                  it->second == std::trunc(it->second);
         }
         if (small) ranks.insert(t.name);
       }
@@ -374,8 +377,8 @@ const Shape& shape_of(const OpSpec& op) {
 // tensors may be smaller than its parameters say, and an oracle that reads
 // them anyway must not take the reader down.
 struct OracleView {
-  bool answered = false;  // false: it crashed, hung or threw (detail says which)
-  bool refused = false;   // a non-zero status
+  bool answered = false;                   // false: it crashed, hung or threw (detail says which)
+  bool refused = false;                    // a non-zero status
   std::map<std::string, int64_t> outputs;  // elements of each output it computes
   std::string detail;
 };
@@ -397,7 +400,9 @@ OracleView ask_oracle(const OpSpec& op, const Case& c) {
       30);
   OracleView v;
   if (o.status != ChildOutcome::ok) {
-    v.detail = o.status == ChildOutcome::timeout ? "hung" : o.status == ChildOutcome::crashed ? "crashed: " + o.detail : o.detail;
+    v.detail = o.status == ChildOutcome::timeout   ? "hung"
+               : o.status == ChildOutcome::crashed ? "crashed: " + o.detail
+                                                   : o.detail;
     return v;
   }
   v.answered = true;
@@ -474,7 +479,8 @@ std::string check_case_shape(const OpSpec& op, const Case& c) {
     const ArgShape& as = *found;
     if (!as.access.count(a.access)) return where + ": this access is not one " + op.name + " uses for it";
     if (!as.match.count(a.match)) return where + ": this match rule is not the one " + op.name + " uses for it";
-    if (!as.dtype.count(a.value.dtype)) return where + ": dtype " + std::string(dtype_name(a.value.dtype)) + " is not the op's";
+    if (!as.dtype.count(a.value.dtype))
+      return where + ": dtype " + std::string(dtype_name(a.value.dtype)) + " is not the op's";
     if (!as.alias_of.count(a.alias_of)) return where + ": " + op.name + " never aliases it to '" + a.alias_of + "'";
     // An input numbered past every sample has no learned count to keep its
     // reads inside the buffer: only a declared one will do.
@@ -528,12 +534,15 @@ std::pair<std::string, std::string> check_case_params(const OpSpec& op, const Ca
     if (!s.integer.count(pat)) continue;
     const bool i32 = s.int32.count(pat) > 0;
     if (!(v == std::trunc(v)) || std::isinf(v))
-      return {name, (std::isnan(v) ? std::string("NaN") : std::isinf(v) ? (v > 0 ? "Infinity" : "-Infinity") : number(v)) +
+      return {name, (std::isnan(v)   ? std::string("NaN")
+                     : std::isinf(v) ? (v > 0 ? "Infinity" : "-Infinity")
+                                     : number(v)) +
                         " is not an integer, which " + op.name + " takes here"};
     // As Case::iparam and iparam32 take them: beyond, a cast would wrap or be undefined.
     const double lo = i32 ? INT32_MIN : -0x1p63, end = i32 ? INT32_MAX + 1.0 : 0x1p63;
     if (v < lo || v >= end)
-      return {name, number(v) + " is out of range " + (i32 ? "-2147483648 .. 2147483647 (an int)" : "-2^63 .. 2^63 - 1")};
+      return {name,
+              number(v) + " is out of range " + (i32 ? "-2147483648 .. 2147483647 (an int)" : "-2^63 .. 2^63 - 1")};
   }
   if (op.params_problem) return op.params_problem(c);
   return {};

@@ -82,8 +82,7 @@ OpResult check_op(const Backend& b, const OpSpec& op, const CheckOptions& option
     const size_t first_property = at.next_property;
     const ChildOutcome o = run_isolated(
         [&](ChildChannel& channel) { return check_op_child(b, op, options, sweep, first_property, channel); }, io);
-    if (o.status == ChildOutcome::harness_error)
-      throw std::runtime_error(op.name + " on " + b.name + ": " + o.detail);
+    if (o.status == ChildOutcome::harness_error) throw std::runtime_error(op.name + " on " + b.name + ": " + o.detail);
     // The last state that arrived intact; a later one that is no state is
     // corruption too.
     bool garbled = false;
@@ -103,7 +102,8 @@ OpResult check_op(const Backend& b, const OpSpec& op, const CheckOptions& option
     if (o.strays && total.check("no_stray_processes", "sweep").failures == 0) {
       Finding s;
       s.check = "no_stray_processes";
-      s.message = "processes the backend started were still running after the op's child had ended (konform killed them)";
+      s.message =
+          "processes the backend started were still running after the op's child had ended (konform killed them)";
       CheckSummary& sc = total.check(s.check, "sweep");
       ++sc.runs;
       ++sc.failures;
@@ -121,8 +121,8 @@ OpResult check_op(const Backend& b, const OpSpec& op, const CheckOptions& option
     const bool read_fault = stopped.fault && stopped.fault->check == std::string("no_read_out_of_bounds") &&
                             stopped.fault->case_index == stopped.last_case;
     const bool read_again = read_fault && stopped.last_case == fenced_read_case;
-    CheckSummary& c = total.check(f.check, f.check.rfind("no_", 0) == 0 || f.check == "result_channel_intact"
-                                               ? "sweep" : "property");
+    CheckSummary& c =
+        total.check(f.check, f.check.rfind("no_", 0) == 0 || f.check == "result_channel_intact" ? "sweep" : "property");
     if (!read_again) {
       ++c.runs;
       ++c.failures;

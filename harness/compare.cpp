@@ -83,7 +83,8 @@ ElementVerdict judge(double y, double e, double s, double limit) {
     v.ok = std::isinf(rounded) && y == rounded;
     v.error = v.ok ? 0 : INFINITY;
     v.cause = Cause::inf;
-    if (!v.ok) v.why = std::isinf(y) ? "infinite where the oracle is finite in range" : "finite where the oracle is infinite";
+    if (!v.ok)
+      v.why = std::isinf(y) ? "infinite where the oracle is finite in range" : "finite where the oracle is infinite";
     if (v.ok || !std::isinf(rounded) || std::isinf(y) || std::isinf(e)) return v;
     // y* beyond FLT_MAX, y finite: judged by r like any other element.
     v.cause = Cause::magnitude;
@@ -276,8 +277,8 @@ Comparison compare_exact(const Tensor& got, const Expected& expected, const Subn
     v.error = v.ok ? 0 : 1;
     if (!v.ok) {
       v.why = two ? "bits differ from both roundings the oracle allows" : "bits differ from the oracle";
-      v.cause = got.dtype == DType::f32 ? classify(v.got, v.expected, std::fabs(v.expected), tail_below)
-                                        : Cause::magnitude;
+      v.cause =
+          got.dtype == DType::f32 ? classify(v.got, v.expected, std::fabs(v.expected), tail_below) : Cause::magnitude;
       if (v.cause == Cause::nan)
         v.why = std::isnan(v.got) ? "NaN where the oracle has a number" : "a number where the oracle has NaN";
       apply_flush(v, sub.judge && exact_passes_flushed(got, k, expected, sub), sub, c.metrics);

@@ -40,9 +40,9 @@ namespace konform {
 // doing survives its death, whatever it did to its pipe.
 struct ChildBoard {
   std::atomic<int64_t> case_index{-1};
-  std::atomic<uint64_t> seq{0};          // bumped by each progress(): the deadline's clock restarts
-  std::atomic<int64_t> deadline_ms{0};   // of the current piece of work, 0: the child's timeout
-  std::atomic<int> channel_lost{0};      // a write to the pipe failed (its descriptor closed?)
+  std::atomic<uint64_t> seq{0};         // bumped by each progress(): the deadline's clock restarts
+  std::atomic<int64_t> deadline_ms{0};  // of the current piece of work, 0: the child's timeout
+  std::atomic<int> channel_lost{0};     // a write to the pipe failed (its descriptor closed?)
   std::atomic<int> fault_set{0};
   char label[400] = {};
   GuardHit fault{};
@@ -66,9 +66,9 @@ std::string printable(const std::string& s, size_t max = 300) {
   return out;
 }
 
-ChildBoard* g_board = nullptr;                // in the child
-volatile sig_atomic_t g_child_group = 0;      // in konform: the running child's process group
-char g_remove[8][1024];                        // in konform: files to remove if killed
+ChildBoard* g_board = nullptr;            // in the child
+volatile sig_atomic_t g_child_group = 0;  // in konform: the running child's process group
+char g_remove[8][1024];                   // in konform: files to remove if killed
 
 void on_fault(int sig, siginfo_t* si, void* context) {
   MemoryAccess access = MemoryAccess::unknown;
@@ -295,7 +295,8 @@ class Relay {
     }
   }
   ~Relay() {
-    if (dropped_ > 0) clear_progress(), std::fprintf(stderr, "  | %s: %lld more line(s) not shown\n", who_.c_str(), dropped_);
+    if (dropped_ > 0)
+      clear_progress(), std::fprintf(stderr, "  | %s: %lld more line(s) not shown\n", who_.c_str(), dropped_);
   }
 
  private:
@@ -317,9 +318,7 @@ std::string seconds_text(double s) {
   return text;
 }
 
-std::string label_of(const ChildBoard& b) {
-  return printable(std::string(b.label, strnlen(b.label, sizeof b.label)));
-}
+std::string label_of(const ChildBoard& b) { return printable(std::string(b.label, strnlen(b.label, sizeof b.label))); }
 
 }  // namespace
 
@@ -482,8 +481,9 @@ ChildOutcome run_isolated(const std::function<std::string(ChildChannel&)>& work,
     result.detail = "the backend corrupted konform's result channel: it carried " + why_corrupt;
   } else if (board->channel_lost.load() != 0 && !WIFSIGNALED(status)) {
     result.status = ChildOutcome::corrupted;
-    result.detail = "the backend corrupted konform's result channel: the child's descriptor for it was closed "
-                    "or replaced under it";
+    result.detail =
+        "the backend corrupted konform's result channel: the child's descriptor for it was closed "
+        "or replaced under it";
   } else if (WIFSIGNALED(status)) {
     result.status = ChildOutcome::crashed;
     result.detail = "signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";

@@ -62,7 +62,7 @@ void record(CaseVerdict& verdict, const std::string& check, const std::string& o
             const Case& c) {
   verdict.metrics.merge(cmp.metrics);
   if (cmp.worst.index < 0) return;
-  const double ratio = exact                  ? cmp.worst.error
+  const double ratio = exact                 ? cmp.worst.error
                        : cmp.worst.limit > 0 ? cmp.worst.error / cmp.worst.limit
                                              : (cmp.worst.error > 0 ? INFINITY : 0.0);
   if (std::isfinite(ratio)) verdict.worst_ratio = std::fmax(verdict.worst_ratio, ratio);

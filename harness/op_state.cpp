@@ -10,12 +10,11 @@
 namespace konform {
 
 std::string state_json(const OpState& s) {
-  const nlohmann::json j = {
-      {"next_case", s.next_case},
-      {"next_property", s.next_property},
-      {"judged_valid_cases", s.result.judged_valid_cases},
-      {"spread", spread_to_json(s.result.spread)},
-      {"result", to_json(s.result)}};
+  const nlohmann::json j = {{"next_case", s.next_case},
+                            {"next_property", s.next_property},
+                            {"judged_valid_cases", s.result.judged_valid_cases},
+                            {"spread", spread_to_json(s.result.spread)},
+                            {"result", to_json(s.result)}};
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

@@ -34,7 +34,12 @@ size_t terminal_width() {
 }  // namespace
 
 Progress::Progress(int64_t ops, bool terminal)
-    : ops_(ops), terminal_(terminal), owner_(getpid()), start_(Clock::now()), op_start_(start_), last_end_(start_),
+    : ops_(ops),
+      terminal_(terminal),
+      owner_(getpid()),
+      start_(Clock::now()),
+      op_start_(start_),
+      last_end_(start_),
       next_draw_(start_) {
   g_shown = this;
 }
@@ -73,7 +78,8 @@ void Progress::child_at(const std::string& what, int64_t case_index, int64_t cas
   const auto now = Clock::now();
   if (now < next_draw_) return;
   next_draw_ = now + (terminal_ ? std::chrono::milliseconds(250) : std::chrono::milliseconds(5000));
-  const std::string where = case_index >= 0 ? "case " + std::to_string(case_index) + "/" + std::to_string(cases) : label;
+  const std::string where =
+      case_index >= 0 ? "case " + std::to_string(case_index) + "/" + std::to_string(cases) : label;
   const std::string text = what + ": " + where + ", " + duration_text(seconds(now - op_start_));
   if (relay_) relay_(text);
   else draw(text, now);

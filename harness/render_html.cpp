@@ -215,7 +215,8 @@ std::string render_html(const json& report) {
   const auto& sum = report.at("summary");
   std::ostringstream h;
   h << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>konform report: "
-    << esc(str(sum.at("verdict"))) << "</title><style>"
+    << esc(str(sum.at("verdict")))
+    << "</title><style>"
        "body{font-family:sans-serif;margin:2em;max-width:1200px}table{border-collapse:collapse}"
        "td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px}th{background:#f4f4f4}"
        "th[data-key]{cursor:pointer}th[aria-sort=ascending]::after{content:' \\25B2'}"
@@ -225,9 +226,10 @@ std::string render_html(const json& report) {
        ".bar span{position:absolute;left:0;top:0;height:12px}.bar i{position:absolute;top:-2px;height:16px;"
        "border-left:2px solid #c62828}#controls label{margin-right:1em}"
        "</style></head><body>\n";
-  h << "<h1>konform conformance report</h1>\n<p id=\"summary\"><b>" << esc(str(sum.at("verdict"))) << "</b>: "
-    << str(sum.at("passed")) << " passed, " << str(sum.at("failed")) << " failed, " << str(sum.at("unsupported"))
-    << " unsupported" << (sum.value("mistrusted", 0) > 0 ? ", " + str(sum.at("mistrusted")) + " mistrusted" : "")
+  h << "<h1>konform conformance report</h1>\n<p id=\"summary\"><b>" << esc(str(sum.at("verdict")))
+    << "</b>: " << str(sum.at("passed")) << " passed, " << str(sum.at("failed")) << " failed, "
+    << str(sum.at("unsupported")) << " unsupported"
+    << (sum.value("mistrusted", 0) > 0 ? ", " + str(sum.at("mistrusted")) + " mistrusted" : "")
     << (sum.value("not_run", 0) > 0 ? ", " + str(sum.at("not_run")) + " not run" : "")
     << (sum.value("strict_failed", 0) > 0 ? "; " + str(sum.at("strict_failed")) + " fail the strict profile" : "")
     << " (profile " << esc(report.value("profile", "default")) << "). Seed " << str(report.at("seed")) << ", "
@@ -243,8 +245,10 @@ std::string render_html(const json& report) {
   h << "<p>Worst error / limit on a log axis from 1e-3 to 1e" << axis.top_decade
     << "; the red mark is the limit. Click a column to sort.</p>\n";
   h << "<table id=\"results\"><thead><tr><th data-key=\"rank\" data-num>verdict</th><th data-key=\"op\">op</th>"
-       "<th data-key=\"family\">family</th><th data-key=\"backend\">backend</th><th data-key=\"cases\" data-num>cases</th>"
-       "<th data-key=\"share\" data-num>worst / limit</th><th>error</th><th data-key=\"findings\" data-num>findings</th>"
+       "<th data-key=\"family\">family</th><th data-key=\"backend\">backend</th><th data-key=\"cases\" "
+       "data-num>cases</th>"
+       "<th data-key=\"share\" data-num>worst / limit</th><th>error</th><th data-key=\"findings\" "
+       "data-num>findings</th>"
        "</tr></thead><tbody>\n";
   const int limit_mark = static_cast<int>(axis.fraction(1.0) * 220);
   for (size_t i : order) {
@@ -257,15 +261,19 @@ std::string render_html(const json& report) {
     else if (!std::isnan(s)) std::snprintf(share_text, sizeof share_text, "%.3g", s);
     h << "<tr data-rank=\"" << rank(v) << "\" data-verdict=\"" << esc(v) << "\" data-op=\"" << esc(op)
       << "\" data-family=\"" << esc(family_of(op)) << "\" data-backend=\"" << esc(str(r.at("backend")))
-      << "\" data-cases=\"" << str(r.at("cases")) << "\" data-share=\"" << (std::isnan(s) ? "NaN" : std::isinf(s) ? "1e308" : share_text)
+      << "\" data-cases=\"" << str(r.at("cases")) << "\" data-share=\""
+      << (std::isnan(s)   ? "NaN"
+          : std::isinf(s) ? "1e308"
+                          : share_text)
       << "\" data-findings=\"" << findings << "\"><td class=\"v\" style=\"background:" << colour(v) << "\">"
       << (v == "not_run" ? "not run" : esc(v)) << "</td><td>" << esc(op) << "</td><td>" << esc(family_of(op))
       << "</td><td>" << esc(str(r.at("backend"))) << "</td><td>" << str(r.at("cases")) << "</td><td>" << share_text
       << "</td><td>";
     if (!std::isnan(s))
-      h << "<div class=\"bar\" title=\"" << esc(str(r.at("metrics").at("max_r")) + " u of " + str(r.at("tolerance").at("limit")))
-        << "\"><span style=\"width:" << std::max(1, static_cast<int>(axis.fraction(s) * 220)) << "px;background:"
-        << colour(v) << "\"></span><i style=\"left:" << limit_mark << "px\"></i></div>";
+      h << "<div class=\"bar\" title=\""
+        << esc(str(r.at("metrics").at("max_r")) + " u of " + str(r.at("tolerance").at("limit")))
+        << "\"><span style=\"width:" << std::max(1, static_cast<int>(axis.fraction(s) * 220))
+        << "px;background:" << colour(v) << "\"></span><i style=\"left:" << limit_mark << "px\"></i></div>";
     h << "</td><td>";
     if (findings > 0) h << "<a href=\"#" << finding_id(i, 0) << "\">" << findings << "</a>";
     else if (v == "not_run" || v == "mistrusted") h << esc(str(r.at("reason")));
@@ -286,11 +294,12 @@ std::string render_html(const json& report) {
         << esc((f.contains("profile") ? "[strict profile] " : "") + str(r.at("op")) + " on " + str(r.at("backend")) +
                ": " + str(f.at("check")))
         << "</h3>\n<p>" << esc(str(f.at("message"))) << "</p>\n";
-      if (f.value("case", -1) >= 0) h << "<p>case " << str(f.at("case")) << ": " << esc(str(f.at("case_label"))) << "</p>\n";
+      if (f.value("case", -1) >= 0)
+        h << "<p>case " << str(f.at("case")) << ": " << esc(str(f.at("case_label"))) << "</p>\n";
       if (f.contains("expected"))
-        h << "<p>" << esc(str(f.value("output", "")) + str(f.value("element", ""))) << ": expected " << str(f.at("expected"))
-          << ", got " << str(f.at("got")) << ", error " << str(f.at("error")) << " u, limit " << str(f.at("limit"))
-          << " u</p>\n";
+        h << "<p>" << esc(str(f.value("output", "")) + str(f.value("element", ""))) << ": expected "
+          << str(f.at("expected")) << ", got " << str(f.at("got")) << ", error " << str(f.at("error")) << " u, limit "
+          << str(f.at("limit")) << " u</p>\n";
       const std::string replay = str(f.at("reproduce"));
       if (!replay.empty()) h << "<p>replay: <code>" << esc(replay) << "</code></p>\n";
       const std::string path = reproducer_path(replay);
@@ -306,10 +315,10 @@ std::string render_html(const json& report) {
     const auto& r = results[i];
     if (r.at("verdict") == "unsupported" || r.at("verdict") == "not_run") continue;
     const auto& m = r.at("metrics");
-    h << "<tr><td>" << esc(str(r.at("op"))) << "</td><td>" << esc(str(r.at("backend"))) << "</td><td>" << str(r.at("cases"))
-      << "</td><td>" << str(m.at("max_r")) << "</td><td>" << str(r.at("tolerance").at("limit")) << "</td><td>"
-      << str(m.at("max_abs")) << "</td><td>" << str(m.at("max_rel")) << "</td><td>" << str(m.at("max_ulp")) << "</td><td>"
-      << str(m.at("nmse")) << "</td></tr>\n";
+    h << "<tr><td>" << esc(str(r.at("op"))) << "</td><td>" << esc(str(r.at("backend"))) << "</td><td>"
+      << str(r.at("cases")) << "</td><td>" << str(m.at("max_r")) << "</td><td>" << str(r.at("tolerance").at("limit"))
+      << "</td><td>" << str(m.at("max_abs")) << "</td><td>" << str(m.at("max_rel")) << "</td><td>"
+      << str(m.at("max_ulp")) << "</td><td>" << str(m.at("nmse")) << "</td></tr>\n";
   }
   h << "</table>\n";
   // What ran on data that could not have caught a wrong kernel, and why.
@@ -323,8 +332,8 @@ std::string render_html(const json& report) {
              "caught a wrong kernel: no finding, and no pass either.</p>\n<ul style=\"color:"
           << colour("mistrusted") << "\">\n";
       mistrusted_header = true;
-      h << "<li>" << esc(str(r.at("op")) + " on " + str(r.at("backend")) + ", " + str(c.at("name")) + ": " +
-                         str(c.at("reason")))
+      h << "<li>"
+        << esc(str(r.at("op")) + " on " + str(r.at("backend")) + ", " + str(c.at("name")) + ": " + str(c.at("reason")))
         << "</li>\n";
     }
   }

@@ -30,9 +30,11 @@ std::string xml_escape(const std::string& s) {
 std::string finding_text(const nlohmann::json& f) {
   std::ostringstream s;
   s << f.at("message").get<std::string>();
-  if (f.at("case").get<int64_t>() >= 0) s << "\ncase " << f.at("case").dump() << ": " << f.at("case_label").get<std::string>();
+  if (f.at("case").get<int64_t>() >= 0)
+    s << "\ncase " << f.at("case").dump() << ": " << f.at("case_label").get<std::string>();
   if (f.contains("expected"))
-    s << "\n" << f.value("output", "") << f.value("element", "") << ": expected " << f.at("expected").dump() << ", got "
+    s << "\n"
+      << f.value("output", "") << f.value("element", "") << ": expected " << f.at("expected").dump() << ", got "
       << f.at("got").dump() << ", error " << f.at("error").dump() << " u, limit " << f.at("limit").dump() << " u";
   if (!f.at("reproduce").get<std::string>().empty()) s << "\nreplay: " << f.at("reproduce").get<std::string>();
   return s.str();
@@ -80,33 +82,36 @@ std::string render_junit(const nlohmann::json& report) {
       if (verdict == "unsupported") {
         ++tests, ++skipped;
         cases << "    <testcase classname=\"" << xml_escape(classname) << "\" name=\"unsupported\">"
-              << "<skipped message=\"the backend does not export " << xml_escape(r->at("symbol").get<std::string>()) << "\"/></testcase>\n";
+              << "<skipped message=\"the backend does not export " << xml_escape(r->at("symbol").get<std::string>())
+              << "\"/></testcase>\n";
         continue;
       }
       if (verdict == "not_run") {  // the backend cannot run here: skipped, with its reason
         ++tests, ++skipped;
         cases << "    <testcase classname=\"" << xml_escape(classname) << "\" name=\"not_run\">"
-              << "<skipped message=\"not run: " << xml_escape(r->at("reason").get<std::string>()) << "\"/></testcase>\n";
+              << "<skipped message=\"not run: " << xml_escape(r->at("reason").get<std::string>())
+              << "\"/></testcase>\n";
         continue;
       }
       for (const auto& c : r->at("checks")) {
         ++tests;
         const std::string name = c.at("name");
-        cases << "    <testcase classname=\"" << xml_escape(classname) << "\" name=\"" << xml_escape(name) << "\" time=\""
-              << (name == "matches_oracle" ? r->at("seconds").get<double>() : 0.0) << "\">";
+        cases << "    <testcase classname=\"" << xml_escape(classname) << "\" name=\"" << xml_escape(name)
+              << "\" time=\"" << (name == "matches_oracle" ? r->at("seconds").get<double>() : 0.0) << "\">";
         // A strict-profile check fails the suite only in a run under --profile strict; else it is shown as skipped.
         const bool counted = !c.contains("profile") || report.value("profile", "default") == "strict";
         if (c.at("verdict") == "fail" && !counted) {
           ++skipped;
-          cases << "<skipped message=\"" << xml_escape(name + " fails the strict profile (run with --profile strict to count it)")
-                << "\"/>";
+          cases << "<skipped message=\""
+                << xml_escape(name + " fails the strict profile (run with --profile strict to count it)") << "\"/>";
         } else if (c.at("verdict") == "mistrusted") {  // never a pass: a failure that says why
           ++failures;
           const std::string why = c.at("reason");
           cases << "<failure type=\"mistrusted\" message=\""
                 << xml_escape(name + " is mistrusted: its data could not have caught a wrong kernel") << "\">"
-                << xml_escape(why + "\n(no finding: a kernel that is wrong could pass this data too; "
-                                    "run more cases, or fix the op's case generator)")
+                << xml_escape(why +
+                              "\n(no finding: a kernel that is wrong could pass this data too; "
+                              "run more cases, or fix the op's case generator)")
                 << "</failure>";
         } else if (c.at("verdict") == "fail") {
           ++failures;

@@ -19,8 +19,8 @@ std::string message_of(const json& f) {
     text += " (case " + f.at("case").dump() + ": " + f.at("case_label").get<std::string>() + ")";
   if (f.contains("expected"))
     text += "; " + f.value("output", std::string()) + f.value("element", std::string()) + ": expected " +
-            f.at("expected").dump() + ", got " + f.at("got").dump() + ", error " + f.at("error").dump() +
-            " u, limit " + f.at("limit").dump() + " u";
+            f.at("expected").dump() + ", got " + f.at("got").dump() + ", error " + f.at("error").dump() + " u, limit " +
+            f.at("limit").dump() + " u";
   const std::string replay = f.at("reproduce");
   if (!replay.empty()) text += ". Replay: " + replay;
   return text;
@@ -39,7 +39,7 @@ json location_of(const std::string& op, const std::string& backend, const std::m
 }  // namespace
 
 std::string render_sarif(const json& report) {
-  validate_report(report);  // the whole report, before any output
+  validate_report(report);                     // the whole report, before any output
   std::map<std::string, std::string> library;  // backend name -> its library's path
   for (const auto& b : report.at("backends")) library[b.at("name")] = b.at("library");
 
@@ -74,13 +74,16 @@ std::string render_sarif(const json& report) {
       const std::string check = c.at("name");
       rule_ids.insert("mistrusted");
       const json location = location_of(op, backend, library);
-      results.push_back(
-          {{"ruleId", "mistrusted"},
-           {"level", "warning"},
-           {"message", {{"text", check + " is mistrusted: " + c.at("reason").get<std::string>()}}},
-           {"locations", json::array({location})},
-           {"partialFingerprints", {{"konform/v1", backend + "/" + op + "/" + check + "/mistrusted"}}},
-           {"properties", {{"op", op}, {"backend", backend}, {"symbol", r.at("symbol")}, {"verdict", r.at("verdict")},
+      results.push_back({{"ruleId", "mistrusted"},
+                         {"level", "warning"},
+                         {"message", {{"text", check + " is mistrusted: " + c.at("reason").get<std::string>()}}},
+                         {"locations", json::array({location})},
+                         {"partialFingerprints", {{"konform/v1", backend + "/" + op + "/" + check + "/mistrusted"}}},
+                         {"properties",
+                          {{"op", op},
+                           {"backend", backend},
+                           {"symbol", r.at("symbol")},
+                           {"verdict", r.at("verdict")},
                            {"check", check}}}});
     }
   }
@@ -91,19 +94,21 @@ std::string render_sarif(const json& report) {
                       {{"text", id == "mistrusted" ? "konform: a check whose data could not have caught a wrong kernel"
                                                    : "konform check " + id}}}});
   const json& build = report.at("build");
-  json run = {{"tool",
-               {{"driver",
-                 {{"name", "konform"},
-                  {"semanticVersion", build.at("konform_version")},
-                  {"version", build.at("konform_version").get<std::string>() + " (" + build.at("git").get<std::string>() + ")"},
-                  {"rules", rules}}}}},
-              {"invocations", json::array({{{"commandLine", report.at("command")},
-                                            {"executionSuccessful", true},
-                                            {"endTimeUtc", report.at("created")}}})},
-              {"results", results}};
-  const json sarif = {{"$schema", "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"},
-                      {"version", "2.1.0"},
-                      {"runs", json::array({run})}};
+  json run = {
+      {"tool",
+       {{"driver",
+         {{"name", "konform"},
+          {"semanticVersion", build.at("konform_version")},
+          {"version", build.at("konform_version").get<std::string>() + " (" + build.at("git").get<std::string>() + ")"},
+          {"rules", rules}}}}},
+      {"invocations", json::array({{{"commandLine", report.at("command")},
+                                    {"executionSuccessful", true},
+                                    {"endTimeUtc", report.at("created")}}})},
+      {"results", results}};
+  const json sarif = {
+      {"$schema", "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"},
+      {"version", "2.1.0"},
+      {"runs", json::array({run})}};
   return sarif.dump(2) + "\n";
 }
 

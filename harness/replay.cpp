@@ -97,8 +97,7 @@ std::string reproducer_note(const std::string& file, const std::string& toleranc
 std::string no_reproducer_note(const std::string& why) { return std::string(kNoReproducerNote) + why + ")"; }
 
 bool has_reproducer_note(const std::string& reproduce) {
-  return reproduce.find(kReproducerNote) != std::string::npos ||
-         reproduce.find(kNoReproducerNote) != std::string::npos;
+  return reproduce.find(kReproducerNote) != std::string::npos || reproduce.find(kNoReproducerNote) != std::string::npos;
 }
 
 std::string reproducer_path(const std::string& reproduce) {

@@ -27,7 +27,10 @@ double read_number(const json& j) {
 }
 
 json finding_json(const Finding& f) {
-  json j = {{"check", f.check}, {"message", f.message}, {"case", f.case_index}, {"case_label", f.case_label},
+  json j = {{"check", f.check},
+            {"message", f.message},
+            {"case", f.case_index},
+            {"case_label", f.case_label},
             {"reproduce", f.reproduce}};
   if (!f.output.empty()) j["output"] = f.output;
   if (!f.element.empty()) j["element"] = f.element;
@@ -152,14 +155,17 @@ class Validator {
     for (const char* k : values) any |= f.contains(k);
     if (any)
       for (const char* k : values) {
-        if (!f.contains(k)) fail(where, std::string("missing '") + k + "' (expected, got, error and limit go together)");
+        if (!f.contains(k))
+          fail(where, std::string("missing '") + k + "' (expected, got, error and limit go together)");
         number(f.at(k), at(where, k), std::string(k) == "error" || std::string(k) == "limit");
       }
   }
 
   static void result(const json& r, const std::string& where) {
-    object(r, where, {"op", "symbol", "dtype", "backend", "target", "verdict", "cases", "seconds", "tolerance", "metrics",
-                      "worst", "findings", "checks"}, {"reason", "unsupported", "strict_verdict"});
+    object(r, where,
+           {"op", "symbol", "dtype", "backend", "target", "verdict", "cases", "seconds", "tolerance", "metrics",
+            "worst", "findings", "checks"},
+           {"reason", "unsupported", "strict_verdict"});
     if (r.contains("strict_verdict"))
       one_of(r.at("strict_verdict"), at(where, "strict_verdict"), {"pass", "fail", "mistrusted"});
     string(r.at("op"), at(where, "op"), true);
@@ -201,7 +207,8 @@ class Validator {
     integer(m.at("elements"), at(mw, "elements"), 0);
     for (const char* k : {"nan_mismatches", "inf_mismatches", "flushed"})
       if (m.contains(k)) integer(m.at(k), at(mw, k), 0);
-    for (const char* k : {"max_r", "max_abs", "max_rel", "max_ulp", "nmse", "sq_err", "sq_ref"}) number(m.at(k), at(mw, k), true);
+    for (const char* k : {"max_r", "max_abs", "max_rel", "max_ulp", "nmse", "sq_err", "sq_ref"})
+      number(m.at(k), at(mw, k), true);
     if (!r.at("worst").is_null()) finding(r.at("worst"), at(where, "worst"));
     const json& findings = r.at("findings");
     if (!findings.is_array()) fail(at(where, "findings"), "expected an array, found " + type_of(findings));
@@ -229,8 +236,10 @@ class Validator {
   }
 
   static void report(const json& j) {
-    object(j, "", {"schema", "created", "command", "seed", "cases_per_op", "machine", "build", "backends", "results", "summary"},
-           {"subnormals", "profile"});
+    object(
+        j, "",
+        {"schema", "created", "command", "seed", "cases_per_op", "machine", "build", "backends", "results", "summary"},
+        {"subnormals", "profile"});
     if (j.contains("subnormals")) one_of(j.at("subnormals"), "subnormals", {"strict", "flush"});
     if (j.contains("profile")) one_of(j.at("profile"), "profile", {"default", "strict"});
     if (string(j.at("schema"), "schema") != "konform-report/1")
@@ -275,7 +284,9 @@ class Validator {
   }
 
  private:
-  static std::string type_of(const json& j) { return j.is_null() ? "null" : std::string(j.type_name()) + " " + j.dump(); }
+  static std::string type_of(const json& j) {
+    return j.is_null() ? "null" : std::string(j.type_name()) + " " + j.dump();
+  }
 };
 
 }  // namespace
@@ -283,32 +294,38 @@ class Validator {
 void validate_report(const json& report) { Validator::report(report); }
 
 json to_json(const OpResult& r) {
-  json j = {{"op", r.op},           {"symbol", r.symbol}, {"dtype", r.dtype},     {"backend", r.backend},
-            {"target", r.target},   {"verdict", r.verdict}, {"cases", r.cases}, {"seconds", r.seconds}};
+  json j = {{"op", r.op},         {"symbol", r.symbol},   {"dtype", r.dtype}, {"backend", r.backend},
+            {"target", r.target}, {"verdict", r.verdict}, {"cases", r.cases}, {"seconds", r.seconds}};
   if (r.verdict == "not_run" || r.verdict == "mistrusted") j["reason"] = r.reason;
   if (r.unsupported_cases > 0) j["unsupported"] = {{"cases", r.unsupported_cases}, {"message", r.unsupported_message}};
-  j["tolerance"] = {{"limit", number(r.limit)}, {"unit", "u = 2^-24 (f32) times the oracle's scale"}, {"why", r.limit_why}};
+  j["tolerance"] = {
+      {"limit", number(r.limit)}, {"unit", "u = 2^-24 (f32) times the oracle's scale"}, {"why", r.limit_why}};
   if (r.strict_limit > 0) j["tolerance"]["strict_limit"] = number(r.strict_limit);
   // The verdict under --profile strict, measured on every run.
   if (r.verdict == "pass" || r.verdict == "fail" || r.verdict == "mistrusted")
     j["strict_verdict"] = r.verdict == "fail" || r.strict_failed ? "fail" : r.verdict;
-  j["metrics"] = {{"elements", r.metrics.elements}, {"max_r", number(r.metrics.max_r)},
-                  {"max_abs", number(r.metrics.max_abs)}, {"max_rel", number(r.metrics.max_rel)},
-                  {"max_ulp", number(r.metrics.max_ulp)}, {"nmse", number(r.metrics.nmse())},
-                  {"sq_err", number(r.metrics.sq_err)}, {"sq_ref", number(r.metrics.sq_ref)},
-                  {"nan_mismatches", r.metrics.nan_mismatches}, {"inf_mismatches", r.metrics.inf_mismatches},
+  j["metrics"] = {{"elements", r.metrics.elements},
+                  {"max_r", number(r.metrics.max_r)},
+                  {"max_abs", number(r.metrics.max_abs)},
+                  {"max_rel", number(r.metrics.max_rel)},
+                  {"max_ulp", number(r.metrics.max_ulp)},
+                  {"nmse", number(r.metrics.nmse())},
+                  {"sq_err", number(r.metrics.sq_err)},
+                  {"sq_ref", number(r.metrics.sq_ref)},
+                  {"nan_mismatches", r.metrics.nan_mismatches},
+                  {"inf_mismatches", r.metrics.inf_mismatches},
                   {"flushed", r.metrics.flushed}};
   j["worst"] = r.worst ? finding_json(*r.worst) : json(nullptr);
   j["findings"] = json::array();
   for (const auto& f : r.findings) j["findings"].push_back(finding_json(f));
   j["checks"] = json::array();
   for (const auto& c : r.checks) {
-    const std::string verdict = c.runs == 0              ? "not_run"
-                                : c.failures > 0         ? "fail"
+    const std::string verdict = c.runs == 0             ? "not_run"
+                                : c.failures > 0        ? "fail"
                                 : !c.mistrusted.empty() ? "mistrusted"
-                                                         : "pass";
-    j["checks"].push_back({{"name", c.name}, {"kind", c.kind}, {"runs", c.runs}, {"failures", c.failures},
-                           {"verdict", verdict}});
+                                                        : "pass";
+    j["checks"].push_back(
+        {{"name", c.name}, {"kind", c.kind}, {"runs", c.runs}, {"failures", c.failures}, {"verdict", verdict}});
     if (verdict == "mistrusted") j["checks"].back()["reason"] = c.mistrusted;
     else if (!c.reason.empty()) j["checks"].back()["reason"] = c.reason;
     if (!c.profile.empty()) j["checks"].back()["profile"] = c.profile;
@@ -379,8 +396,11 @@ json machine_info() {
 }
 
 json build_info() {
-  return {{"konform_version", kVersion}, {"git", kGitDescribe}, {"compiler", kCompiler},
-          {"build_type", kBuildType}, {"flags", kCxxFlags}};
+  return {{"konform_version", kVersion},
+          {"git", kGitDescribe},
+          {"compiler", kCompiler},
+          {"build_type", kBuildType},
+          {"flags", kCxxFlags}};
 }
 
 const char* summary_verdict(int64_t failed, int64_t mistrusted, int64_t not_run) {
@@ -392,7 +412,10 @@ json spread_to_json(const std::map<std::string, OutputSpread>& spread) {
   for (const auto& [name, s] : spread) {
     json distinct = json::array();
     for (double d : s.distinct) distinct.push_back(number(d));
-    j[name] = {{"exact", s.exact}, {"cases", s.cases}, {"elements", s.elements}, {"nonzero", s.nonzero},
+    j[name] = {{"exact", s.exact},
+               {"cases", s.cases},
+               {"elements", s.elements},
+               {"nonzero", s.nonzero},
                {"distinct", distinct}};
   }
   return j;

@@ -106,8 +106,8 @@ std::string share_text(double share, const json& r) {
 
 DiffEntry entry(std::string kind, const Key& key, std::string check, std::string old_state, std::string new_state,
                 std::string detail, bool regression) {
-  return {std::move(kind), key.second,           key.first, std::move(check), std::move(old_state),
-          std::move(new_state), std::move(detail), regression};
+  return {std::move(kind),      key.second,           key.first,         std::move(check),
+          std::move(old_state), std::move(new_state), std::move(detail), regression};
 }
 
 void compare_one(const Key& key, const json& o, const json& n, const DiffOptions& opt, ReportDiff& d) {
@@ -143,8 +143,8 @@ void compare_one(const Key& key, const json& o, const json& n, const DiffOptions
     bool any = false;
     for (const std::string& c : failed_checks(n))
       if (!before.count(c)) {
-        d.entries.push_back(entry(failing(ov) ? "failing_check" : "new_failure", key, c, ov, nv,
-                                  "check " + c + " fails", true));
+        d.entries.push_back(
+            entry(failing(ov) ? "failing_check" : "new_failure", key, c, ov, nv, "check " + c + " fails", true));
         any = true;
       }
     if (!any && !failing(ov))  // a verdict without a failing check (a crash before any check counted)
@@ -160,8 +160,7 @@ void compare_one(const Key& key, const json& o, const json& n, const DiffOptions
     char detail[160];
     if (base > 0)
       std::snprintf(detail, sizeof detail, "worst error grew %.3gx, to %.0f%% of the limit", after / base, 100 * after);
-    else
-      std::snprintf(detail, sizeof detail, "worst error grew from 0 to %.0f%% of the limit", 100 * after);
+    else std::snprintf(detail, sizeof detail, "worst error grew from 0 to %.0f%% of the limit", 100 * after);
     d.entries.push_back(entry("error_growth", key, "", std::isnan(before) ? "-" : share_text(before, o),
                               share_text(after, n), detail, true));
   }
@@ -223,15 +222,15 @@ std::string diff_to_text(const ReportDiff& d) {
                   e.new_state.c_str());
     out += line;
   }
-  std::snprintf(line, sizeof line, "%d op-backend pairs compared, %d regression(s), %zu change(s) in all\n",
-                d.compared, d.regressions, d.entries.size());
+  std::snprintf(line, sizeof line, "%d op-backend pairs compared, %d regression(s), %zu change(s) in all\n", d.compared,
+                d.regressions, d.entries.size());
   return out + line;
 }
 
 std::string diff_to_markdown(const ReportDiff& d, const std::string& old_name, const std::string& new_name) {
   std::string out = "### konform: " + std::string(d.regressions > 0 ? "regressions" : "no regression") + "\n\n`" +
-                    old_name + "` → `" + new_name + "`: " + std::to_string(d.compared) + " op-backend pairs compared, " +
-                    std::to_string(d.regressions) + " regression(s).\n";
+                    old_name + "` → `" + new_name + "`: " + std::to_string(d.compared) +
+                    " op-backend pairs compared, " + std::to_string(d.regressions) + " regression(s).\n";
   if (d.regressions > 0) {
     out += "\n| op | backend | what | before | after |\n|---|---|---|---|---|\n";
     for (const DiffEntry& e : d.entries)

@@ -80,7 +80,8 @@ class Reader {
   }
   int64_t integer(const json& v, const std::string& where, int64_t lo, int64_t hi) const {
     if (!v.is_number_integer()) fail(where, "expected an integer");
-    if (v.is_number_unsigned() ? v.get<uint64_t>() > static_cast<uint64_t>(hi) : (v.get<int64_t>() < lo || v.get<int64_t>() > hi))
+    if (v.is_number_unsigned() ? v.get<uint64_t>() > static_cast<uint64_t>(hi)
+                               : (v.get<int64_t>() < lo || v.get<int64_t>() > hi))
       fail(where, "out of range " + std::to_string(lo) + " .. " + std::to_string(hi));
     return v.get<int64_t>();
   }
@@ -116,13 +117,17 @@ class Reader {
         const int digits = 2 * static_cast<int>(dtype_size(dtype));
         for (int d = 0; d < digits; ++d, ++i) {
           const char ch = i < hex.size() ? hex[i] : ' ';
-          const int v = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
-                        : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
-          if (v < 0) fail(where + ".bits", "word " + std::to_string(k) + " is not " + std::to_string(digits) + " hex digits");
+          const int v = ch >= '0' && ch <= '9'   ? ch - '0'
+                        : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+                        : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
+                                                 : -1;
+          if (v < 0)
+            fail(where + ".bits", "word " + std::to_string(k) + " is not " + std::to_string(digits) + " hex digits");
           word = word << 4 | static_cast<uint32_t>(v);
         }
         if (i < hex.size() && hex[i] != ' ')
-          fail(where + ".bits", "word " + std::to_string(k) + " is longer than " + std::to_string(digits) + " hex digits");
+          fail(where + ".bits",
+               "word " + std::to_string(k) + " is longer than " + std::to_string(digits) + " hex digits");
         std::memcpy(t.bytes.data() + dtype_size(dtype) * k, &word, dtype_size(dtype));
         ++k;
       }
@@ -241,8 +246,9 @@ Finding finding_from_json(const json& j, const std::string& source) { return Rea
 Reproducer reproducer_from_json(const json& j, const std::string& source) {
   const Reader in(source);
   if (!j.is_object()) in.fail("the file", "expected a JSON object");
-  in.only_keys(j, "", {"schema", "op", "symbol", "dtype", "label", "source", "backend", "library", "misalign", "params",
-                       "args", "finding", "provenance"});
+  in.only_keys(j, "",
+               {"schema", "op", "symbol", "dtype", "label", "source", "backend", "library", "misalign", "params",
+                "args", "finding", "provenance"});
   const std::string schema = in.string_field(j, "the file", "schema");
   if (schema != kReproSchema) in.fail("schema", "'" + schema + "' is not " + kReproSchema);
   Reproducer r;
@@ -254,7 +260,8 @@ Reproducer reproducer_from_json(const json& j, const std::string& source) {
   if (j.contains("symbol") && in.string(j.at("symbol"), "symbol") != op->symbol)
     in.fail("symbol", "'" + j.at("symbol").get<std::string>() + "' is not " + r.op + "'s " + op->symbol);
   if (j.contains("dtype") && in.string(j.at("dtype"), "dtype") != dtype_name(op->dtype))
-    in.fail("dtype", "'" + j.at("dtype").get<std::string>() + "' is not " + r.op + "'s " + std::string(dtype_name(op->dtype)));
+    in.fail("dtype",
+            "'" + j.at("dtype").get<std::string>() + "' is not " + r.op + "'s " + std::string(dtype_name(op->dtype)));
   if (j.contains("label")) r.c.label = in.string(j.at("label"), "label");
   if (j.contains("source")) {
     r.source = in.string(j.at("source"), "source");
@@ -280,7 +287,8 @@ Reproducer reproducer_from_json(const json& j, const std::string& source) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string where = "args[" + std::to_string(i) + "]";
     const json& a = args[i];
-    if (a.is_object()) in.only_keys(a, where, {"name", "access", "match", "alias_of", "dtype", "shape", "bits", "values"});
+    if (a.is_object())
+      in.only_keys(a, where, {"name", "access", "match", "alias_of", "dtype", "shape", "bits", "values"});
     Arg arg;
     arg.name = in.string_field(a, where, "name");
     const std::string access = in.string_field(a, where, "access");

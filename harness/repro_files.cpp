@@ -23,9 +23,8 @@ std::string write_sweep_reproducer(const std::string& dir, const Backend& b, con
   r.library = library_file(b.library);
   r.source = "sweep";
   r.finding = finding;
-  r.provenance = {{"seed", seed},
-                  {"case", index},
-                  {"command", replay_command(b, op.name, seed, index, sweep.tolerances_file)}};
+  r.provenance = {
+      {"seed", seed}, {"case", index}, {"command", replay_command(b, op.name, seed, index, sweep.tolerances_file)}};
   return write_reproducer(r, dir);
 }
 
@@ -52,8 +51,7 @@ std::string write_property_reproducer(const std::string& dir, const Property& p,
     if (fn == nullptr) continue;
     const Tolerance* tol = sweep.tolerances->find(op.name, op.dtype);  // the check's table, else the built-in one
     if (tol == nullptr) tol = ToleranceTable::builtin().find(op.name, op.dtype);
-    const CaseVerdict v = judge_case(b, op, fn, call.second, tol,
-                                     CallOptions{0, true});
+    const CaseVerdict v = judge_case(b, op, fn, call.second, tol, CallOptions{0, true});
     if (!v.ok()) {
       chosen = &call;
       break;

@@ -13,10 +13,8 @@ CheckSummary& OpResult::check(const std::string& name, const std::string& kind) 
 }
 
 void OpResult::fail(const Finding& f) {
-  if (f.profile == "strict")
-    strict_failed = true;
-  else
-    verdict = "fail";
+  if (f.profile == "strict") strict_failed = true;
+  else verdict = "fail";
   for (auto& existing : findings)
     if (existing.check == f.check && existing.cause == f.cause && (f.cause.empty() || existing.output == f.output)) {
       existing.cases += f.cases;
@@ -107,8 +105,8 @@ std::string undiscriminating(const OpResult& r) {
     for (double d : s.distinct) values += (values.empty() ? "" : ", ") + value_text(d);
     why += std::string(why.empty() ? "" : "; ") + "the expected values of " + name + " over " +
            plural(s.cases, "case", "cases") + " (" + plural(s.elements, "element", "elements") + ") take only " +
-           std::to_string(s.distinct.size()) + " distinct value" + (s.distinct.size() == 1 ? "" : "s") + " (" +
-           values + "): too few to tell a wrong kernel from a right one";
+           std::to_string(s.distinct.size()) + " distinct value" + (s.distinct.size() == 1 ? "" : "s") + " (" + values +
+           "): too few to tell a wrong kernel from a right one";
   }
   return why;
 }

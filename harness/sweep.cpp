@@ -79,7 +79,7 @@ void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& opti
   CheckSummary& oracle_check = result.check("matches_oracle", "sweep");
   // The guards every call goes through, each its own check in the report.
   std::vector<std::string> guards = {"no_write_out_of_bounds", "no_read_out_of_bounds", "output_fully_written",
-                                     "inputs_unchanged", "deterministic", "no_write_after_return"};
+                                     "inputs_unchanged",       "deterministic",         "no_write_after_return"};
   if (!op.status.empty()) guards.push_back("writes_nothing_on_error");
   for (int64_t i = std::max(first, options.resume_at); i < last; ++i) {
     if (options.skip.count(i) != 0) continue;

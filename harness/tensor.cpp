@@ -88,9 +88,7 @@ const Arg& Case::arg(const std::string& name) const {
     if (a.name == name) return a;
   throw std::logic_error("case has no argument '" + name + "'");
 }
-Arg& Case::arg(const std::string& name) {
-  return const_cast<Arg&>(static_cast<const Case&>(*this).arg(name));
-}
+Arg& Case::arg(const std::string& name) { return const_cast<Arg&>(static_cast<const Case&>(*this).arg(name)); }
 double Case::param(const std::string& name) const {
   auto it = params.find(name);
   if (it == params.end()) throw std::logic_error("case has no parameter '" + name + "'");

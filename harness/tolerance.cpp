@@ -78,7 +78,8 @@ void parse_limit(const std::string& text, const std::string& where, Tolerance& t
   t.strict = mark == std::string::npos ? t.limit : parse_number(text.substr(mark + strict_mark.size()), where);
   // Strict only narrows: its limit stays within the default's for every sum of one term or more.
   if (t.strict > t.limit + t.per_term)
-    throw TableError(where + ": '" + text + "': the strict profile's limit is above the default's; strict only narrows");
+    throw TableError(where + ": '" + text +
+                     "': the strict profile's limit is above the default's; strict only narrows");
 }
 
 constexpr const char* kBom = "\xEF\xBB\xBF";
@@ -88,7 +89,8 @@ constexpr const char* kBom = "\xEF\xBB\xBF";
 void check_name(const std::string& text, const std::string& where) {
   if (text.empty()) return;  // an empty op is its own error, an empty dtype an unknown one
   if (text.find(kBom) != std::string::npos)
-    throw TableError(where + " '" + text + "' contains a byte order mark (U+FEFF); only the file's first bytes may be one");
+    throw TableError(where + " '" + text +
+                     "' contains a byte order mark (U+FEFF); only the file's first bytes may be one");
   if (std::isspace(static_cast<unsigned char>(text.front())) || std::isspace(static_cast<unsigned char>(text.back())))
     throw TableError(where + " '" + text + "' has leading or trailing blanks");
 }
@@ -131,12 +133,14 @@ ToleranceTable ToleranceTable::parse(const std::string& text, const std::string&
     if (!parse_dtype(f[1], &dtype)) throw TableError(where + ": unknown dtype '" + f[1] + "'");
     const OpSpec* op = find_op(f[0]);
     if (op == nullptr)
-      throw TableError(where + ": no op '" + f[0] + "' in the catalog (`konform list` names them; names are case-sensitive)");
+      throw TableError(where + ": no op '" + f[0] +
+                       "' in the catalog (`konform list` names them; names are case-sensitive)");
     if (op->dtype != dtype)
       throw TableError(where + ": " + f[0] + " has no " + f[1] + " variant (its dtype is " +
                        std::string(dtype_name(op->dtype)) + ")");
     if (!judged_by_tolerance(*op))
-      throw TableError(where + ": " + f[0] + " is compared bit for bit, not against a limit: an entry for it would never be used");
+      throw TableError(where + ": " + f[0] +
+                       " is compared bit for bit, not against a limit: an entry for it would never be used");
     Tolerance t;
     parse_limit(f[2], where + ": limit", t);
     if (t.per_term > 0 && !op->sum_length)
@@ -147,7 +151,8 @@ ToleranceTable ToleranceTable::parse(const std::string& text, const std::string&
     if (f[3] != "-") {
       t.spec_ceiling = parse_number(f[3], where + ": spec");
       if (t.spec_ceiling == 0)
-        throw TableError(where + ": spec: a ceiling of 0 admits no error at all; write '-' when the spec gives no figure");
+        throw TableError(where +
+                         ": spec: a ceiling of 0 admits no error at all; write '-' when the spec gives no figure");
     }
     t.why = f[4];
     if (t.why.find_first_not_of(" \t") == std::string::npos)
@@ -157,7 +162,8 @@ ToleranceTable ToleranceTable::parse(const std::string& text, const std::string&
       throw TableError(where + ": limit " + f[2] + " u exceeds the spec's ceiling " + f[3]);
     if (!table.entries_.emplace(std::make_pair(op->name, dtype), t).second)
       throw TableError(where + ": a second entry for " + op->name + " " + f[1]);
-    if (const std::string note = former_name_note(f[0], *op); !note.empty()) table.notes_.push_back(where + ": " + note);
+    if (const std::string note = former_name_note(f[0], *op); !note.empty())
+      table.notes_.push_back(where + ": " + note);
   }
   return table;
 }

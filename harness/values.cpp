@@ -36,9 +36,15 @@ float normal_value(Rng& rng) {
 
 float special_value(Rng& rng) {
   constexpr float inf = std::numeric_limits<float>::infinity();
-  const float options[] = {inf,     -inf,     std::numeric_limits<float>::quiet_NaN(),
+  const float options[] = {inf,
+                           -inf,
+                           std::numeric_limits<float>::quiet_NaN(),
                            -std::numeric_limits<float>::quiet_NaN(),
-                           FLT_MAX, -FLT_MAX, 0.0f,    -0.0f,    FLT_MIN,
+                           FLT_MAX,
+                           -FLT_MAX,
+                           0.0f,
+                           -0.0f,
+                           FLT_MIN,
                            std::numeric_limits<float>::denorm_min()};
   return rng.pick(options);
 }
@@ -48,9 +54,13 @@ float class_value(Rng& rng, ValueClass c, double max_abs, int max_exp) {
   float v = 0;
   switch (c) {
     case ValueClass::normal: v = normal_value(rng); break;
-    case ValueClass::wide: v = with_sign(rng, scaled(rng, static_cast<int>(rng.range(-40, std::min(40, max_exp))))); break;
+    case ValueClass::wide:
+      v = with_sign(rng, scaled(rng, static_cast<int>(rng.range(-40, std::min(40, max_exp)))));
+      break;
     case ValueClass::tiny: v = with_sign(rng, scaled(rng, static_cast<int>(rng.range(-126, -110)))); break;
-    case ValueClass::huge: v = with_sign(rng, scaled(rng, static_cast<int>(rng.range(std::min(100, max_exp - 10), max_exp)))); break;
+    case ValueClass::huge:
+      v = with_sign(rng, scaled(rng, static_cast<int>(rng.range(std::min(100, max_exp - 10), max_exp))));
+      break;
     case ValueClass::zeros: v = rng.chance(0.5) ? -0.0f : 0.0f; break;
     case ValueClass::subnormal:
       v = with_sign(rng, static_cast<float>(std::ldexp(static_cast<double>(rng.range(1, (1 << 23) - 1)), -149)));
@@ -84,8 +94,8 @@ bool in_class(float v, ValueClass c, double max_abs, int max_exp) {
     case ValueClass::subnormal: return v != 0.0f && std::fabs(v) < FLT_MIN;
     case ValueClass::specials: {
       const float extreme = std::fabs(FLT_MAX) > max_abs ? static_cast<float>(max_abs) : FLT_MAX;
-      const uint32_t exact[] = {0x7F800000u, 0xFF800000u, 0x7FC00000u, 0xFFC00000u, 0x00000000u, 0x80000000u,
-                                0x00800000u, 0x00000001u};
+      const uint32_t exact[] = {0x7F800000u, 0xFF800000u, 0x7FC00000u, 0xFFC00000u,
+                                0x00000000u, 0x80000000u, 0x00800000u, 0x00000001u};
       for (uint32_t e : exact)
         if (bits == e) return true;
       return v == extreme || v == -extreme || normal_member();
@@ -130,9 +140,8 @@ std::vector<float> make_values(Rng& rng, ValueClass c, int64_t n, double max_abs
 }
 
 const std::vector<int64_t>& edge_sizes() {
-  static const std::vector<int64_t> sizes = {1,  2,  3,   4,   5,   7,   8,   9,   15,  16,   17,  23,
-                                             31, 32, 33,  47,  63,  64,  65,  127, 128, 129,  251, 4096,
-                                             4097};
+  static const std::vector<int64_t> sizes = {1,  2,  3,  4,  5,  7,  8,   9,   15,  16,  17,   23,  31,
+                                             32, 33, 47, 63, 64, 65, 127, 128, 129, 251, 4096, 4097};
   return sizes;
 }
 

@@ -25,9 +25,9 @@
 
 static _Thread_local char last_error[160];
 
-const char *tl_last_error(void) { return last_error; }
+const char* tl_last_error(void) { return last_error; }
 
-static tl_status refuse(const char *message) {
+static tl_status refuse(const char* message) {
   snprintf(last_error, sizeof last_error, "%s", message);
   return TL_ERR_INVALID_ARGUMENT;
 }
@@ -98,19 +98,19 @@ static float leaky(float x, float alpha) {
 
 /* ---- elementwise ---------------------------------------------------------- */
 
-void tl_silu_f32(const float *x, float *y, int64_t n) {
+void tl_silu_f32(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = silu(x[i]);
 }
 
-void tl_gelu_erf_f32(const float *x, float *y, int64_t n) {
+void tl_gelu_erf_f32(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = gelu_erf(x[i]);
 }
 
-void tl_gelu_tanh_f32(const float *x, float *y, int64_t n) {
+void tl_gelu_tanh_f32(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = gelu_tanh(x[i]);
 }
 
-void tl_relu_f32(const float *x, float *y, int64_t n) {
+void tl_relu_f32(const float* x, float* y, int64_t n) {
 #if MUTANT(8) /* a vector loop of 8 with its tail left unwritten */
   n -= n % 8;
 #endif
@@ -123,11 +123,11 @@ void tl_relu_f32(const float *x, float *y, int64_t n) {
   }
 }
 
-void tl_leaky_relu_f32(const float *x, float *y, int64_t n, float alpha) {
+void tl_leaky_relu_f32(const float* x, float* y, int64_t n, float alpha) {
   for (int64_t i = 0; i < n; ++i) y[i] = leaky(x[i], alpha);
 }
 
-void tl_prelu_f32(const float *x, const float *slope, float *y, int64_t outer, int64_t channels, int64_t inner) {
+void tl_prelu_f32(const float* x, const float* slope, float* y, int64_t outer, int64_t channels, int64_t inner) {
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t c = 0; c < channels; ++c)
       for (int64_t i = 0; i < inner; ++i) {
@@ -142,11 +142,11 @@ void tl_prelu_f32(const float *x, const float *slope, float *y, int64_t outer, i
       }
 }
 
-void tl_sigmoid_f32(const float *x, float *y, int64_t n) {
+void tl_sigmoid_f32(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = sigmoid(x[i]);
 }
 
-void tl_tanh_f32(const float *x, float *y, int64_t n) {
+void tl_tanh_f32(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
 #if MUTANT(15) /* (e^x - e^-x) / (e^x + e^-x): inf / inf = NaN from |x| = 89 on */
     const float p = expf(x[i]), q = expf(-x[i]);
@@ -161,7 +161,7 @@ void tl_tanh_f32(const float *x, float *y, int64_t n) {
 
 /* ---- softmax -------------------------------------------------------------- */
 
-tl_status tl_softmax_f32(const float *x, float *y, const int64_t *shape, int rank, int axis) {
+tl_status tl_softmax_f32(const float* x, float* y, const int64_t* shape, int rank, int axis) {
   if (rank < 1 || rank > 4) return refuse("softmax: rank must be 1..4");
   if (shape == NULL) return refuse("softmax: shape is NULL");
 #if MUTANT(27) /* off by one: axis == rank accepted (and shape[rank] read) */
@@ -217,7 +217,7 @@ tl_status tl_softmax_f32(const float *x, float *y, const int64_t *shape, int ran
         const float e = expf(x[base + l * inner] - m);
 #endif
         y[base + l * inner] = e;
-#if MUTANT(28) /* the sum accumulated in half precision (11 significant bits): each addition errs by up to
+#if MUTANT(28) /* the sum accumulated in half precision (11 significant bits): each addition errs by up to \
                 * 2^-12 of the sum, thousands of u, beyond the bound of any summation order */
         {
           int ex;
@@ -245,7 +245,7 @@ tl_status tl_softmax_f32(const float *x, float *y, const int64_t *shape, int ran
 
 /* ---- gated ---------------------------------------------------------------- */
 
-void tl_swiglu_f32(const float *gate, const float *up, float *y, int64_t n) {
+void tl_swiglu_f32(const float* gate, const float* up, float* y, int64_t n) {
 #if MUTANT(22) /* a vector loop of 8 with its tail left unwritten */
   n -= n % 8;
 #endif
@@ -260,7 +260,7 @@ void tl_swiglu_f32(const float *gate, const float *up, float *y, int64_t n) {
   }
 }
 
-tl_status tl_geglu_f32(const float *gate, const float *up, float *y, int64_t n, int approximation) {
+tl_status tl_geglu_f32(const float* gate, const float* up, float* y, int64_t n, int approximation) {
 #if !MUTANT(24) /* (mutant 24: no check, anything but 0 taken as tanh) */
   if (approximation != TL_GELU_ERF && approximation != TL_GELU_TANH)
     return refuse("geglu: approximation must be TL_GELU_ERF or TL_GELU_TANH");
@@ -277,7 +277,7 @@ tl_status tl_geglu_f32(const float *gate, const float *up, float *y, int64_t n, 
   return TL_OK;
 }
 
-void tl_glu_f32(const float *gate, const float *up, float *y, int64_t n) {
+void tl_glu_f32(const float* gate, const float* up, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
 #if MUTANT(25) /* gate and up swapped */
     y[i] = sigmoid(up[i]) * gate[i];

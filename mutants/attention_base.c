@@ -28,7 +28,7 @@
 
 /* Whether 4 * prod(s) (the byte count) fits int64_t, exactly: a product in
  * double rounds 4 * 2^61 = 2^63 to (double)INT64_MAX, which compares equal. */
-static int fits(const int64_t *s, int n) {
+static int fits(const int64_t* s, int n) {
   for (int i = 0; i < n; ++i)
     if (s[i] == 0) return 1;
   int64_t p = 4;
@@ -43,7 +43,7 @@ typedef struct {
   int64_t batch, heads, kv_heads, sq, sk, d;
 } dims;
 
-static tl_status check(const dims *n, int kind) {
+static tl_status check(const dims* n, int kind) {
   const int64_t all[6] = {n->batch, n->heads, n->kv_heads, n->sq, n->sk, n->d};
   for (int i = 0; i < 6; ++i)
     if (all[i] < 0) return TL_ERR_INVALID_ARGUMENT;
@@ -68,7 +68,7 @@ typedef struct {
   int64_t i;
 } row;
 
-static int64_t kv_head(const dims *n, int64_t h) {
+static int64_t kv_head(const dims* n, int64_t h) {
 #if MUTANT(1) /* m01: GQA by tiling: query head h reads KV head h % kv_heads */
   return h % n->kv_heads;
 #elif MUTANT(10)
@@ -79,7 +79,7 @@ static int64_t kv_head(const dims *n, int64_t h) {
 #endif
 }
 
-static row row_of(const float *q, const float *k, const float *v, const float *mask, const dims *n, int kind,
+static row row_of(const float* q, const float* k, const float* v, const float* mask, const dims* n, int kind,
                   int causal, int64_t b, int64_t h, int64_t i) {
   row r;
   const int64_t kvh = kv_head(n, h);
@@ -103,7 +103,7 @@ static row row_of(const float *q, const float *k, const float *v, const float *m
   return r;
 }
 
-static double score(const row *r, const dims *n, int64_t j) {
+static double score(const row* r, const dims* n, int64_t j) {
   double dot = 0.0;
   for (int64_t t = 0; t < n->d; ++t) dot += (double)r->q[t] * (double)r->k[j * n->d + t];
 #if MUTANT(3) /* m03: the scale multiplied where the spec divides: * sqrt(D) */
@@ -128,9 +128,9 @@ static double score(const row *r, const dims *n, int64_t j) {
 }
 
 /* Softmax over keys [j0, j1) of the row, then y = p @ v. */
-static void attend(const row *r, const dims *n, int64_t j0, int64_t j1, float *out) {
+static void attend(const row* r, const dims* n, int64_t j0, int64_t j1, float* out) {
   const int64_t len = j1 - j0;
-  double *s = malloc((size_t)(len > 0 ? len : 1) * sizeof(double));
+  double* s = malloc((size_t)(len > 0 ? len : 1) * sizeof(double));
   double m = -INFINITY, sum = 0.0;
   for (int64_t j = j0; j < j1; ++j) {
     s[j - j0] = score(r, n, j);
@@ -158,7 +158,7 @@ static void attend(const row *r, const dims *n, int64_t j0, int64_t j1, float *o
 /* Static, and called by SdpaCross too: a call to the exported tl_sdpa_f32
  * from inside the library would bind to konform's own libtl_kernels (loaded
  * first, in the global scope) and check that kernel instead of this one. */
-static tl_status sdpa(const float *q, const float *k, const float *v, const float *mask, float *y, int64_t batch,
+static tl_status sdpa(const float* q, const float* k, const float* v, const float* mask, float* y, int64_t batch,
                       int64_t num_heads, int64_t kv_heads, int64_t sq, int64_t sk, int64_t head_dim, int32_t causal,
                       tl_attn_mask mask_kind) {
   const dims n = {batch, num_heads, kv_heads, sq, sk, head_dim};
@@ -173,7 +173,7 @@ static tl_status sdpa(const float *q, const float *k, const float *v, const floa
   return TL_OK;
 }
 
-tl_status tl_sdpa_f32(const float *q, const float *k, const float *v, const float *mask, float *y, int64_t batch,
+tl_status tl_sdpa_f32(const float* q, const float* k, const float* v, const float* mask, float* y, int64_t batch,
                       int64_t num_heads, int64_t kv_heads, int64_t sq, int64_t sk, int64_t head_dim, int32_t causal,
                       tl_attn_mask mask_kind) {
   return sdpa(q, k, v, mask, y, batch, num_heads, kv_heads, sq, sk, head_dim, causal, mask_kind);
@@ -181,13 +181,13 @@ tl_status tl_sdpa_f32(const float *q, const float *k, const float *v, const floa
 
 #define FLASH_TILE 16
 
-tl_status tl_flash_attention_f32(const float *q, const float *k, const float *v, const float *mask, float *y,
+tl_status tl_flash_attention_f32(const float* q, const float* k, const float* v, const float* mask, float* y,
                                  int64_t batch, int64_t num_heads, int64_t kv_heads, int64_t sq, int64_t sk,
                                  int64_t head_dim, int32_t causal, tl_attn_mask mask_kind) {
   const dims n = {batch, num_heads, kv_heads, sq, sk, head_dim};
   const tl_status st = check(&n, (int)mask_kind);
   if (st != TL_OK) return st;
-  double *acc = malloc((size_t)(head_dim > 0 ? head_dim : 1) * sizeof(double));
+  double* acc = malloc((size_t)(head_dim > 0 ? head_dim : 1) * sizeof(double));
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t h = 0; h < num_heads; ++h)
       for (int64_t i = 0; i < sq; ++i) {
@@ -221,7 +221,7 @@ tl_status tl_flash_attention_f32(const float *q, const float *k, const float *v,
           }
           m = m_new;
         }
-        float *out = y + ((b * num_heads + h) * sq + i) * head_dim;
+        float* out = y + ((b * num_heads + h) * sq + i) * head_dim;
         for (int64_t t = 0; t < head_dim; ++t) out[t] = (float)(acc[t] / l);
       }
   free(acc);
@@ -230,8 +230,8 @@ tl_status tl_flash_attention_f32(const float *q, const float *k, const float *v,
 
 /* ---- SdpaCross, SdpaWindow ------------------------------------------------- */
 
-tl_status tl_sdpa_cross_f32(const float *q, const float *k, const float *v, float *y, int64_t batch,
-                            int64_t num_heads, int64_t sq, int64_t se, int64_t head_dim) {
+tl_status tl_sdpa_cross_f32(const float* q, const float* k, const float* v, float* y, int64_t batch, int64_t num_heads,
+                            int64_t sq, int64_t se, int64_t head_dim) {
 #if MUTANT(12) /* m12: cross attention with the decoder's causal mask */
   const int32_t causal = 1;
 #else
@@ -240,8 +240,8 @@ tl_status tl_sdpa_cross_f32(const float *q, const float *k, const float *v, floa
   return sdpa(q, k, v, NULL, y, batch, num_heads, num_heads, sq, se, head_dim, causal, TL_ATTN_MASK_NONE);
 }
 
-tl_status tl_sdpa_window_f32(const float *q, const float *k, const float *v, float *y, int64_t batch,
-                             int64_t num_heads, int64_t seq, int64_t head_dim, int64_t window) {
+tl_status tl_sdpa_window_f32(const float* q, const float* k, const float* v, float* y, int64_t batch, int64_t num_heads,
+                             int64_t seq, int64_t head_dim, int64_t window) {
   const dims n = {batch, num_heads, num_heads, seq, seq, head_dim};
   const tl_status st = check(&n, 0);
   if (st != TL_OK) return st;
@@ -265,8 +265,8 @@ tl_status tl_sdpa_window_f32(const float *q, const float *k, const float *v, flo
 
 /* ---- QK-norm ----------------------------------------------------------------- */
 
-tl_status tl_qk_norm_f32(const float *x, const float *g, float *y, int64_t tokens, int64_t num_heads,
-                         int64_t head_dim, float eps) {
+tl_status tl_qk_norm_f32(const float* x, const float* g, float* y, int64_t tokens, int64_t num_heads, int64_t head_dim,
+                         float eps) {
   if (tokens < 0 || num_heads < 0 || head_dim < 0) return TL_ERR_INVALID_ARGUMENT;
   const int64_t s[3] = {tokens, num_heads, head_dim};
   if (!fits(s, 3)) return TL_ERR_INVALID_ARGUMENT;
@@ -278,7 +278,7 @@ tl_status tl_qk_norm_f32(const float *x, const float *g, float *y, int64_t token
   const int64_t rows = tokens * num_heads, len = head_dim;
 #endif
   for (int64_t r = 0; r < rows; ++r) {
-    const float *xr = x + r * len;
+    const float* xr = x + r * len;
     double ss = 0.0;
     for (int64_t t = 0; t < len; ++t) ss += (double)xr[t] * (double)xr[t];
 #if MUTANT(11) /* m11: eps outside the root */

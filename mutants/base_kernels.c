@@ -28,7 +28,7 @@
 #define MUTANT(n) (KONFORM_MUTANT == (n))
 
 /* ---- rmsnorm: y = x / sqrt(mean(x^2) + eps) * w, row by row ---------------- */
-void tl_rmsnorm_f32(const float *x, const float *w, float *y, int64_t rows, int64_t d, float eps) {
+void tl_rmsnorm_f32(const float* x, const float* w, float* y, int64_t rows, int64_t d, float eps) {
 #if MUTANT(3)
   (void)w;
 #endif
@@ -36,8 +36,8 @@ void tl_rmsnorm_f32(const float *x, const float *w, float *y, int64_t rows, int6
   double sum_sq = 0.0;
 #endif
   for (int64_t r = 0; r < rows; ++r) {
-    const float *xr = x + r * d;
-    float *yr = y + r * d;
+    const float* xr = x + r * d;
+    float* yr = y + r * d;
 #if !MUTANT(15)
     double sum_sq = 0.0;
 #endif
@@ -65,8 +65,8 @@ void tl_rmsnorm_f32(const float *x, const float *w, float *y, int64_t rows, int6
 }
 
 /* ---- rope: rotate pairs of the first d_rot entries of each head in place --- */
-void tl_rope_f32(float *x, const int32_t *pos, int64_t T, int64_t H, int64_t D, int64_t d_rot,
-                 const float *inv_freq, float attn_scaling, int layout) {
+void tl_rope_f32(float* x, const int32_t* pos, int64_t T, int64_t H, int64_t D, int64_t d_rot, const float* inv_freq,
+                 float attn_scaling, int layout) {
 #if MUTANT(7) /* s07: all D entries rotate; inv_freq is read past d_rot/2 */
   const int64_t rot = D;
   (void)d_rot;
@@ -93,7 +93,7 @@ void tl_rope_f32(float *x, const int32_t *pos, int64_t T, int64_t H, int64_t D, 
       const int64_t ia = interleaved ? 2 * i : i;
       const int64_t ib = interleaved ? 2 * i + 1 : i + half;
       for (int64_t h = 0; h < H; ++h) {
-        float *head = x + (t * H + h) * D;
+        float* head = x + (t * H + h) * D;
         float a = head[ia];
         const float b = head[ib];
 #if MUTANT(5) /* s05: rotation by -theta */
@@ -112,7 +112,7 @@ void tl_rope_f32(float *x, const int32_t *pos, int64_t T, int64_t H, int64_t D, 
 }
 
 /* ---- silu_mul: y = g / (1 + e^-g) * u, saturating to -0 for g -> -inf ------ */
-void tl_silu_mul_f32(const float *gate, const float *up, float *y, int64_t n) {
+void tl_silu_mul_f32(const float* gate, const float* up, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     const float g = gate[i];
 #if MUTANT(9) /* s09: SiLU as a sigmoid */
@@ -126,24 +126,24 @@ void tl_silu_mul_f32(const float *gate, const float *up, float *y, int64_t n) {
 }
 
 /* ---- embedding: out[t, :] = table[ids[t], :] ------------------------------- */
-void tl_embedding_f32(const float *table, const int32_t *ids, float *out, int64_t n, int64_t d) {
+void tl_embedding_f32(const float* table, const int32_t* ids, float* out, int64_t n, int64_t d) {
   for (int64_t t = 0; t < n; ++t) {
 #if MUTANT(11) /* s11: the row starts at ids[t], not ids[t] * d */
-    const float *row = table + (int64_t)ids[t];
+    const float* row = table + (int64_t)ids[t];
 #else
-    const float *row = table + (int64_t)ids[t] * d;
+    const float* row = table + (int64_t)ids[t] * d;
 #endif
     for (int64_t i = 0; i < d; ++i) out[t * d + i] = row[i];
   }
 }
 
 /* ---- add: y = a + b; y == a allowed (element i is read before written) ---- */
-void tl_add_f32(const float *a, const float *b, float *y, int64_t n) {
+void tl_add_f32(const float* a, const float* b, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = a[i] + b[i];
 }
 
 /* ---- argmax: lowest index of the largest number; NaN skipped; -1 if none --- */
-int32_t tl_argmax_f32(const float *x, int64_t n) {
+int32_t tl_argmax_f32(const float* x, int64_t n) {
   int32_t best = -1;
   for (int64_t i = 0; i < n; ++i) {
 #if !MUTANT(13) /* s13 drops this check: a NaN at index 0 wins forever */

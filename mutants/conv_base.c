@@ -29,9 +29,9 @@
 
 static _Thread_local char last_error[256];
 
-const char *tl_last_error(void) { return last_error; }
+const char* tl_last_error(void) { return last_error; }
 
-static tl_status fail(tl_status s, const char *what) {
+static tl_status fail(tl_status s, const char* what) {
   snprintf(last_error, sizeof last_error, "%s", what);
   return s;
 }
@@ -44,11 +44,11 @@ struct shape {
   int64_t B, C_in, C_out, groups;
   int64_t in[3], k[3], s[3], p[3], d[3], out[3];
   enum edge edge;
-  int in_major; /* W [C_in, C_out/groups, k...] (ConvTranspose2d) */
+  int in_major;            /* W [C_in, C_out/groups, k...] (ConvTranspose2d) */
   int pool_default_stride; /* Pool called with stride NULL */
 };
 
-static int64_t prod(const int64_t *v, int nd) {
+static int64_t prod(const int64_t* v, int nd) {
   int64_t p = 1;
   for (int a = 0; a < nd; ++a) p *= v[a];
   return p;
@@ -58,8 +58,8 @@ static int64_t prod(const int64_t *v, int nd) {
 
 static int bad_size(int64_t v, int64_t lo) { return v < lo || v > TL_CONV_MAX_SIZE; }
 
-static tl_status check_common(struct shape *s, const int64_t *in, const int64_t *k, const int64_t *st,
-                              const int64_t *p, const int64_t *d) {
+static tl_status check_common(struct shape* s, const int64_t* in, const int64_t* k, const int64_t* st, const int64_t* p,
+                              const int64_t* d) {
   if (bad_size(s->B, 0) || bad_size(s->C_in, 1) || bad_size(s->C_out, 1) || bad_size(s->groups, 1))
     return fail(TL_ERR_INVALID_ARGUMENT, "bad batch, channel or group count");
   for (int a = 0; a < s->nd; ++a) {
@@ -78,7 +78,7 @@ static tl_status check_common(struct shape *s, const int64_t *in, const int64_t 
   return TL_OK;
 }
 
-static tl_status check_fit(const struct shape *s, int64_t w_elems) {
+static tl_status check_fit(const struct shape* s, int64_t w_elems) {
   if (s->C_in % s->groups != 0 || s->C_out % s->groups != 0)
     return fail(TL_ERR_SHAPE, "C_in and C_out must be multiples of groups");
   for (int a = 0; a < s->nd; ++a)
@@ -98,7 +98,7 @@ static int64_t out_extent(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d
 /* ---- the spec's loops ------------------------------------------------------ */
 
 /* The input index of dimension a that output index o reads at tap t, or -1. */
-static int64_t source(const struct shape *s, int a, int64_t o, int64_t t) {
+static int64_t source(const struct shape* s, int a, int64_t o, int64_t t) {
   int64_t d = s->d[a];
   int64_t step = s->s[a];
 #if MUTANT(17) /* conv_m17: Pool's default stride (stride NULL) taken from the other axis's kernel */
@@ -149,7 +149,7 @@ static int64_t source(const struct shape *s, int a, int64_t o, int64_t t) {
 }
 
 /* The flat spatial input index of output o at tap kk, or -1 (a pad). */
-static int64_t flat_source(const struct shape *s, int64_t o, int64_t kk) {
+static int64_t flat_source(const struct shape* s, int64_t o, int64_t kk) {
   int64_t oi[3], ki[3], flat = 0;
   for (int a = s->nd - 1; a >= 0; --a) oi[a] = o % s->out[a], o /= s->out[a], ki[a] = kk % s->k[a], kk /= s->k[a];
   for (int a = 0; a < s->nd; ++a) {
@@ -160,7 +160,7 @@ static int64_t flat_source(const struct shape *s, int64_t o, int64_t kk) {
   return flat;
 }
 
-static void conv(const float *x, const float *w, const float *bias, float *y, const struct shape *s) {
+static void conv(const float* x, const float* w, const float* bias, float* y, const struct shape* s) {
   const int64_t KS = prod(s->k, s->nd), OS = prod(s->out, s->nd), IS = prod(s->in, s->nd);
   const int64_t cg = s->C_in / s->groups, cog = s->C_out / s->groups;
   for (int64_t b = 0; b < s->B; ++b)
@@ -171,7 +171,8 @@ static void conv(const float *x, const float *w, const float *bias, float *y, co
       const int64_t g = co / cog;
 #endif
       for (int64_t o = 0; o < OS; ++o) {
-#if MUTANT(7) /* conv_m07: a vector tail left unwritten: the last output of a row when the row is not a multiple of 8 */
+#if MUTANT(7) /* conv_m07: a vector tail left unwritten: the last output of a row when the row is not a multiple of 8 \
+               */
         if (s->out[s->nd - 1] % 8 != 0 && o % s->out[s->nd - 1] == s->out[s->nd - 1] - 1) continue;
 #endif
         double acc = 0.0;
@@ -186,8 +187,7 @@ static void conv(const float *x, const float *w, const float *bias, float *y, co
             if (s->groups == s->C_in && s->C_in == s->C_out && s->nd == 2 && s->edge == ZERO) wi = kk;
 #endif
             const int64_t i = flat_source(s, o, kk);
-            if (i >= 0)
-              acc += (double)x[(b * s->C_in + g * cg + ci) * IS + i] * (double)w[wi];
+            if (i >= 0) acc += (double)x[(b * s->C_in + g * cg + ci) * IS + i] * (double)w[wi];
             else if (s->edge == ZERO && !KONFORM_SKIP_PADS)
               acc += 0.0 * (double)w[wi]; /* a zero pad times an Inf weight is NaN, as in the spec's loop */
           }
@@ -206,11 +206,12 @@ static void conv(const float *x, const float *w, const float *bias, float *y, co
 /* Static, so tl_depthwise_conv2d_f32 runs this file's convolution: a call to
  * the exported tl_conv_f32 could bind to another library's (the harness
  * links libtl_kernels). */
-static tl_status conv_nd(const float *x, const float *w, const float *bias, float *y, int64_t B, int64_t C_in,
-                         int64_t C_out, int64_t groups, int64_t n_dims, const int64_t *in_size, const int64_t *kernel,
-                         const int64_t *stride, const int64_t *padding, const int64_t *dilation) {
+static tl_status conv_nd(const float* x, const float* w, const float* bias, float* y, int64_t B, int64_t C_in,
+                         int64_t C_out, int64_t groups, int64_t n_dims, const int64_t* in_size, const int64_t* kernel,
+                         const int64_t* stride, const int64_t* padding, const int64_t* dilation) {
   if (n_dims < 1 || n_dims > 3) return fail(TL_ERR_INVALID_ARGUMENT, "n_dims must be 1, 2 or 3");
-  struct shape s = {(int)n_dims, B, C_in, C_out, groups, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {0}, {1, 1, 1}, {1, 1, 1}, ZERO, 0, 0};
+  struct shape s = {(int)n_dims, B,   C_in,      C_out,     groups, {1, 1, 1}, {1, 1, 1},
+                    {1, 1, 1},   {0}, {1, 1, 1}, {1, 1, 1}, ZERO,   0,         0};
   tl_status st = check_common(&s, in_size, kernel, stride, padding, dilation);
   if (st != TL_OK) return st;
   for (int a = 0; a < s.nd; ++a) s.out[a] = out_extent(s.in[a], s.k[a], s.s[a], s.p[a], s.d[a]);
@@ -219,23 +220,24 @@ static tl_status conv_nd(const float *x, const float *w, const float *bias, floa
   return TL_OK;
 }
 
-tl_status tl_conv_f32(const float *x, const float *w, const float *bias, float *y, int64_t B, int64_t C_in,
-                      int64_t C_out, int64_t groups, int64_t n_dims, const int64_t *in_size, const int64_t *kernel,
-                      const int64_t *stride, const int64_t *padding, const int64_t *dilation) {
+tl_status tl_conv_f32(const float* x, const float* w, const float* bias, float* y, int64_t B, int64_t C_in,
+                      int64_t C_out, int64_t groups, int64_t n_dims, const int64_t* in_size, const int64_t* kernel,
+                      const int64_t* stride, const int64_t* padding, const int64_t* dilation) {
   return conv_nd(x, w, bias, y, B, C_in, C_out, groups, n_dims, in_size, kernel, stride, padding, dilation);
 }
 
-tl_status tl_depthwise_conv2d_f32(const float *x, const float *w, const float *bias, float *y, int64_t B, int64_t C,
+tl_status tl_depthwise_conv2d_f32(const float* x, const float* w, const float* bias, float* y, int64_t B, int64_t C,
                                   const int64_t in_size[2], const int64_t kernel[2], const int64_t stride[2],
                                   const int64_t padding[2], const int64_t dilation[2]) {
   return conv_nd(x, w, bias, y, B, C, C, C, 2, in_size, kernel, stride, padding, dilation);
 }
 
-tl_status tl_conv_transpose2d_f32(const float *x, const float *w, const float *bias, float *y, int64_t B,
-                                  int64_t C_in, int64_t C_out, int64_t groups, const int64_t in_size[2],
-                                  const int64_t kernel[2], const int64_t stride[2], const int64_t padding[2],
-                                  const int64_t output_padding[2], const int64_t dilation[2]) {
-  struct shape s = {2, B, C_in, C_out, groups, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {0}, {1, 1, 1}, {1, 1, 1}, TRANSPOSE, 1, 0};
+tl_status tl_conv_transpose2d_f32(const float* x, const float* w, const float* bias, float* y, int64_t B, int64_t C_in,
+                                  int64_t C_out, int64_t groups, const int64_t in_size[2], const int64_t kernel[2],
+                                  const int64_t stride[2], const int64_t padding[2], const int64_t output_padding[2],
+                                  const int64_t dilation[2]) {
+  struct shape s = {2,         B,   C_in,      C_out,     groups,    {1, 1, 1}, {1, 1, 1},
+                    {1, 1, 1}, {0}, {1, 1, 1}, {1, 1, 1}, TRANSPOSE, 1,         0};
   tl_status st = check_common(&s, in_size, kernel, stride, padding, dilation);
   if (st != TL_OK) return st;
   for (int a = 0; a < 2; ++a) {
@@ -249,10 +251,11 @@ tl_status tl_conv_transpose2d_f32(const float *x, const float *w, const float *b
   return TL_OK;
 }
 
-tl_status tl_causal_conv1d_f32(const float *x, const float *w, const float *bias, float *y, int64_t B, int64_t C_in,
+tl_status tl_causal_conv1d_f32(const float* x, const float* w, const float* bias, float* y, int64_t B, int64_t C_in,
                                int64_t C_out, int64_t groups, int64_t T, int64_t kernel, int64_t stride,
                                int64_t dilation) {
-  struct shape s = {1, B, C_in, C_out, groups, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {0}, {1, 1, 1}, {1, 1, 1}, REPLICATE_LEFT, 0, 0};
+  struct shape s = {1,         B,   C_in,      C_out,     groups,         {1, 1, 1}, {1, 1, 1},
+                    {1, 1, 1}, {0}, {1, 1, 1}, {1, 1, 1}, REPLICATE_LEFT, 0,         0};
   const int64_t zero = 0;
   tl_status st = check_common(&s, &T, &kernel, &stride, &zero, &dilation);
   if (st != TL_OK) return st;
@@ -263,8 +266,8 @@ tl_status tl_causal_conv1d_f32(const float *x, const float *w, const float *bias
   return TL_OK;
 }
 
-tl_status tl_pool_f32(const float *x, float *y, int64_t B, int64_t C, const int64_t in_size[2],
-                      const int64_t kernel[2], const int64_t *stride, const int64_t *padding, int mode) {
+tl_status tl_pool_f32(const float* x, float* y, int64_t B, int64_t C, const int64_t in_size[2], const int64_t kernel[2],
+                      const int64_t* stride, const int64_t* padding, int mode) {
   if (mode != TL_POOL_MAX && mode != TL_POOL_AVG) return fail(TL_ERR_INVALID_ARGUMENT, "unknown pool mode");
   struct shape s = {2, B, C, C, C, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {0}, {1, 1, 1}, {1, 1, 1}, ZERO, 0, 0};
   tl_status st = check_common(&s, in_size, kernel, stride, padding, NULL);

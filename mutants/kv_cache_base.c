@@ -19,9 +19,9 @@
 #endif
 #define MUTANT(n) (KONFORM_MUTANT == (n))
 
-static const char *last_error = "";
-const char *tl_last_error(void) { return last_error; }
-static tl_status fail(tl_status s, const char *why) {
+static const char* last_error = "";
+const char* tl_last_error(void) { return last_error; }
+static tl_status fail(tl_status s, const char* why) {
   last_error = why;
   return s;
 }
@@ -29,21 +29,21 @@ static tl_status fail(tl_status s, const char *why) {
 struct tl_kv_cache {
   int64_t layers, heads, dim, max_seq;
   float *k, *v; /* [layers][heads][max_seq][dim] */
-  unsigned char *appended;
+  unsigned char* appended;
   int64_t past, s;
   int64_t start; /* past_seq_len at begin (m01 writes there) */
 };
 
-static int64_t at(const tl_kv_cache *c, int64_t layer, int64_t h, int64_t t) {
+static int64_t at(const tl_kv_cache* c, int64_t layer, int64_t h, int64_t t) {
   return ((layer * c->heads + h) * c->max_seq + t) * c->dim;
 }
 
-static tl_status create(int64_t layers, int64_t heads, int64_t dim, int64_t max_seq, tl_kv_cache **out) {
+static tl_status create(int64_t layers, int64_t heads, int64_t dim, int64_t max_seq, tl_kv_cache** out) {
   *out = NULL;
   if (layers < 1 || heads < 1 || dim < 1 || max_seq < 1) return fail(TL_ERR_INVALID_ARGUMENT, "a size < 1");
   if ((long double)8 * layers * heads * dim * max_seq > (long double)INT64_MAX)
     return fail(TL_ERR_INVALID_ARGUMENT, "the cache's size overflows int64_t");
-  tl_kv_cache *c = calloc(1, sizeof *c);
+  tl_kv_cache* c = calloc(1, sizeof *c);
   if (!c) return fail(TL_ERR_INVALID_ARGUMENT, "out of memory");
   size_t n = (size_t)(layers * heads * dim * max_seq);
   c->layers = layers, c->heads = heads, c->dim = dim, c->max_seq = max_seq;
@@ -62,12 +62,12 @@ static tl_status create(int64_t layers, int64_t heads, int64_t dim, int64_t max_
   return TL_OK;
 }
 
-static void destroy(tl_kv_cache *c) {
+static void destroy(tl_kv_cache* c) {
   if (!c) return;
   free(c->k), free(c->v), free(c->appended), free(c);
 }
 
-static tl_status begin(tl_kv_cache *c, int64_t s) {
+static tl_status begin(tl_kv_cache* c, int64_t s) {
   if (s < 1) return fail(TL_ERR_INVALID_ARGUMENT, "s < 1");
   if (c->s > 0) return fail(TL_ERR_INVALID_ARGUMENT, "a forward is in progress");
 #if MUTANT(2) /* m02: no overflow check: the write is cut at max_seq (silent truncation) */
@@ -84,7 +84,7 @@ static tl_status begin(tl_kv_cache *c, int64_t s) {
   return TL_OK;
 }
 
-static tl_status append_f32(tl_kv_cache *c, int64_t layer, const float *k, const float *v) {
+static tl_status append_f32(tl_kv_cache* c, int64_t layer, const float* k, const float* v) {
   (void)v; /* unread by m05 */
   if (c->s == 0) return fail(TL_ERR_INVALID_ARGUMENT, "append outside a forward");
   if (layer < 0 || layer >= c->layers) return fail(TL_ERR_INVALID_ARGUMENT, "layer out of range");
@@ -115,7 +115,7 @@ static tl_status append_f32(tl_kv_cache *c, int64_t layer, const float *k, const
   return TL_OK;
 }
 
-static tl_status view_f32(const tl_kv_cache *c, int64_t layer, tl_kv_view_f32 *out) {
+static tl_status view_f32(const tl_kv_cache* c, int64_t layer, tl_kv_view_f32* out) {
   if (layer < 0 || layer >= c->layers) return fail(TL_ERR_INVALID_ARGUMENT, "layer out of range");
   out->k = c->k + at(c, layer, 0, 0);
   out->v = c->v + at(c, layer, 0, 0);
@@ -128,7 +128,7 @@ static tl_status view_f32(const tl_kv_cache *c, int64_t layer, tl_kv_view_f32 *o
   return TL_OK;
 }
 
-static tl_status commit(tl_kv_cache *c) {
+static tl_status commit(tl_kv_cache* c) {
   if (c->s == 0) return fail(TL_ERR_INVALID_ARGUMENT, "commit outside a forward");
 #if !MUTANT(1)
   for (int64_t l = 0; l < c->layers; ++l)
@@ -139,15 +139,15 @@ static tl_status commit(tl_kv_cache *c) {
   return TL_OK;
 }
 
-static void reset(tl_kv_cache *c) {
+static void reset(tl_kv_cache* c) {
 #if !MUTANT(7) /* m07: reset drops the forward in progress but keeps past_seq_len */
   c->past = 0;
 #endif
   c->s = 0;
 }
 
-static int64_t past_seq_len(const tl_kv_cache *c) { return c->past; }
+static int64_t past_seq_len(const tl_kv_cache* c) { return c->past; }
 
 static const tl_kv_cache_api api = {1, create, destroy, begin, append_f32, view_f32, commit, reset, past_seq_len};
 
-const tl_kv_cache_api *tl_kv_cache_api_v1(void) { return &api; }
+const tl_kv_cache_api* tl_kv_cache_api_v1(void) { return &api; }

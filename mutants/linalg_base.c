@@ -38,12 +38,12 @@ static int bad_sizes(int64_t a, int64_t b, int64_t c) {
 /* ---- Matmul ---------------------------------------------------------------- */
 
 /* y[m, n] = sum_k x[m, k] w[n, k], x: [M, K], w: [N, K]. */
-static void matmul(const float *x, const float *w, float *y, int64_t M, int64_t N, int64_t K) {
+static void matmul(const float* x, const float* w, float* y, int64_t M, int64_t N, int64_t K) {
   for (int64_t m = 0; m < M; ++m) {
 #if MUTANT(4) /* m04: x's row stride taken from N (kept in bounds when N > K) */
-    const float *xm = x + m * (N < K ? N : K);
+    const float* xm = x + m * (N < K ? N : K);
 #else
-    const float *xm = x + m * K;
+    const float* xm = x + m * K;
 #endif
     for (int64_t n = 0; n < N; ++n) {
 #if MUTANT(1) /* m01: W used as [K, N], untransposed: y = x @ W (k outer: W read in order) */
@@ -55,7 +55,7 @@ static void matmul(const float *x, const float *w, float *y, int64_t M, int64_t 
       double acc = 0.0;
 #elif MUTANT(2) /* m02: unrolled by 4, the K % 4 tail forgotten */
       double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
-      const float *wn = w + n * K;
+      const float* wn = w + n * K;
       for (int64_t k = 0; k + 4 <= K; k += 4) {
         a0 += (double)xm[k] * wn[k];
         a1 += (double)xm[k + 1] * wn[k + 1];
@@ -85,7 +85,7 @@ static void matmul(const float *x, const float *w, float *y, int64_t M, int64_t 
   }
 }
 
-tl_status tl_matmul_f32(const float *x, const float *w, float *y, int64_t M, int64_t N, int64_t K) {
+tl_status tl_matmul_f32(const float* x, const float* w, float* y, int64_t M, int64_t N, int64_t K) {
   if (bad_sizes(M, N, K)) return TL_ERR_INVALID_ARGUMENT;
 #if MUTANT(6) /* m06: K == 0 taken as nothing to do: the empty sums never written */
   if (K == 0) return TL_OK;
@@ -114,7 +114,7 @@ static double act(enum gate g, double v) {
 
 /* h = act(x Wg^T) * (x Wu^T) rounded to float; h: [M, H]. `fused`: called
  * by FusedSwiGlu (its mutants are its own), else by a feed-forward. */
-static int hidden(const float *x, const float *wg, const float *wu, float *h, int64_t M, int64_t D, int64_t H,
+static int hidden(const float* x, const float* wg, const float* wu, float* h, int64_t M, int64_t D, int64_t H,
                   enum gate g, int fused) {
   (void)fused;
   float *gate = malloc(sizeof(float) * (size_t)(M * H + 1)), *up = malloc(sizeof(float) * (size_t)(M * H + 1));
@@ -149,10 +149,10 @@ static int hidden(const float *x, const float *wg, const float *wu, float *h, in
   return 1;
 }
 
-static tl_status ffn(const float *x, const float *wg, const float *wu, const float *wd, float *y, int64_t M,
-                     int64_t D, int64_t H, enum gate g) {
+static tl_status ffn(const float* x, const float* wg, const float* wu, const float* wd, float* y, int64_t M, int64_t D,
+                     int64_t H, enum gate g) {
   if (bad_sizes(M, D, H)) return TL_ERR_INVALID_ARGUMENT;
-  float *h = malloc(sizeof(float) * (size_t)(M * H + 1));
+  float* h = malloc(sizeof(float) * (size_t)(M * H + 1));
   if (h == NULL || !hidden(x, wg, wu, h, M, D, H, g, 0)) {
     free(h);
     return TL_ERR_UNSUPPORTED;
@@ -171,12 +171,12 @@ static tl_status ffn(const float *x, const float *wg, const float *wu, const flo
   return TL_OK;
 }
 
-tl_status tl_swiglu_ffn_f32(const float *x, const float *w_gate, const float *w_up, const float *w_down, float *y,
+tl_status tl_swiglu_ffn_f32(const float* x, const float* w_gate, const float* w_up, const float* w_down, float* y,
                             int64_t M, int64_t D, int64_t H) {
   return ffn(x, w_gate, w_up, w_down, y, M, D, H, SILU);
 }
 
-tl_status tl_geglu_ffn_f32(const float *x, const float *w_gate, const float *w_up, const float *w_down, float *y,
+tl_status tl_geglu_ffn_f32(const float* x, const float* w_gate, const float* w_up, const float* w_down, float* y,
                            int64_t M, int64_t D, int64_t H, tl_ffn_gelu gelu) {
 #if MUTANT(9) /* m09: the GELU variant ignored: always erf (and never refused) */
   (void)gelu;
@@ -187,7 +187,7 @@ tl_status tl_geglu_ffn_f32(const float *x, const float *w_gate, const float *w_u
 #endif
 }
 
-tl_status tl_glu_ffn_f32(const float *x, const float *w_gate, const float *w_up, const float *w_down, float *y,
+tl_status tl_glu_ffn_f32(const float* x, const float* w_gate, const float* w_up, const float* w_down, float* y,
                          int64_t M, int64_t D, int64_t H) {
 #if MUTANT(10) /* m10: Glu gated by Silu, not Sigmoid */
   return ffn(x, w_gate, w_up, w_down, y, M, D, H, SILU);
@@ -198,7 +198,7 @@ tl_status tl_glu_ffn_f32(const float *x, const float *w_gate, const float *w_up,
 
 /* ---- the fused ops ------------------------------------------------------------ */
 
-tl_status tl_fused_swiglu_f32(const float *x, const float *w_gate, const float *w_up, float *h, int64_t M, int64_t D,
+tl_status tl_fused_swiglu_f32(const float* x, const float* w_gate, const float* w_up, float* h, int64_t M, int64_t D,
                               int64_t H) {
   if (bad_sizes(M, D, H)) return TL_ERR_INVALID_ARGUMENT;
 #if MUTANT(18) /* m18: Silu taken for Sigmoid: sigmoid(gate) * up */
@@ -208,11 +208,11 @@ tl_status tl_fused_swiglu_f32(const float *x, const float *w_gate, const float *
 #endif
 }
 
-tl_status tl_fused_norm_matmul_f32(const float *x, const float *norm_w, const float *w, float *y, int64_t M,
-                                   int64_t N, int64_t K, float eps) {
+tl_status tl_fused_norm_matmul_f32(const float* x, const float* norm_w, const float* w, float* y, int64_t M, int64_t N,
+                                   int64_t K, float eps) {
   if (bad_sizes(M, N, K) || !(eps >= 0.0f) || isinf(eps)) return TL_ERR_INVALID_ARGUMENT;
   if (K == 0) return TL_ERR_SHAPE;
-  float *z = malloc(sizeof(float) * (size_t)(M * K + 1));
+  float* z = malloc(sizeof(float) * (size_t)(M * K + 1));
   if (z == NULL) return TL_ERR_UNSUPPORTED;
   for (int64_t m = 0; m < M; ++m) {
     double sum_sq = 0.0;

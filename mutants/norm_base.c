@@ -27,7 +27,7 @@
 
 /* min_ndim <= ndim <= TL_NORM_MAX_DIMS, no negative dimension, the non-zero
  * dimensions' product below 2^61 (an int64_t byte count), eps finite >= 0. */
-static tl_status check_common(const int64_t *shape, int32_t ndim, int32_t min_ndim, float eps) {
+static tl_status check_common(const int64_t* shape, int32_t ndim, int32_t min_ndim, float eps) {
   int64_t elements = 1;
   int32_t k;
   if (ndim < min_ndim || ndim > TL_NORM_MAX_DIMS || shape == NULL) return TL_ERR_INVALID_ARGUMENT;
@@ -46,14 +46,14 @@ static tl_status check_common(const int64_t *shape, int32_t ndim, int32_t min_nd
   return TL_OK;
 }
 
-static int64_t product(const int64_t *shape, int32_t begin, int32_t end) {
+static int64_t product(const int64_t* shape, int32_t begin, int32_t end) {
   int64_t p = 1;
   for (; begin < end; ++begin) p *= shape[begin];
   return p;
 }
 
 /* [..., D]: rows x d. */
-static tl_status rows_of(const int64_t *shape, int32_t ndim, float eps, int64_t *rows, int64_t *d) {
+static tl_status rows_of(const int64_t* shape, int32_t ndim, float eps, int64_t* rows, int64_t* d) {
   tl_status s = check_common(shape, ndim, 1, eps);
   if (s != TL_OK) return s;
   if (shape[ndim - 1] == 0) return TL_ERR_SHAPE;
@@ -63,8 +63,8 @@ static tl_status rows_of(const int64_t *shape, int32_t ndim, float eps, int64_t 
 }
 
 /* [N, C, spatial...]: n x c x sp. */
-static tl_status channels_of(const int64_t *shape, int32_t ndim, float eps, int need_spatial, int64_t *n,
-                             int64_t *c, int64_t *sp) {
+static tl_status channels_of(const int64_t* shape, int32_t ndim, float eps, int need_spatial, int64_t* n, int64_t* c,
+                             int64_t* sp) {
   tl_status s = check_common(shape, ndim, 2, eps);
   if (s != TL_OK) return s;
   *n = shape[0];
@@ -78,11 +78,11 @@ static tl_status channels_of(const int64_t *shape, int32_t ndim, float eps, int 
 
 /* Mean and 1 / sqrt(var + eps) of x[0, n), two passes in double; the squared
  * deviations are divided by `divisor` (n, but for mutant m04). */
-static void moments(const float *x, int64_t n, int64_t divisor, float eps, double *mean, double *inv) {
+static void moments(const float* x, int64_t n, int64_t divisor, float eps, double* mean, double* inv) {
   double sum = 0.0, sq = 0.0;
   int64_t i;
-#if MUTANT(22) /* m22: the mean's sum accumulated in half precision (11 significant bits): each addition errs by
-               * up to 2^-12 of the sum, beyond the bound of any summation order */
+#if MUTANT(22) /* m22: the mean's sum accumulated in half precision (11 significant bits): each addition errs by \
+                * up to 2^-12 of the sum, beyond the bound of any summation order */
   for (i = 0; i < n; ++i) {
     int ex;
     const double m11 = frexp(sum + x[i], &ex);
@@ -112,10 +112,10 @@ static void moments(const float *x, int64_t n, int64_t divisor, float eps, doubl
 /* ---- RmsNorm and FusedSkipNorm ------------------------------------------------ */
 
 /* Sum of squares of row r of x[rows, d]. */
-static double row_sum_of_squares(const float *x, int64_t r, int64_t d) {
+static double row_sum_of_squares(const float* x, int64_t r, int64_t d) {
   double acc = 0.0;
   int64_t i;
-#if MUTANT(3) /* m03: blocks of 64 aligned to the flat index r*d + i, summed in 8 float lanes: the row's
+#if MUTANT(3) /* m03: blocks of 64 aligned to the flat index r*d + i, summed in 8 float lanes: the row's \
                * summation order depends on where it sits in the batch */
   float lanes[8] = {0};
   int64_t block = (r * d) / 64;
@@ -136,10 +136,10 @@ static double row_sum_of_squares(const float *x, int64_t r, int64_t d) {
 
 /* y = x * inv * g per row; `tail` elements at the end of each row may be
  * skipped by the mutants that leave a SIMD tail unwritten. */
-static void scale_rows(const float *x, const float *g, float *y, int64_t rows, int64_t d, float eps) {
+static void scale_rows(const float* x, const float* g, float* y, int64_t rows, int64_t d, float eps) {
   int64_t r, i;
   for (r = 0; r < rows; ++r) {
-#if MUTANT(21) /* m21: a batched path for calls of more than one row (8 float lanes into a double), a decode
+#if MUTANT(21) /* m21: a batched path for calls of more than one row (8 float lanes into a double), a decode \
                 * path for one row (double): accurate both, but a row's bits depend on the number of rows */
     double sq = 0.0;
     if (rows > 1) {
@@ -165,7 +165,7 @@ static void scale_rows(const float *x, const float *g, float *y, int64_t rows, i
   }
 }
 
-tl_status tl_rms_norm_f32(const float *x, const float *g, float *y, const int64_t *shape, int32_t ndim, float eps) {
+tl_status tl_rms_norm_f32(const float* x, const float* g, float* y, const int64_t* shape, int32_t ndim, float eps) {
   int64_t rows, d;
   tl_status s = rows_of(shape, ndim, eps, &rows, &d);
   if (s != TL_OK) return s;
@@ -173,8 +173,8 @@ tl_status tl_rms_norm_f32(const float *x, const float *g, float *y, const int64_
   return TL_OK;
 }
 
-tl_status tl_fused_skip_norm_f32(const float *x, const float *skip, const float *g, float *sum, float *y,
-                                 const int64_t *shape, int32_t ndim, float eps) {
+tl_status tl_fused_skip_norm_f32(const float* x, const float* skip, const float* g, float* sum, float* y,
+                                 const int64_t* shape, int32_t ndim, float eps) {
   int64_t rows, d, k;
   tl_status s = rows_of(shape, ndim, eps, &rows, &d);
   if (s != TL_OK) return s;
@@ -199,8 +199,8 @@ tl_status tl_fused_skip_norm_f32(const float *x, const float *skip, const float 
 
 /* y = (x - mean) * inv * gain[i] + bias[i] over one row; gain and bias may be
  * NULL for 1 and 0; `one_plus` adds 1 to the gain (AdaLN's 1 + scale). */
-static void normalize_row(const float *x, float *y, int64_t d, int64_t divisor, float eps, const float *gain,
-                          const float *bias, int one_plus) {
+static void normalize_row(const float* x, float* y, int64_t d, int64_t divisor, float eps, const float* gain,
+                          const float* bias, int one_plus) {
   double mean, inv;
   int64_t i;
   moments(x, d, divisor, eps, &mean, &inv);
@@ -215,7 +215,7 @@ static void normalize_row(const float *x, float *y, int64_t d, int64_t divisor, 
   }
 }
 
-tl_status tl_layer_norm_f32(const float *x, const float *g, const float *b, float *y, const int64_t *shape,
+tl_status tl_layer_norm_f32(const float* x, const float* g, const float* b, float* y, const int64_t* shape,
                             int32_t ndim, float eps) {
   int64_t rows, d, r;
   tl_status s = rows_of(shape, ndim, eps, &rows, &d);
@@ -229,8 +229,8 @@ tl_status tl_layer_norm_f32(const float *x, const float *g, const float *b, floa
   return TL_OK;
 }
 
-static tl_status samples_of(const int64_t *shape, int32_t ndim, float eps, int64_t *batch, int64_t *tokens,
-                            int64_t *d) {
+static tl_status samples_of(const int64_t* shape, int32_t ndim, float eps, int64_t* batch, int64_t* tokens,
+                            int64_t* d) {
   tl_status s = check_common(shape, ndim, 2, eps);
   if (s != TL_OK) return s;
   if (shape[ndim - 1] == 0) return TL_ERR_SHAPE;
@@ -251,7 +251,7 @@ static int64_t sample_of(int64_t r, int64_t batch, int64_t tokens) {
 #endif
 }
 
-tl_status tl_ada_ln_f32(const float *x, const float *scale, const float *shift, float *y, const int64_t *shape,
+tl_status tl_ada_ln_f32(const float* x, const float* scale, const float* shift, float* y, const int64_t* shape,
                         int32_t ndim, float eps) {
   int64_t batch, tokens, d, r;
   tl_status s = samples_of(shape, ndim, eps, &batch, &tokens, &d);
@@ -263,8 +263,8 @@ tl_status tl_ada_ln_f32(const float *x, const float *scale, const float *shift, 
   return TL_OK;
 }
 
-tl_status tl_ada_ln_zero_f32(const float *x, const float *r, const float *gate, const float *scale,
-                             const float *shift, float *h, float *y, const int64_t *shape, int32_t ndim, float eps) {
+tl_status tl_ada_ln_zero_f32(const float* x, const float* r, const float* gate, const float* scale, const float* shift,
+                             float* h, float* y, const int64_t* shape, int32_t ndim, float eps) {
   int64_t batch, tokens, d, row, i;
   tl_status s = samples_of(shape, ndim, eps, &batch, &tokens, &d);
   if (s != TL_OK) return s;
@@ -291,8 +291,8 @@ tl_status tl_ada_ln_zero_f32(const float *x, const float *r, const float *gate, 
 
 /* ---- BatchNorm, GroupNorm, InstanceNorm ------------------------------------- */
 
-tl_status tl_batch_norm_f32(const float *x, const float *mean, const float *var, const float *g, const float *b,
-                            float *y, const int64_t *shape, int32_t ndim, float eps) {
+tl_status tl_batch_norm_f32(const float* x, const float* mean, const float* var, const float* g, const float* b,
+                            float* y, const int64_t* shape, int32_t ndim, float eps) {
   int64_t n, c, sp, k, i;
   tl_status s = channels_of(shape, ndim, eps, 0, &n, &c, &sp);
   if (s != TL_OK) return s;
@@ -322,7 +322,7 @@ tl_status tl_batch_norm_f32(const float *x, const float *mean, const float *var,
 }
 
 /* GroupNorm of x[n, c, sp] with `groups` groups of consecutive channels. */
-static void group_norm(const float *x, const float *g, const float *b, float *y, int64_t n, int64_t c, int64_t sp,
+static void group_norm(const float* x, const float* g, const float* b, float* y, int64_t n, int64_t c, int64_t sp,
                        int64_t groups, float eps) {
   const int64_t per_group = c / groups;
   int64_t k, grp, j, t;
@@ -368,7 +368,7 @@ static void group_norm(const float *x, const float *g, const float *b, float *y,
     }
 }
 
-tl_status tl_group_norm_f32(const float *x, const float *g, const float *b, float *y, const int64_t *shape,
+tl_status tl_group_norm_f32(const float* x, const float* g, const float* b, float* y, const int64_t* shape,
                             int32_t ndim, int64_t num_groups, float eps) {
   int64_t n, c, sp;
   tl_status s = channels_of(shape, ndim, eps, 1, &n, &c, &sp);
@@ -389,7 +389,7 @@ tl_status tl_group_norm_f32(const float *x, const float *g, const float *b, floa
   return TL_OK;
 }
 
-tl_status tl_instance_norm_f32(const float *x, const float *g, const float *b, float *y, const int64_t *shape,
+tl_status tl_instance_norm_f32(const float* x, const float* g, const float* b, float* y, const int64_t* shape,
                                int32_t ndim, float eps) {
   int64_t n, c, sp;
   tl_status s = channels_of(shape, ndim, eps, 1, &n, &c, &sp);

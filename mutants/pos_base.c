@@ -30,9 +30,9 @@
 
 static _Thread_local char last_error[256];
 
-const char *tl_last_error(void) { return last_error; }
+const char* tl_last_error(void) { return last_error; }
 
-static tl_status fail(tl_status s, const char *what) {
+static tl_status fail(tl_status s, const char* what) {
   snprintf(last_error, sizeof last_error, "%s", what);
   return s;
 }
@@ -43,7 +43,7 @@ static int finite_positive(float v) { return v > 0.0f && isfinite(v); }
 
 int tl_rope_base_is_extreme(float base) { return !(base >= 1.0f && base <= 1e9f); }
 
-tl_status tl_rope_cache_f32(float *cache, int64_t max_seq, int64_t rot_dim, float base) {
+tl_status tl_rope_cache_f32(float* cache, int64_t max_seq, int64_t rot_dim, float base) {
   if (rot_dim < 2 || rot_dim % 2 != 0) return fail(TL_ERR_INVALID_ARGUMENT, "rot_dim must be even and >= 2");
   if (max_seq < 1 || max_seq > TL_ROPE_MAX_POSITIONS) return fail(TL_ERR_INVALID_ARGUMENT, "max_seq out of range");
   if (!finite_positive(base)) return fail(TL_ERR_INVALID_ARGUMENT, "base must be finite and > 0");
@@ -78,7 +78,7 @@ tl_status tl_rope_cache_f32(float *cache, int64_t max_seq, int64_t rot_dim, floa
 
 /* Pair j of a range of `width` entries from `o`: NeoX (j, j + width/2) or
  * interleaved (2j, 2j + 1). */
-static void pair_of(int layout, int64_t o, int64_t width, int64_t j, int64_t *a, int64_t *b) {
+static void pair_of(int layout, int64_t o, int64_t width, int64_t j, int64_t* a, int64_t* b) {
 #if MUTANT(1) /* pos_m01: the layouts swapped */
   layout = !layout;
 #endif
@@ -86,7 +86,7 @@ static void pair_of(int layout, int64_t o, int64_t width, int64_t j, int64_t *a,
   *b = o + (layout == TL_ROPE_NEOX ? j + width / 2 : 2 * j + 1);
 }
 
-static void rotate(const float *x, float *y, int64_t ia, int64_t ib, float c, float s) {
+static void rotate(const float* x, float* y, int64_t ia, int64_t ib, float c, float s) {
   const float a = x[ia], b = x[ib];
   y[ia] = a * c - b * s;
   y[ib] = a * s + b * c;
@@ -102,8 +102,8 @@ static tl_status check_position(int32_t p, int64_t max_seq) {
   return TL_OK;
 }
 
-tl_status tl_rope_apply_f32(const float *x, float *y, const int32_t *pos, int64_t T, int64_t H, int64_t D,
-                            int64_t rot_dim, const float *cache, int64_t max_seq, int layout) {
+tl_status tl_rope_apply_f32(const float* x, float* y, const int32_t* pos, int64_t T, int64_t H, int64_t D,
+                            int64_t rot_dim, const float* cache, int64_t max_seq, int layout) {
   if (T < 0 || H < 0 || D < 0) return fail(TL_ERR_INVALID_ARGUMENT, "negative size");
 #if !MUTANT(4) /* pos_m04: an odd head_dim accepted when rot_dim is even */
   if (D % 2 != 0) return fail(TL_ERR_INVALID_ARGUMENT, "odd head_dim");
@@ -124,9 +124,9 @@ tl_status tl_rope_apply_f32(const float *x, float *y, const int32_t *pos, int64_
     if (st != TL_OK) return st;
 #endif
 #if MUTANT(3) /* pos_m03: a position past the cache wrapped around instead of refused */
-    const float *row = cache + (int64_t)(pos[t] % max_seq) * rot_dim;
+    const float* row = cache + (int64_t)(pos[t] % max_seq) * rot_dim;
 #else
-    const float *row = cache + (int64_t)pos[t] * rot_dim;
+    const float* row = cache + (int64_t)pos[t] * rot_dim;
 #endif
     for (int64_t h = 0; h < H; ++h) {
       const int64_t o = (t * H + h) * D;
@@ -147,8 +147,8 @@ tl_status tl_rope_apply_f32(const float *x, float *y, const int32_t *pos, int64_
 
 /* ---- MultiAxisRope ------------------------------------------------------ */
 
-tl_status tl_multi_axis_rope_f32(const float *x, float *y, const int32_t *pos, int64_t T, int64_t H, int64_t D,
-                                 int64_t n_axes, const int64_t *axis_dims, const float *axis_bases, int layout) {
+tl_status tl_multi_axis_rope_f32(const float* x, float* y, const int32_t* pos, int64_t T, int64_t H, int64_t D,
+                                 int64_t n_axes, const int64_t* axis_dims, const float* axis_bases, int layout) {
   if (T < 0 || H < 0 || D < 0) return fail(TL_ERR_INVALID_ARGUMENT, "negative size");
   if (n_axes < 1 || n_axes > TL_ROPE_MAX_AXES) return fail(TL_ERR_INVALID_ARGUMENT, "bad n_axes");
   if (layout != TL_ROPE_NEOX && layout != TL_ROPE_INTERLEAVED) return fail(TL_ERR_INVALID_ARGUMENT, "bad layout");
@@ -197,8 +197,8 @@ tl_status tl_multi_axis_rope_f32(const float *x, float *y, const int32_t *pos, i
 
 /* ---- SinusoidalEmbed ---------------------------------------------------- */
 
-tl_status tl_sinusoidal_embed_f32(const float *t, float *y, int64_t n, int64_t dim, float max_period,
-                                  float freq_shift, int layout) {
+tl_status tl_sinusoidal_embed_f32(const float* t, float* y, int64_t n, int64_t dim, float max_period, float freq_shift,
+                                  int layout) {
   if (n < 0 || dim < 2 || dim % 2 != 0) return fail(TL_ERR_INVALID_ARGUMENT, "bad n or dim");
   if (!finite_positive(max_period)) return fail(TL_ERR_INVALID_ARGUMENT, "bad max_period");
   const int64_t half = dim / 2;
@@ -222,7 +222,7 @@ tl_status tl_sinusoidal_embed_f32(const float *t, float *y, int64_t n, int64_t d
 #else
       const float s = (float)sin(angle), c = (float)cos(angle);
 #endif
-      float *row = y + i * dim;
+      float* row = y + i * dim;
       if (layout == TL_SINUSOIDAL_INTERLEAVED) {
         row[2 * j] = s;
         row[2 * j + 1] = c;
@@ -246,12 +246,11 @@ static int64_t token_row(int32_t id, int64_t vocab) {
   return id >= 0 && id < vocab ? id : -1;
 }
 
-static void gather(const float *table, int64_t row, float *out, int64_t d) {
+static void gather(const float* table, int64_t row, float* out, int64_t d) {
   memcpy(out, table + row * d, (size_t)d * sizeof(float));
 }
 
-tl_status tl_token_embed_f32(const float *table, const int32_t *ids, float *out, int64_t n, int64_t vocab,
-                             int64_t d) {
+tl_status tl_token_embed_f32(const float* table, const int32_t* ids, float* out, int64_t n, int64_t vocab, int64_t d) {
   if (n < 0 || vocab < 1 || d < 1) return fail(TL_ERR_INVALID_ARGUMENT, "bad sizes");
   for (int64_t i = 0; i < n; ++i)
     if (token_row(ids[i], vocab) < 0) return fail(TL_ERR_INVALID_ARGUMENT, "id outside the vocabulary");
@@ -265,8 +264,7 @@ tl_status tl_token_embed_f32(const float *table, const int32_t *ids, float *out,
 #define POS_OFFSET 0
 #endif
 
-tl_status tl_pos_embed_f32(const float *table, const int32_t *pos, float *out, int64_t n, int64_t max_pos,
-                           int64_t d) {
+tl_status tl_pos_embed_f32(const float* table, const int32_t* pos, float* out, int64_t n, int64_t max_pos, int64_t d) {
   if (n < 0 || max_pos < 1 || d < 1) return fail(TL_ERR_INVALID_ARGUMENT, "bad sizes");
   for (int64_t i = 0; i < n; ++i) {
     if (pos[i] < 0) return fail(TL_ERR_INVALID_ARGUMENT, "negative position");
@@ -283,7 +281,7 @@ tl_status tl_pos_embed_f32(const float *table, const int32_t *pos, float *out, i
 /* ---- RelativePosEmbedding (T5) ------------------------------------------ */
 
 /* v = v * f for a little-endian base-2^32 number of *len limbs; f < 2^32. */
-static void times(uint32_t *v, int *len, uint64_t f) {
+static void times(uint32_t* v, int* len, uint64_t f) {
   uint64_t carry = 0;
   for (int i = 0; i < *len; ++i) {
     const uint64_t p = (uint64_t)v[i] * f + carry;
@@ -344,9 +342,9 @@ static int64_t bucket(int64_t r, int64_t num_buckets, int64_t md, int bidirectio
   return offset + me + k;
 }
 
-tl_status tl_relative_pos_embedding_f32(const float *table, const int32_t *q_pos, const int32_t *k_pos, float *bias,
-                                        int64_t Lq, int64_t Lk, int64_t H, int64_t num_buckets,
-                                        int64_t max_distance, int bidirectional) {
+tl_status tl_relative_pos_embedding_f32(const float* table, const int32_t* q_pos, const int32_t* k_pos, float* bias,
+                                        int64_t Lq, int64_t Lk, int64_t H, int64_t num_buckets, int64_t max_distance,
+                                        int bidirectional) {
   if (Lq < 0 || Lk < 0 || H < 1) return fail(TL_ERR_INVALID_ARGUMENT, "bad sizes");
   if (bidirectional != 0 && bidirectional != 1) return fail(TL_ERR_INVALID_ARGUMENT, "bidirectional is 0 or 1");
   const int64_t side = bidirectional ? num_buckets / 2 : num_buckets;

@@ -70,8 +70,8 @@ static float from_f16(uint16_t h) {
   return float_of(sign | ((e + 112u) << 23) | (m << 13));
 }
 
-static uint16_t load16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
-static void store16(uint8_t *p, uint16_t v) {
+static uint16_t load16(const uint8_t* p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static void store16(uint8_t* p, uint16_t v) {
   p[0] = (uint8_t)(v & 0xff);
   p[1] = (uint8_t)(v >> 8);
 }
@@ -105,7 +105,7 @@ static float inverse(float d) { return d != 0.0f ? finite_or_zero(1.0f / d) : 0.
 
 /* ---- Q8_0 -------------------------------------------------------------------- */
 
-static void quantize_q8_0_block(const float *x, uint8_t *out) {
+static void quantize_q8_0_block(const float* x, uint8_t* out) {
   float amax = 0.0f;
   for (int j = 0; j < 32; ++j)
     if (fabsf(x[j]) > amax) amax = fabsf(x[j]);
@@ -128,7 +128,7 @@ static void quantize_q8_0_block(const float *x, uint8_t *out) {
   }
 }
 
-static void dequantize_q8_0_block(const uint8_t *in, float *y) {
+static void dequantize_q8_0_block(const uint8_t* in, float* y) {
   const float d = from_f16(load16(in));
   for (int j = 0; j < 32; ++j) {
 #if MUTANT(17) /* m17: the quants read as unsigned bytes */
@@ -141,7 +141,7 @@ static void dequantize_q8_0_block(const uint8_t *in, float *y) {
 
 /* ---- Q4_0 -------------------------------------------------------------------- */
 
-static void quantize_q4_0_block(const float *x, uint8_t *out) {
+static void quantize_q4_0_block(const float* x, uint8_t* out) {
   float amax = 0.0f, max = 0.0f;
   for (int j = 0; j < 32; ++j)
     if (amax < fabsf(x[j])) {
@@ -166,7 +166,7 @@ static void quantize_q4_0_block(const float *x, uint8_t *out) {
   }
 }
 
-static void q4_0_values(const uint8_t *in, float *y) {
+static void q4_0_values(const uint8_t* in, float* y) {
   const float d = from_f16(load16(in));
   for (int j = 0; j < 16; ++j) {
 #if MUTANT(5) /* m05: the offset 8 forgotten */
@@ -184,7 +184,7 @@ static void q4_0_values(const uint8_t *in, float *y) {
 
 /* ---- Q4_K -------------------------------------------------------------------- */
 
-static void q4_k_scale_min(int j, const uint8_t *s, int *sc, int *m) {
+static void q4_k_scale_min(int j, const uint8_t* s, int* sc, int* m) {
 #if MUTANT(10) /* m10: every sub-block unpacked the j < 4 way */
   *sc = s[j % 8] & 63;
   *m = s[(j + 4) % 12] & 63;
@@ -199,7 +199,7 @@ static void q4_k_scale_min(int j, const uint8_t *s, int *sc, int *m) {
 #endif
 }
 
-static void q4_k_values(const uint8_t *in, float *y) {
+static void q4_k_values(const uint8_t* in, float* y) {
   const float d = from_f16(load16(in)), dmin = from_f16(load16(in + 2));
   for (int j = 0; j < 8; ++j) {
     int sc, m;
@@ -218,7 +218,7 @@ static void q4_k_values(const uint8_t *in, float *y) {
 }
 
 /* ggml's make_qkx2_quants for one sub-block (15 levels, rmin -1, rdelta 0.1, 20 steps). */
-static float fit(const float *x, const float *w, uint8_t *L, float *neg_min) {
+static float fit(const float* x, const float* w, uint8_t* L, float* neg_min) {
   float min = x[0], max = x[0], sum_w = w[0], sum_x = sum_w * x[0];
   for (int i = 1; i < 32; ++i) {
     if (x[i] < min) min = x[i];
@@ -287,7 +287,7 @@ static float fit(const float *x, const float *w, uint8_t *L, float *neg_min) {
   return scale;
 }
 
-static void quantize_q4_k_block(const float *x, uint8_t *out) {
+static void quantize_q4_k_block(const float* x, uint8_t* out) {
   uint8_t L[256];
   float scales[8], mins[8], max_scale = 0, max_min = 0;
   for (int j = 0; j < 8; ++j) {
@@ -301,7 +301,7 @@ static void quantize_q4_k_block(const float *x, uint8_t *out) {
   }
   const float inv_scale = max_scale > 0 ? finite_or_zero(63.0f / max_scale) : 0.0f;
   const float inv_min = max_min > 0 ? finite_or_zero(63.0f / max_min) : 0.0f;
-  uint8_t *s = out + 4;
+  uint8_t* s = out + 4;
   for (int j = 0; j < 8; ++j) {
 #if MUTANT(12) /* m12: the 6-bit scales truncated, not rounded */
     uint8_t ls = (uint8_t)(int)(inv_scale * scales[j]);
@@ -350,13 +350,13 @@ static const int64_t kValues[] = {32, 32, 256}, kBytes[] = {34, 18, 144};
 
 static int bad_sizes(int64_t a, int64_t b) { return a < 0 || b < 0 || (double)a * (double)b > (double)(INT64_MAX / 4); }
 
-static void decode(enum fmt f, const uint8_t *block, float *y) {
+static void decode(enum fmt f, const uint8_t* block, float* y) {
   if (f == Q8_0) dequantize_q8_0_block(block, y);
   else if (f == Q4_0) q4_0_values(block, y);
   else q4_k_values(block, y);
 }
 
-static tl_status quantize(enum fmt f, const float *x, void *blocks, int64_t rows, int64_t k) {
+static tl_status quantize(enum fmt f, const float* x, void* blocks, int64_t rows, int64_t k) {
   if (bad_sizes(rows, k)) return TL_ERR_INVALID_ARGUMENT;
 #if MUTANT(20) /* m20: k not a whole number of blocks quantized up to its last whole block, not refused */
   k -= k % kValues[f];
@@ -367,10 +367,10 @@ static tl_status quantize(enum fmt f, const float *x, void *blocks, int64_t rows
   for (int64_t i = 0; i < n; ++i)
     if (!isfinite(x[i])) return TL_ERR_INVALID_ARGUMENT;
 #endif
-  uint8_t *out = malloc((size_t)(nb * kBytes[f] + 1));
+  uint8_t* out = malloc((size_t)(nb * kBytes[f] + 1));
   if (out == NULL) return TL_ERR_UNSUPPORTED;
   for (int64_t b = 0; b < nb; ++b) {
-    uint8_t *block = out + b * kBytes[f];
+    uint8_t* block = out + b * kBytes[f];
     if (f == Q8_0) quantize_q8_0_block(x + 32 * b, block);
     else if (f == Q4_0) quantize_q4_0_block(x + 32 * b, block);
     else quantize_q4_k_block(x + 256 * b, block);
@@ -390,19 +390,19 @@ static tl_status quantize(enum fmt f, const float *x, void *blocks, int64_t rows
   return TL_OK;
 }
 
-static tl_status dequantize(enum fmt f, const void *blocks, float *y, int64_t rows, int64_t k) {
+static tl_status dequantize(enum fmt f, const void* blocks, float* y, int64_t rows, int64_t k) {
   if (bad_sizes(rows, k)) return TL_ERR_INVALID_ARGUMENT;
   if (k % kValues[f] != 0) return TL_ERR_SHAPE;
-  const uint8_t *in = blocks;
+  const uint8_t* in = blocks;
   for (int64_t b = 0; b < rows * k / kValues[f]; ++b) decode(f, in + b * kBytes[f], y + b * kValues[f]);
   return TL_OK;
 }
 
 /* y[m, n] = sum over the blocks of row n of x . decoded block, in double. */
-static tl_status qmatmul(enum fmt f, const float *x, const void *w, float *y, int64_t M, int64_t N, int64_t K) {
+static tl_status qmatmul(enum fmt f, const float* x, const void* w, float* y, int64_t M, int64_t N, int64_t K) {
   if (M < 0 || N < 0 || K < 0 || bad_sizes(M, N) || bad_sizes(M, K) || bad_sizes(N, K)) return TL_ERR_INVALID_ARGUMENT;
   if (K % kValues[f] != 0) return TL_ERR_SHAPE;
-  const uint8_t *wb = w;
+  const uint8_t* wb = w;
   const int64_t nb = K / kValues[f];
   float v[256];
   for (int64_t m = 0; m < M; ++m)
@@ -414,7 +414,7 @@ static tl_status qmatmul(enum fmt f, const float *x, const void *w, float *y, in
       const int64_t used = nb;
 #endif
       for (int64_t b = 0; b < used; ++b) {
-        const uint8_t *block = wb + (n * nb + b) * kBytes[f];
+        const uint8_t* block = wb + (n * nb + b) * kBytes[f];
 #if MUTANT(13) /* m13: Q8_0 rows use the scale of their first block throughout */
         if (f == Q8_0) {
           uint8_t copy[34];
@@ -424,10 +424,11 @@ static tl_status qmatmul(enum fmt f, const float *x, const void *w, float *y, in
         } else {
           decode(f, block, v);
         }
-#elif MUTANT(14) /* m14: QMatmul's Q4_0 decode forgets the offset 8 */
+#elif MUTANT(14)               /* m14: QMatmul's Q4_0 decode forgets the offset 8 */
         if (f == Q4_0) {
           const float d = from_f16(load16(block));
-          for (int j = 0; j < 16; ++j) v[j] = (float)(block[2 + j] & 15) * d, v[j + 16] = (float)(block[2 + j] >> 4) * d;
+          for (int j = 0; j < 16; ++j)
+            v[j] = (float)(block[2 + j] & 15) * d, v[j + 16] = (float)(block[2 + j] >> 4) * d;
         } else {
           decode(f, block, v);
         }
@@ -447,7 +448,7 @@ static tl_status qmatmul(enum fmt f, const float *x, const void *w, float *y, in
         } else {
           decode(f, block, v);
         }
-#elif MUTANT(22) /* m22: QMatmul's Q4_0 decode with the nibbles swapped */
+#elif MUTANT(22)               /* m22: QMatmul's Q4_0 decode with the nibbles swapped */
         if (f == Q4_0) {
           const float d = from_f16(load16(block));
           for (int j = 0; j < 16; ++j)
@@ -465,20 +466,20 @@ static tl_status qmatmul(enum fmt f, const float *x, const void *w, float *y, in
   return TL_OK;
 }
 
-tl_status tl_quantize_q8_0_f32(const float *x, void *blocks, int64_t rows, int64_t k) {
+tl_status tl_quantize_q8_0_f32(const float* x, void* blocks, int64_t rows, int64_t k) {
   return quantize(Q8_0, x, blocks, rows, k);
 }
-tl_status tl_quantize_q4_0_f32(const float *x, void *blocks, int64_t rows, int64_t k) {
+tl_status tl_quantize_q4_0_f32(const float* x, void* blocks, int64_t rows, int64_t k) {
   return quantize(Q4_0, x, blocks, rows, k);
 }
-tl_status tl_quantize_q4_k_f32(const float *x, void *blocks, int64_t rows, int64_t k) {
+tl_status tl_quantize_q4_k_f32(const float* x, void* blocks, int64_t rows, int64_t k) {
   return quantize(Q4_K, x, blocks, rows, k);
 }
-tl_status tl_dequantize_q8_0_f32(const void *blocks, float *y, int64_t rows, int64_t k) {
+tl_status tl_dequantize_q8_0_f32(const void* blocks, float* y, int64_t rows, int64_t k) {
 #if MUTANT(21) /* m21: Dequantize_Q8_0 reads the f16 scale big-endian */
   if (bad_sizes(rows, k)) return TL_ERR_INVALID_ARGUMENT;
   if (k % 32 != 0) return TL_ERR_SHAPE;
-  const uint8_t *in = blocks;
+  const uint8_t* in = blocks;
   for (int64_t b = 0; b < rows * k / 32; ++b) {
     uint8_t copy[34];
     memcpy(copy, in + 34 * b, 34);
@@ -490,18 +491,18 @@ tl_status tl_dequantize_q8_0_f32(const void *blocks, float *y, int64_t rows, int
   return dequantize(Q8_0, blocks, y, rows, k);
 #endif
 }
-tl_status tl_dequantize_q4_0_f32(const void *blocks, float *y, int64_t rows, int64_t k) {
+tl_status tl_dequantize_q4_0_f32(const void* blocks, float* y, int64_t rows, int64_t k) {
   return dequantize(Q4_0, blocks, y, rows, k);
 }
-tl_status tl_dequantize_q4_k_f32(const void *blocks, float *y, int64_t rows, int64_t k) {
+tl_status tl_dequantize_q4_k_f32(const void* blocks, float* y, int64_t rows, int64_t k) {
   return dequantize(Q4_K, blocks, y, rows, k);
 }
-tl_status tl_qmatmul_q8_0_f32(const float *x, const void *w, float *y, int64_t M, int64_t N, int64_t K) {
+tl_status tl_qmatmul_q8_0_f32(const float* x, const void* w, float* y, int64_t M, int64_t N, int64_t K) {
   return qmatmul(Q8_0, x, w, y, M, N, K);
 }
-tl_status tl_qmatmul_q4_0_f32(const float *x, const void *w, float *y, int64_t M, int64_t N, int64_t K) {
+tl_status tl_qmatmul_q4_0_f32(const float* x, const void* w, float* y, int64_t M, int64_t N, int64_t K) {
   return qmatmul(Q4_0, x, w, y, M, N, K);
 }
-tl_status tl_qmatmul_q4_k_f32(const float *x, const void *w, float *y, int64_t M, int64_t N, int64_t K) {
+tl_status tl_qmatmul_q4_k_f32(const float* x, const void* w, float* y, int64_t M, int64_t N, int64_t K) {
   return qmatmul(Q4_K, x, w, y, M, N, K);
 }

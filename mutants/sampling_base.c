@@ -44,9 +44,9 @@ typedef struct {
   uint64_t state, inc;
 } pcg32;
 
-static void pcg_step(pcg32 *g) { g->state = g->state * 6364136223846793005ULL + g->inc; }
+static void pcg_step(pcg32* g) { g->state = g->state * 6364136223846793005ULL + g->inc; }
 
-static void pcg_seed(pcg32 *g, uint64_t seed, uint64_t stream) {
+static void pcg_seed(pcg32* g, uint64_t seed, uint64_t stream) {
   g->state = 0;
 #if MUTANT(6) /* m06: every row draws from the same stream (the row index ignored) */
   stream = 0;
@@ -61,7 +61,7 @@ static void pcg_seed(pcg32 *g, uint64_t seed, uint64_t stream) {
   pcg_step(g);
 }
 
-static uint32_t pcg_next(pcg32 *g) {
+static uint32_t pcg_next(pcg32* g) {
   const uint64_t old = g->state;
   pcg_step(g);
   const uint32_t x = (uint32_t)(((old >> 18u) ^ old) >> 27u);
@@ -71,7 +71,7 @@ static uint32_t pcg_next(pcg32 *g) {
 
 /* ---- Greedy ------------------------------------------------------------------ */
 
-static int32_t greedy(const float *x, int64_t n) {
+static int32_t greedy(const float* x, int64_t n) {
   int64_t best = -1;
   for (int64_t i = 0; i < n; ++i) {
 #if MUTANT(2) /* m02: NaN not skipped: a NaN compares as the best so far */
@@ -89,10 +89,10 @@ static int32_t greedy(const float *x, int64_t n) {
 
 /* ---- the sorted order -------------------------------------------------------- */
 
-static const float *g_sort_logits;
+static const float* g_sort_logits;
 
-static int before(const void *pa, const void *pb) {
-  const int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+static int before(const void* pa, const void* pb) {
+  const int64_t a = *(const int64_t*)pa, b = *(const int64_t*)pb;
   const float la = g_sort_logits[a], lb = g_sort_logits[b];
   const int na = isnan(la), nb = isnan(lb);
   if (na != nb) return na ? 1 : -1;
@@ -106,8 +106,8 @@ static int before(const void *pa, const void *pb) {
 
 /* ---- one row ----------------------------------------------------------------- */
 
-static int32_t sample_row(const float *l, int64_t n, int32_t method, float t, int64_t k, float p, float min_p,
-                          double u, double *prob, int64_t *idx) {
+static int32_t sample_row(const float* l, int64_t n, int32_t method, float t, int64_t k, float p, float min_p, double u,
+                          double* prob, int64_t* idx) {
   double m = -INFINITY;
   int any = 0;
   for (int64_t i = 0; i < n; ++i)
@@ -185,7 +185,8 @@ static int32_t sample_row(const float *l, int64_t n, int32_t method, float t, in
   double kept = 0;
   for (int64_t j = 0; j < count; ++j) kept += prob[idx[j]];
   if (!(kept > 0)) return -1;
-#if MUTANT(12) || MUTANT(15) /* m12 (TopP), m15 (MinP): no renormalisation: u against the unrenormalised probabilities */
+#if MUTANT(12) || \
+    MUTANT(15) /* m12 (TopP), m15 (MinP): no renormalisation: u against the unrenormalised probabilities */
   if (method == (MUTANT(12) ? TL_SAMPLE_TOP_P : TL_SAMPLE_MIN_P)) kept = 1.0;
 #endif
   const double target = u * kept;
@@ -199,7 +200,7 @@ static int32_t sample_row(const float *l, int64_t n, int32_t method, float t, in
   return (int32_t)last;
 }
 
-tl_status tl_sample_f32(const float *logits, int32_t *tokens, int64_t rows, int64_t vocab, int32_t method,
+tl_status tl_sample_f32(const float* logits, int32_t* tokens, int64_t rows, int64_t vocab, int32_t method,
                         float temperature, int64_t top_k, float top_p, float min_p, uint64_t seed) {
   tl_status s = check(rows, vocab, method, temperature, top_k, top_p, min_p);
   if (s != TL_OK) return s;
@@ -210,8 +211,8 @@ tl_status tl_sample_f32(const float *logits, int32_t *tokens, int64_t rows, int6
   }
   static uint64_t counter = 0;
   if (seed == 0) seed = 0x9E3779B97F4A7C15ULL * ++counter ^ (uint64_t)(uintptr_t)&counter;
-  double *prob = malloc((size_t)vocab * sizeof *prob);
-  int64_t *idx = malloc((size_t)vocab * sizeof *idx);
+  double* prob = malloc((size_t)vocab * sizeof *prob);
+  int64_t* idx = malloc((size_t)vocab * sizeof *idx);
   if (prob == NULL || idx == NULL) {
     free(prob);
     free(idx);

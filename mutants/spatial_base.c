@@ -29,9 +29,9 @@
 
 static _Thread_local char last_error[512];
 
-const char *tl_last_error(void) { return last_error; }
+const char* tl_last_error(void) { return last_error; }
 
-static tl_status fail(tl_status status, const char *fmt, ...) {
+static tl_status fail(tl_status status, const char* fmt, ...) {
   va_list args;
   va_start(args, fmt);
   vsnprintf(last_error, sizeof last_error, fmt, args);
@@ -73,14 +73,14 @@ static tl_status check(enum kind k, int64_t B, int64_t C, int64_t H, int64_t W, 
 
 /* ---- the shuffles --------------------------------------------------------- */
 
-tl_status tl_pixel_shuffle_f32(const float *x, float *y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t r) {
+tl_status tl_pixel_shuffle_f32(const float* x, float* y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t r) {
   tl_status s = check(SHUFFLE, B, C, H, W, r, 0);
   if (s) return s;
   const int64_t Co = C / (r * r), Ho = H * r, Wo = W * r;
   for (int64_t b = 0; b < B; ++b)
     for (int64_t c = 0; c < Co; ++c)
       for (int64_t oh = 0; oh < Ho; ++oh) {
-        float *row = y + ((b * Co + c) * Ho + oh) * Wo;
+        float* row = y + ((b * Co + c) * Ho + oh) * Wo;
         const int64_t i = oh % r, h = oh / r;
 #if MUTANT(10) /* m10: rows written in vectors of 8; the last Wo % 8 outputs of each row are not written */
         const int64_t end = Wo / 8 * 8;
@@ -104,7 +104,7 @@ tl_status tl_pixel_shuffle_f32(const float *x, float *y, int64_t B, int64_t C, i
   return TL_OK;
 }
 
-tl_status tl_pixel_unshuffle_f32(const float *x, float *y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t r) {
+tl_status tl_pixel_unshuffle_f32(const float* x, float* y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t r) {
   tl_status s = check(UNSHUFFLE, B, C, H, W, r, 0);
   if (s) return s;
   const int64_t Co = C * r * r, Ho = H / r, Wo = W / r;
@@ -117,14 +117,15 @@ tl_status tl_pixel_unshuffle_f32(const float *x, float *y, int64_t B, int64_t C,
       const int64_t i = k / r, j = k % r;
 #endif
       for (int64_t h = 0; h < Ho; ++h)
-        for (int64_t w = 0; w < Wo; ++w) y[((b * Co + co) * Ho + h) * Wo + w] = x[((b * C + c) * H + h * r + i) * W + w * r + j];
+        for (int64_t w = 0; w < Wo; ++w)
+          y[((b * Co + co) * Ho + h) * Wo + w] = x[((b * C + c) * H + h * r + i) * W + w * r + j];
     }
   return TL_OK;
 }
 
 /* ---- Unpatchify ------------------------------------------------------------ */
 
-tl_status tl_unpatchify_f32(const float *x, float *y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t p) {
+tl_status tl_unpatchify_f32(const float* x, float* y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t p) {
   tl_status s = check(UNPATCHIFY, B, C, H, W, p, 0);
   if (s) return s;
   const int64_t gh = H / p, gw = W / p, F = p * p * C;
@@ -150,7 +151,7 @@ tl_status tl_unpatchify_f32(const float *x, float *y, int64_t B, int64_t C, int6
 
 /* ---- PatchEmbed ------------------------------------------------------------ */
 
-tl_status tl_patch_embed_f32(const float *x, const float *w, const float *bias, float *y, int64_t B, int64_t C,
+tl_status tl_patch_embed_f32(const float* x, const float* w, const float* bias, float* y, int64_t B, int64_t C,
                              int64_t H, int64_t W, int64_t D, int64_t p) {
   tl_status s = check(EMBED, B, C, H, W, p, D);
   if (s) return s;
@@ -167,9 +168,9 @@ tl_status tl_patch_embed_f32(const float *x, const float *w, const float *bias, 
     for (int64_t hp = 0; hp < gh; ++hp)
       for (int64_t wp = 0; wp < gw; ++wp) {
 #if MUTANT(7) /* m07: patches emitted in column-major order (token wp (H/p) + hp) */
-        float *tok = y + (b * gh * gw + wp * gh + hp) * D;
+        float* tok = y + (b * gh * gw + wp * gh + hp) * D;
 #else
-        float *tok = y + (b * gh * gw + hp * gw + wp) * D;
+        float* tok = y + (b * gh * gw + hp * gw + wp) * D;
 #endif
         for (int64_t d = 0; d < d_end; ++d) {
           double acc = 0;
@@ -199,7 +200,8 @@ tl_status tl_patch_embed_f32(const float *x, const float *w, const float *bias, 
 
 /* Bilinear taps of output index d along an axis of `in` -> `out`, in float
  * as PyTorch computes them. */
-static void taps(int64_t d, int64_t in, int64_t out, int align_corners, int64_t *i0, int64_t *i1, float *l0, float *l1) {
+static void taps(int64_t d, int64_t in, int64_t out, int align_corners, int64_t* i0, int64_t* i1, float* l0,
+                 float* l1) {
   float src;
 #if MUTANT(14) /* m14: align_corners read the wrong way round */
   align_corners = !align_corners;
@@ -230,7 +232,7 @@ static int64_t nearest_src(int64_t d, int64_t in, int64_t out) {
 #endif
 }
 
-tl_status tl_interpolate_f32(const float *x, float *y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t Ho,
+tl_status tl_interpolate_f32(const float* x, float* y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t Ho,
                              int64_t Wo, int32_t mode, int32_t align_corners) {
   if (B < 0 || C < 0) return fail(TL_ERR_INVALID_ARGUMENT, "B or C is negative");
   if (H < 1 || W < 1 || Ho < 1 || Wo < 1 || H > INT32_MAX || W > INT32_MAX || Ho > INT32_MAX || Wo > INT32_MAX)
@@ -241,9 +243,9 @@ tl_status tl_interpolate_f32(const float *x, float *y, int64_t B, int64_t C, int
   if (!bytes_fit3(B, C, 1) || !bytes_fit3(B * C, H, W) || !bytes_fit3(B * C, Ho, Wo))
     return fail(TL_ERR_INVALID_ARGUMENT, "bytes overflow");
   for (int64_t pl = 0; pl < B * C; ++pl) {
-    const float *xp = x + pl * H * W;
+    const float* xp = x + pl * H * W;
     for (int64_t oy = 0; oy < Ho; ++oy) {
-      float *row = y + (pl * Ho + oy) * Wo;
+      float* row = y + (pl * Ho + oy) * Wo;
 #if MUTANT(17) /* m17: nearest rows written in vectors of 8; the last Wo % 8 outputs are not written */
       const int64_t end = mode == TL_INTERP_NEAREST ? Wo / 8 * 8 : Wo;
 #else

@@ -31,9 +31,9 @@
 
 static _Thread_local char last_error[512];
 
-const char *tl_last_error(void) { return last_error; }
+const char* tl_last_error(void) { return last_error; }
 
-static tl_status fail(tl_status status, const char *fmt, ...) {
+static tl_status fail(tl_status status, const char* fmt, ...) {
   va_list args;
   va_start(args, fmt);
   vsnprintf(last_error, sizeof last_error, fmt, args);
@@ -43,8 +43,8 @@ static tl_status fail(tl_status status, const char *fmt, ...) {
 
 /* A shape from the ABI: rank in [min_rank, MAX_RANK], dimensions >= 0, a byte
  * count that fits; *count gets the elements. */
-static tl_status read_dims(const int64_t *shape, int64_t rank, int64_t min_rank, const char *what, int64_t *dims,
-                           int64_t *count) {
+static tl_status read_dims(const int64_t* shape, int64_t rank, int64_t min_rank, const char* what, int64_t* dims,
+                           int64_t* count) {
   if (rank < min_rank || rank > MAX_RANK)
     return fail(TL_ERR_INVALID_ARGUMENT, "%s: rank %lld is not in %lld..%d", what, (long long)rank, (long long)min_rank,
                 MAX_RANK);
@@ -63,11 +63,11 @@ static tl_status read_dims(const int64_t *shape, int64_t rank, int64_t min_rank,
   return TL_OK;
 }
 
-static tl_status need(const void *p, int64_t count, const char *what) {
+static tl_status need(const void* p, int64_t count, const char* what) {
   return p == NULL && count > 0 ? fail(TL_ERR_INVALID_ARGUMENT, "%s is NULL", what) : TL_OK;
 }
 
-static tl_status resolve_axis(int64_t axis, int64_t rank, int64_t *out) {
+static tl_status resolve_axis(int64_t axis, int64_t rank, int64_t* out) {
   if (axis < -rank || axis >= rank) return fail(TL_ERR_INVALID_ARGUMENT, "axis %lld out of range", (long long)axis);
   *out = axis < 0 ? axis + rank : axis;
   return TL_OK;
@@ -106,7 +106,7 @@ static float apply(enum arith op, float a, float b) {
     case MUL: return a * b;
 #if MUTANT(7) /* m07: b / a */
     case DIV: return b / a;
-#elif MUTANT(8) /* m08: "safe" division: 0 where the divisor is 0 */
+#elif MUTANT(8)  /* m08: "safe" division: 0 where the divisor is 0 */
     case DIV: return b == 0.0f ? 0.0f : a / b;
 #elif MUTANT(29) /* m29: an unchecked Newton quotient (above) for finite nonzero operands */
     case DIV: return isfinite(a) && isfinite(b) && a != 0.0f && b != 0.0f ? newton_quotient(a, b) : a / b;
@@ -119,7 +119,7 @@ static float apply(enum arith op, float a, float b) {
 
 /* Strides of an operand over y's dimensions: 0 where it broadcasts (a missing
  * leading dimension, or an extent of 1). */
-static void operand_strides(const int64_t *dims, int64_t rank, int64_t y_rank, int64_t *stride) {
+static void operand_strides(const int64_t* dims, int64_t rank, int64_t y_rank, int64_t* stride) {
   int64_t step = 1;
   for (int64_t i = y_rank - 1; i >= 0; --i) {
     const int64_t j = i - (y_rank - rank); /* this operand's own dimension */
@@ -136,8 +136,8 @@ static void operand_strides(const int64_t *dims, int64_t rank, int64_t y_rank, i
   }
 }
 
-static tl_status broadcast(enum arith op, const float *a, const int64_t *a_shape, int64_t a_rank, const float *b,
-                           const int64_t *b_shape, int64_t b_rank, float *y, const int64_t *y_shape, int64_t y_rank) {
+static tl_status broadcast(enum arith op, const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
+                           const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape, int64_t y_rank) {
   int64_t ad[MAX_RANK], bd[MAX_RANK], yd[MAX_RANK], an, bn, yn;
   tl_status s;
   if ((s = read_dims(a_shape, a_rank, 0, "a", ad, &an))) return s;
@@ -151,7 +151,8 @@ static tl_status broadcast(enum arith op, const float *a, const int64_t *a_shape
     const int64_t da = i >= rank - a_rank ? ad[i - (rank - a_rank)] : 1;
     const int64_t db = i >= rank - b_rank ? bd[i - (rank - b_rank)] : 1;
 #endif
-    if (da != db && da != 1 && db != 1) return fail(TL_ERR_SHAPE, "a and b do not broadcast at dimension %lld", (long long)i);
+    if (da != db && da != 1 && db != 1)
+      return fail(TL_ERR_SHAPE, "a and b do not broadcast at dimension %lld", (long long)i);
     if (y_rank != rank || yd[i] != (da == 1 ? db : da)) return fail(TL_ERR_SHAPE, "y is not the broadcast shape");
   }
   if (y_rank != rank) return fail(TL_ERR_SHAPE, "y is not the broadcast shape");
@@ -197,30 +198,30 @@ static tl_status broadcast(enum arith op, const float *a, const int64_t *a_shape
   return TL_OK;
 }
 
-tl_status tl_add_broadcast_f32(const float *a, const int64_t *a_shape, int64_t a_rank, const float *b,
-                               const int64_t *b_shape, int64_t b_rank, float *y, const int64_t *y_shape,
+tl_status tl_add_broadcast_f32(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
+                               const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
                                int64_t y_rank) {
   return broadcast(ADD, a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank);
 }
-tl_status tl_sub_broadcast_f32(const float *a, const int64_t *a_shape, int64_t a_rank, const float *b,
-                               const int64_t *b_shape, int64_t b_rank, float *y, const int64_t *y_shape,
+tl_status tl_sub_broadcast_f32(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
+                               const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
                                int64_t y_rank) {
   return broadcast(SUB, a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank);
 }
-tl_status tl_mul_broadcast_f32(const float *a, const int64_t *a_shape, int64_t a_rank, const float *b,
-                               const int64_t *b_shape, int64_t b_rank, float *y, const int64_t *y_shape,
+tl_status tl_mul_broadcast_f32(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
+                               const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
                                int64_t y_rank) {
   return broadcast(MUL, a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank);
 }
-tl_status tl_div_broadcast_f32(const float *a, const int64_t *a_shape, int64_t a_rank, const float *b,
-                               const int64_t *b_shape, int64_t b_rank, float *y, const int64_t *y_shape,
+tl_status tl_div_broadcast_f32(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
+                               const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
                                int64_t y_rank) {
   return broadcast(DIV, a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank);
 }
 
 /* ---- Clamp, NanToNum ------------------------------------------------------ */
 
-tl_status tl_clamp_f32(const float *x, float *y, int64_t n, float lo, float hi) {
+tl_status tl_clamp_f32(const float* x, float* y, int64_t n, float lo, float hi) {
   if (isnan(lo) || isnan(hi)) return fail(TL_ERR_INVALID_ARGUMENT, "clamp: a NaN bound");
 #if !MUTANT(11) /* m11: lo > hi accepted */
   if (lo > hi) return fail(TL_ERR_INVALID_ARGUMENT, "clamp: lo > hi");
@@ -244,7 +245,7 @@ tl_status tl_clamp_f32(const float *x, float *y, int64_t n, float lo, float hi) 
   return TL_OK;
 }
 
-tl_status tl_nan_to_num_f32(const float *x, float *y, int64_t n, float nan, float posinf, float neginf) {
+tl_status tl_nan_to_num_f32(const float* x, float* y, int64_t n, float nan, float posinf, float neginf) {
 #if MUTANT(12)
   (void)neginf;
 #endif
@@ -272,7 +273,7 @@ tl_status tl_nan_to_num_f32(const float *x, float *y, int64_t n, float nan, floa
 
 /* ---- Argmax along an axis ------------------------------------------------- */
 
-tl_status tl_argmax_axis_f32(const float *x, const int64_t *shape, int64_t rank, int64_t axis, int32_t *index) {
+tl_status tl_argmax_axis_f32(const float* x, const int64_t* shape, int64_t rank, int64_t axis, int32_t* index) {
   int64_t d[MAX_RANK], n, ax = 0;
   tl_status s;
   if ((s = read_dims(shape, rank, 1, "x", d, &n))) return s;
@@ -285,10 +286,10 @@ tl_status tl_argmax_axis_f32(const float *x, const int64_t *shape, int64_t rank,
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t i = 0; i < inner; ++i) {
 #if MUTANT(15) /* m15: the slice walked along the contiguous axis, not the one asked */
-      const float *slice = x + o * length * inner + i;
+      const float* slice = x + o * length * inner + i;
       const int64_t step = 1;
 #else
-      const float *slice = x + o * length * inner + i;
+      const float* slice = x + o * length * inner + i;
       const int64_t step = inner;
 #endif
       int32_t best = -1;
@@ -297,7 +298,8 @@ tl_status tl_argmax_axis_f32(const float *x, const int64_t *shape, int64_t rank,
         if (v != v) continue;
 #if MUTANT(16) /* m16: >= keeps the last of equal maxima */
         if (best < 0 || v >= slice[best * step]) best = (int32_t)k;
-#elif MUTANT(30) /* m30: a relative tolerance, v > best (1 + FLT_EPSILON) for best > 0, meant to keep the first of "equal" maxima */
+#elif MUTANT(30) /* m30: a relative tolerance, v > best (1 + FLT_EPSILON) for best > 0, meant to keep the first of \
+                    "equal" maxima */
         if (best < 0 || v > (slice[best * step] > 0 ? slice[best * step] * (1.0f + FLT_EPSILON) : slice[best * step]))
           best = (int32_t)k;
 #else
@@ -312,7 +314,7 @@ tl_status tl_argmax_axis_f32(const float *x, const int64_t *shape, int64_t rank,
 /* ---- Transpose, Permute ---------------------------------------------------- */
 
 /* y (contiguous, dims yd) gets x read through `src` strides, one per y dim. */
-static void gather(const float *x, const int64_t *yd, const int64_t *src, int64_t rank, int64_t n, float *y) {
+static void gather(const float* x, const int64_t* yd, const int64_t* src, int64_t rank, int64_t n, float* y) {
   int64_t idx[MAX_RANK] = {0}, off = 0;
   for (int64_t k = 0; k < n; ++k) {
     y[k] = x[off];
@@ -325,12 +327,12 @@ static void gather(const float *x, const int64_t *yd, const int64_t *src, int64_
   }
 }
 
-static void row_major_strides(const int64_t *d, int64_t rank, int64_t *stride) {
+static void row_major_strides(const int64_t* d, int64_t rank, int64_t* stride) {
   int64_t step = 1;
   for (int64_t i = rank - 1; i >= 0; --i) stride[i] = step, step *= d[i];
 }
 
-tl_status tl_transpose_f32(const float *x, const int64_t *shape, int64_t rank, float *y) {
+tl_status tl_transpose_f32(const float* x, const int64_t* shape, int64_t rank, float* y) {
   int64_t d[MAX_RANK], n;
   tl_status s;
   if ((s = read_dims(shape, rank, 2, "x", d, &n))) return s;
@@ -359,7 +361,7 @@ tl_status tl_transpose_f32(const float *x, const int64_t *shape, int64_t rank, f
   return TL_OK;
 }
 
-tl_status tl_permute_f32(const float *x, const int64_t *shape, int64_t rank, const int64_t *perm, float *y) {
+tl_status tl_permute_f32(const float* x, const int64_t* shape, int64_t rank, const int64_t* perm, float* y) {
   int64_t d[MAX_RANK], n, p[MAX_RANK];
   tl_status s;
   if ((s = read_dims(shape, rank, 0, "x", d, &n))) return s;
@@ -389,7 +391,7 @@ tl_status tl_permute_f32(const float *x, const int64_t *shape, int64_t rank, con
 
 /* ---- Reshape --------------------------------------------------------------- */
 
-tl_status tl_reshape_f32(const float *x, const int64_t *shape, int64_t rank, float *y, const int64_t *new_shape,
+tl_status tl_reshape_f32(const float* x, const int64_t* shape, int64_t rank, float* y, const int64_t* new_shape,
                          int64_t new_rank) {
   int64_t d[MAX_RANK], nd[MAX_RANK], n, nn;
   tl_status s;
@@ -417,8 +419,8 @@ tl_status tl_reshape_f32(const float *x, const int64_t *shape, int64_t rank, flo
 
 /* ---- Concat, Split, Chunk --------------------------------------------------- */
 
-tl_status tl_concat_f32(const float *const *xs, const int64_t *shapes, int64_t count, int64_t rank, int64_t axis,
-                        float *y) {
+tl_status tl_concat_f32(const float* const* xs, const int64_t* shapes, int64_t count, int64_t rank, int64_t axis,
+                        float* y) {
   if (count < 1) return fail(TL_ERR_INVALID_ARGUMENT, "concat: count < 1");
   if (rank < 1 || rank > MAX_RANK) return fail(TL_ERR_INVALID_ARGUMENT, "concat: rank out of range");
   if (xs == NULL || shapes == NULL) return fail(TL_ERR_INVALID_ARGUMENT, "concat: NULL xs or shapes");
@@ -468,8 +470,8 @@ tl_status tl_concat_f32(const float *const *xs, const int64_t *shapes, int64_t c
 }
 
 /* Cuts x (dims d, axis ax) into parts of len[k]; part k starts at start[k]. */
-static void cut(const float *x, const int64_t *d, int64_t rank, int64_t ax, const int64_t *len, const int64_t *start,
-                int64_t count, float *const *ys) {
+static void cut(const float* x, const int64_t* d, int64_t rank, int64_t ax, const int64_t* len, const int64_t* start,
+                int64_t count, float* const* ys) {
   int64_t outer = 1, inner = 1;
   for (int64_t i = 0; i < rank; ++i) outer *= i < ax ? d[i] : 1, inner *= i > ax ? d[i] : 1;
   for (int64_t k = 0; k < count; ++k)
@@ -478,7 +480,7 @@ static void cut(const float *x, const int64_t *d, int64_t rank, int64_t ax, cons
         ys[k][o * len[k] * inner + j] = x[(o * d[ax] + start[k]) * inner + j];
 }
 
-static tl_status check_parts(float *const *ys, const int64_t *d, int64_t rank, int64_t ax, const int64_t *len,
+static tl_status check_parts(float* const* ys, const int64_t* d, int64_t rank, int64_t ax, const int64_t* len,
                              int64_t count) {
   int64_t others = 1;
   for (int64_t i = 0; i < rank; ++i) others *= i == ax ? 1 : d[i];
@@ -489,8 +491,8 @@ static tl_status check_parts(float *const *ys, const int64_t *d, int64_t rank, i
 
 enum { MAX_PARTS = 4096 }; /* this plugin's own limit on parts per call */
 
-tl_status tl_split_f32(const float *x, const int64_t *shape, int64_t rank, int64_t axis, const int64_t *sizes,
-                       int64_t count, float *const *ys) {
+tl_status tl_split_f32(const float* x, const int64_t* shape, int64_t rank, int64_t axis, const int64_t* sizes,
+                       int64_t count, float* const* ys) {
   int64_t d[MAX_RANK], n, ax = 0;
   tl_status s;
   if ((s = read_dims(shape, rank, 1, "x", d, &n))) return s;
@@ -518,8 +520,8 @@ tl_status tl_split_f32(const float *x, const int64_t *shape, int64_t rank, int64
   return TL_OK;
 }
 
-tl_status tl_chunk_f32(const float *x, const int64_t *shape, int64_t rank, int64_t axis, int64_t chunks,
-                       float *const *ys) {
+tl_status tl_chunk_f32(const float* x, const int64_t* shape, int64_t rank, int64_t axis, int64_t chunks,
+                       float* const* ys) {
   int64_t d[MAX_RANK], n, ax = 0;
   tl_status s;
   if ((s = read_dims(shape, rank, 1, "x", d, &n))) return s;

@@ -3,7 +3,6 @@
 // names), with plain vectors in and out, for activations_properties.cpp.
 #pragma once
 
-
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -52,8 +51,8 @@ inline Floats prelu(const Backend& b, const Floats& x, const Floats& slope, int6
   c.params = {{"outer", double(outer)}, {"channels", double(channels)}, {"inner", double(inner)}};
   c.args.push_back({"x", Access::in, Tensor::of_f32({outer, channels, inner}, x)});
   c.args.push_back({"slope", Access::in, Tensor::of_f32({channels}, slope)});
-  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {outer, channels, inner}), Match::tolerance,
-                    in_place ? "x" : ""});
+  c.args.push_back(
+      {"y", Access::out, Tensor::zeros(DType::f32, {outer, channels, inner}), Match::tolerance, in_place ? "x" : ""});
   return floats(run_op(b, op("PRelu"), c).at("y"));
 }
 
@@ -70,7 +69,8 @@ inline Result softmax(const Backend& b, const Floats& x, const Shape& shape, int
   Case c;
   c.params = {{"rank", double(rank)}, {"axis", double(axis)}};
   for (int k = 0; k < 5; ++k)
-    c.params["d" + std::to_string(k)] = k < static_cast<int>(shape.size()) ? double(shape[static_cast<size_t>(k)]) : 0.0;
+    c.params["d" + std::to_string(k)] =
+        k < static_cast<int>(shape.size()) ? double(shape[static_cast<size_t>(k)]) : 0.0;
   const Shape buffer = {static_cast<int64_t>(x.size())};
   c.args.push_back(ops::act::status_arg());
   c.args.push_back({"x", Access::in, Tensor::of_f32(buffer, x)});

@@ -27,7 +27,6 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr double u = 0x1p-24;
 
-
 // The same value, NaN matching NaN (a zero of either sign matching a zero).
 bool same_value(float a, float b) { return (std::isnan(a) && std::isnan(b)) || a == b || flushed_pair(a, b); }
 

@@ -43,8 +43,8 @@ Arg status_arg() { return {"status", Access::out, Tensor::zeros(DType::i32, {1})
 Call attend(const Backend& b, const char* op, const Sizes& s, const Floats& q, const Floats& k, const Floats& v,
             bool causal = false, int mask_kind = 0, const Floats& mask = {}, int64_t window = 0) {
   Case c;
-  c.params = {{"B", double(s.B)}, {"H", double(s.H)}, {"KV", double(s.KV)}, {"Sq", double(s.Sq)},
-              {"Sk", double(s.Sk)}, {"D", double(s.D)}};
+  c.params = {{"B", double(s.B)},   {"H", double(s.H)},   {"KV", double(s.KV)},
+              {"Sq", double(s.Sq)}, {"Sk", double(s.Sk)}, {"D", double(s.D)}};
   const std::string name = op;
   if (name == "Sdpa" || name == "FlashAttention") {
     c.params["causal"] = causal ? 1.0 : 0.0;
@@ -107,8 +107,7 @@ int64_t kv_count(const Sizes& s) { return s.B * s.KV * s.Sk * s.D; }
 // got within `limits` times the op's limit of the oracle's value, at its scale.
 void assert_near_oracle(const Call& c, const char* op, double limits = 1.0) {
   const Expected& e = c.want.at("y");
-  for (size_t i = 0; i < c.y.size(); ++i)
-    RC_ASSERT(near(c.y[i], e.value[i], e.scale[i], limits * limit_of(op)));
+  for (size_t i = 0; i < c.y.size(); ++i) RC_ASSERT(near(c.y[i], e.value[i], e.scale[i], limits * limit_of(op)));
 }
 
 // ---------------------------------------------------------------- Sdpa
@@ -138,7 +137,8 @@ void gqa_is_repeat_interleave(const Backend& b) {
   Floats v = normal(kv_count(s));
   // KV head kh's values offset by 2 kh: the heads differ whatever was drawn,
   // so the tiled expansion reads other values than the interleaved one.
-  for (size_t i = 0; i < v.size(); ++i) v[i] += 2.0f * static_cast<float>(static_cast<int64_t>(i) / (s.Sk * s.D) % s.KV);
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] += 2.0f * static_cast<float>(static_cast<int64_t>(i) / (s.Sk * s.D) % s.KV);
   const bool causal = *rc::gen::arbitrary<bool>();
   const auto gqa = attend(b, "Sdpa", s, q, k, v, causal);
   Sizes e = s;
@@ -239,8 +239,8 @@ void causal_decode_equals_prefill_row(const Backend& b, const char* op) {
   for (int64_t h = 0; h < s.H; ++h)
     for (int64_t t = 0; t < s.D; ++t) {
       const size_t at = static_cast<size_t>(h * s.D + t);
-      RC_ASSERT(near(decode.y[at], prefill.y[static_cast<size_t>((h * s.Sq + i) * s.D + t)], w.scale[at],
-                     2 * limit_of(op)));
+      RC_ASSERT(
+          near(decode.y[at], prefill.y[static_cast<size_t>((h * s.Sq + i) * s.D + t)], w.scale[at], 2 * limit_of(op)));
     }
 }
 
@@ -313,7 +313,8 @@ void window_is_sdpa_per_window(const Backend& b) {
 
 // ---------------------------------------------------------------- QK-norm
 
-Floats qk_norm(const Backend& b, const Floats& x, const Floats& g, int64_t tokens, int64_t heads, int64_t d, float eps) {
+Floats qk_norm(const Backend& b, const Floats& x, const Floats& g, int64_t tokens, int64_t heads, int64_t d,
+               float eps) {
   Case c;
   c.params = {{"tokens", double(tokens)}, {"heads", double(heads)}, {"D", double(d)}, {"eps", double(eps)}};
   c.args.push_back({"x", Access::in, Tensor::of_f32({tokens, heads, d}, x)});
@@ -355,8 +356,8 @@ void qk_norm_is_per_head(const Backend& b) {
     std::vector<double> want(static_cast<size_t>(d));
     reference::rms_norm<double>(x.data() + r * d, g.data(), want.data(), 1, d, eps);
     for (int64_t t = 0; t < d; ++t)
-      RC_ASSERT(near(y[static_cast<size_t>(r * d + t)], want[static_cast<size_t>(t)], std::fabs(want[static_cast<size_t>(t)]),
-                     limit_of("QkNorm")));
+      RC_ASSERT(near(y[static_cast<size_t>(r * d + t)], want[static_cast<size_t>(t)],
+                     std::fabs(want[static_cast<size_t>(t)]), limit_of("QkNorm")));
   }
 }
 

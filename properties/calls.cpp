@@ -33,8 +33,12 @@ std::vector<float> rope(const Backend& b, const std::vector<float>& x, const std
                         int64_t H, int64_t D, int64_t d_rot, const std::vector<float>& inv_freq, float attn_scaling,
                         int layout) {
   Case c;
-  c.params = {{"T", double(T)}, {"H", double(H)}, {"D", double(D)}, {"d_rot", double(d_rot)},
-              {"attn_scaling", double(attn_scaling)}, {"layout", double(layout)}};
+  c.params = {{"T", double(T)},
+              {"H", double(H)},
+              {"D", double(D)},
+              {"d_rot", double(d_rot)},
+              {"attn_scaling", double(attn_scaling)},
+              {"layout", double(layout)}};
   c.args.push_back({"x", Access::inout, Tensor::of_f32({T, H, D}, x)});
   c.args.push_back({"pos", Access::in, Tensor::of_i32({T}, pos)});
   c.args.push_back({"inv_freq", Access::in, Tensor::of_f32({d_rot / 2}, inv_freq)});
@@ -51,8 +55,8 @@ std::vector<float> silu_mul(const Backend& b, const std::vector<float>& gate, co
   return floats(run_op(b, op("elementwise_silu_mul"), c).at("y"));
 }
 
-std::vector<float> embedding(const Backend& b, const std::vector<float>& table, int64_t V, const std::vector<int32_t>& ids,
-                             int64_t d) {
+std::vector<float> embedding(const Backend& b, const std::vector<float>& table, int64_t V,
+                             const std::vector<int32_t>& ids, int64_t d) {
   const int64_t n = static_cast<int64_t>(ids.size());
   Case c;
   c.params = {{"n", double(n)}, {"d", double(d)}, {"V", double(V)}};

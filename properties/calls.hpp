@@ -16,9 +16,10 @@ std::vector<float> rope(const Backend& b, const std::vector<float>& x, const std
                         int64_t H, int64_t D, int64_t d_rot, const std::vector<float>& inv_freq, float attn_scaling,
                         int layout);
 std::vector<float> silu_mul(const Backend& b, const std::vector<float>& gate, const std::vector<float>& up);
-std::vector<float> embedding(const Backend& b, const std::vector<float>& table, int64_t V, const std::vector<int32_t>& ids,
-                             int64_t d);
-std::vector<float> add(const Backend& b, const std::vector<float>& a, const std::vector<float>& bv, bool in_place = false);
+std::vector<float> embedding(const Backend& b, const std::vector<float>& table, int64_t V,
+                             const std::vector<int32_t>& ids, int64_t d);
+std::vector<float> add(const Backend& b, const std::vector<float>& a, const std::vector<float>& bv,
+                       bool in_place = false);
 int32_t argmax(const Backend& b, const std::vector<float>& x);
 
 }  // namespace konform::calls

@@ -36,8 +36,8 @@ std::string clipped(const std::string& s, size_t n) {
 // (RC_FAIL's words, an exception's message) on one line as it is.
 std::string claim_of(const std::string& description) {
   std::string d = description;
-  if (const auto eol = d.find('\n'); eol != std::string::npos && eol > 0 && d[eol - 1] == ':' &&
-                                     d.find(' ') > eol)  // a "file:line:" first line
+  if (const auto eol = d.find('\n');
+      eol != std::string::npos && eol > 0 && d[eol - 1] == ':' && d.find(' ') > eol)  // a "file:line:" first line
     d = d.substr(eol + 1);
   const std::string expands = "\n\nExpands to:\n";
   if (const auto at = d.find(expands); at != std::string::npos)

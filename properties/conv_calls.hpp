@@ -41,7 +41,8 @@ inline Floats run(const Backend& b, const char* name, Kind kind, Geometry g, con
   c.args.push_back(ops::linalg::status_arg());
   const auto got = run_op(b, *op, c);
   const int32_t status = got.at("status").i32()[0];
-  if (status != 0) throw std::runtime_error(std::string(name) + " refused valid arguments: status " + std::to_string(status));
+  if (status != 0)
+    throw std::runtime_error(std::string(name) + " refused valid arguments: status " + std::to_string(status));
   const Tensor& t = got.at("y");
   return Floats(t.f32(), t.f32() + t.elements());
 }

@@ -41,7 +41,6 @@ Floats normals(int64_t n) {
   return make_values(rng, ValueClass::normal, n);
 }
 
-
 int64_t gen(int64_t lo, int64_t hi) { return *rc::gen::inRange<int64_t>(lo, hi + 1); }
 
 // A valid 2-d (or nd-d) geometry with every knob drawn: kernel 1..3, stride
@@ -135,9 +134,11 @@ void groups_are_separate_convs(const Backend& b) {
   const int64_t IS = g.in[0] * g.in[1];
   const int64_t OS = static_cast<int64_t>(y.size()) / (g.B * g.C_out);
   for (int64_t gi = 0; gi < groups; ++gi) {
-    Floats xs, ws(w.begin() + gi * cout_g * cin_g * g.k[0] * g.k[1], w.begin() + (gi + 1) * cout_g * cin_g * g.k[0] * g.k[1]);
+    Floats xs,
+        ws(w.begin() + gi * cout_g * cin_g * g.k[0] * g.k[1], w.begin() + (gi + 1) * cout_g * cin_g * g.k[0] * g.k[1]);
     for (int64_t bb = 0; bb < g.B; ++bb)
-      xs.insert(xs.end(), x.begin() + (bb * g.C_in + gi * cin_g) * IS, x.begin() + (bb * g.C_in + (gi + 1) * cin_g) * IS);
+      xs.insert(xs.end(), x.begin() + (bb * g.C_in + gi * cin_g) * IS,
+                x.begin() + (bb * g.C_in + (gi + 1) * cin_g) * IS);
     const Floats bs(bias.begin() + gi * cout_g, bias.begin() + (gi + 1) * cout_g);
     const auto part = conv(b, "Conv2d", one, xs, ws, bs);
     for (int64_t bb = 0; bb < g.B; ++bb)
@@ -400,7 +401,8 @@ void pool_hand_example(const Backend& b) {
   Geometry g;
   g.in[0] = g.in[1] = 2, g.k[0] = g.k[1] = 2, g.p[0] = g.p[1] = 1;
   g.mode = TL_POOL_AVG;
-  assert_same(calls::conv::run(b, "Pool", Kind::pool, g, {1, 2, 3, 4}), {0.25f, 0.75f, 0.5f, 1, 2.5f, 1.5f, 0.75f, 1.75f, 1});
+  assert_same(calls::conv::run(b, "Pool", Kind::pool, g, {1, 2, 3, 4}),
+              {0.25f, 0.75f, 0.5f, 1, 2.5f, 1.5f, 0.75f, 1.75f, 1});
   g.mode = TL_POOL_MAX;
   assert_same(calls::conv::run(b, "Pool", Kind::pool, g, {1, 2, 3, 4}), {1, 2, 2, 3, 4, 4, 3, 4, 4});
 }

@@ -62,8 +62,7 @@ void rmsnorm_rows_are_independent_and_in_place(const Backend& b) {
   for (int64_t r = 0; r < rows; ++r) {
     const std::vector<float> row(x.begin() + r * d, x.begin() + (r + 1) * d);
     const auto alone = calls::rmsnorm(b, row, w, 1, d, eps);
-    for (int64_t i = 0; i < d; ++i)
-      RC_ASSERT(same_bits(alone[i], batch[r * d + i]));
+    for (int64_t i = 0; i < d; ++i) RC_ASSERT(same_bits(alone[i], batch[r * d + i]));
   }
 }
 
@@ -149,7 +148,8 @@ void rope_is_a_rotation(const Backend& b) {
 void silu_mul_hand_example(const Backend& b) {
   const auto y = calls::silu_mul(b, {0, 1, -1}, {5, 2, 3});
   RC_ASSERT(y[0] == 0.0f);
-  RC_ASSERT(matches_printed(y[1], 1.4621172, 1.4621172, limit_of("elementwise_silu_mul")));  // the scale: |y| (the rest is 0 here)
+  RC_ASSERT(matches_printed(y[1], 1.4621172, 1.4621172,
+                            limit_of("elementwise_silu_mul")));  // the scale: |y| (the rest is 0 here)
   RC_ASSERT(matches_printed(y[2], -0.8068243, 0.8068243, limit_of("elementwise_silu_mul")));
 }
 
@@ -179,8 +179,7 @@ void embedding_gathers_rows(const Backend& b) {
   ids.push_back(static_cast<int32_t>(V - 1));  // and a repeat
   const auto out = calls::embedding(b, table, V, ids, d);
   for (size_t t = 0; t < ids.size(); ++t)
-    for (int64_t i = 0; i < d; ++i)
-      RC_ASSERT(same_bits(out[t * d + i], table[ids[t] * d + i]));
+    for (int64_t i = 0; i < d; ++i) RC_ASSERT(same_bits(out[t * d + i], table[ids[t] * d + i]));
 }
 
 // ---------------------------------------------------------------- add
@@ -230,9 +229,11 @@ std::vector<Property> elementwise_properties() {
   return {
       {"hand_example", "elementwise_rmsnorm", "unit", rmsnorm_hand_example},
       {"rmsnorm_eps_is_inside_the_root", "elementwise_rmsnorm", "boundary", rmsnorm_eps_is_inside_the_root},
-      {"rmsnorm_rows_are_independent_and_in_place", "elementwise_rmsnorm", "property", rmsnorm_rows_are_independent_and_in_place},
+      {"rmsnorm_rows_are_independent_and_in_place", "elementwise_rmsnorm", "property",
+       rmsnorm_rows_are_independent_and_in_place},
       {"hand_example", "elementwise_rope", "unit", rope_hand_example},
-      {"rope_interleaved_layout_and_position_zero", "elementwise_rope", "unit", rope_interleaved_layout_and_position_zero},
+      {"rope_interleaved_layout_and_position_zero", "elementwise_rope", "unit",
+       rope_interleaved_layout_and_position_zero},
       {"rope_partial_rotary_and_scaling", "elementwise_rope", "unit", rope_partial_rotary_and_scaling},
       {"rope_is_a_rotation", "elementwise_rope", "property", rope_is_a_rotation},
       {"hand_example", "elementwise_silu_mul", "unit", silu_mul_hand_example},

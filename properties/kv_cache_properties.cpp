@@ -32,7 +32,9 @@ class Cache {
   Cache& operator=(const Cache&) = delete;
 
   tl_status begin(int64_t s) { return api_->begin(cache_, s); }
-  tl_status append(int64_t layer, const Floats& k, const Floats& v) { return api_->append_f32(cache_, layer, k.data(), v.data()); }
+  tl_status append(int64_t layer, const Floats& k, const Floats& v) {
+    return api_->append_f32(cache_, layer, k.data(), v.data());
+  }
   tl_status commit() { return api_->commit(cache_); }
   void reset() { api_->reset(cache_); }
   int64_t past() const { return api_->past_seq_len(cache_); }
@@ -56,7 +58,8 @@ class Cache {
     RC_ASSERT(begin(s) == TL_OK);
     const size_t chunk = static_cast<size_t>(kv_heads_ * s * head_dim_);
     for (int64_t l = 0; l < layers_; ++l) {
-      const Floats kl(k.begin() + l * chunk, k.begin() + (l + 1) * chunk), vl(v.begin() + l * chunk, v.begin() + (l + 1) * chunk);
+      const Floats kl(k.begin() + l * chunk, k.begin() + (l + 1) * chunk),
+          vl(v.begin() + l * chunk, v.begin() + (l + 1) * chunk);
       RC_ASSERT(append(l, kl, vl) == TL_OK);
     }
     RC_ASSERT(commit() == TL_OK);
@@ -77,7 +80,8 @@ Floats seeded_floats(int64_t n) {
 
 // Positions [from, from + s) of a [layers, kv_heads, T, head_dim] sequence, as
 // one forward's [layers, kv_heads, s, head_dim].
-Floats slice(const Floats& all, int64_t layers, int64_t kv_heads, int64_t total, int64_t head_dim, int64_t from, int64_t s) {
+Floats slice(const Floats& all, int64_t layers, int64_t kv_heads, int64_t total, int64_t head_dim, int64_t from,
+             int64_t s) {
   Floats out;
   for (int64_t lh = 0; lh < layers * kv_heads; ++lh)
     for (int64_t t = from; t < from + s; ++t)
@@ -110,7 +114,8 @@ void decode_equals_prefill(const Backend& b) {
   Cache prefill(b, layers, kv, d, max_seq), decode(b, layers, kv, d, max_seq);
   prefill.forward(total, k, v);
   for (int64_t t = 0; t < total;) {
-    const int64_t s = t == 0 ? *rc::gen::inRange<int64_t>(1, total + 1) : std::min<int64_t>(*rc::gen::inRange<int64_t>(1, 4), total - t);
+    const int64_t s = t == 0 ? *rc::gen::inRange<int64_t>(1, total + 1)
+                             : std::min<int64_t>(*rc::gen::inRange<int64_t>(1, 4), total - t);
     decode.forward(s, slice(k, layers, kv, total, d, t, s), slice(v, layers, kv, total, d, t, s));
     t += s;
     RC_ASSERT(decode.past() == t);

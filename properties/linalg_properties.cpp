@@ -43,7 +43,6 @@ Floats small_ints(int64_t n) {
   return v;
 }
 
-
 // ---------------------------------------------------------------- Matmul
 
 // x = [[1, 2], [3, 4]], W = [[5, 6], [7, 8], [9, 10]]: y = x W^T =
@@ -111,7 +110,7 @@ void matmul_threads_do_not_change_bits(const Backend& b) {
   // decode, few rows, and (one in eight) the blocked path past 240 rows.
   const int path = *rc::gen::inRange(0, 8);
   const bool decode = path < 2;
-  const int64_t M = decode ? *rc::gen::inRange<int64_t>(4, 9)
+  const int64_t M = decode      ? *rc::gen::inRange<int64_t>(4, 9)
                     : path == 7 ? *rc::gen::inRange<int64_t>(241, 251)
                                 : *rc::gen::inRange<int64_t>(16, 25);
   const int64_t N = decode ? 1024 : *rc::gen::inRange<int64_t>(512, 601);
@@ -144,9 +143,8 @@ void ffn_composes(const Backend& b, const char* name, Gate act, int gelu) {
   for (size_t i = 0; i < h.size(); ++i) h[i] = static_cast<float>(reference::ffn::gate<double>(act, g[i]) * u[i]);
   const auto unfused = calls::linalg::matmul(b, h, wd, M, D, H);
   const auto y = calls::linalg::ffn(b, name, x, wg, wu, wd, M, D, H, gelu);
-  const auto scale = ops::ffn_scale::output_scale(ops::ffn_scale::hidden_with_scale(x.data(), wg.data(), wu.data(), M,
-                                                                                    D, H, act),
-                                                  wd.data(), M, D, H);
+  const auto scale = ops::ffn_scale::output_scale(
+      ops::ffn_scale::hidden_with_scale(x.data(), wg.data(), wu.data(), M, D, H, act), wd.data(), M, D, H);
   for (int64_t i = 0; i < M * D; ++i) RC_ASSERT(near(y[i], unfused[i], scale[i], 2 * limit_of(name)));
 }
 

@@ -26,8 +26,8 @@ using Shape = std::vector<int64_t>;
 struct Result {
   int32_t status = 0;
   std::map<std::string, Floats> out;
-  Oracle want;         // the catalog's oracle of the call (values and scales)
-  double limit = 0;    // the op's default-profile limit for this call (case_limit)
+  Oracle want;       // the catalog's oracle of the call (values and scales)
+  double limit = 0;  // the op's default-profile limit for this call (case_limit)
   const Floats& operator[](const std::string& name) const { return out.at(name); }
 };
 
@@ -79,9 +79,10 @@ inline Result layer_norm(const Backend& b, const Floats& x, const Floats& g, con
 inline Result batch_norm(const Backend& b, const Floats& x, const Floats& mean, const Floats& var, const Floats& g,
                          const Floats& bias, const Shape& shape, float eps, bool in_place = false) {
   const Shape c = {shape[1]};
-  return run(b, "BatchNorm", shape, eps,
-             {{"x", f32(shape, x)}, {"mean", f32(c, mean)}, {"var", f32(c, var)}, {"g", f32(c, g)}, {"b", f32(c, bias)}},
-             {{"y", in_place ? "x" : ""}});
+  return run(
+      b, "BatchNorm", shape, eps,
+      {{"x", f32(shape, x)}, {"mean", f32(c, mean)}, {"var", f32(c, var)}, {"g", f32(c, g)}, {"b", f32(c, bias)}},
+      {{"y", in_place ? "x" : ""}});
 }
 
 inline Result group_norm(const Backend& b, const Floats& x, const Floats& g, const Floats& bias, const Shape& shape,
@@ -109,14 +110,17 @@ inline Result ada_ln_zero(const Backend& b, const Floats& x, const Floats& r, co
                           const Floats& shift, const Shape& shape, float eps, bool in_place = false) {
   const Shape cond = {shape[0], shape.back()};
   return run(b, "AdaLN_Zero", shape, eps,
-             {{"x", f32(shape, x)}, {"r", f32(shape, r)}, {"gate", f32(cond, gate)}, {"scale", f32(cond, scale)},
+             {{"x", f32(shape, x)},
+              {"r", f32(shape, r)},
+              {"gate", f32(cond, gate)},
+              {"scale", f32(cond, scale)},
               {"shift", f32(cond, shift)}},
              {{"h", in_place ? "x" : ""}, {"y", ""}});
 }
 
 // alias: "" (separate), "x" or "skip": the buffer `sum` shares.
-inline Result fused_skip_norm(const Backend& b, const Floats& x, const Floats& skip, const Floats& g, const Shape& shape,
-                              float eps, const std::string& alias = "") {
+inline Result fused_skip_norm(const Backend& b, const Floats& x, const Floats& skip, const Floats& g,
+                              const Shape& shape, float eps, const std::string& alias = "") {
   return run(b, "FusedSkipNorm", shape, eps,
              {{"x", f32(shape, x)}, {"skip", f32(shape, skip)}, {"g", f32({shape.back()}, g)}},
              {{"sum", alias}, {"y", ""}});

@@ -25,7 +25,6 @@ using ops::norm::RangeStats;
 Floats ones(int64_t n) { return Floats(static_cast<size_t>(n), 1.0f); }
 Floats zeros(int64_t n) { return Floats(static_cast<size_t>(n), 0.0f); }
 
-
 // Two results of one backend that each meet the op's limit against the same
 // oracle are within twice the limit of each other.
 bool agree(double a, double b, double scale, const char* op) { return near(a, b, scale, 2 * limit_of(op)); }
@@ -35,7 +34,8 @@ Floats slice(const Floats& v, int64_t begin, int64_t n) { return Floats(v.begin(
 // n values base + spread * t, t in [-1, 1] on a grid of 2^-20, the first two
 // exactly base - spread and base + spread: never a constant range.
 void fill_range(float* x, int64_t n, float base, float spread) {
-  const auto ticks = *rc::gen::container<std::vector<int>>(static_cast<size_t>(n), rc::gen::inRange(-(1 << 20), (1 << 20) + 1));
+  const auto ticks =
+      *rc::gen::container<std::vector<int>>(static_cast<size_t>(n), rc::gen::inRange(-(1 << 20), (1 << 20) + 1));
   for (int64_t i = 0; i < n; ++i) x[i] = base + spread * (static_cast<float>(ticks[static_cast<size_t>(i)]) * 0x1p-20f);
   if (n >= 2) x[0] = base - spread, x[1] = base + spread;
 }
@@ -249,8 +249,8 @@ void group_norm_extremes_are_instance_and_layer_norm(const Backend& b) {
     const RangeStats st = range_stats(x.data() + k * per, per, eps);
     for (int64_t i = k * per; i < (k + 1) * per; ++i) {
       const int64_t j = (i % per) / s;
-      RC_ASSERT(agree(one_group[i], layer[i], centred_scale(x[i], st, std::fabs(g[j]), std::fabs(bias[j])),
-                      "GroupNorm"));
+      RC_ASSERT(
+          agree(one_group[i], layer[i], centred_scale(x[i], st, std::fabs(g[j]), std::fabs(bias[j])), "GroupNorm"));
     }
   }
 }
@@ -301,7 +301,8 @@ void instance_norm_is_per_sample_and_channel(const Backend& b) {
   const int64_t s = *rc::gen::inRange<int64_t>(2, 40), per = c * s;
   const float eps = *rc::gen::element(0.0f, 1e-5f);
   Floats x(static_cast<size_t>(n * per));
-  for (int64_t k = 0; k < n * c; ++k) fill_range(x.data() + k * s, s, static_cast<float>(4 * k), 1.0f + static_cast<float>(k % 3));
+  for (int64_t k = 0; k < n * c; ++k)
+    fill_range(x.data() + k * s, s, static_cast<float>(4 * k), 1.0f + static_cast<float>(k % 3));
   const auto y = call::instance_norm(b, x, ones(c), zeros(c), {n, c, s}, eps)["y"];
   for (int64_t k = 0; k < n * c; ++k) assert_unit_moments(x.data() + k * s, y.data() + k * s, s, eps, "InstanceNorm");
   for (int64_t k = 0; k < n; ++k) {
@@ -366,8 +367,8 @@ void ada_ln_rows_are_independent_and_in_place(const Backend& b) {
   for (int64_t k = 0; k < batch; ++k)
     for (int64_t t = 0; t < tokens; ++t) {
       const int64_t r = k * tokens + t;
-      const auto alone = call::ada_ln(b, slice(x, r * d, d), slice(scale, k * d, d), slice(shift, k * d, d), {1, d},
-                                      1e-5f)["y"];
+      const auto alone =
+          call::ada_ln(b, slice(x, r * d, d), slice(scale, k * d, d), slice(shift, k * d, d), {1, d}, 1e-5f)["y"];
       for (int64_t i = 0; i < d; ++i) RC_ASSERT(same_bits(alone[i], all[r * d + i]));
     }
 }

@@ -48,13 +48,16 @@ inline Result rope_cache(const Backend& b, int64_t max_seq, int64_t rot_dim, flo
   return run(b, "Rope_cache", c, "cache");
 }
 
-inline Result rope(const Backend& b, const std::vector<float>& x, const std::vector<int32_t>& pos, int64_t T,
-                   int64_t H, int64_t D, int64_t rot_dim, const std::vector<float>& cache, int64_t max_seq,
-                   int layout, bool in_place = false) {
+inline Result rope(const Backend& b, const std::vector<float>& x, const std::vector<int32_t>& pos, int64_t T, int64_t H,
+                   int64_t D, int64_t rot_dim, const std::vector<float>& cache, int64_t max_seq, int layout,
+                   bool in_place = false) {
   Case c;
-  c.params = {{"T", double(T)},           {"H", double(H)},
-              {"D", double(D)},           {"rot_dim", double(rot_dim)},
-              {"max_seq", double(max_seq)}, {"layout", double(layout)}};
+  c.params = {{"T", double(T)},
+              {"H", double(H)},
+              {"D", double(D)},
+              {"rot_dim", double(rot_dim)},
+              {"max_seq", double(max_seq)},
+              {"layout", double(layout)}};
   const int64_t n = static_cast<int64_t>(x.size());
   c.args.push_back({"x", Access::in, Tensor::of_f32({n}, x)});
   c.args.push_back({"pos", Access::in, Tensor::of_i32({static_cast<int64_t>(pos.size())}, pos)});
@@ -64,11 +67,14 @@ inline Result rope(const Backend& b, const std::vector<float>& x, const std::vec
   return run(b, "Rope", c, "y");
 }
 
-inline Result multi_axis_rope(const Backend& b, const std::vector<float>& x, const std::vector<int32_t>& pos,
-                              int64_t T, int64_t H, int64_t D, const std::vector<int64_t>& dims,
-                              const std::vector<float>& bases, int layout, bool in_place = false) {
+inline Result multi_axis_rope(const Backend& b, const std::vector<float>& x, const std::vector<int32_t>& pos, int64_t T,
+                              int64_t H, int64_t D, const std::vector<int64_t>& dims, const std::vector<float>& bases,
+                              int layout, bool in_place = false) {
   Case c;
-  c.params = {{"T", double(T)}, {"H", double(H)}, {"D", double(D)}, {"n_axes", double(dims.size())},
+  c.params = {{"T", double(T)},
+              {"H", double(H)},
+              {"D", double(D)},
+              {"n_axes", double(dims.size())},
               {"layout", double(layout)}};
   for (size_t a = 0; a < dims.size(); ++a) {
     c.params["dim" + std::to_string(a)] = double(dims[a]);
@@ -86,8 +92,11 @@ inline Result sinusoidal_embed(const Backend& b, const std::vector<float>& t, in
                                float freq_shift, int layout) {
   Case c;
   const int64_t n = static_cast<int64_t>(t.size());
-  c.params = {{"n", double(n)}, {"dim", double(dim)}, {"max_period", double(max_period)},
-              {"freq_shift", double(freq_shift)}, {"layout", double(layout)}};
+  c.params = {{"n", double(n)},
+              {"dim", double(dim)},
+              {"max_period", double(max_period)},
+              {"freq_shift", double(freq_shift)},
+              {"layout", double(layout)}};
   c.args.push_back({"t", Access::in, Tensor::of_f32({n}, t)});
   c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {n, dim > 0 ? dim : 1})});
   c.args.push_back(status_arg());
@@ -112,8 +121,12 @@ inline Result relative_pos_embedding(const Backend& b, const std::vector<float>&
                                      int64_t max_distance, bool bidirectional) {
   Case c;
   const int64_t Lq = static_cast<int64_t>(q.size()), Lk = static_cast<int64_t>(k.size());
-  c.params = {{"Lq", double(Lq)}, {"Lk", double(Lk)}, {"H", double(H)}, {"num_buckets", double(num_buckets)},
-              {"max_distance", double(max_distance)}, {"bidirectional", bidirectional ? 1.0 : 0.0}};
+  c.params = {{"Lq", double(Lq)},
+              {"Lk", double(Lk)},
+              {"H", double(H)},
+              {"num_buckets", double(num_buckets)},
+              {"max_distance", double(max_distance)},
+              {"bidirectional", bidirectional ? 1.0 : 0.0}};
   c.args.push_back({"table", Access::in, Tensor::of_f32({static_cast<int64_t>(table.size())}, table)});
   c.args.push_back({"q_pos", Access::in, Tensor::of_i32({Lq}, q)});
   c.args.push_back({"k_pos", Access::in, Tensor::of_i32({Lk}, k)});

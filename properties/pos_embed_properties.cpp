@@ -95,7 +95,8 @@ void sinusoidal_frequencies_follow_max_period_and_shift(const Backend& b) {
   const int64_t half = dim / 2;
   for (size_t r = 0; r < t.size(); ++r)
     for (int64_t j = 0; j < half; ++j) {
-      const double angle = double(t[r]) * std::exp(-double(j) * std::log(double(period)) / (double(half) - double(shift)));
+      const double angle =
+          double(t[r]) * std::exp(-double(j) * std::log(double(period)) / (double(half) - double(shift)));
       RC_ASSERT(near(y.out[r * dim + sin_at(layout, dim, j)], std::sin(angle), 1.0, limit_of("SinusoidalEmbed")));
       RC_ASSERT(near(y.out[r * dim + cos_at(layout, dim, j)], std::cos(angle), 1.0, limit_of("SinusoidalEmbed")));
     }
@@ -126,8 +127,7 @@ void gathers_rows(const Backend& b, const char* op) {
   const auto y = calls::embed(b, op, table, rows, d, index);
   RC_ASSERT(y.status == TL_OK);
   for (size_t i = 0; i < index.size(); ++i)
-    for (int64_t k = 0; k < d; ++k)
-      RC_ASSERT(same_bits(y.out[i * d + k], table[index[i] * d + k]));
+    for (int64_t k = 0; k < d; ++k) RC_ASSERT(same_bits(y.out[i * d + k], table[index[i] * d + k]));
 }
 
 void token_embed_gathers_rows(const Backend& b) { gathers_rows(b, "TokenEmbed"); }
@@ -172,7 +172,7 @@ std::vector<float> buckets_of(const Backend& b, const std::vector<int32_t>& k, i
 // T5's defaults (32 buckets, max_distance 128), both directions; the buckets
 // from HF's _relative_position_bucket (which agrees with the exact floor here).
 void relative_hand_example(const Backend& b) {
-  const std::vector<int32_t> r = {0,  1,  -1, 7,  -7, 8,  -8,  11,  -11,  12,  -12, 15, 16,
+  const std::vector<int32_t> r = {0,   1,  -1, 7,   -7, 8,  -8,  11,  -11, 12,   -12,  15,   16,
                                   -16, 31, 32, -32, 63, 64, -64, 127, 128, -128, 1000, -1000};
   const int bidir[] = {0, 17, 1, 23, 7, 24, 8, 24, 8, 25, 9, 25, 26, 10, 27, 28, 12, 29, 30, 14, 31, 31, 15, 31, 15};
   const int causal[] = {0, 0, 1, 0, 7, 0, 8, 0, 11, 0, 12, 0, 0, 16, 0, 0, 21, 0, 0, 26, 0, 0, 31, 0, 31};

@@ -105,7 +105,8 @@ void rope_is_a_rotation(const Backend& b) {
   for (int64_t r = 0; r < T * H; ++r)
     for (int64_t i = 0; i < rot; ++i) {
       const int64_t ia = r * D + i, ib = r * D + partner(layout, rot, i);
-      const double before = std::hypot(double(x[ia]), double(x[ib])), after = std::hypot(double(y.out[ia]), double(y.out[ib]));
+      const double before = std::hypot(double(x[ia]), double(x[ib])),
+                   after = std::hypot(double(y.out[ia]), double(y.out[ib]));
       RC_ASSERT(near(after, before, std::fabs(x[ia]) + std::fabs(x[ib]), limit_of("Rope")));
     }
 }
@@ -148,8 +149,7 @@ void rope_in_place(const Backend& b) {
   const auto apart = calls::rope(b, x, pos, T, H, D, rot, cache, max_seq, layout);
   const auto in_place = calls::rope(b, x, pos, T, H, D, rot, cache, max_seq, layout, true);
   RC_ASSERT(apart.status == TL_OK && in_place.status == TL_OK);
-  for (size_t k = 0; k < x.size(); ++k)
-    RC_ASSERT(same_bits(apart.out[k], in_place.out[k]));
+  for (size_t k = 0; k < x.size(); ++k) RC_ASSERT(same_bits(apart.out[k], in_place.out[k]));
 }
 
 // ContextOverflowError for a position at or past max_seq, at any token (the
@@ -196,7 +196,8 @@ void rope_cache_hand_example(const Backend& b) {
   RC_ASSERT(c.status == TL_OK);
   RC_ASSERT(c.out[0] == 1.0f && c.out[1] == 1.0f && c.out[2] == 0.0f && c.out[3] == 0.0f);
   const double want[] = {0.5403023, 0.9999500, 0.8414710, 0.0099998333};
-  for (int i = 0; i < 4; ++i) RC_ASSERT(matches_printed(c.out[4 + i], want[i], 1.0, limit_of("Rope_cache")));  // absolute
+  for (int i = 0; i < 4; ++i)
+    RC_ASSERT(matches_printed(c.out[4 + i], want[i], 1.0, limit_of("Rope_cache")));  // absolute
 }
 
 // Every entry is cos or sin of p * base^(-2j/rot_dim) formed in double, within
@@ -286,8 +287,8 @@ void multi_axis_rope_one_axis_is_rope(const Backend& b) {
   std::vector<double> want(x.size());
   reference::rope_direct<double>(x.data(), want.data(), pos.data(), T, H, D, D, base, layout);
   const bool has_rope = b.symbol("tl_rope_apply_f32") != nullptr;
-  const auto rope = has_rope ? calls::rope(b, x, pos, T, H, D, D, contract_cache(2000, D, base), 2000, layout)
-                             : calls::Result{};
+  const auto rope =
+      has_rope ? calls::rope(b, x, pos, T, H, D, D, contract_cache(2000, D, base), 2000, layout) : calls::Result{};
   for (int64_t r = 0; r < T * H; ++r)
     for (int64_t i = 0; i < D; ++i) {
       const int64_t e = r * D + i;

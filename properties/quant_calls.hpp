@@ -34,7 +34,8 @@ inline Bytes quantize(const Backend& b, Format f, const Floats& x, int64_t rows,
   Case c;
   c.params = {{"rows", double(rows)}, {"k", double(k)}};
   c.args.push_back({"x", Access::in, Tensor::of_f32({rows, k}, x)});
-  c.args.push_back({"blocks", Access::out, Tensor::zeros(DType::u8, {ops::qfmt::blocks_bytes(f, rows * k)}), Match::exact});
+  c.args.push_back(
+      {"blocks", Access::out, Tensor::zeros(DType::u8, {ops::qfmt::blocks_bytes(f, rows * k)}), Match::exact});
   const Tensor t = run(b, std::string("Quantize_") + info(f).name, c).at("blocks");
   return Bytes(t.u8(), t.u8() + t.elements());
 }

@@ -218,7 +218,9 @@ void qmatmul_matches_dequantized(const Backend& b, Format f) {
     for (int64_t i = 0; i < N * K; ++i) {
       float d, dm;
       rq::q4_k_sub_block(w.data() + (i / 256) * 144, static_cast<int>((i % 256) / 32), &d, &dm);
-      mag[static_cast<size_t>(i)] = std::fabs(d * static_cast<float>(rq::q4_k_quant(w.data() + (i / 256) * 144, static_cast<int>(i % 256)))) + std::fabs(dm);
+      mag[static_cast<size_t>(i)] =
+          std::fabs(d * static_cast<float>(rq::q4_k_quant(w.data() + (i / 256) * 144, static_cast<int>(i % 256)))) +
+          std::fabs(dm);
     }
   const double limit = limit_of(std::string("QMatmul_") + ops::qfmt::info(f).name);
   for (int64_t m = 0; m < M; ++m)

@@ -43,15 +43,16 @@ Tokens sample(const Backend& b, const char* op, const Floats& logits, int64_t ro
   const OpSpec* o = find_op(op);
   if (o == nullptr) throw std::logic_error(std::string("no op ") + op + " in the catalog");
   Case c;
-  c.params = {{"rows", double(rows)}, {"vocab", double(vocab)}, {"method", double(method_of(op))},
-              {"t", double(s.t)},     {"k", double(s.k)},       {"p", double(s.p)},
+  c.params = {{"rows", double(rows)},     {"vocab", double(vocab)}, {"method", double(method_of(op))},
+              {"t", double(s.t)},         {"k", double(s.k)},       {"p", double(s.p)},
               {"min_p", double(s.min_p)}, {"seed", double(s.seed)}};
   c.args.push_back({"logits", Access::in, Tensor::of_f32({rows, vocab}, logits)});
   c.args.push_back({"tokens", Access::out, Tensor::zeros(DType::i32, {rows}), Match::exact});
   c.args.push_back({"status", Access::out, Tensor::zeros(DType::i32, {1}), Match::exact});
   const auto got = run_op(b, *o, c);
   const int32_t status = got.at("status").i32()[0];
-  if (status != 0) throw std::runtime_error(std::string(op) + " refused valid arguments: status " + std::to_string(status));
+  if (status != 0)
+    throw std::runtime_error(std::string(op) + " refused valid arguments: status " + std::to_string(status));
   const Tensor& t = got.at("tokens");
   return Tokens(t.i32(), t.i32() + t.elements());
 }
@@ -62,7 +63,8 @@ Tokens sample(const Backend& b, const char* op, const Floats& logits, int64_t ro
 Floats logits(int64_t n, float scale, bool ties) {
   Rng rng(*rc::gen::arbitrary<uint64_t>());
   Floats v(static_cast<size_t>(n));
-  for (float& e : v) e = ties ? static_cast<float>(rng.range(-3, 3)) : static_cast<float>(rng.range(-256, 255)) * 0x1p-6f * scale;
+  for (float& e : v)
+    e = ties ? static_cast<float>(rng.range(-3, 3)) : static_cast<float>(rng.range(-256, 255)) * 0x1p-6f * scale;
   return v;
 }
 
@@ -88,7 +90,8 @@ void greedy_is_lowest_argmax(const Backend& b) {
   Settings s;
   s.t = NAN;  // unread by Greedy: must not be refused
   const Tokens got = sample(b, "SampleGreedy", x, rows, vocab, s);
-  for (int64_t r = 0; r < rows; ++r) RC_ASSERT(got[static_cast<size_t>(r)] == reference::argmax(x.data() + r * vocab, vocab));
+  for (int64_t r = 0; r < rows; ++r)
+    RC_ASSERT(got[static_cast<size_t>(r)] == reference::argmax(x.data() + r * vocab, vocab));
 }
 
 // ---------------------------------------------------------------- reductions to Greedy
@@ -103,7 +106,8 @@ void top_k_1_equals_greedy(const Backend& b) {
   s.t = *rc::gen::element(0.1f, 0.7f, 1.0f, 3.0f, 50.0f);
   s.seed = any_seed();
   const Tokens got = sample(b, "SampleTopK", x, rows, vocab, s);
-  for (int64_t r = 0; r < rows; ++r) RC_ASSERT(got[static_cast<size_t>(r)] == reference::argmax(x.data() + r * vocab, vocab));
+  for (int64_t r = 0; r < rows; ++r)
+    RC_ASSERT(got[static_cast<size_t>(r)] == reference::argmax(x.data() + r * vocab, vocab));
 }
 
 // TopP with p below every probability keeps only the first sorted token (the
@@ -116,7 +120,8 @@ void top_p_tiny_equals_greedy(const Backend& b) {
   s.t = *rc::gen::element(0.5f, 1.0f, 2.0f);
   s.seed = any_seed();
   const Tokens got = sample(b, "SampleTopP", x, rows, vocab, s);
-  for (int64_t r = 0; r < rows; ++r) RC_ASSERT(got[static_cast<size_t>(r)] == reference::argmax(x.data() + r * vocab, vocab));
+  for (int64_t r = 0; r < rows; ++r)
+    RC_ASSERT(got[static_cast<size_t>(r)] == reference::argmax(x.data() + r * vocab, vocab));
 }
 
 // ---------------------------------------------------------------- the seed
@@ -172,8 +177,10 @@ void sampled_frequencies_match_oracle(const Backend& b, const char* op) {
     int64_t k;
     float p, min_p;
   };
-  static const Fixed list[] = {{10, 1.0f, 1.0f, 4, 0.9f, 0.05f}, {24, 2.0f, 0.7f, 7, 0.8f, 0.1f},
-                               {50, 1.0f, 2.0f, 20, 0.5f, 0.2f}, {7, 3.0f, 1.5f, 3, 0.95f, 0.02f}};
+  static const Fixed list[] = {{10, 1.0f, 1.0f, 4, 0.9f, 0.05f},
+                               {24, 2.0f, 0.7f, 7, 0.8f, 0.1f},
+                               {50, 1.0f, 2.0f, 20, 0.5f, 0.2f},
+                               {7, 3.0f, 1.5f, 3, 0.95f, 0.02f}};
   static const uint64_t seeds[] = {1, 2, 3};
   const size_t pick = *rc::gen::inRange<size_t>(0, 12);
   const Fixed& f = list[pick % 4];
@@ -189,7 +196,8 @@ void sampled_frequencies_match_oracle(const Backend& b, const char* op) {
   const int64_t rows = 4000;
   const Tokens got = sample(b, op, repeat(row, rows), rows, f.vocab, s);
   const std::vector<double> w = ref::weights<double>(row.data(), f.vocab, s.t);
-  const std::vector<int64_t> kept = ref::kept_positions<double>(row.data(), f.vocab, w, method_of(op), s.k, s.p, s.min_p);
+  const std::vector<int64_t> kept =
+      ref::kept_positions<double>(row.data(), f.vocab, w, method_of(op), s.k, s.p, s.min_p);
   std::vector<double> prob(static_cast<size_t>(f.vocab), 0.0);
   double z = 0;
   for (int64_t i : kept) z += w[static_cast<size_t>(i)];

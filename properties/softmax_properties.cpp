@@ -39,7 +39,8 @@ Shape random_shape(int64_t min_rank = 1) {
 // Logits on a grid of 2^-6 with |x| <= 128: x + c is exact for integers
 // |c| <= 2^16, and exp(x - max) spans all of [e^-256, 1].
 Floats grid_logits(int64_t n) {
-  const auto ticks = *rc::gen::container<std::vector<int>>(static_cast<size_t>(n), rc::gen::inRange(-(1 << 13), (1 << 13) + 1));
+  const auto ticks =
+      *rc::gen::container<std::vector<int>>(static_cast<size_t>(n), rc::gen::inRange(-(1 << 13), (1 << 13) + 1));
   Floats x(static_cast<size_t>(n));
   const int spread = *rc::gen::element(1, 8, 64);  // temperatures: a few lines carry one dominant entry
   for (int64_t i = 0; i < n; ++i) x[i] = static_cast<float>(ticks[static_cast<size_t>(i)] / spread) * 0x1p-6f;
@@ -51,7 +52,8 @@ Expected oracle(const Floats& x, const Shape& shape, int64_t axis) {
   Case c;
   c.params = {{"rank", double(shape.size())}, {"axis", double(axis)}};
   for (int k = 0; k < 5; ++k)
-    c.params["d" + std::to_string(k)] = k < static_cast<int>(shape.size()) ? double(shape[static_cast<size_t>(k)]) : 0.0;
+    c.params["d" + std::to_string(k)] =
+        k < static_cast<int>(shape.size()) ? double(shape[static_cast<size_t>(k)]) : 0.0;
   c.args.push_back({"x", Access::in, Tensor::of_f32(shape, x)});
   return call::op("Softmax").oracle(c).at("y");
 }
@@ -131,7 +133,8 @@ void rows_sum_to_one(const Backend& b) {
 // subtracted.
 void shift_invariant(const Backend& b) {
   const Shape shape = random_shape();
-  const int64_t axis = *rc::gen::inRange<int64_t>(-static_cast<int64_t>(shape.size()), static_cast<int64_t>(shape.size()));
+  const int64_t axis =
+      *rc::gen::inRange<int64_t>(-static_cast<int64_t>(shape.size()), static_cast<int64_t>(shape.size()));
   const auto x = grid_logits(count(shape));
   const float c = static_cast<float>(*rc::gen::element(-65536, -1000, -100, 1, 100, 1000, 65536));
   Floats xc(x.size());
@@ -205,13 +208,11 @@ void rows_are_independent(const Backend& b) {
   const auto x = grid_logits(rows * d);
   const auto batch = softmax(b, x, {rows, d}, 1);
   const auto in_place = softmax(b, x, {rows, d}, 1, true);
-  for (size_t k = 0; k < batch.size(); ++k)
-    RC_ASSERT(same_bits(in_place[k], batch[k]));
+  for (size_t k = 0; k < batch.size(); ++k) RC_ASSERT(same_bits(in_place[k], batch[k]));
   for (int64_t r = 0; r < rows; ++r) {
     const Floats row(x.begin() + r * d, x.begin() + (r + 1) * d);
     const auto alone = softmax(b, row, {d}, 0);
-    for (int64_t i = 0; i < d; ++i)
-      RC_ASSERT(same_bits(alone[i], batch[r * d + i]));
+    for (int64_t i = 0; i < d; ++i) RC_ASSERT(same_bits(alone[i], batch[r * d + i]));
   }
 }
 

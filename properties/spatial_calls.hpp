@@ -51,8 +51,8 @@ inline Result patch_embed(const Backend& b, const std::vector<float>& x, const s
   c.params["has_bias"] = bias.empty() ? 0.0 : 1.0;
   c.args.push_back({"x", Access::in, Tensor::of_f32({s.B, s.C, s.H, s.W}, x)});
   c.args.push_back({"w", Access::in, Tensor::of_f32({s.D, s.C, s.f, s.f}, w)});
-  c.args.push_back({"bias", Access::in,
-                    Tensor::of_f32({s.D}, bias.empty() ? std::vector<float>(static_cast<size_t>(s.D)) : bias)});
+  c.args.push_back(
+      {"bias", Access::in, Tensor::of_f32({s.D}, bias.empty() ? std::vector<float>(static_cast<size_t>(s.D)) : bias)});
   c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {s.B, (s.H / s.f) * (s.W / s.f), s.D})});
   c.args.push_back(tensor::status_arg());
   return tensor::run(b, "PatchEmbed", c);
@@ -63,9 +63,9 @@ inline Result patch_embed(const Backend& b, const std::vector<float>& x, const s
 inline Result interpolate(const Backend& b, const std::vector<float>& x, const reference::spatial::Resize& r) {
   const char* names[] = {"InterpolateNearest", "InterpolateBilinear", "InterpolateArea"};
   Case c;
-  c.params = {{"B", double(r.B)},   {"C", double(r.C)},         {"H", double(r.H)},
-              {"W", double(r.W)},   {"Ho", double(r.Ho)},       {"Wo", double(r.Wo)},
-              {"mode", double(r.mode)}, {"align_corners", double(r.align_corners)}};
+  c.params = {
+      {"B", double(r.B)},   {"C", double(r.C)},   {"H", double(r.H)},       {"W", double(r.W)},
+      {"Ho", double(r.Ho)}, {"Wo", double(r.Wo)}, {"mode", double(r.mode)}, {"align_corners", double(r.align_corners)}};
   c.args.push_back({"x", Access::in, Tensor::of_f32({r.B, r.C, r.H, r.W}, x)});
   c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {r.B, r.C, r.Ho, r.Wo}),
                     r.mode == TL_INTERP_NEAREST ? Match::exact : Match::tolerance});

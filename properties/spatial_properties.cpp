@@ -92,7 +92,8 @@ void unpatchify_inverts_the_patch_layout(const Backend& b) {
       for (int64_t h = 0; h < s.H; ++h)
         for (int64_t w = 0; w < s.W; ++w) {
           const int64_t n = (h / p) * gw + w / p, f = ((h % p) * p + w % p) * s.C + c;
-          tokens[static_cast<size_t>((b_ * gh * gw + n) * F + f)] = img[static_cast<size_t>(((b_ * s.C + c) * s.H + h) * s.W + w)];
+          tokens[static_cast<size_t>((b_ * gh * gw + n) * F + f)] =
+              img[static_cast<size_t>(((b_ * s.C + c) * s.H + h) * s.W + w)];
         }
   const auto y = sc::unpatchify(b, tokens, s);
   RC_ASSERT(y.status == TL_OK);

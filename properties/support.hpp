@@ -18,11 +18,12 @@ namespace konform::props {
 
 // n finite floats with magnitudes 2^-20 .. 2^20 and both signs.
 inline std::vector<float> finite_floats(int64_t n) {
-  auto one = rc::gen::map(rc::gen::tuple(rc::gen::inRange(-20, 21), rc::gen::inRange(0, 1 << 23), rc::gen::arbitrary<bool>()),
-                          [](const std::tuple<int, int, bool>& t) {
-                            const float m = 1.0f + static_cast<float>(std::get<1>(t)) * 0x1p-23f;
-                            return std::ldexp(std::get<2>(t) ? -m : m, std::get<0>(t));
-                          });
+  auto one =
+      rc::gen::map(rc::gen::tuple(rc::gen::inRange(-20, 21), rc::gen::inRange(0, 1 << 23), rc::gen::arbitrary<bool>()),
+                   [](const std::tuple<int, int, bool>& t) {
+                     const float m = 1.0f + static_cast<float>(std::get<1>(t)) * 0x1p-23f;
+                     return std::ldexp(std::get<2>(t) ? -m : m, std::get<0>(t));
+                   });
   return *rc::gen::container<std::vector<float>>(static_cast<size_t>(n), one);
 }
 

@@ -5,7 +5,6 @@
 // conventions (harness/ops/tensor_support.hpp).
 #pragma once
 
-
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -173,11 +172,13 @@ inline Parts cut(const Backend& b, const std::string& name, const std::vector<fl
   const auto out = run_op(b, op(name), c);
   Parts p;
   p.status = out.at("status").i32()[0];
-  for (size_t k = 0; k < lengths.size() && p.status == TL_OK; ++k) p.ys.push_back(floats(out.at("y" + std::to_string(k))));
+  for (size_t k = 0; k < lengths.size() && p.status == TL_OK; ++k)
+    p.ys.push_back(floats(out.at("y" + std::to_string(k))));
   return p;
 }
 
-inline Parts split(const Backend& b, const std::vector<float>& x, const Shape& shape, int64_t axis, const Shape& sizes) {
+inline Parts split(const Backend& b, const std::vector<float>& x, const Shape& shape, int64_t axis,
+                   const Shape& sizes) {
   Case c;
   set_shape(c, "sizes", sizes);
   return cut(b, "Split", x, shape, axis, sizes, c);

@@ -239,8 +239,8 @@ void nan_to_num_defaults(const Backend& b) {
   x.push_back(-kInf);  // always one of each
   x.push_back(kInf);
   x.push_back(kNaN);
-  const auto r = tc::nan_to_num(b, x, TL_NAN_TO_NUM_DEFAULT_NAN, TL_NAN_TO_NUM_DEFAULT_POSINF,
-                                TL_NAN_TO_NUM_DEFAULT_NEGINF);
+  const auto r =
+      tc::nan_to_num(b, x, TL_NAN_TO_NUM_DEFAULT_NAN, TL_NAN_TO_NUM_DEFAULT_POSINF, TL_NAN_TO_NUM_DEFAULT_NEGINF);
   RC_ASSERT(r.status == TL_OK);
   RC_ASSERT(TL_NAN_TO_NUM_DEFAULT_NEGINF == -FLT_MAX);
   for (size_t i = 0; i < x.size(); ++i) {
@@ -447,7 +447,8 @@ std::vector<Property> tensor_properties() {
       {"chunk_follows_torch_sizes", "Chunk", "boundary", chunk_follows_torch_sizes},
   };
   for (const char* op : {"Add", "Sub", "Mul", "Div"})
-    out.push_back(for_op("broadcasting_equals_explicit_expansion", op, "property", broadcasting_equals_explicit_expansion));
+    out.push_back(
+        for_op("broadcasting_equals_explicit_expansion", op, "property", broadcasting_equals_explicit_expansion));
   for (const char* op : {"Add", "Sub", "Mul", "Div", "Clamp", "NanToNum", "Argmax", "Transpose", "Permute", "Reshape",
                          "Concat", "Split", "Chunk"})
     out.push_back(refusal(op));

@@ -88,9 +88,9 @@ double units(double y, const Big& exact, double scale) {
 // Floats worth testing: log-uniform magnitudes 2^-30 .. 2^7 of both signs,
 // the regime points of the f32 kernels, and some far beyond.
 std::vector<float> inputs() {
-  std::vector<float> x = {0.0f, 1.0f, -1.0f, 0.55f, -0.55f, 3.92f, -3.92f, 5.87f, -5.87f, 9.01f,
-                          -9.01f, 17.33f, -17.33f, 87.34f, -87.34f, 88.72f, -88.72f, 103.97f, -103.97f, 500.0f,
-                          -500.0f, 1e-20f, -1e-20f, FLT_MIN, -FLT_MIN};
+  std::vector<float> x = {0.0f,     1.0f,   -1.0f,   0.55f,   -0.55f,  3.92f,   -3.92f,  5.87f,   -5.87f,
+                          9.01f,    -9.01f, 17.33f,  -17.33f, 87.34f,  -87.34f, 88.72f,  -88.72f, 103.97f,
+                          -103.97f, 500.0f, -500.0f, 1e-20f,  -1e-20f, FLT_MIN, -FLT_MIN};
   Rng rng(20261130);
   for (int i = 0; i < 6000; ++i) {
     const float v = static_cast<float>(std::exp2(rng.uniform(-30, 7)));

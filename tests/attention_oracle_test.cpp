@@ -48,7 +48,7 @@ TEST(AttentionWorkedExample, CausalOffsetAndGqa) {
   double y[4];
   // two query heads share the one KV head (D = 1)
   ref::sdpa<double>(q, k, v, nullptr, y, ref::Dims{1, 2, 1, 2, 3, 1}, true, ref::kMaskNone);
-  EXPECT_NEAR(y[0], 4.5 + 25.5 * std::exp(-1e4) , 1e-12);
+  EXPECT_NEAR(y[0], 4.5 + 25.5 * std::exp(-1e4), 1e-12);
   EXPECT_NEAR(y[1], 13.0, 1e-12);
   EXPECT_EQ(y[2], y[0]);
   EXPECT_EQ(y[3], y[1]);

@@ -12,10 +12,10 @@
 #include <string.h>
 
 static int failures = 0;
-static const char *target = "default";
+static const char* target = "default";
 
 /* The spec prints 7 decimals; f32 adds a few roundoffs: 1e-6 relative. */
-static void near(const char *what, int i, float got, double want) {
+static void near(const char* what, int i, float got, double want) {
   const double tol = 1e-6 * (fabs(want) > 1.0 ? fabs(want) : 1.0);
   if (!(fabs((double)got - want) <= tol)) {
     fprintf(stderr, "FAIL [%s] %s[%d] = %.9g, expected %.9g\n", target, what, i, (double)got, want);
@@ -23,14 +23,14 @@ static void near(const char *what, int i, float got, double want) {
   }
 }
 
-static void same_bits(const char *what, int i, float got, float want) {
+static void same_bits(const char* what, int i, float got, float want) {
   if (memcmp(&got, &want, sizeof got) != 0) {
     fprintf(stderr, "FAIL [%s] %s[%d] = %.9g, expected exactly %.9g\n", target, what, i, (double)got, (double)want);
     ++failures;
   }
 }
 
-static void index_is(const char *what, int32_t got, int32_t want) {
+static void index_is(const char* what, int32_t got, int32_t want) {
   if (got != want) {
     fprintf(stderr, "FAIL [%s] %s = %d, expected %d\n", target, what, (int)got, (int)want);
     ++failures;
@@ -72,8 +72,7 @@ static void run_all(void) {
     const int32_t pos[2] = {1, 0};
     const float inv_freq[2] = {1.0f, 0.01f};
     float x[12] = {1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6};
-    const double want[12] = {2 * -1.9841107, 2 * 1.9599007, 2 * 2.4623779, 2 * 4.0197997, 5, 6,
-                             2, 4, 6, 8, 5, 6};
+    const double want[12] = {2 * -1.9841107, 2 * 1.9599007, 2 * 2.4623779, 2 * 4.0197997, 5, 6, 2, 4, 6, 8, 5, 6};
     tl_rope_f32(x, pos, 2, 1, 6, 4, inv_freq, 2.0f, 0);
     for (i = 0; i < 12; ++i) near("rope partial, scaled", i, x[i], want[i]);
   }
@@ -122,8 +121,8 @@ int main(void) {
     run_all();
   }
   for (t = 0; t < count; ++t) {
-    const char *name = tl_simd_target_name(t);
-    const char *active;
+    const char* name = tl_simd_target_name(t);
+    const char* active;
     if (name == NULL) {
       fprintf(stderr, "FAIL tl_simd_target_name(%d) is NULL below the count %d\n", t, count);
       ++failures;

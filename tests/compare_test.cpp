@@ -25,7 +25,9 @@ namespace {
 
 constexpr double kU = 0x1p-24;  // f32 unit roundoff
 
-Expected expect(std::vector<double> value, std::vector<double> scale) { return Expected{std::move(value), std::move(scale)}; }
+Expected expect(std::vector<double> value, std::vector<double> scale) {
+  return Expected{std::move(value), std::move(scale)};
+}
 
 // One element through the tolerance rule.
 Comparison one(float got, double expected, double scale, double limit) {
@@ -62,7 +64,8 @@ TEST(Compare, NanAgainstANumberFailsWhateverTheLimit) {
 
     const Comparison oracle_nan = one(1.0f, NAN, NAN, limit);
     EXPECT_EQ(oracle_nan.mismatches, 1) << "limit " << limit;
-    EXPECT_NE(oracle_nan.worst.why.find("a number where the oracle has NaN"), std::string::npos) << oracle_nan.worst.why;
+    EXPECT_NE(oracle_nan.worst.why.find("a number where the oracle has NaN"), std::string::npos)
+        << oracle_nan.worst.why;
   }
   EXPECT_FALSE(accepts(NAN, INFINITY, INFINITY, 1e300));
   EXPECT_FALSE(accepts(INFINITY, NAN, NAN, 1e300));
@@ -156,7 +159,8 @@ TEST(Compare, TheWorstElementIsAFailureFirstThenTheLargestError) {
   EXPECT_EQ(d.worst.index, 1);
   EXPECT_FALSE(d.worst.ok);
   // All pass: the worst is the largest error.
-  const Comparison e = compare_tolerance(Tensor::of_f32({3}, {1.0f, 1.0f + 0x1p-23f, 1.0f}), expect({1, 1, 1}, {1, 1, 1}), 8);
+  const Comparison e =
+      compare_tolerance(Tensor::of_f32({3}, {1.0f, 1.0f + 0x1p-23f, 1.0f}), expect({1, 1, 1}, {1, 1, 1}), 8);
   EXPECT_EQ(e.mismatches, 0);
   EXPECT_EQ(e.worst.index, 1);
   EXPECT_TRUE(e.worst.ok);
@@ -258,8 +262,8 @@ TEST(Compare, ToleranceAcceptsTheAlternative) {
 TEST(Compare, FailuresAreTalliedByCause) {
   const std::vector<double> value = {1, 1, 1, INFINITY, 1e-40, 1e-30};
   const std::vector<double> scale = {1, 1, 1, INFINITY, 1e-40, 1e-30};
-  const Comparison c = compare_tolerance(Tensor::of_f32({6}, {NAN, 1.5f, 1.25f, 1.0f, 0.0f, 2e-30f}),
-                                         expect(value, scale), 8);
+  const Comparison c =
+      compare_tolerance(Tensor::of_f32({6}, {NAN, 1.5f, 1.25f, 1.0f, 0.0f, 2e-30f}), expect(value, scale), 8);
   EXPECT_EQ(c.mismatches, 6);
   ASSERT_EQ(c.causes.size(), 5u);
   EXPECT_EQ(c.causes.at(Cause::nan).mismatches, 1);
@@ -301,8 +305,8 @@ TEST(Compare, FlushedSubnormalsFailStrictAndPassInFlushMode) {
   const Comparison exact_strict =
       compare_exact(Tensor::of_f32({1}, {0.0f}), expect({1e-40}, {0}), Subnormals{false, true, nullptr});
   EXPECT_EQ(exact_strict.causes.count(Cause::flushed), 1u);
-  EXPECT_EQ(compare_exact(Tensor::of_f32({1}, {0.0f}), expect({1e-40}, {0}), Subnormals{true, true, nullptr}).mismatches,
-            0);
+  EXPECT_EQ(
+      compare_exact(Tensor::of_f32({1}, {0.0f}), expect({1e-40}, {0}), Subnormals{true, true, nullptr}).mismatches, 0);
 }
 
 TEST(Compare, ExactComparesIndices) {
@@ -319,8 +323,7 @@ TEST(Compare, ExactComparesIndices) {
 
 TEST(Compare, Metrics) {
   // got [1, 2, 4], oracle [1, 2.5, 4.25]: abs errors 0, 0.5, 0.25.
-  const Comparison c =
-      compare_tolerance(Tensor::of_f32({3}, {1, 2, 4}), expect({1, 2.5, 4.25}, {1, 2.5, 4.25}), 1e30);
+  const Comparison c = compare_tolerance(Tensor::of_f32({3}, {1, 2, 4}), expect({1, 2.5, 4.25}, {1, 2.5, 4.25}), 1e30);
   EXPECT_EQ(c.metrics.elements, 3);
   EXPECT_DOUBLE_EQ(c.metrics.max_abs, 0.5);
   EXPECT_DOUBLE_EQ(c.metrics.max_rel, 0.2);
@@ -361,8 +364,20 @@ TEST(Compare, NmseEdgesAndMerge) {
   only_err.sq_err = 1;
   EXPECT_TRUE(std::isinf(only_err.nmse()));
   Metrics a, b;
-  a.elements = 2; a.max_abs = 1; a.max_rel = 0.5; a.max_ulp = 3; a.max_r = 4; a.sq_err = 1; a.sq_ref = 2;
-  b.elements = 3; b.max_abs = 0.5; b.max_rel = 0.7; b.max_ulp = 9; b.max_r = 1; b.sq_err = 2; b.sq_ref = 8;
+  a.elements = 2;
+  a.max_abs = 1;
+  a.max_rel = 0.5;
+  a.max_ulp = 3;
+  a.max_r = 4;
+  a.sq_err = 1;
+  a.sq_ref = 2;
+  b.elements = 3;
+  b.max_abs = 0.5;
+  b.max_rel = 0.7;
+  b.max_ulp = 9;
+  b.max_r = 1;
+  b.sq_err = 2;
+  b.sq_ref = 8;
   a.merge(b);
   EXPECT_EQ(a.elements, 5);
   EXPECT_EQ(a.max_abs, 1);
@@ -387,11 +402,11 @@ std::string table_error(const std::string& body) {
   return "";
 }
 
-#define EXPECT_TABLE_ERROR(body, line, fragment)                                                 \
-  do {                                                                                           \
-    const std::string msg_ = table_error(body);                                                  \
-    EXPECT_EQ(msg_.rfind(std::string("t.tsv:") + #line + ":", 0), 0u)                            \
-        << "the message must start with t.tsv:" #line ": got '" << msg_ << "'";                  \
+#define EXPECT_TABLE_ERROR(body, line, fragment)                                                              \
+  do {                                                                                                        \
+    const std::string msg_ = table_error(body);                                                               \
+    EXPECT_EQ(msg_.rfind(std::string("t.tsv:") + #line + ":", 0), 0u)                                         \
+        << "the message must start with t.tsv:" #line ": got '" << msg_ << "'";                               \
     EXPECT_NE(msg_.find(fragment), std::string::npos) << "expected '" << fragment << "' in '" << msg_ << "'"; \
   } while (0)
 
@@ -406,7 +421,8 @@ TEST(ToleranceTable, ParsesAGoodTable) {
   EXPECT_EQ(t.find("elementwise_rmsnorm", DType::f32)->why, "pairwise sum");
   ASSERT_NE(t.find("elementwise_add", DType::f32), nullptr);
   EXPECT_EQ(t.find("elementwise_add", DType::f32)->spec_ceiling, 0);
-  EXPECT_EQ(t.find("elementwise_add", DType::f32)->why, "one rounding") << "a CRLF line ending is not part of the field";
+  EXPECT_EQ(t.find("elementwise_add", DType::f32)->why, "one rounding")
+      << "a CRLF line ending is not part of the field";
   EXPECT_EQ(t.find("elementwise_add", DType::i32), nullptr);
   EXPECT_EQ(t.find("elementwise_rope", DType::f32), nullptr);
 }
@@ -434,7 +450,8 @@ TEST(ToleranceTable, ABlankJustificationIsRejected) {
 }
 
 TEST(ToleranceTable, BadNumbers) {
-  EXPECT_TABLE_ERROR("elementwise_rmsnorm\tf32\tsixteen\t1e-6\twhy\n", 3, "'sixteen' is not a finite non-negative number");
+  EXPECT_TABLE_ERROR("elementwise_rmsnorm\tf32\tsixteen\t1e-6\twhy\n", 3,
+                     "'sixteen' is not a finite non-negative number");
   EXPECT_TABLE_ERROR("elementwise_rmsnorm\tf32\t16x\t1e-6\twhy\n", 3, "limit");
   EXPECT_TABLE_ERROR("elementwise_rmsnorm\tf32\t\t1e-6\twhy\n", 3, "limit");
   EXPECT_TABLE_ERROR("elementwise_rmsnorm\tf32\t-1\t1e-6\twhy\n", 3, "'-1'");
@@ -476,7 +493,9 @@ TEST(ToleranceTable, EntriesThatCouldNeverApply) {
       {"add \tf32\t1\t-\twhy\n", "op name 'add ' has leading or trailing blanks"},
       {" add\tf32\t1\t-\twhy\n", "leading or trailing blanks"},
       {"elementwise_add\tf32 \t1\t-\twhy\n", "dtype 'f32 ' has leading or trailing blanks"},
-      {"\xEF\xBB\xBF" "add\tf32\t1\t-\twhy\n", "byte order mark"},  // line 3: not the file's start
+      {"\xEF\xBB\xBF"
+       "add\tf32\t1\t-\twhy\n",
+       "byte order mark"},  // line 3: not the file's start
       {"add\xEF\xBB\xBF\tf32\t1\t-\twhy\n", "byte order mark"},
       // numbers in decimal only
       {"elementwise_rmsnorm\tf32\t0x10\t-\twhy\n", "limit: '0x10' is not a finite non-negative number in decimal"},
@@ -500,7 +519,9 @@ TEST(ToleranceTable, WhatTheStricterRulesStillTake) {
   for (const char* ok : {"16", "16.", "16.0", "0.5", ".5", "1e1", "1.6E+1", "160e-1"})
     EXPECT_EQ(table_error(std::string("rmsnorm\tf32\t") + ok + "\t-\twhy\n"), "") << ok;
   // At the very start of the file a BOM is taken, as the JSON readers take one.
-  for (const char* text : {"\xEF\xBB\xBF" "add\tf32\t1\t-\twhy\n", "\xEF\xBB\xBF# header\nadd\tf32\t1\t-\twhy\n"})
+  for (const char* text : {"\xEF\xBB\xBF"
+                           "add\tf32\t1\t-\twhy\n",
+                           "\xEF\xBB\xBF# header\nadd\tf32\t1\t-\twhy\n"})
     EXPECT_NE(ToleranceTable::parse(text, "t.tsv").find("elementwise_add", DType::f32), nullptr) << text;
 }
 
@@ -528,7 +549,8 @@ TEST(ToleranceTable, TheBuiltInTableLoadsAndIsTheFileInReference) {
   for (const char* op : {"elementwise_embedding", "elementwise_argmax"})
     EXPECT_EQ(t.find(op, DType::f32), nullptr) << op << " is compared bit for bit and needs no entry";
   ASSERT_NE(t.find("elementwise_rmsnorm", DType::f32), nullptr);
-  EXPECT_LE(t.find("elementwise_rmsnorm", DType::f32)->limit * kU, 1e-6) << "the spec's RmsNorm F32 figure is the ceiling";
+  EXPECT_LE(t.find("elementwise_rmsnorm", DType::f32)->limit * kU, 1e-6)
+      << "the spec's RmsNorm F32 figure is the ceiling";
   EXPECT_DOUBLE_EQ(t.find("elementwise_rmsnorm", DType::f32)->spec_ceiling, 1e-6);
 }
 
@@ -539,8 +561,7 @@ TEST(ToleranceTable, EveryToleranceJudgedOpHasAnEntry) {
     bool needs = false;
     for (int64_t i = 0; i < op.edge_cases + 4; ++i) {
       Rng rng(case_seed(1, op.case_key(), i));
-      for (const Arg& a : op.make_case(rng, i).args)
-        needs |= a.access != Access::in && a.match == Match::tolerance;
+      for (const Arg& a : op.make_case(rng, i).args) needs |= a.access != Access::in && a.match == Match::tolerance;
     }
     if (needs) EXPECT_NE(ToleranceTable::builtin().find(op.name, op.dtype), nullptr) << op.name;
   }
@@ -641,7 +662,6 @@ TEST(Generators, RandomShapesBoundTheirNonzeroDimensions) {
   }
 }
 
-
 // ------------------------------------------------------- the sigmoid's flush --
 
 // One element of an activation's y against its oracle under the op's limit:
@@ -703,8 +723,8 @@ TEST(ActivationScales, FlushModeAdmitsAFlushedIntermediateTimesItsFactor) {
   };
   // sigmoid(-88) = 6.1e-39 (silu -5.3e-37, normal), above the x where the
   // spec's own f32 sigmoid gives 0; gelu(2e-38) = 1e-38.
-  const std::pair<const char*, float> flushed[] = {{"SwiGlu", -88.0f}, {"elementwise_silu_mul", -88.0f}, {"Glu", -88.0f},
-                                                   {"GeGlu", 2e-38f}};
+  const std::pair<const char*, float> flushed[] = {
+      {"SwiGlu", -88.0f}, {"elementwise_silu_mul", -88.0f}, {"Glu", -88.0f}, {"GeGlu", 2e-38f}};
   for (const auto& [name, gate] : flushed) {
     const Comparison strict = judged(name, gate, 1e18f, false);
     ASSERT_EQ(strict.mismatches, 1) << name;

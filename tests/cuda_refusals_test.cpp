@@ -156,14 +156,13 @@ int main(int argc, char** argv) {
   SAME(tl_rope_cache_f32, "NaN base", y, int64_t{2}, int64_t{4}, nan);
   SAME(tl_rope_apply_f32, "ContextOverflowError", x, y, pos_past, int64_t{3}, int64_t{1}, int64_t{2}, int64_t{2}, x,
        int64_t{8}, 0);
-  SAME(tl_rope_apply_f32, "a negative position", x, y, pos_negative, int64_t{2}, int64_t{1}, int64_t{4}, int64_t{4},
-       x, int64_t{2}, 0);
-  SAME(tl_rope_apply_f32, "rot_dim > D", x, y, pos_past, int64_t{1}, int64_t{1}, int64_t{4}, int64_t{6}, x,
+  SAME(tl_rope_apply_f32, "a negative position", x, y, pos_negative, int64_t{2}, int64_t{1}, int64_t{4}, int64_t{4}, x,
        int64_t{2}, 0);
-  SAME(tl_rope_apply_f32, "layout 2", x, y, pos_past, int64_t{1}, int64_t{1}, int64_t{4}, int64_t{4}, x, int64_t{2},
-       2);
-  SAME(tl_multi_axis_rope_f32, "widths 2 + 4 of D = 8", x, y, pos_past, int64_t{1}, int64_t{1}, int64_t{8},
-       int64_t{2}, dims_2_4, bases, 0);
+  SAME(tl_rope_apply_f32, "rot_dim > D", x, y, pos_past, int64_t{1}, int64_t{1}, int64_t{4}, int64_t{6}, x, int64_t{2},
+       0);
+  SAME(tl_rope_apply_f32, "layout 2", x, y, pos_past, int64_t{1}, int64_t{1}, int64_t{4}, int64_t{4}, x, int64_t{2}, 2);
+  SAME(tl_multi_axis_rope_f32, "widths 2 + 4 of D = 8", x, y, pos_past, int64_t{1}, int64_t{1}, int64_t{8}, int64_t{2},
+       dims_2_4, bases, 0);
   SAME(tl_multi_axis_rope_f32, "an odd width", x, y, pos_past, int64_t{1}, int64_t{1}, int64_t{3}, int64_t{1}, dims_3,
        bases, 0);
   SAME(tl_multi_axis_rope_f32, "a negative base", x, y, pos_past, int64_t{1}, int64_t{1}, int64_t{2}, int64_t{1},
@@ -197,7 +196,8 @@ int main(int argc, char** argv) {
   SAME(tl_quantize_q4_0_f32, "a scale past f16", huge, static_cast<void*>(y), int64_t{1}, int64_t{32});
   // Q4_K's scales past f16 are only known after its search on the device: Quantize_Q4_K's cases check them.
   SAME(tl_dequantize_q4_k_f32, "rows < 0", static_cast<const void*>(x), y, int64_t{-1}, int64_t{256});
-  SAME(tl_qmatmul_q4_0_f32, "K 16 not whole blocks", x, static_cast<const void*>(x), y, int64_t{1}, int64_t{1}, int64_t{16});
+  SAME(tl_qmatmul_q4_0_f32, "K 16 not whole blocks", x, static_cast<const void*>(x), y, int64_t{1}, int64_t{1},
+       int64_t{16});
   // tinyllm/attention.h
   const int64_t one = 1, two = 2;
   SAME(tl_sdpa_f32, "3 heads over 2 KV heads", x, x, x, x, y, one, int64_t{3}, two, one, one, two, 0,

@@ -8,18 +8,18 @@
 
 #include <tinyllm/backend.h>
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: konform_cuda_symbols_test LIBTL_CUDA.so EXPORTS_MAP\n");
     return 2;
   }
-  void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+  void* h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
   if (h == NULL) {
     printf("FAIL: cannot load %s: %s\n", argv[1], dlerror());
     return 1;
   }
   /* The symbols the version script exports: one list, impl/cuda/exports.map. */
-  FILE *map = fopen(argv[2], "r");
+  FILE* map = fopen(argv[2], "r");
   if (map == NULL) {
     printf("FAIL: cannot read %s\n", argv[2]);
     return 1;
@@ -47,10 +47,10 @@ int main(int argc, char **argv) {
     ++failures;
   }
   if (failures == 0) {
-    typedef const char *(*probe_fn)(void);
+    typedef const char* (*probe_fn)(void);
     probe_fn probe;
-    *(void **)&probe = dlsym(h, "tl_backend_unavailable");
-    const char *why = probe();
+    *(void**)&probe = dlsym(h, "tl_backend_unavailable");
+    const char* why = probe();
     printf("tl_backend_unavailable: %s\n", why ? why : "NULL (a device is usable)");
     printf("ok: the %d symbols of %s are exported\n", listed, argv[2]);
   }

@@ -172,7 +172,9 @@ struct Oracle {
     return rounded(y);
   }
   Floats embed(const Floats& table, const std::vector<int32_t>& ids, int64_t d) {
-    return run(ids.size() * d, [&](double* y) { ref::embedding<double>(table.data(), ids.data(), y, static_cast<int64_t>(ids.size()), d); });
+    return run(ids.size() * d, [&](double* y) {
+      ref::embedding<double>(table.data(), ids.data(), y, static_cast<int64_t>(ids.size()), d);
+    });
   }
   Floats rmsnorm(const Floats& x, const Floats& g, int64_t rows, int64_t d, float eps) {
     return run(x.size(), [&](double* y) { ref::rmsnorm<double>(x.data(), g.data(), y, rows, d, eps); });
@@ -185,18 +187,20 @@ struct Oracle {
   }
   Floats rope(const Floats& x, const std::vector<int32_t>& pos, int64_t heads, int64_t d, const Floats& inv_freq) {
     return run(x.size(), [&](double* y) {
-      ref::rope<double>(x.data(), y, pos.data(), static_cast<int64_t>(pos.size()), heads, d, d, inv_freq.data(), 1.0f, 0);
+      ref::rope<double>(x.data(), y, pos.data(), static_cast<int64_t>(pos.size()), heads, d, d, inv_freq.data(), 1.0f,
+                        0);
     });
   }
   Floats attention(const Floats& q, const Floats& k, const Floats& v, int64_t heads, int64_t kv_heads, int64_t sq,
                    int64_t sk, int64_t d) {
     return run(q.size(), [&](double* y) {
-      ref::attn::sdpa<double>(q.data(), k.data(), v.data(), nullptr, y, ref::attn::Dims{1, heads, kv_heads, sq, sk, d}, true,
-                              ref::attn::kMaskNone);
+      ref::attn::sdpa<double>(q.data(), k.data(), v.data(), nullptr, y, ref::attn::Dims{1, heads, kv_heads, sq, sk, d},
+                              true, ref::attn::kMaskNone);
     });
   }
   Floats silu_mul(const Floats& g, const Floats& u) {
-    return run(g.size(), [&](double* y) { ref::silu_mul<double>(g.data(), u.data(), y, static_cast<int64_t>(g.size())); });
+    return run(g.size(),
+               [&](double* y) { ref::silu_mul<double>(g.data(), u.data(), y, static_cast<int64_t>(g.size())); });
   }
   Floats add(const Floats& a, const Floats& b) {
     return run(a.size(), [&](double* y) { ref::add<double>(a.data(), b.data(), y, static_cast<int64_t>(a.size())); });
@@ -220,14 +224,13 @@ struct Oracle {
 Floats swap01(const Floats& x, int64_t a, int64_t b, int64_t d) {
   Floats y(x.size());
   for (int64_t i = 0; i < a; ++i)
-    for (int64_t j = 0; j < b; ++j)
-      std::copy_n(x.begin() + (i * b + j) * d, d, y.begin() + (j * a + i) * d);
+    for (int64_t j = 0; j < b; ++j) std::copy_n(x.begin() + (i * b + j) * d, d, y.begin() + (j * a + i) * d);
   return y;
 }
 
 struct Step {
-  Floats logits;  // [s, vocab]
-  Floats final_h; // [s, dim], the input of the LM head (for the tolerance's scale)
+  Floats logits;   // [s, vocab]
+  Floats final_h;  // [s, dim], the input of the LM head (for the tolerance's scale)
 };
 
 // One forward of the tokens `ids` at positions past .. past + s - 1.
@@ -254,7 +257,8 @@ Step forward(Ops& ops, const Config& c, const Weights& w, const std::vector<int3
     const Floats y = ops.attention(swap01(q, s, c.heads, hd), k_all, v_all, c.heads, c.kv_heads, s, length, hd);
     x = ops.add(x, ops.matmul(swap01(y, c.heads, s, hd), L.wo, s, c.dim, c.heads * hd));
     const Floats h2 = ops.rmsnorm(x, L.ffn_norm, s, c.dim, c.eps);
-    const Floats a = ops.silu_mul(ops.matmul(h2, L.w_gate, s, c.hidden, c.dim), ops.matmul(h2, L.w_up, s, c.hidden, c.dim));
+    const Floats a =
+        ops.silu_mul(ops.matmul(h2, L.w_gate, s, c.hidden, c.dim), ops.matmul(h2, L.w_up, s, c.hidden, c.dim));
     x = ops.add(x, ops.matmul(a, L.w_down, s, c.dim, c.hidden));
   }
   ops.commit();
@@ -269,13 +273,14 @@ int32_t greedy(const float* logits, int64_t vocab) { return tl_argmax_f32(logits
 // The tolerance of logit j of a row: 1e-4 * sum_k |h_k * W[j, k]|.
 double limit(const Config& c, const Weights& w, const float* h, int64_t j) {
   double s = 0;
-  for (int64_t k = 0; k < c.dim; ++k) s += std::fabs(static_cast<double>(h[k]) * w.lm_head[static_cast<size_t>(j * c.dim + k)]);
+  for (int64_t k = 0; k < c.dim; ++k)
+    s += std::fabs(static_cast<double>(h[k]) * w.lm_head[static_cast<size_t>(j * c.dim + k)]);
   return 1e-4 * s;
 }
 
 struct Generation {
-  std::vector<int32_t> tokens;   // generated
-  std::vector<Floats> logits;    // one row per generated token (the row it was chosen from)
+  std::vector<int32_t> tokens;  // generated
+  std::vector<Floats> logits;   // one row per generated token (the row it was chosen from)
   std::vector<Floats> final_h;
 };
 

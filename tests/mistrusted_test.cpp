@@ -40,8 +40,8 @@ OutputSpread spread_of(const std::vector<double>& values, bool exact = false, in
 TEST(Mistrusted, SpreadCountsZerosAndKeepsFewDistinctValues) {
   const OutputSpread s = spread_of({0.0, -0.0, NAN, -NAN, 1.0, 2.0, 3.0});
   EXPECT_EQ(s.elements, 7);
-  EXPECT_EQ(s.nonzero, 5);                               // NaN is no zero
-  EXPECT_EQ(s.distinct.size(), OutputSpread::kKept);    // 0 (either sign), NaN (any), 1; then full
+  EXPECT_EQ(s.nonzero, 5);                            // NaN is no zero
+  EXPECT_EQ(s.distinct.size(), OutputSpread::kKept);  // 0 (either sign), NaN (any), 1; then full
   OutputSpread merged = spread_of({5.0});
   merged.merge(spread_of({5.0, 5.0}, false, 2));
   EXPECT_EQ(merged.cases, 3);

@@ -149,7 +149,8 @@ TEST(NormFiftyDigits, LayerNormAndGroupNorm) {
     const float eps = rng.chance(0.5) || kind == 3 ? 1e-5f : 0.0f;
     const auto x = make_row(rng, kind, d);
     std::vector<float> g(static_cast<size_t>(d)), b(static_cast<size_t>(d));
-    for (int64_t i = 0; i < d; ++i) g[i] = static_cast<float>(rng.uniform(-2, 2)), b[i] = static_cast<float>(rng.uniform(-1, 1));
+    for (int64_t i = 0; i < d; ++i)
+      g[i] = static_cast<float>(rng.uniform(-2, 2)), b[i] = static_cast<float>(rng.uniform(-1, 1));
     std::vector<double> yd(static_cast<size_t>(d));
     std::vector<Big> yb(static_cast<size_t>(d));
     ref::layer_norm<double>(x.data(), g.data(), b.data(), yd.data(), 1, d, eps);
@@ -189,7 +190,8 @@ TEST(NormFiftyDigits, RmsNormAndBatchNorm) {
     for (int64_t i = 0; i < d; ++i) ASSERT_LE(units(yd[i], yb[i], std::fabs(yd[i])), 64) << seed << " " << i;
 
     // BatchNorm: d samples of one channel, running mean near the data.
-    const float mean[] = {x[0] + 0.5f}, var[] = {static_cast<float>(rng.uniform(0.01, 4))}, gc[] = {g[0]}, bc[] = {0.25f};
+    const float mean[] = {x[0] + 0.5f}, var[] = {static_cast<float>(rng.uniform(0.01, 4))}, gc[] = {g[0]},
+                bc[] = {0.25f};
     ref::batch_norm<double>(x.data(), mean, var, gc, bc, yd.data(), d, 1, 1, eps);
     ref::batch_norm<Big>(x.data(), mean, var, gc, bc, yb.data(), d, 1, 1, eps);
     const double inv = ref::inverse_std<double>(var[0], eps);

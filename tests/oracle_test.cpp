@@ -65,8 +65,8 @@ template <typename T>
 
 // Each example is a template on the precision, run as WorkedExampleDouble.X
 // and WorkedExampleFloat.X.
-#define BOTH_PRECISIONS(name)                           \
-  TEST(WorkedExampleDouble, name) { name<double>(); }   \
+#define BOTH_PRECISIONS(name)                         \
+  TEST(WorkedExampleDouble, name) { name<double>(); } \
   TEST(WorkedExampleFloat, name) { name<float>(); }
 
 // Runs the rope template on one [1, 1, 4] head at position 1 with the
@@ -288,8 +288,9 @@ void check_rmsnorm(const RmsNormRow& c, Worst& worst, double* worst_ratio) {
 }
 
 std::vector<RmsNormRow> rmsnorm_cases() {
-  const int64_t sizes[] = {1,   2,   3,   5,   7,   8,   9,   15,  16,   17,   31,   32,   33,   63,   64,  65,  127,
-                           128, 129, 255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 2047, 2048, 2049, 4095, 4096, 4097};
+  const int64_t sizes[] = {1,   2,    3,    5,    7,    8,    9,    15,   16,   17,  31,  32,
+                           33,  63,   64,   65,   127,  128,  129,  255,  256,  257, 511, 512,
+                           513, 1023, 1024, 1025, 2047, 2048, 2049, 4095, 4096, 4097};
   std::vector<RmsNormRow> out;
   Rng rng(20240611);
   for (int64_t d : sizes) {
@@ -436,14 +437,14 @@ TEST(FiftyDigits, Rope) {
         c.inv_freq[i] = static_cast<float>(std::pow(10000.0, -2.0 * double(i) / double(c.d_rot)));
       else if (freq_kind == 1)  // large: angles up to ~2^24 * 64 = 1e9 rad
         c.inv_freq[i] = static_cast<float>(rng.uniform(0.5, 64));
-      else
-        c.inv_freq[i] = log_uniform(rng, -30, 6);
+      else c.inv_freq[i] = log_uniform(rng, -30, 6);
     }
     c.x.resize(size_t(c.T * c.H * c.D));
     const int value_kind = int(rng.range(0, 2));
     for (auto& v : c.x)
-      v = value_kind == 0 ? static_cast<float>(rng.uniform(-2, 2)) : value_kind == 1 ? log_uniform(rng, -60, 60)
-                                                                                    : log_uniform(rng, -149, 100);
+      v = value_kind == 0   ? static_cast<float>(rng.uniform(-2, 2))
+          : value_kind == 1 ? log_uniform(rng, -60, 60)
+                            : log_uniform(rng, -149, 100);
     if (rng.chance(0.4)) {
       // Cancellation: a = b tan(theta), so a cos - b sin is ~0 against the pair.
       for (int64_t t = 0; t < c.T; ++t)
@@ -491,7 +492,8 @@ void check_silu(const std::vector<float>& gate, const std::vector<float>& up, co
     ctx.precision(9);
     ctx << label << " g=" << gate[k] << " u=" << up[k];
     worst.see(u, describe("silu_mul", k, yd[k], yb[k], ctx.str()));
-    EXPECT_LE(u, kSiluBound) << describe("silu_mul", k, yd[k], yb[k], ctx.str()) << ": units of 2^-53 (|y| + |u| 2^-960)";
+    EXPECT_LE(u, kSiluBound) << describe("silu_mul", k, yd[k], yb[k], ctx.str())
+                             << ": units of 2^-53 (|y| + |u| 2^-960)";
   }
 }
 
@@ -501,10 +503,10 @@ TEST(FiftyDigits, SiluMul) {
   // The saturation points and their float neighbours: e^-g near FLT_MAX
   // (+-88.72), the spec's +-100 and -1e4, where 1 is absorbed by e^-g
   // (-36.7), the smallest gates, and the double's own overflow of e^-g.
-  const float points[] = {88.72f, -88.72f, 88.7228f, -88.7228f, 87.0f,  -89.0f,  -103.9f, 100.0f, -100.0f, -1e4f,
-                          1e4f,   -36.7f,  36.7f,    -16.6f,    1e-8f,  -1e-8f,  FLT_MIN, -FLT_MIN, 1e-45f, -1e-45f,
-                          0.0f,   -0.0f,   1e-30f,   -700.0f,   -709.0f, -709.8f, -745.2f, -790.0f, -1e30f, 1e30f,
-                          -3.4e38f, 3.4e38f};
+  const float points[] = {88.72f,  -88.72f,  88.7228f, -88.7228f, 87.0f,  -89.0f, -103.9f,  100.0f,
+                          -100.0f, -1e4f,    1e4f,     -36.7f,    36.7f,  -16.6f, 1e-8f,    -1e-8f,
+                          FLT_MIN, -FLT_MIN, 1e-45f,   -1e-45f,   0.0f,   -0.0f,  1e-30f,   -700.0f,
+                          -709.0f, -709.8f,  -745.2f,  -790.0f,   -1e30f, 1e30f,  -3.4e38f, 3.4e38f};
   std::vector<float> gate, up;
   for (float p : points)
     for (float g : {p, std::nextafter(p, INFINITY), std::nextafter(p, -INFINITY)})
@@ -521,8 +523,8 @@ TEST(FiftyDigits, SiluMul) {
       switch (kind) {
         case 0: gate[i] = static_cast<float>(rng.uniform(-20, 20)); break;
         case 1: gate[i] = static_cast<float>(rng.uniform(-800, 100)); break;  // across e^-g's double overflow
-        case 2: gate[i] = log_uniform(rng, -149, 12); break;                    // |g| from 2^-149 to 4096
-        default: gate[i] = static_cast<float>(rng.uniform(-100, -30));          // e^-g dwarfs the 1
+        case 2: gate[i] = log_uniform(rng, -149, 12); break;                  // |g| from 2^-149 to 4096
+        default: gate[i] = static_cast<float>(rng.uniform(-100, -30));        // e^-g dwarfs the 1
       }
       up[i] = rng.chance(0.5) ? static_cast<float>(rng.uniform(-4, 4)) : log_uniform(rng, -60, 60);
     }

@@ -34,8 +34,8 @@ template <typename T>
 void cache_example() {
   T cache[8];
   ref::rope_cache<T>(cache, 2, 4, 10000.0f);
-  const double want[] = {1, 1, 0, 0, 0.54030230586813972, 0.99995000041666528, 0.84147098480789651,
-                         0.0099998333341666665};
+  const double want[] = {
+      1, 1, 0, 0, 0.54030230586813972, 0.99995000041666528, 0.84147098480789651, 0.0099998333341666665};
   for (int i = 0; i < 8; ++i) EXPECT_NEAR(double(cache[i]), want[i], 0.5 * kU) << i;
 }
 TEST(PosWorkedExample, RopeCacheDouble) { cache_example<double>(); }
@@ -160,8 +160,7 @@ TEST(PosFiftyDigits, SinusoidalEmbed) {
     std::vector<Big> yb(yd.size());
     ref::sinusoidal_embed<double>(t, yd.data(), 2, dim, period, shift, layout);
     ref::sinusoidal_embed<Big>(t, yb.data(), 2, dim, period, shift, layout);
-    for (size_t k = 0; k < yd.size(); ++k)
-      worst = std::max(worst, static_cast<double>(abs(Big(yd[k]) - yb[k])) / kU);
+    for (size_t k = 0; k < yd.size(); ++k) worst = std::max(worst, static_cast<double>(abs(Big(yd[k]) - yb[k])) / kU);
   }
   std::printf("sinusoidal: the double oracle is within %.4f u of 50 digits\n", worst);
   EXPECT_LE(worst, 0.0625);
@@ -173,9 +172,8 @@ TEST(PosFiftyDigits, SinusoidalEmbed) {
 int64_t exact_log_bucket(uint64_t n, int64_t m, int64_t me, int64_t md) {
   const BigInt lhs = boost::multiprecision::pow(BigInt(n), static_cast<unsigned>(m));
   int64_t k = 0;
-  while (k + 1 <= m - 1 &&
-         lhs >= boost::multiprecision::pow(BigInt(me), static_cast<unsigned>(m - k - 1)) *
-                    boost::multiprecision::pow(BigInt(md), static_cast<unsigned>(k + 1)))
+  while (k + 1 <= m - 1 && lhs >= boost::multiprecision::pow(BigInt(me), static_cast<unsigned>(m - k - 1)) *
+                                      boost::multiprecision::pow(BigInt(md), static_cast<unsigned>(k + 1)))
     ++k;
   return k;
 }

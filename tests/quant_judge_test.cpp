@@ -42,7 +42,8 @@ TEST(QuantTinyBlocks, ZeroQuantsAndZeroScales) {
 // within its f16 scales (here zeros) and the levels stay in 0..15.
 TEST(QuantTinyBlocks, AroundTheOverflow) {
   std::vector<float> x(256);
-  for (size_t i = 0; i < x.size(); ++i) x[i] = std::ldexp(static_cast<float>(i % 11) / 10.0f - 0.5f, -123 - static_cast<int>(i / 32) % 3);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = std::ldexp(static_cast<float>(i % 11) / 10.0f - 0.5f, -123 - static_cast<int>(i / 32) % 3);
   const auto qk = encode(Format::q4_k, x);
   float y[256];
   rq::dequantize_block(Format::q4_k, qk.data(), y);
@@ -54,7 +55,7 @@ TEST(QuantJudge, DecodedAlikePasses) {
   std::vector<float> x(32, 0.0f);
   auto ref = encode(Format::q4_0, x);
   auto got = ref;
-  ASSERT_EQ(rq::load_u16(ref.data()), 0x8000);  // d = 0 / -8 = -0, the nibbles 8: 0 * -0 = -0
+  ASSERT_EQ(rq::load_u16(ref.data()), 0x8000);     // d = 0 / -8 = -0, the nibbles 8: 0 * -0 = -0
   for (int j = 0; j < 16; ++j) got[2 + j] = 0x00;  // nibble 0 (ggml on x86): -8 * -0 = +0
   EXPECT_TRUE(qj::judge_block(Format::q4_0, x.data(), got.data(), ref.data()).ok);
 }
@@ -89,7 +90,8 @@ TEST(QuantJudge, Q4_0ScaleIsDetermined) {
 
 std::vector<float> q4_k_values() {
   std::vector<float> x(256);
-  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(static_cast<float>(i) * 0.37f) * (1.0f + static_cast<float>(i / 32));
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = std::sin(static_cast<float>(i) * 0.37f) * (1.0f + static_cast<float>(i / 32));
   return x;
 }
 
@@ -104,7 +106,8 @@ TEST(QuantJudge, Q4KNearestLevelAndError) {
   // d quartered: sub-block steps a quarter as wide, the levels refitted; the
   // grid no longer reaches the values.
   got = ref;
-  rq::store_u16(got.data(), konform::reference::f32_to_f16(konform::reference::f16_to_f32(rq::load_u16(ref.data())) / 4));
+  rq::store_u16(got.data(),
+                konform::reference::f32_to_f16(konform::reference::f16_to_f32(rq::load_u16(ref.data())) / 4));
   for (int i = 0; i < 256; ++i) {
     float dj, mj;
     rq::q4_k_sub_block(got.data(), i / 32, &dj, &mj);

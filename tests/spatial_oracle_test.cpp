@@ -180,7 +180,13 @@ TEST(SpatialOracle50Digits, BilinearAndArea) {
   Rng rng(11);
   for (int trial = 0; trial < 60; ++trial) {
     const int32_t mode = trial % 2 ? TL_INTERP_BILINEAR : TL_INTERP_AREA;
-    const sp::Resize r{1, 2, rng.range(1, 13), rng.range(1, 13), rng.range(1, 29), rng.range(1, 29), mode,
+    const sp::Resize r{1,
+                       2,
+                       rng.range(1, 13),
+                       rng.range(1, 13),
+                       rng.range(1, 29),
+                       rng.range(1, 29),
+                       mode,
                        mode == TL_INTERP_BILINEAR && rng.chance(0.5) ? 1 : 0};
     std::vector<float> x(static_cast<size_t>(r.C * r.H * r.W));
     for (float& f : x) f = float(std::ldexp(rng.unit() * 2 - 1, int(rng.range(-20, 20))));

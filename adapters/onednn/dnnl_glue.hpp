@@ -52,9 +52,7 @@ inline dnnl::memory::desc strided(const dims& d, const dims& strides) {
   return dnnl::memory::desc(d, dnnl::memory::data_type::f32, strides);
 }
 // A descriptor that lets the primitive choose its layout.
-inline dnnl::memory::desc any(const dims& d) {
-  return dnnl::memory::desc(d, dnnl::memory::data_type::f32, tag::any);
-}
+inline dnnl::memory::desc any(const dims& d) { return dnnl::memory::desc(d, dnnl::memory::data_type::f32, tag::any); }
 
 // The caller's buffer seen as oneDNN memory (oneDNN takes a void*; inputs are
 // only read).

@@ -156,8 +156,8 @@ tl_status tl_conv_f32(const float* x, const float* w, const float* bias, float* 
                       int64_t C_out, int64_t groups, int64_t n_dims, const int64_t* in_size, const int64_t* kernel,
                       const int64_t* stride, const int64_t* padding, const int64_t* dilation) {
   return run_conv("tl_conv_f32",
-                  ki::conv_args::conv(B, C_in, C_out, groups, n_dims, in_size, kernel, stride, padding, dilation), x,
-                  w, bias, y);
+                  ki::conv_args::conv(B, C_in, C_out, groups, n_dims, in_size, kernel, stride, padding, dilation), x, w,
+                  bias, y);
 }
 
 tl_status tl_depthwise_conv2d_f32(const float* x, const float* w, const float* bias, float* y, int64_t B, int64_t C,
@@ -170,10 +170,10 @@ tl_status tl_depthwise_conv2d_f32(const float* x, const float* w, const float* b
 // oneDNN's deconvolution: weights [C_in, C_out/g, k...] read through strides
 // as its [g, C_out/g, C_in/g, k...]; output_padding lengthens the far end,
 // which oneDNN takes as that much less right padding.
-tl_status tl_conv_transpose2d_f32(const float* x, const float* w, const float* bias, float* y, int64_t B,
-                                  int64_t C_in, int64_t C_out, int64_t groups, const int64_t in_size[2],
-                                  const int64_t kernel[2], const int64_t stride[2], const int64_t padding[2],
-                                  const int64_t output_padding[2], const int64_t dilation[2]) {
+tl_status tl_conv_transpose2d_f32(const float* x, const float* w, const float* bias, float* y, int64_t B, int64_t C_in,
+                                  int64_t C_out, int64_t groups, const int64_t in_size[2], const int64_t kernel[2],
+                                  const int64_t stride[2], const int64_t padding[2], const int64_t output_padding[2],
+                                  const int64_t dilation[2]) {
   const auto c = ki::conv_args::conv_transpose2d(B, C_in, C_out, groups, in_size, kernel, stride, padding,
                                                  output_padding, dilation);
   if (c.status != TL_OK) return ki::fail(c.status, c.message);
@@ -214,8 +214,8 @@ tl_status tl_causal_conv1d_f32(const float* x, const float* w, const float* bias
 }
 
 // oneDNN's pooling: max, or the average that counts the padding.
-tl_status tl_pool_f32(const float* x, float* y, int64_t B, int64_t C, const int64_t in_size[2],
-                      const int64_t kernel[2], const int64_t* stride, const int64_t* padding, int mode) {
+tl_status tl_pool_f32(const float* x, float* y, int64_t B, int64_t C, const int64_t in_size[2], const int64_t kernel[2],
+                      const int64_t* stride, const int64_t* padding, int mode) {
   const auto c = ki::conv_args::pool(B, C, in_size, kernel, stride, padding, mode);
   if (c.status != TL_OK) return ki::fail(c.status, c.message);
   const auto& s = c.shape;
@@ -318,8 +318,9 @@ tl_status tl_interpolate_f32(const float* x, float* y, int64_t B, int64_t C, int
   if (tl_status s = args::need(fn, x, B * C * H * W, "x")) return s;
   if (tl_status s = args::need(fn, y, B * C * H_out * W_out, "y")) return s;
   if (mode != TL_INTERP_BILINEAR || align_corners != 0)
-    return ki::fail(TL_ERR_UNSUPPORTED, std::string(fn) + ": oneDNN's resampling has only bilinear with half-pixel "
-                                                          "centres (align_corners = 0) in PyTorch's sense");
+    return ki::fail(TL_ERR_UNSUPPORTED, std::string(fn) +
+                                            ": oneDNN's resampling has only bilinear with half-pixel "
+                                            "centres (align_corners = 0) in PyTorch's sense");
   if (B * C == 0) return TL_OK;
   return guarded(fn, [&] {
     const auto sd = plain({B, C, H, W}), dd = plain({B, C, H_out, W_out});

@@ -222,8 +222,8 @@ void tl_prelu_f32(const float* x, const float* slope, float* y, int64_t outer, i
     if (outer * channels * inner == 0) return;
     const auto data = plain({outer, channels, inner}), w = plain({1, channels, 1});
     dnnl::prelu_forward::primitive_desc pd({prop_kind::forward_inference, data, w}, cpu());
-    run(dnnl::prelu_forward(pd), {{DNNL_ARG_SRC, wrap(data, x)}, {DNNL_ARG_WEIGHTS, wrap(w, slope)},
-                                  {DNNL_ARG_DST, wrap(data, y)}});
+    run(dnnl::prelu_forward(pd),
+        {{DNNL_ARG_SRC, wrap(data, x)}, {DNNL_ARG_WEIGHTS, wrap(w, slope)}, {DNNL_ARG_DST, wrap(data, y)}});
   });
 }
 
@@ -244,8 +244,8 @@ void tl_swiglu_f32(const float* gate, const float* up, float* y, int64_t n) {
 }
 tl_status tl_geglu_f32(const float* gate, const float* up, float* y, int64_t n, int approximation) {
   if (tl_status st = ki::check_gelu_approximation(approximation)) return st;
-  gated("tl_geglu_f32", approximation == TL_GELU_ERF ? algorithm::eltwise_gelu_erf : algorithm::eltwise_gelu_tanh,
-        0.f, gate, up, y, n);
+  gated("tl_geglu_f32", approximation == TL_GELU_ERF ? algorithm::eltwise_gelu_erf : algorithm::eltwise_gelu_tanh, 0.f,
+        gate, up, y, n);
   return TL_OK;
 }
 void tl_glu_f32(const float* gate, const float* up, float* y, int64_t n) {
@@ -364,8 +364,9 @@ tl_status tl_split_f32(const float* x, const int64_t* shape, int64_t rank, int64
                        int64_t parts, float* const* ys) {
   kt::CutPlan plan;
   if (tl_status st = kt::CheckSplit(x, shape, rank, axis, sizes, parts, ys, &plan)) return st;
-  return cut("tl_split_f32", x, plan, parts, ys,
-             [](const void* c, int64_t k) { return static_cast<const int64_t*>(c)[k]; }, sizes);
+  return cut(
+      "tl_split_f32", x, plan, parts, ys, [](const void* c, int64_t k) { return static_cast<const int64_t*>(c)[k]; },
+      sizes);
 }
 
 tl_status tl_chunk_f32(const float* x, const int64_t* shape, int64_t rank, int64_t axis, int64_t chunks,
@@ -373,12 +374,13 @@ tl_status tl_chunk_f32(const float* x, const int64_t* shape, int64_t rank, int64
   kt::CutPlan plan;
   if (tl_status st = kt::CheckChunk(x, shape, rank, axis, chunks, ys, &plan)) return st;
   const int64_t ctx[2] = {plan.x.d[plan.axis], chunks};
-  return cut("tl_chunk_f32", x, plan, chunks, ys,
-             [](const void* c, int64_t k) {
-               const auto* v = static_cast<const int64_t*>(c);
-               return tl_chunk_length(v[0], v[1], k);
-             },
-             ctx);
+  return cut(
+      "tl_chunk_f32", x, plan, chunks, ys,
+      [](const void* c, int64_t k) {
+        const auto* v = static_cast<const int64_t*>(c);
+        return tl_chunk_length(v[0], v[1], k);
+      },
+      ctx);
 }
 
 // ---- tinyllm/norm.h -------------------------------------------------------------
@@ -435,8 +437,8 @@ tl_status tl_ada_ln_f32(const float* x, const float* scale, const float* shift, 
 }
 
 // h = x + gate[s] * r as a binary multiply and a binary add, then AdaLN(h).
-tl_status tl_ada_ln_zero_f32(const float* x, const float* r, const float* gate, const float* scale,
-                             const float* shift, float* h, float* y, const int64_t* shape, int32_t ndim, float eps) {
+tl_status tl_ada_ln_zero_f32(const float* x, const float* r, const float* gate, const float* scale, const float* shift,
+                             float* h, float* y, const int64_t* shape, int32_t ndim, float eps) {
   ki::SampleShape s;
   if (tl_status st = ki::check_samples("tl_ada_ln_zero_f32", shape, ndim, eps, &s)) return st;
   return guarded("tl_ada_ln_zero_f32", [&] {

@@ -102,9 +102,8 @@ tl_status guarded(const char* fn, Body&& body) {
     body();
     return TL_OK;
   } catch (const Refused& r) {
-    return ki::fail(TL_ERR_UNSUPPORTED,
-                    std::string(fn) + ": XNNPACK cannot run this case: " + r.what + " returned xnn_status_" +
-                        status_name(r.status));
+    return ki::fail(TL_ERR_UNSUPPORTED, std::string(fn) + ": XNNPACK cannot run this case: " + r.what +
+                                            " returned xnn_status_" + status_name(r.status));
   } catch (const std::bad_alloc&) {
     return ki::fail(TL_ERR_INVALID_ARGUMENT, std::string(fn) + ": out of memory");
   }
@@ -157,13 +156,15 @@ void unary(const float* x, float* y, int64_t n, Create create, Setup setup, cons
 }
 
 void sigmoid(const float* x, float* y, int64_t n) {
-  unary(x, y, n, [](xnn_operator_t* op) { return xnn_create_sigmoid_nc_f32(1, 1, 1, 0, op); },
-        xnn_setup_sigmoid_nc_f32, "xnn_create_sigmoid_nc_f32");
+  unary(
+      x, y, n, [](xnn_operator_t* op) { return xnn_create_sigmoid_nc_f32(1, 1, 1, 0, op); }, xnn_setup_sigmoid_nc_f32,
+      "xnn_create_sigmoid_nc_f32");
 }
 
 void clamp(const float* x, float* y, int64_t n, float lo, float hi) {
-  unary(x, y, n, [=](xnn_operator_t* op) { return xnn_create_clamp_nc_f32(1, 1, 1, lo, hi, 0, op); },
-        xnn_setup_clamp_nc_f32, "xnn_create_clamp_nc_f32");
+  unary(
+      x, y, n, [=](xnn_operator_t* op) { return xnn_create_clamp_nc_f32(1, 1, 1, lo, hi, 0, op); },
+      xnn_setup_clamp_nc_f32, "xnn_create_clamp_nc_f32");
 }
 
 // ---- binary operators with NumPy broadcasting ----------------------------------
@@ -182,8 +183,7 @@ void binary(BinaryCreate create, BinarySetup setup, const float* a, std::vector<
   const std::vector<float> pa = padded(a, na), pb = padded(b, nb);
   Op o;
   ok(create(-kInf, kInf, 0, &o.op), "xnn_create_*_nd_f32");
-  ok(setup(o.op, ad.size(), ad.data(), bd.size(), bd.data(), pa.data(), pb.data(), y, nullptr),
-     "xnn_setup_*_nd_f32");
+  ok(setup(o.op, ad.size(), ad.data(), bd.size(), bd.data(), pa.data(), pb.data(), y, nullptr), "xnn_setup_*_nd_f32");
   o.run();
 }
 
@@ -263,8 +263,8 @@ tl_status run_conv(const char* fn, const ki::conv_args::Checked& c, const float*
   return guarded(fn, [&] { conv2d(c.shape, x, w, bias, y); });
 }
 
-void gated_projection(bool silu, const float* x, const float* w_gate, const float* w_up, float* h, int64_t M,
-                      int64_t D, int64_t H) {
+void gated_projection(bool silu, const float* x, const float* w_gate, const float* w_up, float* h, int64_t M, int64_t D,
+                      int64_t H) {
   if (M * H == 0) return;
   std::vector<float> g(static_cast<size_t>(M * H)), up(static_cast<size_t>(M * H));
   matmul(x, w_gate, g.data(), M, H, D);
@@ -318,8 +318,9 @@ void tl_relu_f32(const float* x, float* y, int64_t n) {
 
 void tl_leaky_relu_f32(const float* x, float* y, int64_t n, float alpha) {
   must("tl_leaky_relu_f32", [&] {
-    unary(x, y, n, [=](xnn_operator_t* op) { return xnn_create_leaky_relu_nc_f32(1, 1, 1, alpha, 0, op); },
-          xnn_setup_leaky_relu_nc_f32, "xnn_create_leaky_relu_nc_f32");
+    unary(
+        x, y, n, [=](xnn_operator_t* op) { return xnn_create_leaky_relu_nc_f32(1, 1, 1, alpha, 0, op); },
+        xnn_setup_leaky_relu_nc_f32, "xnn_create_leaky_relu_nc_f32");
   });
 }
 
@@ -380,14 +381,14 @@ tl_status tl_add_broadcast_f32(const float* a, const int64_t* a_shape, int64_t a
 tl_status tl_sub_broadcast_f32(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
                                const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
                                int64_t y_rank) {
-  return broadcast("tl_sub_broadcast_f32", xnn_create_subtract_nd_f32, xnn_setup_subtract_nd_f32, a, a_shape, a_rank,
-                   b, b_shape, b_rank, y, y_shape, y_rank);
+  return broadcast("tl_sub_broadcast_f32", xnn_create_subtract_nd_f32, xnn_setup_subtract_nd_f32, a, a_shape, a_rank, b,
+                   b_shape, b_rank, y, y_shape, y_rank);
 }
 tl_status tl_mul_broadcast_f32(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
                                const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
                                int64_t y_rank) {
-  return broadcast("tl_mul_broadcast_f32", xnn_create_multiply_nd_f32, xnn_setup_multiply_nd_f32, a, a_shape, a_rank,
-                   b, b_shape, b_rank, y, y_shape, y_rank);
+  return broadcast("tl_mul_broadcast_f32", xnn_create_multiply_nd_f32, xnn_setup_multiply_nd_f32, a, a_shape, a_rank, b,
+                   b_shape, b_rank, y, y_shape, y_rank);
 }
 tl_status tl_div_broadcast_f32(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
                                const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
@@ -407,8 +408,8 @@ tl_status tl_conv_f32(const float* x, const float* w, const float* bias, float* 
                       int64_t C_out, int64_t groups, int64_t n_dims, const int64_t* in_size, const int64_t* kernel,
                       const int64_t* stride, const int64_t* padding, const int64_t* dilation) {
   return run_conv("tl_conv_f32",
-                  ki::conv_args::conv(B, C_in, C_out, groups, n_dims, in_size, kernel, stride, padding, dilation), x,
-                  w, bias, y);
+                  ki::conv_args::conv(B, C_in, C_out, groups, n_dims, in_size, kernel, stride, padding, dilation), x, w,
+                  bias, y);
 }
 
 tl_status tl_depthwise_conv2d_f32(const float* x, const float* w, const float* bias, float* y, int64_t B, int64_t C,
@@ -420,10 +421,10 @@ tl_status tl_depthwise_conv2d_f32(const float* x, const float* w, const float* b
 
 // XNNPACK's deconvolution: weights [C_in, C_out/g, kH, kW] moved to its
 // [g, C_out/g, kH, kW, C_in/g]; output_padding is its "adjustment".
-tl_status tl_conv_transpose2d_f32(const float* x, const float* w, const float* bias, float* y, int64_t B,
-                                  int64_t C_in, int64_t C_out, int64_t groups, const int64_t in_size[2],
-                                  const int64_t kernel[2], const int64_t stride[2], const int64_t padding[2],
-                                  const int64_t output_padding[2], const int64_t dilation[2]) {
+tl_status tl_conv_transpose2d_f32(const float* x, const float* w, const float* bias, float* y, int64_t B, int64_t C_in,
+                                  int64_t C_out, int64_t groups, const int64_t in_size[2], const int64_t kernel[2],
+                                  const int64_t stride[2], const int64_t padding[2], const int64_t output_padding[2],
+                                  const int64_t dilation[2]) {
   const char* fn = "tl_conv_transpose2d_f32";
   const auto c = ki::conv_args::conv_transpose2d(B, C_in, C_out, groups, in_size, kernel, stride, padding,
                                                  output_padding, dilation);
@@ -471,8 +472,8 @@ tl_status tl_causal_conv1d_f32(const float* x, const float* w, const float* bias
 // Max: XNNPACK's max pooling. Average: XNNPACK's average pooling leaves the
 // padding out of the divisor, so the zeros are padded explicitly first
 // (XNNPACK's constant pad) and the pooling itself runs unpadded.
-tl_status tl_pool_f32(const float* x, float* y, int64_t B, int64_t C, const int64_t in_size[2],
-                      const int64_t kernel[2], const int64_t* stride, const int64_t* padding, int mode) {
+tl_status tl_pool_f32(const float* x, float* y, int64_t B, int64_t C, const int64_t in_size[2], const int64_t kernel[2],
+                      const int64_t* stride, const int64_t* padding, int mode) {
   const auto c = ki::conv_args::pool(B, C, in_size, kernel, stride, padding, mode);
   if (c.status != TL_OK) return ki::fail(c.status, c.message);
   const auto& s = c.shape;
@@ -502,8 +503,8 @@ tl_status tl_pool_f32(const float* x, float* y, int64_t B, int64_t C, const int6
         pad.run();
         xn.swap(zeros_around);
       }
-      ok(xnn_create_average_pooling2d_nhwc_f32(0, 0, 0, 0, s.kernel[0], s.kernel[1], s.stride[0], s.stride[1], C, C,
-                                               C, -kInf, kInf, 0, &o.op),
+      ok(xnn_create_average_pooling2d_nhwc_f32(0, 0, 0, 0, s.kernel[0], s.kernel[1], s.stride[0], s.stride[1], C, C, C,
+                                               -kInf, kInf, 0, &o.op),
          "xnn_create_average_pooling2d_nhwc_f32");
       ok(xnn_setup_average_pooling2d_nhwc_f32(o.op, B, H, W, xn.data(), yn.data(), nullptr),
          "xnn_setup_average_pooling2d_nhwc_f32");

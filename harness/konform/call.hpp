@@ -15,7 +15,7 @@ namespace konform {
 
 // Something a call did that no correct kernel does.
 struct Violation {
-  std::string check;    // output_fully_written, no_write_out_of_bounds, inputs_unchanged, deterministic
+  std::string check;  // output_fully_written, no_write_out_of_bounds, inputs_unchanged, deterministic
   std::string arg;
   int64_t element = -1;  // flat index, -1 for the guard zones
   std::string message;

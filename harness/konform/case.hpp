@@ -29,15 +29,15 @@ enum class Match {
 struct Arg {
   std::string name;
   Access access = Access::in;
-  Tensor value;           // inputs: the data; outputs: the shape (contents ignored)
+  Tensor value;  // inputs: the data; outputs: the shape (contents ignored)
   Match match = Match::tolerance;
-  std::string alias_of;   // an output sharing this input's buffer (y == x calls)
+  std::string alias_of;  // an output sharing this input's buffer (y == x calls)
 };
 
 struct Case {
-  std::string label;                      // shape and value classes, for people
+  std::string label;  // shape and value classes, for people
   std::vector<Arg> args;
-  std::map<std::string, double> params;   // eps, layout, sizes, ...
+  std::map<std::string, double> params;  // eps, layout, sizes, ...
 
   const Arg& arg(const std::string& name) const;
   Arg& arg(const std::string& name);
@@ -71,8 +71,9 @@ struct Case {
     const double v = param(name);
     // hi + 1 is exact in double for int32 and is 2^63 for int64, where hi itself is not.
     if (!(v >= static_cast<double>(lo) && v < static_cast<double>(hi) + 1) || v != std::trunc(v))
-      throw std::invalid_argument("parameter '" + name + "' is " + (std::isnan(v) ? std::string("NaN") : std::to_string(v)) +
-                                  ", not an integer in " + std::to_string(lo) + " .. " + std::to_string(hi));
+      throw std::invalid_argument("parameter '" + name + "' is " +
+                                  (std::isnan(v) ? std::string("NaN") : std::to_string(v)) + ", not an integer in " +
+                                  std::to_string(lo) + " .. " + std::to_string(hi));
     return static_cast<int64_t>(v);
   }
 };

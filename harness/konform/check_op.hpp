@@ -22,12 +22,12 @@ struct CheckOptions {
   SweepOptions sweep;                   // seed, cases, --case, subnormal policy, tolerance table and its file
   std::vector<std::string> properties;  // --property: these alone, and no sweep; empty: all of the op's
   bool no_properties = false;
-  int64_t property_runs = 100;          // RapidCheck runs per property
-  double timeout_s = 600;               // per op and backend
-  bool timeout_given = false;           // --timeout given: it is also each case's and property's deadline
-  bool verbose = false;                 // each case named on standard error
-  std::string repro_dir;                // a reproducer per finding written here, "" for none
-  std::string profile = "default";      // "strict": the strict profile's checks fail the op too
+  int64_t property_runs = 100;      // RapidCheck runs per property
+  double timeout_s = 600;           // per op and backend
+  bool timeout_given = false;       // --timeout given: it is also each case's and property's deadline
+  bool verbose = false;             // each case named on standard error
+  std::string repro_dir;            // a reproducer per finding written here, "" for none
+  std::string profile = "default";  // "strict": the strict profile's checks fail the op too
 };
 
 // An empty result of `op` on `b`: what it is of, no verdict reached yet.

@@ -37,12 +37,12 @@ enum class Cause { nan, inf, flushed, subnormal, tail, magnitude };
 const char* cause_name(Cause c);
 
 struct ElementVerdict {
-  int64_t index = -1;   // flat index into the output
+  int64_t index = -1;  // flat index into the output
   double expected = 0, got = 0;
-  double error = 0;     // r, or +Inf for a special-value mismatch, 0/1 for exact
+  double error = 0;  // r, or +Inf for a special-value mismatch, 0/1 for exact
   double limit = 0;
   bool ok = true;
-  std::string why;      // for special values and exact outputs: what differed
+  std::string why;                 // for special values and exact outputs: what differed
   Cause cause = Cause::magnitude;  // a failing element's class
 };
 
@@ -55,7 +55,7 @@ struct CauseTally {
 struct Comparison {
   Metrics metrics;
   int64_t mismatches = 0;
-  ElementVerdict worst;  // the largest error (a failing element if any)
+  ElementVerdict worst;                // the largest error (a failing element if any)
   std::map<Cause, CauseTally> causes;  // the failing elements by cause
   // Counts v, keeps it as the worst (overall and of its cause) if it is.
   void add(const ElementVerdict& v);
@@ -73,8 +73,8 @@ struct Comparison {
 // subnormal inputs read as zeros (DAZ).
 struct Subnormals {
   bool flush = false;
-  bool judge = false;            // classify flushes at all (a second look at failing elements)
-  const Expected* daz = nullptr; // may be null: no input was subnormal
+  bool judge = false;             // classify flushes at all (a second look at failing elements)
+  const Expected* daz = nullptr;  // may be null: no input was subnormal
 };
 
 // Tolerance rule: NaN matches NaN, whatever the sign and payload of either;

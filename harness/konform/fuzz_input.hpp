@@ -16,8 +16,8 @@ namespace konform {
 
 struct FuzzCase {
   const OpSpec* op = nullptr;
-  int64_t index = 0;     // the make_case index: below edge_cases an edge shape
-  size_t misalign = 0;   // bytes added to every buffer's aligned start (0 or 4)
+  int64_t index = 0;    // the make_case index: below edge_cases an edge shape
+  size_t misalign = 0;  // bytes added to every buffer's aligned start (0 or 4)
   Case c;
 };
 

@@ -48,7 +48,7 @@ void set_guard_case(int64_t index);
 
 // What a fault in guarded memory was. Fixed-size text: filled in a handler.
 struct GuardHit {
-  char check[40];    // no_write_out_of_bounds, no_read_out_of_bounds, no_write_after_return, no_read_after_return
+  char check[40];  // no_write_out_of_bounds, no_read_out_of_bounds, no_write_after_return, no_read_after_return
   char arg[48];
   int64_t case_index;
   char message[240];

@@ -45,11 +45,11 @@ struct ChildOutcome {
   enum Status { ok, crashed, timeout, harness_error, corrupted } status = ok;
   std::string payload;                   // what the work returned (ok)
   std::vector<std::string> checkpoints;  // each intact, in the order sent
-  std::string detail;      // "signal 11 (Segmentation fault)", the harness error's message, ...
-  int64_t last_case = -1;  // the case that was running (crashed, timeout, corrupted)
+  std::string detail;                    // "signal 11 (Segmentation fault)", the harness error's message, ...
+  int64_t last_case = -1;                // the case that was running (crashed, timeout, corrupted)
   std::string last_label;
   std::optional<GuardHit> fault;  // a crash the guard pages named (crashed)
-  bool strays = false;  // processes the child started outlived it (they were killed)
+  bool strays = false;            // processes the child started outlived it (they were killed)
 };
 
 // The longest wait run_isolated takes: 1e6 s (11.6 days). Longer ones, and

@@ -89,17 +89,17 @@ struct ParamInfo {
 };
 
 struct OpSpec {
-  std::string name;     // unique ignoring case: "elementwise_rmsnorm", "RmsNorm"
+  std::string name;  // unique ignoring case: "elementwise_rmsnorm", "RmsNorm"
   // The op's name before a rename, or "". It is still accepted, with a
   // deprecation note (former_name_note), until konform kFormerNamesUntil, and
   // the op's cases stay drawn under it (case_key), so a rename changes no case.
   std::string former_name;
-  std::string group;    // the header it belongs to: "elementwise" for tinyllm/elementwise.h
-  std::string symbol;   // the C ABI function: "tl_rmsnorm_f32"
+  std::string group;   // the header it belongs to: "elementwise" for tinyllm/elementwise.h
+  std::string symbol;  // the C ABI function: "tl_rmsnorm_f32"
   DType dtype = DType::f32;
   std::string summary;  // one line for `konform list`
   std::vector<ParamInfo> params;
-  std::string domain;   // the inputs the op is checked on, and why
+  std::string domain;  // the inputs the op is checked on, and why
   // For ops that validate their arguments: the name of the i32 output that
   // receives the returned tl_status. A non-zero status means the call must
   // have written nothing; the other outputs are then not compared.
@@ -133,7 +133,8 @@ struct OpSpec {
   // alone do not show (Concat's count against its inputs). The reader refuses
   // such files, naming the param returned first.
   std::function<std::pair<std::string, std::string>(const Case& c)> params_problem;
-  // Optional: the number of terms of the longest float sum in case c (a row, a group, a softmax line), for limits that grow with it (the default profile's any-order bound, Tolerance::at).
+  // Optional: the number of terms of the longest float sum in case c (a row, a group, a softmax line), for limits that
+  // grow with it (the default profile's any-order bound, Tolerance::at).
   std::function<int64_t(const Case& c)> sum_length;
 
   // The name the sweep's, the fuzzers' and the reproducer reader's cases are

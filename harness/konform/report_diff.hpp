@@ -29,9 +29,9 @@ struct DiffEntry {
   // fixed, newly_not_run, only_in_old, only_in_new (reported, not regressions).
   std::string kind;
   std::string op, backend;
-  std::string check;     // the check concerned, "" for the op as a whole
+  std::string check;                 // the check concerned, "" for the op as a whole
   std::string old_state, new_state;  // verdicts, or shares of the limit ("0.41 of 8 u")
-  std::string detail;    // one line for people
+  std::string detail;                // one line for people
   bool regression = false;
 };
 

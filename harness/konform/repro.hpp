@@ -37,14 +37,14 @@ struct LibraryFile {
 LibraryFile library_file(const std::string& path);
 
 struct Reproducer {
-  std::string op;                  // the op's name now, whatever name the file used
-  std::string op_note;             // former_name_note when the file used a former name
-  Case c;                          // inputs with their bits; outputs with their shape
-  size_t misalign = 0;             // bytes past each buffer's 64-byte-aligned start
-  std::string backend;             // the --backend value it was found on, from the root (replay_backend); "" for a fixture
+  std::string op;       // the op's name now, whatever name the file used
+  std::string op_note;  // former_name_note when the file used a former name
+  Case c;               // inputs with their bits; outputs with their shape
+  size_t misalign = 0;  // bytes past each buffer's 64-byte-aligned start
+  std::string backend;  // the --backend value it was found on, from the root (replay_backend); "" for a fixture
   std::optional<LibraryFile> library;  // the backend's library there; none in a fixture or an older file
-  std::string source = "fixture";  // fuzz | sweep | property | fixture
-  std::optional<Finding> finding;  // what failed; none for a fixture
+  std::string source = "fixture";      // fuzz | sweep | property | fixture
+  std::optional<Finding> finding;      // what failed; none for a fixture
   nlohmann::json provenance = nlohmann::json::object();  // seed and case, fuzz input, property, ...
 };
 

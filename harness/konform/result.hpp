@@ -13,22 +13,22 @@
 namespace konform {
 
 struct Finding {
-  std::string check;       // the property's name, matches_oracle, output_fully_written, ...
+  std::string check;  // the property's name, matches_oracle, output_fully_written, ...
   std::string message;
   int64_t case_index = -1;
   std::string case_label;
-  std::string output;      // the output tensor, when an element is named
-  std::string element;     // "[r, c]" within it
+  std::string output;   // the output tensor, when an element is named
+  std::string element;  // "[r, c]" within it
   bool has_values = false;
   double expected = 0, got = 0, error = 0, limit = 0;
-  std::string reproduce;   // a command line that replays it
+  std::string reproduce;  // a command line that replays it
   // An element finding's class (cause_name: nan, inf, flushed, subnormal,
   // tail, magnitude), "" for the others. A result keeps one finding per
   // check and cause, counting the cases it failed in and their elements.
   std::string cause;
   int64_t cases = 1;
   int64_t elements = 0;
-  std::string profile;     // "strict": a finding only the strict profile counts (docs/tolerances.md, Profiles); "" default
+  std::string profile;  // "strict": a finding only the strict profile counts (docs/tolerances.md, Profiles); "" default
 };
 
 struct CheckSummary {
@@ -36,7 +36,7 @@ struct CheckSummary {
   std::string kind;  // "sweep" or "property"
   int64_t runs = 0;
   int64_t failures = 0;
-  std::string reason;  // a property that could not run: why (a companion op the backend lacks)
+  std::string reason;   // a property that could not run: why (a companion op the backend lacks)
   std::string profile;  // "strict": a contract beyond the spec, failing the run only under --profile strict; "" default
   // A check that ran without a failure on data that could not have caught
   // one (OpResult::settle_mistrusted): why. Its verdict is then mistrusted.
@@ -51,8 +51,8 @@ struct OutputSpread {
   bool exact = false;                 // compared bit for bit (Match::exact), not against a tolerance
   int64_t cases = 0;                  // judged cases that compared this output
   int64_t elements = 0;
-  int64_t nonzero = 0;                // elements whose expected value is not +-0 (NaN counts)
-  std::vector<double> distinct;       // the first kKept distinct expected values (all NaNs one, +0 and -0 one)
+  int64_t nonzero = 0;           // elements whose expected value is not +-0 (NaN counts)
+  std::vector<double> distinct;  // the first kKept distinct expected values (all NaNs one, +0 and -0 one)
 
   void add(double expected);
   void merge(const OutputSpread& other);
@@ -80,12 +80,12 @@ struct OpResult {
   // report either: sent with the state, read by settle_mistrusted).
   std::map<std::string, OutputSpread> spread;
   double limit = 0;
-  double strict_limit = 0;  // the strict profile's limit, when it differs from the default's (Tolerance::strict)
+  double strict_limit = 0;     // the strict profile's limit, when it differs from the default's (Tolerance::strict)
   bool strict_failed = false;  // a strict-profile check failed (the default verdict is not touched)
   std::string limit_why;
   Metrics metrics;
-  std::optional<Finding> worst;    // the largest error seen, passing or not
-  std::vector<Finding> findings;   // the first finding of each failing check and cause
+  std::optional<Finding> worst;     // the largest error seen, passing or not
+  std::vector<Finding> findings;    // the first finding of each failing check and cause
   std::deque<CheckSummary> checks;  // a deque: check() hands out references that stay valid
   double seconds = 0;
 

@@ -20,7 +20,7 @@ struct SweepOptions {
   int64_t cases = 300;
   int64_t only_case = -1;  // >= 0: replay that case alone
   const ToleranceTable* tolerances = &ToleranceTable::builtin();
-  std::string tolerances_file;  // the file `tolerances` came from (--tolerances), "" for the built-in table
+  std::string tolerances_file;    // the file `tolerances` came from (--tolerances), "" for the built-in table
   bool flush_subnormals = false;  // --flush-subnormals (judge_case)
   // Where a sweep resumes after a case that crashed: the cases before
   // resume_at and those in skip are not run (skip: the ones that crashed).

@@ -16,9 +16,9 @@ namespace konform {
 struct OpSpec;
 
 struct Tolerance {
-  double limit = 0;       // on r, in units of roundoff: the fixed part of the default profile's limit
-  double per_term = 0;    // plus this many u per term of the case's longest sum (OpSpec::sum_length)
-  double strict = 0;      // the strict profile's limit (fixed; equal to `limit` when the entry names none)
+  double limit = 0;         // on r, in units of roundoff: the fixed part of the default profile's limit
+  double per_term = 0;      // plus this many u per term of the case's longest sum (OpSpec::sum_length)
+  double strict = 0;        // the strict profile's limit (fixed; equal to `limit` when the entry names none)
   double spec_ceiling = 0;  // the spec's relative figure, 0 if none
   std::string why;
   // The default profile's limit for a case whose longest sum has n terms:

@@ -21,9 +21,9 @@ enum class ValueClass {
   ties,       // small integers, so equal values repeat
 };
 
-constexpr ValueClass kAllValueClasses[] = {
-    ValueClass::normal, ValueClass::wide,      ValueClass::tiny,     ValueClass::huge,
-    ValueClass::zeros,  ValueClass::subnormal, ValueClass::specials, ValueClass::ties};
+constexpr ValueClass kAllValueClasses[] = {ValueClass::normal,   ValueClass::wide,  ValueClass::tiny,
+                                           ValueClass::huge,     ValueClass::zeros, ValueClass::subnormal,
+                                           ValueClass::specials, ValueClass::ties};
 
 std::string_view value_class_name(ValueClass c);
 

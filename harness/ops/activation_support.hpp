@@ -25,10 +25,10 @@ namespace konform::ops::act {
 // is also nudged one float either way.
 inline float regime_point(Rng& rng) {
   constexpr float inf = std::numeric_limits<float>::infinity();
-  static const float points[] = {88.72f,  0x1.62e43p+6f, 87.34f,  103.97f, 104.0f,  17.33f,   3.92f,   5.87f,
-                                 8.3f,    9.01f,    0.55f,   0.5f,    1.0f,    2.0f,     20.0f,   44.36f,
-                                 15.0f,   14.5f,    6.98e12f, 1e13f,  1e20f,   100.0f,   1e4f,    1e-4f,
-                                 1e-20f,  FLT_MIN,  1e-40f,  0.0f,    FLT_MAX, inf};
+  static const float points[] = {88.72f, 0x1.62e43p+6f, 87.34f,   103.97f, 104.0f,  17.33f, 3.92f, 5.87f,
+                                 8.3f,   9.01f,         0.55f,    0.5f,    1.0f,    2.0f,   20.0f, 44.36f,
+                                 15.0f,  14.5f,         6.98e12f, 1e13f,   1e20f,   100.0f, 1e4f,  1e-4f,
+                                 1e-20f, FLT_MIN,       1e-40f,   0.0f,    FLT_MAX, inf};
   float v = rng.pick(points);
   if (rng.chance(0.5)) v = -v;
   if (std::isfinite(v) && rng.chance(0.4)) v = std::nextafter(v, rng.chance(0.5) ? inf : -inf);
@@ -95,9 +95,9 @@ inline double sigmoid_flush_factor(double x, double m) { return flush_factor(sig
 
 // How the values of one case are drawn.
 enum class Inputs { normal1, normal4, normal20, regime, wide, tiny, huge, subnormal, zeros, specials, ties, mixed };
-constexpr Inputs kAllInputs[] = {Inputs::normal1, Inputs::normal4,   Inputs::normal20, Inputs::regime,
-                                 Inputs::wide,    Inputs::tiny,      Inputs::huge,     Inputs::subnormal,
-                                 Inputs::zeros,   Inputs::specials,  Inputs::ties,     Inputs::mixed};
+constexpr Inputs kAllInputs[] = {Inputs::normal1, Inputs::normal4,  Inputs::normal20, Inputs::regime,
+                                 Inputs::wide,    Inputs::tiny,     Inputs::huge,     Inputs::subnormal,
+                                 Inputs::zeros,   Inputs::specials, Inputs::ties,     Inputs::mixed};
 
 inline const char* inputs_name(Inputs k) {
   switch (k) {

@@ -26,7 +26,7 @@ struct Unary {
   const char* domain;
   double (*value)(double x);
   double (*scale)(double x, double y);
-  bool alpha = false;  // LeakyRelu's parameter
+  bool alpha = false;                          // LeakyRelu's parameter
   double (*flush_factor)(double x) = nullptr;  // Expected::flush_factor, where an intermediate may flush
 };
 
@@ -109,7 +109,8 @@ Case make_prelu(Rng& rng, int64_t index) {
   const act::Inputs kind = rng.pick(act::kAllInputs);
   // Distinct slopes (a wrong channel index shows), at times > 1 or < 0.
   std::vector<float> slope(static_cast<size_t>(channels));
-  for (auto& s : slope) s = rng.chance(0.8) ? static_cast<float>(rng.uniform(0.0, 0.5)) : static_cast<float>(rng.uniform(-2, 3));
+  for (auto& s : slope)
+    s = rng.chance(0.8) ? static_cast<float>(rng.uniform(0.0, 0.5)) : static_cast<float>(rng.uniform(-2, 3));
   const bool in_place = rng.chance(0.3);
   Case c;
   c.params = {{"outer", double(outer)}, {"channels", double(channels)}, {"inner", double(inner)}};
@@ -145,7 +146,8 @@ OpSpec prelu_op() {
   op.name = "PRelu";
   op.group = "activations";
   op.symbol = "tl_prelu_f32";
-  op.summary = "y = x if x > 0 else slope[c] * x, x as [outer, channels, inner] (NCHW: C = channels; [..., C]: inner = 1)";
+  op.summary =
+      "y = x if x > 0 else slope[c] * x, x as [outer, channels, inner] (NCHW: C = channels; [..., C]: inner = 1)";
   op.params = {{"outer", ">= 0"}, {"channels", ">= 0 (slope has this many)"}, {"inner", ">= 0"}};
   op.domain = "every value class, NaN and +-Inf included; slopes distinct per channel, in [-2, 3]";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
@@ -166,8 +168,9 @@ double gelu_scale(double x, double t) { return 0.5 * std::fabs(x) * (1.0 + std::
 }  // namespace
 
 std::vector<OpSpec> activations() {
-  const char* all_values = "every value class: normal, wide, tiny, huge, subnormal, +-0, NaN, +-Inf, +-FLT_MAX, "
-                           "and the regime points where the f32 formula changes (+-88.72, +-103.97, +-17.33, ...)";
+  const char* all_values =
+      "every value class: normal, wide, tiny, huge, subnormal, +-0, NaN, +-Inf, +-FLT_MAX, "
+      "and the regime points where the f32 formula changes (+-88.72, +-103.97, +-17.33, ...)";
   std::vector<OpSpec> ops;
   Unary silu{"Silu", "tl_silu_f32", "y = x * sigmoid(x) = x / (1 + exp(-x)); y == x allowed", all_values,
              [](double x) { return ref::silu<double>(x); },
@@ -189,8 +192,13 @@ std::vector<OpSpec> activations() {
   ops.push_back(
       unary_op({"Relu", "tl_relu_f32", "y = x if x > 0 else +0 (NaN stays NaN); y == x allowed", all_values,
                 [](double x) { return ref::relu<double>(x); }, [](double, double y) { return std::fabs(y); }}));
-  Unary leaky{"LeakyRelu", "tl_leaky_relu_f32", "y = x if x > 0 else alpha * x; y == x allowed", all_values, nullptr,
-              [](double, double y) { return std::fabs(y); }, true};
+  Unary leaky{"LeakyRelu",
+              "tl_leaky_relu_f32",
+              "y = x if x > 0 else alpha * x; y == x allowed",
+              all_values,
+              nullptr,
+              [](double, double y) { return std::fabs(y); },
+              true};
   ops.push_back(unary_op(leaky));
   ops.push_back(prelu_op());
   ops.push_back(unary_op({"Sigmoid", "tl_sigmoid_f32", "y = 1 / (1 + exp(-x)); y == x allowed", all_values,

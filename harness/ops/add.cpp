@@ -15,7 +15,8 @@ namespace {
 
 Case make(Rng& rng, int64_t index, int64_t edges) {
   const auto& sizes = edge_sizes();
-  const int64_t n = index < edges ? sizes[static_cast<size_t>(index)] : (rng.chance(0.3) ? rng.pick(sizes) : rng.range(0, 400));
+  const int64_t n =
+      index < edges ? sizes[static_cast<size_t>(index)] : (rng.chance(0.3) ? rng.pick(sizes) : rng.range(0, 400));
   const ValueClass vc = rng.pick(kAllValueClasses);
   std::vector<float> a = make_values(rng, vc, n), b;
   const bool cancel = rng.chance(0.25);

@@ -17,18 +17,34 @@ namespace {
 Case make(Rng& rng, int64_t index, int64_t edges) {
   const auto& sizes = edge_sizes();
   const int64_t vocab[] = {0, 32000, 128256};
-  int64_t n = index < edges ? sizes[static_cast<size_t>(index)]
-                            : (rng.chance(0.05) ? rng.pick(vocab) : (rng.chance(0.3) ? rng.pick(sizes) : rng.range(0, 300)));
+  int64_t n = index < edges
+                  ? sizes[static_cast<size_t>(index)]
+                  : (rng.chance(0.05) ? rng.pick(vocab) : (rng.chance(0.3) ? rng.pick(sizes) : rng.range(0, 300)));
   const int kind = static_cast<int>(rng.range(0, 6));
   std::vector<float> x;
   std::string what;
   constexpr float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
   switch (kind) {
-    case 0: x = make_values(rng, rng.pick(kAllValueClasses), n); what = "mixed classes"; break;
-    case 1: x = make_values(rng, ValueClass::ties, n); what = "ties"; break;
-    case 2: x.assign(static_cast<size_t>(n), nan); what = "all NaN"; break;
-    case 3: x.assign(static_cast<size_t>(n), -inf); what = "all -Inf"; break;
-    case 4: x = make_values(rng, ValueClass::zeros, n); what = "+0 and -0"; break;
+    case 0:
+      x = make_values(rng, rng.pick(kAllValueClasses), n);
+      what = "mixed classes";
+      break;
+    case 1:
+      x = make_values(rng, ValueClass::ties, n);
+      what = "ties";
+      break;
+    case 2:
+      x.assign(static_cast<size_t>(n), nan);
+      what = "all NaN";
+      break;
+    case 3:
+      x.assign(static_cast<size_t>(n), -inf);
+      what = "all -Inf";
+      break;
+    case 4:
+      x = make_values(rng, ValueClass::zeros, n);
+      what = "+0 and -0";
+      break;
     case 5:  // the maximum repeated at random places, NaN sprinkled, a NaN first
       x = make_values(rng, ValueClass::normal, n);
       for (auto& v : x)
@@ -37,9 +53,7 @@ Case make(Rng& rng, int64_t index, int64_t edges) {
       if (n > 0) x[0] = nan;
       what = "repeated max and NaN";
       break;
-    default:
-      x = make_values(rng, ValueClass::specials, n);
-      what = "specials";
+    default: x = make_values(rng, ValueClass::specials, n); what = "specials";
   }
   Case c;
   c.params = {{"n", double(n)}};

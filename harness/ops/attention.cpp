@@ -74,10 +74,10 @@ struct Shape {
 // vector widths, and the empty batch and query.
 const std::vector<Shape>& edge_shapes() {
   static const std::vector<Shape> shapes = {
-      {1, 1, 1, 1, 1, 1},    {1, 8, 2, 1, 37, 64},  {1, 4, 4, 1, 1, 8},    {2, 4, 2, 5, 5, 16},
-      {1, 2, 1, 17, 17, 33}, {1, 1, 1, 3, 40, 7},   {1, 2, 2, 8, 3, 4},    {1, 6, 3, 33, 65, 128},
+      {1, 1, 1, 1, 1, 1},      {1, 8, 2, 1, 37, 64},  {1, 4, 4, 1, 1, 8},   {2, 4, 2, 5, 5, 16},
+      {1, 2, 1, 17, 17, 33},   {1, 1, 1, 3, 40, 7},   {1, 2, 2, 8, 3, 4},   {1, 6, 3, 33, 65, 128},
       {1, 32, 8, 1, 300, 128}, {2, 4, 1, 31, 32, 17}, {1, 3, 1, 64, 64, 9}, {1, 2, 2, 1, 129, 31},
-      {0, 2, 1, 4, 4, 8},    {1, 2, 1, 0, 5, 4},    {1, 4, 2, 65, 70, 2},  {3, 1, 1, 9, 96, 65}};
+      {0, 2, 1, 4, 4, 8},      {1, 2, 1, 0, 5, 4},    {1, 4, 2, 65, 70, 2}, {3, 1, 1, 9, 96, 65}};
   return shapes;
 }
 
@@ -98,7 +98,9 @@ std::vector<float> operand(Rng& rng, Vals v, int64_t n, bool is_value) {
   std::vector<float> x;
   switch (v) {
     case Vals::tiny: x = make_values(rng, ValueClass::tiny, n); break;
-    case Vals::zeros: x = is_value ? make_values(rng, ValueClass::normal, n) : make_values(rng, ValueClass::zeros, n); break;
+    case Vals::zeros:
+      x = is_value ? make_values(rng, ValueClass::normal, n) : make_values(rng, ValueClass::zeros, n);
+      break;
     case Vals::ties: x = make_values(rng, ValueClass::ties, n); break;
     default: x = make_values(rng, ValueClass::normal, n);
   }
@@ -258,7 +260,8 @@ void add_tensors(Rng& rng, Case& c, const Shape& s, int64_t mask_kind, bool vali
     std::vector<int64_t> ms;
     for (const Factor& f : dims.value_or(Factors{})) ms.push_back(static_cast<int64_t>(f.value));
     ms = shape_or_small(valid && dims, ms);
-    c.args.push_back({"mask", Access::in, Tensor::of_f32(ms, mask_values(rng, count(ms), valid ? std::max<int64_t>(s.Sk, 1) : 16))});
+    c.args.push_back(
+        {"mask", Access::in, Tensor::of_f32(ms, mask_values(rng, count(ms), valid ? std::max<int64_t>(s.Sk, 1) : 16))});
   }
   c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, qs)});
   c.args.push_back(status_arg());
@@ -276,7 +279,8 @@ Case make_sdpa(Rng& rng, int64_t index, int64_t edges) {
   c.params["causal"] = causal ? 1.0 : 0.0;
   c.params["mask"] = double(mask_kind);
   const bool valid = call_status(c) == TL_OK;
-  c.label = dims_label(s) + (causal ? " causal" : "") + " mask=" + mask_name(mask_kind) + (bad.empty() ? "" : " " + bad);
+  c.label =
+      dims_label(s) + (causal ? " causal" : "") + " mask=" + mask_name(mask_kind) + (bad.empty() ? "" : " " + bad);
   add_tensors(rng, c, s, mask_kind, valid);
   return c;
 }
@@ -284,7 +288,8 @@ Case make_sdpa(Rng& rng, int64_t index, int64_t edges) {
 Case make_cross(Rng& rng, int64_t index, int64_t edges) {
   Shape s = case_shape(rng, index, edges, false);
   s.KV = s.H;
-  if (random_case(index, edges) && rng.chance(0.2)) s.Sq = rng.range(1, 12), s.Sk = rng.range(1, 200);  // decoder vs encoder lengths
+  if (random_case(index, edges) && rng.chance(0.2))
+    s.Sq = rng.range(1, 12), s.Sk = rng.range(1, 200);  // decoder vs encoder lengths
   int64_t none = 0;
   std::string bad;
   if (random_case(index, edges) && rng.chance(0.08)) bad = make_bad(rng, s, none, false);
@@ -391,8 +396,8 @@ Oracle sdpa_oracle(const Case& c) {
   for (int64_t b = 0; b < n.batch; ++b)
     for (int64_t h = 0; h < n.heads; ++h)
       for (int64_t i = 0; i < n.sq; ++i) {
-        const ref::Row r = ref::row_of(c.in("q").f32(), c.in("k").f32(), c.in("v").f32(), mask_ptr(c), n, kind,
-                                       causal, b, h, i);
+        const ref::Row r =
+            ref::row_of(c.in("q").f32(), c.in("k").f32(), c.in("v").f32(), mask_ptr(c), n, kind, causal, b, h, i);
         const int64_t j0 = windowed ? i / w * w : 0, j1 = windowed ? j0 + w : n.sk;
         const size_t at = static_cast<size_t>(((b * n.heads + h) * n.sq + i) * n.d);
         row_oracle(r, n, j0, j1, y.value.data() + at, y.scale.data() + at);
@@ -405,9 +410,9 @@ Oracle sdpa_oracle(const Case& c) {
 void invoke_sdpa(void* fn, const Case& c, const Pointers& p) {
   const int64_t kind = c.iparam("mask");
   *p.i32("status") = reinterpret_cast<decltype(&tl_sdpa_f32)>(fn)(
-      p.f32("q"), p.f32("k"), p.f32("v"), kind == 0 ? nullptr : p.f32("mask"), p.f32("y"), c.iparam("B"),
-      c.iparam("H"), c.iparam("KV"), c.iparam("Sq"), c.iparam("Sk"), c.iparam("D"),
-      c.iparam32("causal"), static_cast<tl_attn_mask>(kind));
+      p.f32("q"), p.f32("k"), p.f32("v"), kind == 0 ? nullptr : p.f32("mask"), p.f32("y"), c.iparam("B"), c.iparam("H"),
+      c.iparam("KV"), c.iparam("Sq"), c.iparam("Sk"), c.iparam("D"), c.iparam32("causal"),
+      static_cast<tl_attn_mask>(kind));
 }
 
 const char* kSdpaDomain =
@@ -461,9 +466,18 @@ Case make_qk_norm(Rng& rng, int64_t index, int64_t edges) {
   std::string bad;
   if (index >= edges && rng.chance(0.1)) {
     switch (rng.range(0, 3)) {
-      case 0: c.params["D"] = 0; bad = "bad: head_dim = 0"; break;
-      case 1: c.params["heads"] = -1; bad = "bad: num_heads = -1"; break;
-      case 2: c.params["eps"] = -1e-5; bad = "bad: eps < 0"; break;
+      case 0:
+        c.params["D"] = 0;
+        bad = "bad: head_dim = 0";
+        break;
+      case 1:
+        c.params["heads"] = -1;
+        bad = "bad: num_heads = -1";
+        break;
+      case 2:
+        c.params["eps"] = -1e-5;
+        bad = "bad: eps < 0";
+        break;
       default: c.params["tokens"] = c.params["heads"] = double(int64_t{1} << 40); bad = "bad: 2^80 elements";
     }
   }
@@ -501,11 +515,13 @@ OpSpec qk_norm_spec() {
   op.name = "QkNorm";
   op.group = "attention";
   op.symbol = "tl_qk_norm_f32";
-  op.summary = "QK-norm: RmsNorm of each head of x[tokens, num_heads, head_dim] over head_dim alone, gain [head_dim]; "
-               "y == x allowed; validates";
+  op.summary =
+      "QK-norm: RmsNorm of each head of x[tokens, num_heads, head_dim] over head_dim alone, gain [head_dim]; "
+      "y == x allowed; validates";
   op.params = {{"tokens, num_heads", ">= 0"}, {"head_dim", ">= 1"}, {"eps", "finite, >= 0"}};
-  op.domain = "RmsNorm's rows (every value class up to |x| <= 1e15, rows far from zero), one per head; eps = 0 only "
-              "where the mean square is a normal float; 10% refused arguments";
+  op.domain =
+      "RmsNorm's rows (every value class up to |x| <= 1e15, rows far from zero), one per head; eps = 0 only "
+      "where the mean square is a normal float; 10% refused arguments";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(norm::edge_widths().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_qk_norm(rng, i, edges); };
@@ -532,7 +548,8 @@ std::vector<OpSpec> attention() {
   cross.name = "SdpaCross";
   cross.group = "attention";
   cross.symbol = "tl_sdpa_cross_f32";
-  cross.summary = "y = Softmax(q k^T / sqrt(D)) v, q [B,H,Sq,D] (decoder), k, v [B,H,Se,D] (encoder); no mask; validates";
+  cross.summary =
+      "y = Softmax(q k^T / sqrt(D)) v, q [B,H,Sq,D] (decoder), k, v [B,H,Se,D] (encoder); no mask; validates";
   cross.params = {{"B, Sq, Se", ">= 0; Se >= 1 when Sq >= 1"}, {"num_heads", ">= 1"}, {"head_dim", ">= 1"}};
   cross.domain = std::string(kSdpaDomain).substr(0, std::string(kSdpaDomain).find("; masks")) +
                  "; decoder and encoder lengths independent, every 64th case Se 2048-16384; 8% refused arguments";
@@ -551,11 +568,12 @@ std::vector<OpSpec> attention() {
   window.name = "SdpaWindow";
   window.group = "attention";
   window.symbol = "tl_sdpa_window_f32";
-  window.summary = "Sdpa inside each window of `window` consecutive positions, q, k, v [B,H,S,D], S % window == 0; "
-                   "validates";
+  window.summary =
+      "Sdpa inside each window of `window` consecutive positions, q, k, v [B,H,S,D], S % window == 0; "
+      "validates";
   window.params = {{"B, S", ">= 0"}, {"num_heads", ">= 1"}, {"head_dim", ">= 1"}, {"window", ">= 1, divides S"}};
-  window.domain = cross.domain.substr(0, cross.domain.find("; decoder")) +
-                  "; windows 1..64, S up to 128; 10% refused arguments";
+  window.domain =
+      cross.domain.substr(0, cross.domain.find("; decoder")) + "; windows 1..64, S up to 128; 10% refused arguments";
   window.status = "status";
   window.edge_cases = static_cast<int64_t>(edge_windows().size());
   window.make_case = [edges = window.edge_cases](Rng& rng, int64_t i) { return make_window(rng, i, edges); };

@@ -67,7 +67,7 @@ std::vector<Geometry> edge_geometries(const Variant& v) {
     bool bias;
   };
   const E list[] = {
-      {1, 1, 1, 1, 1, 1, 1, 0, 1, false},  {1, 3, 4, 1, 5, 1, 1, 0, 1, true},  {2, 4, 6, 2, 9, 3, 1, 1, 1, true},
+      {1, 1, 1, 1, 1, 1, 1, 0, 1, false},  {1, 3, 4, 1, 5, 1, 1, 0, 1, true},   {2, 4, 6, 2, 9, 3, 1, 1, 1, true},
       {1, 2, 3, 1, 17, 3, 2, 1, 1, true},  {1, 2, 2, 1, 13, 3, 1, 2, 2, true},  {1, 3, 2, 1, 6, 2, 1, 4, 1, false},
       {0, 2, 3, 1, 8, 3, 1, 1, 1, true},   {1, 4, 4, 4, 15, 3, 1, 1, 1, true},  {1, 2, 5, 1, 16, 1, 1, 0, 1, true},
       {1, 2, 5, 1, 17, 1, 1, 0, 1, false}, {1, 1, 3, 1, 35, 3, 1, 0, 1, true},  {1, 3, 9, 1, 67, 3, 1, 0, 1, true},
@@ -105,12 +105,14 @@ OpSpec declare(const Variant& v) {
                {"kernel, stride, dilation", ">= 1 per dimension; padding >= 0; every size <= 2^31 - 1"},
                {"bias", "[C_out] or NULL"}};
   if (v.kind == Kind::transpose) op.params.push_back({"output_padding", "0 .. max(stride, dilation) - 1"});
-  if (v.kind == Kind::causal) op.params.push_back({"padding", "none: dilation (kernel - 1) samples replicate x[0] on the left"});
-  op.domain = "K = C_in/groups * prod(kernel) <= 127 terms per output (the tolerance's derivation); |x|, |w|, "
-              "|bias| <= 1e15 (no float product or sum overflows where the exact one does not), every value class "
-              "incl. NaN/Inf; groups 1, 2..4 and depthwise; one case in ten past the edges has a bad argument "
-              "(zero stride, kernel or dilation, negative padding or batch, groups dividing nothing, a kernel "
-              "longer than the padded input, a size past 2^31), which must be refused";
+  if (v.kind == Kind::causal)
+    op.params.push_back({"padding", "none: dilation (kernel - 1) samples replicate x[0] on the left"});
+  op.domain =
+      "K = C_in/groups * prod(kernel) <= 127 terms per output (the tolerance's derivation); |x|, |w|, "
+      "|bias| <= 1e15 (no float product or sum overflows where the exact one does not), every value class "
+      "incl. NaN/Inf; groups 1, 2..4 and depthwise; one case in ten past the edges has a bad argument "
+      "(zero stride, kernel or dilation, negative padding or batch, groups dividing nothing, a kernel "
+      "longer than the padded input, a size past 2^31), which must be refused";
   op.status = "status";
   const auto edges = std::make_shared<std::vector<Geometry>>(edge_geometries(v));
   op.edge_cases = static_cast<int64_t>(edges->size());

@@ -31,7 +31,7 @@ struct Geometry {
   int64_t in[3] = {1, 1, 1}, k[3] = {1, 1, 1}, s[3] = {1, 1, 1}, p[3] = {0, 0, 0}, d[3] = {1, 1, 1};
   int64_t op[2] = {0, 0};  // ConvTranspose2d's output_padding
   bool bias = true;
-  int mode = 0;              // Pool: TL_POOL_MAX or TL_POOL_AVG
+  int mode = 0;                 // Pool: TL_POOL_MAX or TL_POOL_AVG
   bool default_stride = false;  // Pool: stride NULL (= kernel)
 };
 
@@ -137,7 +137,8 @@ inline std::string make_invalid(Kind kind, Rng& rng, Case& c) {
   if (kind == Kind::transpose) options.push_back("output_padding");
   if (kind == Kind::pool) options.push_back("mode");
   if (kind == Kind::causal) options.erase(std::find(options.begin(), options.end(), "padding"));
-  if (kind == Kind::causal || kind == Kind::transpose) options.erase(std::find(options.begin(), options.end(), "too_long"));
+  if (kind == Kind::causal || kind == Kind::transpose)
+    options.erase(std::find(options.begin(), options.end(), "too_long"));
   const std::string what = rng.pick(options);
   auto set = [&](const std::string& name, double v) {
     c.params[name] = v;
@@ -180,7 +181,8 @@ inline Case make_case(Kind kind, Rng& rng, const Geometry& g) {
   const ValueClass xc = linalg::pick_class(rng), wc = linalg::pick_class(rng);
   const auto xs = tensor_shape(g.B, g.C_in, g.nd, g.in);
   const auto ys = tensor_shape(g.B, g.C_out, g.nd, s.out);
-  c.args.push_back({"x", Access::in, Tensor::of_f32(xs, linalg::operand(rng, xc, Tensor::zeros(DType::f32, xs).elements()))});
+  c.args.push_back(
+      {"x", Access::in, Tensor::of_f32(xs, linalg::operand(rng, xc, Tensor::zeros(DType::f32, xs).elements()))});
   std::string label = "x " + shape_string(xs);
   if (kind != Kind::pool) {
     const auto ws = kind == Kind::transpose ? tensor_shape(g.C_in, g.C_out / g.groups, g.nd, g.k)
@@ -203,7 +205,8 @@ inline Case make_case(Kind kind, Rng& rng, const Geometry& g) {
   label += " stride " + (g.default_stride ? std::string("NULL") : list(g.s)) + " pad " + list(g.p);
   if (kind != Kind::pool) label += " dil " + list(g.d);
   if (kind == Kind::transpose) label += " out_pad " + shape_string({g.op[0], g.op[1]});
-  c.label = label + " x=" + std::string(value_class_name(xc)) + (kind == Kind::pool ? "" : " w=" + std::string(value_class_name(wc)));
+  c.label = label + " x=" + std::string(value_class_name(xc)) +
+            (kind == Kind::pool ? "" : " w=" + std::string(value_class_name(wc)));
   return c;
 }
 
@@ -247,6 +250,8 @@ inline Oracle oracle(Kind kind, const Case& c) {
   return {{"status", linalg::status_expected(TL_OK)}, {"y", y}};
 }
 
-inline const float* bias_ptr(const Case& c, const Pointers& p) { return c.param("bias") != 0 ? p.f32("bias") : nullptr; }
+inline const float* bias_ptr(const Case& c, const Pointers& p) {
+  return c.param("bias") != 0 ? p.f32("bias") : nullptr;
+}
 
 }  // namespace konform::ops::convs

@@ -54,7 +54,7 @@ std::vector<OpSpec> embedding() {
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make(rng, i, edges); };
   op.invoke = [](void* fn, const Case& c, const Pointers& p) {
     reinterpret_cast<decltype(&tl_embedding_f32)>(fn)(p.f32("table"), p.i32("ids"), p.f32("out"), c.iparam("n"),
-                                                       c.iparam("d"));
+                                                      c.iparam("d"));
   };
   op.oracle = oracle;
   return {op};

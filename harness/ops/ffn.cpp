@@ -24,8 +24,8 @@ struct Dims {
 // Empty layers, single units, the hidden layer's blocks of 256 rows and
 // columns, the strip/packed switch at 8/9 rows.
 const std::vector<Dims>& edge_dims() {
-  static const std::vector<Dims> dims = {{1, 1, 1},   {1, 8, 0},    {0, 4, 4},    {2, 0, 3},   {1, 16, 17},
-                                         {3, 33, 31}, {8, 24, 40},  {9, 16, 64},  {12, 64, 40}, {1, 40, 257},
+  static const std::vector<Dims> dims = {{1, 1, 1},    {1, 8, 0},   {0, 4, 4},    {2, 0, 3},    {1, 16, 17},
+                                         {3, 33, 31},  {8, 24, 40}, {9, 16, 64},  {12, 64, 40}, {1, 40, 257},
                                          {5, 24, 300}, {260, 8, 4}, {17, 48, 100}};
   return dims;
 }
@@ -107,8 +107,7 @@ Oracle oracle(const Case& c, Gate act, bool has_gelu) {
 using FfnFn = decltype(&tl_swiglu_ffn_f32);
 using GegluFn = decltype(&tl_geglu_ffn_f32);
 
-OpSpec declare(const std::string& name, const std::string& symbol, Gate act,
-               const std::string& summary) {
+OpSpec declare(const std::string& name, const std::string& symbol, Gate act, const std::string& summary) {
   const bool has_gelu = act == Gate::gelu_erf;
   OpSpec op;
   op.name = name;
@@ -117,9 +116,10 @@ OpSpec declare(const std::string& name, const std::string& symbol, Gate act,
   op.summary = summary;
   op.params = {{"M, D, H", ">= 0, every pair's product * 4 bytes within int64_t"}};
   if (has_gelu) op.params.push_back({"gelu", "TL_FFN_GELU_ERF (0) or TL_FFN_GELU_TANH (1)"});
-  op.domain = "|x|, |w| <= 1e4 (gates, hidden values and outputs stay finite in float), every value class; the scale "
-              "carries the gate and up errors through act' and the down matmul; one case in ten past the edges has "
-              "a bad argument, which must be refused";
+  op.domain =
+      "|x|, |w| <= 1e4 (gates, hidden values and outputs stay finite in float), every value class; the scale "
+      "carries the gate and up errors through act' and the down matmul; one case in ten past the edges has "
+      "a bad argument, which must be refused";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_dims().size());
   op.make_case = [edges = op.edge_cases, has_gelu](Rng& rng, int64_t i) { return make(rng, i, edges, has_gelu); };
@@ -145,8 +145,7 @@ std::vector<OpSpec> ffn() {
               "y = (Silu(x Wg^T) * (x Wu^T)) @ Wd^T, x [..., D], Wg, Wu [H, D], Wd [D, H]; validates"),
       declare("GeGlu_FFN", "tl_geglu_ffn_f32", Gate::gelu_erf,
               "y = (Gelu(x Wg^T) * (x Wu^T)) @ Wd^T, Gelu erf or tanh; validates"),
-      declare("Glu_FFN", "tl_glu_ffn_f32", Gate::sigmoid,
-              "y = (Sigmoid(x Wg^T) * (x Wu^T)) @ Wd^T; validates"),
+      declare("Glu_FFN", "tl_glu_ffn_f32", Gate::sigmoid, "y = (Sigmoid(x Wg^T) * (x Wu^T)) @ Wd^T; validates"),
   };
 }
 

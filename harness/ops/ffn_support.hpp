@@ -91,7 +91,8 @@ inline Hidden hidden_with_scale(const float* x, const float* w_gate, const float
       const double a = reference::ffn::gate(act, g);
       const size_t i = static_cast<size_t>(m * H + j);
       out.h[i] = a * u;
-      out.scale[i] = std::fabs(a) * su + std::fabs(u) * std::fabs(slope(act, g)) * sg + std::fabs(u) * magnitude(act, g, sg);
+      out.scale[i] =
+          std::fabs(a) * su + std::fabs(u) * std::fabs(slope(act, g)) * sg + std::fabs(u) * magnitude(act, g, sg);
     }
   return out;
 }
@@ -102,7 +103,8 @@ inline std::vector<double> output_scale(const Hidden& hid, const float* w_down, 
   for (int64_t m = 0; m < M; ++m)
     for (int64_t i = 0; i < D; ++i) {
       double acc = 0;
-      for (int64_t j = 0; j < H; ++j) acc += std::fabs(static_cast<double>(w_down[i * H + j])) * hid.scale[static_cast<size_t>(m * H + j)];
+      for (int64_t j = 0; j < H; ++j)
+        acc += std::fabs(static_cast<double>(w_down[i * H + j])) * hid.scale[static_cast<size_t>(m * H + j)];
       s[static_cast<size_t>(m * D + i)] = acc;
     }
   return s;

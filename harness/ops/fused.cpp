@@ -27,13 +27,13 @@ struct Dims {
 };
 
 const std::vector<Dims>& edge_dims() {
-  static const std::vector<Dims> dims = {{1, 1, 1},    {1, 33, 255}, {1, 17, 257}, {3, 7, 17},   {8, 64, 65},
-                                         {9, 31, 64},  {12, 32, 256}, {0, 5, 7},   {4, 0, 9},    {25, 65, 300},
-                                         {2, 260, 40}, {1, 8, 0},    {3, 5, 0}};
+  static const std::vector<Dims> dims = {{1, 1, 1},    {1, 33, 255},  {1, 17, 257}, {3, 7, 17}, {8, 64, 65},
+                                         {9, 31, 64},  {12, 32, 256}, {0, 5, 7},    {4, 0, 9},  {25, 65, 300},
+                                         {2, 260, 40}, {1, 8, 0},     {3, 5, 0}};
   return dims;
 }
 
-constexpr double kNormMaxAbs = 1e15;  // RmsNorm's own domain: finite float sums of squares
+constexpr double kNormMaxAbs = 1e15;   // RmsNorm's own domain: finite float sums of squares
 constexpr double kSwiGluMaxAbs = 1e4;  // as the feed-forwards: finite gates and products
 
 Dims pick_dims(Rng& rng, int64_t index, int64_t edges) {
@@ -63,8 +63,8 @@ Case make_norm(Rng& rng, int64_t index, int64_t edges) {
   c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {s.M, s.N})});
   c.args.push_back(status_arg());
   c.label = "x [" + std::to_string(s.M) + ", " + std::to_string(s.K) + "] w [" + std::to_string(s.N) + ", " +
-            std::to_string(s.K) + "] x=" + std::string(value_class_name(xc)) + " w=" +
-            std::string(value_class_name(wc)) + " eps=" + std::to_string(eps);
+            std::to_string(s.K) + "] x=" + std::string(value_class_name(xc)) +
+            " w=" + std::string(value_class_name(wc)) + " eps=" + std::to_string(eps);
   if (index >= edges && rng.chance(0.1)) {
     if (rng.chance(0.3)) {
       const float bad[] = {-1e-5f, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()};
@@ -112,10 +112,11 @@ OpSpec fused_norm_matmul() {
   op.symbol = "tl_fused_norm_matmul_f32";
   op.summary = "y = Matmul(RmsNorm(x, norm_w, eps), W), x [M, K], W [N, K]; validates";
   op.params = {{"M, N, K", ">= 0 (K >= 1), every pair's product * 4 bytes within int64_t"}, {"eps", "finite, >= 0"}};
-  op.domain = "|x|, |w| <= 1e15 (float sums of squares and products stay finite), every value class (W without "
-              "infinities: Inf times a normalized element that underflowed is left open by the spec); the scale is "
-              "sum |z w| of the normalized rows z; one case in ten past the edges has a bad argument, and K = 0 is "
-              "an empty RmsNorm: both must be refused";
+  op.domain =
+      "|x|, |w| <= 1e15 (float sums of squares and products stay finite), every value class (W without "
+      "infinities: Inf times a normalized element that underflowed is left open by the spec); the scale is "
+      "sum |z w| of the normalized rows z; one case in ten past the edges has a bad argument, and K = 0 is "
+      "an empty RmsNorm: both must be refused";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_dims().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_norm(rng, i, edges); };
@@ -181,9 +182,10 @@ OpSpec fused_swiglu() {
   op.symbol = "tl_fused_swiglu_f32";
   op.summary = "h = Silu(x Wg^T) * (x Wu^T), x [M, D], Wg, Wu [H, D], h [M, H]; validates";
   op.params = {{"M, D, H", ">= 0, every pair's product * 4 bytes within int64_t"}};
-  op.domain = "|x|, |w| <= 1e4 (gates and products stay finite in float), every value class (w_up without "
-              "infinities: Inf times an underflowed Silu is left open by the spec); the scale carries the "
-              "gate and up errors through Silu'; one case in ten past the edges has a bad size, which must be refused";
+  op.domain =
+      "|x|, |w| <= 1e4 (gates and products stay finite in float), every value class (w_up without "
+      "infinities: Inf times an underflowed Silu is left open by the spec); the scale carries the "
+      "gate and up errors through Silu'; one case in ten past the edges has a bad size, which must be refused";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_dims().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_swiglu(rng, i, edges); };

@@ -66,14 +66,16 @@ int64_t step_floats(const Session& n, int64_t i) { return n.layers * n.kv_heads 
 std::optional<Factors> declared_count(const std::string& arg, const Case& c) {
   const auto script = std::find_if(c.args.begin(), c.args.end(), [](const Arg& a) { return a.name == "script"; });
   if (script == c.args.end()) return std::nullopt;  // refused as missing
-  const auto& rows = script->value.shape;  // its rank, 2, is learned
+  const auto& rows = script->value.shape;           // its rank, 2, is learned
   if (arg == "script") return Factors{{"script's rows", rows.empty() ? NAN : double(rows[0])}, {"2", 2}};
   if (arg != "k_new" && arg != "v_new") return std::nullopt;
   Session n;
   read_script(script->value, &n);
   double positions = 0;
   for (int32_t s : n.s) positions += double(step_positions(s));
-  return Factors{param_factor(c, "layers"), param_factor(c, "kv_heads"), {"the steps' s summed", positions},
+  return Factors{param_factor(c, "layers"),
+                 param_factor(c, "kv_heads"),
+                 {"the steps' s summed", positions},
                  param_factor(c, "head_dim")};
 }
 
@@ -160,9 +162,18 @@ Case make_case(Rng& rng, int64_t index) {
     }
     if (rng.chance(0.08)) {  // refused at create: nothing is written
       switch (rng.range(0, 2)) {
-        case 0: n.layers = 0; bad = "bad: num_layers 0"; break;
-        case 1: n.kv_heads = -rng.range(1, 3); bad = "bad: kv_heads < 0"; break;
-        default: n.max_seq = int64_t{1} << 60; bad = "bad: a size that overflows int64_t"; break;
+        case 0:
+          n.layers = 0;
+          bad = "bad: num_layers 0";
+          break;
+        case 1:
+          n.kv_heads = -rng.range(1, 3);
+          bad = "bad: kv_heads < 0";
+          break;
+        default:
+          n.max_seq = int64_t{1} << 60;
+          bad = "bad: a size that overflows int64_t";
+          break;
       }
     }
   }
@@ -178,7 +189,9 @@ Case make_case(Rng& rng, int64_t index) {
   if (floats == 0) k = v = {0.0f};  // a refused create reads nothing; keep the buffers non-empty
 
   Case c;
-  c.params = {{"layers", double(n.layers)}, {"kv_heads", double(n.kv_heads)}, {"head_dim", double(n.head_dim)},
+  c.params = {{"layers", double(n.layers)},
+              {"kv_heads", double(n.kv_heads)},
+              {"head_dim", double(n.head_dim)},
               {"max_seq", double(n.max_seq)}};
   std::vector<int32_t> flat;
   std::string steps_label;
@@ -195,12 +208,13 @@ Case make_case(Rng& rng, int64_t index) {
   c.args.push_back({"statuses", Access::out, Tensor::zeros(DType::i32, {ok ? steps : 1}), Match::exact});
   c.args.push_back({"past", Access::out, Tensor::zeros(DType::i32, {ok ? steps : 1}), Match::exact});
   c.args.push_back({"lengths", Access::out, Tensor::zeros(DType::i32, {ok ? steps * n.layers : 1}), Match::exact});
-  c.args.push_back({"views", Access::out, Tensor::zeros(DType::f32, {ok ? std::max<int64_t>(views_floats(n, k, v), 1) : 1}), Match::exact});
+  c.args.push_back({"views", Access::out,
+                    Tensor::zeros(DType::f32, {ok ? std::max<int64_t>(views_floats(n, k, v), 1) : 1}), Match::exact});
   c.args.push_back({"stable", Access::out, Tensor::zeros(DType::i32, {1}), Match::exact});
   c.args.push_back(status_arg());
-  c.label = "layers=" + std::to_string(n.layers) + " kv_heads=" + std::to_string(n.kv_heads) + " head_dim=" +
-            std::to_string(n.head_dim) + " max_seq=" + std::to_string(n.max_seq) + " steps [" + steps_label + "] " +
-            label + (bad.empty() ? "" : " " + bad);
+  c.label = "layers=" + std::to_string(n.layers) + " kv_heads=" + std::to_string(n.kv_heads) +
+            " head_dim=" + std::to_string(n.head_dim) + " max_seq=" + std::to_string(n.max_seq) + " steps [" +
+            steps_label + "] " + label + (bad.empty() ? "" : " " + bad);
   return c;
 }
 
@@ -210,7 +224,8 @@ void invoke(void* fn, const Case& c, const Pointers& p) {
   const Session n = session_of(c);
   const tl_kv_cache_api* api = reinterpret_cast<decltype(&tl_kv_cache_api_v1)>(fn)();
   if (api == nullptr || api->abi_version != 1)
-    throw std::runtime_error("tl_kv_cache_api_v1 returned " + std::string(api == nullptr ? "NULL" : "an abi_version other than 1"));
+    throw std::runtime_error("tl_kv_cache_api_v1 returned " +
+                             std::string(api == nullptr ? "NULL" : "an abi_version other than 1"));
   tl_kv_cache* cache = nullptr;
   const tl_status created = api->create(n.layers, n.kv_heads, n.head_dim, n.max_seq, &cache);
   *p.i32("status") = created;
@@ -264,7 +279,8 @@ void invoke(void* fn, const Case& c, const Pointers& p) {
 
 Oracle oracle(const Case& c) {
   const Session n = session_of(c);
-  const reference::Verdict created = reference::KvCache<double>::check_create(n.layers, n.kv_heads, n.head_dim, n.max_seq);
+  const reference::Verdict created =
+      reference::KvCache<double>::check_create(n.layers, n.kv_heads, n.head_dim, n.max_seq);
   if (!created.ok()) return {{"status", status_expected(created.status)}};
   reference::KvCache<double> cache(n.layers, n.kv_heads, n.head_dim, n.max_seq);
   std::vector<double> views, lengths;
@@ -282,13 +298,11 @@ Oracle oracle(const Case& c) {
   std::vector<double> all_lengths;
   size_t next = 0;
   for (int64_t i = 0; i < steps_of(n); ++i)
-    for (int64_t l = 0; l < n.layers; ++l)
-      all_lengths.push_back(statuses[i] == TL_OK ? lengths[next++] : 0.0);
+    for (int64_t l = 0; l < n.layers; ++l) all_lengths.push_back(statuses[i] == TL_OK ? lengths[next++] : 0.0);
   if (views.empty()) views.push_back(std::numeric_limits<double>::quiet_NaN());
   std::vector<double> st(statuses.begin(), statuses.end()), pa(past.begin(), past.end());
-  return {{"statuses", exact_expected(st)},   {"past", exact_expected(pa)},
-          {"lengths", exact_expected(all_lengths)}, {"views", exact_expected(views)},
-          {"stable", exact_expected({1.0})},  {"status", status_expected(TL_OK)}};
+  return {{"statuses", exact_expected(st)}, {"past", exact_expected(pa)},      {"lengths", exact_expected(all_lengths)},
+          {"views", exact_expected(views)}, {"stable", exact_expected({1.0})}, {"status", status_expected(TL_OK)}};
 }
 
 }  // namespace
@@ -301,9 +315,10 @@ std::vector<OpSpec> kv_cache() {
   o.summary = "a KV cache session: create, then per forward begin(s), append and view every layer, commit; resets";
   o.params = {{"num_layers, kv_heads, head_dim, max_seq", ">= 1, 2 * product * 4 bytes within int64_t"},
               {"script", "steps of (s >= 1, reset before the step)"}};
-  o.domain = "1-4 layers and KV heads, head_dim 1-128, max_seq 1-48: a prefill then decode steps, steps that "
-             "fill the cache exactly and ones that overflow it (refused, nothing written), resets over old data, "
-             "NaN payloads and signed zeros; refused: a size < 1 or a cache whose bytes overflow int64_t";
+  o.domain =
+      "1-4 layers and KV heads, head_dim 1-128, max_seq 1-48: a prefill then decode steps, steps that "
+      "fill the cache exactly and ones that overflow it (refused, nothing written), resets over old data, "
+      "NaN payloads and signed zeros; refused: a size < 1 or a cache whose bytes overflow int64_t";
   o.status = "status";
   o.edge_cases = static_cast<int64_t>(edge_sessions().size());
   o.make_case = make_case;

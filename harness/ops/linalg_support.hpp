@@ -60,8 +60,8 @@ constexpr double kMaxAbs = 1e15;
 
 inline ValueClass pick_class(Rng& rng) {
   if (rng.chance(0.6)) return ValueClass::normal;
-  const ValueClass others[] = {ValueClass::wide,      ValueClass::tiny,     ValueClass::zeros, ValueClass::subnormal,
-                               ValueClass::specials,  ValueClass::ties,     ValueClass::huge};
+  const ValueClass others[] = {ValueClass::wide,     ValueClass::tiny, ValueClass::zeros, ValueClass::subnormal,
+                               ValueClass::specials, ValueClass::ties, ValueClass::huge};
   return rng.pick(others);
 }
 
@@ -101,7 +101,8 @@ std::vector<double> dot_scale(const X* x, const W* w, int64_t M, int64_t N, int6
   for (int64_t m = 0; m < M; ++m)
     for (int64_t n = 0; n < N; ++n) {
       double acc = 0;
-      for (int64_t k = 0; k < K; ++k) acc += std::fabs(static_cast<double>(x[m * K + k]) * static_cast<double>(w[n * K + k]));
+      for (int64_t k = 0; k < K; ++k)
+        acc += std::fabs(static_cast<double>(x[m * K + k]) * static_cast<double>(w[n * K + k]));
       s[static_cast<size_t>(m * N + n)] = acc;
     }
   return s;

@@ -25,10 +25,10 @@ struct Shape {
 // projection (verify) instead of the full oracle.
 const std::vector<Shape>& edge_shapes() {
   static const std::vector<Shape> shapes = {
-      {1, 1, 1},     {1, 1, 0},     {3, 5, 0},      {0, 5, 7},      {4, 0, 9},       {1, 33, 255},
-      {1, 33, 256},  {1, 33, 257},  {1, 17, 513},   {2, 8, 8},      {3, 7, 17},      {8, 9, 31},
-      {8, 64, 65},   {9, 31, 64},   {12, 32, 256},  {13, 33, 257},  {24, 48, 100},   {25, 65, 300},
-      {37, 97, 513}, {6, 16, 1},    {7, 15, 2},     {1, 1, 1000},   {1, 11008, 4096}, {2, 4096, 11008}};
+      {1, 1, 1},     {1, 1, 0},    {3, 5, 0},     {0, 5, 7},     {4, 0, 9},        {1, 33, 255},
+      {1, 33, 256},  {1, 33, 257}, {1, 17, 513},  {2, 8, 8},     {3, 7, 17},       {8, 9, 31},
+      {8, 64, 65},   {9, 31, 64},  {12, 32, 256}, {13, 33, 257}, {24, 48, 100},    {25, 65, 300},
+      {37, 97, 513}, {6, 16, 1},   {7, 15, 2},    {1, 1, 1000},  {1, 11008, 4096}, {2, 4096, 11008}};
   return shapes;
 }
 
@@ -110,15 +110,16 @@ std::vector<OpSpec> matmul() {
   op.symbol = "tl_matmul_f32";
   op.summary = "y = x @ W^T, x [..., K] (leading dims flattened to M), W [N, K], y [..., N]; validates";
   op.params = {{"M, N, K", ">= 0, every pair's product * 4 bytes within int64_t"}};
-  op.domain = "|x|, |w| <= 1e15 (float products and sums stay finite), every value class incl. NaN/Inf and exact "
-              "cancellation; products past 2^24 multiply-adds (up to 4096 x 11008) judged by random projection and "
-              "sampled elements; one case in ten past the edges has a bad size, which must be refused";
+  op.domain =
+      "|x|, |w| <= 1e15 (float products and sums stay finite), every value class incl. NaN/Inf and exact "
+      "cancellation; products past 2^24 multiply-adds (up to 4096 x 11008) judged by random projection and "
+      "sampled elements; one case in ten past the edges has a bad size, which must be refused";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_shapes().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make(rng, i, edges); };
   op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<decltype(&tl_matmul_f32)>(fn)(p.f32("x"), p.f32("w"), p.f32("y"),
-                                                                       c.iparam("M"), c.iparam("N"), c.iparam("K"));
+    *p.i32("status") = reinterpret_cast<decltype(&tl_matmul_f32)>(fn)(p.f32("x"), p.f32("w"), p.f32("y"), c.iparam("M"),
+                                                                      c.iparam("N"), c.iparam("K"));
   };
   op.oracle = oracle;
   op.verify = verify;

@@ -20,8 +20,8 @@ using namespace norm;
 // [B, tokens..., D]: D from the edge widths first, then at random.
 std::vector<int64_t> make_shape(Rng& rng, int64_t index, int64_t edges) {
   const auto& widths = edge_widths();
-  const int64_t d = index < edges ? widths[static_cast<size_t>(index)]
-                                  : (rng.chance(0.4) ? rng.pick(widths) : rng.range(1, 300));
+  const int64_t d =
+      index < edges ? widths[static_cast<size_t>(index)] : (rng.chance(0.4) ? rng.pick(widths) : rng.range(1, 300));
   const int64_t batch = index < edges ? 2 : (rng.chance(0.03) ? 0 : rng.range(1, 3));
   std::vector<int64_t> shape = {batch};
   for (int64_t t : leading_dims(rng, d > 1024 ? 1 : 4)) shape.push_back(t);
@@ -96,19 +96,21 @@ OpSpec ada_ln() {
   op.sum_length = row_length;
   op.group = "norm";
   op.symbol = "tl_ada_ln_f32";
-  op.summary = "y = LayerNorm(x, 1, 0, eps) * (1 + scale[s]) + shift[s], x[B, ..., D], scale and shift [B, D] per "
-               "sample; y == x allowed; validates";
+  op.summary =
+      "y = LayerNorm(x, 1, 0, eps) * (1 + scale[s]) + shift[s], x[B, ..., D], scale and shift [B, D] per "
+      "sample; y == x allowed; validates";
   op.params = {{"shape", "[B, ..., D], 2 <= ndim <= 8, D >= 1"}, {"eps", "finite, >= 0"}};
-  op.domain = "|x| <= 1e15, rows far from zero among the value classes; scale mostly N(0, 1/4), sometimes exactly -1 "
-              "or small integers; eps = 0 only for rows of two or more normal or wide values; one case in ten past "
-              "the edges has one bad argument";
+  op.domain =
+      "|x| <= 1e15, rows far from zero among the value classes; scale mostly N(0, 1/4), sometimes exactly -1 "
+      "or small integers; eps = 0 only for rows of two or more normal or wide values; one case in ten past "
+      "the edges has one bad argument";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_widths().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_ada(rng, i, edges); };
   op.invoke = [](void* fn, const Case& c, const Pointers& p) {
     const auto shape = shape_of(c);
-    *p.i32("status") = reinterpret_cast<decltype(&tl_ada_ln_f32)>(fn)(
-        p.f32("x"), p.f32("scale"), p.f32("shift"), p.f32("y"), shape.data(), ndim_of(c), eps_of(c));
+    *p.i32("status") = reinterpret_cast<decltype(&tl_ada_ln_f32)>(fn)(p.f32("x"), p.f32("scale"), p.f32("shift"),
+                                                                      p.f32("y"), shape.data(), ndim_of(c), eps_of(c));
   };
   op.oracle = ada_oracle;
   return op;
@@ -173,11 +175,13 @@ OpSpec ada_ln_zero() {
   op.sum_length = row_length;
   op.group = "norm";
   op.symbol = "tl_ada_ln_zero_f32";
-  op.summary = "h = x + gate[s] * r (bit for bit, Mul then Add or one FMA), y = AdaLN(h, scale, shift, eps); "
-               "gate = 0 gives h == x; h == x allowed; validates";
+  op.summary =
+      "h = x + gate[s] * r (bit for bit, Mul then Add or one FMA), y = AdaLN(h, scale, shift, eps); "
+      "gate = 0 gives h == x; h == x allowed; validates";
   op.params = {{"shape", "[B, ..., D], 2 <= ndim <= 8, D >= 1"}, {"eps", "finite, >= 0"}};
-  op.domain = "|x|, |r| <= 1e15, NaN only in x; gate mostly N(0, 1/4), all zero in a fifth of the cases; eps = 0 "
-              "only where h's rows are normal or wide values; one case in ten past the edges has one bad argument";
+  op.domain =
+      "|x|, |r| <= 1e15, NaN only in x; gate mostly N(0, 1/4), all zero in a fifth of the cases; eps = 0 "
+      "only where h's rows are normal or wide values; one case in ten past the edges has one bad argument";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_widths().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_zero(rng, i, edges); };

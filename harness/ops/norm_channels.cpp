@@ -103,19 +103,21 @@ OpSpec batch_norm() {
   op.name = "BatchNorm";
   op.group = "norm";
   op.symbol = "tl_batch_norm_f32";
-  op.summary = "inference BatchNorm of x[N, C, ...] with running mean/var per channel, gain and bias; y == x "
-               "allowed; validates";
+  op.summary =
+      "inference BatchNorm of x[N, C, ...] with running mean/var per channel, gain and bias; y == x "
+      "allowed; validates";
   op.params = {{"shape", "[N, C, spatial...], 2 <= ndim <= 8"}, {"eps", "finite, >= 0"}};
-  op.domain = "|x| <= 1e15; running variances in [2^-7, 2^2) or 0 (then eps > 0), so var + eps is a normal float; "
-              "running means near the data or not; one case in ten past the edges has one bad argument";
+  op.domain =
+      "|x| <= 1e15; running variances in [2^-7, 2^2) or 0 (then eps > 0), so var + eps is a normal float; "
+      "running means near the data or not; one case in ten past the edges has one bad argument";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_batch(rng, i, edges); };
   op.invoke = [](void* fn, const Case& c, const Pointers& p) {
     const auto shape = shape_of(c);
-    *p.i32("status") = reinterpret_cast<decltype(&tl_batch_norm_f32)>(fn)(
-        p.f32("x"), p.f32("mean"), p.f32("var"), p.f32("g"), p.f32("b"), p.f32("y"), shape.data(), ndim_of(c),
-        eps_of(c));
+    *p.i32("status") =
+        reinterpret_cast<decltype(&tl_batch_norm_f32)>(fn)(p.f32("x"), p.f32("mean"), p.f32("var"), p.f32("g"),
+                                                           p.f32("b"), p.f32("y"), shape.data(), ndim_of(c), eps_of(c));
   };
   op.oracle = batch_oracle;
   return op;
@@ -152,8 +154,8 @@ Case make_grouped(Rng& rng, int64_t index, int64_t edges, bool instance) {
 
 Oracle grouped_oracle(const Case& c, bool instance) {
   const int64_t declared_groups = instance ? 1 : c.iparam("groups");
-  if (tl_status st = expected_status(instance ? Layout::spatial : Layout::groups, shape_of(c), eps_of(c),
-                                     declared_groups))
+  if (tl_status st =
+          expected_status(instance ? Layout::spatial : Layout::groups, shape_of(c), eps_of(c), declared_groups))
     return {{"status", status_expected(st)}};
   const auto& shape = c.in("x").shape;
   const int64_t n = shape[0], ch = shape[1], s = product(shape, 2, shape.size());
@@ -179,14 +181,16 @@ OpSpec group_norm() {
   op.sum_length = [](const Case& c) { return group_length(c, c.iparam("groups")); };
   op.group = "norm";
   op.symbol = "tl_group_norm_f32";
-  op.summary = "GroupNorm of x[N, C, ...]: statistics per (sample, group of C/G consecutive channels), gain and "
-               "bias per channel; y == x allowed; validates num_groups";
+  op.summary =
+      "GroupNorm of x[N, C, ...]: statistics per (sample, group of C/G consecutive channels), gain and "
+      "bias per channel; y == x allowed; validates num_groups";
   op.params = {{"shape", "[N, C, spatial...], 2 <= ndim <= 8, spatial >= 1"},
                {"num_groups", ">= 1, divides C >= 1"},
                {"eps", "finite, >= 0"}};
-  op.domain = "|x| <= 1e15; groups 1, 2, 3, 4, 8, 32; groups far from zero (|mean| / std up to 2^14) among the "
-              "value classes; eps = 0 only for groups of two or more normal or wide values; one case in ten past "
-              "the edges has one bad argument (num_groups < 1 or not dividing C among them)";
+  op.domain =
+      "|x| <= 1e15; groups 1, 2, 3, 4, 8, 32; groups far from zero (|mean| / std up to 2^14) among the "
+      "value classes; eps = 0 only for groups of two or more normal or wide values; one case in ten past "
+      "the edges has one bad argument (num_groups < 1 or not dividing C among them)";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_grouped(rng, i, edges, false); };
@@ -205,11 +209,13 @@ OpSpec instance_norm() {
   op.sum_length = [](const Case& c) { return group_length(c, c.iparam("ndim") >= 2 ? c.iparam("s1") : 0); };
   op.group = "norm";
   op.symbol = "tl_instance_norm_f32";
-  op.summary = "InstanceNorm of x[N, C, ...]: statistics per (sample, channel) over the spatial positions, gain and "
-               "bias per channel; y == x allowed; validates";
+  op.summary =
+      "InstanceNorm of x[N, C, ...]: statistics per (sample, channel) over the spatial positions, gain and "
+      "bias per channel; y == x allowed; validates";
   op.params = {{"shape", "[N, C, spatial...], 2 <= ndim <= 8, spatial >= 1"}, {"eps", "finite, >= 0"}};
-  op.domain = "|x| <= 1e15; instances far from zero among the value classes; eps = 0 only for instances of two or "
-              "more normal or wide values; one case in ten past the edges has one bad argument";
+  op.domain =
+      "|x| <= 1e15; instances far from zero among the value classes; eps = 0 only for instances of two or "
+      "more normal or wide values; one case in ten past the edges has one bad argument";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_grouped(rng, i, edges, true); };

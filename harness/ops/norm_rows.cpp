@@ -20,8 +20,8 @@ using namespace norm;
 // few leading dimensions (an empty batch now and then).
 std::vector<int64_t> make_shape(Rng& rng, int64_t index, int64_t edges) {
   const auto& widths = edge_widths();
-  const int64_t d = index < edges ? widths[static_cast<size_t>(index)]
-                                  : (rng.chance(0.4) ? rng.pick(widths) : rng.range(1, 300));
+  const int64_t d =
+      index < edges ? widths[static_cast<size_t>(index)] : (rng.chance(0.4) ? rng.pick(widths) : rng.range(1, 300));
   std::vector<int64_t> shape = leading_dims(rng, d > 1024 ? 2 : 6);
   if (index >= edges && rng.chance(0.03)) shape.insert(shape.begin(), 0);
   shape.push_back(d);
@@ -38,7 +38,9 @@ void finish(Rng& rng, Case& c, int64_t index, int64_t edges, const std::vector<i
   if (index >= edges && rng.chance(0.1)) c.label += " " + make_invalid(rng, c, Layout::rows);
 }
 
-tl_status call_status(const Case& c) { return expected_status(Layout::rows, shape_of(c), static_cast<float>(c.param("eps"))); }
+tl_status call_status(const Case& c) {
+  return expected_status(Layout::rows, shape_of(c), static_cast<float>(c.param("eps")));
+}
 
 int32_t ndim_of(const Case& c) { return c.iparam32("ndim"); }
 
@@ -79,8 +81,9 @@ OpSpec rms_norm() {
   op.symbol = "tl_rms_norm_f32";
   op.summary = "y = x / sqrt(mean(x^2) + eps) * g over the last dim of x[..., D]; y == x allowed; validates";
   op.params = {{"shape", "[..., D], 1 <= ndim <= 8, D >= 1"}, {"eps", "finite, >= 0"}};
-  op.domain = "|x| <= 1e15 (float sums of squares stay finite); eps = 0 only for rows whose mean square is a "
-              "normal float; one case in ten past the edges has one bad argument, which must be refused";
+  op.domain =
+      "|x| <= 1e15 (float sums of squares stay finite); eps = 0 only for rows whose mean square is a "
+      "normal float; one case in ten past the edges has one bad argument, which must be refused";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_widths().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_rms(rng, i, edges); };
@@ -133,11 +136,13 @@ OpSpec layer_norm() {
   op.sum_length = row_length;
   op.group = "norm";
   op.symbol = "tl_layer_norm_f32";
-  op.summary = "y = (x - mean) / sqrt(var + eps) * g + b over the last dim of x[..., D], two-pass; y == x allowed; "
-               "validates";
+  op.summary =
+      "y = (x - mean) / sqrt(var + eps) * g + b over the last dim of x[..., D], two-pass; y == x allowed; "
+      "validates";
   op.params = {{"shape", "[..., D], 1 <= ndim <= 8, D >= 1"}, {"eps", "finite, >= 0"}};
-  op.domain = "|x| <= 1e15; rows far from zero (|mean| / std up to 2^14) among the value classes; eps = 0 only for "
-              "rows of two or more normal or wide values; one case in ten past the edges has one bad argument";
+  op.domain =
+      "|x| <= 1e15; rows far from zero (|mean| / std up to 2^14) among the value classes; eps = 0 only for "
+      "rows of two or more normal or wide values; one case in ten past the edges has one bad argument";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_widths().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_layer(rng, i, edges); };
@@ -163,21 +168,27 @@ Case make_skip(Rng& rng, int64_t index, int64_t edges) {
   if (cancel) {
     skip.resize(x.values.size());
     for (size_t i = 0; i < skip.size(); ++i)
-      skip[i] = std::isfinite(x.values[i]) ? -x.values[i] * (1.0f + static_cast<float>(rng.range(-8, 8)) * 0x1p-20f) : 1.0f;
+      skip[i] =
+          std::isfinite(x.values[i]) ? -x.values[i] * (1.0f + static_cast<float>(rng.range(-8, 8)) * 0x1p-20f) : 1.0f;
   } else {
-    const ValueClass classes[] = {ValueClass::normal, ValueClass::wide, ValueClass::tiny, ValueClass::zeros,
-                                  ValueClass::subnormal, ValueClass::ties};
+    const ValueClass classes[] = {ValueClass::normal, ValueClass::wide,      ValueClass::tiny,
+                                  ValueClass::zeros,  ValueClass::subnormal, ValueClass::ties};
     skip = make_values(rng, rng.pick(classes), n, kMaxAbs);
   }
   const float eps = pick_eps(rng, x.eps_zero_ok && !cancel);
   const int alias = static_cast<int>(rng.range(0, 3));  // 0: sum == x, 1: sum == skip, else separate
   Case c;
-  c.label = "x=" + x.label + (cancel ? " skip=-x(1+d)" : "") + (alias == 0 ? " sum==x" : alias == 1 ? " sum==skip" : "");
+  c.label = "x=" + x.label + (cancel ? " skip=-x(1+d)" : "") +
+            (alias == 0   ? " sum==x"
+             : alias == 1 ? " sum==skip"
+                          : "");
   c.args.push_back({"x", Access::in, Tensor::of_f32(shape, x.values)});
   c.args.push_back({"skip", Access::in, Tensor::of_f32(shape, skip)});
   c.args.push_back({"g", Access::in, Tensor::of_f32({d}, make_gain(rng, d))});
   c.args.push_back({"sum", Access::out, Tensor::zeros(DType::f32, shape), Match::exact,
-                    alias == 0 ? "x" : alias == 1 ? "skip" : ""});
+                    alias == 0   ? "x"
+                    : alias == 1 ? "skip"
+                                 : ""});
   c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, shape)});
   finish(rng, c, index, edges, shape, eps);
   return c;
@@ -193,7 +204,7 @@ Oracle skip_oracle(const Case& c) {
   reference::fused_skip_norm<double>(c.in("x").f32(), c.in("skip").f32(), c.in("g").f32(), sum.data(), y.value.data(),
                                      rows, d, static_cast<float>(c.param("eps")));
   for (float v : sum) s.value.push_back(v), s.scale.push_back(0.0);  // bits: one rounding of x + skip
-  for (double v : y.value) y.scale.push_back(std::fabs(v));           // RmsNorm of the float sum
+  for (double v : y.value) y.scale.push_back(std::fabs(v));          // RmsNorm of the float sum
   return {{"status", status_expected(TL_OK)}, {"sum", s}, {"y", y}};
 }
 
@@ -203,12 +214,14 @@ OpSpec fused_skip_norm() {
   op.sum_length = row_length;
   op.group = "norm";
   op.symbol = "tl_fused_skip_norm_f32";
-  op.summary = "sum = x + skip (bit for bit), y = RmsNorm(sum, g, eps) over the last dim; sum == x or skip allowed; "
-               "validates";
+  op.summary =
+      "sum = x + skip (bit for bit), y = RmsNorm(sum, g, eps) over the last dim; sum == x or skip allowed; "
+      "validates";
   op.params = {{"shape", "[..., D], 1 <= ndim <= 8, D >= 1"}, {"eps", "finite, >= 0"}};
-  op.domain = "|x|, |skip| <= 1e15; NaN only in x (a NaN's payload is then x's whatever the operand order); a "
-              "quarter of the cases have skip = -x(1 + d), the sum all cancellation; eps = 0 only for normal or wide "
-              "rows without cancellation; one case in ten past the edges has one bad argument";
+  op.domain =
+      "|x|, |skip| <= 1e15; NaN only in x (a NaN's payload is then x's whatever the operand order); a "
+      "quarter of the cases have skip = -x(1 + d), the sum all cancellation; eps = 0 only for normal or wide "
+      "rows without cancellation; one case in ten past the edges has one bad argument";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_widths().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_skip(rng, i, edges); };

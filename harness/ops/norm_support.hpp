@@ -176,7 +176,8 @@ constexpr double kMaxAbs = 1e15;
 inline Row make_row(Rng& rng, int64_t n, bool allow_offset = true) {
   Row r;
   if (allow_offset && rng.chance(0.15)) {
-    const float offset = static_cast<float>(std::ldexp(rng.chance(0.5) ? 1.0 : -1.0, static_cast<int>(rng.range(2, 12))));
+    const float offset =
+        static_cast<float>(std::ldexp(rng.chance(0.5) ? 1.0 : -1.0, static_cast<int>(rng.range(2, 12))));
     const float spread = static_cast<float>(std::ldexp(1.0, static_cast<int>(rng.range(-2, 2))));
     r.values = make_values(rng, ValueClass::normal, n);
     for (float& v : r.values) v = offset + spread * v;

@@ -68,14 +68,16 @@ std::vector<OpSpec> pool() {
   op.name = "Pool";
   op.group = "conv";
   op.symbol = "tl_pool_f32";
-  op.summary = "max or avg over a [kH, kW] window of x [B, C, H, W] per channel; stride NULL = kernel, padding "
-               "NULL = 0; -inf (max) or 0 (avg) at a pad, avg divides by kH kW";
+  op.summary =
+      "max or avg over a [kH, kW] window of x [B, C, H, W] per channel; stride NULL = kernel, padding "
+      "NULL = 0; -inf (max) or 0 (avg) at a pad, avg divides by kH kW";
   op.params = {{"mode", "TL_POOL_MAX (0) or TL_POOL_AVG (1)"},
                {"B", ">= 0"},
                {"C, in_size, kernel, stride", ">= 1; padding >= 0; every size <= 2^31 - 1"}};
-  op.domain = "windows up to 8 x 8 (avg: <= 64 terms, the tolerance's derivation); |x| <= 1e15, every value class "
-              "incl. NaN/Inf and +-0; max judged bit for bit (a NaN window: its first NaN, quieted; +0 or -0 where "
-              "both are in the window); one case in ten past the edges has a bad argument, which must be refused";
+  op.domain =
+      "windows up to 8 x 8 (avg: <= 64 terms, the tolerance's derivation); |x| <= 1e15, every value class "
+      "incl. NaN/Inf and +-0; max judged bit for bit (a NaN window: its first NaN, quieted; +0 or -0 where "
+      "both are in the window); one case in ten past the edges has a bad argument, which must be refused";
   op.status = "status";
   const auto edges = std::make_shared<std::vector<Geometry>>(edge_geometries());
   op.edge_cases = static_cast<int64_t>(edges->size());
@@ -90,8 +92,8 @@ std::vector<OpSpec> pool() {
   op.invoke = [](void* fn, const Case& c, const Pointers& p) {
     const Arrays r = arrays(c);
     *p.i32("status") = reinterpret_cast<decltype(&tl_pool_f32)>(fn)(
-        p.f32("x"), p.f32("y"), c.iparam("B"), c.iparam("C_in"), r.in, r.k,
-        c.iparam("default_stride") ? nullptr : r.s, r.p, c.iparam32("mode"));
+        p.f32("x"), p.f32("y"), c.iparam("B"), c.iparam("C_in"), r.in, r.k, c.iparam("default_stride") ? nullptr : r.s,
+        r.p, c.iparam32("mode"));
   };
   return {op};
 }

@@ -58,7 +58,8 @@ Case make(Rng& rng, int64_t index, int64_t edges, Table kind) {
     const int64_t start = rng.range(0, std::max<int64_t>(0, rows - n));
     for (int64_t i = 0; i < n; ++i) idx[i] = static_cast<int32_t>(std::min(start + i, rows - 1));
   } else {  // any order, repeats, both ends of the table
-    for (auto& v : idx) v = static_cast<int32_t>(rng.chance(0.2) ? (rng.chance(0.5) ? 0 : rows - 1) : rng.range(0, rows - 1));
+    for (auto& v : idx)
+      v = static_cast<int32_t>(rng.chance(0.2) ? (rng.chance(0.5) ? 0 : rows - 1) : rng.range(0, rows - 1));
   }
   const ValueClass vc = rng.pick(kAllValueClasses);
 
@@ -103,15 +104,18 @@ OpSpec declare(Table kind) {
     op.name = "PosEmbed";
     op.symbol = "tl_pos_embed_f32";
     op.summary = "out[i] = table[pos[i]] (bit for bit); a position past the table is ContextOverflowError";
-    op.params = {{"n", ">= 0"}, {"max_pos", ">= 1"}, {"d", ">= 1"},
+    op.params = {{"n", ">= 0"},
+                 {"max_pos", ">= 1"},
+                 {"d", ">= 1"},
                  {"pos[i]", "0 .. max_pos - 1; negative refused, past the end ContextOverflowError"}};
     op.invoke = [](void* fn, const Case& c, const Pointers& p) {
       *p.i32("status") = reinterpret_cast<decltype(&tl_pos_embed_f32)>(fn)(
           p.f32("table"), p.i32("index"), p.f32("out"), c.iparam("n"), c.iparam("rows"), c.iparam("d"));
     };
   }
-  op.domain = "every value class, NaN payloads included (a copy is exact); 1 case in 8 has a bad argument, most "
-              "often an index past the table";
+  op.domain =
+      "every value class, NaN payloads included (a copy is exact); 1 case in 8 has a bad argument, most "
+      "often an index past the table";
   return op;
 }
 

@@ -76,7 +76,10 @@ std::string make_invalid(Rng& rng, Case& c) {
   const int64_t n = c.iparam("n_axes"), a = rng.range(0, n - 1);
   const std::string dim = "dim" + std::to_string(a), base = "base" + std::to_string(a);
   switch (rng.range(0, 5)) {
-    case 0: c.params[dim] = c.param(dim) - 1; c.params["D"] = c.param("D") - 1; return "bad: odd axis width";
+    case 0:
+      c.params[dim] = c.param(dim) - 1;
+      c.params["D"] = c.param("D") - 1;
+      return "bad: odd axis width";
     case 1: c.params["D"] = c.param("D") + 2; return "bad: widths sum below D";
     case 2: c.params[base] = double(bad_positive(rng)); return "bad: " + base + " = " + str(c.param(base));
     case 3: c.params["n_axes"] = rng.chance(0.5) ? 0 : TL_ROPE_MAX_AXES + 1; return "bad: n_axes";
@@ -104,8 +107,8 @@ Case make(Rng& rng, int64_t index, int64_t edges) {
   const bool in_place = rng.chance(0.3);
 
   Case c;
-  c.params = {{"T", double(T)}, {"H", double(H)}, {"D", double(D)}, {"n_axes", double(n_axes)},
-              {"layout", double(layout)}};
+  c.params = {
+      {"T", double(T)}, {"H", double(H)}, {"D", double(D)}, {"n_axes", double(n_axes)}, {"layout", double(layout)}};
   std::string label = "T=" + std::to_string(T) + " H=" + std::to_string(H) + " dims=[";
   for (int64_t a = 0; a < n_axes; ++a) {
     c.params["dim" + std::to_string(a)] = double(dims[a]);
@@ -157,12 +160,18 @@ std::vector<OpSpec> pos_multi_axis_rope() {
   op.name = "MultiAxisRope";
   op.group = "pos";
   op.symbol = "tl_multi_axis_rope_f32";
-  op.summary = "Rope per sub-range of head_dim ([t, h, w] for a video DiT), each axis with its own position and "
-               "base; y == x allowed";
-  op.params = {{"T, H", ">= 0"}, {"n_axes", "1 .. 8"}, {"axis_dims[a]", "even, >= 2, summing to D"},
-               {"axis_bases[a]", "finite, > 0"}, {"pos[t, a]", "any int32"}, {"layout", "0 NeoX | 1 interleaved"}};
-  op.domain = "raster grids and scattered positions (negative too) with |p| f_max <= 2^24 per axis; |x| <= 1e37; "
-              "1 case in 10 has a bad argument";
+  op.summary =
+      "Rope per sub-range of head_dim ([t, h, w] for a video DiT), each axis with its own position and "
+      "base; y == x allowed";
+  op.params = {{"T, H", ">= 0"},
+               {"n_axes", "1 .. 8"},
+               {"axis_dims[a]", "even, >= 2, summing to D"},
+               {"axis_bases[a]", "finite, > 0"},
+               {"pos[t, a]", "any int32"},
+               {"layout", "0 NeoX | 1 interleaved"}};
+  op.domain =
+      "raster grids and scattered positions (negative too) with |p| f_max <= 2^24 per axis; |x| <= 1e37; "
+      "1 case in 10 has a bad argument";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make(rng, i, edges); };

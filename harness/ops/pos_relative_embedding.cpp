@@ -53,8 +53,8 @@ Case streamed(Rng& rng, bool consecutive) {
   for (int64_t i = 0; i < Lq; ++i) q[i] = static_cast<int32_t>(i);
   for (int64_t j = 0; j < Lk; ++j) k[j] = static_cast<int32_t>(consecutive ? j : 2 * j);
   Case c;
-  c.params = {{"Lq", double(Lq)}, {"Lk", double(Lk)}, {"H", double(H)}, {"num_buckets", double(nb)},
-              {"max_distance", double(md)}, {"bidirectional", 1.0}};
+  c.params = {{"Lq", double(Lq)},          {"Lk", double(Lk)},           {"H", double(H)},
+              {"num_buckets", double(nb)}, {"max_distance", double(md)}, {"bidirectional", 1.0}};
   c.args.push_back({"table", Access::in, Tensor::of_f32({nb, H}, make_values(rng, ValueClass::normal, nb * H))});
   c.args.push_back({"q_pos", Access::in, Tensor::of_i32({Lq}, q)});
   c.args.push_back({"k_pos", Access::in, Tensor::of_i32({Lk}, k)});
@@ -87,8 +87,9 @@ Case make(Rng& rng, int64_t index, int64_t edges) {
     const auto dist = boundary_distances(side, md);
     const int64_t q0 = rng.range(-100000, 100000);
     for (auto& v : q) v = static_cast<int32_t>(q0 + rng.range(-2, 2));
-    for (auto& v : k) v = static_cast<int32_t>(std::clamp<int64_t>(q0 + (rng.chance(0.5) ? 1 : -1) * rng.pick(dist),
-                                                                    INT32_MIN, INT32_MAX));
+    for (auto& v : k)
+      v = static_cast<int32_t>(
+          std::clamp<int64_t>(q0 + (rng.chance(0.5) ? 1 : -1) * rng.pick(dist), INT32_MIN, INT32_MAX));
   } else {  // anywhere in int32, the extremes included
     for (auto& v : q) v = static_cast<int32_t>(rng.chance(0.2) ? INT32_MIN : rng.range(INT32_MIN, INT32_MAX));
     for (auto& v : k) v = static_cast<int32_t>(rng.chance(0.2) ? INT32_MAX : rng.range(INT32_MIN, INT32_MAX));
@@ -96,15 +97,16 @@ Case make(Rng& rng, int64_t index, int64_t edges) {
   const ValueClass vc = rng.pick(kAllValueClasses);
 
   Case c;
-  c.params = {{"Lq", double(Lq)}, {"Lk", double(Lk)}, {"H", double(H)}, {"num_buckets", double(nb)},
-              {"max_distance", double(md)}, {"bidirectional", double(bidir)}};
+  c.params = {{"Lq", double(Lq)},          {"Lk", double(Lk)},           {"H", double(H)},
+              {"num_buckets", double(nb)}, {"max_distance", double(md)}, {"bidirectional", double(bidir)}};
   c.args.push_back({"table", Access::in, Tensor::of_f32({nb, H}, make_values(rng, vc, nb * H))});
   c.args.push_back({"q_pos", Access::in, Tensor::of_i32({Lq}, q)});
   c.args.push_back({"k_pos", Access::in, Tensor::of_i32({Lk}, k)});
   c.args.push_back({"bias", Access::out, Tensor::zeros(DType::f32, {H, Lq, Lk}), Match::exact});
   c.args.push_back(status_arg());
-  c.label = "Lq=" + std::to_string(Lq) + " Lk=" + std::to_string(Lk) + " H=" + std::to_string(H) + " num_buckets=" +
-            std::to_string(nb) + " max_distance=" + std::to_string(md) + (bidir ? " bidirectional" : " causal");
+  c.label = "Lq=" + std::to_string(Lq) + " Lk=" + std::to_string(Lk) + " H=" + std::to_string(H) +
+            " num_buckets=" + std::to_string(nb) + " max_distance=" + std::to_string(md) +
+            (bidir ? " bidirectional" : " causal");
   if (index >= edges && rng.chance(0.1)) {
     switch (rng.range(0, 5)) {
       case 0: c.params["num_buckets"] = bidir ? 3 : 1; break;
@@ -114,8 +116,8 @@ Case make(Rng& rng, int64_t index, int64_t edges) {
       case 4: c.params["H"] = 0; break;
       default: c.params["bidirectional"] = 2; break;
     }
-    c.label += " bad: num_buckets=" + std::to_string(c.iparam("num_buckets")) + " max_distance=" +
-               std::to_string(c.iparam("max_distance")) + " H=" + std::to_string(c.iparam("H")) +
+    c.label += " bad: num_buckets=" + std::to_string(c.iparam("num_buckets")) +
+               " max_distance=" + std::to_string(c.iparam("max_distance")) + " H=" + std::to_string(c.iparam("H")) +
                " bidirectional=" + std::to_string(c.iparam("bidirectional"));
   }
   return c;
@@ -139,21 +141,26 @@ std::vector<OpSpec> pos_relative_embedding() {
   op.name = "RelativePosEmbedding";
   op.group = "pos";
   op.symbol = "tl_relative_pos_embedding_f32";
-  op.summary = "T5 relative-position bias[h, i, j] = table[bucket(k_pos[j] - q_pos[i]), h]: exact log buckets, "
-               "bidirectional or causal";
-  op.params = {{"Lq, Lk", ">= 0"}, {"H", ">= 1"}, {"num_buckets", "2 (4 bidirectional) .. 1024"},
-               {"max_distance", "num_buckets per side / 2 < . <= 2^31 - 1"}, {"bidirectional", "0 | 1"},
+  op.summary =
+      "T5 relative-position bias[h, i, j] = table[bucket(k_pos[j] - q_pos[i]), h]: exact log buckets, "
+      "bidirectional or causal";
+  op.params = {{"Lq, Lk", ">= 0"},
+               {"H", ">= 1"},
+               {"num_buckets", "2 (4 bidirectional) .. 1024"},
+               {"max_distance", "num_buckets per side / 2 < . <= 2^31 - 1"},
+               {"bidirectional", "0 | 1"},
                {"q_pos, k_pos", "any int32"}};
-  op.domain = "T5's defaults and others, distances on both sides of every bucket boundary, positions anywhere in "
-              "int32; every value class in the table (a gather is exact); two biases of 16 MiB; 1 case in 10 has "
-              "a bad argument";
+  op.domain =
+      "T5's defaults and others, distances on both sides of every bucket boundary, positions anywhere in "
+      "int32; every value class in the table (a gather is exact); two biases of 16 MiB; 1 case in 10 has "
+      "a bad argument";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size()) + kStreamedEdges;
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make(rng, i, edges); };
   op.invoke = [](void* fn, const Case& c, const Pointers& p) {
     *p.i32("status") = reinterpret_cast<decltype(&tl_relative_pos_embedding_f32)>(fn)(
-        p.f32("table"), p.i32("q_pos"), p.i32("k_pos"), p.f32("bias"), c.iparam("Lq"), c.iparam("Lk"),
-        c.iparam("H"), c.iparam("num_buckets"), c.iparam("max_distance"), c.iparam32("bidirectional"));
+        p.f32("table"), p.i32("q_pos"), p.i32("k_pos"), p.f32("bias"), c.iparam("Lq"), c.iparam("Lk"), c.iparam("H"),
+        c.iparam("num_buckets"), c.iparam("max_distance"), c.iparam32("bidirectional"));
   };
   op.oracle = oracle;
   return {op};

@@ -65,8 +65,8 @@ Case make_cache(Rng& rng, int64_t index, int64_t edges) {
       case 3: c.params["max_seq"] = double(TL_ROPE_MAX_POSITIONS + 1); break;
       default: c.params["base"] = double(bad_positive(rng)); break;
     }
-    c.label += " bad: rot_dim=" + std::to_string(c.iparam("rot_dim")) + " max_seq=" +
-               std::to_string(c.iparam("max_seq")) + " base=" + str(c.param("base"));
+    c.label += " bad: rot_dim=" + std::to_string(c.iparam("rot_dim")) +
+               " max_seq=" + std::to_string(c.iparam("max_seq")) + " base=" + str(c.param("base"));
   }
   return c;
 }
@@ -90,10 +90,12 @@ OpSpec rope_cache_op() {
   op.group = "pos";
   op.symbol = "tl_rope_cache_f32";
   op.summary = "Rope's cos/sin cache [max_seq, rot_dim]: row p = cos(p f_j) then sin(p f_j), f_j = base^(-2j/rot_dim)";
-  op.params = {{"max_seq", "1 .. 2^24"}, {"rot_dim", "even, >= 2"},
+  op.params = {{"max_seq", "1 .. 2^24"},
+               {"rot_dim", "even, >= 2"},
                {"base", "finite, > 0 (< 1 or > 1e9 permitted; tl_rope_base_is_extreme warns)"}};
-  op.domain = "every angle p f_j <= 2^24 (small bases get fewer positions): past it a double angle's own rounding "
-              "exceeds f32 resolution; 1 case in 10 has a bad argument";
+  op.domain =
+      "every angle p f_j <= 2^24 (small bases get fewer positions): past it a double angle's own rounding "
+      "exceeds f32 resolution; 1 case in 10 has a bad argument";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_cache(rng, i, edges); };
@@ -167,15 +169,19 @@ Case make_apply(Rng& rng, int64_t index, int64_t edges) {
   const bool in_place = rng.chance(0.3);
 
   Case c;
-  c.params = {{"T", double(T)}, {"H", double(H)}, {"D", double(D)}, {"rot_dim", double(rot)},
-              {"max_seq", double(max_seq)}, {"layout", double(layout)}};
+  c.params = {{"T", double(T)},
+              {"H", double(H)},
+              {"D", double(D)},
+              {"rot_dim", double(rot)},
+              {"max_seq", double(max_seq)},
+              {"layout", double(layout)}};
   c.args.push_back({"x", Access::in, Tensor::of_f32({T, H, D}, make_values(rng, vc, T * H * D, kRotatedMaxAbs))});
   c.args.push_back({"pos", Access::in, Tensor::of_i32({T}, pos)});
   c.args.push_back({"cache", Access::in, Tensor::of_f32({max_seq, rot}, cache)});
   c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {T, H, D}), Match::tolerance, in_place ? "x" : ""});
   c.args.push_back(status_arg());
-  c.label = "T=" + std::to_string(T) + " H=" + std::to_string(H) + " D=" + std::to_string(D) + " rot_dim=" +
-            std::to_string(rot) + " max_seq=" + std::to_string(max_seq) + " base=" + str(base) +
+  c.label = "T=" + std::to_string(T) + " H=" + std::to_string(H) + " D=" + std::to_string(D) +
+            " rot_dim=" + std::to_string(rot) + " max_seq=" + std::to_string(max_seq) + " base=" + str(base) +
             (layout ? " interleaved" : " neox") + " x=" + std::string(value_class_name(vc)) + (in_place ? " y==x" : "");
   if (index >= edges && rng.chance(0.12)) c.label += " " + make_invalid_apply(rng, c);
   return c;
@@ -219,14 +225,19 @@ OpSpec rope_op() {
   op.name = "Rope";
   op.group = "pos";
   op.symbol = "tl_rope_apply_f32";
-  op.summary = "rotate x[T, H, D] by the cos/sin cache at pos[t]: NeoX or interleaved pairs, partial rotary; "
-               "past the cache is ContextOverflowError; y == x allowed";
-  op.params = {{"T, H", ">= 0"}, {"D (head_dim)", "even, >= 2"}, {"rot_dim", "even, 2 .. D"},
-               {"max_seq", ">= 1 (cache rows)"}, {"pos[t]", "0 .. max_seq - 1, else refused"},
+  op.summary =
+      "rotate x[T, H, D] by the cos/sin cache at pos[t]: NeoX or interleaved pairs, partial rotary; "
+      "past the cache is ContextOverflowError; y == x allowed";
+  op.params = {{"T, H", ">= 0"},
+               {"D (head_dim)", "even, >= 2"},
+               {"rot_dim", "even, 2 .. D"},
+               {"max_seq", ">= 1 (cache rows)"},
+               {"pos[t]", "0 .. max_seq - 1, else refused"},
                {"layout", "0 NeoX | 1 interleaved"}};
-  op.domain = "caches built by the oracle's convention from real and extreme bases; |x| <= 1e37 so no product or sum "
-              "of the rotation overflows where the exact result does not; 1 case in 8 has a bad argument, most often "
-              "a position past the cache";
+  op.domain =
+      "caches built by the oracle's convention from real and extreme bases; |x| <= 1e37 so no product or sum "
+      "of the rotation overflows where the exact result does not; 1 case in 8 has a bad argument, most often "
+      "a position past the cache";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_apply(rng, i, edges); };

@@ -69,8 +69,11 @@ Case make(Rng& rng, int64_t index, int64_t edges) {
   for (auto& v : t) v = timestep(rng, limit);
 
   Case c;
-  c.params = {{"n", double(n)}, {"dim", double(dim)}, {"max_period", double(period)},
-              {"freq_shift", double(shift)}, {"layout", double(layout)}};
+  c.params = {{"n", double(n)},
+              {"dim", double(dim)},
+              {"max_period", double(period)},
+              {"freq_shift", double(shift)},
+              {"layout", double(layout)}};
   c.args.push_back({"t", Access::in, Tensor::of_f32({n}, t)});
   c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {n, dim})});
   c.args.push_back(status_arg());
@@ -96,7 +99,8 @@ Oracle oracle(const Case& c) {
   const int64_t n = c.iparam("n"), dim = c.iparam("dim");
   Expected e;
   e.value.resize(static_cast<size_t>(n * dim));
-  reference::sinusoidal_embed<double>(c.in("t").f32(), e.value.data(), n, dim, static_cast<float>(c.param("max_period")),
+  reference::sinusoidal_embed<double>(c.in("t").f32(), e.value.data(), n, dim,
+                                      static_cast<float>(c.param("max_period")),
                                       static_cast<float>(c.param("freq_shift")), c.iparam32("layout"));
   // sin and cos of an angle that a double forms to 2^-29 radians: judged
   // absolutely, against 1 (they feed a linear layer).
@@ -111,13 +115,17 @@ std::vector<OpSpec> pos_sinusoidal_embed() {
   op.name = "SinusoidalEmbed";
   op.group = "pos";
   op.symbol = "tl_sinusoidal_embed_f32";
-  op.summary = "timestep embedding y[i] = sin/cos(t[i] exp(-j ln(max_period) / (half - freq_shift))), interleaved "
-               "(the spec) or in halves (diffusers, DiT)";
-  op.params = {{"n", ">= 0"}, {"dim", "even, >= 2"}, {"max_period", "finite, > 0 (the spec: 10000)"},
+  op.summary =
+      "timestep embedding y[i] = sin/cos(t[i] exp(-j ln(max_period) / (half - freq_shift))), interleaved "
+      "(the spec) or in halves (diffusers, DiT)";
+  op.params = {{"n", ">= 0"},
+               {"dim", "even, >= 2"},
+               {"max_period", "finite, > 0 (the spec: 10000)"},
                {"freq_shift", "finite, < dim/2 (the spec: 0; diffusers: 1)"},
                {"layout", "0 interleaved | 1 sin|cos | 2 cos|sin"}};
-  op.domain = "timesteps of DDPM, flow matching, negative and large ones with |t| f_max <= 2^24, +-0, NaN and Inf "
-              "(NaN out); 1 case in 10 has a bad argument";
+  op.domain =
+      "timesteps of DDPM, flow matching, negative and large ones with |t| f_max <= 2^24, +-0, NaN and Inf "
+      "(NaN out); 1 case in 10 has a bad argument";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make(rng, i, edges); };

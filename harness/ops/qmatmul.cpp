@@ -27,8 +27,8 @@ struct Shape {
 // (W 4160 x 4096), verified by projection (Matmul's sweep has the 11008 x 4096
 // ones).
 std::vector<Shape> edge_shapes(Format f) {
-  std::vector<Shape> s = {{1, 1, 1},  {1, 33, 1}, {1, 17, 9}, {3, 7, 2},  {8, 64, 3},
-                          {9, 31, 2}, {12, 32, 8}, {0, 5, 1}, {4, 0, 2},  {2, 3, 0}};
+  std::vector<Shape> s = {{1, 1, 1},  {1, 33, 1},  {1, 17, 9}, {3, 7, 2}, {8, 64, 3},
+                          {9, 31, 2}, {12, 32, 8}, {0, 5, 1},  {4, 0, 2}, {2, 3, 0}};
   if (f == Format::q4_k) s.push_back({1, 4160, 16});
   return s;
 }
@@ -51,12 +51,14 @@ Case make(Rng& rng, int64_t index, Format f) {
   const auto w = random_blocks(rng, f, s.N * s.blocks);
   Case c;
   c.params = {{"M", double(s.M)}, {"N", double(s.N)}, {"K", double(K)}, {"big", big ? 1.0 : 0.0}};
-  c.args.push_back({"x", Access::in, Tensor::of_f32({s.M, K}, big ? fast_operand(rng, s.M * K) : operand(rng, xc, s.M * K))});
+  c.args.push_back(
+      {"x", Access::in, Tensor::of_f32({s.M, K}, big ? fast_operand(rng, s.M * K) : operand(rng, xc, s.M * K))});
   c.args.push_back({"w", Access::in, Tensor::of_u8({static_cast<int64_t>(w.size())}, w)});
   c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {s.M, s.N})});
   c.args.push_back(status_arg());
   c.label = "x [" + std::to_string(s.M) + ", " + std::to_string(K) + "] w " + std::to_string(s.N) + " rows of " +
-            std::to_string(s.blocks) + " blocks, x=" + (big ? std::string("uniform, verified by projection") : std::string(value_class_name(xc)));
+            std::to_string(s.blocks) +
+            " blocks, x=" + (big ? std::string("uniform, verified by projection") : std::string(value_class_name(xc)));
   if (index >= static_cast<int64_t>(edges.size()) && rng.chance(0.1)) {
     if (rng.chance(0.4)) {
       c.params["K"] = static_cast<double>(K + rng.range(1, info(f).values - 1));
@@ -86,7 +88,8 @@ void weights(Format f, const uint8_t* blocks, int64_t N, int64_t K, std::vector<
     for (int i = 0; i < 256; ++i) {
       float scale, min;
       rq::q4_k_sub_block(blocks + b * 144, i / 32, &scale, &min);
-      (*mag)[static_cast<size_t>(b * 256 + i)] = std::fabs(scale * static_cast<float>(rq::q4_k_quant(blocks + b * 144, i))) + std::fabs(min);
+      (*mag)[static_cast<size_t>(b * 256 + i)] =
+          std::fabs(scale * static_cast<float>(rq::q4_k_quant(blocks + b * 144, i))) + std::fabs(min);
     }
 }
 
@@ -120,9 +123,10 @@ OpSpec qmatmul_op(Format f) {
   op.summary = std::string("y = x @ Dequantize(W)^T, x [M, K] f32, W N rows of ") + fi.name +
                " blocks, read directly; validates";
   op.params = {{"M, N, K", ">= 0, K a multiple of " + std::to_string(fi.values)}};
-  op.domain = "|x| <= 1e15, every value class; random blocks with finite f16 scales; the scale is sum |x| |w| (Q4_K: "
-              "|x| (|d sc q| + |dmin m|)); the largest shape verified by projection; bad sizes and K not a whole "
-              "number of blocks must be refused";
+  op.domain =
+      "|x| <= 1e15, every value class; random blocks with finite f16 scales; the scale is sum |x| |w| (Q4_K: "
+      "|x| (|d sc q| + |dmin m|)); the largest shape verified by projection; bad sizes and K not a whole "
+      "number of blocks must be refused";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_shapes(f).size());
   op.make_case = [f](Rng& rng, int64_t i) { return make(rng, i, f); };

@@ -52,9 +52,9 @@ std::string make_rows_invalid(Rng& rng, Case& c, Format f) {
 // then a block pushed past it (which must be refused).
 std::vector<float> values_to_quantize(Rng& rng, Format f, int64_t n, std::string* label) {
   const double limit = scale_limit(f) / 10;
-  const ValueClass classes[] = {ValueClass::normal, ValueClass::normal, ValueClass::wide, ValueClass::tiny,
-                                ValueClass::zeros,  ValueClass::subnormal, ValueClass::ties, ValueClass::huge,
-                                ValueClass::specials};
+  const ValueClass classes[] = {ValueClass::normal, ValueClass::normal, ValueClass::wide,
+                                ValueClass::tiny,   ValueClass::zeros,  ValueClass::subnormal,
+                                ValueClass::ties,   ValueClass::huge,   ValueClass::specials};
   const ValueClass vc = rng.pick(classes);
   std::vector<float> x = make_values(rng, vc, n, limit);
   *label = std::string(value_class_name(vc));
@@ -80,8 +80,10 @@ struct ChosenCase {
   int64_t rows, k;
 };
 const std::vector<ChosenCase>& chosen_cases() {
-  static const std::vector<ChosenCase> cases = {{Chosen::subnormal, 6, 768},  {Chosen::tiny_range, 2, 768},
-                                                {Chosen::boundaries, 4, 512}, {Chosen::boundaries, 8, 1024},
+  static const std::vector<ChosenCase> cases = {{Chosen::subnormal, 6, 768},
+                                                {Chosen::tiny_range, 2, 768},
+                                                {Chosen::boundaries, 4, 512},
+                                                {Chosen::boundaries, 8, 1024},
                                                 {Chosen::outliers, 4, 1024}};
   return cases;
 }
@@ -143,7 +145,8 @@ Oracle quantize_oracle(const Case& c, Format f) {
 void fold(Comparison& cmp, int64_t block, const ElementVerdict& e) {
   ++cmp.metrics.elements;
   if (!e.ok) ++cmp.mismatches;
-  const bool replace = cmp.worst.index < 0 || (cmp.worst.ok && (!e.ok || e.error / e.limit > cmp.worst.error / cmp.worst.limit));
+  const bool replace =
+      cmp.worst.index < 0 || (cmp.worst.ok && (!e.ok || e.error / e.limit > cmp.worst.error / cmp.worst.limit));
   if (replace && (!e.ok || e.error > 0)) {
     cmp.worst = e;
     cmp.worst.index = block;
@@ -174,8 +177,8 @@ std::vector<Verification> verify_blocks(const Case& c, Format f, const Tensor& g
     e.limit = v.limit;
     if (!v.ok)
       e.why = v.value < 0 ? v.why
-                          : "value " + std::to_string(v.value) + " (x = " + qjudge::fmt("%.9g", x[b * fi.values + v.value]) +
-                                "): " + v.why;
+                          : "value " + std::to_string(v.value) +
+                                " (x = " + qjudge::fmt("%.9g", x[b * fi.values + v.value]) + "): " + v.why;
     fold(enc.comparison, b, e);
     ElementVerdict same;
     for (int64_t i = 0; i < fi.bytes && same.ok; ++i)
@@ -184,7 +187,8 @@ std::vector<Verification> verify_blocks(const Case& c, Format f, const Tensor& g
         same.expected = r[i];
         same.got = g[i];
         same.error = 1;
-        same.why = "byte " + std::to_string(i) + " differs from the bytes of ggml's reference quantizer (evaluated "
+        same.why = "byte " + std::to_string(i) +
+                   " differs from the bytes of ggml's reference quantizer (evaluated "
                    "without fused multiply-adds)";
       }
     fold(bits.comparison, b, same);
@@ -204,9 +208,10 @@ OpSpec quantize_op(Format f) {
   op.summary = std::string("f32 [rows, k] to ggml ") + fi.name +
                " blocks, judged by what they decode to (ggml's bytes: strict); validates";
   op.params = {{"rows, k", ">= 0, k a multiple of " + std::to_string(fi.values)}};
-  op.domain = "every value class below a tenth of what a block's f16 scale holds, blocks past it and non-finite "
-              "values (both refused), ties at half a step (rounding direction); blocks judged by their decoded values, "
-              "rounding and (Q4_K) error, and byte for byte against ggml's reference in the strict profile";
+  op.domain =
+      "every value class below a tenth of what a block's f16 scale holds, blocks past it and non-finite "
+      "values (both refused), ties at half a step (rounding direction); blocks judged by their decoded values, "
+      "rounding and (Q4_K) error, and byte for byte against ggml's reference in the strict profile";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_rows().size() + chosen_cases().size());
   op.make_case = [edges = op.edge_cases, f](Rng& rng, int64_t i) { return make_quantize(rng, i, edges, f); };
@@ -257,7 +262,8 @@ OpSpec dequantize_op(Format f) {
   op.symbol = std::string("tl_dequantize_") + fi.lower + "_f32";
   op.summary = std::string("ggml ") + fi.name + " blocks to f32 [rows, k], exact; validates";
   op.params = {{"rows, k", ">= 0, k a multiple of " + std::to_string(fi.values)}};
-  op.domain = "random blocks: any quants, finite f16 scales of either sign (normal and subnormal); compared bit for bit";
+  op.domain =
+      "random blocks: any quants, finite f16 scales of either sign (normal and subnormal); compared bit for bit";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_rows().size());
   op.make_case = [edges = op.edge_cases, f](Rng& rng, int64_t i) { return make_dequantize(rng, i, edges, f); };
@@ -272,12 +278,8 @@ OpSpec dequantize_op(Format f) {
 
 std::vector<OpSpec> quant() {
   return {
-      quantize_op(Format::q8_0),
-      quantize_op(Format::q4_0),
-      quantize_op(Format::q4_k),
-      dequantize_op(Format::q8_0),
-      dequantize_op(Format::q4_0),
-      dequantize_op(Format::q4_k),
+      quantize_op(Format::q8_0),   quantize_op(Format::q4_0),   quantize_op(Format::q4_k),
+      dequantize_op(Format::q8_0), dequantize_op(Format::q4_0), dequantize_op(Format::q4_k),
   };
 }
 

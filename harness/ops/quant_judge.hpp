@@ -55,8 +55,8 @@ constexpr double kQ4KErrorFactor = 3.0;
 // What the default rule found about one block.
 struct BlockVerdict {
   bool ok = true;
-  std::string why;         // the failing rule, in words
-  int64_t value = -1;      // the value it is about, within the block (-1: the block)
+  std::string why;     // the failing rule, in words
+  int64_t value = -1;  // the value it is about, within the block (-1: the block)
   double expected = 0, got = 0;
   double error = 0, limit = 1;  // Q4_K: squared-error ratio against kQ4KErrorFactor
 };

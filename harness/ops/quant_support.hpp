@@ -61,6 +61,8 @@ inline std::vector<uint8_t> random_blocks(Rng& rng, Format f, int64_t n_blocks) 
 // 8 * 65504); Q4_K's fitted scales are about range / 15 / 63 each: a range
 // of 6e7 is past 65504. Values to quantize stay below a tenth of it unless a
 // case means to overflow.
-inline double scale_limit(Format f) { return f == Format::q8_0 ? 127.0 * 65504 : f == Format::q4_0 ? 8.0 * 65504 : 6e7; }
+inline double scale_limit(Format f) {
+  return f == Format::q8_0 ? 127.0 * 65504 : f == Format::q4_0 ? 8.0 * 65504 : 6e7;
+}
 
 }  // namespace konform::ops::qfmt

@@ -18,8 +18,8 @@ constexpr double kMaxAbs = 1e15;
 
 Case make(Rng& rng, int64_t index, int64_t edges) {
   const auto& sizes = edge_sizes();
-  const int64_t d = index < edges ? sizes[static_cast<size_t>(index)]
-                                  : (rng.chance(0.5) ? rng.pick(sizes) : rng.range(1, 300));
+  const int64_t d =
+      index < edges ? sizes[static_cast<size_t>(index)] : (rng.chance(0.5) ? rng.pick(sizes) : rng.range(1, 300));
   const int64_t rows = d > 1024 ? rng.range(1, 2) : rng.range(1, 6);
   const ValueClass vc = rng.pick(kAllValueClasses);
   // eps = 0 only where mean(x^2) is a normal float; otherwise eps carries the root.
@@ -32,10 +32,11 @@ Case make(Rng& rng, int64_t index, int64_t edges) {
   Case c;
   c.params = {{"rows", double(rows)}, {"d", double(d)}, {"eps", double(eps)}};
   c.args.push_back({"x", Access::in, Tensor::of_f32({rows, d}, make_values(rng, vc, rows * d, kMaxAbs))});
-  c.args.push_back({"w", Access::in, Tensor::of_f32({d}, make_values(rng, rng.chance(0.8) ? ValueClass::normal : ValueClass::ties, d))});
+  c.args.push_back({"w", Access::in,
+                    Tensor::of_f32({d}, make_values(rng, rng.chance(0.8) ? ValueClass::normal : ValueClass::ties, d))});
   c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {rows, d}), Match::tolerance, in_place ? "x" : ""});
-  c.label = "rows=" + std::to_string(rows) + " d=" + std::to_string(d) + " x=" +
-            std::string(value_class_name(vc)) + " eps=" + std::to_string(eps) + (in_place ? " y==x" : "");
+  c.label = "rows=" + std::to_string(rows) + " d=" + std::to_string(d) + " x=" + std::string(value_class_name(vc)) +
+            " eps=" + std::to_string(eps) + (in_place ? " y==x" : "");
   return c;
 }
 
@@ -62,12 +63,13 @@ std::vector<OpSpec> rmsnorm() {
   op.symbol = "tl_rmsnorm_f32";
   op.summary = "y = x / sqrt(mean(x^2) + eps) * w, per row; y == x allowed";
   op.params = {{"rows", ">= 1"}, {"d", ">= 1"}, {"eps", ">= 0 (0 only where mean(x^2) is normal)"}};
-  op.domain = "|x| <= 1e15 so the f32 sum of squares stays finite; eps = 0 only for rows whose mean square is a normal float";
+  op.domain =
+      "|x| <= 1e15 so the f32 sum of squares stays finite; eps = 0 only for rows whose mean square is a normal float";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make(rng, i, edges); };
   op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    reinterpret_cast<decltype(&tl_rmsnorm_f32)>(fn)(p.f32("x"), p.f32("w"), p.f32("y"), c.iparam("rows"),
-                                                     c.iparam("d"), static_cast<float>(c.param("eps")));
+    reinterpret_cast<decltype(&tl_rmsnorm_f32)>(fn)(p.f32("x"), p.f32("w"), p.f32("y"), c.iparam("rows"), c.iparam("d"),
+                                                    static_cast<float>(c.param("eps")));
   };
   op.oracle = oracle;
   return {op};

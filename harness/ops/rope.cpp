@@ -56,8 +56,12 @@ Case make(Rng& rng, int64_t index, int64_t edges) {
   for (auto& p : pos) p = position(rng);
 
   Case c;
-  c.params = {{"T", double(T)}, {"H", double(H)},         {"D", double(D)},
-              {"d_rot", double(d_rot)}, {"attn_scaling", double(mu)}, {"layout", double(layout)}};
+  c.params = {{"T", double(T)},
+              {"H", double(H)},
+              {"D", double(D)},
+              {"d_rot", double(d_rot)},
+              {"attn_scaling", double(mu)},
+              {"layout", double(layout)}};
   c.args.push_back({"x", Access::inout, Tensor::of_f32({T, H, D}, make_values(rng, vc, T * H * D, kMaxAbs))});
   c.args.push_back({"pos", Access::in, Tensor::of_i32({T}, pos)});
   c.args.push_back({"inv_freq", Access::in, Tensor::of_f32({d_rot / 2}, inverse_frequencies(rng, d_rot / 2))});
@@ -105,17 +109,23 @@ std::vector<OpSpec> rope() {
   op.former_name = "rope";
   op.group = "elementwise";
   op.symbol = "tl_rope_f32";
-  op.summary = "rotate pairs of x[T, H, D] in place by pos * inv_freq; layouts half and interleaved, partial rotary, attn_scaling";
-  op.params = {{"T", ">= 1"}, {"H", ">= 1"}, {"D", ">= d_rot"}, {"d_rot", "even, 2 .. D"},
-               {"attn_scaling", "finite"}, {"layout", "0 half | 1 interleaved"}, {"pos", "0 .. 2^24 - 1"}};
+  op.summary =
+      "rotate pairs of x[T, H, D] in place by pos * inv_freq; layouts half and interleaved, partial rotary, "
+      "attn_scaling";
+  op.params = {{"T", ">= 1"},
+               {"H", ">= 1"},
+               {"D", ">= d_rot"},
+               {"d_rot", "even, 2 .. D"},
+               {"attn_scaling", "finite"},
+               {"layout", "0 half | 1 interleaved"},
+               {"pos", "0 .. 2^24 - 1"}};
   op.domain = "|x| <= 1e37 so no product of the rotation overflows where the result does not";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make(rng, i, edges); };
   op.invoke = [](void* fn, const Case& c, const Pointers& p) {
     reinterpret_cast<decltype(&tl_rope_f32)>(fn)(p.f32("x"), p.i32("pos"), c.iparam("T"), c.iparam("H"), c.iparam("D"),
-                                                  c.iparam("d_rot"), p.f32("inv_freq"),
-                                                  static_cast<float>(c.param("attn_scaling")),
-                                                  c.iparam32("layout"));
+                                                 c.iparam("d_rot"), p.f32("inv_freq"),
+                                                 static_cast<float>(c.param("attn_scaling")), c.iparam32("layout"));
   };
   op.oracle = oracle;
   return {op};

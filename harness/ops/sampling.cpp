@@ -79,7 +79,8 @@ const std::vector<int64_t>& edge_vocabs() {
 std::vector<float> logits_row(Rng& rng, int64_t n, int kind) {
   std::vector<float> x;
   switch (kind) {
-    case 0: case 1: {
+    case 0:
+    case 1: {
       const float s = static_cast<float>(rng.pick(std::vector<double>{0.3, 1.0, 2.0, 4.0, 8.0}));
       x = make_values(rng, ValueClass::normal, n);
       for (float& e : x) e *= s;
@@ -114,7 +115,8 @@ std::vector<float> logits_row(Rng& rng, int64_t n, int kind) {
 }
 
 const char* kind_name(int kind) {
-  const char* names[] = {"N(0,s)", "N(0,s)", "one peak", "ties", "offset 1e3", "-Inf masks", "NaN", "no number", "+Inf"};
+  const char* names[] = {"N(0,s)",     "N(0,s)", "one peak",  "ties", "offset 1e3",
+                         "-Inf masks", "NaN",    "no number", "+Inf"};
   return names[kind];
 }
 
@@ -122,7 +124,8 @@ Case make(Rng& rng, int64_t index, int64_t edges, int method) {
   int64_t vocab = index < edges ? edge_vocabs()[static_cast<size_t>(index)]
                                 : (rng.chance(0.03) ? rng.pick(std::vector<int64_t>{32000, 128256})
                                                     : (rng.chance(0.5) ? rng.range(1, 64) : rng.range(65, 3000)));
-  int64_t rows = vocab >= 32000 ? rng.range(1, 2) : rng.range(1, std::max<int64_t>(1, std::min<int64_t>(16, 40000 / vocab)));
+  int64_t rows =
+      vocab >= 32000 ? rng.range(1, 2) : rng.range(1, std::max<int64_t>(1, std::min<int64_t>(16, 40000 / vocab)));
   if (rng.chance(0.03)) rows = 0;
   const int kind = rng.chance(0.6) ? static_cast<int>(rng.range(0, 4)) : static_cast<int>(rng.range(0, 8));
   const double ts[] = {1.0, 0.6, 0.1, 2.0, 0.01, 1e-3, 5.0, 100.0};
@@ -139,20 +142,48 @@ Case make(Rng& rng, int64_t index, int64_t edges, int method) {
   std::string bad;
   if (index >= edges && rng.chance(0.1)) {
     switch (rng.range(0, 9)) {
-      case 0: rows = -1; bad = "bad: rows = -1"; break;
-      case 1: vocab = 0; bad = "bad: vocab = 0"; break;
-      case 2: rows = vocab = int64_t{1} << 31; bad = "bad: vocab = 2^31 (and 2^64 bytes)"; break;
-      case 3: m = rng.chance(0.5) ? 5 : -1; bad = "bad: method " + std::to_string(m); break;
-      case 4: t = rng.pick(std::vector<double>{0.0, -1.0, double(kNaN), double(kInf)}); bad = "bad? temperature"; break;
-      case 5: k = rng.chance(0.5) ? 0 : vocab + 1; bad = "bad? top_k"; break;
-      case 6: p = rng.pick(std::vector<double>{0.0, -0.5, 1.5, double(kNaN)}); bad = "bad? top_p"; break;
-      case 7: min_p = rng.pick(std::vector<double>{-0.1, 1.5, double(kNaN)}); bad = "bad? min_p"; break;
-      default: rows = int64_t{1} << 40, vocab = int64_t{1} << 30; bad = "bad: rows * vocab * 4 overflows"; break;
+      case 0:
+        rows = -1;
+        bad = "bad: rows = -1";
+        break;
+      case 1:
+        vocab = 0;
+        bad = "bad: vocab = 0";
+        break;
+      case 2:
+        rows = vocab = int64_t{1} << 31;
+        bad = "bad: vocab = 2^31 (and 2^64 bytes)";
+        break;
+      case 3:
+        m = rng.chance(0.5) ? 5 : -1;
+        bad = "bad: method " + std::to_string(m);
+        break;
+      case 4:
+        t = rng.pick(std::vector<double>{0.0, -1.0, double(kNaN), double(kInf)});
+        bad = "bad? temperature";
+        break;
+      case 5:
+        k = rng.chance(0.5) ? 0 : vocab + 1;
+        bad = "bad? top_k";
+        break;
+      case 6:
+        p = rng.pick(std::vector<double>{0.0, -0.5, 1.5, double(kNaN)});
+        bad = "bad? top_p";
+        break;
+      case 7:
+        min_p = rng.pick(std::vector<double>{-0.1, 1.5, double(kNaN)});
+        bad = "bad? min_p";
+        break;
+      default:
+        rows = int64_t{1} << 40, vocab = int64_t{1} << 30;
+        bad = "bad: rows * vocab * 4 overflows";
+        break;
     }
   }
   Case c;
-  c.params = {{"rows", double(rows)}, {"vocab", double(vocab)}, {"method", double(m)}, {"t", t},
-              {"k", double(k)},       {"p", p},                 {"min_p", min_p},      {"seed", double(seed)}};
+  c.params = {
+      {"rows", double(rows)}, {"vocab", double(vocab)}, {"method", double(m)}, {"t", t}, {"k", double(k)}, {"p", p},
+      {"min_p", min_p},       {"seed", double(seed)}};
   const bool valid = call_status(c) == TL_OK;
   const bool real = rows >= 0 && vocab >= 1 && vocab <= (int64_t{1} << 20) && rows <= (int64_t{1} << 20) / vocab;
   std::vector<float> x;
@@ -162,8 +193,7 @@ Case make(Rng& rng, int64_t index, int64_t edges, int method) {
       const auto row = logits_row(rng, vocab, row_kind);
       x.insert(x.end(), row.begin(), row.end());
     }
-  else
-    x.assign(16, 0.0f);
+  else x.assign(16, 0.0f);
   const std::vector<int64_t> shape = real ? std::vector<int64_t>{rows, vocab} : std::vector<int64_t>{16};
   c.args.push_back({"logits", Access::in, Tensor::of_f32(shape, x)});
   c.args.push_back({"tokens", Access::out, Tensor::zeros(DType::i32, {real ? rows : 1}),
@@ -183,7 +213,8 @@ Oracle oracle(const Case& c) {
   if (c.iparam("method") != ref::kGreedy) return {{"status", status_expected(TL_OK)}};  // tokens: verify below
   const int64_t rows = c.iparam("rows"), vocab = c.iparam("vocab");
   Expected e;
-  for (int64_t r = 0; r < rows; ++r) e.value.push_back(double(reference::argmax(c.in("logits").f32() + r * vocab, vocab)));
+  for (int64_t r = 0; r < rows; ++r)
+    e.value.push_back(double(reference::argmax(c.in("logits").f32() + r * vocab, vocab)));
   e.scale.assign(e.value.size(), 0.0);
   return {{"status", status_expected(TL_OK)}, {"tokens", e}};
 }
@@ -201,8 +232,12 @@ Settings settings_of(const Case& c) {
   const int64_t seed = c.iparam("seed");
   if (seed < 0 || seed > (int64_t{1} << 53))
     throw std::invalid_argument("parameter 'seed' is " + std::to_string(seed) + ", not an integer in 0 .. 2^53");
-  return {c.iparam32("method"), static_cast<float>(c.param("t")), static_cast<float>(c.param("p")),
-          static_cast<float>(c.param("min_p")), c.iparam("k"), static_cast<uint64_t>(seed)};
+  return {c.iparam32("method"),
+          static_cast<float>(c.param("t")),
+          static_cast<float>(c.param("p")),
+          static_cast<float>(c.param("min_p")),
+          c.iparam("k"),
+          static_cast<uint64_t>(seed)};
 }
 
 // The error terms of one weight, in units of 2^-24 relative: (l - m) and the
@@ -295,7 +330,8 @@ double top_p_distance(const float* l, int64_t n, const std::vector<double>& w, c
   const std::vector<int64_t> order = ref::sorted_order(l, n);
   std::vector<double> cum(static_cast<size_t>(n));
   double c = 0;
-  for (int64_t j = 0; j < n; ++j) cum[static_cast<size_t>(j)] = c += w[static_cast<size_t>(order[static_cast<size_t>(j)])];
+  for (int64_t j = 0; j < n; ++j)
+    cum[static_cast<size_t>(j)] = c += w[static_cast<size_t>(order[static_cast<size_t>(j)])];
   const double z = c, amb = limit * 0x1p-24 * scale_of(order, w, e);
   int64_t lmin = 0, lmax = 0;
   for (int64_t j = 0; j < n; ++j) {
@@ -347,8 +383,7 @@ std::vector<Verification> verify(const Case& c, const std::map<std::string, Tens
       ev.why = "token " + std::to_string(token) + " outside [0, vocab)";
     } else {
       double best = INFINITY;
-      if (s.method == ref::kTopP)
-        best = top_p_distance(l, vocab, w, e, s, limit, token, u, s.seed != 0);
+      if (s.method == ref::kTopP) best = top_p_distance(l, vocab, w, e, s, limit, token, u, s.seed != 0);
       else
         for (const auto& kept : candidates(l, vocab, w, e, s, limit))
           best = std::min(best, distance(kept, w, e, token, u, s.seed != 0));
@@ -361,8 +396,8 @@ std::vector<Verification> verify(const Case& c, const std::map<std::string, Tens
     ev.ok = ev.error <= limit;
     ++cmp.metrics.elements;
     if (!ev.ok) ++cmp.mismatches;
-    const bool worse = cmp.worst.index < 0 || (!ev.ok && cmp.worst.ok) ||
-                       (ev.ok == cmp.worst.ok && ev.error > cmp.worst.error);
+    const bool worse =
+        cmp.worst.index < 0 || (!ev.ok && cmp.worst.ok) || (ev.ok == cmp.worst.ok && ev.error > cmp.worst.error);
     if (worse) cmp.worst = ev;
   }
   return {v};
@@ -376,11 +411,14 @@ OpSpec spec(const char* name, int method, const char* summary, std::vector<Param
   op.group = "sampling";
   op.symbol = "tl_sample_f32";
   op.summary = summary;
-  op.params = {{"rows", ">= 0"}, {"vocab", "1 .. INT32_MAX"}, {"seed", "0 (not reproducible) or any other: PCG32 stream per row"}};
+  op.params = {{"rows", ">= 0"},
+               {"vocab", "1 .. INT32_MAX"},
+               {"seed", "0 (not reproducible) or any other: PCG32 stream per row"}};
   op.params.insert(op.params.end(), params.begin(), params.end());
-  op.domain = "vocab 1 .. 3000, 32000 and 128256, up to 16 rows; logits N(0, s) for s 0.3 .. 8, one peak, small "
-              "integers (ties), an offset of 1e3, -Inf masks, NaN, rows with no number, +Inf; temperatures 1e-3 .. "
-              "100; seeds 1 .. 2^53 (seed 0 by a property); 10% bad or unread settings";
+  op.domain =
+      "vocab 1 .. 3000, 32000 and 128256, up to 16 rows; logits N(0, s) for s 0.3 .. 8, one peak, small "
+      "integers (ties), an offset of 1e3, -Inf masks, NaN, rows with no number, +Inf; temperatures 1e-3 .. "
+      "100; seeds 1 .. 2^53 (seed 0 by a property); 10% bad or unread settings";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_vocabs().size());
   op.make_case = [edges = op.edge_cases, method](Rng& rng, int64_t i) { return make(rng, i, edges, method); };

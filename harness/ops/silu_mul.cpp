@@ -22,15 +22,16 @@ constexpr double kMaxAbs = 1e18;
 // The points where SiLU's form matters: e^-g saturating near +-88.7, the
 // spec's +-100 and -1e4, and the smallest magnitudes.
 float saturation_point(Rng& rng) {
-  const float points[] = {88.72f, -88.72f, 87.0f, -87.0f, 89.0f,  -89.0f,  -103.9f, 100.0f,  -100.0f,
-                          -1e4f,  1e4f,    0.0f,  -0.0f,  FLT_MIN, -FLT_MIN, 1e-30f, -1e18f, 1e18f};
+  const float points[] = {88.72f, -88.72f, 87.0f, -87.0f, 89.0f,   -89.0f,   -103.9f, 100.0f, -100.0f,
+                          -1e4f,  1e4f,    0.0f,  -0.0f,  FLT_MIN, -FLT_MIN, 1e-30f,  -1e18f, 1e18f};
   float v = rng.pick(points);
   return rng.chance(0.5) ? v : std::nextafter(v, rng.chance(0.5) ? 1e30f : -1e30f);
 }
 
 Case make(Rng& rng, int64_t index, int64_t edges) {
   const auto& sizes = edge_sizes();
-  const int64_t n = index < edges ? sizes[static_cast<size_t>(index)] : (rng.chance(0.3) ? rng.pick(sizes) : rng.range(0, 400));
+  const int64_t n =
+      index < edges ? sizes[static_cast<size_t>(index)] : (rng.chance(0.3) ? rng.pick(sizes) : rng.range(0, 400));
   const int gate_kind = static_cast<int>(rng.range(0, 3));
   std::vector<float> gate(static_cast<size_t>(n));
   for (auto& g : gate) {
@@ -57,7 +58,8 @@ Case make(Rng& rng, int64_t index, int64_t edges) {
   c.args.push_back({"gate", Access::in, Tensor::of_f32({n}, gate)});
   c.args.push_back({"up", Access::in, Tensor::of_f32({n}, up)});
   c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {n})});
-  c.label = "n=" + std::to_string(n) + " gate=" + gate_names[gate_kind] + " up=" + std::string(value_class_name(up_class));
+  c.label =
+      "n=" + std::to_string(n) + " gate=" + gate_names[gate_kind] + " up=" + std::string(value_class_name(up_class));
   return c;
 }
 
@@ -92,7 +94,9 @@ std::vector<OpSpec> silu_mul() {
   op.symbol = "tl_silu_mul_f32";
   op.summary = "y = g / (1 + exp(-g)) * u elementwise (SwiGLU's gate)";
   op.params = {{"n", ">= 0"}};
-  op.domain = "finite gate and up (silu(-Inf) and Inf * an underflowed silu(g) are NaN by the formula, which the spec leaves open); |g|, |u| <= 1e18";
+  op.domain =
+      "finite gate and up (silu(-Inf) and Inf * an underflowed silu(g) are NaN by the formula, which the spec leaves "
+      "open); |g|, |u| <= 1e18";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make(rng, i, edges); };
   op.invoke = [](void* fn, const Case& c, const Pointers& p) {

@@ -60,13 +60,26 @@ Split split(const std::vector<int64_t>& dims, int64_t rank, int64_t axis) {
 // The value classes of a softmax: logits at several temperatures, the spec's
 // saturation cases (+-1e30, -1e4 masks, -Inf masks), a shared offset that
 // overflows exp without the max subtraction, and the generic classes.
-enum class Logits { normal, normal10, normal100, offset1000, huge, masked, masked_inf, wide, ties, specials, tiny, zeros };
-constexpr Logits kAllLogits[] = {Logits::normal,  Logits::normal10,   Logits::normal100, Logits::offset1000,
-                                 Logits::huge,    Logits::masked,     Logits::masked_inf, Logits::wide,
-                                 Logits::ties,    Logits::specials,   Logits::tiny,      Logits::zeros};
+enum class Logits {
+  normal,
+  normal10,
+  normal100,
+  offset1000,
+  huge,
+  masked,
+  masked_inf,
+  wide,
+  ties,
+  specials,
+  tiny,
+  zeros
+};
+constexpr Logits kAllLogits[] = {Logits::normal, Logits::normal10, Logits::normal100,  Logits::offset1000,
+                                 Logits::huge,   Logits::masked,   Logits::masked_inf, Logits::wide,
+                                 Logits::ties,   Logits::specials, Logits::tiny,       Logits::zeros};
 const char* logits_name(Logits k) {
-  const char* names[] = {"normal", "normal*10", "normal*100", "normal+1000", "+-1e30", "-1e4 masks",
-                         "-inf masks", "wide", "ties", "specials", "tiny", "zeros"};
+  const char* names[] = {"normal",     "normal*10", "normal*100", "normal+1000", "+-1e30", "-1e4 masks",
+                         "-inf masks", "wide",      "ties",       "specials",    "tiny",   "zeros"};
   return names[static_cast<int>(k)];
 }
 
@@ -174,8 +187,8 @@ Case make(Rng& rng, int64_t index) {
   c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, shape), Match::tolerance, in_place ? "x" : ""});
   std::string s = "[";
   for (int64_t k = 0; k < std::max<int64_t>(rank, 0) && k < 5; ++k) s += (k ? ", " : "") + std::to_string(dims[k]);
-  c.label = "shape=" + s + "] rank=" + std::to_string(rank) + " axis=" + std::to_string(axis) + " x=" +
-            logits_name(kind) + (in_place ? " y==x" : "") + (invalid ? " (refused)" : "");
+  c.label = "shape=" + s + "] rank=" + std::to_string(rank) + " axis=" + std::to_string(axis) +
+            " x=" + logits_name(kind) + (in_place ? " y==x" : "") + (invalid ? " (refused)" : "");
   return c;
 }
 
@@ -227,16 +240,17 @@ std::vector<OpSpec> softmax() {
   op.params = {{"rank", "1..4"},
                {"axis", "-rank <= axis < rank"},
                {"shape", "dims >= 0; others refused with TL_ERR_INVALID_ARGUMENT, writing nothing"}};
-  op.domain = "logits N(0, s^2) for s = 1, 10, 100, offset by 1000, +-1e30, -1e4 and -Inf masks, wide, ties, tiny, "
-              "NaN/Inf (their lines are NaN); shapes up to ~6000 elements, axis lengths up to 4097, empty dims, "
-              "two of 1025 x 4097; 8% refused arguments";
+  op.domain =
+      "logits N(0, s^2) for s = 1, 10, 100, offset by 1000, +-1e30, -1e4 and -Inf masks, wide, ties, tiny, "
+      "NaN/Inf (their lines are NaN); shapes up to ~6000 elements, axis lengths up to 4097, empty dims, "
+      "two of 1025 x 4097; 8% refused arguments";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size()) + kStreamedEdges;
   op.make_case = make;
   op.invoke = [](void* fn, const Case& c, const Pointers& p) {
     const auto dims = dims_of(c);
-    *p.i32("status") = reinterpret_cast<decltype(&tl_softmax_f32)>(fn)(
-        p.f32("x"), p.f32("y"), dims.data(), c.iparam32("rank"), c.iparam32("axis"));
+    *p.i32("status") = reinterpret_cast<decltype(&tl_softmax_f32)>(fn)(p.f32("x"), p.f32("y"), dims.data(),
+                                                                       c.iparam32("rank"), c.iparam32("axis"));
   };
   op.oracle = oracle;
   op.sum_length = [](const Case& c) {  // the line: sum_j e_j along the axis

@@ -28,10 +28,10 @@ constexpr double kMaxAbs = 1e30;
 
 const std::vector<ref::Resize>& edges() {  // B, C, H, W, Ho, Wo (mode and align_corners set per entry)
   static const std::vector<ref::Resize> e = {
-      {1, 1, 1, 1, 1, 1},   {1, 2, 5, 7, 5, 7},    {1, 1, 4, 4, 8, 8},    {1, 3, 8, 8, 4, 4},     {1, 1, 3, 5, 9, 15},
-      {1, 2, 9, 15, 3, 5},  {1, 1, 5, 3, 3, 5},    {1, 1, 7, 10, 10, 7},  {1, 1, 1, 1, 6, 9},     {1, 1, 6, 9, 1, 1},
-      {0, 3, 4, 4, 8, 8},   {2, 0, 4, 4, 8, 8},    {1, 1, 3, 4, 7, 8},    {1, 1, 3, 4, 9, 16},    {1, 1, 5, 9, 17, 33},
-      {2, 3, 16, 16, 15, 17}, {1, 1, 64, 64, 1, 65}, {1, 2, 32, 48, 64, 96}, {1, 1, 1, 31, 1, 8},  {1, 1, 31, 1, 8, 1}};
+      {1, 1, 1, 1, 1, 1},     {1, 2, 5, 7, 5, 7},    {1, 1, 4, 4, 8, 8},     {1, 3, 8, 8, 4, 4},  {1, 1, 3, 5, 9, 15},
+      {1, 2, 9, 15, 3, 5},    {1, 1, 5, 3, 3, 5},    {1, 1, 7, 10, 10, 7},   {1, 1, 1, 1, 6, 9},  {1, 1, 6, 9, 1, 1},
+      {0, 3, 4, 4, 8, 8},     {2, 0, 4, 4, 8, 8},    {1, 1, 3, 4, 7, 8},     {1, 1, 3, 4, 9, 16}, {1, 1, 5, 9, 17, 33},
+      {2, 3, 16, 16, 15, 17}, {1, 1, 64, 64, 1, 65}, {1, 2, 32, 48, 64, 96}, {1, 1, 1, 31, 1, 8}, {1, 1, 31, 1, 8, 1}};
   return e;
 }
 
@@ -62,9 +62,7 @@ std::string break_resize(Rng& rng, Case& c, int32_t mode) {
       c.params[which] = rng.chance(0.5) ? -double(rng.range(0, 2)) : double(int64_t{1} << 31);
       return std::string("bad: ") + which + " = " + std::to_string(c.iparam(which));
     }
-    case 1:
-      c.params[rng.chance(0.5) ? "B" : "C"] = -double(rng.range(1, 3));
-      return "bad: B or C negative";
+    case 1: c.params[rng.chance(0.5) ? "B" : "C"] = -double(rng.range(1, 3)); return "bad: B or C negative";
     case 2:
       c.params["mode"] = rng.chance(0.5) ? -1.0 : double(rng.range(3, 9));
       return "bad: mode " + std::to_string(c.iparam("mode"));
@@ -79,8 +77,14 @@ std::string break_resize(Rng& rng, Case& c, int32_t mode) {
 }
 
 ref::Resize resize_of(const Case& c) {
-  return {c.iparam("B"), c.iparam("C"), c.iparam("H"), c.iparam("W"), c.iparam("Ho"), c.iparam("Wo"),
-          static_cast<int32_t>(c.iparam("mode")), static_cast<int32_t>(c.iparam("align_corners"))};
+  return {c.iparam("B"),
+          c.iparam("C"),
+          c.iparam("H"),
+          c.iparam("W"),
+          c.iparam("Ho"),
+          c.iparam("Wo"),
+          static_cast<int32_t>(c.iparam("mode")),
+          static_cast<int32_t>(c.iparam("align_corners"))};
 }
 
 std::vector<float> values(Rng& rng, int32_t mode, int64_t n, std::string* label) {
@@ -88,7 +92,7 @@ std::vector<float> values(Rng& rng, int32_t mode, int64_t n, std::string* label)
   // Bilinear: finite only. Every product is formed, so a NaN or Inf tap at
   // weight 0 still reaches the output, and whether the float source
   // coordinate floors to the oracle's tap is rounding: out of the domain.
-  const ValueClass finite[] = {ValueClass::normal, ValueClass::wide,     ValueClass::tiny, ValueClass::huge,
+  const ValueClass finite[] = {ValueClass::normal, ValueClass::wide,      ValueClass::tiny, ValueClass::huge,
                                ValueClass::zeros,  ValueClass::subnormal, ValueClass::ties};
   const ValueClass vc = mode == TL_INTERP_BILINEAR ? rng.pick(finite) : rng.pick(kAllValueClasses);
   *label = std::string(value_class_name(vc));
@@ -102,13 +106,14 @@ Case make(int32_t mode, Rng& rng, int64_t index) {
   r.align_corners = mode == TL_INTERP_BILINEAR && (index < n_edges ? index % 2 == 1 : rng.chance(0.4)) ? 1 : 0;
   Case c;
   std::string label;
-  c.args.push_back({"x", Access::in, Tensor::of_f32({r.B, r.C, r.H, r.W}, values(rng, mode, r.B * r.C * r.H * r.W, &label))});
+  c.args.push_back(
+      {"x", Access::in, Tensor::of_f32({r.B, r.C, r.H, r.W}, values(rng, mode, r.B * r.C * r.H * r.W, &label))});
   c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {r.B, r.C, r.Ho, r.Wo}),
                     mode == TL_INTERP_NEAREST ? Match::exact : Match::tolerance});
   c.args.push_back(status_arg());
-  c.params = {{"B", double(r.B)},   {"C", double(r.C)},       {"H", double(r.H)},
-              {"W", double(r.W)},   {"Ho", double(r.Ho)},     {"Wo", double(r.Wo)},
-              {"mode", double(mode)}, {"align_corners", double(r.align_corners)}};
+  c.params = {
+      {"B", double(r.B)},   {"C", double(r.C)},   {"H", double(r.H)},     {"W", double(r.W)},
+      {"Ho", double(r.Ho)}, {"Wo", double(r.Wo)}, {"mode", double(mode)}, {"align_corners", double(r.align_corners)}};
   c.label = "B=" + std::to_string(r.B) + " C=" + std::to_string(r.C) + " " + std::to_string(r.H) + "x" +
             std::to_string(r.W) + " -> " + std::to_string(r.Ho) + "x" + std::to_string(r.Wo) +
             (r.align_corners ? " align_corners" : "") + " x:" + label;
@@ -121,8 +126,7 @@ Case make(int32_t mode, Rng& rng, int64_t index) {
 // error carried by the interpolant's slope: 2 M (src_x + src_y + 2), M the
 // largest |x| of the 4 x 4 taps around (a float src may floor to the next
 // cell), plus FLT_MIN (products rounded into the subnormals).
-double bilinear_scale(const float* xp, const ref::Resize& r, const ref::Taps<double>& ty,
-                      const ref::Taps<double>& tx) {
+double bilinear_scale(const float* xp, const ref::Resize& r, const ref::Taps<double>& ty, const ref::Taps<double>& tx) {
   auto at = [&](int64_t i, int64_t j) { return std::fabs(double(xp[i * r.W + j])); };
   const double sum = ty.l0 * (tx.l0 * at(ty.i0, tx.i0) + tx.l1 * at(ty.i0, tx.i1)) +
                      ty.l1 * (tx.l0 * at(ty.i1, tx.i0) + tx.l1 * at(ty.i1, tx.i1));
@@ -151,7 +155,8 @@ Oracle oracle(const Case& c) {
   Expected y;
   y.value.resize(static_cast<size_t>(r.B * r.C * plane));
   ref::interpolate<double>(c.in("x").f32(), y.value.data(), r);
-  if (r.mode == TL_INTERP_NEAREST) return {{"y", tensor::exact_expected(std::move(y.value))}, {"status", status_expected(TL_OK)}};
+  if (r.mode == TL_INTERP_NEAREST)
+    return {{"y", tensor::exact_expected(std::move(y.value))}, {"status", status_expected(TL_OK)}};
   y.scale.resize(y.value.size());
   for (int64_t p = 0; p < r.B * r.C; ++p) {
     const float* xp = c.in("x").f32() + p * r.H * r.W;
@@ -200,8 +205,9 @@ constexpr const char* kSizes =
 std::vector<OpSpec> spatial_interpolate() {
   static const std::string nearest = std::string(kSizes) + "; every value class, NaN payloads and -0 kept bit for bit";
   static const std::string bilinear =
-      std::string(kSizes) + "; align_corners 0 and 1; finite values |x| <= 1e30 (a NaN or Inf tap at weight 0 "
-                            "still reaches the output, and which tap a float src floors to is rounding)";
+      std::string(kSizes) +
+      "; align_corners 0 and 1; finite values |x| <= 1e30 (a NaN or Inf tap at weight 0 "
+      "still reaches the output, and which tap a float src floors to is rounding)";
   static const std::string area = std::string(kSizes) + "; every value class, |x| <= 1e30 (window sums stay finite)";
   return {
       declare(TL_INTERP_NEAREST, "InterpolateNearest",

@@ -50,12 +50,11 @@ struct Edge {
 };
 const std::vector<Edge>& edges() {
   static const std::vector<Edge> e = {
-      {1, 1, 1, 1, 1},  {1, 3, 5, 7, 1},   {1, 1, 1, 1, 2},   {2, 2, 3, 3, 2},   {1, 1, 4, 5, 3},
-      {1, 2, 8, 9, 4},  {0, 4, 2, 2, 2},   {2, 0, 3, 3, 2},   {1, 4, 8, 17, 2},  {1, 1, 16, 16, 2},
-      {3, 3, 7, 33, 2}, {1, 2, 1, 8, 4},   {1, 3, 5, 9, 8},   {2, 2, 4, 15, 3},  {1, 4, 16, 16, 2},
-      {1, 8, 16, 16, 2}, {1, 3, 1, 1, 16}, {2, 3, 4, 4, 16},  {1, 5, 3, 3, 7},   {1, 1, 2, 65, 1},
-      {1, 1, 2, 19, 4},  {1, 2, 2, 21, 3}, {1, 12, 3, 7, 2},  {2, 9, 2, 5, 4},   {1, 10, 2, 3, 3},
-      {1, 6, 2, 3, 3},   {1, 5, 1, 3, 4}};
+      {1, 1, 1, 1, 1},  {1, 3, 5, 7, 1},  {1, 1, 1, 1, 2},   {2, 2, 3, 3, 2},   {1, 1, 4, 5, 3},  {1, 2, 8, 9, 4},
+      {0, 4, 2, 2, 2},  {2, 0, 3, 3, 2},  {1, 4, 8, 17, 2},  {1, 1, 16, 16, 2}, {3, 3, 7, 33, 2}, {1, 2, 1, 8, 4},
+      {1, 3, 5, 9, 8},  {2, 2, 4, 15, 3}, {1, 4, 16, 16, 2}, {1, 8, 16, 16, 2}, {1, 3, 1, 1, 16}, {2, 3, 4, 4, 16},
+      {1, 5, 3, 3, 7},  {1, 1, 2, 65, 1}, {1, 1, 2, 19, 4},  {1, 2, 2, 21, 3},  {1, 12, 3, 7, 2}, {2, 9, 2, 5, 4},
+      {1, 10, 2, 3, 3}, {1, 6, 2, 3, 3},  {1, 5, 1, 3, 4}};
   return e;
 }
 
@@ -106,8 +105,8 @@ Oracle oracle(const Layout& L, const Case& c) {
 
 using Fn = tl_status (*)(const float*, float*, int64_t, int64_t, int64_t, int64_t, int64_t);
 
-OpSpec declare(const Layout& L, const char* name, const char* symbol, const char* summary,
-               const char* sizes, const char* domain) {
+OpSpec declare(const Layout& L, const char* name, const char* symbol, const char* summary, const char* sizes,
+               const char* domain) {
   OpSpec op;
   op.name = name;
   op.group = "spatial";
@@ -128,7 +127,8 @@ OpSpec declare(const Layout& L, const char* name, const char* symbol, const char
 
 constexpr const char* kDomain =
     "factors 1..4, 5, 7, 8, 14, 16; one cell (f = H), rows of w f around 4, 8, 16 floats; channel groups of 0..20; "
-    "empty batches and channels; distinct values, NaN payloads and signed zeros (kept bit for bit); one case in ten past the edges has "
+    "empty batches and channels; distinct values, NaN payloads and signed zeros (kept bit for bit); one case in ten "
+    "past the edges has "
     "a bad size (factor < 1 or 2^32, a size the factor does not divide, a negative size), which must be refused";
 
 }  // namespace

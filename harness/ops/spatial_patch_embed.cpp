@@ -21,10 +21,10 @@ using namespace spatial;
 
 const std::vector<ref::Sizes>& edges() {  // B, C, H, W, p, D
   static const std::vector<ref::Sizes> e = {
-      {1, 3, 4, 4, 2, 8},     {1, 5, 3, 7, 1, 9},    {1, 3, 16, 16, 16, 12}, {2, 3, 32, 32, 16, 64},
-      {1, 4, 16, 16, 2, 32},  {0, 3, 8, 8, 4, 4},    {1, 0, 4, 4, 2, 5},     {1, 3, 8, 8, 4, 0},
-      {1, 3, 14, 28, 7, 17},  {3, 1, 9, 9, 3, 33},   {1, 16, 8, 8, 8, 1},    {1, 3, 224, 224, 16, 32},
-      {2, 8, 6, 10, 2, 7},    {1, 1, 1, 1, 1, 1},    {1, 2, 12, 4, 4, 16},   {1, 7, 5, 5, 5, 15}};
+      {1, 3, 4, 4, 2, 8},    {1, 5, 3, 7, 1, 9},  {1, 3, 16, 16, 16, 12}, {2, 3, 32, 32, 16, 64},
+      {1, 4, 16, 16, 2, 32}, {0, 3, 8, 8, 4, 4},  {1, 0, 4, 4, 2, 5},     {1, 3, 8, 8, 4, 0},
+      {1, 3, 14, 28, 7, 17}, {3, 1, 9, 9, 3, 33}, {1, 16, 8, 8, 8, 1},    {1, 3, 224, 224, 16, 32},
+      {2, 8, 6, 10, 2, 7},   {1, 1, 1, 1, 1, 1},  {1, 2, 12, 4, 4, 16},   {1, 7, 5, 5, 5, 15}};
   return e;
 }
 
@@ -46,15 +46,17 @@ Case make(Rng& rng, int64_t index) {
   const ValueClass xc = linalg::pick_class(rng), wc = linalg::pick_class(rng), bc = linalg::pick_class(rng);
   const int64_t N = (s.H / s.f) * (s.W / s.f);
   Case c;
-  c.args.push_back({"x", Access::in, Tensor::of_f32({s.B, s.C, s.H, s.W}, linalg::operand(rng, xc, s.B * s.C * s.H * s.W))});
-  c.args.push_back({"w", Access::in, Tensor::of_f32({s.D, s.C, s.f, s.f}, linalg::operand(rng, wc, s.D * s.C * s.f * s.f))});
+  c.args.push_back(
+      {"x", Access::in, Tensor::of_f32({s.B, s.C, s.H, s.W}, linalg::operand(rng, xc, s.B * s.C * s.H * s.W))});
+  c.args.push_back(
+      {"w", Access::in, Tensor::of_f32({s.D, s.C, s.f, s.f}, linalg::operand(rng, wc, s.D * s.C * s.f * s.f))});
   c.args.push_back({"bias", Access::in, Tensor::of_f32({s.D}, linalg::operand(rng, bc, s.D))});
   c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {s.B, N, s.D})});
   c.args.push_back(status_arg());
   set_sizes(c, s, true);
   c.params["has_bias"] = with_bias ? 1.0 : 0.0;
-  c.label = sizes_label(s, true, "p") + " x=" + std::string(value_class_name(xc)) + " w=" +
-            std::string(value_class_name(wc)) +
+  c.label = sizes_label(s, true, "p") + " x=" + std::string(value_class_name(xc)) +
+            " w=" + std::string(value_class_name(wc)) +
             (with_bias ? " bias=" + std::string(value_class_name(bc)) : std::string(" bias=NULL"));
   if (index >= n_edges && rng.chance(0.1)) c.label += " " + break_sizes(rng, c, "HW");
   return c;
@@ -86,22 +88,25 @@ std::vector<OpSpec> spatial_patch_embed() {
   op.name = "PatchEmbed";
   op.group = "spatial";
   op.symbol = "tl_patch_embed_f32";
-  op.summary = "Conv2d with kernel = stride = p as tokens: x [B, C, H, W], w [D, C, p, p], bias [D] or NULL -> "
-               "y [B, (H/p)(W/p), D], patches in raster order";
-  op.params = {{"B, C, H, W, D", ">= 0, H and W multiples of p"}, {"f", "the patch p, >= 1"},
+  op.summary =
+      "Conv2d with kernel = stride = p as tokens: x [B, C, H, W], w [D, C, p, p], bias [D] or NULL -> "
+      "y [B, (H/p)(W/p), D], patches in raster order";
+  op.params = {{"B, C, H, W, D", ">= 0, H and W multiples of p"},
+               {"f", "the patch p, >= 1"},
                {"has_bias", "0 (bias NULL) or 1"}};
-  op.domain = "ViT (3 x 224^2, p = 16, K = 768), DiT (C = 4, p = 2), one patch (p = H), p = 1, D around the vector "
-              "widths, empty batches, channels and D; |x|, |w|, |bias| <= 1e15, every value class incl. NaN/Inf; "
-              "one case in ten past the edges has a bad size (p < 1 or 2^32, H or W not a multiple of p, a negative "
-              "size), which must be refused";
+  op.domain =
+      "ViT (3 x 224^2, p = 16, K = 768), DiT (C = 4, p = 2), one patch (p = H), p = 1, D around the vector "
+      "widths, empty batches, channels and D; |x|, |w|, |bias| <= 1e15, every value class incl. NaN/Inf; "
+      "one case in ten past the edges has a bad size (p < 1 or 2^32, H or W not a multiple of p, a negative "
+      "size), which must be refused";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edges().size());
   op.make_case = make;
   op.invoke = [](void* fn, const Case& c, const Pointers& p) {
     const float* bias = c.iparam("has_bias") != 0 ? p.f32("bias") : nullptr;
-    *p.i32("status") = reinterpret_cast<decltype(&tl_patch_embed_f32)>(fn)(
-        p.f32("x"), p.f32("w"), bias, p.f32("y"), c.iparam("B"), c.iparam("C"), c.iparam("H"), c.iparam("W"),
-        c.iparam("D"), c.iparam("f"));
+    *p.i32("status") = reinterpret_cast<decltype(&tl_patch_embed_f32)>(fn)(p.f32("x"), p.f32("w"), bias, p.f32("y"),
+                                                                           c.iparam("B"), c.iparam("C"), c.iparam("H"),
+                                                                           c.iparam("W"), c.iparam("D"), c.iparam("f"));
   };
   op.oracle = oracle;
   op.sum_length = [](const Case& c) {  // each output sums the C p p products of its patch

@@ -44,9 +44,7 @@ inline std::string sizes_label(const ref::Sizes& s, bool with_d, const char* f) 
 // sizes: a kernel must refuse before touching them. Returns the label.
 inline std::string break_sizes(Rng& rng, Case& c, const std::string& divides) {
   switch (rng.range(0, 3)) {
-    case 0:
-      c.params["f"] = double(-rng.range(0, 2));
-      return "bad: factor " + std::to_string(c.iparam("f"));
+    case 0: c.params["f"] = double(-rng.range(0, 2)); return "bad: factor " + std::to_string(c.iparam("f"));
     case 1: {
       int64_t f = c.iparam("f");
       if (f < 2) c.params["f"] = double(f = 2);
@@ -64,9 +62,7 @@ inline std::string break_sizes(Rng& rng, Case& c, const std::string& divides) {
       c.params[which] = double(-rng.range(1, 3));
       return std::string("bad: ") + which + " negative";
     }
-    default:
-      c.params["f"] = double(int64_t{1} << 32);
-      return "bad: factor 2^32, its square overflows";
+    default: c.params["f"] = double(int64_t{1} << 32); return "bad: factor 2^32, its square overflows";
   }
 }
 

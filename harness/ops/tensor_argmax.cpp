@@ -32,13 +32,35 @@ struct Edge {
   bool peaks = false;
 };
 const std::vector<Edge>& edges() {
-  static const std::vector<Edge> e = {
-      {{32000}, 0},   {{2, 4097}, -1}, {{4097, 3}, 0},   {{17, 5}, 0},     {{5, 16}, 0},    {{3, 64}, 0},
-      {{3, 65}, 0},   {{9, 63}, 0},    {{4, 7, 33}, 1},  {{2, 3, 4, 5}, 2}, {{2, 3, 4, 5}, -4}, {{0, 5}, 0},
-      {{5, 0}, 0},    {{5, 0}, 1},     {{1}, 0},         {{2, 1, 3, 1, 2, 2}, 3}, {{130, 40}, 0},
-      {{4, 512}, 0},  {{7, 601}, 0},   {{3, 2, 1100}, 1}, {{2, 1, 2053}, 1},
-      {{67, 2}, 0},   {{9, 8}, 0},     {{3, 6}, 0},      {{1, 4}, 0},      {{2, 5, 3}, 1},
-      {{300, 40}, 0, true}, {{2, 200, 17}, 1, true}, {{333, 100}, 0, true}};
+  static const std::vector<Edge> e = {{{32000}, 0},
+                                      {{2, 4097}, -1},
+                                      {{4097, 3}, 0},
+                                      {{17, 5}, 0},
+                                      {{5, 16}, 0},
+                                      {{3, 64}, 0},
+                                      {{3, 65}, 0},
+                                      {{9, 63}, 0},
+                                      {{4, 7, 33}, 1},
+                                      {{2, 3, 4, 5}, 2},
+                                      {{2, 3, 4, 5}, -4},
+                                      {{0, 5}, 0},
+                                      {{5, 0}, 0},
+                                      {{5, 0}, 1},
+                                      {{1}, 0},
+                                      {{2, 1, 3, 1, 2, 2}, 3},
+                                      {{130, 40}, 0},
+                                      {{4, 512}, 0},
+                                      {{7, 601}, 0},
+                                      {{3, 2, 1100}, 1},
+                                      {{2, 1, 2053}, 1},
+                                      {{67, 2}, 0},
+                                      {{9, 8}, 0},
+                                      {{3, 6}, 0},
+                                      {{1, 4}, 0},
+                                      {{2, 5, 3}, 1},
+                                      {{300, 40}, 0, true},
+                                      {{2, 200, 17}, 1, true},
+                                      {{333, 100}, 0, true}};
   return e;
 }
 
@@ -67,7 +89,8 @@ std::vector<float> peaks_one_ulp_apart(Rng& rng, const reference::AxisView& v) {
   std::vector<float> x = make_values(rng, ValueClass::normal, v.outer * v.length * v.inner);
   for (int64_t o = 0; o < v.outer; ++o)
     for (int64_t i = 0; i < v.inner; ++i) {
-      const float peak = std::ldexp(1.0f + static_cast<float>(rng.range(1, 1023)) / 1024, static_cast<int>(rng.range(2, 6)));
+      const float peak =
+          std::ldexp(1.0f + static_cast<float>(rng.range(1, 1023)) / 1024, static_cast<int>(rng.range(2, 6)));
       const int64_t k0 = rng.range(0, v.length - 1), copies = rng.range(1, 3);
       x[static_cast<size_t>((o * v.length + k0) * v.inner + i)] = peak;
       for (int64_t c = 1; c <= copies; ++c) {
@@ -85,9 +108,7 @@ std::vector<float> argmax_values(Rng& rng, int64_t n, const reference::AxisView*
   std::vector<float> x;
   switch (rng.range(0, 8)) {
     case 0: return random_values(rng, n, label);
-    case 1:
-      *label = "ties";
-      return make_values(rng, ValueClass::ties, n);
+    case 1: *label = "ties"; return make_values(rng, ValueClass::ties, n);
     case 2:
       *label = "ties and NaN";
       x = make_values(rng, ValueClass::ties, n);
@@ -106,9 +127,7 @@ std::vector<float> argmax_values(Rng& rng, int64_t n, const reference::AxisView*
       for (float& v : x)
         if (rng.chance(0.3)) v = kNaN;
       return x;
-    case 5:
-      *label = "+0 and -0";
-      return make_values(rng, ValueClass::zeros, n);
+    case 5: *label = "+0 and -0"; return make_values(rng, ValueClass::zeros, n);
     case 6:
       if (view != nullptr && n > 0 && view->outer * view->length * view->inner == n) {
         *label = "repeated peaks";
@@ -121,9 +140,7 @@ std::vector<float> argmax_values(Rng& rng, int64_t n, const reference::AxisView*
         return peaks_one_ulp_apart(rng, *view);
       }
       [[fallthrough]];
-    default:
-      *label = "distinct";
-      return distinct_values(rng, n);
+    default: *label = "distinct"; return distinct_values(rng, n);
   }
 }
 
@@ -158,16 +175,17 @@ Case make(Rng& rng, int64_t index) {
   if (bad.empty()) view = reference::around_axis(s, axis < 0 ? axis + static_cast<int64_t>(s.size()) : axis);
   const bool peaks = index < static_cast<int64_t>(edges().size()) && edges()[static_cast<size_t>(index)].peaks;
   if (peaks) label = "repeated peaks";
-  const std::vector<float> x = peaks ? repeated_peaks(rng, view)
-                                     : argmax_values(rng, reference::element_count(xb), bad.empty() ? &view : nullptr, &label);
+  const std::vector<float> x =
+      peaks ? repeated_peaks(rng, view)
+            : argmax_values(rng, reference::element_count(xb), bad.empty() ? &view : nullptr, &label);
   Case c;
   set_shape(c, "x", s);
   c.params["axis"] = static_cast<double>(axis);
   c.args.push_back({"x", Access::in, Tensor::of_f32(xb, x)});
   c.args.push_back({"index", Access::out, Tensor::zeros(DType::i32, ib), Match::exact});
   c.args.push_back(status_arg());
-  c.label = "x=" + reference::to_string(s) + " axis=" + std::to_string(axis) + " " + label +
-            (bad.empty() ? "" : " " + bad);
+  c.label =
+      "x=" + reference::to_string(s) + " axis=" + std::to_string(axis) + " " + label + (bad.empty() ? "" : " " + bad);
   return c;
 }
 
@@ -197,14 +215,16 @@ std::vector<OpSpec> tensor_argmax() {
   op.name = "Argmax";
   op.group = "tensor";
   op.symbol = "tl_argmax_axis_f32";
-  op.summary = "int32 index of the maximum along one axis: lowest index on ties, NaN skipped, -1 for a slice "
-               "without a number (the rule of tl_argmax_f32 per slice)";
+  op.summary =
+      "int32 index of the maximum along one axis: lowest index on ties, NaN skipped, -1 for a slice "
+      "without a number (the rule of tl_argmax_f32 per slice)";
   op.params = {{"x shape", "rank 1..6, dimensions >= 0, the axis at most INT32_MAX long"},
                {"axis", "-rank..rank-1 (negative counts from the end)"}};
-  op.domain = "ties, NaN (first place included), all-NaN and all -Inf slices, +0/-0, every value class, a max "
-              "repeated at nearby steps of each slice, empty "
-              "axes (all -1) and empty results; refused: an axis out of range, rank 0 or 7, negative "
-              "dimensions, 2^62 elements";
+  op.domain =
+      "ties, NaN (first place included), all-NaN and all -Inf slices, +0/-0, every value class, a max "
+      "repeated at nearby steps of each slice, empty "
+      "axes (all -1) and empty results; refused: an axis out of range, rank 0 or 7, negative "
+      "dimensions, 2^62 elements";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edges().size());
   op.make_case = make;

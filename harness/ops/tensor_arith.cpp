@@ -33,10 +33,10 @@ std::vector<std::pair<Shape, Shape>> edge_pairs() {
     out.push_back({{}, {w}});
   }
   out.push_back({{}, {}});
-  out.push_back({{5, 1}, {1, 17}});                    // an outer product
-  out.push_back({{2, 3, 1, 5}, {3, 7, 1}});            // both sides broadcast
+  out.push_back({{5, 1}, {1, 17}});                      // an outer product
+  out.push_back({{2, 3, 1, 5}, {3, 7, 1}});              // both sides broadcast
   out.push_back({{2, 1, 3, 1, 2, 1}, {4, 1, 5, 1, 3}});  // rank 6
-  out.push_back({{0}, {1}});                            // empty results
+  out.push_back({{0}, {1}});                             // empty results
   out.push_back({{3, 0}, {1}});
   out.push_back({{0, 4}, {4}});
   return out;
@@ -85,10 +85,8 @@ std::string make_invalid(Rng& rng, Case& c, Shapes& s) {
       else s.y.back() += 1;
       return "bad: y " + reference::to_string(s.y) + " is not the broadcast shape";
     }
-    case 2:
-      return "bad: a " + break_shape(rng, &s.a, 0);
-    case 3:
-      return "bad: y " + break_shape(rng, &s.y, 0);
+    case 2: return "bad: a " + break_shape(rng, &s.a, 0);
+    case 3: return "bad: y " + break_shape(rng, &s.y, 0);
     default:  // a NULL operand that has elements
       if (reference::element_count(s.b) == 0) {
         s.b = {1};
@@ -163,9 +161,9 @@ Oracle oracle(Arith op, const Case& c) {
   static const float somewhere[1] = {};
   const float* b = c.params.count("null_b") ? nullptr : somewhere;
   reference::BroadcastShapes s;
-  const reference::Verdict v = reference::check_broadcast(somewhere, dims_or_null(as), int64_t(as.size()), b,
-                                                          dims_or_null(bs), int64_t(bs.size()), somewhere,
-                                                          dims_or_null(ys), int64_t(ys.size()), &s);
+  const reference::Verdict v =
+      reference::check_broadcast(somewhere, dims_or_null(as), int64_t(as.size()), b, dims_or_null(bs),
+                                 int64_t(bs.size()), somewhere, dims_or_null(ys), int64_t(ys.size()), &s);
   if (!v.ok()) return {{"status", status_expected(v.status)}};
   Expected e;
   e.value.resize(static_cast<size_t>(reference::element_count(s.y)));
@@ -182,7 +180,8 @@ OpSpec declare(const char* name, const char* symbol, Arith op, const char* formu
   spec.name = name;
   spec.group = "tensor";
   spec.symbol = symbol;
-  spec.summary = std::string(formula) + " with NumPy broadcasting; the caller passes y's shape, which must be the "
+  spec.summary = std::string(formula) +
+                 " with NumPy broadcasting; the caller passes y's shape, which must be the "
                  "broadcast one; y == a or y == b when that operand has y's shape";
   spec.params = {{"a, b shapes", "rank 0..6, dimensions >= 0, broadcast-compatible (aligned right; equal or 1)"},
                  {"y shape", "exactly the broadcast shape of a and b"}};

@@ -65,12 +65,13 @@ Case make_concat(Rng& rng, int64_t index) {
   const int64_t count = index == 0 ? 1 : rng.range(1, 5);
   std::vector<Shape> in;
   for (int64_t k = 0; k < count; ++k)
-    in.push_back(with_axis(cut.shape, cut.ax, rng.chance(0.1) ? 0 : rng.range(1, std::max<int64_t>(cut.shape[cut.ax], 1) + 3)));
+    in.push_back(
+        with_axis(cut.shape, cut.ax, rng.chance(0.1) ? 0 : rng.range(1, std::max<int64_t>(cut.shape[cut.ax], 1) + 3)));
   int64_t rank = static_cast<int64_t>(cut.shape.size()), axis = cut.axis, pass_count = count;
   std::string bad;
   if (index >= 5 && rng.chance(0.15)) {
     switch (count == 1 ? rng.range(1, 3) : rng.range(0, 3)) {  // one tensor cannot differ from itself
-      case 0: {  // another axis differs
+      case 0: {                                                // another axis differs
         axis = cut.ax;
         if (rank == 1) {
           for (Shape& s : in) s.push_back(3);
@@ -104,7 +105,8 @@ Case make_concat(Rng& rng, int64_t index) {
   for (int64_t k = 0; k < count; ++k) {
     set_shape(c, name("x", k), in[k]);
     const Shape b = bad.empty() ? in[k] : buffer_shape(in[k]);
-    c.args.push_back({name("x", k), Access::in, Tensor::of_f32(b, layout_values(rng, reference::element_count(b), &label))});
+    c.args.push_back(
+        {name("x", k), Access::in, Tensor::of_f32(b, layout_values(rng, reference::element_count(b), &label))});
     if (k == 0) out = in[0];
     else if (bad.empty()) out[static_cast<size_t>(cut.ax)] += in[k][static_cast<size_t>(cut.ax)];
   }
@@ -175,9 +177,7 @@ Case make_split(Rng& rng, int64_t index) {
         sizes.clear();
         bad = "bad: count 0";
         break;
-      default:
-        axis = static_cast<int64_t>(x.size()) + rng.range(0, 1);
-        bad = "bad: axis " + std::to_string(axis);
+      default: axis = static_cast<int64_t>(x.size()) + rng.range(0, 1); bad = "bad: axis " + std::to_string(axis);
     }
   }
   Case c;
@@ -267,7 +267,8 @@ Case make_chunk(Rng& rng, int64_t index) {
   Shape lengths;
   for (int64_t k = 0; k < chunks; ++k) {
     lengths.push_back(tl_chunk_length(len, chunks, k));
-    c.args.push_back({name("y", k), Access::out, Tensor::zeros(DType::f32, with_axis(x, ax, lengths.back())), Match::exact});
+    c.args.push_back(
+        {name("y", k), Access::out, Tensor::zeros(DType::f32, with_axis(x, ax, lengths.back())), Match::exact});
   }
   c.args.push_back(status_arg());
   c.label = "x=" + reference::to_string(x) + " axis=" + std::to_string(axis) + " chunks=" + std::to_string(chunks) +
@@ -282,8 +283,8 @@ Oracle chunk_oracle(const Case& c) {
   Shape s, lengths;
   int64_t ax = 0;
   const auto ys = somewhere_parts(chunks);
-  const reference::Verdict v = reference::check_chunk(kSomewhere, dims_or_null(x), int64_t(x.size()),
-                                                      c.iparam("axis"), chunks, ys.data(), &s, &ax, &lengths);
+  const reference::Verdict v = reference::check_chunk(kSomewhere, dims_or_null(x), int64_t(x.size()), c.iparam("axis"),
+                                                      chunks, ys.data(), &s, &ax, &lengths);
   return cut_oracle(c, v, s, ax, lengths);
 }
 
@@ -299,8 +300,9 @@ std::vector<OpSpec> tensor_cut() {
                    {"rank", "1..6, the same for all"},
                    {"axis", "-rank..rank-1"},
                    {"shapes", "count x rank, equal except along the axis"}};
-  concat.domain = "1 to 5 tensors of rank 1..6, empty ones among them, negative axes, NaN payloads and signed "
-                  "zeros; refused: another axis differing, an axis out of range, count 0, bad shapes";
+  concat.domain =
+      "1 to 5 tensors of rank 1..6, empty ones among them, negative axes, NaN payloads and signed "
+      "zeros; refused: another axis differing, an axis out of range, count 0, bad shapes";
   concat.status = "status";
   concat.edge_cases = 0;
   concat.make_case = make_concat;
@@ -309,8 +311,8 @@ std::vector<OpSpec> tensor_cut() {
     const Shape shapes = concat_shapes(c, present);
     std::vector<const float*> xs;
     for (int64_t k = 0; k < present; ++k) xs.push_back(p.f32(name("x", k)));
-    *p.i32("status") = reinterpret_cast<decltype(&tl_concat_f32)>(fn)(
-        xs.data(), shapes.data(), c.iparam("count"), c.iparam("rank"), c.iparam("axis"), p.f32("y"));
+    *p.i32("status") = reinterpret_cast<decltype(&tl_concat_f32)>(fn)(xs.data(), shapes.data(), c.iparam("count"),
+                                                                      c.iparam("rank"), c.iparam("axis"), p.f32("y"));
   };
   concat.oracle = concat_oracle;
   // x0, x1, ...: the shape each is given (get_shape), x{k}.0 x x{k}.1 x ...
@@ -346,17 +348,20 @@ std::vector<OpSpec> tensor_cut() {
   split.group = "tensor";
   split.symbol = "tl_split_f32";
   split.summary = "x cut along one axis into parts of the given sizes (>= 0, adding up to the axis)";
-  split.params = {{"x shape", "rank 1..6"}, {"axis", "-rank..rank-1"}, {"sizes", "count >= 1 sizes >= 0, sum = the axis"}};
-  split.domain = "1 to 5 parts, empty parts among them, negative axes, NaN payloads and signed zeros; refused: "
-                 "sizes adding up to more or less, a negative size, count 0, an axis out of range";
+  split.params = {
+      {"x shape", "rank 1..6"}, {"axis", "-rank..rank-1"}, {"sizes", "count >= 1 sizes >= 0, sum = the axis"}};
+  split.domain =
+      "1 to 5 parts, empty parts among them, negative axes, NaN payloads and signed zeros; refused: "
+      "sizes adding up to more or less, a negative size, count 0, an axis out of range";
   split.status = "status";
   split.edge_cases = 0;
   split.make_case = make_split;
   split.invoke = [](void* fn, const Case& c, const Pointers& p) {
     const Shape x = get_shape(c, "x"), sizes = get_shape(c, "sizes");
     const auto ys = outputs(p, static_cast<int64_t>(sizes.size()));
-    *p.i32("status") = reinterpret_cast<decltype(&tl_split_f32)>(fn)(
-        p.f32("x"), dims_or_null(x), int64_t(x.size()), c.iparam("axis"), sizes.data(), int64_t(sizes.size()), ys.data());
+    *p.i32("status") =
+        reinterpret_cast<decltype(&tl_split_f32)>(fn)(p.f32("x"), dims_or_null(x), int64_t(x.size()), c.iparam("axis"),
+                                                      sizes.data(), int64_t(sizes.size()), ys.data());
   };
   split.oracle = split_oracle;
 
@@ -364,11 +369,13 @@ std::vector<OpSpec> tensor_cut() {
   chunk.name = "Chunk";
   chunk.group = "tensor";
   chunk.symbol = "tl_chunk_f32";
-  chunk.summary = "x cut along one axis into `chunks` parts of ceil(L / chunks), the last ones shorter or empty "
-                  "(torch.chunk's sizes; always `chunks` outputs)";
+  chunk.summary =
+      "x cut along one axis into `chunks` parts of ceil(L / chunks), the last ones shorter or empty "
+      "(torch.chunk's sizes; always `chunks` outputs)";
   chunk.params = {{"x shape", "rank 1..6"}, {"axis", "-rank..rank-1"}, {"chunks", ">= 1"}};
-  chunk.domain = "divisible and not, more chunks than elements, torch.chunk's fewer-parts cases (6 into 4 gives 2, "
-                 "2, 2, 0), empty axes; refused: chunks < 1";
+  chunk.domain =
+      "divisible and not, more chunks than elements, torch.chunk's fewer-parts cases (6 into 4 gives 2, "
+      "2, 2, 0), empty axes; refused: chunks < 1";
   chunk.status = "status";
   chunk.edge_cases = 4;
   chunk.make_case = make_chunk;

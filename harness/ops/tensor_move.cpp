@@ -24,8 +24,8 @@ Case layout_case(Rng& rng, const Shape& x_shape, const Shape& y_shape, bool bad,
   const Shape xb = buffer_shape(x_shape);
   const std::vector<float> x = layout_values(rng, reference::element_count(xb), &label);
   c.args.push_back({"x", Access::in, Tensor::of_f32(xb, x)});
-  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, bad ? Shape{1} : buffer_shape(y_shape)), Match::exact,
-                    alias});
+  c.args.push_back(
+      {"y", Access::out, Tensor::zeros(DType::f32, bad ? Shape{1} : buffer_shape(y_shape)), Match::exact, alias});
   c.args.push_back(status_arg());
   c.label = "x:" + label;
   return c;
@@ -41,9 +41,20 @@ const float kSomewhere[1] = {};
 // ---------------------------------------------------------------- Transpose
 
 const std::vector<Shape>& transpose_edges() {
-  static const std::vector<Shape> e = {{1, 1},   {16, 16}, {17, 15},  {15, 17},  {1, 4097}, {4097, 1},
-                                       {3, 129}, {64, 65}, {0, 5},    {5, 0},    {2, 3, 4}, {2, 1, 16, 33},
-                                       {32, 1, 7}, {2, 2, 1, 3, 4, 5},
+  static const std::vector<Shape> e = {{1, 1},
+                                       {16, 16},
+                                       {17, 15},
+                                       {15, 17},
+                                       {1, 4097},
+                                       {4097, 1},
+                                       {3, 129},
+                                       {64, 65},
+                                       {0, 5},
+                                       {5, 0},
+                                       {2, 3, 4},
+                                       {2, 1, 16, 33},
+                                       {32, 1, 7},
+                                       {2, 2, 1, 3, 4, 5},
                                        // a second block of 256 rows by 32 columns, both with tails
                                        {261, 35},
                                        // 8 MB, past any L2 and short of streaming: the blocks that
@@ -56,11 +67,11 @@ const std::vector<Shape>& transpose_edges() {
 }
 
 Case make_transpose(Rng& rng, int64_t index) {
-  Shape s = index < static_cast<int64_t>(transpose_edges().size())
-                ? transpose_edges()[static_cast<size_t>(index)]
-                : random_shape(rng, random_rank(rng, 2), 40000);
+  Shape s = index < static_cast<int64_t>(transpose_edges().size()) ? transpose_edges()[static_cast<size_t>(index)]
+                                                                   : random_shape(rng, random_rank(rng, 2), 40000);
   std::string bad;
-  if (index >= static_cast<int64_t>(transpose_edges().size()) && rng.chance(0.1)) bad = "bad: " + break_shape(rng, &s, 2);
+  if (index >= static_cast<int64_t>(transpose_edges().size()) && rng.chance(0.1))
+    bad = "bad: " + break_shape(rng, &s, 2);
   Shape ys = s;
   if (bad.empty()) std::swap(ys[ys.size() - 1], ys[ys.size() - 2]);
   Case c = layout_case(rng, s, ys, !bad.empty());
@@ -72,8 +83,8 @@ Case make_transpose(Rng& rng, int64_t index) {
 Oracle transpose_oracle(const Case& c) {
   const Shape s = get_shape(c, "x");
   Shape checked;
-  const reference::Verdict v = reference::check_transpose(kSomewhere, dims_or_null(s), int64_t(s.size()), kSomewhere,
-                                                          &checked);
+  const reference::Verdict v =
+      reference::check_transpose(kSomewhere, dims_or_null(s), int64_t(s.size()), kSomewhere, &checked);
   std::vector<double> y;
   if (v.ok()) {
     y.resize(static_cast<size_t>(reference::element_count(checked)));
@@ -86,16 +97,16 @@ Oracle transpose_oracle(const Case& c) {
 
 const std::vector<std::pair<Shape, Shape>>& permute_edges() {  // shape, perm
   static const std::vector<std::pair<Shape, Shape>> e = {
-      {{8, 32, 16}, {1, 0, 2}},             // [T, H, D] -> [H, T, D]: the head split
-      {{2, 8, 4, 16}, {0, 2, 1, 3}},        // [B, T, H, D] -> [B, H, T, D]
-      {{2, 4, 8, 16}, {0, 1, 3, 2}},        // K^T per head
-      {{3, 17, 33}, {2, 0, 1}},             // a 3-cycle
-      {{3, 17, 33}, {1, 2, 0}},             // and its inverse
-      {{5, 1, 7}, {2, 1, 0}},               // a size-1 axis moved
-      {{}, {}},                             // a scalar
-      {{9}, {0}},                           // rank 1
+      {{8, 32, 16}, {1, 0, 2}},                  // [T, H, D] -> [H, T, D]: the head split
+      {{2, 8, 4, 16}, {0, 2, 1, 3}},             // [B, T, H, D] -> [B, H, T, D]
+      {{2, 4, 8, 16}, {0, 1, 3, 2}},             // K^T per head
+      {{3, 17, 33}, {2, 0, 1}},                  // a 3-cycle
+      {{3, 17, 33}, {1, 2, 0}},                  // and its inverse
+      {{5, 1, 7}, {2, 1, 0}},                    // a size-1 axis moved
+      {{}, {}},                                  // a scalar
+      {{9}, {0}},                                // rank 1
       {{2, 3, 4, 1, 5, 2}, {5, 3, 1, 4, 0, 2}},  // rank 6
-      {{0, 3, 4}, {2, 0, 1}},               // empty
+      {{0, 3, 4}, {2, 0, 1}},                    // empty
       // >= 16 MiB, y's rows 16 x 130 floats apart: Transpose's streaming
       // path where a row starts on a line (every 8th), with both its tails
       // (130 = 128 + 2 rows, 2052 = 2048 + 4 columns), and the blocks elsewhere
@@ -140,7 +151,9 @@ Case make_permute(Rng& rng, int64_t index) {
   // A bad perm keeps a buffer of x's size: a kernel that ignores the error
   // writes a permutation's worth and is caught by its status, not a crash.
   const bool bad_perm = !bad.empty() && bad.rfind("bad: perm", 0) == 0;
-  const Shape ys = bad.empty() ? reference::permuted(s, perm) : bad_perm ? Shape{reference::element_count(s)} : Shape{1};
+  const Shape ys = bad.empty() ? reference::permuted(s, perm)
+                   : bad_perm  ? Shape{reference::element_count(s)}
+                               : Shape{1};
   Case c = layout_case(rng, s, ys, !bad.empty() && !bad_perm);
   set_shape(c, "x", s);
   set_shape(c, "perm", perm);
@@ -232,15 +245,16 @@ std::vector<OpSpec> tensor_move() {
   transpose.symbol = "tl_transpose_f32";
   transpose.summary = "y[..., j, i] = x[..., i, j]: the last two axes swapped (a batch of matrix transposes)";
   transpose.params = {{"x shape", "rank 2..6, dimensions >= 0"}};
-  transpose.domain = "tile edges (15, 16, 17), thin and empty matrices, batches up to rank 6, NaN payloads and "
-                     "signed zeros; refused: rank 0, 1 or 7, negative dimensions, 2^62 elements";
+  transpose.domain =
+      "tile edges (15, 16, 17), thin and empty matrices, batches up to rank 6, NaN payloads and "
+      "signed zeros; refused: rank 0, 1 or 7, negative dimensions, 2^62 elements";
   transpose.status = "status";
   transpose.edge_cases = static_cast<int64_t>(transpose_edges().size());
   transpose.make_case = make_transpose;
   transpose.invoke = [](void* fn, const Case& c, const Pointers& p) {
     const Shape s = get_shape(c, "x");
-    *p.i32("status") = reinterpret_cast<decltype(&tl_transpose_f32)>(fn)(p.f32("x"), dims_or_null(s),
-                                                                         int64_t(s.size()), p.f32("y"));
+    *p.i32("status") =
+        reinterpret_cast<decltype(&tl_transpose_f32)>(fn)(p.f32("x"), dims_or_null(s), int64_t(s.size()), p.f32("y"));
   };
   transpose.oracle = transpose_oracle;
 
@@ -250,15 +264,16 @@ std::vector<OpSpec> tensor_move() {
   permute.symbol = "tl_permute_f32";
   permute.summary = "output axis i is input axis perm[i] (torch.permute, numpy.transpose)";
   permute.params = {{"x shape", "rank 0..6, dimensions >= 0"}, {"perm", "a permutation of 0..rank-1"}};
-  permute.domain = "every permutation of rank 0..6, attention's head splits, size-1 and empty axes; refused: an "
-                   "axis twice, past the rank or negative, rank 7, negative dimensions, 2^62 elements";
+  permute.domain =
+      "every permutation of rank 0..6, attention's head splits, size-1 and empty axes; refused: an "
+      "axis twice, past the rank or negative, rank 7, negative dimensions, 2^62 elements";
   permute.status = "status";
   permute.edge_cases = static_cast<int64_t>(permute_edges().size());
   permute.make_case = make_permute;
   permute.invoke = [](void* fn, const Case& c, const Pointers& p) {
     const Shape s = get_shape(c, "x"), perm = get_shape(c, "perm");
-    *p.i32("status") = reinterpret_cast<decltype(&tl_permute_f32)>(fn)(
-        p.f32("x"), dims_or_null(s), int64_t(s.size()), dims_or_null(perm), p.f32("y"));
+    *p.i32("status") = reinterpret_cast<decltype(&tl_permute_f32)>(fn)(p.f32("x"), dims_or_null(s), int64_t(s.size()),
+                                                                       dims_or_null(perm), p.f32("y"));
   };
   permute.oracle = permute_oracle;
 
@@ -266,11 +281,13 @@ std::vector<OpSpec> tensor_move() {
   reshape.name = "Reshape";
   reshape.group = "tensor";
   reshape.symbol = "tl_reshape_f32";
-  reshape.summary = "the same elements in the same row-major order under a new shape; y == x is the view (nothing "
-                    "moves), a distinct y gets a copy";
+  reshape.summary =
+      "the same elements in the same row-major order under a new shape; y == x is the view (nothing "
+      "moves), a distinct y gets a copy";
   reshape.params = {{"x shape, new_shape", "rank 0..6 each, dimensions >= 0, the same element count"}};
-  reshape.domain = "random factorizations of rank 0..6, empty tensors, views (y == x) and copies; refused: element "
-                   "counts that differ, rank 7, negative dimensions, 2^62 elements";
+  reshape.domain =
+      "random factorizations of rank 0..6, empty tensors, views (y == x) and copies; refused: element "
+      "counts that differ, rank 7, negative dimensions, 2^62 elements";
   reshape.status = "status";
   reshape.edge_cases = 0;
   reshape.make_case = make_reshape;

@@ -46,8 +46,8 @@ std::vector<float> values_with(Rng& rng, int64_t n, const std::vector<float>& ma
 
 Case make_clamp(Rng& rng, int64_t index) {
   int64_t n = pick_n(rng, index);
-  const float bounds[][2] = {{-1.0f, 1.0f}, {0.0f, 6.0f}, {-0.0f, 0.0f}, {0.0f, 0.0f},   {-kInf, 0.5f},
-                             {-2.0f, kInf}, {-kInf, kInf}, {3.0f, 3.0f}, {-FLT_MAX, FLT_MAX}, {1e-30f, 2e-30f}};
+  const float bounds[][2] = {{-1.0f, 1.0f}, {0.0f, 6.0f},  {-0.0f, 0.0f}, {0.0f, 0.0f},        {-kInf, 0.5f},
+                             {-2.0f, kInf}, {-kInf, kInf}, {3.0f, 3.0f},  {-FLT_MAX, FLT_MAX}, {1e-30f, 2e-30f}};
   float lo, hi;
   if (rng.chance(0.6)) {
     const auto& b = rng.pick(bounds);
@@ -69,9 +69,7 @@ Case make_clamp(Rng& rng, int64_t index) {
         (rng.chance(0.5) ? lo : hi) = kNaN;
         bad = "bad: a NaN bound";
         break;
-      default:
-        n = -rng.range(1, 5);
-        bad = "bad: n < 0";
+      default: n = -rng.range(1, 5); bad = "bad: n < 0";
     }
   }
   const int64_t buffer = std::max<int64_t>(n, 0);
@@ -120,8 +118,9 @@ OpSpec clamp_spec() {
   op.symbol = "tl_clamp_f32";
   op.summary = "y = min(max(x, lo), hi): lo if x < lo, hi if x > hi, else x's bits; NaN propagates; y == x allowed";
   op.params = {{"n", ">= 0"}, {"lo, hi", "numbers with lo <= hi (+-Inf allowed: a one-sided clamp)"}};
-  op.domain = "every value class, NaN payloads and signed zeros, values equal to the bounds, bounds of +-0, "
-              "+-Inf and lo == hi; refused: lo > hi, a NaN bound, n < 0";
+  op.domain =
+      "every value class, NaN payloads and signed zeros, values equal to the bounds, bounds of +-0, "
+      "+-Inf and lo == hi; refused: lo > hi, a NaN bound, n < 0";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = make_clamp;
@@ -165,9 +164,10 @@ Case make_nan_to_num(Rng& rng, int64_t index) {
   c.args.push_back({"x", Access::in, Tensor::of_f32({buffer}, x)});
   c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {buffer}), Match::exact, in_place ? "x" : ""});
   c.args.push_back(status_arg());
-  c.label = "n=" + std::to_string(n) + (defaults ? " defaults" : " nan=" + std::to_string(nan) + " posinf=" +
-                                                                     std::to_string(posinf) + " neginf=" +
-                                                                     std::to_string(neginf)) +
+  c.label = "n=" + std::to_string(n) +
+            (defaults ? " defaults"
+                      : " nan=" + std::to_string(nan) + " posinf=" + std::to_string(posinf) +
+                            " neginf=" + std::to_string(neginf)) +
             " x:" + label + (in_place ? " y==x" : "") + (bad.empty() ? "" : " " + bad);
   return c;
 }
@@ -188,11 +188,13 @@ OpSpec nan_to_num_spec() {
   op.name = "NanToNum";
   op.group = "tensor";
   op.symbol = "tl_nan_to_num_f32";
-  op.summary = "NaN -> nan, +Inf -> posinf, -Inf -> neginf, finite x kept bit for bit; defaults 0, FLT_MAX, "
-               "-FLT_MAX (the spec's F32_MIN is Rust's f32::MIN); y == x allowed";
+  op.summary =
+      "NaN -> nan, +Inf -> posinf, -Inf -> neginf, finite x kept bit for bit; defaults 0, FLT_MAX, "
+      "-FLT_MAX (the spec's F32_MIN is Rust's f32::MIN); y == x allowed";
   op.params = {{"n", ">= 0"}, {"nan, posinf, neginf", "any floats; TL_NAN_TO_NUM_DEFAULT_* are the spec's"}};
-  op.domain = "every value class with NaN of both signs and +-Inf mixed in, the default replacements and others "
-              "(+-0, +-Inf, FLT_MIN); refused: n < 0";
+  op.domain =
+      "every value class with NaN of both signs and +-Inf mixed in, the default replacements and others "
+      "(+-0, +-Inf, FLT_MIN); refused: n < 0";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = make_nan_to_num;

@@ -128,9 +128,7 @@ inline Expected exact_expected(std::vector<double> values) {
 // the byte count. Returns the label.
 inline std::string break_shape(Rng& rng, Shape* s, int64_t min_rank) {
   switch (rng.range(min_rank > 0 ? 0 : 1, 3)) {
-    case 0:
-      s->resize(static_cast<size_t>(min_rank - 1), 2);
-      return "rank " + std::to_string(s->size());
+    case 0: s->resize(static_cast<size_t>(min_rank - 1), 2); return "rank " + std::to_string(s->size());
     case 1:
       while (s->size() <= TL_TENSOR_MAX_RANK) s->insert(s->begin(), 1);
       return "rank " + std::to_string(s->size());
@@ -140,9 +138,7 @@ inline std::string break_shape(Rng& rng, Shape* s, int64_t min_rank) {
       (*s)[k] = -rng.range(1, 3);
       return "shape[" + std::to_string(k) + "] = " + std::to_string((*s)[k]);
     }
-    default:
-      s->assign(static_cast<size_t>(std::max<int64_t>(min_rank, 2)), int64_t{1} << 31);
-      return "2^62 elements";
+    default: s->assign(static_cast<size_t>(std::max<int64_t>(min_rank, 2)), int64_t{1} << 31); return "2^62 elements";
   }
 }
 

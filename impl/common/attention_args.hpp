@@ -52,13 +52,13 @@ inline bool fits(std::initializer_list<int64_t> sizes) {
 // Sdpa and FlashAttention: sizes, heads, GQA ratio, head_dim, keys, mask kind.
 inline tl_status check_sdpa(const char* fn, const Dims& n, int mask_kind) {
   const std::string f(fn);
-  for (const auto& [name, v] : {std::pair{"batch", n.batch}, std::pair{"num_heads", n.heads},
-                                std::pair{"kv_heads", n.kv_heads}, std::pair{"sq", n.sq}, std::pair{"sk", n.sk},
-                                std::pair{"head_dim", n.d}})
+  for (const auto& [name, v] :
+       {std::pair{"batch", n.batch}, std::pair{"num_heads", n.heads}, std::pair{"kv_heads", n.kv_heads},
+        std::pair{"sq", n.sq}, std::pair{"sk", n.sk}, std::pair{"head_dim", n.d}})
     if (v < 0) return fail(TL_ERR_INVALID_ARGUMENT, f + ": " + name + " = " + str(v) + " is negative");
   if (n.heads < 1 || n.kv_heads < 1)
-    return fail(TL_ERR_INVALID_ARGUMENT, f + ": num_heads = " + str(n.heads) + " and kv_heads = " + str(n.kv_heads) +
-                                             " must be at least 1");
+    return fail(TL_ERR_INVALID_ARGUMENT,
+                f + ": num_heads = " + str(n.heads) + " and kv_heads = " + str(n.kv_heads) + " must be at least 1");
   if (mask_kind < TL_ATTN_MASK_NONE || mask_kind > TL_ATTN_MASK_BATCH)
     return fail(TL_ERR_INVALID_ARGUMENT, f + ": mask_kind = " + str(mask_kind) + " is not a tl_attn_mask");
   if (!fits({n.batch, n.heads, n.sq, n.d}) || !fits({n.batch, n.kv_heads, n.sk, n.d}) ||
@@ -78,8 +78,8 @@ inline tl_status check_window(const char* fn, const Dims& n, int64_t window) {
   if (tl_status s = check_sdpa(fn, n, TL_ATTN_MASK_NONE)) return s;
   if (window < 1) return fail(TL_ERR_INVALID_ARGUMENT, std::string(fn) + ": window = " + str(window) + " is below 1");
   if (n.sq % window != 0)
-    return fail(TL_ERR_SHAPE, std::string(fn) + ": seq = " + str(n.sq) + " is not a whole number of windows of " +
-                                  str(window));
+    return fail(TL_ERR_SHAPE,
+                std::string(fn) + ": seq = " + str(n.sq) + " is not a whole number of windows of " + str(window));
   return TL_OK;
 }
 

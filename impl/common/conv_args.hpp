@@ -84,13 +84,16 @@ inline std::string common(ConvShape& s, const int64_t* in, const int64_t* k, con
 
 inline Checked groups_and_extent(const char* fn, ConvShape s, int64_t w_elems) {
   if (s.C_in % s.groups != 0 || s.C_out % s.groups != 0)
-    return refuse(TL_ERR_SHAPE, fn, "C_in = " + str(s.C_in) + " and C_out = " + str(s.C_out) +
-                                        " must both be multiples of groups = " + str(s.groups));
+    return refuse(TL_ERR_SHAPE, fn,
+                  "C_in = " + str(s.C_in) + " and C_out = " + str(s.C_out) +
+                      " must both be multiples of groups = " + str(s.groups));
   for (int a = 0; a < s.nd; ++a)
     if (s.out[a] < 1)
-      return refuse(TL_ERR_SHAPE, fn, "output extent " + str(s.out[a]) + " < 1 in dimension " + str(a) +
-                                          ": the dilated kernel is longer than the padded input");
-  if (!bytes_fit(s, w_elems)) return refuse(TL_ERR_INVALID_ARGUMENT, fn, "a tensor's byte count does not fit an int64_t");
+      return refuse(TL_ERR_SHAPE, fn,
+                    "output extent " + str(s.out[a]) + " < 1 in dimension " + str(a) +
+                        ": the dilated kernel is longer than the padded input");
+  if (!bytes_fit(s, w_elems))
+    return refuse(TL_ERR_INVALID_ARGUMENT, fn, "a tensor's byte count does not fit an int64_t");
   Checked c;
   c.shape = s;
   return c;
@@ -101,17 +104,19 @@ inline Checked groups_and_extent(const char* fn, ConvShape s, int64_t w_elems) {
 inline Checked conv(int64_t B, int64_t C_in, int64_t C_out, int64_t groups, int64_t n_dims, const int64_t* in,
                     const int64_t* k, const int64_t* st, const int64_t* p, const int64_t* d,
                     const char* fn = "tl_conv_f32", const char* channels = nullptr) {
-  if (n_dims < 1 || n_dims > 3) return detail::refuse(TL_ERR_INVALID_ARGUMENT, fn, "n_dims = " + detail::str(n_dims) + " is not 1, 2 or 3");
+  if (n_dims < 1 || n_dims > 3)
+    return detail::refuse(TL_ERR_INVALID_ARGUMENT, fn, "n_dims = " + detail::str(n_dims) + " is not 1, 2 or 3");
   ConvShape s;
   s.nd = static_cast<int>(n_dims), s.B = B, s.C_in = C_in, s.C_out = C_out, s.groups = groups;
   if (std::string e = detail::common(s, in, k, st, p, d, channels); !e.empty())
     return detail::refuse(TL_ERR_INVALID_ARGUMENT, fn, e);
-  for (int a = 0; a < s.nd; ++a) s.out[a] = reference::conv_out_extent(s.in[a], s.kernel[a], s.stride[a], s.pad[a], s.dil[a]);
+  for (int a = 0; a < s.nd; ++a)
+    s.out[a] = reference::conv_out_extent(s.in[a], s.kernel[a], s.stride[a], s.pad[a], s.dil[a]);
   return detail::groups_and_extent(fn, s, C_out * (C_in / groups));
 }
 
-inline Checked depthwise(int64_t B, int64_t C, const int64_t* in, const int64_t* k, const int64_t* st,
-                         const int64_t* p, const int64_t* d) {
+inline Checked depthwise(int64_t B, int64_t C, const int64_t* in, const int64_t* k, const int64_t* st, const int64_t* p,
+                         const int64_t* d) {
   return conv(B, C, C, C, 2, in, k, st, p, d, "tl_depthwise_conv2d_f32", "C");
 }
 
@@ -122,24 +127,27 @@ inline Checked conv_transpose2d(int64_t B, int64_t C_in, int64_t C_out, int64_t 
   ConvShape s;
   s.nd = 2, s.B = B, s.C_in = C_in, s.C_out = C_out, s.groups = groups;
   s.edge = ConvEdge::transpose, s.weight_in_major = true;
-  if (std::string e = detail::common(s, in, k, st, p, d); !e.empty()) return detail::refuse(TL_ERR_INVALID_ARGUMENT, fn, e);
+  if (std::string e = detail::common(s, in, k, st, p, d); !e.empty())
+    return detail::refuse(TL_ERR_INVALID_ARGUMENT, fn, e);
   for (int a = 0; a < 2; ++a) {
     const int64_t limit = s.stride[a] > s.dil[a] ? s.stride[a] : s.dil[a];
     if (op[a] < 0 || op[a] >= limit)
-      return detail::refuse(TL_ERR_INVALID_ARGUMENT, fn, "output_padding[" + detail::str(a) + "] = " + detail::str(op[a]) +
-                                                          " is outside 0 .. max(stride, dilation) - 1 = " + detail::str(limit - 1));
+      return detail::refuse(TL_ERR_INVALID_ARGUMENT, fn,
+                            "output_padding[" + detail::str(a) + "] = " + detail::str(op[a]) +
+                                " is outside 0 .. max(stride, dilation) - 1 = " + detail::str(limit - 1));
     s.out[a] = (s.in[a] - 1) * s.stride[a] - 2 * s.pad[a] + s.dil[a] * (s.kernel[a] - 1) + op[a] + 1;
   }
   return detail::groups_and_extent(fn, s, C_in * (C_out / groups));
 }
 
-inline Checked causal_conv1d(int64_t B, int64_t C_in, int64_t C_out, int64_t groups, int64_t T, int64_t k,
-                             int64_t st, int64_t d) {
+inline Checked causal_conv1d(int64_t B, int64_t C_in, int64_t C_out, int64_t groups, int64_t T, int64_t k, int64_t st,
+                             int64_t d) {
   const char* fn = "tl_causal_conv1d_f32";
   ConvShape s;
   s.nd = 1, s.B = B, s.C_in = C_in, s.C_out = C_out, s.groups = groups, s.edge = ConvEdge::replicate_left;
   const int64_t zero = 0;
-  if (std::string e = detail::common(s, &T, &k, &st, &zero, &d); !e.empty()) return detail::refuse(TL_ERR_INVALID_ARGUMENT, fn, e);
+  if (std::string e = detail::common(s, &T, &k, &st, &zero, &d); !e.empty())
+    return detail::refuse(TL_ERR_INVALID_ARGUMENT, fn, e);
   s.pad[0] = d * (k - 1);  // left only: the output's first sample sees x[0] alone
   s.out[0] = (T - 1) / st + 1;
   return detail::groups_and_extent(fn, s, C_out * (C_in / groups));
@@ -149,7 +157,8 @@ inline Checked pool(int64_t B, int64_t C, const int64_t* in, const int64_t* k, c
                     int mode) {
   const char* fn = "tl_pool_f32";
   if (mode != TL_POOL_MAX && mode != TL_POOL_AVG)
-    return detail::refuse(TL_ERR_INVALID_ARGUMENT, fn, "mode = " + detail::str(mode) + " is neither TL_POOL_MAX (0) nor TL_POOL_AVG (1)");
+    return detail::refuse(TL_ERR_INVALID_ARGUMENT, fn,
+                          "mode = " + detail::str(mode) + " is neither TL_POOL_MAX (0) nor TL_POOL_AVG (1)");
   ConvShape s;
   s.nd = 2, s.B = B, s.C_in = C, s.C_out = C, s.groups = C;
   if (std::string e = detail::common(s, in, k, st, p, nullptr, "C"); !e.empty())

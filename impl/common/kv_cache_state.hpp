@@ -17,7 +17,7 @@ namespace konform::impl::kv_cache {
 struct State {
   int64_t layers = 0, kv_heads = 0, head_dim = 0, max_seq = 0;
   int64_t past = 0;
-  int64_t s = 0;  // the forward in progress; 0 outside one
+  int64_t s = 0;                     // the forward in progress; 0 outside one
   std::unique_ptr<bool[]> appended;  // per layer, in the forward in progress
 
   int64_t layer_elements() const { return kv_heads * max_seq * head_dim; }
@@ -104,7 +104,8 @@ struct Table {
   static void reset(tl_kv_cache* c) { kv_cache::reset(of(c)->st); }
   static int64_t past_seq_len(const tl_kv_cache* c) { return of(c)->st.past; }
   // The whole table around the backend's own create and append_f32.
-  static constexpr tl_kv_cache_api api(decltype(tl_kv_cache_api::create) create, decltype(tl_kv_cache_api::append_f32) append) {
+  static constexpr tl_kv_cache_api api(decltype(tl_kv_cache_api::create) create,
+                                       decltype(tl_kv_cache_api::append_f32) append) {
     return {1, create, destroy, begin, append, view_f32, commit, reset, past_seq_len};
   }
 };

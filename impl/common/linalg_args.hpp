@@ -34,14 +34,15 @@ inline tl_status check_sizes(const char* fn, std::initializer_list<std::pair<con
 
 inline tl_status check_eps(const char* fn, float eps) {
   if (!(eps >= 0.0f) || std::isinf(eps))
-    return fail(TL_ERR_INVALID_ARGUMENT, std::string(fn) + ": eps = " + std::to_string(eps) + " must be finite and >= 0");
+    return fail(TL_ERR_INVALID_ARGUMENT,
+                std::string(fn) + ": eps = " + std::to_string(eps) + " must be finite and >= 0");
   return TL_OK;
 }
 
 inline tl_status check_gelu(const char* fn, int gelu) {
   if (gelu != TL_FFN_GELU_ERF && gelu != TL_FFN_GELU_TANH)
-    return fail(TL_ERR_INVALID_ARGUMENT, std::string(fn) + ": gelu = " + str(gelu) +
-                                             " is neither TL_FFN_GELU_ERF (0) nor TL_FFN_GELU_TANH (1)");
+    return fail(TL_ERR_INVALID_ARGUMENT,
+                std::string(fn) + ": gelu = " + str(gelu) + " is neither TL_FFN_GELU_ERF (0) nor TL_FFN_GELU_TANH (1)");
   return TL_OK;
 }
 
@@ -56,8 +57,8 @@ inline tl_status check_fused_norm_matmul(const char* fn, int64_t M, int64_t N, i
 // A length that must be a whole number of blocks of `qk` values.
 inline tl_status check_blocks(const char* fn, const char* name, int64_t k, int64_t qk) {
   if (k % qk != 0)
-    return fail(TL_ERR_SHAPE, std::string(fn) + ": " + name + " = " + str(k) + " is not a multiple of the block length " +
-                                  str(qk));
+    return fail(TL_ERR_SHAPE,
+                std::string(fn) + ": " + name + " = " + str(k) + " is not a multiple of the block length " + str(qk));
   return TL_OK;
 }
 

@@ -31,8 +31,8 @@ inline std::string str(int64_t v) { return std::to_string(v); }
 // count of the tensor fits an int64_t.
 inline tl_status check_shape(const char* fn, const int64_t* shape, int32_t ndim, int32_t min_ndim) {
   if (ndim < min_ndim || ndim > TL_NORM_MAX_DIMS)
-    return fail(TL_ERR_INVALID_ARGUMENT, std::string(fn) + ": ndim = " + str(ndim) + " is outside [" +
-                                             str(min_ndim) + ", " + str(TL_NORM_MAX_DIMS) + "]");
+    return fail(TL_ERR_INVALID_ARGUMENT, std::string(fn) + ": ndim = " + str(ndim) + " is outside [" + str(min_ndim) +
+                                             ", " + str(TL_NORM_MAX_DIMS) + "]");
   if (shape == nullptr) return fail(TL_ERR_INVALID_ARGUMENT, std::string(fn) + ": shape is NULL");
   // The product of the non-zero dimensions must fit: then every partial
   // product the loops form (rows, spatial, group sizes) fits too.
@@ -52,8 +52,8 @@ inline tl_status check_shape(const char* fn, const int64_t* shape, int32_t ndim,
 
 inline tl_status check_eps(const char* fn, float eps) {
   if (!(eps >= 0.0f) || std::isinf(eps))
-    return fail(TL_ERR_INVALID_ARGUMENT, std::string(fn) + ": eps = " + std::to_string(eps) +
-                                             " must be finite and >= 0");
+    return fail(TL_ERR_INVALID_ARGUMENT,
+                std::string(fn) + ": eps = " + std::to_string(eps) + " must be finite and >= 0");
   return TL_OK;
 }
 

@@ -86,8 +86,8 @@ inline tl_status rope_apply(const int32_t* pos, int64_t T, int64_t H, int64_t D,
   for (int64_t t = 0; t < T; ++t) {
     if (pos[t] < 0) return invalid(fn, "pos[" + str(t) + "] = " + str(int64_t{pos[t]}) + " is negative");
     if (pos[t] >= max_seq)
-      return fail(TL_ERR_CONTEXT_OVERFLOW, std::string(fn) + ": ContextOverflowError: pos[" + str(t) + "] = " +
-                                               str(int64_t{pos[t]}) + " is past the cache's last position " +
+      return fail(TL_ERR_CONTEXT_OVERFLOW, std::string(fn) + ": ContextOverflowError: pos[" + str(t) +
+                                               "] = " + str(int64_t{pos[t]}) + " is past the cache's last position " +
                                                str(max_seq - 1) + " (max_position_embeddings = " + str(max_seq) + ")");
   }
   return TL_OK;
@@ -119,7 +119,8 @@ inline tl_status multi_axis_rope(int64_t T, int64_t H, int64_t D, int64_t n_axes
     sum += dims[a];  // at most 8 terms each <= D: no overflow
   }
   if (sum != D)
-    return fail(TL_ERR_SHAPE, std::string(fn) + ": the axis widths sum to " + str(sum) + ", not head_dim D = " + str(D));
+    return fail(TL_ERR_SHAPE,
+                std::string(fn) + ": the axis widths sum to " + str(sum) + ", not head_dim D = " + str(D));
   return TL_OK;
 }
 
@@ -128,8 +129,7 @@ inline tl_status sinusoidal_embed(int64_t n, int64_t dim, float max_period, floa
   if (tl_status s = check_sizes(fn, {{"n", n}, {"dim", dim}})) return s;
   if (dim < 2 || dim % 2 != 0)
     return invalid(fn, "dim = " + str(dim) + " must be even and >= 2 (a sin and a cos per frequency)");
-  if (!positive_finite(max_period))
-    return invalid(fn, "max_period = " + str(max_period) + " must be finite and > 0");
+  if (!positive_finite(max_period)) return invalid(fn, "max_period = " + str(max_period) + " must be finite and > 0");
   if (!std::isfinite(freq_shift) || !(double(freq_shift) < double(dim / 2)))
     return invalid(fn, "freq_shift = " + str(freq_shift) + " must be finite and below dim / 2 = " + str(dim / 2));
   return check_layout(fn, layout, TL_SINUSOIDAL_COS_SIN);
@@ -142,8 +142,8 @@ inline tl_status token_embed(const int32_t* ids, int64_t n, int64_t vocab, int64
   if (vocab < 1 || d < 1) return invalid(fn, "vocab = " + str(vocab) + " and d = " + str(d) + " must be >= 1");
   for (int64_t i = 0; i < n; ++i)
     if (ids[i] < 0 || ids[i] >= vocab)
-      return invalid(fn, "ids[" + str(i) + "] = " + str(int64_t{ids[i]}) + " is outside the vocabulary [0, " +
-                             str(vocab) + ")");
+      return invalid(
+          fn, "ids[" + str(i) + "] = " + str(int64_t{ids[i]}) + " is outside the vocabulary [0, " + str(vocab) + ")");
   return TL_OK;
 }
 
@@ -155,8 +155,8 @@ inline tl_status pos_embed(const int32_t* pos, int64_t n, int64_t max_pos, int64
   for (int64_t i = 0; i < n; ++i) {
     if (pos[i] < 0) return invalid(fn, "pos[" + str(i) + "] = " + str(int64_t{pos[i]}) + " is negative");
     if (pos[i] >= max_pos)
-      return fail(TL_ERR_CONTEXT_OVERFLOW, std::string(fn) + ": ContextOverflowError: pos[" + str(i) + "] = " +
-                                               str(int64_t{pos[i]}) + " is past the table's last position " +
+      return fail(TL_ERR_CONTEXT_OVERFLOW, std::string(fn) + ": ContextOverflowError: pos[" + str(i) +
+                                               "] = " + str(int64_t{pos[i]}) + " is past the table's last position " +
                                                str(max_pos - 1));
   }
   return TL_OK;
@@ -177,8 +177,8 @@ inline tl_status relative_pos_embedding(int64_t Lq, int64_t Lk, int64_t H, int64
     return invalid(fn, "num_buckets * H is past 2^31 - 1: the table is indexed by int32");
   const int64_t me = nb / 2;
   if (max_distance <= me || max_distance > INT32_MAX)
-    return invalid(fn, "max_distance = " + str(max_distance) + " must be in (" + str(me) +
-                           ", 2^31 - 1]: past the " + str(me) + " exact buckets the log-spaced ones need room");
+    return invalid(fn, "max_distance = " + str(max_distance) + " must be in (" + str(me) + ", 2^31 - 1]: past the " +
+                           str(me) + " exact buckets the log-spaced ones need room");
   return TL_OK;
 }
 

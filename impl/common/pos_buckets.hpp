@@ -51,8 +51,8 @@ class T5Buckets {
   // n^m >= me^(m-k) md^k: logs when they are clear by far more than their
   // error (~1e-11 for m <= 512), else 32-bit-limb products.
   bool Reaches(uint64_t n, int64_t k, int64_t m, int64_t md) const {
-    const double l = double(m) * std::log(double(n)) - double(m - k) * std::log(double(me_)) -
-                     double(k) * std::log(double(md));
+    const double l =
+        double(m) * std::log(double(n)) - double(m - k) * std::log(double(me_)) - double(k) * std::log(double(md));
     if (std::fabs(l) > 1e-9) return l > 0;
     std::vector<uint32_t> lhs = Power({{n, m}}), rhs = Power({{uint64_t(me_), m - k}, {uint64_t(md), k}});
     if (lhs.size() != rhs.size()) return lhs.size() > rhs.size();

@@ -174,7 +174,8 @@ KONFORM_HD inline void quantize_q4_k_block(const float* x, uint8_t* out) {
     float d, dm;
     q4_k_sub_block(out, j, &d, &dm);
     if (d == 0) continue;  // the sub-block keeps its fitted levels
-    for (int i = 32 * j; i < 32 * j + 32; ++i) levels[i] = static_cast<uint8_t>(clamp_int(nearest_int((x[i] + dm) / d), 0, 15));
+    for (int i = 32 * j; i < 32 * j + 32; ++i)
+      levels[i] = static_cast<uint8_t>(clamp_int(nearest_int((x[i] + dm) / d), 0, 15));
   }
   for (int c = 0; c < 4; ++c)
     for (int l = 0; l < 32; ++l)

@@ -49,15 +49,15 @@ inline tl_status check(const Call& c) {
     case Kind::shuffle:
       if (!fits(c.H, c.f, &t) || !fits(c.W, c.f, &t))
         return fail(TL_ERR_INVALID_ARGUMENT, f + ": H r or W r overflows (r = " + num(c.f) + ")" + dims);
-      if (c.C % ff != 0)
-        return fail(TL_ERR_SHAPE, f + ": C = " + num(c.C) + " is not a multiple of r^2 = " + num(ff));
+      if (c.C % ff != 0) return fail(TL_ERR_SHAPE, f + ": C = " + num(c.C) + " is not a multiple of r^2 = " + num(ff));
       return TL_OK;
     case Kind::unshuffle:
       if (!bytes_fit(c.C, ff)) return fail(TL_ERR_INVALID_ARGUMENT, f + ": C r^2 overflows (r = " + num(c.f) + ")");
       break;
     case Kind::patch_embed:
       if (!bytes_fit(c.C, ff, c.D) || !bytes_fit(c.B, c.H / c.f, c.W / c.f, c.D))
-        return fail(TL_ERR_INVALID_ARGUMENT, f + ": the bytes of w (4 C p^2 D) or y (4 B (H/p) (W/p) D) overflow" + dims);
+        return fail(TL_ERR_INVALID_ARGUMENT,
+                    f + ": the bytes of w (4 C p^2 D) or y (4 B (H/p) (W/p) D) overflow" + dims);
       break;
     case Kind::unpatchify:
       if (!bytes_fit(ff, c.C)) return fail(TL_ERR_INVALID_ARGUMENT, f + ": p^2 C overflows (p = " + num(c.f) + ")");
@@ -72,7 +72,8 @@ inline tl_status check(const Call& c) {
 // A NULL pointer is only allowed for a tensor without elements.
 inline tl_status need(const char* fn, const void* p, int64_t count, const char* what) {
   if (p == nullptr && count > 0)
-    return fail(TL_ERR_INVALID_ARGUMENT, std::string(fn) + ": " + what + " is NULL but has " + num(count) + " elements");
+    return fail(TL_ERR_INVALID_ARGUMENT,
+                std::string(fn) + ": " + what + " is NULL but has " + num(count) + " elements");
   return TL_OK;
 }
 
@@ -98,8 +99,8 @@ inline tl_status check_interpolate(int64_t B, int64_t C, int64_t H, int64_t W, i
   if (mode < TL_INTERP_NEAREST || mode > TL_INTERP_AREA)
     return fail(TL_ERR_INVALID_ARGUMENT, f + "mode = " + num(mode) + " is not a tl_interp_mode");
   if (align_corners != 0 && (align_corners != 1 || mode != TL_INTERP_BILINEAR))
-    return fail(TL_ERR_INVALID_ARGUMENT, f + "align_corners = " + num(align_corners) +
-                                             ": must be 0, or 1 with TL_INTERP_BILINEAR");
+    return fail(TL_ERR_INVALID_ARGUMENT,
+                f + "align_corners = " + num(align_corners) + ": must be 0, or 1 with TL_INTERP_BILINEAR");
   if (!bytes_fit(B, C, H, W) || !bytes_fit(B, C, Ho, Wo))
     return fail(TL_ERR_INVALID_ARGUMENT, f + "the bytes of x or y overflow an int64_t");
   return TL_OK;

@@ -73,7 +73,8 @@ tl_status ReadDims(const int64_t* shape, int64_t rank, int min_rank, const char*
   for (int i = 0; i < out->rank && !empty; ++i) {  // (no division: this runs on every call)
     int64_t next;
     if (__builtin_mul_overflow(out->count, out->d[i], &next) || next > INT64_MAX / 4)
-      return impl::fail(TL_ERR_INVALID_ARGUMENT, Format("%s of shape %s has too many elements", what, Text(*out).c_str()));
+      return impl::fail(TL_ERR_INVALID_ARGUMENT,
+                        Format("%s of shape %s has too many elements", what, Text(*out).c_str()));
     out->count = next;
   }
   return TL_OK;
@@ -86,15 +87,14 @@ tl_status NeedData(const void* p, int64_t count, const char* what) {
 
 tl_status ResolveAxis(int64_t axis, int rank, int* out) {
   if (axis < -rank || axis >= rank)
-    return impl::fail(TL_ERR_INVALID_ARGUMENT, Format("axis %" PRId64 " is out of range for rank %d (%d..%d)", axis,
-                                                      rank, -rank, rank - 1));
+    return impl::fail(TL_ERR_INVALID_ARGUMENT,
+                      Format("axis %" PRId64 " is out of range for rank %d (%d..%d)", axis, rank, -rank, rank - 1));
   *out = static_cast<int>(axis < 0 ? axis + rank : axis);
   return TL_OK;
 }
 
-tl_status PlanBroadcast(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
-                        const int64_t* b_shape, int64_t b_rank, const float* y, const int64_t* y_shape,
-                        int64_t y_rank, BroadcastPlan* plan) {
+tl_status PlanBroadcast(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b, const int64_t* b_shape,
+                        int64_t b_rank, const float* y, const int64_t* y_shape, int64_t y_rank, BroadcastPlan* plan) {
   Dims da, db, dy;
   if (tl_status s = ReadDims(a_shape, a_rank, 0, "a", &da)) return s;
   if (tl_status s = ReadDims(b_shape, b_rank, 0, "b", &db)) return s;

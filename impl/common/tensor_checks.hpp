@@ -1,7 +1,7 @@
 // Argument checks of tinyllm/tensor.h for the kernel libraries (libtl_kernels,
-// libtl_cuda) and the peer adapters, and the plans the kernels run from: shapes with their size-1 dimensions dropped and
-// neighbouring dimensions merged wherever the memory walk allows, so a
-// [32, 4096] + [4096] bias add is one loop of rows over one contiguous row.
+// libtl_cuda) and the peer adapters, and the plans the kernels run from: shapes with their size-1 dimensions dropped
+// and neighbouring dimensions merged wherever the memory walk allows, so a [32, 4096] + [4096] bias add is one loop of
+// rows over one contiguous row.
 //
 // Written apart from the oracle's checks (reference/.../tensor_shape.hpp):
 // a rule read differently in the two places shows up as a finding.
@@ -39,9 +39,8 @@ struct BroadcastPlan {
   int64_t sa[kMaxRank], sb[kMaxRank];
   int64_t count = 0;
 };
-tl_status PlanBroadcast(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
-                        const int64_t* b_shape, int64_t b_rank, const float* y, const int64_t* y_shape,
-                        int64_t y_rank, BroadcastPlan* plan);
+tl_status PlanBroadcast(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b, const int64_t* b_shape,
+                        int64_t b_rank, const float* y, const int64_t* y_shape, int64_t y_rank, BroadcastPlan* plan);
 
 // The calls most made: y and a of one shape, b of that shape, a trailing part
 // of it (a bias) or a scalar, a not empty, no NULL. They run as `rows` rows of

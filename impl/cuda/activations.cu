@@ -73,7 +73,9 @@ __global__ void softmax_lines(const float* x, float* y, int64_t outer, int64_t l
 
 }  // namespace konform::cuda
 
-TL_CUDA_EXPORT void tl_silu_f32(const float* x, float* y, int64_t n) { kc::run_map1(x, y, n, kc::Silu{}, "tl_silu_f32"); }
+TL_CUDA_EXPORT void tl_silu_f32(const float* x, float* y, int64_t n) {
+  kc::run_map1(x, y, n, kc::Silu{}, "tl_silu_f32");
+}
 
 TL_CUDA_EXPORT void tl_gelu_erf_f32(const float* x, float* y, int64_t n) {
   kc::run_map1(x, y, n, kc::GeluErf{}, "tl_gelu_erf_f32");
@@ -83,7 +85,9 @@ TL_CUDA_EXPORT void tl_gelu_tanh_f32(const float* x, float* y, int64_t n) {
   kc::run_map1(x, y, n, kc::GeluTanh{}, "tl_gelu_tanh_f32");
 }
 
-TL_CUDA_EXPORT void tl_relu_f32(const float* x, float* y, int64_t n) { kc::run_map1(x, y, n, kc::Relu{}, "tl_relu_f32"); }
+TL_CUDA_EXPORT void tl_relu_f32(const float* x, float* y, int64_t n) {
+  kc::run_map1(x, y, n, kc::Relu{}, "tl_relu_f32");
+}
 
 TL_CUDA_EXPORT void tl_leaky_relu_f32(const float* x, float* y, int64_t n, float alpha) {
   kc::run_map1(x, y, n, kc::LeakyRelu{alpha}, "tl_leaky_relu_f32");
@@ -106,7 +110,9 @@ TL_CUDA_EXPORT void tl_sigmoid_f32(const float* x, float* y, int64_t n) {
   kc::run_map1(x, y, n, kc::Sigmoid{}, "tl_sigmoid_f32");
 }
 
-TL_CUDA_EXPORT void tl_tanh_f32(const float* x, float* y, int64_t n) { kc::run_map1(x, y, n, kc::Tanh{}, "tl_tanh_f32"); }
+TL_CUDA_EXPORT void tl_tanh_f32(const float* x, float* y, int64_t n) {
+  kc::run_map1(x, y, n, kc::Tanh{}, "tl_tanh_f32");
+}
 
 TL_CUDA_EXPORT tl_status tl_softmax_f32(const float* x, float* y, const int64_t* shape, int rank, int axis) {
   konform::impl::AxisSplit s;
@@ -115,7 +121,8 @@ TL_CUDA_EXPORT tl_status tl_softmax_f32(const float* x, float* y, const int64_t*
   if (n == 0) return TL_OK;
   const char* where = "tl_softmax_f32";
   kc::DeviceBuffer<float> dx(x, static_cast<size_t>(n), where), dy(static_cast<size_t>(n), where);
-  kc::launch(kc::softmax_lines, kc::grid_for_lines(s.outer * s.inner), kc::kLineThreads, dx.get(), dy.get(), s.outer, s.length, s.inner);
+  kc::launch(kc::softmax_lines, kc::grid_for_lines(s.outer * s.inner), kc::kLineThreads, dx.get(), dy.get(), s.outer,
+             s.length, s.inner);
   kc::check_launch(where);
   dy.copy_to(y);
   return TL_OK;

@@ -25,8 +25,8 @@ struct AttnCall {
   int64_t heads, kv_heads, sq, sk, d, rows;  // rows = batch * heads * sq
   int64_t window;                            // 0: a row sees all sk keys; else its own window's
   int causal;
-  float scale;                        // 1 / sqrt(head_dim), rounded as the oracle's float
-  int64_t mask_b, mask_h, mask_i;     // the mask's strides (ka::mask_layout)
+  float scale;                     // 1 / sqrt(head_dim), rounded as the oracle's float
+  int64_t mask_b, mask_h, mask_i;  // the mask's strides (ka::mask_layout)
 };
 
 // Where query row `row` = (b, h, i) reads, and the keys [j0, j1) it sees.
@@ -35,13 +35,18 @@ struct AttnRow {
   int64_t i, j0, j1;
 };
 
-__device__ inline AttnRow attn_row(const AttnCall& c, const float* q, const float* k, const float* v,
-                                   const float* mask, int64_t row) {
+__device__ inline AttnRow attn_row(const AttnCall& c, const float* q, const float* k, const float* v, const float* mask,
+                                   int64_t row) {
   const int64_t i = row % c.sq, h = row / c.sq % c.heads, b = row / c.sq / c.heads;
   const int64_t kv = (b * c.kv_heads + h / (c.heads / c.kv_heads)) * c.sk * c.d;  // GQA: repeat_interleave
   const int64_t j0 = c.window > 0 ? i / c.window * c.window : 0;
-  return {q + row * c.d, k + kv, v + kv, mask == nullptr ? nullptr : mask + b * c.mask_b + h * c.mask_h + i * c.mask_i,
-          i, j0, c.window > 0 ? j0 + c.window : c.sk};
+  return {q + row * c.d,
+          k + kv,
+          v + kv,
+          mask == nullptr ? nullptr : mask + b * c.mask_b + h * c.mask_h + i * c.mask_i,
+          i,
+          j0,
+          c.window > 0 ? j0 + c.window : c.sk};
 }
 
 // The oracle's score: the dot product (here exact products summed in double,
@@ -118,7 +123,8 @@ __global__ void flash_rows(AttnCall c, const float* q, const float* k, const flo
       const float* vt = r.v + j0 * c.d;
       for (int64_t t = threadIdx.x; t < c.d; t += kLineThreads) {
         double part = 0.0;
-        for (int64_t jj = 0; jj < tile; ++jj) part += static_cast<double>(p[jj]) * static_cast<double>(vt[jj * c.d + t]);
+        for (int64_t jj = 0; jj < tile; ++jj)
+          part += static_cast<double>(p[jj]) * static_cast<double>(vt[jj * c.d + t]);
         acc[t] = acc[t] * rescale + part;
       }
       m = m_new;
@@ -134,13 +140,24 @@ constexpr int64_t kAttnBlocks = 1024;
 
 // Copies in, runs sdpa_rows (flash_rows when `flash`) and copies y out.
 // Sizes are validated; nothing to compute makes no CUDA call.
-tl_status run_attention(const char* where, const float* q, const float* k, const float* v, const float* mask,
-                        float* y, const ka::Dims& n, int causal, int kind, int64_t window, bool flash) {
+tl_status run_attention(const char* where, const float* q, const float* k, const float* v, const float* mask, float* y,
+                        const ka::Dims& n, int causal, int kind, int64_t window, bool flash) {
   if (n.batch == 0 || n.sq == 0) return TL_OK;
   const ka::MaskLayout ml = ka::mask_layout(n, kind);
-  const AttnCall c{n.heads, n.kv_heads, n.sq, n.sk, n.d, n.batch * n.heads * n.sq, window, causal != 0 ? 1 : 0,
-                   1.0f / sqrtf(static_cast<float>(n.d)), ml.b, ml.h, ml.i};
-  const auto q_count = static_cast<size_t>(c.rows * n.d), kv_count = static_cast<size_t>(n.batch * n.kv_heads * n.sk * n.d);
+  const AttnCall c{n.heads,
+                   n.kv_heads,
+                   n.sq,
+                   n.sk,
+                   n.d,
+                   n.batch * n.heads * n.sq,
+                   window,
+                   causal != 0 ? 1 : 0,
+                   1.0f / sqrtf(static_cast<float>(n.d)),
+                   ml.b,
+                   ml.h,
+                   ml.i};
+  const auto q_count = static_cast<size_t>(c.rows * n.d),
+             kv_count = static_cast<size_t>(n.batch * n.kv_heads * n.sk * n.d);
   DeviceBuffer<float> dq(q, q_count, where), dk(k, kv_count, where), dv(v, kv_count, where);
   DeviceBuffer<float> dmask(mask, static_cast<size_t>(ml.elements), where), dy(q_count, where);
   const auto blocks = static_cast<unsigned>(std::min(c.rows, kAttnBlocks));

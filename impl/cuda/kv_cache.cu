@@ -32,7 +32,7 @@ __global__ void place_rows(const uint32_t* x, uint32_t* y, int64_t heads, int64_
 struct Cache {
   kv::State st;
   std::vector<std::unique_ptr<DeviceBuffer<uint32_t>>> dk, dv;  // per layer, [kv_heads][max_seq][head_dim]
-  float* k = nullptr;  // the host mirrors, all layers: what the views point at
+  float* k = nullptr;                                           // the host mirrors, all layers: what the views point at
   float* v = nullptr;
   ~Cache() { delete[] k, delete[] v; }
 };

@@ -35,8 +35,8 @@ __global__ void norm_rows(const float* x, const float* g, float* z, int64_t M, i
 
 // h = gate(x Wg^T) * (x Wu^T) on the device, h: [M, H] (M * H > 0).
 template <class Gate>
-void gated_hidden(const float* x, const float* w_gate, const float* w_up, DeviceBuffer<float>& h, int64_t M,
-                  int64_t D, int64_t H, Gate gate, const char* where) {
+void gated_hidden(const float* x, const float* w_gate, const float* w_up, DeviceBuffer<float>& h, int64_t M, int64_t D,
+                  int64_t H, Gate gate, const char* where) {
   const size_t wn = static_cast<size_t>(H * D);
   DeviceBuffer<float> dx(x, static_cast<size_t>(M * D), where), dwg(w_gate, wn, where), dwu(w_up, wn, where);
   DeviceBuffer<float> up(static_cast<size_t>(M * H), where);

@@ -107,8 +107,8 @@ __global__ void gated_residual(const float* x, const float* r, const float* gate
 
 }  // namespace konform::cuda
 
-TL_CUDA_EXPORT tl_status tl_rms_norm_f32(const float* x, const float* g, float* y, const int64_t* shape,
-                                         int32_t ndim, float eps) {
+TL_CUDA_EXPORT tl_status tl_rms_norm_f32(const float* x, const float* g, float* y, const int64_t* shape, int32_t ndim,
+                                         float eps) {
   ki::RowsShape s;
   if (tl_status st = ki::check_rows("tl_rms_norm_f32", shape, ndim, eps, &s)) return st;
   if (s.rows == 0) return TL_OK;
@@ -193,8 +193,8 @@ TL_CUDA_EXPORT tl_status tl_ada_ln_f32(const float* x, const float* scale, const
 }
 
 TL_CUDA_EXPORT tl_status tl_ada_ln_zero_f32(const float* x, const float* r, const float* gate, const float* scale,
-                                            const float* shift, float* h, float* y, const int64_t* shape,
-                                            int32_t ndim, float eps) {
+                                            const float* shift, float* h, float* y, const int64_t* shape, int32_t ndim,
+                                            float eps) {
   ki::SampleShape s;
   if (tl_status st = ki::check_samples("tl_ada_ln_zero_f32", shape, ndim, eps, &s)) return st;
   const int64_t lines = s.batch * s.tokens, total = lines * s.d;
@@ -214,8 +214,8 @@ TL_CUDA_EXPORT tl_status tl_ada_ln_zero_f32(const float* x, const float* r, cons
   return TL_OK;
 }
 
-TL_CUDA_EXPORT tl_status tl_fused_skip_norm_f32(const float* x, const float* skip, const float* g, float* sum,
-                                                float* y, const int64_t* shape, int32_t ndim, float eps) {
+TL_CUDA_EXPORT tl_status tl_fused_skip_norm_f32(const float* x, const float* skip, const float* g, float* sum, float* y,
+                                                const int64_t* shape, int32_t ndim, float eps) {
   ki::RowsShape s;
   if (tl_status st = ki::check_rows("tl_fused_skip_norm_f32", shape, ndim, eps, &s)) return st;
   const int64_t total = s.rows * s.d;

@@ -205,8 +205,8 @@ TL_CUDA_EXPORT tl_status tl_sinusoidal_embed_f32(const float* t, float* y, int64
   const char* where = "tl_sinusoidal_embed_f32";
   const int64_t half = dim / 2;
   // f_j = exp(j * step) on the host, the oracle's double expression.
-  const double step = -std::log(static_cast<double>(max_period)) /
-                      (static_cast<double>(half) - static_cast<double>(freq_shift));
+  const double step =
+      -std::log(static_cast<double>(max_period)) / (static_cast<double>(half) - static_cast<double>(freq_shift));
   std::vector<double> freq(static_cast<size_t>(half));
   for (int64_t j = 0; j < half; ++j) freq[static_cast<size_t>(j)] = std::exp(static_cast<double>(j) * step);
   kc::DeviceBuffer<double> dfreq(freq.data(), freq.size(), where);
@@ -235,10 +235,9 @@ TL_CUDA_EXPORT tl_status tl_pos_embed_f32(const float* table, const int32_t* pos
 
 // The buckets are libtl_kernels' exact rule (impl/common/pos_buckets.hpp),
 // decided on the host per (query, key); the device gathers the table.
-TL_CUDA_EXPORT tl_status tl_relative_pos_embedding_f32(const float* table, const int32_t* q_pos,
-                                                       const int32_t* k_pos, float* bias, int64_t Lq, int64_t Lk,
-                                                       int64_t H, int64_t num_buckets, int64_t max_distance,
-                                                       int bidirectional) {
+TL_CUDA_EXPORT tl_status tl_relative_pos_embedding_f32(const float* table, const int32_t* q_pos, const int32_t* k_pos,
+                                                       float* bias, int64_t Lq, int64_t Lk, int64_t H,
+                                                       int64_t num_buckets, int64_t max_distance, int bidirectional) {
   if (tl_status s = check::relative_pos_embedding(Lq, Lk, H, num_buckets, max_distance, bidirectional)) return s;
   if (Lq * Lk == 0) return TL_OK;
   const char* where = "tl_relative_pos_embedding_f32";

@@ -150,11 +150,11 @@ void cut(const float* x, const kt::CutPlan& p, const Length& length, int64_t cou
 }  // namespace
 
 // The four arithmetic ops differ in their operation alone.
-#define TL_CUDA_BROADCAST(name, Op)                                                                                   \
-  TL_CUDA_EXPORT tl_status name(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,            \
-                                const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,          \
-                                int64_t y_rank) {                                                                  \
-    return run_broadcast(kc::Op{}, #name, a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank);             \
+#define TL_CUDA_BROADCAST(name, Op)                                                                       \
+  TL_CUDA_EXPORT tl_status name(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,   \
+                                const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape, \
+                                int64_t y_rank) {                                                         \
+    return run_broadcast(kc::Op{}, #name, a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank);    \
   }
 TL_CUDA_BROADCAST(tl_add_broadcast_f32, Add)
 TL_CUDA_BROADCAST(tl_sub_broadcast_f32, Sub)
@@ -167,8 +167,7 @@ TL_CUDA_EXPORT tl_status tl_clamp_f32(const float* x, float* y, int64_t n, float
   return TL_OK;
 }
 
-TL_CUDA_EXPORT tl_status tl_nan_to_num_f32(const float* x, float* y, int64_t n, float nan, float posinf,
-                                           float neginf) {
+TL_CUDA_EXPORT tl_status tl_nan_to_num_f32(const float* x, float* y, int64_t n, float nan, float posinf, float neginf) {
   if (tl_status s = kt::CheckElementwise(x, y, n)) return s;
   kc::run_map1(x, y, n, kc::NanToNum{nan, posinf, neginf}, "tl_nan_to_num_f32");
   return TL_OK;
@@ -244,7 +243,8 @@ TL_CUDA_EXPORT tl_status tl_split_f32(const float* x, const int64_t* shape, int6
                                       const int64_t* sizes, int64_t count, float* const* ys) {
   kt::CutPlan p;
   if (tl_status s = kt::CheckSplit(x, shape, rank, axis, sizes, count, ys, &p)) return s;
-  cut(x, p, [sizes](int64_t k) { return sizes[k]; }, count, ys, "tl_split_f32");
+  cut(
+      x, p, [sizes](int64_t k) { return sizes[k]; }, count, ys, "tl_split_f32");
   return TL_OK;
 }
 
@@ -253,6 +253,7 @@ TL_CUDA_EXPORT tl_status tl_chunk_f32(const float* x, const int64_t* shape, int6
   kt::CutPlan p;
   if (tl_status s = kt::CheckChunk(x, shape, rank, axis, chunks, ys, &p)) return s;
   const int64_t length = p.x.d[p.axis];
-  cut(x, p, [&](int64_t k) { return tl_chunk_length(length, chunks, k); }, chunks, ys, "tl_chunk_f32");
+  cut(
+      x, p, [&](int64_t k) { return tl_chunk_length(length, chunks, k); }, chunks, ys, "tl_chunk_f32");
   return TL_OK;
 }

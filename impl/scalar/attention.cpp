@@ -36,8 +36,8 @@ tl_status flash_attention_f32(const float* q, const float* k, const float* v, co
 
 tl_status sdpa_cross_f32(const float* q, const float* k, const float* v, float* y, int64_t batch, int64_t num_heads,
                          int64_t sq, int64_t se, int64_t head_dim) {
-  if (tl_status s = args::check_sdpa("tl_sdpa_cross_f32", {batch, num_heads, num_heads, sq, se, head_dim},
-                                     TL_ATTN_MASK_NONE))
+  if (tl_status s =
+          args::check_sdpa("tl_sdpa_cross_f32", {batch, num_heads, num_heads, sq, se, head_dim}, TL_ATTN_MASK_NONE))
     return s;
   ref::sdpa_cross<float>(q, k, v, y, batch, num_heads, sq, se, head_dim);
   return TL_OK;

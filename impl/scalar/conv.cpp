@@ -18,9 +18,9 @@ tl_status run_conv(const args::Checked& c, const float* x, const float* w, const
 
 }  // namespace
 
-tl_status conv_f32(const float* x, const float* w, const float* bias, float* y, int64_t B, int64_t C_in,
-                   int64_t C_out, int64_t groups, int64_t n_dims, const int64_t* in_size, const int64_t* kernel,
-                   const int64_t* stride, const int64_t* padding, const int64_t* dilation) {
+tl_status conv_f32(const float* x, const float* w, const float* bias, float* y, int64_t B, int64_t C_in, int64_t C_out,
+                   int64_t groups, int64_t n_dims, const int64_t* in_size, const int64_t* kernel, const int64_t* stride,
+                   const int64_t* padding, const int64_t* dilation) {
   return run_conv(args::conv(B, C_in, C_out, groups, n_dims, in_size, kernel, stride, padding, dilation), x, w, bias,
                   y);
 }
@@ -36,8 +36,8 @@ tl_status conv_transpose2d_f32(const float* x, const float* w, const float* bias
                                const int64_t stride[2], const int64_t padding[2], const int64_t output_padding[2],
                                const int64_t dilation[2]) {
   return run_conv(
-      args::conv_transpose2d(B, C_in, C_out, groups, in_size, kernel, stride, padding, output_padding, dilation), x,
-      w, bias, y);
+      args::conv_transpose2d(B, C_in, C_out, groups, in_size, kernel, stride, padding, output_padding, dilation), x, w,
+      bias, y);
 }
 
 tl_status causal_conv1d_f32(const float* x, const float* w, const float* bias, float* y, int64_t B, int64_t C_in,

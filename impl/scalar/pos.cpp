@@ -15,8 +15,8 @@ tl_status rope_cache_f32(float* cache, int64_t max_seq, int64_t rot_dim, float b
 
 // y == x is allowed: the template reads both members of a pair before it
 // writes either, and copies the tail onto itself.
-tl_status rope_apply_f32(const float* x, float* y, const int32_t* pos, int64_t T, int64_t H, int64_t D,
-                         int64_t rot_dim, const float* cache, int64_t max_seq, int layout) {
+tl_status rope_apply_f32(const float* x, float* y, const int32_t* pos, int64_t T, int64_t H, int64_t D, int64_t rot_dim,
+                         const float* cache, int64_t max_seq, int layout) {
   if (tl_status s = check::rope_apply(pos, T, H, D, rot_dim, max_seq, layout)) return s;
   ref::rope_apply<float>(x, y, pos, T, H, D, rot_dim, cache, layout);
   return TL_OK;

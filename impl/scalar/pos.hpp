@@ -10,8 +10,8 @@
 namespace konform::scalar {
 
 tl_status rope_cache_f32(float* cache, int64_t max_seq, int64_t rot_dim, float base);
-tl_status rope_apply_f32(const float* x, float* y, const int32_t* pos, int64_t T, int64_t H, int64_t D,
-                         int64_t rot_dim, const float* cache, int64_t max_seq, int layout);
+tl_status rope_apply_f32(const float* x, float* y, const int32_t* pos, int64_t T, int64_t H, int64_t D, int64_t rot_dim,
+                         const float* cache, int64_t max_seq, int layout);
 tl_status multi_axis_rope_f32(const float* x, float* y, const int32_t* pos, int64_t T, int64_t H, int64_t D,
                               int64_t n_axes, const int64_t* axis_dims, const float* axis_bases, int layout);
 tl_status sinusoidal_embed_f32(const float* t, float* y, int64_t n, int64_t dim, float max_period, float freq_shift,

@@ -24,12 +24,13 @@ tl_status quantize(const char* fn, Format f, const float* x, void* blocks, int64
   std::vector<uint8_t> out(static_cast<size_t>(q::row_bytes(f, n)));
   if (f == Format::q4_k) {  // the kernels' encoder (libtl_cuda's too), checked against the oracle's own
     const int64_t qk = q::block_values(f), bytes = q::block_bytes(f);
-    for (int64_t b = 0; b < n / qk; ++b) konform::impl::quantize::quantize_q4_k_block(x + qk * b, out.data() + bytes * b);
+    for (int64_t b = 0; b < n / qk; ++b)
+      konform::impl::quantize::quantize_q4_k_block(x + qk * b, out.data() + bytes * b);
   } else {
     q::quantize(f, x, out.data(), n);
   }
-  if (tl_status s = args::check_block_scales(fn, out.data(), n / q::block_values(f), q::block_bytes(f),
-                                              f == Format::q4_k))
+  if (tl_status s =
+          args::check_block_scales(fn, out.data(), n / q::block_values(f), q::block_bytes(f), f == Format::q4_k))
     return s;
   if (!out.empty()) std::memcpy(blocks, out.data(), out.size());
   return TL_OK;

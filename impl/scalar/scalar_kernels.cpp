@@ -14,8 +14,8 @@ void rmsnorm_f32(const float* x, const float* w, float* y, int64_t rows, int64_t
 
 // In place: one token at a time through a copy, so both members of a pair are
 // read before either is written.
-void rope_f32(float* x, const int32_t* pos, int64_t T, int64_t H, int64_t D, int64_t d_rot,
-              const float* inv_freq, float attn_scaling, int layout) {
+void rope_f32(float* x, const int32_t* pos, int64_t T, int64_t H, int64_t D, int64_t d_rot, const float* inv_freq,
+              float attn_scaling, int layout) {
   std::vector<float> token(static_cast<size_t>(H * D));
   for (int64_t t = 0; t < T; ++t) {
     float* xt = x + t * H * D;
@@ -24,9 +24,7 @@ void rope_f32(float* x, const int32_t* pos, int64_t T, int64_t H, int64_t D, int
   }
 }
 
-void silu_mul_f32(const float* gate, const float* up, float* y, int64_t n) {
-  ref::silu_mul<float>(gate, up, y, n);
-}
+void silu_mul_f32(const float* gate, const float* up, float* y, int64_t n) { ref::silu_mul<float>(gate, up, y, n); }
 
 void embedding_f32(const float* table, const int32_t* ids, float* out, int64_t n, int64_t d) {
   ref::embedding<float>(table, ids, out, n, d);

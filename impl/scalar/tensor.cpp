@@ -59,8 +59,7 @@ tl_status nan_to_num_f32(const float* x, float* y, int64_t n, float nan, float p
 tl_status argmax_axis_f32(const float* x, const int64_t* shape, int64_t rank, int64_t axis, int32_t* index) {
   ref::Shape s;
   int64_t ax = 0;
-  if (const ref::Verdict v = ref::check_argmax_axis(x, shape, rank, axis, index, &s, &ax); !v.ok())
-    return refused(v);
+  if (const ref::Verdict v = ref::check_argmax_axis(x, shape, rank, axis, index, &s, &ax); !v.ok()) return refused(v);
   ref::argmax_axis(x, s, ax, index);
   return TL_OK;
 }

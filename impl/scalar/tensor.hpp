@@ -28,7 +28,6 @@ tl_status concat_f32(const float* const* xs, const int64_t* shapes, int64_t coun
                      float* y);
 tl_status split_f32(const float* x, const int64_t* shape, int64_t rank, int64_t axis, const int64_t* sizes,
                     int64_t count, float* const* ys);
-tl_status chunk_f32(const float* x, const int64_t* shape, int64_t rank, int64_t axis, int64_t chunks,
-                    float* const* ys);
+tl_status chunk_f32(const float* x, const int64_t* shape, int64_t rank, int64_t axis, int64_t chunks, float* const* ys);
 
 }  // namespace konform::scalar

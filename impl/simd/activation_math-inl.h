@@ -109,9 +109,8 @@ HWY_INLINE hn::Vec<D> KeepNaN(D d, hn::Vec<D> x, hn::Vec<D> y) {
 enum class ExpArgs { kAny, kNonPositive, kInRange };
 template <ExpArgs kArgs = ExpArgs::kAny, class D, size_t K>
 HWY_INLINE Vecs<D, K> ExpF(D d, const Vecs<D, K>& x) {
-  static constexpr float kPoly[] = {0.0013941108481958508f, 0.00837512593716383f, 0.04166635125875473f,
-                                    0.16666415333747864f,   0.5f,                 1.0f,
-                                    1.0f};
+  static constexpr float kPoly[] = {
+      0.0013941108481958508f, 0.00837512593716383f, 0.04166635125875473f, 0.16666415333747864f, 0.5f, 1.0f, 1.0f};
   Vecs<D, K> r, k;
   for (size_t j = 0; j < K; ++j) {
     r[j] = x[j];
@@ -193,10 +192,9 @@ HWY_INLINE Vecs<D, K> TanhF(D d, const Vecs<D, K>& x) {
 // capped at 15, where E is 0 in float, keeping a^2 finite for +-Inf.
 template <class D, size_t K>
 HWY_INLINE Vecs<D, K> NormalCdf(D d, const Vecs<D, K>& x) {
-  static constexpr float kPoly[] = {-0.020984670147299767f, 0.0199710875749588f,  0.0359109491109848f,
-                                    -0.03652677312493324f,  -0.07754213362932205f, 0.02906062640249729f,
-                                    0.2220820188522339f,    0.3461987376213074f,   0.3291589915752411f,
-                                    0.22197061777114868f};
+  static constexpr float kPoly[] = {
+      -0.020984670147299767f, 0.0199710875749588f, 0.0359109491109848f, -0.03652677312493324f, -0.07754213362932205f,
+      0.02906062640249729f,   0.2220820188522339f, 0.3461987376213074f, 0.3291589915752411f,   0.22197061777114868f};
   const auto one = hn::Set(d, 1.0f), half = hn::Set(d, 0.5f);
   Vecs<D, K> a, t, q, g;
   for (size_t j = 0; j < K; ++j) a[j] = hn::Min(hn::Abs(x[j]), hn::Set(d, 15.0f));

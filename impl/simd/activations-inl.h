@@ -58,8 +58,7 @@ HWY_INLINE void MapGated(const float* gate, const float* up, float* y, int64_t n
     g = f(d, g, u);
     for (size_t j = 0; j < 4; ++j) hn::StoreU(g[j], d, y + i + j * N);
   }
-  for (; i + N <= count; i += N)
-    hn::StoreU(f(d, V1{hn::LoadU(d, gate + i)}, V1{hn::LoadU(d, up + i)})[0], d, y + i);
+  for (; i + N <= count; i += N) hn::StoreU(f(d, V1{hn::LoadU(d, gate + i)}, V1{hn::LoadU(d, up + i)})[0], d, y + i);
   if (i < count) {
     const size_t m = count - i;
     StoreHead(f(d, V1{LoadHead(d, gate + i, m)}, V1{LoadHead(d, up + i, m)})[0], d, y + i, m);
@@ -150,7 +149,6 @@ HWY_INLINE hn::Vec<D> LeakyVecUniform(D d, hn::Vec<D> x, float alpha) {
 #endif
   return LeakyVec(d, x, hn::Set(d, alpha));
 }
-
 
 // A one-vector function applied to each vector of a group (the short ones,
 // which need no interleaving).

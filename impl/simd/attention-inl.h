@@ -200,8 +200,8 @@ inline void SdpaWindowF32(const float* q, const float* k, const float* v, float*
     for (int64_t h = 0; h < heads; ++h)
       for (int64_t i = 0; i < seq; ++i) {
         const int64_t j0 = i / window * window;
-        SdpaRow(RowOf(q, k, v, g, b, h, i), g, scale, j0, j0 + window, y + ((b * heads + h) * seq + i) * dim,
-                s.data(), part.data(), acc.data());
+        SdpaRow(RowOf(q, k, v, g, b, h, i), g, scale, j0, j0 + window, y + ((b * heads + h) * seq + i) * dim, s.data(),
+                part.data(), acc.data());
       }
 }
 
@@ -286,10 +286,10 @@ HWY_INLINE void FlashPrefetchNext(const FlashBlock& blk, int64_t dim, int64_t ti
 // cache lines costs two, and a malloc'd buffer this size (an mmap) sits 16
 // bytes past a line.
 struct FlashScratch {
-  hwy::AlignedFreeUniquePtr<float[]> kt;  // K of one head, block by block transposed: [sk_pad / kTile][D][kTile]
-  hwy::AlignedFreeUniquePtr<float[]> vt;  // prefill: V of one head, rows of ldv floats (D up to a line)
-  std::vector<float> tile_kmax;           // max |k_j| over keys >= the tile's first (suffix max per tile)
-  std::vector<float> qt;                  // the block's q rows interleaved: [D][kRows]
+  hwy::AlignedFreeUniquePtr<float[]> kt;    // K of one head, block by block transposed: [sk_pad / kTile][D][kTile]
+  hwy::AlignedFreeUniquePtr<float[]> vt;    // prefill: V of one head, rows of ldv floats (D up to a line)
+  std::vector<float> tile_kmax;             // max |k_j| over keys >= the tile's first (suffix max per tile)
+  std::vector<float> qt;                    // the block's q rows interleaved: [D][kRows]
   hwy::AlignedFreeUniquePtr<double[]> acc;  // kRows x d_pad: the running accumulators
   int64_t sk_pad = 0, d_pad = 0, ldv = 0;   // ldv: the row stride of the V that the products read
 };
@@ -485,7 +485,8 @@ HWY_INLINE void FlashFinishScores(D d, const FlashBlock& blk, int64_t j0, int64_
       }
       if (blk.mask[r] != nullptr) {
         const int64_t left = n - static_cast<int64_t>(c);
-        if (left > 0) x = hn::Add(x, LoadHead(d, blk.mask[r] + j0 + c, static_cast<size_t>(std::min<int64_t>(left, N))));
+        if (left > 0)
+          x = hn::Add(x, LoadHead(d, blk.mask[r] + j0 + c, static_cast<size_t>(std::min<int64_t>(left, N))));
       }
       const auto valid = hn::RebindMask(d, hn::Lt(j, hn::Set(di, static_cast<int32_t>(n))));
       hn::Store(hn::IfThenElse(valid, x, ninf), d, s[r] + c);
@@ -647,14 +648,10 @@ HWY_NOINLINE void FlashHeadImpl(D d, const float* q, const float* k, const float
     }
     // Few rows (decode: rep rows of one query) take a narrower block, so
     // no padded row repeats the work.
-    if (rows <= 1 || R == 1)
-      FlashBlockRows<1>(d, blk, rows, g, kh, vuse, sc, transposed, may_skip);
-    else if (rows <= 2 || R == 2)
-      FlashBlockRows<(R < 2 ? R : 2)>(d, blk, rows, g, kh, vuse, sc, transposed, may_skip);
-    else if (rows <= 4 || R == 4)
-      FlashBlockRows<(R < 4 ? R : 4)>(d, blk, rows, g, kh, vuse, sc, transposed, may_skip);
-    else
-      FlashBlockRows<R>(d, blk, rows, g, kh, vuse, sc, transposed, may_skip);
+    if (rows <= 1 || R == 1) FlashBlockRows<1>(d, blk, rows, g, kh, vuse, sc, transposed, may_skip);
+    else if (rows <= 2 || R == 2) FlashBlockRows<(R < 2 ? R : 2)>(d, blk, rows, g, kh, vuse, sc, transposed, may_skip);
+    else if (rows <= 4 || R == 4) FlashBlockRows<(R < 4 ? R : 4)>(d, blk, rows, g, kh, vuse, sc, transposed, may_skip);
+    else FlashBlockRows<R>(d, blk, rows, g, kh, vuse, sc, transposed, may_skip);
   }
 }
 

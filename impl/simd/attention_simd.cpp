@@ -51,7 +51,7 @@ namespace {
 ks::AttnGeometry geometry(const ka::Dims& n, const float* mask, int32_t causal, tl_attn_mask kind) {
   const ka::MaskLayout m = ka::mask_layout(n, kind);
   return {n.batch, n.heads, n.kv_heads, n.sq, n.sk, n.d, causal != 0, kind == TL_ATTN_MASK_NONE ? nullptr : mask,
-          m.b, m.h, m.i};
+          m.b,     m.h,     m.i};
 }
 
 }  // namespace
@@ -76,24 +76,24 @@ tl_status tl_flash_attention_f32(const float* q, const float* k, const float* v,
   return TL_OK;
 }
 
-tl_status tl_sdpa_cross_f32(const float* q, const float* k, const float* v, float* y, int64_t batch,
-                            int64_t num_heads, int64_t sq, int64_t se, int64_t head_dim) {
+tl_status tl_sdpa_cross_f32(const float* q, const float* k, const float* v, float* y, int64_t batch, int64_t num_heads,
+                            int64_t sq, int64_t se, int64_t head_dim) {
   const ka::Dims n{batch, num_heads, num_heads, sq, se, head_dim};
   if (tl_status s = ka::check_sdpa("tl_sdpa_cross_f32", n, TL_ATTN_MASK_NONE)) return s;
   HWY_DYNAMIC_DISPATCH(ks::AttnSdpa)(q, k, v, y, geometry(n, nullptr, 0, TL_ATTN_MASK_NONE));
   return TL_OK;
 }
 
-tl_status tl_sdpa_window_f32(const float* q, const float* k, const float* v, float* y, int64_t batch,
-                             int64_t num_heads, int64_t seq, int64_t head_dim, int64_t window) {
+tl_status tl_sdpa_window_f32(const float* q, const float* k, const float* v, float* y, int64_t batch, int64_t num_heads,
+                             int64_t seq, int64_t head_dim, int64_t window) {
   const ka::Dims n{batch, num_heads, num_heads, seq, seq, head_dim};
   if (tl_status s = ka::check_window("tl_sdpa_window_f32", n, window)) return s;
   HWY_DYNAMIC_DISPATCH(ks::AttnWindow)(q, k, v, y, batch, num_heads, seq, head_dim, window);
   return TL_OK;
 }
 
-tl_status tl_qk_norm_f32(const float* x, const float* g, float* y, int64_t tokens, int64_t num_heads,
-                         int64_t head_dim, float eps) {
+tl_status tl_qk_norm_f32(const float* x, const float* g, float* y, int64_t tokens, int64_t num_heads, int64_t head_dim,
+                         float eps) {
   if (tl_status s = ka::check_qk_norm("tl_qk_norm_f32", tokens, num_heads, head_dim, eps)) return s;
   if (tokens == 0 || num_heads == 0) return TL_OK;
   const int64_t shape[2] = {tokens * num_heads, head_dim};

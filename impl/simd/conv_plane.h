@@ -51,8 +51,8 @@ class PlaneReader {
   // else a padded copy.
   PlaneWindow At(const float* x, const float* x_end) {
     const reference::ConvShape& s = s_;
-    PlaneWindow w{x, s.in[1], pad_row_.data(), s.in[0], s.out[0], s.out[1], s.kernel[0], s.kernel[1],
-                  s.stride[0], s.stride[1], s.dil[0], s.dil[1], s.pad[0]};
+    PlaneWindow w{x,           s.in[1],     pad_row_.data(), s.in[0],  s.out[0], s.out[1], s.kernel[0],
+                  s.kernel[1], s.stride[0], s.stride[1],     s.dil[0], s.dil[1], s.pad[0]};
     if (s.pad[1] == 0 && (s.in[0] - 1) * s.in[1] + span_ <= x_end - x) return w;
     // The pads are written once; each plane overwrites only the input columns.
     if (copy_.empty()) copy_.assign(static_cast<size_t>(s.in[0] * pitch_), pad_);

@@ -84,8 +84,11 @@ void DepthwiseDirect(const float* x, const float* w, const float* bias, float* y
     PlaneReader reader(s, 0.0f);
     for (int64_t bc = begin; bc < end; ++bc) {
       const int64_t c = bc % s.C_in;
+      // A dispatched call over several lines: clang-format 14 would break it after the macro.
+      // clang-format off
       HWY_DYNAMIC_DISPATCH(DepthwisePlane)(reader.At(x + bc * IS, x + planes * IS), w + c * KS,
                                            bias == nullptr ? nullptr : bias + c, y + bc * OS);
+      // clang-format on
     }
   });
 }
@@ -125,13 +128,17 @@ void ConvTransposeByPhase(const float* x, const float* w, const float* bias, flo
       const int64_t o0 = jobs[static_cast<size_t>(job)].second * kTile;
       const int64_t n = std::min(kTile, static_cast<int64_t>(phase.outputs.size()) - o0);
       const int64_t* outs = phase.outputs.data() + o0;
-      runs.Build(s, n, T, [&](int64_t j) { return outs[j]; }, [&](int64_t k) { return phase.taps[k]; });
+      runs.Build(
+          s, n, T, [&](int64_t j) { return outs[j]; }, [&](int64_t k) { return phase.taps[k]; });
       for (int64_t b = 0; b < s.B; ++b)
         for (int64_t g = 0; g < s.groups; ++g) {
           runs.Fill(x + (b * s.C_in + g * Cg) * IS, Cg, IS, 0.0f, patch.get());
+          // A dispatched call over several lines: clang-format 14 would break it after the macro.
+          // clang-format off
           HWY_DYNAMIC_DISPATCH(PatchDot)(patch.get(), kTile, static_cast<size_t>(n), w_rows + g * Cgo * K,
                                          static_cast<size_t>(K), bias == nullptr ? nullptr : bias + g * Cgo,
                                          static_cast<size_t>(Cgo), tile_y.get(), kTile);
+          // clang-format on
           float* yg = y + (b * s.C_out + g * Cgo) * OS;
           for (int64_t co = 0; co < Cgo; ++co)
             for (int64_t j = 0; j < n; ++j) yg[co * OS + outs[j]] = tile_y[static_cast<size_t>(co * kTile + j)];
@@ -156,14 +163,18 @@ void Conv(const float* x, const float* w, const float* bias, float* y, const Con
     TileRuns runs;
     for (int64_t tile = begin; tile < end; ++tile) {
       const int64_t o0 = tile * kTile, n = std::min(kTile, OS - o0);
-      runs.Build(s, n, KS, [&](int64_t j) { return o0 + j; }, [](int64_t k) { return k; });
+      runs.Build(
+          s, n, KS, [&](int64_t j) { return o0 + j; }, [](int64_t k) { return k; });
       for (int64_t b = 0; b < s.B; ++b)
         for (int64_t g = 0; g < s.groups; ++g) {
           runs.Fill(x + (b * s.C_in + g * Cg) * IS, Cg, IS, 0.0f, patch.get());
+          // A dispatched call over several lines: clang-format 14 would break it after the macro.
+          // clang-format off
           HWY_DYNAMIC_DISPATCH(PatchDot)(patch.get(), kTile, static_cast<size_t>(n), w + g * Cgo * K,
                                          static_cast<size_t>(K), bias == nullptr ? nullptr : bias + g * Cgo,
                                          static_cast<size_t>(Cgo), y + (b * s.C_out + g * Cgo) * OS + o0,
                                          static_cast<size_t>(OS));
+          // clang-format on
         }
     }
   });
@@ -183,11 +194,15 @@ void Pool(const float* x, float* y, const ConvShape& s, bool max) {
   TileRuns runs;
   for (int64_t o0 = 0; o0 < OS; o0 += kTile) {
     const int64_t n = std::min(kTile, OS - o0);
-    runs.Build(s, n, KS, [&](int64_t j) { return o0 + j; }, [](int64_t k) { return k; });
+    runs.Build(
+        s, n, KS, [&](int64_t j) { return o0 + j; }, [](int64_t k) { return k; });
     for (int64_t bc = 0; bc < s.B * s.C_in; ++bc) {
       runs.Fill(x + bc * IS, 1, IS, pad, patch.get());
+      // A dispatched call over several lines: clang-format 14 would break it after the macro.
+      // clang-format off
       HWY_DYNAMIC_DISPATCH(PatchReduce)(patch.get(), kTile, static_cast<size_t>(n), static_cast<size_t>(KS), max,
                                         y + bc * OS + o0);
+      // clang-format on
     }
   }
 }
@@ -219,13 +234,13 @@ tl_status tl_depthwise_conv2d_f32(const float* x, const float* w, const float* b
   return ks::RunConv(check::depthwise(B, C, in_size, kernel, stride, padding, dilation), x, w, bias, y);
 }
 
-tl_status tl_conv_transpose2d_f32(const float* x, const float* w, const float* bias, float* y, int64_t B,
-                                  int64_t C_in, int64_t C_out, int64_t groups, const int64_t in_size[2],
-                                  const int64_t kernel[2], const int64_t stride[2], const int64_t padding[2],
-                                  const int64_t output_padding[2], const int64_t dilation[2]) {
+tl_status tl_conv_transpose2d_f32(const float* x, const float* w, const float* bias, float* y, int64_t B, int64_t C_in,
+                                  int64_t C_out, int64_t groups, const int64_t in_size[2], const int64_t kernel[2],
+                                  const int64_t stride[2], const int64_t padding[2], const int64_t output_padding[2],
+                                  const int64_t dilation[2]) {
   return ks::RunConv(
-      check::conv_transpose2d(B, C_in, C_out, groups, in_size, kernel, stride, padding, output_padding, dilation), x,
-      w, bias, y);
+      check::conv_transpose2d(B, C_in, C_out, groups, in_size, kernel, stride, padding, output_padding, dilation), x, w,
+      bias, y);
 }
 
 tl_status tl_causal_conv1d_f32(const float* x, const float* w, const float* bias, float* y, int64_t B, int64_t C_in,
@@ -234,8 +249,8 @@ tl_status tl_causal_conv1d_f32(const float* x, const float* w, const float* bias
   return ks::RunConv(check::causal_conv1d(B, C_in, C_out, groups, T, kernel, stride, dilation), x, w, bias, y);
 }
 
-tl_status tl_pool_f32(const float* x, float* y, int64_t B, int64_t C, const int64_t in_size[2],
-                      const int64_t kernel[2], const int64_t* stride, const int64_t* padding, int mode) {
+tl_status tl_pool_f32(const float* x, float* y, int64_t B, int64_t C, const int64_t in_size[2], const int64_t kernel[2],
+                      const int64_t* stride, const int64_t* padding, int mode) {
   const check::Checked c = check::pool(B, C, in_size, kernel, stride, padding, mode);
   if (c.status != TL_OK) return konform::impl::fail(c.status, c.message);
   ks::Pool(x, y, c.shape, mode == TL_POOL_MAX);

@@ -56,8 +56,6 @@ int tl_simd_force_target(const char* name) {
   return -1;
 }
 
-const char* tl_simd_active_target(void) {
-  return hwy::TargetName(konform::simd::DispatchedTarget());
-}
+const char* tl_simd_active_target(void) { return hwy::TargetName(konform::simd::DispatchedTarget()); }
 
 }  // extern "C"

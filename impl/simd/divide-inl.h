@@ -60,8 +60,9 @@ HWY_INLINE V Quotient(V a, V b) {
     h = _mm512_mask_sub_epi32(h, power_of_two, h, _mm512_set1_epi32(1 << 23));
     const __m512 t = _mm512_mul_ps(_mm512_castsi512_ps(h), _mm512_abs_ps(vb));
     // t in [2^-124, 2^110): exponent field in [3, 237), sign clear.
-    const __mmask16 in_range = _mm512_cmp_epu32_mask(
-        _mm512_sub_epi32(_mm512_castps_si512(t), _mm512_set1_epi32(3 << 23)), _mm512_set1_epi32(234 << 23), _MM_CMPINT_LT);
+    const __mmask16 in_range =
+        _mm512_cmp_epu32_mask(_mm512_sub_epi32(_mm512_castps_si512(t), _mm512_set1_epi32(3 << 23)),
+                              _mm512_set1_epi32(234 << 23), _MM_CMPINT_LT);
     const __mmask16 proven = _mm512_mask_cmp_ps_mask(in_range, _mm512_abs_ps(r), t, _CMP_LT_OQ);
     if (proven != 0xFFFF) q = _mm512_mask_div_ps(q, static_cast<__mmask16>(~proven), va, vb);
     return V{q};

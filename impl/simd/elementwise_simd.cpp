@@ -56,8 +56,8 @@ void tl_rmsnorm_f32(const float* x, const float* w, float* y, int64_t rows, int6
   HWY_DYNAMIC_DISPATCH(ks::RmsNorm)(x, w, y, rows, d, eps);
 }
 
-void tl_rope_f32(float* x, const int32_t* pos, int64_t T, int64_t H, int64_t D, int64_t d_rot,
-                 const float* inv_freq, float attn_scaling, int layout) {
+void tl_rope_f32(float* x, const int32_t* pos, int64_t T, int64_t H, int64_t D, int64_t d_rot, const float* inv_freq,
+                 float attn_scaling, int layout) {
   HWY_DYNAMIC_DISPATCH(ks::Rope)(x, pos, T, H, D, d_rot, inv_freq, attn_scaling, layout);
 }
 
@@ -75,9 +75,7 @@ void tl_embedding_f32(const float* table, const int32_t* ids, float* out, int64_
   }
 }
 
-void tl_add_f32(const float* a, const float* b, float* y, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(ks::AddF32)(a, b, y, n);
-}
+void tl_add_f32(const float* a, const float* b, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(ks::AddF32)(a, b, y, n); }
 
 int32_t tl_argmax_f32(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(ks::Argmax)(x, n); }
 

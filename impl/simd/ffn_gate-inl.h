@@ -54,8 +54,8 @@ HWY_INLINE hn::Vec<D> GeluErf(D d, hn::Vec<D> g) {
 
 template <class D>
 HWY_INLINE hn::Vec<D> GeluTanh(D d, hn::Vec<D> g) {
-  const auto inner = hn::Mul(hn::Set(d, 0.79788456080286536f),
-                             hn::MulAdd(hn::Mul(hn::Set(d, 0.044715f), g), hn::Mul(g, g), g));
+  const auto inner =
+      hn::Mul(hn::Set(d, 0.79788456080286536f), hn::MulAdd(hn::Mul(hn::Set(d, 0.044715f), g), hn::Mul(g, g), g));
   return hn::Mul(hn::Mul(hn::Set(d, 0.5f), g), hn::Add(hn::Set(d, 1.0f), hn::Tanh(d, inner)));
 }
 

@@ -132,8 +132,7 @@ void GatedHidden(GateKind act, const float* x, const float* w_gate, const float*
   }
 }
 
-void FusedSwiGluF32(const float* x, const float* w_gate, const float* w_up, float* h, int64_t M, int64_t D,
-                    int64_t H) {
+void FusedSwiGluF32(const float* x, const float* w_gate, const float* w_up, float* h, int64_t M, int64_t D, int64_t H) {
   GatedHidden(GateKind::silu, x, w_gate, w_up, h, H, M, D, H);
 }
 
@@ -221,8 +220,8 @@ tl_status tl_fused_swiglu_f32(const float* x, const float* w_gate, const float* 
   return TL_OK;
 }
 
-tl_status tl_fused_norm_matmul_f32(const float* x, const float* norm_w, const float* w, float* y, int64_t M,
-                                   int64_t N, int64_t K, float eps) {
+tl_status tl_fused_norm_matmul_f32(const float* x, const float* norm_w, const float* w, float* y, int64_t M, int64_t N,
+                                   int64_t K, float eps) {
   const char* fn = "tl_fused_norm_matmul_f32";
   if (tl_status s = args::check_fused_norm_matmul(fn, M, N, K, eps)) return s;
   HWY_DYNAMIC_DISPATCH(ks::FusedNormMatmulF32)(x, norm_w, w, y, M, N, K, eps);

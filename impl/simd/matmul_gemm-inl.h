@@ -223,8 +223,8 @@ void GemmFewRows(const Rows& x, const Weights& w, float* y, int64_t ldy, int64_t
       const int64_t kc = std::min(kKC, K - pc);
       PackW(w, jr, cols, pc, kc, buf.w_pack.get(), buf.row.get());
       for (int64_t ir = 0; ir < M; ir += kMR)
-        Tile(kc, xp.get() + pc * mpad + ir * kc, buf.w_pack.get(), y + ir * ldy + jr, ldy, std::min(kMR, M - ir),
-             cols, pc > 0);
+        Tile(kc, xp.get() + pc * mpad + ir * kc, buf.w_pack.get(), y + ir * ldy + jr, ldy, std::min(kMR, M - ir), cols,
+             pc > 0);
     }
   }
 }

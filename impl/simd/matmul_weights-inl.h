@@ -56,9 +56,7 @@ struct QuantWeights {
   const uint8_t* w;
   int64_t K;
 
-  HWY_INLINE const uint8_t* Block(int64_t n, int64_t k) const {
-    return w + (n * (K / kValues) + k / kValues) * kBytes;
-  }
+  HWY_INLINE const uint8_t* Block(int64_t n, int64_t k) const { return w + (n * (K / kValues) + k / kValues) * kBytes; }
 
   // Q4_K: the scale d * sc and the min dmin * m of the sub-block of column k.
   static HWY_INLINE void SubBlock(const uint8_t* b, int64_t k, float* scale, float* min) {

@@ -265,8 +265,7 @@ struct GatedResidual {
   }
   template <class D>
   HWY_INLINE void Part(D d, size_t i, size_t m) const {
-    StoreHead(hn::Add(LoadHead(d, x + i, m), hn::Mul(LoadHead(d, gate + i, m), LoadHead(d, r + i, m))), d, h + i,
-              m);
+    StoreHead(hn::Add(LoadHead(d, x + i, m), hn::Mul(LoadHead(d, gate + i, m), LoadHead(d, r + i, m))), d, h + i, m);
   }
 };
 
@@ -341,10 +340,12 @@ inline void NormRms(const float* x, const float* g, float* y, int64_t rows, int6
     const float *x0 = x + r * d, *x1 = x0 + d;
     const float inv0 = norm::RmsInverse(df, x0, n, eps), inv1 = norm::RmsInverse(df, x1, n, eps);
     const bool more = prefetch && r + 4 <= rows;
-    norm::Backwards(df, n, norm::Prefetching(norm::ScaleByGainPair{x0, x1, g, y + r * d, y + (r + 1) * d, inv0, inv1},
-                                             more ? x1 + d : nullptr, more ? x1 + 2 * d : nullptr));
+    norm::Backwards(df, n,
+                    norm::Prefetching(norm::ScaleByGainPair{x0, x1, g, y + r * d, y + (r + 1) * d, inv0, inv1},
+                                      more ? x1 + d : nullptr, more ? x1 + 2 * d : nullptr));
   }
-  if (r < rows) norm::Backwards(df, n, norm::ScaleByGain{x + r * d, g, y + r * d, norm::RmsInverse(df, x + r * d, n, eps)});
+  if (r < rows)
+    norm::Backwards(df, n, norm::ScaleByGain{x + r * d, g, y + r * d, norm::RmsInverse(df, x + r * d, n, eps)});
 }
 
 inline void NormLayer(const float* x, const float* g, const float* b, float* y, int64_t rows, int64_t d, float eps) {
@@ -363,8 +364,9 @@ inline void NormLayer(const float* x, const float* g, const float* b, float* y, 
     const float *x0 = x + r * d, *x1 = x0 + d;
     const norm::Stats s0 = norm::Moments(df, x0, n, eps), s1 = norm::Moments(df, x1, n, eps);
     const bool more = prefetch && r + 4 <= rows;
-    norm::Backwards(df, n, norm::Prefetching(norm::NormalizePair{x0, x1, g, b, y + r * d, y + (r + 1) * d, s0, s1},
-                                             more ? x1 + d : nullptr, more ? x1 + 2 * d : nullptr));
+    norm::Backwards(df, n,
+                    norm::Prefetching(norm::NormalizePair{x0, x1, g, b, y + r * d, y + (r + 1) * d, s0, s1},
+                                      more ? x1 + d : nullptr, more ? x1 + 2 * d : nullptr));
   }
   if (r < rows) {
     const norm::Stats s = norm::Moments(df, x + r * d, n, eps);

@@ -70,8 +70,8 @@ HWY_INLINE double BlockedSum(D d, size_t n, const Source& source, const Term& te
     a5 = term(d, source.Full(d, i + 13 * N), a5);
     a6 = term(d, source.Full(d, i + 14 * N), a6);
     a7 = term(d, source.Full(d, i + 15 * N), a7);
-    acc = AddBlock(d, hn::Add(hn::Add(hn::Add(a0, a1), hn::Add(a2, a3)), hn::Add(hn::Add(a4, a5), hn::Add(a6, a7))),
-                   acc);
+    acc =
+        AddBlock(d, hn::Add(hn::Add(hn::Add(a0, a1), hn::Add(a2, a3)), hn::Add(hn::Add(a4, a5), hn::Add(a6, a7))), acc);
   }
   if (i < n) {  // the last, partial block: each accumulator adds at most two terms, as above
     auto a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
@@ -96,8 +96,8 @@ HWY_INLINE double BlockedSum(D d, size_t n, const Source& source, const Term& te
     if (i + N <= n) a5 = term(d, source.Full(d, i), a5), i += N;
     if (i + N <= n) a6 = term(d, source.Full(d, i), a6), i += N;
     if (i < n) a7 = term(d, source.Part(d, i, n - i), a7);
-    acc = AddBlock(d, hn::Add(hn::Add(hn::Add(a0, a1), hn::Add(a2, a3)), hn::Add(hn::Add(a4, a5), hn::Add(a6, a7))),
-                   acc);
+    acc =
+        AddBlock(d, hn::Add(hn::Add(hn::Add(a0, a1), hn::Add(a2, a3)), hn::Add(hn::Add(a4, a5), hn::Add(a6, a7))), acc);
   }
   return hn::GetLane(hn::SumOfLanes(dd, acc));
 }

@@ -77,8 +77,8 @@ tl_status tl_ada_ln_f32(const float* x, const float* scale, const float* shift, 
   return TL_OK;
 }
 
-tl_status tl_ada_ln_zero_f32(const float* x, const float* r, const float* gate, const float* scale,
-                             const float* shift, float* h, float* y, const int64_t* shape, int32_t ndim, float eps) {
+tl_status tl_ada_ln_zero_f32(const float* x, const float* r, const float* gate, const float* scale, const float* shift,
+                             float* h, float* y, const int64_t* shape, int32_t ndim, float eps) {
   ki::SampleShape s;
   if (tl_status st = ki::check_samples("tl_ada_ln_zero_f32", shape, ndim, eps, &s)) return st;
   HWY_DYNAMIC_DISPATCH(ks::NormAdaLnZero)(x, r, gate, scale, shift, h, y, s.batch, s.tokens, s.d, eps);

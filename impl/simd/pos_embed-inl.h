@@ -56,8 +56,8 @@ inline void SinusoidalEmbed(const float* t, float* y, int64_t n, int64_t dim, fl
 // table[bucket(r), h] over the offsets r = k - q the call meets, so every
 // output row is a copy. False (nothing written) when the keys are not
 // consecutive or the offsets span too far for the window to pay.
-inline bool ConsecutiveWindows(const float* table, const int32_t* q_pos, const int32_t* k_pos, float* bias,
-                               int64_t Lq, int64_t Lk, int64_t H, const impl::T5Buckets& bucket) {
+inline bool ConsecutiveWindows(const float* table, const int32_t* q_pos, const int32_t* k_pos, float* bias, int64_t Lq,
+                               int64_t Lk, int64_t H, const impl::T5Buckets& bucket) {
   for (int64_t j = 1; j < Lk; ++j)
     if (int64_t(k_pos[j]) != int64_t(k_pos[j - 1]) + 1) return false;
   const auto [qmin, qmax] = std::minmax_element(q_pos, q_pos + Lq);
@@ -112,7 +112,8 @@ inline void RelativePosEmbedding(const float* table, const int32_t* q_pos, const
       const float* column = table + h;
       int64_t j = 0;
       if (big) {  // up to the first vector boundary of the row, then streamed
-        for (; j < Lk && reinterpret_cast<uintptr_t>(out + j) % (N * sizeof(float)) != 0; ++j) out[j] = column[index[j]];
+        for (; j < Lk && reinterpret_cast<uintptr_t>(out + j) % (N * sizeof(float)) != 0; ++j)
+          out[j] = column[index[j]];
         for (; j + int64_t(N) <= Lk; j += int64_t(N))
           hn::Stream(hn::GatherIndex(d, column, hn::LoadU(di, index.get() + j)), d, out + j);
       }

@@ -178,7 +178,7 @@ inline void MultiAxisRope(const float* x, float* y, const int32_t* pos, int64_t 
   if (tokens == 0 || heads == 0) return;
   const hn::ScalableTag<double> d64;
   const size_t N64 = hn::Lanes(d64);
-  size_t at[TL_ROPE_MAX_AXES + 1] = {0};  // start of axis a in the per-pair tables
+  size_t at[TL_ROPE_MAX_AXES + 1] = {0};       // start of axis a in the per-pair tables
   int64_t offset[TL_ROPE_MAX_AXES + 1] = {0};  // and in the head
   for (int64_t a = 0; a < n_axes; ++a) {
     at[a + 1] = at[a] + hwy::RoundUpTo(size_t(dims[a] / 2), N64);

@@ -61,33 +61,34 @@ tl_status tl_multi_axis_rope_f32(const float* x, float* y, const int32_t* pos, i
   return TL_OK;
 }
 
-tl_status tl_sinusoidal_embed_f32(const float* t, float* y, int64_t n, int64_t dim, float max_period,
-                                  float freq_shift, int layout) {
+tl_status tl_sinusoidal_embed_f32(const float* t, float* y, int64_t n, int64_t dim, float max_period, float freq_shift,
+                                  int layout) {
   if (tl_status s = check::sinusoidal_embed(n, dim, max_period, freq_shift, layout)) return s;
   HWY_DYNAMIC_DISPATCH(ks::SinusoidalEmbed)(t, y, n, dim, max_period, freq_shift, layout);
   return TL_OK;
 }
 
-tl_status tl_token_embed_f32(const float* table, const int32_t* ids, float* out, int64_t n, int64_t vocab,
-                             int64_t d) {
+tl_status tl_token_embed_f32(const float* table, const int32_t* ids, float* out, int64_t n, int64_t vocab, int64_t d) {
   if (tl_status s = check::token_embed(ids, n, vocab, d)) return s;
   ks::GatherRows(table, ids, out, n, d);
   return TL_OK;
 }
 
-tl_status tl_pos_embed_f32(const float* table, const int32_t* pos, float* out, int64_t n, int64_t max_pos,
-                           int64_t d) {
+tl_status tl_pos_embed_f32(const float* table, const int32_t* pos, float* out, int64_t n, int64_t max_pos, int64_t d) {
   if (tl_status s = check::pos_embed(pos, n, max_pos, d)) return s;
   ks::GatherRows(table, pos, out, n, d);
   return TL_OK;
 }
 
 tl_status tl_relative_pos_embedding_f32(const float* table, const int32_t* q_pos, const int32_t* k_pos, float* bias,
-                                        int64_t Lq, int64_t Lk, int64_t H, int64_t num_buckets,
-                                        int64_t max_distance, int bidirectional) {
+                                        int64_t Lq, int64_t Lk, int64_t H, int64_t num_buckets, int64_t max_distance,
+                                        int bidirectional) {
   if (tl_status s = check::relative_pos_embedding(Lq, Lk, H, num_buckets, max_distance, bidirectional)) return s;
+  // A dispatched call over several lines: clang-format 14 would break it after the macro.
+  // clang-format off
   HWY_DYNAMIC_DISPATCH(ks::RelativePosEmbedding)(table, q_pos, k_pos, bias, Lq, Lk, H, num_buckets, max_distance,
                                                   bidirectional);
+  // clang-format on
   return TL_OK;
 }
 

@@ -42,9 +42,9 @@ HWY_INLINE void SinCos64(D d, hn::Vec<D> x, hn::Vec<D>* sin_out, hn::Vec<D>* cos
   }
   const V k = hn::Round(hn::Mul(x, hn::Set(d, 0.63661977236758134308)));  // 2/pi
   // pi/2 = P1 + P2 + P3: 27 + 27 bits, then the rest.
-  const V p1 = hn::Set(d, 1.570796325802803);       // 27 bits
-  const V p2 = hn::Set(d, 9.920935739593517e-10);    // 27 bits
-  const V p3 = hn::Set(d, 5.721188726109832e-18);    // rounded; the rest is 4e-35
+  const V p1 = hn::Set(d, 1.570796325802803);      // 27 bits
+  const V p2 = hn::Set(d, 9.920935739593517e-10);  // 27 bits
+  const V p3 = hn::Set(d, 5.721188726109832e-18);  // rounded; the rest is 4e-35
   V r = hn::Sub(x, hn::Mul(k, p1));
   r = hn::Sub(r, hn::Mul(k, p2));
   r = hn::Sub(r, hn::Mul(k, p3));

@@ -37,8 +37,7 @@ constexpr float kRopeSinCosLimit = 16384.0f;
 // contract's angle (float)((double)pos * inv_freq[i]); c and s are padded to a
 // whole number of vectors. inv_freq[half..] is never read.
 template <class D>
-HWY_INLINE void RopeCosSin(D d, int32_t pos, const float* inv_freq, size_t half, float* c,
-                           float* s) {
+HWY_INLINE void RopeCosSin(D d, int32_t pos, const float* inv_freq, size_t half, float* c, float* s) {
   const size_t N = hn::Lanes(d);
   // Below 2^24 the float product of float(pos) and inv_freq is exactly the
   // double product rounded once to float.
@@ -73,8 +72,7 @@ HWY_INLINE V Scale(V mu, V z) {
 
 // Layout 0: pair i is (x[i], x[i + half]).
 template <bool kScale, class D>
-HWY_INLINE void RotateHalf(D d, float* x, size_t half, const float* c, const float* s,
-                           hn::Vec<D> mu) {
+HWY_INLINE void RotateHalf(D d, float* x, size_t half, const float* c, const float* s, hn::Vec<D> mu) {
   const size_t N = hn::Lanes(d);
   float* xb = x + half;
   size_t i = 0;
@@ -95,8 +93,7 @@ HWY_INLINE void RotateHalf(D d, float* x, size_t half, const float* c, const flo
 
 #if HWY_TARGET == HWY_SCALAR
 // One lane cannot hold a pair: layout 1 pair by pair from the half tables.
-inline void RotateInterleavedScalar(float* x, size_t half, const float* c, const float* s,
-                                        float mu) {
+inline void RotateInterleavedScalar(float* x, size_t half, const float* c, const float* s, float mu) {
   for (size_t i = 0; i < half; ++i) {
     const float a = x[2 * i], b = x[2 * i + 1];
     x[2 * i] = mu * (a * c[i] - b * s[i]);
@@ -108,8 +105,7 @@ inline void RotateInterleavedScalar(float* x, size_t half, const float* c, const
 // ss = (-s0, s0, -s1, s1, ...), x' = mu * (x*cc + swap(x)*ss). a*c + b*(-s) is
 // bitwise a*c - b*s, and b*c + a*s is a*s + b*c: the oracle's expressions.
 template <class D>
-HWY_INLINE void ExpandInterleaved(D d, const float* c, const float* s, size_t half, float* cc,
-                                  float* ss) {
+HWY_INLINE void ExpandInterleaved(D d, const float* c, const float* s, size_t half, float* cc, float* ss) {
   const size_t N = hn::Lanes(d);
   for (size_t i = 0; i < half; i += N) {
     const auto cv = hn::Load(d, c + i), sv = hn::Load(d, s + i);
@@ -119,8 +115,7 @@ HWY_INLINE void ExpandInterleaved(D d, const float* c, const float* s, size_t ha
 }
 
 template <bool kScale, class D>
-HWY_INLINE void RotateInterleaved(D d, float* x, size_t rot, const float* cc, const float* ss,
-                                  hn::Vec<D> mu) {
+HWY_INLINE void RotateInterleaved(D d, float* x, size_t rot, const float* cc, const float* ss, hn::Vec<D> mu) {
   const size_t N = hn::Lanes(d);
   size_t i = 0;
   for (; i + N <= rot; i += N) {
@@ -138,8 +133,8 @@ HWY_INLINE void RotateInterleaved(D d, float* x, size_t rot, const float* cc, co
 #endif
 
 template <bool kScale>
-void RopeTokens(float* x, const int32_t* pos, int64_t tokens, int64_t heads, int64_t D,
-                size_t half, const float* inv_freq, float attn_scaling, int layout) {
+void RopeTokens(float* x, const int32_t* pos, int64_t tokens, int64_t heads, int64_t D, size_t half,
+                const float* inv_freq, float attn_scaling, int layout) {
   const hn::ScalableTag<float> d;
   const size_t N = hn::Lanes(d);
   const size_t padded = hwy::RoundUpTo(half, N);
@@ -180,8 +175,8 @@ void RopeTokens(float* x, const int32_t* pos, int64_t tokens, int64_t heads, int
   }
 }
 
-inline void Rope(float* x, const int32_t* pos, int64_t tokens, int64_t heads, int64_t D,
-                 int64_t d_rot, const float* inv_freq, float attn_scaling, int layout) {
+inline void Rope(float* x, const int32_t* pos, int64_t tokens, int64_t heads, int64_t D, int64_t d_rot,
+                 const float* inv_freq, float attn_scaling, int layout) {
   if (tokens <= 0 || heads <= 0 || D <= 0 || d_rot < 2) return;
   const size_t half = static_cast<size_t>(d_rot / 2);
   if (attn_scaling == 1.0f) {

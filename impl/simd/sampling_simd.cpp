@@ -56,8 +56,8 @@ struct Before {
   }
 };
 
-int32_t sample_row(const float* l, int64_t n, int32_t method, float t, int64_t top_k, float top_p, float min_p,
-                   float u, std::vector<float>& w, std::vector<int64_t>& idx) {
+int32_t sample_row(const float* l, int64_t n, int32_t method, float t, int64_t top_k, float top_p, float min_p, float u,
+                   std::vector<float>& w, std::vector<int64_t>& idx) {
   const float m = HWY_DYNAMIC_DISPATCH(ks::SampRowMax)(l, static_cast<size_t>(n));
   w.assign(static_cast<size_t>(n), 0.0f);
   if (m == -INFINITY) return -1;  // no number

@@ -161,7 +161,8 @@ inline void SoftmaxColumns(const float* x, float* y, int64_t length, int64_t inn
         for (size_t c = 0; c < 4; ++c) ps[c] = hn::Zero(d);
         for (int64_t l = l0; l < l1; ++l) {
           float* out = y + l * inner + j0 + j;
-          for (size_t c = 0; c < 4; ++c) e[c] = hn::Sub(hn::LoadU(d, x + l * inner + j0 + j + c * N), hn::Load(d, m + j + c * N));
+          for (size_t c = 0; c < 4; ++c)
+            e[c] = hn::Sub(hn::LoadU(d, x + l * inner + j0 + j + c * N), hn::Load(d, m + j + c * N));
           e = ExpF<ExpArgs::kNonPositive>(d, e);
           for (size_t c = 0; c < 4; ++c) hn::StoreU(e[c], d, out + c * N);
           for (size_t c = 0; c < 4; ++c) ps[c] = hn::Add(ps[c], e[c]);
@@ -192,7 +193,7 @@ inline void SoftmaxColumns(const float* x, float* y, int64_t length, int64_t inn
       AddToDoubles(part, sum, w);
     }
     for (size_t k = 0; k < w; ++k) m[k] = static_cast<float>(1.0 / sum[k]);  // m now holds 1/sum
-    for (int64_t l = 0; l < length; ++l) {  // pass 3
+    for (int64_t l = 0; l < length; ++l) {                                   // pass 3
       float* out = y + l * inner + j0;
       size_t j = 0;
       for (; j + N <= w; j += N) hn::StoreU(hn::Mul(hn::LoadU(d, out + j), hn::Load(d, m + j)), d, out + j);
@@ -209,8 +210,8 @@ inline void SoftmaxF32(const float* x, float* y, int64_t outer, int64_t length, 
   const auto scratch = hwy::AllocateAligned<float>(stream ? static_cast<size_t>(length) : 1);
   for (int64_t o = 0; o < outer; ++o) {
     if (inner == 1)
-      SoftmaxLine(x + o * block, y + o * block, static_cast<size_t>(length), o + 1 < outer ? x + (o + 1) * block : nullptr,
-                  stream ? scratch.get() : nullptr);
+      SoftmaxLine(x + o * block, y + o * block, static_cast<size_t>(length),
+                  o + 1 < outer ? x + (o + 1) * block : nullptr, stream ? scratch.get() : nullptr);
     else SoftmaxColumns(x + o * block, y + o * block, length, inner);
   }
   if (stream) hwy::FlushStream();

@@ -36,8 +36,7 @@ inline void AddBias(float* HWY_RESTRICT y, const float* HWY_RESTRICT bias, int64
 }
 
 // y[k] = row[ix[k]] for k < n: a copy, bits kept.
-inline void NearestRow(const float* HWY_RESTRICT row, const int32_t* HWY_RESTRICT ix, float* HWY_RESTRICT y,
-                       size_t n) {
+inline void NearestRow(const float* HWY_RESTRICT row, const int32_t* HWY_RESTRICT ix, float* HWY_RESTRICT y, size_t n) {
   const hn::ScalableTag<float> d;
   const hn::RebindToSigned<decltype(d)> di;
   const size_t N = hn::Lanes(d);

@@ -144,8 +144,8 @@ void Unshuffle(const float* HWY_RESTRICT x, float* HWY_RESTRICT y, int64_t plane
 
 // Whether PixelShuffle (unshuffle false) or PixelUnshuffle ran for this r;
 // B, C, H, W describe x, already checked.
-inline bool ShuffleSmall(const float* HWY_RESTRICT x, float* HWY_RESTRICT y, int64_t B, int64_t C, int64_t H,
-                         int64_t W, int64_t r, bool unshuffle) {
+inline bool ShuffleSmall(const float* HWY_RESTRICT x, float* HWY_RESTRICT y, int64_t B, int64_t C, int64_t H, int64_t W,
+                         int64_t r, bool unshuffle) {
   const int64_t planes = unshuffle ? B * C : B * (C / (r * r));
   switch (r) {
     case 2: unshuffle ? Unshuffle<2>(x, y, planes, H, W) : Shuffle<2>(x, y, planes, H, W); return true;
@@ -158,8 +158,7 @@ inline bool ShuffleSmall(const float* HWY_RESTRICT x, float* HWY_RESTRICT y, int
 // Unpatchify, x [B, (H/P)(W/P), P P C] -> y [B, C, H, W], C and W at least
 // a tile's L (the lanes of D). P is a constant: the row offsets divide by it.
 template <int64_t P, class D>
-void Unpatchify(D d, const float* HWY_RESTRICT x, float* HWY_RESTRICT y, int64_t B, int64_t C, int64_t H,
-                int64_t W) {
+void Unpatchify(D d, const float* HWY_RESTRICT x, float* HWY_RESTRICT y, int64_t B, int64_t C, int64_t H, int64_t W) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const int64_t plane = H * W, W_full = W / L * L, C_full = C / L * L;
   // Feature row w of an image row, from that row's first (token w / P, column w % P).

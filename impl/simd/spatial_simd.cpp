@@ -33,8 +33,8 @@ inline void SpatialAddBias(float* y, const float* bias, int64_t rows, int64_t D)
 inline void InterpNearestRow(const float* row, const int32_t* ix, float* y, size_t n) {
   spatial::NearestRow(row, ix, y, n);
 }
-inline void InterpBilinearRow(const float* r0, const float* r1, const int32_t* i0, const int32_t* i1,
-                              const float* l0x, const float* l1x, float l0y, float l1y, float* y, size_t n) {
+inline void InterpBilinearRow(const float* r0, const float* r1, const int32_t* i0, const int32_t* i1, const float* l0x,
+                              const float* l1x, float l0y, float l1y, float* y, size_t n) {
   spatial::BilinearRow(r0, r1, i0, i1, l0x, l1x, l0y, l1y, y, n);
 }
 inline void InterpAddRow(float* acc, const float* row, size_t n) { spatial::AddRow(acc, row, n); }
@@ -83,7 +83,6 @@ void permute6(const float* x, float* y, const int64_t (&view)[6], const int64_t 
   HWY_DYNAMIC_DISPATCH(ks::SpatialMove)(kt::PlanPermute(d, perm), x, y);
 }
 
-
 // Per output index along one axis: the source taps and weights, padded to
 // whole vectors (padding: column 0, weight 0). PyTorch's float arithmetic
 // for bilinear; exact integers for nearest and area.
@@ -119,18 +118,24 @@ void interpolate(const float* x, float* y, int64_t planes, int64_t H, int64_t W,
   if (mode == TL_INTERP_NEAREST) {
     std::vector<int32_t> ix(padded, 0);
     for (int64_t d = 0; d < Wo; ++d) ix[d] = static_cast<int32_t>(d * W / Wo);
+    // A dispatched call over several lines: clang-format 14 would break it after the macro.
+    // clang-format off
     for (int64_t p = 0; p < planes; ++p)
       for (int64_t oy = 0; oy < Ho; ++oy)
         HWY_DYNAMIC_DISPATCH(ks::InterpNearestRow)(x + (p * H + oy * H / Ho) * W, ix.data(),
                                                    y + (p * Ho + oy) * Wo, static_cast<size_t>(Wo));
+    // clang-format on
   } else if (mode == TL_INTERP_BILINEAR) {
     const AxisTaps tx = bilinear_axis(W, Wo, align_corners, padded);
     const AxisTaps ty = bilinear_axis(H, Ho, align_corners, static_cast<size_t>(Ho));
+    // A dispatched call over several lines: clang-format 14 would break it after the macro.
+    // clang-format off
     for (int64_t p = 0; p < planes; ++p)
       for (int64_t oy = 0; oy < Ho; ++oy)
         HWY_DYNAMIC_DISPATCH(ks::InterpBilinearRow)(x + (p * H + ty.i0[oy]) * W, x + (p * H + ty.i1[oy]) * W,
                                                     tx.i0.data(), tx.i1.data(), tx.l0.data(), tx.l1.data(), ty.l0[oy],
                                                     ty.l1[oy], y + (p * Ho + oy) * Wo, static_cast<size_t>(Wo));
+    // clang-format on
   } else {
     std::vector<float> acc(static_cast<size_t>(W));
     for (int64_t p = 0; p < planes; ++p)

@@ -103,7 +103,8 @@ HWY_INLINE void ArgmaxLanes(D d, const float* x, int64_t length, int64_t inner, 
     auto first = hn::Set(di, -1);
     if (k0 >= k1) return first;  // (a chain with no step in a short block)
     for (int64_t k = k0 + (k1 - 1 - k0) / step * step; k >= k0; k -= step)
-      first = hn::IfThenElse(hn::RebindMask(di, hn::Eq(load(k, v), target)), hn::Set(di, static_cast<int32_t>(k)), first);
+      first =
+          hn::IfThenElse(hn::RebindMask(di, hn::Eq(load(k, v), target)), hn::Set(di, static_cast<int32_t>(k)), first);
     return first;
   };
   auto block_max_at = [&](int64_t b, int v, int64_t c) HWY_ATTR {
@@ -140,7 +141,7 @@ HWY_INLINE void ArgmaxLanes(D d, const float* x, int64_t length, int64_t inner, 
     }
     for (int v = 0; v < V; ++v) {
       auto first = hn::Set(di, -1);
-      const auto number = hn::Gt(top[v], neg_inf);  // the lanes with a number above -inf
+      const auto number = hn::Gt(top[v], neg_inf);           // the lanes with a number above -inf
       auto win = hn::Set(di, static_cast<int32_t>(blocks));  // the chunk's first block holding its max
       for (int64_t b = blocks - 1; b >= 0; --b) {
         const auto mb = hn::Max(hn::Max(hn::Load(d, block_max_at(b, v, 0)), hn::Load(d, block_max_at(b, v, 1))),

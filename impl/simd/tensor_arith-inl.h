@@ -34,27 +34,43 @@ namespace hn = hwy::HWY_NAMESPACE;
 // Quotient (divide-inl.h), which leaves the divider to the other vectors.
 struct AddOp {
   template <class V>
-  HWY_INLINE V operator()(V a, V b) const { return hn::Add(a, b); }
+  HWY_INLINE V operator()(V a, V b) const {
+    return hn::Add(a, b);
+  }
   template <class V>
-  HWY_INLINE V Other(V a, V b) const { return hn::Add(a, b); }
+  HWY_INLINE V Other(V a, V b) const {
+    return hn::Add(a, b);
+  }
 };
 struct SubOp {
   template <class V>
-  HWY_INLINE V operator()(V a, V b) const { return hn::Sub(a, b); }
+  HWY_INLINE V operator()(V a, V b) const {
+    return hn::Sub(a, b);
+  }
   template <class V>
-  HWY_INLINE V Other(V a, V b) const { return hn::Sub(a, b); }
+  HWY_INLINE V Other(V a, V b) const {
+    return hn::Sub(a, b);
+  }
 };
 struct MulOp {
   template <class V>
-  HWY_INLINE V operator()(V a, V b) const { return hn::Mul(a, b); }
+  HWY_INLINE V operator()(V a, V b) const {
+    return hn::Mul(a, b);
+  }
   template <class V>
-  HWY_INLINE V Other(V a, V b) const { return hn::Mul(a, b); }
+  HWY_INLINE V Other(V a, V b) const {
+    return hn::Mul(a, b);
+  }
 };
 struct DivOp {
   template <class V>
-  HWY_INLINE V operator()(V a, V b) const { return hn::Div(a, b); }
+  HWY_INLINE V operator()(V a, V b) const {
+    return hn::Div(a, b);
+  }
   template <class V>
-  HWY_INLINE V Other(V a, V b) const { return Quotient(a, b); }
+  HWY_INLINE V Other(V a, V b) const {
+    return Quotient(a, b);
+  }
 };
 
 // y[i] = a[i * sa] OP b[i * sb] for i < n, with sa, sb in {0, 1}: a stride of

@@ -68,7 +68,8 @@ tl_status tl_split_f32(const float* x, const int64_t* shape, int64_t rank, int64
                        int64_t count, float* const* ys) {
   kt::CutPlan p;
   if (tl_status st = kt::CheckSplit(x, shape, rank, axis, sizes, count, ys, &p)) return st;
-  Cut(x, p.x, p.axis, [sizes](int64_t k) { return sizes[k]; }, count, ys);
+  Cut(
+      x, p.x, p.axis, [sizes](int64_t k) { return sizes[k]; }, count, ys);
   return TL_OK;
 }
 
@@ -77,7 +78,8 @@ tl_status tl_chunk_f32(const float* x, const int64_t* shape, int64_t rank, int64
   kt::CutPlan p;
   if (tl_status st = kt::CheckChunk(x, shape, rank, axis, chunks, ys, &p)) return st;
   const int64_t length = p.x.d[p.axis];
-  Cut(x, p.x, p.axis, [&](int64_t k) { return tl_chunk_length(length, chunks, k); }, chunks, ys);
+  Cut(
+      x, p.x, p.axis, [&](int64_t k) { return tl_chunk_length(length, chunks, k); }, chunks, ys);
   return TL_OK;
 }
 

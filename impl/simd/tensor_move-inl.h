@@ -96,8 +96,8 @@ void TransposeTiles(const float* HWY_RESTRICT x, int64_t xs, float* HWY_RESTRICT
 // -> 70%; in L3 (1024 x 1024) it is slower, hence kStreamBytes. Needs L = 8 and y's rows
 // on 64-byte lines; the rows past the last strip and the columns past the
 // last tile go through TransposeTiles.
-inline void TransposeStreaming(const float* HWY_RESTRICT x, int64_t xs, float* HWY_RESTRICT y, int64_t ys,
-                               int64_t rows, int64_t cols) {
+inline void TransposeStreaming(const float* HWY_RESTRICT x, int64_t xs, float* HWY_RESTRICT y, int64_t ys, int64_t rows,
+                               int64_t cols) {
   constexpr int64_t kLine = 16, kCols = 1024;
   const SquareTag d;
   const int64_t rows_full = rows / kLine * kLine, cols_full = cols / 8 * 8;
@@ -164,8 +164,7 @@ inline void Move(const impl::tensor::MovePlan& p, const float* HWY_RESTRICT x, f
   int walks = 0;
   for (int k = last - 1; k >= 0; --k)
     if (k != inner) walk[walks++] = k;
-  if (inner == last)
-    std::stable_sort(walk, walk + walks, [&](int a, int b) { return p.src[a] < p.src[b]; });
+  if (inner == last) std::stable_sort(walk, walk + walks, [&](int a, int b) { return p.src[a] < p.src[b]; });
   int64_t idx[impl::tensor::kMaxRank] = {};
   int64_t ox = 0, oy = 0;
   for (;;) {

@@ -58,9 +58,8 @@ template <class General>
 
 // One op's two kernels, each looked up only when its plan is taken.
 template <class Flat, class General>
-tl_status Broadcast(Flat flat, General general, const float* a, const int64_t* a_shape, int64_t a_rank,
-                    const float* b, const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
-                    int64_t y_rank) {
+tl_status Broadcast(Flat flat, General general, const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
+                    const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape, int64_t y_rank) {
   kt::FlatBroadcast common;
   if (!kt::PlanFlatBroadcast(a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank, &common))
     return BroadcastGeneral(general, a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank);

@@ -30,20 +30,20 @@ extern "C" {
 /* ---- elementwise, y[i] = f(x[i]) for i < n; y == x allowed --------------- */
 
 /* Silu (Swish-1): x * sigmoid(x) = x / (1 + exp(-x)). */
-void tl_silu_f32(const float *x, float *y, int64_t n);
+void tl_silu_f32(const float* x, float* y, int64_t n);
 
 /* Gelu_erf: x * 0.5 * (1 + erf(x / sqrt(2))), the exact GELU (BERT). */
-void tl_gelu_erf_f32(const float *x, float *y, int64_t n);
+void tl_gelu_erf_f32(const float* x, float* y, int64_t n);
 
 /* Gelu_tanh: 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))),
  * the approximation of GPT-2 and Gemma. */
-void tl_gelu_tanh_f32(const float *x, float *y, int64_t n);
+void tl_gelu_tanh_f32(const float* x, float* y, int64_t n);
 
 /* Relu: x if x > 0, else +0; a NaN stays NaN. */
-void tl_relu_f32(const float *x, float *y, int64_t n);
+void tl_relu_f32(const float* x, float* y, int64_t n);
 
 /* LeakyRelu: x if x > 0, else alpha * x (any alpha, including alpha > 1). */
-void tl_leaky_relu_f32(const float *x, float *y, int64_t n, float alpha);
+void tl_leaky_relu_f32(const float* x, float* y, int64_t n, float alpha);
 
 /* PRelu, one slope per channel: x and y are [outer, channels, inner]
  * row-major, slope has `channels` entries, and
@@ -51,13 +51,13 @@ void tl_leaky_relu_f32(const float *x, float *y, int64_t n, float alpha);
  * NCHW input: outer = N, channels = C, inner = H * W. Channels-last input
  * [..., C]: outer = the product of the leading dims, inner = 1. A single
  * shared slope: channels = 1, inner = the whole row. */
-void tl_prelu_f32(const float *x, const float *slope, float *y, int64_t outer, int64_t channels, int64_t inner);
+void tl_prelu_f32(const float* x, const float* slope, float* y, int64_t outer, int64_t channels, int64_t inner);
 
 /* Sigmoid: 1 / (1 + exp(-x)). */
-void tl_sigmoid_f32(const float *x, float *y, int64_t n);
+void tl_sigmoid_f32(const float* x, float* y, int64_t n);
 
 /* Tanh: the hyperbolic tangent. */
-void tl_tanh_f32(const float *x, float *y, int64_t n);
+void tl_tanh_f32(const float* x, float* y, int64_t n);
 
 /* ---- softmax along any axis ------------------------------------------------ */
 
@@ -69,13 +69,13 @@ void tl_tanh_f32(const float *x, float *y, int64_t n);
  * INT64_MAX.
  * y == x allowed. A line holding NaN or +Inf, or only -Inf, is all NaN (the
  * formula's own result); -Inf entries elsewhere give 0. */
-tl_status tl_softmax_f32(const float *x, float *y, const int64_t *shape, int rank, int axis);
+tl_status tl_softmax_f32(const float* x, float* y, const int64_t* shape, int rank, int axis);
 
 /* ---- gated elementwise middle of the FFNs: y[i] = act(gate[i]) * up[i] ---- */
 /* y may be gate or up. In FFN terms gate = x @ W_gate^T, up = x @ W_up^T. */
 
 /* SwiGlu (Llama, Qwen, Mistral): silu(gate) * up. */
-void tl_swiglu_f32(const float *gate, const float *up, float *y, int64_t n);
+void tl_swiglu_f32(const float* gate, const float* up, float* y, int64_t n);
 
 /* Which GELU GeGlu gates with. */
 typedef enum tl_gelu_approximation {
@@ -85,11 +85,11 @@ typedef enum tl_gelu_approximation {
 
 /* GeGlu: gelu(gate) * up with the GELU that `approximation` names;
  * TL_ERR_INVALID_ARGUMENT, writing nothing, for any other value. */
-tl_status tl_geglu_f32(const float *gate, const float *up, float *y, int64_t n, int approximation);
+tl_status tl_geglu_f32(const float* gate, const float* up, float* y, int64_t n, int approximation);
 
 /* Glu: sigmoid(gate) * up. PyTorch's glu(x, dim) splits x into halves (a, b)
  * and returns a * sigmoid(b): that is gate = b, up = a here. */
-void tl_glu_f32(const float *gate, const float *up, float *y, int64_t n);
+void tl_glu_f32(const float* gate, const float* up, float* y, int64_t n);
 
 #ifdef __cplusplus
 }

@@ -48,39 +48,39 @@ extern "C" {
 
 /* The additive mask's shape, broadcast over the missing dimensions. */
 typedef enum tl_attn_mask {
-  TL_ATTN_MASK_NONE = 0,     /* no mask: the pointer is not read (may be NULL) */
-  TL_ATTN_MASK_PADDING = 1,  /* [B, 1, 1, Sk]: per key, per sample */
-  TL_ATTN_MASK_FULL = 2,     /* [B, num_heads, Sq, Sk]: the generic mask */
-  TL_ATTN_MASK_SEQ = 3,      /* [Sq, Sk] (equally [1, Sq, Sk], [1, 1, Sq, Sk]): shared by all */
-  TL_ATTN_MASK_BATCH = 4     /* [B, 1, Sq, Sk]: per sample, shared by the heads */
+  TL_ATTN_MASK_NONE = 0,    /* no mask: the pointer is not read (may be NULL) */
+  TL_ATTN_MASK_PADDING = 1, /* [B, 1, 1, Sk]: per key, per sample */
+  TL_ATTN_MASK_FULL = 2,    /* [B, num_heads, Sq, Sk]: the generic mask */
+  TL_ATTN_MASK_SEQ = 3,     /* [Sq, Sk] (equally [1, Sq, Sk], [1, 1, Sq, Sk]): shared by all */
+  TL_ATTN_MASK_BATCH = 4    /* [B, 1, Sq, Sk]: per sample, shared by the heads */
 } tl_attn_mask;
 
 /* Sdpa: y = Softmax(q @ k^T / sqrt(head_dim) + causal + mask) @ v, per
  * (sample, query head), with GQA as above. causal: 0 or 1 (any non-zero is
  * 1). The kernel keeps one row of scores at a time. */
-tl_status tl_sdpa_f32(const float *q, const float *k, const float *v, const float *mask, float *y, int64_t batch,
+tl_status tl_sdpa_f32(const float* q, const float* k, const float* v, const float* mask, float* y, int64_t batch,
                       int64_t num_heads, int64_t kv_heads, int64_t sq, int64_t sk, int64_t head_dim, int32_t causal,
                       tl_attn_mask mask_kind);
 
 /* FlashAttention: Sdpa's arguments and result (within tolerance), computed
  * over tiles of keys with an online softmax (running max, rescaled running
  * sum and accumulator): no [Sq, Sk] score matrix and no score row exists. */
-tl_status tl_flash_attention_f32(const float *q, const float *k, const float *v, const float *mask, float *y,
+tl_status tl_flash_attention_f32(const float* q, const float* k, const float* v, const float* mask, float* y,
                                  int64_t batch, int64_t num_heads, int64_t kv_heads, int64_t sq, int64_t sk,
                                  int64_t head_dim, int32_t causal, tl_attn_mask mask_kind);
 
 /* SdpaCross: decoder queries over encoder keys and values, no mask, no causal;
  *   q: [B, num_heads, Sq, head_dim], k, v: [B, num_heads, Se, head_dim]. */
-tl_status tl_sdpa_cross_f32(const float *q, const float *k, const float *v, float *y, int64_t batch,
-                            int64_t num_heads, int64_t sq, int64_t se, int64_t head_dim);
+tl_status tl_sdpa_cross_f32(const float* q, const float* k, const float* v, float* y, int64_t batch, int64_t num_heads,
+                            int64_t sq, int64_t se, int64_t head_dim);
 
 /* SdpaWindow: q, k, v, y: [B, num_heads, S, head_dim]; the S positions form
  * S / window consecutive windows of `window` positions and each query attends
  * to the keys of its own window only (non-causal): query i sees keys
  * [floor(i / window) * window, floor(i / window) * window + window).
  * window must divide S. */
-tl_status tl_sdpa_window_f32(const float *q, const float *k, const float *v, float *y, int64_t batch,
-                             int64_t num_heads, int64_t seq, int64_t head_dim, int64_t window);
+tl_status tl_sdpa_window_f32(const float* q, const float* k, const float* v, float* y, int64_t batch, int64_t num_heads,
+                             int64_t seq, int64_t head_dim, int64_t window);
 
 /* QK-norm (Qwen3, DeepSeek-V3), before Rope: RmsNorm of every head's vector
  * on its own, the reduction over head_dim only (never over num_heads *
@@ -88,8 +88,8 @@ tl_status tl_sdpa_window_f32(const float *q, const float *k, const float *v, flo
  *   x, y: [tokens, num_heads, head_dim]   (tokens = B * S)
  *   y = x / sqrt(mean(x^2 over head_dim) + eps) * g.
  * y == x is allowed. */
-tl_status tl_qk_norm_f32(const float *x, const float *g, float *y, int64_t tokens, int64_t num_heads,
-                         int64_t head_dim, float eps);
+tl_status tl_qk_norm_f32(const float* x, const float* g, float* y, int64_t tokens, int64_t num_heads, int64_t head_dim,
+                         float eps);
 
 #ifdef __cplusplus
 }

@@ -17,7 +17,7 @@ extern "C" {
  * The string stays valid until the library is unloaded. konform calls it in a
  * child process of its own, once per load: a GPU runtime initialised there is
  * not inherited by the processes that later run the kernels. */
-const char *tl_backend_unavailable(void);
+const char* tl_backend_unavailable(void);
 
 #ifdef __cplusplus
 }

@@ -55,15 +55,15 @@ extern "C" {
  * with g = co / (C_out/groups) and 0 read outside the input (zero padding on
  * both sides). groups = 1 is the standard convolution, groups = C_in = C_out
  * depthwise, anything between grouped. */
-tl_status tl_conv_f32(const float *x, const float *w, const float *bias, float *y, int64_t B, int64_t C_in,
-                      int64_t C_out, int64_t groups, int64_t n_dims, const int64_t *in_size, const int64_t *kernel,
-                      const int64_t *stride, const int64_t *padding, const int64_t *dilation);
+tl_status tl_conv_f32(const float* x, const float* w, const float* bias, float* y, int64_t B, int64_t C_in,
+                      int64_t C_out, int64_t groups, int64_t n_dims, const int64_t* in_size, const int64_t* kernel,
+                      const int64_t* stride, const int64_t* padding, const int64_t* dilation);
 
 /* ---- DepthwiseConv ---------------------------------------------------------
  * tl_conv_f32 with 2 spatial dimensions and groups = C_in = C_out = C: each
  * channel has its own filter. x: [B, C, H, W], w: [C, 1, kH, kW], bias: [C]
  * or NULL, y: [B, C, H', W']; the 2-entry arrays as in tl_conv_f32. */
-tl_status tl_depthwise_conv2d_f32(const float *x, const float *w, const float *bias, float *y, int64_t B, int64_t C,
+tl_status tl_depthwise_conv2d_f32(const float* x, const float* w, const float* bias, float* y, int64_t B, int64_t C,
                                   const int64_t in_size[2], const int64_t kernel[2], const int64_t stride[2],
                                   const int64_t padding[2], const int64_t dilation[2]);
 
@@ -78,10 +78,10 @@ tl_status tl_depthwise_conv2d_f32(const float *x, const float *w, const float *b
  *     x[b, g C_in/groups + ci, i] * w[g C_in/groups + ci, co - g C_out/groups, k]
  * with g = co / (C_out/groups); output_padding (0 .. max(stride, dilation)
  * - 1) lengthens the output at the far end only. */
-tl_status tl_conv_transpose2d_f32(const float *x, const float *w, const float *bias, float *y, int64_t B,
-                                  int64_t C_in, int64_t C_out, int64_t groups, const int64_t in_size[2],
-                                  const int64_t kernel[2], const int64_t stride[2], const int64_t padding[2],
-                                  const int64_t output_padding[2], const int64_t dilation[2]);
+tl_status tl_conv_transpose2d_f32(const float* x, const float* w, const float* bias, float* y, int64_t B, int64_t C_in,
+                                  int64_t C_out, int64_t groups, const int64_t in_size[2], const int64_t kernel[2],
+                                  const int64_t stride[2], const int64_t padding[2], const int64_t output_padding[2],
+                                  const int64_t dilation[2]);
 
 /* ---- CausalConv1d ----------------------------------------------------------
  * A 1-d convolution over time whose output t reads no input after t stride:
@@ -92,7 +92,7 @@ tl_status tl_conv_transpose2d_f32(const float *x, const float *w, const float *b
  * The dilation (kernel - 1) samples left of the start repeat x[.., 0] (the
  * replicate padding of HunyuanVideo's causal convolutions); nothing is
  * padded on the right. Requires T >= 1. */
-tl_status tl_causal_conv1d_f32(const float *x, const float *w, const float *bias, float *y, int64_t B, int64_t C_in,
+tl_status tl_causal_conv1d_f32(const float* x, const float* w, const float* bias, float* y, int64_t B, int64_t C_in,
                                int64_t C_out, int64_t groups, int64_t T, int64_t kernel, int64_t stride,
                                int64_t dilation);
 
@@ -111,8 +111,8 @@ typedef enum tl_pool_mode {
  * row-major order, quieted; a window wholly in the padding gives -inf; of +0
  * and -0 either is the maximum. Avg: divides by kH kW whatever the padding
  * (the spec's formula; PyTorch's count_include_pad = True). */
-tl_status tl_pool_f32(const float *x, float *y, int64_t B, int64_t C, const int64_t in_size[2],
-                      const int64_t kernel[2], const int64_t *stride, const int64_t *padding, int mode);
+tl_status tl_pool_f32(const float* x, float* y, int64_t B, int64_t C, const int64_t in_size[2], const int64_t kernel[2],
+                      const int64_t* stride, const int64_t* padding, int mode);
 
 #ifdef __cplusplus
 }

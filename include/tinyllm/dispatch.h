@@ -12,14 +12,14 @@ extern "C" {
 
 /* Targets compiled in and supported by this CPU, best first. */
 int tl_simd_target_count(void);
-const char *tl_simd_target_name(int index); /* e.g. "AVX3", "AVX2", "SSE4"; NULL past the end */
+const char* tl_simd_target_name(int index); /* e.g. "AVX3", "AVX2", "SSE4"; NULL past the end */
 
 /* Later calls run `name` (one of the above); NULL or "" restores the best.
  * Returns 0 on success, -1 for a target that is not available. */
-int tl_simd_force_target(const char *name);
+int tl_simd_force_target(const char* name);
 
 /* The target the next call will run. */
-const char *tl_simd_active_target(void);
+const char* tl_simd_active_target(void);
 
 #ifdef __cplusplus
 }

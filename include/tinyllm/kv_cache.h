@@ -40,8 +40,8 @@ typedef struct tl_kv_cache tl_kv_cache; /* opaque, owned by the library */
 /* A read-only view of one layer: element (h, t, d) of K is
  * k[h * head_stride + t * head_dim + d], for t < length. */
 typedef struct tl_kv_view_f32 {
-  const float *k;
-  const float *v;
+  const float* k;
+  const float* v;
   int64_t length;      /* past_seq_len + s inside a forward after this layer appended; past_seq_len otherwise */
   int64_t head_stride; /* elements between heads: max_seq * head_dim */
 } tl_kv_view_f32;
@@ -51,30 +51,30 @@ typedef struct tl_kv_cache_api {
   /* Allocates the whole cache up front. num_layers, kv_heads, head_dim and
    * max_seq >= 1, and the bytes 2 * num_layers * kv_heads * max_seq *
    * head_dim * 4 must fit in int64_t; *out = NULL on failure. */
-  tl_status (*create)(int64_t num_layers, int64_t kv_heads, int64_t head_dim, int64_t max_seq, tl_kv_cache **out);
-  void (*destroy)(tl_kv_cache *cache); /* NULL is a no-op */
+  tl_status (*create)(int64_t num_layers, int64_t kv_heads, int64_t head_dim, int64_t max_seq, tl_kv_cache** out);
+  void (*destroy)(tl_kv_cache* cache); /* NULL is a no-op */
   /* Starts a forward of s >= 1 positions. TL_ERR_CONTEXT_OVERFLOW when
    * past_seq_len + s > max_seq; TL_ERR_INVALID_ARGUMENT when s < 1 or a
    * forward is already in progress. */
-  tl_status (*begin)(tl_kv_cache *cache, int64_t s);
+  tl_status (*begin)(tl_kv_cache* cache, int64_t s);
   /* Writes positions past_seq_len .. past_seq_len+s-1 of `layer` from k_new
    * and v_new ([kv_heads, s, head_dim], contiguous). Once per layer per
    * forward; TL_ERR_INVALID_ARGUMENT outside a forward, for a layer out of
    * range or one already appended in this forward. */
-  tl_status (*append_f32)(tl_kv_cache *cache, int64_t layer, const float *k_new, const float *v_new);
+  tl_status (*append_f32)(tl_kv_cache* cache, int64_t layer, const float* k_new, const float* v_new);
   /* The view of `layer` (see tl_kv_view_f32). Pointers stay valid until
    * destroy. TL_ERR_INVALID_ARGUMENT for a layer out of range. */
-  tl_status (*view_f32)(const tl_kv_cache *cache, int64_t layer, tl_kv_view_f32 *out);
+  tl_status (*view_f32)(const tl_kv_cache* cache, int64_t layer, tl_kv_view_f32* out);
   /* Ends the forward: past_seq_len += s. TL_ERR_INVALID_ARGUMENT outside a
    * forward or when a layer has not appended (nothing changes then). */
-  tl_status (*commit)(tl_kv_cache *cache);
+  tl_status (*commit)(tl_kv_cache* cache);
   /* past_seq_len = 0, no forward in progress; the memory is left as it is. */
-  void (*reset)(tl_kv_cache *cache);
-  int64_t (*past_seq_len)(const tl_kv_cache *cache);
+  void (*reset)(tl_kv_cache* cache);
+  int64_t (*past_seq_len)(const tl_kv_cache* cache);
 } tl_kv_cache_api;
 
 /* The library's cache functions; the table lives as long as the library. */
-const tl_kv_cache_api *tl_kv_cache_api_v1(void);
+const tl_kv_cache_api* tl_kv_cache_api_v1(void);
 
 #ifdef __cplusplus
 }

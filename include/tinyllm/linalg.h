@@ -42,12 +42,12 @@ extern "C" {
 
 /* Matmul: y[m, n] = sum_k x[m, k] * w[n, k],
  *   x: [M, K], w: [N, K], y: [M, N]. */
-tl_status tl_matmul_f32(const float *x, const float *w, float *y, int64_t M, int64_t N, int64_t K);
+tl_status tl_matmul_f32(const float* x, const float* w, float* y, int64_t M, int64_t N, int64_t K);
 
 /* The GELU of GeGlu: the exact one, or the tanh approximation. */
 typedef enum tl_ffn_gelu {
-  TL_FFN_GELU_ERF = 0,  /* x * 0.5 * (1 + erf(x / sqrt(2))) */
-  TL_FFN_GELU_TANH = 1  /* 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))) */
+  TL_FFN_GELU_ERF = 0, /* x * 0.5 * (1 + erf(x / sqrt(2))) */
+  TL_FFN_GELU_TANH = 1 /* 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))) */
 } tl_ffn_gelu;
 
 /* The gated feed-forwards, x: [M, D], w_gate and w_up: [H, D], w_down: [D, H],
@@ -56,25 +56,25 @@ typedef enum tl_ffn_gelu {
  *   y    = (act(gate) * up) @ w_down^T
  * with act = Silu (SwiGlu: Llama, Qwen, Mistral), Gelu (GeGlu) or Sigmoid
  * (Glu). */
-tl_status tl_swiglu_ffn_f32(const float *x, const float *w_gate, const float *w_up, const float *w_down, float *y,
+tl_status tl_swiglu_ffn_f32(const float* x, const float* w_gate, const float* w_up, const float* w_down, float* y,
                             int64_t M, int64_t D, int64_t H);
-tl_status tl_geglu_ffn_f32(const float *x, const float *w_gate, const float *w_up, const float *w_down, float *y,
+tl_status tl_geglu_ffn_f32(const float* x, const float* w_gate, const float* w_up, const float* w_down, float* y,
                            int64_t M, int64_t D, int64_t H, tl_ffn_gelu gelu);
-tl_status tl_glu_ffn_f32(const float *x, const float *w_gate, const float *w_up, const float *w_down, float *y,
+tl_status tl_glu_ffn_f32(const float* x, const float* w_gate, const float* w_up, const float* w_down, float* y,
                          int64_t M, int64_t D, int64_t H);
 
 /* FusedSwiGlu, the gate and up projections and their product without the
  * [M, H] gate and up tensors in memory; x: [M, D], w_gate and w_up: [H, D],
  * h: [M, H]:
  *   h = Silu(x @ w_gate^T) * (x @ w_up^T) */
-tl_status tl_fused_swiglu_f32(const float *x, const float *w_gate, const float *w_up, float *h, int64_t M, int64_t D,
+tl_status tl_fused_swiglu_f32(const float* x, const float* w_gate, const float* w_up, float* h, int64_t M, int64_t D,
                               int64_t H);
 
 /* FusedNormMatmul, RmsNorm of each row of x then the matmul; x: [M, K],
  * norm_w: [K], w: [N, K], y: [M, N]:
  *   y = Matmul(RmsNorm(x, norm_w, eps), w),  RmsNorm(x) = x / sqrt(mean(x^2) + eps) * norm_w */
-tl_status tl_fused_norm_matmul_f32(const float *x, const float *norm_w, const float *w, float *y, int64_t M,
-                                   int64_t N, int64_t K, float eps);
+tl_status tl_fused_norm_matmul_f32(const float* x, const float* norm_w, const float* w, float* y, int64_t M, int64_t N,
+                                   int64_t K, float eps);
 
 #ifdef __cplusplus
 }

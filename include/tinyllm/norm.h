@@ -38,41 +38,40 @@ extern "C" {
 /* RmsNorm over the last dimension of x: [..., D] (1 <= ndim):
  *   y = x / sqrt(mean(x^2) + eps) * g,   g: [D].
  * y == x is allowed. */
-tl_status tl_rms_norm_f32(const float *x, const float *g, float *y, const int64_t *shape, int32_t ndim,
-                          float eps);
+tl_status tl_rms_norm_f32(const float* x, const float* g, float* y, const int64_t* shape, int32_t ndim, float eps);
 
 /* LayerNorm over the last dimension of x: [..., D] (1 <= ndim):
  *   y = (x - mean) / sqrt(var + eps) * g + b,   g, b: [D].
  * y == x is allowed. */
-tl_status tl_layer_norm_f32(const float *x, const float *g, const float *b, float *y, const int64_t *shape,
+tl_status tl_layer_norm_f32(const float* x, const float* g, const float* b, float* y, const int64_t* shape,
                             int32_t ndim, float eps);
 
 /* BatchNorm in inference mode, x: [N, C, spatial...] (2 <= ndim), per channel c
  * with the running statistics, never the batch's own:
  *   y = (x - mean[c]) / sqrt(var[c] + eps) * g[c] + b[c],   mean, var, g, b: [C].
  * y == x is allowed. */
-tl_status tl_batch_norm_f32(const float *x, const float *mean, const float *var, const float *g, const float *b,
-                            float *y, const int64_t *shape, int32_t ndim, float eps);
+tl_status tl_batch_norm_f32(const float* x, const float* mean, const float* var, const float* g, const float* b,
+                            float* y, const int64_t* shape, int32_t ndim, float eps);
 
 /* GroupNorm, x: [N, C, spatial...] (2 <= ndim): the C channels form num_groups
  * groups of C / num_groups consecutive channels; mean and variance are taken
  * per (sample, group) over its channels and spatial positions, then
  *   y = (x - mean) / sqrt(var + eps) * g[c] + b[c],   g, b: [C].
  * num_groups must divide C. y == x is allowed. */
-tl_status tl_group_norm_f32(const float *x, const float *g, const float *b, float *y, const int64_t *shape,
+tl_status tl_group_norm_f32(const float* x, const float* g, const float* b, float* y, const int64_t* shape,
                             int32_t ndim, int64_t num_groups, float eps);
 
 /* InstanceNorm, x: [N, C, spatial...] (2 <= ndim): GroupNorm with one group per
  * channel, statistics per (sample, channel) over the spatial positions.
  * y == x is allowed. */
-tl_status tl_instance_norm_f32(const float *x, const float *g, const float *b, float *y, const int64_t *shape,
+tl_status tl_instance_norm_f32(const float* x, const float* g, const float* b, float* y, const int64_t* shape,
                                int32_t ndim, float eps);
 
 /* AdaLN (DiT), x: [B, ..., D] (2 <= ndim), every row of sample s modulated by
  * that sample's scale and shift, scale, shift: [B, D]:
  *   y = LayerNorm(x, g = 1, b = 0, eps) * (1 + scale[s]) + shift[s].
  * y == x is allowed. */
-tl_status tl_ada_ln_f32(const float *x, const float *scale, const float *shift, float *y, const int64_t *shape,
+tl_status tl_ada_ln_f32(const float* x, const float* scale, const float* shift, float* y, const int64_t* shape,
                         int32_t ndim, float eps);
 
 /* AdaLN-Zero: the gated residual of a DiT block, fused with the AdaLN that
@@ -83,16 +82,16 @@ tl_status tl_ada_ln_f32(const float *x, const float *scale, const float *shift, 
  *   y = AdaLN(h, scale, shift, eps)
  * gate = 0 (the zero-initialized conditioning) leaves the stream as it was:
  * h == x. h == x is allowed; y may not overlap anything. */
-tl_status tl_ada_ln_zero_f32(const float *x, const float *r, const float *gate, const float *scale,
-                             const float *shift, float *h, float *y, const int64_t *shape, int32_t ndim, float eps);
+tl_status tl_ada_ln_zero_f32(const float* x, const float* r, const float* gate, const float* scale, const float* shift,
+                             float* h, float* y, const int64_t* shape, int32_t ndim, float eps);
 
 /* FusedSkipNorm, x and skip: [..., D] (1 <= ndim), g: [D]; returns both
  *   sum = x + skip             (rounded once to float: bit for bit)
  *   y   = RmsNorm(sum, g, eps)
  * as the unfused Add then RmsNorm would. sum == x or sum == skip is allowed; y
  * may not overlap anything. */
-tl_status tl_fused_skip_norm_f32(const float *x, const float *skip, const float *g, float *sum, float *y,
-                                 const int64_t *shape, int32_t ndim, float eps);
+tl_status tl_fused_skip_norm_f32(const float* x, const float* skip, const float* g, float* sum, float* y,
+                                 const int64_t* shape, int32_t ndim, float eps);
 
 #ifdef __cplusplus
 }

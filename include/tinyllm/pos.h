@@ -61,7 +61,7 @@ typedef enum tl_rope_layout {
  * (vLLM's cos_sin_cache layout). rot_dim is head_dim, or the rotated prefix
  * of it for partial rotary. Requires rot_dim even and >= 2, 1 <= max_seq <=
  * TL_ROPE_MAX_POSITIONS, base finite and > 0. Row p never depends on max_seq. */
-tl_status tl_rope_cache_f32(float *cache, int64_t max_seq, int64_t rot_dim, float base);
+tl_status tl_rope_cache_f32(float* cache, int64_t max_seq, int64_t rot_dim, float base);
 
 /* The spec warns about rope_theta < 1 or > 1e9 but permits it: this says
  * whether `base` is such a base (1) or not (0). Status-free: the cache and
@@ -81,8 +81,8 @@ int tl_rope_base_is_extreme(float base);
  * layout a tl_rope_layout; 1 <= max_seq; 0 <= pos[t] (else
  * TL_ERR_INVALID_ARGUMENT) and pos[t] < max_seq (else TL_ERR_CONTEXT_OVERFLOW).
  * All positions are checked before anything is written. */
-tl_status tl_rope_apply_f32(const float *x, float *y, const int32_t *pos, int64_t T, int64_t H, int64_t D,
-                            int64_t rot_dim, const float *cache, int64_t max_seq, int layout);
+tl_status tl_rope_apply_f32(const float* x, float* y, const int32_t* pos, int64_t T, int64_t H, int64_t D,
+                            int64_t rot_dim, const float* cache, int64_t max_seq, int layout);
 
 /* ---- MultiAxisRope (video/image DiT) ----------------------------------------
  * head_dim D is split into n_axes consecutive sub-ranges of axis_dims[a]
@@ -96,8 +96,8 @@ tl_status tl_rope_apply_f32(const float *x, float *y, const int32_t *pos, int64_
  * and > 0 (all TL_ERR_INVALID_ARGUMENT, checked before the shape); the widths
  * summing to D (else TL_ERR_SHAPE). Positions may be any int32 (negative ones
  * rotate backwards, as a centred grid needs). */
-tl_status tl_multi_axis_rope_f32(const float *x, float *y, const int32_t *pos, int64_t T, int64_t H, int64_t D,
-                                 int64_t n_axes, const int64_t *axis_dims, const float *axis_bases, int layout);
+tl_status tl_multi_axis_rope_f32(const float* x, float* y, const int32_t* pos, int64_t T, int64_t H, int64_t D,
+                                 int64_t n_axes, const int64_t* axis_dims, const float* axis_bases, int layout);
 
 /* ---- SinusoidalEmbed (diffusion timestep embedding) -----------------------
  * y: [n, dim], one row per timestep t[i] (any float; NaN and Inf give NaN):
@@ -116,23 +116,21 @@ typedef enum tl_sinusoidal_layout {
   TL_SINUSOIDAL_COS_SIN = 2
 } tl_sinusoidal_layout;
 
-tl_status tl_sinusoidal_embed_f32(const float *t, float *y, int64_t n, int64_t dim, float max_period,
-                                  float freq_shift, int layout);
+tl_status tl_sinusoidal_embed_f32(const float* t, float* y, int64_t n, int64_t dim, float max_period, float freq_shift,
+                                  int layout);
 
 /* ---- TokenEmbed, PosEmbed: learned tables ----------------------------------
  * out[i, :] = table[ids[i], :], rows copied bit for bit (NaN payloads too).
  * TokenEmbed: table [vocab, d]; every 0 <= ids[i] < vocab, else
  * TL_ERR_INVALID_ARGUMENT. Unlike tl_embedding_f32 (caller-validated), a bad
  * id is refused before anything is written. Requires n >= 0, vocab, d >= 1. */
-tl_status tl_token_embed_f32(const float *table, const int32_t *ids, float *out, int64_t n, int64_t vocab,
-                             int64_t d);
+tl_status tl_token_embed_f32(const float* table, const int32_t* ids, float* out, int64_t n, int64_t vocab, int64_t d);
 
 /* PosEmbed: learned absolute positions (GPT-2's wpe), table [max_pos, d]
  * (max_pos = max_position_embeddings); pos[i] < 0 is TL_ERR_INVALID_ARGUMENT,
  * pos[i] >= max_pos is TL_ERR_CONTEXT_OVERFLOW. Requires n >= 0, max_pos,
  * d >= 1. */
-tl_status tl_pos_embed_f32(const float *table, const int32_t *pos, float *out, int64_t n, int64_t max_pos,
-                           int64_t d);
+tl_status tl_pos_embed_f32(const float* table, const int32_t* pos, float* out, int64_t n, int64_t max_pos, int64_t d);
 
 /* ---- RelativePosEmbedding (T5) ---------------------------------------------
  * The attention bias of T5's relative positions, to be added to the scores:
@@ -151,9 +149,9 @@ tl_status tl_pos_embed_f32(const float *table, const int32_t *pos, float *out, i
  * integer), so the buckets do not depend on how a library rounds its logs.
  * Requires Lq, Lk >= 0; H >= 1; 2 <= nb; num_buckets <= 1024;
  * me < max_distance <= 2^31 - 1. */
-tl_status tl_relative_pos_embedding_f32(const float *table, const int32_t *q_pos, const int32_t *k_pos, float *bias,
-                                        int64_t Lq, int64_t Lk, int64_t H, int64_t num_buckets,
-                                        int64_t max_distance, int bidirectional);
+tl_status tl_relative_pos_embedding_f32(const float* table, const int32_t* q_pos, const int32_t* k_pos, float* bias,
+                                        int64_t Lq, int64_t Lk, int64_t H, int64_t num_buckets, int64_t max_distance,
+                                        int bidirectional);
 
 #ifdef __cplusplus
 }

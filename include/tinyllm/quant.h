@@ -58,23 +58,23 @@ extern "C" {
 #define TL_Q4_K_BLOCK_BYTES 144
 
 /* Quantize rows x k floats into rows * k / QK blocks. */
-tl_status tl_quantize_q8_0_f32(const float *x, void *blocks, int64_t rows, int64_t k);
-tl_status tl_quantize_q4_0_f32(const float *x, void *blocks, int64_t rows, int64_t k);
-tl_status tl_quantize_q4_k_f32(const float *x, void *blocks, int64_t rows, int64_t k);
+tl_status tl_quantize_q8_0_f32(const float* x, void* blocks, int64_t rows, int64_t k);
+tl_status tl_quantize_q4_0_f32(const float* x, void* blocks, int64_t rows, int64_t k);
+tl_status tl_quantize_q4_k_f32(const float* x, void* blocks, int64_t rows, int64_t k);
 
 /* Dequantize rows * k / QK blocks into rows x k floats. */
-tl_status tl_dequantize_q8_0_f32(const void *blocks, float *y, int64_t rows, int64_t k);
-tl_status tl_dequantize_q4_0_f32(const void *blocks, float *y, int64_t rows, int64_t k);
-tl_status tl_dequantize_q4_k_f32(const void *blocks, float *y, int64_t rows, int64_t k);
+tl_status tl_dequantize_q8_0_f32(const void* blocks, float* y, int64_t rows, int64_t k);
+tl_status tl_dequantize_q4_0_f32(const void* blocks, float* y, int64_t rows, int64_t k);
+tl_status tl_dequantize_q4_k_f32(const void* blocks, float* y, int64_t rows, int64_t k);
 
 /* The quantized matmul y = x @ Dequantize(w)^T, reading the blocks of w
  * directly (no f32 copy of w is made); x: [M, K] f32, w: N rows of K / QK
  * blocks, y: [M, N] f32. Activations stay f32 (unlike ggml's CPU backend,
  * which quantizes x to Q8 first): the result is the dot product with the
  * dequantized weights, within the tolerance of Matmul. */
-tl_status tl_qmatmul_q8_0_f32(const float *x, const void *w, float *y, int64_t M, int64_t N, int64_t K);
-tl_status tl_qmatmul_q4_0_f32(const float *x, const void *w, float *y, int64_t M, int64_t N, int64_t K);
-tl_status tl_qmatmul_q4_k_f32(const float *x, const void *w, float *y, int64_t M, int64_t N, int64_t K);
+tl_status tl_qmatmul_q8_0_f32(const float* x, const void* w, float* y, int64_t M, int64_t N, int64_t K);
+tl_status tl_qmatmul_q4_0_f32(const float* x, const void* w, float* y, int64_t M, int64_t N, int64_t K);
+tl_status tl_qmatmul_q4_k_f32(const float* x, const void* w, float* y, int64_t M, int64_t N, int64_t K);
 
 #ifdef __cplusplus
 }

@@ -74,7 +74,7 @@ typedef enum tl_sample_method {
  * logits: [rows, vocab]; tokens: [rows]. temperature is read by every method
  * but Greedy (the [sampling] default is 1.0); top_k by TopK only, top_p by
  * TopP only, min_p by MinP only. */
-tl_status tl_sample_f32(const float *logits, int32_t *tokens, int64_t rows, int64_t vocab, int32_t method,
+tl_status tl_sample_f32(const float* logits, int32_t* tokens, int64_t rows, int64_t vocab, int32_t method,
                         float temperature, int64_t top_k, float top_p, float min_p, uint64_t seed);
 
 #ifdef __cplusplus

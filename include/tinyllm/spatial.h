@@ -37,13 +37,13 @@ extern "C" {
  *   y[b, c, h r + i, w r + j] = x[b, c r^2 + i r + j, h, w]
  * (input channel c r^2 + i r + j becomes sub-pixel row i, column j of
  * output channel c). An exact copy: NaN payloads and -0 survive. */
-tl_status tl_pixel_shuffle_f32(const float *x, float *y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t r);
+tl_status tl_pixel_shuffle_f32(const float* x, float* y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t r);
 
 /* PixelUnshuffle (torch.nn.PixelUnshuffle), the inverse: x [B, C, H, W]
  * with H and W multiples of r (TL_ERR_SHAPE otherwise) -> y [B, C r^2,
  * H / r, W / r],
  *   y[b, c r^2 + i r + j, h, w] = x[b, c, h r + i, w r + j]. An exact copy. */
-tl_status tl_pixel_unshuffle_f32(const float *x, float *y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t r);
+tl_status tl_pixel_unshuffle_f32(const float* x, float* y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t r);
 
 /* PatchEmbed (ViT, DiT): Conv2d with kernel = stride = p, no padding, the
  * output flattened to tokens. x [B, C, H, W] with H and W multiples of p
@@ -54,7 +54,7 @@ tl_status tl_pixel_unshuffle_f32(const float *x, float *y, int64_t B, int64_t C,
  *                x[b, c, hp p + i, wp p + j] * w[d, c, i, j].
  * A dot product of K = C p p terms: judged against sum |x w| + |bias| like
  * Matmul (no summation order is promised). */
-tl_status tl_patch_embed_f32(const float *x, const float *w, const float *bias, float *y, int64_t B, int64_t C,
+tl_status tl_patch_embed_f32(const float* x, const float* w, const float* bias, float* y, int64_t B, int64_t C,
                              int64_t H, int64_t W, int64_t D, int64_t p);
 
 /* Unpatchify (DiT's final layer), the inverse of the patch layout: tokens
@@ -65,7 +65,7 @@ tl_status tl_patch_embed_f32(const float *x, const float *w, const float *bias, 
  *   y[b, c, hp p + i, wp p + j] = x[b, hp (W / p) + wp, (i p + j) C + c].
  * (DiT: x.reshape(B, H/p, W/p, p, p, C), einsum "nhwpqc->nchpwq".) An exact
  * copy. */
-tl_status tl_unpatchify_f32(const float *x, float *y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t p);
+tl_status tl_unpatchify_f32(const float* x, float* y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t p);
 
 /* Interpolate's mode, by value (PyTorch's F.interpolate modes). */
 typedef enum tl_interp_mode {
@@ -101,7 +101,7 @@ typedef enum tl_interp_mode {
  * or y that has elements. y must not overlap x. A library that implements
  * only some modes returns TL_ERR_UNSUPPORTED for the others (valid arguments
  * only; tinyllm/status.h), writing nothing. */
-tl_status tl_interpolate_f32(const float *x, float *y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t H_out,
+tl_status tl_interpolate_f32(const float* x, float* y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t H_out,
                              int64_t W_out, int32_t mode, int32_t align_corners);
 
 #ifdef __cplusplus

@@ -30,7 +30,7 @@ typedef enum tl_status {
 } tl_status;
 
 /* The message of the last failing call on this thread ("" if none). */
-const char *tl_last_error(void);
+const char* tl_last_error(void);
 
 #ifdef __cplusplus
 }

@@ -53,19 +53,19 @@ extern "C" {
  * is one correctly rounded float operation on the two elements it sees.
  * Aliasing: y == a when a's shape equals y's, y == b when b's shape equals
  * y's (the in-place residual add). */
-tl_status tl_add_broadcast_f32(const float *a, const int64_t *a_shape, int64_t a_rank, const float *b,
-                               const int64_t *b_shape, int64_t b_rank, float *y, const int64_t *y_shape,
+tl_status tl_add_broadcast_f32(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
+                               const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
                                int64_t y_rank);
-tl_status tl_sub_broadcast_f32(const float *a, const int64_t *a_shape, int64_t a_rank, const float *b,
-                               const int64_t *b_shape, int64_t b_rank, float *y, const int64_t *y_shape,
+tl_status tl_sub_broadcast_f32(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
+                               const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
                                int64_t y_rank);
-tl_status tl_mul_broadcast_f32(const float *a, const int64_t *a_shape, int64_t a_rank, const float *b,
-                               const int64_t *b_shape, int64_t b_rank, float *y, const int64_t *y_shape,
+tl_status tl_mul_broadcast_f32(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
+                               const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
                                int64_t y_rank);
 /* IEEE division: x/0 = +-Inf (the sign of x times the sign of the zero),
  * 0/0 = NaN, Inf/Inf = NaN. */
-tl_status tl_div_broadcast_f32(const float *a, const int64_t *a_shape, int64_t a_rank, const float *b,
-                               const int64_t *b_shape, int64_t b_rank, float *y, const int64_t *y_shape,
+tl_status tl_div_broadcast_f32(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
+                               const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
                                int64_t y_rank);
 
 /* ---- Clamp: y[i] = min(max(x[i], lo), hi) -------------------------------
@@ -74,7 +74,7 @@ tl_status tl_div_broadcast_f32(const float *a, const int64_t *a_shape, int64_t a
  * otherwise. NaN propagates (a NaN x is copied); a zero equal to the bound
  * keeps its own sign. lo and hi may be infinite (a one-sided clamp); a NaN
  * bound, or lo > hi, is TL_ERR_INVALID_ARGUMENT. y == x is allowed. */
-tl_status tl_clamp_f32(const float *x, float *y, int64_t n, float lo, float hi);
+tl_status tl_clamp_f32(const float* x, float* y, int64_t n, float lo, float hi);
 
 /* ---- NanToNum: finite values kept, NaN and +-Inf replaced ---------------
  *
@@ -88,7 +88,7 @@ tl_status tl_clamp_f32(const float *x, float *y, int64_t n, float lo, float hi);
 #define TL_NAN_TO_NUM_DEFAULT_NAN 0.0f
 #define TL_NAN_TO_NUM_DEFAULT_POSINF FLT_MAX
 #define TL_NAN_TO_NUM_DEFAULT_NEGINF (-FLT_MAX)
-tl_status tl_nan_to_num_f32(const float *x, float *y, int64_t n, float nan, float posinf, float neginf);
+tl_status tl_nan_to_num_f32(const float* x, float* y, int64_t n, float nan, float posinf, float neginf);
 
 /* ---- Argmax along one axis ---------------------------------------------
  *
@@ -97,20 +97,20 @@ tl_status tl_nan_to_num_f32(const float *x, float *y, int64_t n, float nan, floa
  * tl_argmax_f32: the lowest index of the largest number (ties go first), NaN
  * skipped, -1 when the slice holds no number (all NaN, or an axis of length
  * 0). The axis may be at most INT32_MAX long. */
-tl_status tl_argmax_axis_f32(const float *x, const int64_t *shape, int64_t rank, int64_t axis, int32_t *index);
+tl_status tl_argmax_axis_f32(const float* x, const int64_t* shape, int64_t rank, int64_t axis, int32_t* index);
 
 /* ---- Transpose: the last two axes swapped --------------------------------
  *
  * x of rank 2..TL_TENSOR_MAX_RANK, shape [..., R, C]; y has shape [..., C, R]
  * and y[..., j, i] = x[..., i, j] (a batch of matrix transposes). No aliasing. */
-tl_status tl_transpose_f32(const float *x, const int64_t *shape, int64_t rank, float *y);
+tl_status tl_transpose_f32(const float* x, const int64_t* shape, int64_t rank, float* y);
 
 /* ---- Permute: axes reordered ---------------------------------------------
  *
  * perm is a permutation of 0..rank-1 (rank 0..TL_TENSOR_MAX_RANK); output
  * axis i is input axis perm[i], as torch.permute and numpy.transpose: y has
  * shape[perm[0]], ..., shape[perm[rank-1]]. No aliasing. */
-tl_status tl_permute_f32(const float *x, const int64_t *shape, int64_t rank, const int64_t *perm, float *y);
+tl_status tl_permute_f32(const float* x, const int64_t* shape, int64_t rank, const int64_t* perm, float* y);
 
 /* ---- Reshape: same elements, same (row-major) order, a new shape ---------
  *
@@ -119,7 +119,7 @@ tl_status tl_permute_f32(const float *x, const int64_t *shape, int64_t rank, con
  * shape, so no data has to move: y == x is that view, and the call only
  * checks the shapes. A distinct y receives a copy of x's elements in order.
  * Otherwise no aliasing. */
-tl_status tl_reshape_f32(const float *x, const int64_t *shape, int64_t rank, float *y, const int64_t *new_shape,
+tl_status tl_reshape_f32(const float* x, const int64_t* shape, int64_t rank, float* y, const int64_t* new_shape,
                          int64_t new_rank);
 
 /* ---- Concat: count tensors glued along one axis --------------------------
@@ -128,16 +128,16 @@ tl_status tl_reshape_f32(const float *x, const int64_t *shape, int64_t rank, flo
  * k * rank + rank - 1]; count >= 1. All shapes must match except along
  * `axis`; y has that shape with the axis as long as the sum of theirs, and
  * holds xs[0], xs[1], ... in order along it. No aliasing. */
-tl_status tl_concat_f32(const float *const *xs, const int64_t *shapes, int64_t count, int64_t rank, int64_t axis,
-                        float *y);
+tl_status tl_concat_f32(const float* const* xs, const int64_t* shapes, int64_t count, int64_t rank, int64_t axis,
+                        float* y);
 
 /* ---- Split: x cut along one axis into parts of explicit sizes ------------
  *
  * sizes[0..count) are >= 0 and add up to shape[axis] (count >= 1); ys[k]
  * has x's shape with the axis sizes[k] long and holds the k-th run of it.
  * ys[k] may be NULL when its part has no elements. No aliasing. */
-tl_status tl_split_f32(const float *x, const int64_t *shape, int64_t rank, int64_t axis, const int64_t *sizes,
-                       int64_t count, float *const *ys);
+tl_status tl_split_f32(const float* x, const int64_t* shape, int64_t rank, int64_t axis, const int64_t* sizes,
+                       int64_t count, float* const* ys);
 
 /* ---- Chunk: x cut along one axis into `chunks` parts of equal size --------
  *
@@ -152,8 +152,8 @@ static inline int64_t tl_chunk_length(int64_t length, int64_t chunks, int64_t i)
   if (size == 0 || i >= (length + size - 1) / size) return 0; /* past the end */
   return length - size * i < size ? length - size * i : size;
 }
-tl_status tl_chunk_f32(const float *x, const int64_t *shape, int64_t rank, int64_t axis, int64_t chunks,
-                       float *const *ys);
+tl_status tl_chunk_f32(const float* x, const int64_t* shape, int64_t rank, int64_t axis, int64_t chunks,
+                       float* const* ys);
 
 #ifdef __cplusplus
 }

@@ -32,42 +32,42 @@ static double tanh_expm1(double x) {
   return copysign(e / (e + 2.0), x);
 }
 
-void tl_silu_f32(const float *x, float *y, int64_t n) {
+void tl_silu_f32(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = (float)((double)x[i] * sigmoid(x[i]));
 }
 
-void tl_gelu_erf_f32(const float *x, float *y, int64_t n) {
+void tl_gelu_erf_f32(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = (float)gelu_erf(x[i]);
 }
 
-void tl_gelu_tanh_f32(const float *x, float *y, int64_t n) {
+void tl_gelu_tanh_f32(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = (float)gelu_tanh(x[i]);
 }
 
-void tl_relu_f32(const float *x, float *y, int64_t n) {
+void tl_relu_f32(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = isnan(x[i]) ? x[i] : fmaxf(x[i], 0.0f) + 0.0f; /* -0 -> +0 */
 }
 
-void tl_leaky_relu_f32(const float *x, float *y, int64_t n, float alpha) {
+void tl_leaky_relu_f32(const float* x, float* y, int64_t n, float alpha) {
   for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] : (float)((double)alpha * x[i]);
 }
 
-void tl_prelu_f32(const float *x, const float *slope, float *y, int64_t outer, int64_t channels, int64_t inner) {
+void tl_prelu_f32(const float* x, const float* slope, float* y, int64_t outer, int64_t channels, int64_t inner) {
   for (int64_t k = 0; k < outer * channels * inner; ++k) {
     const int64_t c = (k / inner) % channels;
     y[k] = x[k] > 0 ? x[k] : (float)((double)slope[c] * x[k]);
   }
 }
 
-void tl_sigmoid_f32(const float *x, float *y, int64_t n) {
+void tl_sigmoid_f32(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = (float)sigmoid(x[i]);
 }
 
-void tl_tanh_f32(const float *x, float *y, int64_t n) {
+void tl_tanh_f32(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = (float)tanh_expm1(x[i]);
 }
 
-tl_status tl_softmax_f32(const float *x, float *y, const int64_t *shape, int rank, int axis) {
+tl_status tl_softmax_f32(const float* x, float* y, const int64_t* shape, int rank, int axis) {
   if (rank < 1 || rank > 4 || shape == NULL || axis < -rank || axis >= rank) return TL_ERR_INVALID_ARGUMENT;
   const int a = axis < 0 ? axis + rank : axis;
   int64_t outer = 1, length = 1, inner = 1;
@@ -84,8 +84,8 @@ tl_status tl_softmax_f32(const float *x, float *y, const int64_t *shape, int ran
   }
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t j = 0; j < inner; ++j) {
-      const float *xl = x + o * length * inner + j;
-      float *yl = y + o * length * inner + j;
+      const float* xl = x + o * length * inner + j;
+      float* yl = y + o * length * inner + j;
       double m = -INFINITY, sum = 0;
       for (int64_t l = 0; l < length; ++l) m = isnan(xl[l * inner]) || isnan(m) ? NAN : fmax(m, xl[l * inner]);
       for (int64_t l = 0; l < length; ++l) sum += exp((double)xl[l * inner] - m);
@@ -94,17 +94,17 @@ tl_status tl_softmax_f32(const float *x, float *y, const int64_t *shape, int ran
   return TL_OK;
 }
 
-void tl_swiglu_f32(const float *gate, const float *up, float *y, int64_t n) {
+void tl_swiglu_f32(const float* gate, const float* up, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = (float)((double)gate[i] * sigmoid(gate[i]) * up[i]);
 }
 
-tl_status tl_geglu_f32(const float *gate, const float *up, float *y, int64_t n, int approximation) {
+tl_status tl_geglu_f32(const float* gate, const float* up, float* y, int64_t n, int approximation) {
   if (approximation != TL_GELU_ERF && approximation != TL_GELU_TANH) return TL_ERR_INVALID_ARGUMENT;
   for (int64_t i = 0; i < n; ++i)
     y[i] = (float)((approximation == TL_GELU_ERF ? gelu_erf(gate[i]) : gelu_tanh(gate[i])) * up[i]);
   return TL_OK;
 }
 
-void tl_glu_f32(const float *gate, const float *up, float *y, int64_t n) {
+void tl_glu_f32(const float* gate, const float* up, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = (float)(sigmoid(gate[i]) * up[i]);
 }

@@ -40,7 +40,8 @@ static float exp_f(float x) {
 static float erf_f(float a) {
   const float z = fabsf(a);
   const float t = 1.0f / (1.0f + 0.3275911f * z);
-  const float q = t * (0.254829592f + t * (-0.284496736f + t * (1.421413741f + t * (-1.453152027f + t * 1.061405429f))));
+  const float q =
+      t * (0.254829592f + t * (-0.284496736f + t * (1.421413741f + t * (-1.453152027f + t * 1.061405429f))));
   const float e = 1.0f - q * exp_f(-z * z);
   return a < 0 ? -e : e;
 }
@@ -73,27 +74,27 @@ static float gelu_tanh_f(float x) {
   return 0.5f * x * (1.0f + tanh_f(a));
 }
 
-void tl_silu_f32(const float *x, float *y, int64_t n) {
+void tl_silu_f32(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = silu_f(x[i]);
 }
 
-void tl_gelu_erf_f32(const float *x, float *y, int64_t n) {
+void tl_gelu_erf_f32(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = gelu_erf_f(x[i]);
 }
 
-void tl_gelu_tanh_f32(const float *x, float *y, int64_t n) {
+void tl_gelu_tanh_f32(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = gelu_tanh_f(x[i]);
 }
 
-void tl_sigmoid_f32(const float *x, float *y, int64_t n) {
+void tl_sigmoid_f32(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = sigmoid_f(x[i]);
 }
 
-void tl_tanh_f32(const float *x, float *y, int64_t n) {
+void tl_tanh_f32(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = tanh_f(x[i]);
 }
 
-tl_status tl_softmax_f32(const float *x, float *y, const int64_t *shape, int rank, int axis) {
+tl_status tl_softmax_f32(const float* x, float* y, const int64_t* shape, int rank, int axis) {
   if (rank < 1 || rank > 4 || shape == NULL || axis < -rank || axis >= rank) return TL_ERR_INVALID_ARGUMENT;
   const int a = axis < 0 ? axis + rank : axis;
   int64_t outer = 1, length = 1, inner = 1;
@@ -110,8 +111,8 @@ tl_status tl_softmax_f32(const float *x, float *y, const int64_t *shape, int ran
   }
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t j = 0; j < inner; ++j) {
-      const float *xl = x + o * length * inner + j;
-      float *yl = y + o * length * inner + j;
+      const float* xl = x + o * length * inner + j;
+      float* yl = y + o * length * inner + j;
       float m = -INFINITY;
       double sum = 0;
       for (int64_t l = 0; l < length; ++l) m = isnan(xl[l * inner]) || isnan(m) ? NAN : fmaxf(m, xl[l * inner]);
@@ -122,17 +123,17 @@ tl_status tl_softmax_f32(const float *x, float *y, const int64_t *shape, int ran
   return TL_OK;
 }
 
-void tl_swiglu_f32(const float *gate, const float *up, float *y, int64_t n) {
+void tl_swiglu_f32(const float* gate, const float* up, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = silu_f(gate[i]) * up[i];
 }
 
-tl_status tl_geglu_f32(const float *gate, const float *up, float *y, int64_t n, int approximation) {
+tl_status tl_geglu_f32(const float* gate, const float* up, float* y, int64_t n, int approximation) {
   if (approximation != TL_GELU_ERF && approximation != TL_GELU_TANH) return TL_ERR_INVALID_ARGUMENT;
   for (int64_t i = 0; i < n; ++i)
     y[i] = (approximation == TL_GELU_ERF ? gelu_erf_f(gate[i]) : gelu_tanh_f(gate[i])) * up[i];
   return TL_OK;
 }
 
-void tl_glu_f32(const float *gate, const float *up, float *y, int64_t n) {
+void tl_glu_f32(const float* gate, const float* up, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = sigmoid_f(gate[i]) * up[i];
 }

@@ -30,7 +30,7 @@
 
 /* Whether 4 * prod(s) (the byte count) fits int64_t, exactly: a product in
  * double rounds 4 * 2^61 = 2^63 to (double)INT64_MAX, which compares equal. */
-static int fits(const int64_t *s, int n) {
+static int fits(const int64_t* s, int n) {
   for (int i = 0; i < n; ++i)
     if (s[i] == 0) return 1;
   int64_t p = 4;
@@ -45,7 +45,7 @@ typedef struct {
   int64_t batch, heads, kv_heads, sq, sk, d;
 } dims;
 
-static tl_status check(const dims *n, int kind) {
+static tl_status check(const dims* n, int kind) {
   const int64_t all[6] = {n->batch, n->heads, n->kv_heads, n->sq, n->sk, n->d};
   for (int i = 0; i < 6; ++i)
     if (all[i] < 0) return TL_ERR_INVALID_ARGUMENT;
@@ -68,7 +68,7 @@ typedef struct {
   int64_t i;
 } row;
 
-static row row_of(const float *q, const float *k, const float *v, const float *mask, const dims *n, int kind,
+static row row_of(const float* q, const float* k, const float* v, const float* mask, const dims* n, int kind,
                   int causal, int64_t b, int64_t h, int64_t i) {
   row r;
   const int64_t kvh = h / (n->heads / n->kv_heads); /* repeat_interleave */
@@ -90,7 +90,7 @@ static row row_of(const float *q, const float *k, const float *v, const float *m
 
 /* The score in float: a left-to-right float dot product (a rounded product,
  * then a rounded addition, per term), times 1 / sqrt(D), then the masks. */
-static float score(const row *r, const dims *n, float inv_root, int64_t j) {
+static float score(const row* r, const dims* n, float inv_root, int64_t j) {
   float dot = 0.0f;
   for (int64_t t = 0; t < n->d; ++t) {
     const float p = r->q[t] * r->k[j * n->d + t];
@@ -104,7 +104,7 @@ static float score(const row *r, const dims *n, float inv_root, int64_t j) {
 
 /* Softmax over keys [j0, j1) of the row, then y = (sum e_j v_j) / sum e_j,
  * both sums left to right in float. e has j1 - j0 floats. */
-static void attend(const row *r, const dims *n, int64_t j0, int64_t j1, float *e, float *out) {
+static void attend(const row* r, const dims* n, int64_t j0, int64_t j1, float* e, float* out) {
   const int64_t len = j1 - j0;
   const float inv_root = 1.0f / sqrtf((float)n->d);
   float m = -INFINITY, sum = 0.0f;
@@ -131,13 +131,13 @@ static void attend(const row *r, const dims *n, int64_t j0, int64_t j1, float *e
 /* Static, and called by SdpaCross too: a call to the exported tl_sdpa_f32
  * from inside the library would bind to konform's own libtl_kernels (loaded
  * first, in the global scope) and check that kernel instead of this one. */
-static tl_status sdpa(const float *q, const float *k, const float *v, const float *mask, float *y, int64_t batch,
+static tl_status sdpa(const float* q, const float* k, const float* v, const float* mask, float* y, int64_t batch,
                       int64_t num_heads, int64_t kv_heads, int64_t sq, int64_t sk, int64_t head_dim, int32_t causal,
                       tl_attn_mask mask_kind) {
   const dims n = {batch, num_heads, kv_heads, sq, sk, head_dim};
   const tl_status st = check(&n, (int)mask_kind);
   if (st != TL_OK) return st;
-  float *e = malloc((size_t)(sk > 0 ? sk : 1) * sizeof(float));
+  float* e = malloc((size_t)(sk > 0 ? sk : 1) * sizeof(float));
   if (e == NULL) return TL_ERR_UNSUPPORTED;
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t h = 0; h < num_heads; ++h)
@@ -149,7 +149,7 @@ static tl_status sdpa(const float *q, const float *k, const float *v, const floa
   return TL_OK;
 }
 
-tl_status tl_sdpa_f32(const float *q, const float *k, const float *v, const float *mask, float *y, int64_t batch,
+tl_status tl_sdpa_f32(const float* q, const float* k, const float* v, const float* mask, float* y, int64_t batch,
                       int64_t num_heads, int64_t kv_heads, int64_t sq, int64_t sk, int64_t head_dim, int32_t causal,
                       tl_attn_mask mask_kind) {
   return sdpa(q, k, v, mask, y, batch, num_heads, kv_heads, sq, sk, head_dim, causal, mask_kind);
@@ -157,14 +157,14 @@ tl_status tl_sdpa_f32(const float *q, const float *k, const float *v, const floa
 
 #define FLASH_TILE 32
 
-tl_status tl_flash_attention_f32(const float *q, const float *k, const float *v, const float *mask, float *y,
+tl_status tl_flash_attention_f32(const float* q, const float* k, const float* v, const float* mask, float* y,
                                  int64_t batch, int64_t num_heads, int64_t kv_heads, int64_t sq, int64_t sk,
                                  int64_t head_dim, int32_t causal, tl_attn_mask mask_kind) {
   const dims n = {batch, num_heads, kv_heads, sq, sk, head_dim};
   const tl_status st = check(&n, (int)mask_kind);
   if (st != TL_OK) return st;
   const float inv_root = 1.0f / sqrtf((float)head_dim);
-  float *acc = malloc((size_t)(head_dim > 0 ? head_dim : 1) * sizeof(float));
+  float* acc = malloc((size_t)(head_dim > 0 ? head_dim : 1) * sizeof(float));
   if (acc == NULL) return TL_ERR_UNSUPPORTED;
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t h = 0; h < num_heads; ++h)
@@ -196,7 +196,7 @@ tl_status tl_flash_attention_f32(const float *q, const float *k, const float *v,
             }
           }
         }
-        float *out = y + ((b * num_heads + h) * sq + i) * head_dim;
+        float* out = y + ((b * num_heads + h) * sq + i) * head_dim;
         for (int64_t t = 0; t < head_dim; ++t) out[t] = acc[t] / l;
       }
   free(acc);
@@ -205,19 +205,19 @@ tl_status tl_flash_attention_f32(const float *q, const float *k, const float *v,
 
 /* ---- SdpaCross, SdpaWindow ------------------------------------------------- */
 
-tl_status tl_sdpa_cross_f32(const float *q, const float *k, const float *v, float *y, int64_t batch,
-                            int64_t num_heads, int64_t sq, int64_t se, int64_t head_dim) {
+tl_status tl_sdpa_cross_f32(const float* q, const float* k, const float* v, float* y, int64_t batch, int64_t num_heads,
+                            int64_t sq, int64_t se, int64_t head_dim) {
   return sdpa(q, k, v, NULL, y, batch, num_heads, num_heads, sq, se, head_dim, 0, TL_ATTN_MASK_NONE);
 }
 
-tl_status tl_sdpa_window_f32(const float *q, const float *k, const float *v, float *y, int64_t batch,
-                             int64_t num_heads, int64_t seq, int64_t head_dim, int64_t window) {
+tl_status tl_sdpa_window_f32(const float* q, const float* k, const float* v, float* y, int64_t batch, int64_t num_heads,
+                             int64_t seq, int64_t head_dim, int64_t window) {
   const dims n = {batch, num_heads, num_heads, seq, seq, head_dim};
   const tl_status st = check(&n, 0);
   if (st != TL_OK) return st;
   if (window < 1) return TL_ERR_INVALID_ARGUMENT;
   if (seq % window != 0) return TL_ERR_SHAPE;
-  float *e = malloc((size_t)window * sizeof(float));
+  float* e = malloc((size_t)window * sizeof(float));
   if (e == NULL) return TL_ERR_UNSUPPORTED;
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t h = 0; h < num_heads; ++h)

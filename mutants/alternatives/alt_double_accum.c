@@ -16,10 +16,10 @@
 #include "tinyllm/elementwise.h"
 
 /* ---- rmsnorm ----------------------------------------------------------------- */
-void tl_rmsnorm_f32(const float *x, const float *w, float *y, int64_t rows, int64_t d, float eps) {
+void tl_rmsnorm_f32(const float* x, const float* w, float* y, int64_t rows, int64_t d, float eps) {
   for (int64_t r = 0; r < rows; ++r) {
-    const float *xr = x + r * d;
-    float *yr = y + r * d;
+    const float* xr = x + r * d;
+    float* yr = y + r * d;
     double sum_sq = 0.0; /* increasing i; complete before any write */
     for (int64_t i = 0; i < d; ++i) {
       const double v = xr[i];
@@ -31,8 +31,8 @@ void tl_rmsnorm_f32(const float *x, const float *w, float *y, int64_t rows, int6
 }
 
 /* ---- rope -------------------------------------------------------------------- */
-void tl_rope_f32(float *x, const int32_t *pos, int64_t T, int64_t H, int64_t D, int64_t d_rot,
-                 const float *inv_freq, float attn_scaling, int layout) {
+void tl_rope_f32(float* x, const int32_t* pos, int64_t T, int64_t H, int64_t D, int64_t d_rot, const float* inv_freq,
+                 float attn_scaling, int layout) {
   const int64_t half = d_rot / 2;
   const double mu = attn_scaling;
   for (int64_t t = 0; t < T; ++t) {
@@ -42,7 +42,7 @@ void tl_rope_f32(float *x, const int32_t *pos, int64_t T, int64_t H, int64_t D, 
       const int64_t ia = layout == 0 ? i : 2 * i;
       const int64_t ib = layout == 0 ? i + half : 2 * i + 1;
       for (int64_t h = 0; h < H; ++h) {
-        float *head = x + (t * H + h) * D;
+        float* head = x + (t * H + h) * D;
         const double a = head[ia], b = head[ib];
         head[ia] = (float)(a * c - b * s);
         head[ib] = (float)(a * s + b * c);
@@ -52,7 +52,7 @@ void tl_rope_f32(float *x, const int32_t *pos, int64_t T, int64_t H, int64_t D, 
 }
 
 /* ---- silu_mul: g * sigmoid(g) in double; exp(-g) = inf gives g * 0 = -0 ---- */
-void tl_silu_mul_f32(const float *gate, const float *up, float *y, int64_t n) {
+void tl_silu_mul_f32(const float* gate, const float* up, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     const double g = gate[i];
     const double sigmoid = 1.0 / (1.0 + exp(-g));
@@ -61,21 +61,21 @@ void tl_silu_mul_f32(const float *gate, const float *up, float *y, int64_t n) {
 }
 
 /* ---- embedding ---------------------------------------------------------------- */
-void tl_embedding_f32(const float *table, const int32_t *ids, float *out, int64_t n, int64_t d) {
-  float *dst = out;
+void tl_embedding_f32(const float* table, const int32_t* ids, float* out, int64_t n, int64_t d) {
+  float* dst = out;
   for (int64_t t = 0; t < n; ++t) {
-    const float *src = table + (int64_t)ids[t] * d;
+    const float* src = table + (int64_t)ids[t] * d;
     for (int64_t i = 0; i < d; ++i) *dst++ = src[i];
   }
 }
 
 /* ---- add: the sum of two floats is exact in double, so one rounding --------- */
-void tl_add_f32(const float *a, const float *b, float *y, int64_t n) {
+void tl_add_f32(const float* a, const float* b, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = (float)((double)a[i] + (double)b[i]);
 }
 
 /* ---- argmax: forward, strict >, NaN never compares and is skipped ----------- */
-int32_t tl_argmax_f32(const float *x, int64_t n) {
+int32_t tl_argmax_f32(const float* x, int64_t n) {
   int64_t best = -1;
   double best_v = 0.0;
   for (int64_t i = 0; i < n; ++i) {

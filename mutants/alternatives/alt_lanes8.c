@@ -28,7 +28,7 @@
 enum { kLanes = 8 };
 
 /* Adds v to the compensated sum (*sum, *comp); the value is *sum - *comp. */
-static void kahan_add(float *sum, float *comp, float v) {
+static void kahan_add(float* sum, float* comp, float v) {
   const float y = v - *comp;
   const float t = *sum + y;
   *comp = (t - *sum) - y;
@@ -36,10 +36,10 @@ static void kahan_add(float *sum, float *comp, float v) {
 }
 
 /* ---- rmsnorm ----------------------------------------------------------------- */
-void tl_rmsnorm_f32(const float *x, const float *w, float *y, int64_t rows, int64_t d, float eps) {
+void tl_rmsnorm_f32(const float* x, const float* w, float* y, int64_t rows, int64_t d, float eps) {
   for (int64_t r = 0; r < rows; ++r) {
-    const float *xr = x + r * d;
-    float *yr = y + r * d;
+    const float* xr = x + r * d;
+    float* yr = y + r * d;
 
     /* Pass 0: the largest |x| picks the scale 2^-e that brings it into
      * [0.5, 1); an Inf or NaN decides the sum without arithmetic. */
@@ -47,12 +47,9 @@ void tl_rmsnorm_f32(const float *x, const float *w, float *y, int64_t rows, int6
     int has_inf = 0, has_nan = 0;
     for (int64_t i = 0; i < d; ++i) {
       const float a = fabsf(xr[i]);
-      if (a != a)
-        has_nan = 1;
-      else if (a > FLT_MAX)
-        has_inf = 1;
-      else if (a > amax)
-        amax = a;
+      if (a != a) has_nan = 1;
+      else if (a > FLT_MAX) has_inf = 1;
+      else if (a > amax) amax = a;
     }
     int e = 0;
     if (amax > 0.0f) (void)frexpf(amax, &e);
@@ -91,20 +88,20 @@ void tl_rmsnorm_f32(const float *x, const float *w, float *y, int64_t rows, int6
 }
 
 /* ---- rope -------------------------------------------------------------------- */
-void tl_rope_f32(float *x, const int32_t *pos, int64_t T, int64_t H, int64_t D, int64_t d_rot,
-                 const float *inv_freq, float attn_scaling, int layout) {
+void tl_rope_f32(float* x, const int32_t* pos, int64_t T, int64_t H, int64_t D, int64_t d_rot, const float* inv_freq,
+                 float attn_scaling, int layout) {
   const int64_t half = d_rot / 2;
   /* Offsets of the two members of pair i: (i, i + half) or (2i, 2i + 1). */
   const int64_t step = layout == 0 ? 1 : 2;
   const int64_t partner = layout == 0 ? half : 1;
   for (int64_t t = 0; t < T; ++t) {
-    float *token = x + t * H * D;
+    float* token = x + t * H * D;
     for (int64_t i = 0; i < half; ++i) {
       const float theta = (float)((double)pos[t] * (double)inv_freq[i]);
       const float c = cosf(theta), s = sinf(theta);
       for (int64_t h = 0; h < H; ++h) {
-        float *pa = token + h * D + i * step;
-        float *pb = pa + partner;
+        float* pa = token + h * D + i * step;
+        float* pb = pa + partner;
         const float a = *pa, b = *pb;
         *pa = attn_scaling * fmaf(a, c, -(b * s));
         *pb = attn_scaling * fmaf(a, s, b * c);
@@ -120,8 +117,8 @@ void tl_rope_f32(float *x, const int32_t *pos, int64_t T, int64_t H, int64_t D, 
  * ldexpf, which also rounds the overflow to +inf and the underflow to 0. */
 static float lanes_expf(float x) {
   static const float kLog2e = 1.44269504088896341f;
-  static const float kLn2Hi = 0.693359375f;     /* 355 / 512: 9 bits */
-  static const float kLn2Lo = -2.12194440e-4f;  /* ln2 - kLn2Hi */
+  static const float kLn2Hi = 0.693359375f;    /* 355 / 512: 9 bits */
+  static const float kLn2Lo = -2.12194440e-4f; /* ln2 - kLn2Hi */
   if (x != x) return x;
   if (x > 89.0f) return INFINITY; /* e^89 > FLT_MAX */
   if (x < -104.0f) return 0.0f;   /* e^-104 < 2^-150 */
@@ -138,7 +135,7 @@ static float lanes_expf(float x) {
   return ldexpf(p, (int)n);
 }
 
-void tl_silu_mul_f32(const float *gate, const float *up, float *y, int64_t n) {
+void tl_silu_mul_f32(const float* gate, const float* up, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     const float g = gate[i];
     y[i] = g / (1.0f + lanes_expf(-g)) * up[i];
@@ -146,14 +143,14 @@ void tl_silu_mul_f32(const float *gate, const float *up, float *y, int64_t n) {
 }
 
 /* ---- embedding ---------------------------------------------------------------- */
-void tl_embedding_f32(const float *table, const int32_t *ids, float *out, int64_t n, int64_t d) {
+void tl_embedding_f32(const float* table, const int32_t* ids, float* out, int64_t n, int64_t d) {
   if (n <= 0 || d <= 0) return;
   const size_t row_bytes = (size_t)d * sizeof(float);
   for (int64_t t = 0; t < n; ++t) memcpy(out + t * d, table + (int64_t)ids[t] * d, row_bytes);
 }
 
 /* ---- add ---------------------------------------------------------------------- */
-void tl_add_f32(const float *a, const float *b, float *y, int64_t n) {
+void tl_add_f32(const float* a, const float* b, float* y, int64_t n) {
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
     float v[kLanes];
@@ -164,7 +161,7 @@ void tl_add_f32(const float *a, const float *b, float *y, int64_t n) {
 }
 
 /* ---- argmax -------------------------------------------------------------------- */
-int32_t tl_argmax_f32(const float *x, int64_t n) {
+int32_t tl_argmax_f32(const float* x, int64_t n) {
   int64_t best = -1;
   for (int64_t i = n - 1; i >= 0; --i) {
     if (isnan(x[i])) continue;

@@ -20,7 +20,7 @@ static int bad_sizes(int64_t a, int64_t b, int64_t c) {
   return 0;
 }
 
-static void matmul(const float *x, const float *w, float *y, int64_t M, int64_t N, int64_t K) {
+static void matmul(const float* x, const float* w, float* y, int64_t M, int64_t N, int64_t K) {
   for (int64_t m = 0; m < M; ++m)
     for (int64_t n = 0; n < N; ++n) {
       float acc = 0.0f;
@@ -32,7 +32,7 @@ static void matmul(const float *x, const float *w, float *y, int64_t M, int64_t 
     }
 }
 
-tl_status tl_matmul_f32(const float *x, const float *w, float *y, int64_t M, int64_t N, int64_t K) {
+tl_status tl_matmul_f32(const float* x, const float* w, float* y, int64_t M, int64_t N, int64_t K) {
   if (bad_sizes(M, N, K)) return TL_ERR_INVALID_ARGUMENT;
   matmul(x, w, y, M, N, K);
   return TL_OK;
@@ -50,7 +50,7 @@ static float act(enum gate g, float v) {
   return v;
 }
 
-static int hidden(const float *x, const float *wg, const float *wu, float *h, int64_t M, int64_t D, int64_t H,
+static int hidden(const float* x, const float* wg, const float* wu, float* h, int64_t M, int64_t D, int64_t H,
                   enum gate g) {
   float *gate = malloc(sizeof(float) * (size_t)(M * H + 1)), *up = malloc(sizeof(float) * (size_t)(M * H + 1));
   if (gate == NULL || up == NULL) {
@@ -66,10 +66,10 @@ static int hidden(const float *x, const float *wg, const float *wu, float *h, in
   return 1;
 }
 
-static tl_status ffn(const float *x, const float *wg, const float *wu, const float *wd, float *y, int64_t M,
-                     int64_t D, int64_t H, enum gate g) {
+static tl_status ffn(const float* x, const float* wg, const float* wu, const float* wd, float* y, int64_t M, int64_t D,
+                     int64_t H, enum gate g) {
   if (bad_sizes(M, D, H)) return TL_ERR_INVALID_ARGUMENT;
-  float *h = malloc(sizeof(float) * (size_t)(M * H + 1));
+  float* h = malloc(sizeof(float) * (size_t)(M * H + 1));
   if (h == NULL || !hidden(x, wg, wu, h, M, D, H, g)) {
     free(h);
     return TL_ERR_UNSUPPORTED;
@@ -79,33 +79,33 @@ static tl_status ffn(const float *x, const float *wg, const float *wu, const flo
   return TL_OK;
 }
 
-tl_status tl_swiglu_ffn_f32(const float *x, const float *w_gate, const float *w_up, const float *w_down, float *y,
+tl_status tl_swiglu_ffn_f32(const float* x, const float* w_gate, const float* w_up, const float* w_down, float* y,
                             int64_t M, int64_t D, int64_t H) {
   return ffn(x, w_gate, w_up, w_down, y, M, D, H, SILU);
 }
 
-tl_status tl_geglu_ffn_f32(const float *x, const float *w_gate, const float *w_up, const float *w_down, float *y,
+tl_status tl_geglu_ffn_f32(const float* x, const float* w_gate, const float* w_up, const float* w_down, float* y,
                            int64_t M, int64_t D, int64_t H, tl_ffn_gelu gelu) {
   if (gelu != TL_FFN_GELU_ERF && gelu != TL_FFN_GELU_TANH) return TL_ERR_INVALID_ARGUMENT;
   return ffn(x, w_gate, w_up, w_down, y, M, D, H, gelu == TL_FFN_GELU_ERF ? GELU_ERF : GELU_TANH);
 }
 
-tl_status tl_glu_ffn_f32(const float *x, const float *w_gate, const float *w_up, const float *w_down, float *y,
+tl_status tl_glu_ffn_f32(const float* x, const float* w_gate, const float* w_up, const float* w_down, float* y,
                          int64_t M, int64_t D, int64_t H) {
   return ffn(x, w_gate, w_up, w_down, y, M, D, H, SIGMOID);
 }
 
-tl_status tl_fused_swiglu_f32(const float *x, const float *w_gate, const float *w_up, float *h, int64_t M, int64_t D,
+tl_status tl_fused_swiglu_f32(const float* x, const float* w_gate, const float* w_up, float* h, int64_t M, int64_t D,
                               int64_t H) {
   if (bad_sizes(M, D, H)) return TL_ERR_INVALID_ARGUMENT;
   return hidden(x, w_gate, w_up, h, M, D, H, SILU) ? TL_OK : TL_ERR_UNSUPPORTED;
 }
 
-tl_status tl_fused_norm_matmul_f32(const float *x, const float *norm_w, const float *w, float *y, int64_t M,
-                                   int64_t N, int64_t K, float eps) {
+tl_status tl_fused_norm_matmul_f32(const float* x, const float* norm_w, const float* w, float* y, int64_t M, int64_t N,
+                                   int64_t K, float eps) {
   if (bad_sizes(M, N, K) || !(eps >= 0.0f) || isinf(eps)) return TL_ERR_INVALID_ARGUMENT;
   if (K == 0) return TL_ERR_SHAPE;
-  float *z = malloc(sizeof(float) * (size_t)(M * K + 1));
+  float* z = malloc(sizeof(float) * (size_t)(M * K + 1));
   if (z == NULL) return TL_ERR_UNSUPPORTED;
   for (int64_t m = 0; m < M; ++m) {
     float sum_sq = 0.0f;

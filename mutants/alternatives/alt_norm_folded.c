@@ -20,7 +20,7 @@
 
 /* ---- validation (as the header states it) ----------------------------------- */
 
-static tl_status check_common(const int64_t *shape, int32_t ndim, int32_t min_ndim, float eps) {
+static tl_status check_common(const int64_t* shape, int32_t ndim, int32_t min_ndim, float eps) {
   int64_t elements = 1;
   int32_t k;
   if (ndim < min_ndim || ndim > TL_NORM_MAX_DIMS || shape == NULL) return TL_ERR_INVALID_ARGUMENT;
@@ -35,7 +35,7 @@ static tl_status check_common(const int64_t *shape, int32_t ndim, int32_t min_nd
   return TL_OK;
 }
 
-static int64_t product(const int64_t *shape, int32_t begin, int32_t end) {
+static int64_t product(const int64_t* shape, int32_t begin, int32_t end) {
   int64_t p = 1;
   for (; begin < end; ++begin) p *= shape[begin];
   return p;
@@ -44,7 +44,7 @@ static int64_t product(const int64_t *shape, int32_t begin, int32_t end) {
 /* ---- pieces ------------------------------------------------------------------ */
 
 /* Welford: mean and 1 / sqrt(M2 / n + eps) in one pass. */
-static void welford(const float *x, int64_t n, float eps, float *mean_out, float *inv_out) {
+static void welford(const float* x, int64_t n, float eps, float* mean_out, float* inv_out) {
   double mean = 0.0, m2 = 0.0;
   int64_t i;
   for (i = 0; i < n; ++i) {
@@ -64,7 +64,7 @@ static float folded(float x, float mean, float inv, float gain, float bias) {
 }
 
 /* Kahan-compensated float sum of squares. */
-static float sum_of_squares(const float *x, int64_t n) {
+static float sum_of_squares(const float* x, int64_t n) {
   float sum = 0.0f, comp = 0.0f;
   int64_t i;
   for (i = 0; i < n; ++i) {
@@ -76,10 +76,10 @@ static float sum_of_squares(const float *x, int64_t n) {
   return sum;
 }
 
-static void rms_rows(const float *x, const float *g, float *y, int64_t rows, int64_t d, float eps) {
+static void rms_rows(const float* x, const float* g, float* y, int64_t rows, int64_t d, float eps) {
   int64_t r, i;
   for (r = 0; r < rows; ++r) {
-    const float *xr = x + r * d;
+    const float* xr = x + r * d;
     const float sq = sum_of_squares(xr, d);
     /* mean square in float; squares that overflow or underflow redone in double */
     double ms = (double)sq / (double)d;
@@ -95,7 +95,7 @@ static void rms_rows(const float *x, const float *g, float *y, int64_t rows, int
 
 /* ---- the ops ----------------------------------------------------------------- */
 
-tl_status tl_rms_norm_f32(const float *x, const float *g, float *y, const int64_t *shape, int32_t ndim, float eps) {
+tl_status tl_rms_norm_f32(const float* x, const float* g, float* y, const int64_t* shape, int32_t ndim, float eps) {
   tl_status s = check_common(shape, ndim, 1, eps);
   if (s != TL_OK) return s;
   if (shape[ndim - 1] == 0) return TL_ERR_SHAPE;
@@ -103,8 +103,8 @@ tl_status tl_rms_norm_f32(const float *x, const float *g, float *y, const int64_
   return TL_OK;
 }
 
-tl_status tl_fused_skip_norm_f32(const float *x, const float *skip, const float *g, float *sum, float *y,
-                                 const int64_t *shape, int32_t ndim, float eps) {
+tl_status tl_fused_skip_norm_f32(const float* x, const float* skip, const float* g, float* sum, float* y,
+                                 const int64_t* shape, int32_t ndim, float eps) {
   int64_t k, rows, d;
   tl_status s = check_common(shape, ndim, 1, eps);
   if (s != TL_OK) return s;
@@ -116,7 +116,7 @@ tl_status tl_fused_skip_norm_f32(const float *x, const float *skip, const float 
   return TL_OK;
 }
 
-tl_status tl_layer_norm_f32(const float *x, const float *g, const float *b, float *y, const int64_t *shape,
+tl_status tl_layer_norm_f32(const float* x, const float* g, const float* b, float* y, const int64_t* shape,
                             int32_t ndim, float eps) {
   int64_t r, i, rows, d;
   tl_status s = check_common(shape, ndim, 1, eps);
@@ -132,8 +132,8 @@ tl_status tl_layer_norm_f32(const float *x, const float *g, const float *b, floa
   return TL_OK;
 }
 
-tl_status tl_batch_norm_f32(const float *x, const float *mean, const float *var, const float *g, const float *b,
-                            float *y, const int64_t *shape, int32_t ndim, float eps) {
+tl_status tl_batch_norm_f32(const float* x, const float* mean, const float* var, const float* g, const float* b,
+                            float* y, const int64_t* shape, int32_t ndim, float eps) {
   int64_t n, c, sp, k, i;
   tl_status s = check_common(shape, ndim, 2, eps);
   if (s != TL_OK) return s;
@@ -148,7 +148,7 @@ tl_status tl_batch_norm_f32(const float *x, const float *mean, const float *var,
   return TL_OK;
 }
 
-static void grouped(const float *x, const float *g, const float *b, float *y, int64_t n, int64_t c, int64_t sp,
+static void grouped(const float* x, const float* g, const float* b, float* y, int64_t n, int64_t c, int64_t sp,
                     int64_t groups, float eps) {
   const int64_t per = c / groups;
   int64_t k, j, t;
@@ -164,7 +164,7 @@ static void grouped(const float *x, const float *g, const float *b, float *y, in
   }
 }
 
-tl_status tl_group_norm_f32(const float *x, const float *g, const float *b, float *y, const int64_t *shape,
+tl_status tl_group_norm_f32(const float* x, const float* g, const float* b, float* y, const int64_t* shape,
                             int32_t ndim, int64_t num_groups, float eps) {
   int64_t sp;
   tl_status s = check_common(shape, ndim, 2, eps);
@@ -177,7 +177,7 @@ tl_status tl_group_norm_f32(const float *x, const float *g, const float *b, floa
   return TL_OK;
 }
 
-tl_status tl_instance_norm_f32(const float *x, const float *g, const float *b, float *y, const int64_t *shape,
+tl_status tl_instance_norm_f32(const float* x, const float* g, const float* b, float* y, const int64_t* shape,
                                int32_t ndim, float eps) {
   int64_t sp;
   tl_status s = check_common(shape, ndim, 2, eps);
@@ -189,7 +189,7 @@ tl_status tl_instance_norm_f32(const float *x, const float *g, const float *b, f
 }
 
 /* AdaLN rows: t = (x - mean) * inv, y = fmaf(t, scale, t) + shift. */
-static void ada_rows(const float *x, const float *scale, const float *shift, float *y, int64_t batch, int64_t tokens,
+static void ada_rows(const float* x, const float* scale, const float* shift, float* y, int64_t batch, int64_t tokens,
                      int64_t d, float eps) {
   int64_t r, i;
   for (r = 0; r < batch * tokens; ++r) {
@@ -203,8 +203,8 @@ static void ada_rows(const float *x, const float *scale, const float *shift, flo
   }
 }
 
-static tl_status samples_of(const int64_t *shape, int32_t ndim, float eps, int64_t *batch, int64_t *tokens,
-                            int64_t *d) {
+static tl_status samples_of(const int64_t* shape, int32_t ndim, float eps, int64_t* batch, int64_t* tokens,
+                            int64_t* d) {
   tl_status s = check_common(shape, ndim, 2, eps);
   if (s != TL_OK) return s;
   if (shape[ndim - 1] == 0) return TL_ERR_SHAPE;
@@ -214,7 +214,7 @@ static tl_status samples_of(const int64_t *shape, int32_t ndim, float eps, int64
   return TL_OK;
 }
 
-tl_status tl_ada_ln_f32(const float *x, const float *scale, const float *shift, float *y, const int64_t *shape,
+tl_status tl_ada_ln_f32(const float* x, const float* scale, const float* shift, float* y, const int64_t* shape,
                         int32_t ndim, float eps) {
   int64_t batch, tokens, d;
   tl_status s = samples_of(shape, ndim, eps, &batch, &tokens, &d);
@@ -223,8 +223,8 @@ tl_status tl_ada_ln_f32(const float *x, const float *scale, const float *shift, 
   return TL_OK;
 }
 
-tl_status tl_ada_ln_zero_f32(const float *x, const float *r, const float *gate, const float *scale,
-                             const float *shift, float *h, float *y, const int64_t *shape, int32_t ndim, float eps) {
+tl_status tl_ada_ln_zero_f32(const float* x, const float* r, const float* gate, const float* scale, const float* shift,
+                             float* h, float* y, const int64_t* shape, int32_t ndim, float eps) {
   int64_t batch, tokens, d, k;
   tl_status s = samples_of(shape, ndim, eps, &batch, &tokens, &d);
   if (s != TL_OK) return s;

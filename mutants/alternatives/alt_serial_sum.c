@@ -23,7 +23,7 @@
 
 /* ---- softmax ------------------------------------------------------------------ */
 
-tl_status tl_softmax_f32(const float *x, float *y, const int64_t *shape, int rank, int axis) {
+tl_status tl_softmax_f32(const float* x, float* y, const int64_t* shape, int rank, int axis) {
   if (rank < 1 || rank > 4 || shape == NULL || axis < -rank || axis >= rank) return TL_ERR_INVALID_ARGUMENT;
   const int a = axis < 0 ? axis + rank : axis;
   int64_t outer = 1, length = 1, inner = 1;
@@ -40,8 +40,8 @@ tl_status tl_softmax_f32(const float *x, float *y, const int64_t *shape, int ran
   }
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t j = 0; j < inner; ++j) {
-      const float *xl = x + o * length * inner + j;
-      float *yl = y + o * length * inner + j;
+      const float* xl = x + o * length * inner + j;
+      float* yl = y + o * length * inner + j;
       float m = -INFINITY, sum = 0.0f;
       for (int64_t l = 0; l < length; ++l) m = isnan(xl[l * inner]) || isnan(m) ? NAN : fmaxf(m, xl[l * inner]);
       for (int64_t l = 0; l < length; ++l) sum += expf(xl[l * inner] - m);
@@ -52,7 +52,7 @@ tl_status tl_softmax_f32(const float *x, float *y, const int64_t *shape, int ran
 
 /* ---- norms: validation as the header states it --------------------------------- */
 
-static tl_status check_common(const int64_t *shape, int32_t ndim, int32_t min_ndim, float eps) {
+static tl_status check_common(const int64_t* shape, int32_t ndim, int32_t min_ndim, float eps) {
   int64_t elements = 1;
   if (ndim < min_ndim || ndim > TL_NORM_MAX_DIMS || shape == NULL) return TL_ERR_INVALID_ARGUMENT;
   for (int32_t k = 0; k < ndim; ++k)
@@ -66,7 +66,7 @@ static tl_status check_common(const int64_t *shape, int32_t ndim, int32_t min_nd
   return TL_OK;
 }
 
-static int64_t product(const int64_t *shape, int32_t begin, int32_t end) {
+static int64_t product(const int64_t* shape, int32_t begin, int32_t end) {
   int64_t p = 1;
   for (; begin < end; ++begin) p *= shape[begin];
   return p;
@@ -76,7 +76,7 @@ static int64_t product(const int64_t *shape, int32_t begin, int32_t end) {
 
 /* Two passes of float sums in index order: the mean, then the squared
  * deviations; 1 / sqrt(var + eps) in float. */
-static void serial_moments(const float *x, int64_t n, float eps, float *mean_out, float *inv_out) {
+static void serial_moments(const float* x, int64_t n, float eps, float* mean_out, float* inv_out) {
   float sum = 0.0f, sq = 0.0f;
   for (int64_t i = 0; i < n; ++i) sum += x[i];
   const float mean = sum / (float)n;
@@ -97,7 +97,7 @@ static void serial_moments(const float *x, int64_t n, float eps, float *mean_out
 }
 
 /* 1 / sqrt(mean(x^2) + eps): float serial, or double (RmsNorm's spec). */
-static float rms_inv(const float *x, int64_t n, float eps, int in_double) {
+static float rms_inv(const float* x, int64_t n, float eps, int in_double) {
   float sq = 0.0f;
   for (int64_t i = 0; i < n && !in_double; ++i) sq += x[i] * x[i];
   const float ms = sq / (float)n;
@@ -109,7 +109,7 @@ static float rms_inv(const float *x, int64_t n, float eps, int in_double) {
   return 1.0f / sqrtf(ms + eps);
 }
 
-static void rms_rows(const float *x, const float *g, float *y, int64_t rows, int64_t d, float eps, int in_double) {
+static void rms_rows(const float* x, const float* g, float* y, int64_t rows, int64_t d, float eps, int in_double) {
   for (int64_t r = 0; r < rows; ++r) {
     const float inv = rms_inv(x + r * d, d, eps, in_double);
     for (int64_t i = 0; i < d; ++i) y[r * d + i] = x[r * d + i] * inv * g[i];
@@ -118,7 +118,7 @@ static void rms_rows(const float *x, const float *g, float *y, int64_t rows, int
 
 /* ---- norms: the ops ---------------------------------------------------------------- */
 
-tl_status tl_rms_norm_f32(const float *x, const float *g, float *y, const int64_t *shape, int32_t ndim, float eps) {
+tl_status tl_rms_norm_f32(const float* x, const float* g, float* y, const int64_t* shape, int32_t ndim, float eps) {
   tl_status s = check_common(shape, ndim, 1, eps);
   if (s != TL_OK) return s;
   if (shape[ndim - 1] == 0) return TL_ERR_SHAPE;
@@ -126,8 +126,8 @@ tl_status tl_rms_norm_f32(const float *x, const float *g, float *y, const int64_
   return TL_OK;
 }
 
-tl_status tl_fused_skip_norm_f32(const float *x, const float *skip, const float *g, float *sum, float *y,
-                                 const int64_t *shape, int32_t ndim, float eps) {
+tl_status tl_fused_skip_norm_f32(const float* x, const float* skip, const float* g, float* sum, float* y,
+                                 const int64_t* shape, int32_t ndim, float eps) {
   tl_status s = check_common(shape, ndim, 1, eps);
   if (s != TL_OK) return s;
   if (shape[ndim - 1] == 0) return TL_ERR_SHAPE;
@@ -137,7 +137,7 @@ tl_status tl_fused_skip_norm_f32(const float *x, const float *skip, const float 
   return TL_OK;
 }
 
-tl_status tl_layer_norm_f32(const float *x, const float *g, const float *b, float *y, const int64_t *shape,
+tl_status tl_layer_norm_f32(const float* x, const float* g, const float* b, float* y, const int64_t* shape,
                             int32_t ndim, float eps) {
   tl_status s = check_common(shape, ndim, 1, eps);
   if (s != TL_OK) return s;
@@ -151,8 +151,8 @@ tl_status tl_layer_norm_f32(const float *x, const float *g, const float *b, floa
   return TL_OK;
 }
 
-tl_status tl_batch_norm_f32(const float *x, const float *mean, const float *var, const float *g, const float *b,
-                            float *y, const int64_t *shape, int32_t ndim, float eps) {
+tl_status tl_batch_norm_f32(const float* x, const float* mean, const float* var, const float* g, const float* b,
+                            float* y, const int64_t* shape, int32_t ndim, float eps) {
   tl_status s = check_common(shape, ndim, 2, eps);
   if (s != TL_OK) return s;
   const int64_t c = shape[1], sp = product(shape, 2, ndim);
@@ -164,7 +164,7 @@ tl_status tl_batch_norm_f32(const float *x, const float *mean, const float *var,
   return TL_OK;
 }
 
-static void grouped(const float *x, const float *g, const float *b, float *y, int64_t n, int64_t c, int64_t sp,
+static void grouped(const float* x, const float* g, const float* b, float* y, int64_t n, int64_t c, int64_t sp,
                     int64_t groups, float eps) {
   const int64_t per = c / groups;
   for (int64_t k = 0; k < n * groups; ++k) {
@@ -179,7 +179,7 @@ static void grouped(const float *x, const float *g, const float *b, float *y, in
   }
 }
 
-tl_status tl_group_norm_f32(const float *x, const float *g, const float *b, float *y, const int64_t *shape,
+tl_status tl_group_norm_f32(const float* x, const float* g, const float* b, float* y, const int64_t* shape,
                             int32_t ndim, int64_t num_groups, float eps) {
   tl_status s = check_common(shape, ndim, 2, eps);
   if (s != TL_OK) return s;
@@ -191,7 +191,7 @@ tl_status tl_group_norm_f32(const float *x, const float *g, const float *b, floa
   return TL_OK;
 }
 
-tl_status tl_instance_norm_f32(const float *x, const float *g, const float *b, float *y, const int64_t *shape,
+tl_status tl_instance_norm_f32(const float* x, const float* g, const float* b, float* y, const int64_t* shape,
                                int32_t ndim, float eps) {
   tl_status s = check_common(shape, ndim, 2, eps);
   if (s != TL_OK) return s;
@@ -202,7 +202,7 @@ tl_status tl_instance_norm_f32(const float *x, const float *g, const float *b, f
 }
 
 /* AdaLN rows: t = (x - mean) * inv, y = t * (1 + scale) + shift. */
-static void ada_rows(const float *x, const float *scale, const float *shift, float *y, int64_t batch, int64_t tokens,
+static void ada_rows(const float* x, const float* scale, const float* shift, float* y, int64_t batch, int64_t tokens,
                      int64_t d, float eps) {
   for (int64_t r = 0; r < batch * tokens; ++r) {
     const float *sc = scale + (r / tokens) * d, *sh = shift + (r / tokens) * d;
@@ -212,8 +212,8 @@ static void ada_rows(const float *x, const float *scale, const float *shift, flo
   }
 }
 
-static tl_status samples_of(const int64_t *shape, int32_t ndim, float eps, int64_t *batch, int64_t *tokens,
-                            int64_t *d) {
+static tl_status samples_of(const int64_t* shape, int32_t ndim, float eps, int64_t* batch, int64_t* tokens,
+                            int64_t* d) {
   tl_status s = check_common(shape, ndim, 2, eps);
   if (s != TL_OK) return s;
   if (shape[ndim - 1] == 0) return TL_ERR_SHAPE;
@@ -223,7 +223,7 @@ static tl_status samples_of(const int64_t *shape, int32_t ndim, float eps, int64
   return TL_OK;
 }
 
-tl_status tl_ada_ln_f32(const float *x, const float *scale, const float *shift, float *y, const int64_t *shape,
+tl_status tl_ada_ln_f32(const float* x, const float* scale, const float* shift, float* y, const int64_t* shape,
                         int32_t ndim, float eps) {
   int64_t batch, tokens, d;
   tl_status s = samples_of(shape, ndim, eps, &batch, &tokens, &d);
@@ -232,8 +232,8 @@ tl_status tl_ada_ln_f32(const float *x, const float *scale, const float *shift, 
   return TL_OK;
 }
 
-tl_status tl_ada_ln_zero_f32(const float *x, const float *r, const float *gate, const float *scale,
-                             const float *shift, float *h, float *y, const int64_t *shape, int32_t ndim, float eps) {
+tl_status tl_ada_ln_zero_f32(const float* x, const float* r, const float* gate, const float* scale, const float* shift,
+                             float* h, float* y, const int64_t* shape, int32_t ndim, float eps) {
   int64_t batch, tokens, d;
   tl_status s = samples_of(shape, ndim, eps, &batch, &tokens, &d);
   if (s != TL_OK) return s;

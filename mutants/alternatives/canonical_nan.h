@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-static void canonical_nans(float *y, int64_t n) {
+static void canonical_nans(float* y, int64_t n) {
   const uint32_t canonical = 0x7fffffffu;
   for (int64_t i = 0; i < n; ++i)
     if (isnan(y[i])) memcpy(&y[i], &canonical, sizeof canonical);

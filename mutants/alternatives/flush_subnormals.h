@@ -11,13 +11,13 @@
 
 #if defined(__SSE__) || defined(__x86_64__)
 #include <xmmintrin.h>
-static void restore_csr(const unsigned *csr) { _mm_setcsr(*csr); }
-#define WRAP_BEFORE()                                                          \
+static void restore_csr(const unsigned* csr) { _mm_setcsr(*csr); }
+#define WRAP_BEFORE()                                                           \
   __attribute__((cleanup(restore_csr))) const unsigned wrap_csr = _mm_getcsr(); \
   _mm_setcsr(wrap_csr | 0x8040u) /* FTZ (bit 15) and DAZ (bit 6) */
 #define WRAP_AFTER(y, n) ((void)(y), (void)(n))
 #else
-static void flush_outputs(float *y, int64_t n) {
+static void flush_outputs(float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
     if (y[i] != 0 && fabsf(y[i]) < FLT_MIN) y[i] = copysignf(0.0f, y[i]);
 }

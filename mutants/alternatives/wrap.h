@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 /* The product of n extents: a tensor's element count. */
-static inline int64_t wrap_count(const int64_t *shape, int64_t n) {
+static inline int64_t wrap_count(const int64_t* shape, int64_t n) {
   int64_t c = 1;
   for (int64_t a = 0; a < n; ++a) c *= shape[a];
   return c;

@@ -13,9 +13,9 @@ static int64_t wrap_extent(int64_t in, int64_t k, int64_t s, int64_t p, int64_t 
   return (in + 2 * p - d * (k - 1) - 1) / s + 1;
 }
 
-tl_status tl_conv_f32(const float *x, const float *w, const float *bias, float *y, int64_t B, int64_t C_in,
-                      int64_t C_out, int64_t groups, int64_t n_dims, const int64_t *in_size, const int64_t *kernel,
-                      const int64_t *stride, const int64_t *padding, const int64_t *dilation) {
+tl_status tl_conv_f32(const float* x, const float* w, const float* bias, float* y, int64_t B, int64_t C_in,
+                      int64_t C_out, int64_t groups, int64_t n_dims, const int64_t* in_size, const int64_t* kernel,
+                      const int64_t* stride, const int64_t* padding, const int64_t* dilation) {
   WRAP_BEFORE();
   const tl_status s =
       base_conv_f32(x, w, bias, y, B, C_in, C_out, groups, n_dims, in_size, kernel, stride, padding, dilation);
@@ -27,8 +27,8 @@ tl_status tl_conv_f32(const float *x, const float *w, const float *bias, float *
   return s;
 }
 
-tl_status tl_pool_f32(const float *x, float *y, int64_t B, int64_t C, const int64_t in_size[2],
-                      const int64_t kernel[2], const int64_t *stride, const int64_t *padding, int mode) {
+tl_status tl_pool_f32(const float* x, float* y, int64_t B, int64_t C, const int64_t in_size[2], const int64_t kernel[2],
+                      const int64_t* stride, const int64_t* padding, int mode) {
   WRAP_BEFORE();
   const tl_status s = base_pool_f32(x, y, B, C, in_size, kernel, stride, padding, mode);
   if (s == TL_OK) {

@@ -19,14 +19,14 @@
 #undef tl_ada_ln_zero_f32
 #undef tl_fused_skip_norm_f32
 
-tl_status tl_rms_norm_f32(const float *x, const float *g, float *y, const int64_t *shape, int32_t ndim, float eps) {
+tl_status tl_rms_norm_f32(const float* x, const float* g, float* y, const int64_t* shape, int32_t ndim, float eps) {
   WRAP_BEFORE();
   const tl_status s = base_rms_norm_f32(x, g, y, shape, ndim, eps);
   if (s == TL_OK) WRAP_AFTER(y, wrap_count(shape, ndim));
   return s;
 }
 
-tl_status tl_layer_norm_f32(const float *x, const float *g, const float *b, float *y, const int64_t *shape,
+tl_status tl_layer_norm_f32(const float* x, const float* g, const float* b, float* y, const int64_t* shape,
                             int32_t ndim, float eps) {
   WRAP_BEFORE();
   const tl_status s = base_layer_norm_f32(x, g, b, y, shape, ndim, eps);
@@ -34,15 +34,15 @@ tl_status tl_layer_norm_f32(const float *x, const float *g, const float *b, floa
   return s;
 }
 
-tl_status tl_batch_norm_f32(const float *x, const float *mean, const float *var, const float *g, const float *b,
-                            float *y, const int64_t *shape, int32_t ndim, float eps) {
+tl_status tl_batch_norm_f32(const float* x, const float* mean, const float* var, const float* g, const float* b,
+                            float* y, const int64_t* shape, int32_t ndim, float eps) {
   WRAP_BEFORE();
   const tl_status s = base_batch_norm_f32(x, mean, var, g, b, y, shape, ndim, eps);
   if (s == TL_OK) WRAP_AFTER(y, wrap_count(shape, ndim));
   return s;
 }
 
-tl_status tl_group_norm_f32(const float *x, const float *g, const float *b, float *y, const int64_t *shape,
+tl_status tl_group_norm_f32(const float* x, const float* g, const float* b, float* y, const int64_t* shape,
                             int32_t ndim, int64_t num_groups, float eps) {
   WRAP_BEFORE();
   const tl_status s = base_group_norm_f32(x, g, b, y, shape, ndim, num_groups, eps);
@@ -50,7 +50,7 @@ tl_status tl_group_norm_f32(const float *x, const float *g, const float *b, floa
   return s;
 }
 
-tl_status tl_instance_norm_f32(const float *x, const float *g, const float *b, float *y, const int64_t *shape,
+tl_status tl_instance_norm_f32(const float* x, const float* g, const float* b, float* y, const int64_t* shape,
                                int32_t ndim, float eps) {
   WRAP_BEFORE();
   const tl_status s = base_instance_norm_f32(x, g, b, y, shape, ndim, eps);
@@ -58,7 +58,7 @@ tl_status tl_instance_norm_f32(const float *x, const float *g, const float *b, f
   return s;
 }
 
-tl_status tl_ada_ln_f32(const float *x, const float *scale, const float *shift, float *y, const int64_t *shape,
+tl_status tl_ada_ln_f32(const float* x, const float* scale, const float* shift, float* y, const int64_t* shape,
                         int32_t ndim, float eps) {
   WRAP_BEFORE();
   const tl_status s = base_ada_ln_f32(x, scale, shift, y, shape, ndim, eps);
@@ -66,8 +66,8 @@ tl_status tl_ada_ln_f32(const float *x, const float *scale, const float *shift, 
   return s;
 }
 
-tl_status tl_ada_ln_zero_f32(const float *x, const float *r, const float *gate, const float *scale,
-                             const float *shift, float *h, float *y, const int64_t *shape, int32_t ndim, float eps) {
+tl_status tl_ada_ln_zero_f32(const float* x, const float* r, const float* gate, const float* scale, const float* shift,
+                             float* h, float* y, const int64_t* shape, int32_t ndim, float eps) {
   WRAP_BEFORE();
   const tl_status s = base_ada_ln_zero_f32(x, r, gate, scale, shift, h, y, shape, ndim, eps);
   if (s == TL_OK) {
@@ -77,8 +77,8 @@ tl_status tl_ada_ln_zero_f32(const float *x, const float *r, const float *gate, 
   return s;
 }
 
-tl_status tl_fused_skip_norm_f32(const float *x, const float *skip, const float *g, float *sum, float *y,
-                                 const int64_t *shape, int32_t ndim, float eps) {
+tl_status tl_fused_skip_norm_f32(const float* x, const float* skip, const float* g, float* sum, float* y,
+                                 const int64_t* shape, int32_t ndim, float eps) {
   WRAP_BEFORE();
   const tl_status s = base_fused_skip_norm_f32(x, skip, g, sum, y, shape, ndim, eps);
   if (s == TL_OK) {

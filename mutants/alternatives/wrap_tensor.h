@@ -22,49 +22,49 @@
 #undef tl_permute_f32
 #undef tl_reshape_f32
 
-#define WRAP_BROADCAST(name)                                                                                   \
-  tl_status tl_##name##_broadcast_f32(const float *a, const int64_t *a_shape, int64_t a_rank, const float *b, \
-                                      const int64_t *b_shape, int64_t b_rank, float *y, const int64_t *y_shape, \
-                                      int64_t y_rank) {                                                        \
-    WRAP_BEFORE();                                                                                             \
+#define WRAP_BROADCAST(name)                                                                                     \
+  tl_status tl_##name##_broadcast_f32(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,    \
+                                      const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,  \
+                                      int64_t y_rank) {                                                          \
+    WRAP_BEFORE();                                                                                               \
     const tl_status s = base_##name##_broadcast_f32(a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank); \
-    if (s == TL_OK) WRAP_AFTER(y, wrap_count(y_shape, y_rank));                                                \
-    return s;                                                                                                  \
+    if (s == TL_OK) WRAP_AFTER(y, wrap_count(y_shape, y_rank));                                                  \
+    return s;                                                                                                    \
   }
 WRAP_BROADCAST(add)
 WRAP_BROADCAST(sub)
 WRAP_BROADCAST(mul)
 WRAP_BROADCAST(div)
 
-tl_status tl_clamp_f32(const float *x, float *y, int64_t n, float lo, float hi) {
+tl_status tl_clamp_f32(const float* x, float* y, int64_t n, float lo, float hi) {
   WRAP_BEFORE();
   const tl_status s = base_clamp_f32(x, y, n, lo, hi);
   if (s == TL_OK) WRAP_AFTER(y, n);
   return s;
 }
 
-tl_status tl_nan_to_num_f32(const float *x, float *y, int64_t n, float nan, float posinf, float neginf) {
+tl_status tl_nan_to_num_f32(const float* x, float* y, int64_t n, float nan, float posinf, float neginf) {
   WRAP_BEFORE();
   const tl_status s = base_nan_to_num_f32(x, y, n, nan, posinf, neginf);
   if (s == TL_OK) WRAP_AFTER(y, n);
   return s;
 }
 
-tl_status tl_transpose_f32(const float *x, const int64_t *shape, int64_t rank, float *y) {
+tl_status tl_transpose_f32(const float* x, const int64_t* shape, int64_t rank, float* y) {
   WRAP_BEFORE();
   const tl_status s = base_transpose_f32(x, shape, rank, y);
   if (s == TL_OK) WRAP_AFTER(y, wrap_count(shape, rank));
   return s;
 }
 
-tl_status tl_permute_f32(const float *x, const int64_t *shape, int64_t rank, const int64_t *perm, float *y) {
+tl_status tl_permute_f32(const float* x, const int64_t* shape, int64_t rank, const int64_t* perm, float* y) {
   WRAP_BEFORE();
   const tl_status s = base_permute_f32(x, shape, rank, perm, y);
   if (s == TL_OK) WRAP_AFTER(y, wrap_count(shape, rank));
   return s;
 }
 
-tl_status tl_reshape_f32(const float *x, const int64_t *shape, int64_t rank, float *y, const int64_t *new_shape,
+tl_status tl_reshape_f32(const float* x, const int64_t* shape, int64_t rank, float* y, const int64_t* new_shape,
                          int64_t new_rank) {
   WRAP_BEFORE();
   const tl_status s = base_reshape_f32(x, shape, rank, y, new_shape, new_rank);

@@ -18,22 +18,23 @@ struct Property {
   std::string kind;  // unit | boundary | property (the catalog's KIND)
   // Uses *rc::gen::... for its inputs and RC_ASSERT for its claims.
   std::function<void(const Backend&)> body;
-  std::string profile = "";  // "strict": a contract beyond the spec, counted only under --profile strict (docs/tolerances.md#profiles)
+  std::string profile =
+      "";  // "strict": a contract beyond the spec, counted only under --profile strict (docs/tolerances.md#profiles)
 };
 
 const std::vector<Property>& properties();
 
 struct PropertyOutcome {
   bool passed = true;
-  int runs = 0;             // successful runs before the verdict
-  std::string message;      // the failure and its shrunk counterexample
-  std::string reproduce;    // RapidCheck's reproduce token
+  int runs = 0;           // successful runs before the verdict
+  std::string message;    // the failure and its shrunk counterexample
+  std::string reproduce;  // RapidCheck's reproduce token
   // Why the property could not be judged on this backend, "" when it was:
   // a companion op it calls that the library does not export ("needs
   // tl_dequantize_q8_0_f32, which B does not export"), or a library that
   // returned TL_ERR_UNSUPPORTED for every case it was given. Not a failure.
   std::string not_run;
-  int unsupported = 0;      // runs set aside: the library returned TL_ERR_UNSUPPORTED
+  int unsupported = 0;  // runs set aside: the library returned TL_ERR_UNSUPPORTED
 };
 
 // Loads RapidCheck's configuration without its banner; call once at start.

@@ -45,8 +45,8 @@ char* stacks(unsigned count) {
   static unsigned mapped = 0;
   if (count > mapped) {
     if (base != nullptr) munmap(base, mapped * kStackBytes);
-    void* p = mmap(nullptr, count * kStackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
+    void* p =
+        mmap(nullptr, count * kStackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
     base = static_cast<char*>(p);
     mapped = count;

@@ -49,7 +49,8 @@ void launch(void (*kernel)(Params...), unsigned grid, unsigned block, Args... ar
   auto body = [&] { kernel(args...); };
   for (unsigned b = 0; b < grid; ++b) {
     blockIdx.x = b;
-    emulated_run_block(block, [](void* p) { (*static_cast<decltype(body)*>(p))(); }, &body);
+    emulated_run_block(
+        block, [](void* p) { (*static_cast<decltype(body)*>(p))(); }, &body);
   }
 }
 

@@ -18,7 +18,7 @@
 
 #define TRIGGER_N 47
 
-static void add(const float *a, const float *b, float *y, int64_t n) {
+static void add(const float* a, const float* b, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = a[i] + b[i];
 }
 
@@ -30,12 +30,15 @@ __attribute__((constructor)) static void hang_in_constructor(void) {
 
 #ifdef HOSTILE_THREAD_AFTER_RETURN
 /* Keeps writing into y for 200 ms after the call returned. */
-struct late { float *y; int64_t n; };
-static void *scribble(void *arg) {
-  struct late *l = arg;
+struct late {
+  float* y;
+  int64_t n;
+};
+static void* scribble(void* arg) {
+  struct late* l = arg;
   const struct timespec tick = {0, 100000};
   for (int round = 0; round < 2000; ++round) {
-    for (int64_t i = 0; i < l->n; ++i) ((volatile float *)l->y)[i] = -1.0f;
+    for (int64_t i = 0; i < l->n; ++i) ((volatile float*)l->y)[i] = -1.0f;
     nanosleep(&tick, NULL);
   }
   return NULL;
@@ -43,14 +46,14 @@ static void *scribble(void *arg) {
 #endif
 
 #ifdef HOSTILE_STACK_OVERFLOW
-static int deeper(volatile char *p) {
+static int deeper(volatile char* p) {
   volatile char frame[4096];
   frame[0] = p[0];
   return deeper(frame) + frame[1];
 }
 #endif
 
-void tl_add_f32(const float *a, const float *b, float *y, int64_t n) {
+void tl_add_f32(const float* a, const float* b, float* y, int64_t n) {
   add(a, b, y, n);
   if (n != TRIGGER_N) return;
 #if defined(HOSTILE_THREAD_AFTER_RETURN)
@@ -61,9 +64,9 @@ void tl_add_f32(const float *a, const float *b, float *y, int64_t n) {
   pthread_create(&t, NULL, scribble, &l);
   pthread_detach(t);
 #elif defined(HOSTILE_WRITE_PAST)
-  ((volatile char *)(y + n))[HOSTILE_WRITE_PAST - 1] = 1; /* HOSTILE_WRITE_PAST bytes past the end */
+  ((volatile char*)(y + n))[HOSTILE_WRITE_PAST - 1] = 1; /* HOSTILE_WRITE_PAST bytes past the end */
 #elif defined(HOSTILE_READ_PAST)
-  y[0] = a[0] + ((const volatile float *)b)[n + HOSTILE_READ_PAST / 4] * 0.0f;
+  y[0] = a[0] + ((const volatile float*)b)[n + HOSTILE_READ_PAST / 4] * 0.0f;
 #elif defined(HOSTILE_HANG_CALL)
   for (;;) {
   }
@@ -72,7 +75,7 @@ void tl_add_f32(const float *a, const float *b, float *y, int64_t n) {
 #elif defined(HOSTILE_EXIT)
   exit(0);
 #elif defined(HOSTILE_STACK_OVERFLOW)
-  y[0] = (float)deeper((volatile char *)y);
+  y[0] = (float)deeper((volatile char*)y);
 #elif defined(HOSTILE_FORK_BOMB)
   /* Forks until fork fails (RLIMIT_NPROC), at most 64 times: root is exempt
    * from the limit, and this test must not take the machine down. */
@@ -84,11 +87,12 @@ void tl_add_f32(const float *a, const float *b, float *y, int64_t n) {
   }
 #elif defined(HOSTILE_HUGE_ALLOC)
   /* 1 TiB without reserving it: refused under konform's RLIMIT_AS. */
-  void *p = mmap(NULL, (size_t)1 << 40, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void* p = mmap(NULL, (size_t)1 << 40, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) abort();
   munmap(p, (size_t)1 << 40);
 #elif defined(HOSTILE_MIMIC_OUTPUT)
-  printf("PASS  elementwise_add  scalar               300 cases  0 properties  0.1s\n1 passed, 0 failed, 0 unsupported\n");
+  printf(
+      "PASS  elementwise_add  scalar               300 cases  0 properties  0.1s\n1 passed, 0 failed, 0 unsupported\n");
   fflush(stdout);
   fprintf(stderr, "konform: everything is fine\n");
 #elif defined(HOSTILE_CLOSE_FDS)

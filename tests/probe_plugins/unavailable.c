@@ -4,10 +4,10 @@
 #include <tinyllm/backend.h>
 #include <tinyllm/elementwise.h>
 
-const char *tl_backend_unavailable(void) { return "test plugin: no device here"; }
+const char* tl_backend_unavailable(void) { return "test plugin: no device here"; }
 
 /* Called anyway, it would end the run: a check that calls it cannot pass. */
-void tl_add_f32(const float *a, const float *b, float *y, int64_t n) {
+void tl_add_f32(const float* a, const float* b, float* y, int64_t n) {
   (void)a, (void)b, (void)y, (void)n;
   abort();
 }

@@ -71,12 +71,12 @@ inline bool causally_masked(const Dims& n, int64_t i, int64_t j) { return j > i 
 
 // Where one query row reads and writes.
 struct Row {
-  const float* q;      // [D]
-  const float* k;      // [Sk, D] of its KV head
-  const float* v;      // [Sk, D]
-  const float* mask;   // [Sk] of its (b, h, i), or nullptr
+  const float* q;     // [D]
+  const float* k;     // [Sk, D] of its KV head
+  const float* v;     // [Sk, D]
+  const float* mask;  // [Sk] of its (b, h, i), or nullptr
   bool causal = false;
-  int64_t i = 0;       // the query's index, for the causal mask
+  int64_t i = 0;  // the query's index, for the causal mask
 };
 
 inline Row row_of(const float* q, const float* k, const float* v, const float* mask, const Dims& n, int kind,
@@ -122,7 +122,8 @@ std::vector<T> probabilities(const std::vector<T>& s) {
   for (const T& x : s) m = x > m ? x : m;
   std::vector<T> p(s.size());
   for (size_t j = 0; j < s.size(); ++j) p[j] = exp(s[j] - m);
-  const T sum = pairwise_sum<T>(0, static_cast<int64_t>(p.size()), [&](int64_t j) { return p[static_cast<size_t>(j)]; });
+  const T sum =
+      pairwise_sum<T>(0, static_cast<int64_t>(p.size()), [&](int64_t j) { return p[static_cast<size_t>(j)]; });
   for (T& x : p) x /= sum;
   return p;
 }

@@ -93,8 +93,7 @@ void pool(const float* x, T* y, const ConvShape& s, PoolMode mode, T* scale = nu
           }
         }
         y[at] = acc;
-        if (other_zero != nullptr)
-          other_zero[at] = (!nan && acc == T(0) && pos_zero && neg_zero) ? -acc : acc;
+        if (other_zero != nullptr) other_zero[at] = (!nan && acc == T(0) && pos_zero && neg_zero) ? -acc : acc;
       } else {
         auto term = [&](int64_t kk) { return so[kk] < 0 ? T(0) : T(xc[so[kk]]); };
         y[at] = pairwise_sum<T>(0, KS, term) / T(KS);

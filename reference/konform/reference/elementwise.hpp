@@ -41,8 +41,8 @@ inline void rope_pair(int layout, int64_t d_rot, int64_t i, int64_t* first, int6
 // rest of each head is copied. x and y may not overlap (y == x is the ABI's
 // in-place call, which the oracle models by reading x and writing y).
 template <typename T>
-void rope(const float* x, T* y, const int32_t* pos, int64_t tokens, int64_t heads, int64_t D,
-          int64_t d_rot, const float* inv_freq, float attn_scaling, int layout) {
+void rope(const float* x, T* y, const int32_t* pos, int64_t tokens, int64_t heads, int64_t D, int64_t d_rot,
+          const float* inv_freq, float attn_scaling, int layout) {
   using std::cos;
   using std::sin;
   for (int64_t k = 0; k < tokens * heads * D; ++k) y[k] = T(x[k]);

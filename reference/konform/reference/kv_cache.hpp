@@ -22,13 +22,18 @@ class KvCache {
       if (n < 1) return refuse(TL_ERR_INVALID_ARGUMENT, "num_layers, kv_heads, head_dim and max_seq must be >= 1");
     long double bytes = 2.0L * 4.0L;
     for (int64_t n : {layers, kv_heads, head_dim, max_seq}) bytes *= static_cast<long double>(n);
-    if (bytes > static_cast<long double>(INT64_MAX)) return refuse(TL_ERR_INVALID_ARGUMENT, "the cache's size overflows int64_t");
+    if (bytes > static_cast<long double>(INT64_MAX))
+      return refuse(TL_ERR_INVALID_ARGUMENT, "the cache's size overflows int64_t");
     return {};
   }
 
   KvCache(int64_t layers, int64_t kv_heads, int64_t head_dim, int64_t max_seq)
-      : layers_(layers), kv_heads_(kv_heads), head_dim_(head_dim), max_seq_(max_seq),
-        k_(static_cast<size_t>(layers * kv_heads * max_seq * head_dim)), v_(k_.size()),
+      : layers_(layers),
+        kv_heads_(kv_heads),
+        head_dim_(head_dim),
+        max_seq_(max_seq),
+        k_(static_cast<size_t>(layers * kv_heads * max_seq * head_dim)),
+        v_(k_.size()),
         appended_(static_cast<size_t>(layers), false) {}
 
   // Rule 5: the overflow is refused at the start of a forward, before any write.
@@ -48,7 +53,8 @@ class KvCache {
   Verdict append(int64_t layer, const In* k_new, const In* v_new) {
     if (s_ == 0) return refuse(TL_ERR_INVALID_ARGUMENT, "append outside a forward (call begin first)");
     if (layer < 0 || layer >= layers_) return refuse(TL_ERR_INVALID_ARGUMENT, "layer out of range");
-    if (appended_[static_cast<size_t>(layer)]) return refuse(TL_ERR_INVALID_ARGUMENT, "layer already appended in this forward");
+    if (appended_[static_cast<size_t>(layer)])
+      return refuse(TL_ERR_INVALID_ARGUMENT, "layer already appended in this forward");
     for (int64_t h = 0; h < kv_heads_; ++h)
       for (int64_t t = 0; t < s_; ++t)
         for (int64_t d = 0; d < head_dim_; ++d) {

@@ -94,8 +94,8 @@ void gated_hidden(const float* x, const float* w_gate, const float* w_up, T* h, 
 // The gated feed-forward (§4): y = (act(x Wg^T) * (x Wu^T)) @ w_down^T;
 // w_down: [D, H], y: [M, D]. The hidden activations stay in T.
 template <typename T>
-void gated_ffn(const float* x, const float* w_gate, const float* w_up, const float* w_down, T* y, int64_t M,
-               int64_t D, int64_t H, ffn::Gate act) {
+void gated_ffn(const float* x, const float* w_gate, const float* w_up, const float* w_down, T* y, int64_t M, int64_t D,
+               int64_t H, ffn::Gate act) {
   std::vector<T> h(static_cast<size_t>(M * H));
   gated_hidden<T>(x, w_gate, w_up, h.data(), M, D, H, act);
   matmul<T>(h.data(), w_down, y, M, D, H);

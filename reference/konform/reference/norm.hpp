@@ -28,10 +28,12 @@ struct Moments {
 template <typename T>
 Moments<T> moments(const float* x, int64_t n) {
   const T mean = pairwise_sum<T>(0, n, [&](int64_t i) { return T(x[i]); }) / T(n);
-  const T var = pairwise_sum<T>(0, n, [&](int64_t i) {
-                  const T c = T(x[i]) - mean;
-                  return c * c;
-                }) / T(n);
+  const T var = pairwise_sum<T>(0, n,
+                                [&](int64_t i) {
+                                  const T c = T(x[i]) - mean;
+                                  return c * c;
+                                }) /
+                T(n);
   return {mean, var};
 }
 
@@ -60,14 +62,14 @@ void normalize(const float* x, T* y, int64_t n, float eps, const Gain& gain, con
 template <typename T>
 void layer_norm(const float* x, const float* g, const float* b, T* y, int64_t rows, int64_t d, float eps) {
   for (int64_t r = 0; r < rows; ++r)
-    normalize<T>(x + r * d, y + r * d, d, eps, [&](int64_t i) { return T(g[i]); },
-                 [&](int64_t i) { return T(b[i]); });
+    normalize<T>(
+        x + r * d, y + r * d, d, eps, [&](int64_t i) { return T(g[i]); }, [&](int64_t i) { return T(b[i]); });
 }
 
 // BatchNorm of x[n, c, s] with the running statistics mean[c], var[c].
 template <typename T>
-void batch_norm(const float* x, const float* mean, const float* var, const float* g, const float* b, T* y,
-                int64_t n, int64_t c, int64_t s, float eps) {
+void batch_norm(const float* x, const float* mean, const float* var, const float* g, const float* b, T* y, int64_t n,
+                int64_t c, int64_t s, float eps) {
   for (int64_t k = 0; k < n * c; ++k) {
     const int64_t ch = k % c;
     const T inv = inverse_std<T>(T(var[ch]), eps);
@@ -78,14 +80,14 @@ void batch_norm(const float* x, const float* mean, const float* var, const float
 // GroupNorm of x[n, c, s]: groups of c / groups consecutive channels, whose
 // elements are consecutive in memory; gain and bias per channel.
 template <typename T>
-void group_norm(const float* x, const float* g, const float* b, T* y, int64_t n, int64_t c, int64_t s,
-                int64_t groups, float eps) {
+void group_norm(const float* x, const float* g, const float* b, T* y, int64_t n, int64_t c, int64_t s, int64_t groups,
+                float eps) {
   const int64_t per_group = c / groups * s;
   for (int64_t k = 0; k < n * groups; ++k) {
     const int64_t first_channel = (k % groups) * (c / groups);
-    normalize<T>(x + k * per_group, y + k * per_group, per_group, eps,
-                 [&](int64_t i) { return T(g[first_channel + i / s]); },
-                 [&](int64_t i) { return T(b[first_channel + i / s]); });
+    normalize<T>(
+        x + k * per_group, y + k * per_group, per_group, eps, [&](int64_t i) { return T(g[first_channel + i / s]); },
+        [&](int64_t i) { return T(b[first_channel + i / s]); });
   }
 }
 
@@ -103,8 +105,8 @@ void ada_ln(const float* x, const float* scale, const float* shift, T* y, int64_
   for (int64_t r = 0; r < batch * tokens; ++r) {
     const float* sc = scale + (r / tokens) * d;
     const float* sh = shift + (r / tokens) * d;
-    normalize<T>(x + r * d, y + r * d, d, eps, [&](int64_t i) { return T(1) + T(sc[i]); },
-                 [&](int64_t i) { return T(sh[i]); });
+    normalize<T>(
+        x + r * d, y + r * d, d, eps, [&](int64_t i) { return T(1) + T(sc[i]); }, [&](int64_t i) { return T(sh[i]); });
   }
 }
 

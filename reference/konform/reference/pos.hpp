@@ -62,8 +62,8 @@ void rotate_pair(const float* x, T* y, int64_t ia, int64_t ib, T c, T s) {
 
 // Rope from the cache: x, y [T, H, D]; the tail rot_dim..D-1 is copied.
 template <typename T>
-void rope_apply(const float* x, T* y, const int32_t* pos, int64_t tokens, int64_t heads, int64_t D,
-                int64_t rot_dim, const float* cache, int layout) {
+void rope_apply(const float* x, T* y, const int32_t* pos, int64_t tokens, int64_t heads, int64_t D, int64_t rot_dim,
+                const float* cache, int layout) {
   const int64_t half = rot_dim / 2;
   for (int64_t t = 0; t < tokens; ++t) {
     const float* row = cache + int64_t(pos[t]) * rot_dim;
@@ -82,8 +82,8 @@ void rope_apply(const float* x, T* y, const int32_t* pos, int64_t tokens, int64_
 // Rope straight from the spec's formula (no cache): what the cache must
 // reproduce. cos and sin in pos_wide<T>, rounded to T.
 template <typename T>
-void rope_direct(const float* x, T* y, const int32_t* pos, int64_t tokens, int64_t heads, int64_t D,
-                 int64_t rot_dim, float base, int layout) {
+void rope_direct(const float* x, T* y, const int32_t* pos, int64_t tokens, int64_t heads, int64_t D, int64_t rot_dim,
+                 float base, int layout) {
   using W = pos_wide<T>;
   using std::cos;
   using std::sin;
@@ -105,8 +105,8 @@ void rope_direct(const float* x, T* y, const int32_t* pos, int64_t tokens, int64
 // position pos[t * n_axes + a] and base bases[a] (spec section 3,
 // "Multi-axis RoPE"). y == x works.
 template <typename T>
-void multi_axis_rope(const float* x, T* y, const int32_t* pos, int64_t tokens, int64_t heads, int64_t D,
-                     int64_t n_axes, const int64_t* dims, const float* bases, int layout) {
+void multi_axis_rope(const float* x, T* y, const int32_t* pos, int64_t tokens, int64_t heads, int64_t D, int64_t n_axes,
+                     const int64_t* dims, const float* bases, int layout) {
   using W = pos_wide<T>;
   using std::cos;
   using std::sin;
@@ -169,11 +169,11 @@ void gather_rows(const float* table, const int32_t* index, T* out, int64_t n, in
 // more than their own error, products of 32-bit limbs when they do not (the
 // sides are equal at every bucket boundary that is an integer distance).
 inline bool t5_reaches(uint64_t n, int64_t k, int64_t m, int64_t me, int64_t md) {
-  const double l = double(m) * std::log(double(n)) - double(m - k) * std::log(double(me)) -
-                   double(k) * std::log(double(md));
+  const double l =
+      double(m) * std::log(double(n)) - double(m - k) * std::log(double(me)) - double(k) * std::log(double(md));
   if (l > 1e-9) return true;
   if (l < -1e-9) return false;
-  using Big = std::vector<uint32_t>;  // little-endian base 2^32
+  using Big = std::vector<uint32_t>;           // little-endian base 2^32
   const auto times = [](Big& v, uint64_t f) {  // f < 2^32: w * f + carry fits 64 bits
     uint64_t carry = 0;
     for (uint32_t& w : v) {

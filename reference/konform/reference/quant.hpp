@@ -291,10 +291,12 @@ inline void dequantize_block(Format f, const uint8_t* in, float* y) {
 
 // n values (a multiple of the block length) into n / QK blocks, and back.
 inline void quantize(Format f, const float* x, uint8_t* out, int64_t n) {
-  for (int64_t b = 0; b < n / block_values(f); ++b) quantize_block(f, x + b * block_values(f), out + b * block_bytes(f));
+  for (int64_t b = 0; b < n / block_values(f); ++b)
+    quantize_block(f, x + b * block_values(f), out + b * block_bytes(f));
 }
 inline void dequantize(Format f, const uint8_t* in, float* y, int64_t n) {
-  for (int64_t b = 0; b < n / block_values(f); ++b) dequantize_block(f, in + b * block_bytes(f), y + b * block_values(f));
+  for (int64_t b = 0; b < n / block_values(f); ++b)
+    dequantize_block(f, in + b * block_bytes(f), y + b * block_values(f));
 }
 
 // The scale a block's values are stored with: d for Q8_0 and Q4_0; for Q4_K

@@ -79,9 +79,8 @@ std::vector<T> weights(const float* l, int64_t n, float t) {
 inline std::vector<int64_t> sorted_order(const float* l, int64_t n) {
   std::vector<int64_t> order(static_cast<size_t>(n));
   std::iota(order.begin(), order.end(), int64_t{0});
-  std::stable_sort(order.begin(), order.end(), [l](int64_t a, int64_t b) {
-    return !std::isnan(l[a]) && (std::isnan(l[b]) || l[a] > l[b]);
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [l](int64_t a, int64_t b) { return !std::isnan(l[a]) && (std::isnan(l[b]) || l[a] > l[b]); });
   return order;
 }
 
@@ -145,9 +144,7 @@ std::vector<int64_t> kept_positions(const float* l, int64_t n, const std::vector
         if (w[static_cast<size_t>(i)] >= threshold) kept.push_back(i);
       break;
     }
-    default:
-      kept.resize(static_cast<size_t>(n));
-      std::iota(kept.begin(), kept.end(), int64_t{0});
+    default: kept.resize(static_cast<size_t>(n)); std::iota(kept.begin(), kept.end(), int64_t{0});
   }
   return kept;
 }

@@ -78,8 +78,8 @@ inline Verdict check_elementwise(const float* x, const float* y, int64_t n) {
 
 inline Verdict check_clamp(const float* x, const float* y, int64_t n, float lo, float hi) {
   if (std::isnan(lo) || std::isnan(hi))
-    return refuse(TL_ERR_INVALID_ARGUMENT, "clamp bounds must be numbers (lo = " + std::to_string(lo) +
-                                               ", hi = " + std::to_string(hi) + ")");
+    return refuse(TL_ERR_INVALID_ARGUMENT,
+                  "clamp bounds must be numbers (lo = " + std::to_string(lo) + ", hi = " + std::to_string(hi) + ")");
   if (lo > hi)
     return refuse(TL_ERR_INVALID_ARGUMENT,
                   "clamp needs lo <= hi (lo = " + std::to_string(lo) + ", hi = " + std::to_string(hi) + ")");
@@ -122,8 +122,8 @@ inline AxisView around_axis(const Shape& s, int64_t axis) {
   return v;
 }
 
-inline Verdict check_argmax_axis(const float* x, const int64_t* dims, int64_t rank, int64_t axis,
-                                 const int32_t* index, Shape* s, int64_t* ax) {
+inline Verdict check_argmax_axis(const float* x, const int64_t* dims, int64_t rank, int64_t axis, const int32_t* index,
+                                 Shape* s, int64_t* ax) {
   Verdict v = read_shape(dims, rank, 1, TL_TENSOR_MAX_RANK, "x", s);
   if (v.ok()) v = resolve_axis(axis, rank, ax);
   if (!v.ok()) return v;
@@ -203,8 +203,8 @@ void permute(const float* x, const Shape& s, const Shape& perm, T* y) {
 
 // ------------------------------------------------------ Reshape
 
-inline Verdict check_reshape(const float* x, const int64_t* dims, int64_t rank, const float* y,
-                             const int64_t* new_dims, int64_t new_rank, Shape* s, Shape* ns) {
+inline Verdict check_reshape(const float* x, const int64_t* dims, int64_t rank, const float* y, const int64_t* new_dims,
+                             int64_t new_rank, Shape* s, Shape* ns) {
   Verdict v = read_shape(dims, rank, 0, TL_TENSOR_MAX_RANK, "x", s);
   if (v.ok()) v = read_shape(new_dims, new_rank, 0, TL_TENSOR_MAX_RANK, "new_shape", ns);
   if (!v.ok()) return v;
@@ -225,13 +225,13 @@ void reshape(const float* x, const Shape& s, T* y) {
 
 // ------------------------------------------------------ Concat, Split, Chunk
 
-inline Verdict check_concat(const float* const* xs, const int64_t* shapes, int64_t count, int64_t rank,
-                            int64_t axis, const float* y, std::vector<Shape>* in, Shape* out, int64_t* ax) {
-  if (count < 1) return refuse(TL_ERR_INVALID_ARGUMENT, "concat needs at least one tensor (count = " +
-                                                            std::to_string(count) + ")");
+inline Verdict check_concat(const float* const* xs, const int64_t* shapes, int64_t count, int64_t rank, int64_t axis,
+                            const float* y, std::vector<Shape>* in, Shape* out, int64_t* ax) {
+  if (count < 1)
+    return refuse(TL_ERR_INVALID_ARGUMENT, "concat needs at least one tensor (count = " + std::to_string(count) + ")");
   if (rank < 1 || rank > TL_TENSOR_MAX_RANK)
-    return refuse(TL_ERR_INVALID_ARGUMENT, "concat's rank is " + std::to_string(rank) + "; it must be 1.." +
-                                               std::to_string(TL_TENSOR_MAX_RANK));
+    return refuse(TL_ERR_INVALID_ARGUMENT,
+                  "concat's rank is " + std::to_string(rank) + "; it must be 1.." + std::to_string(TL_TENSOR_MAX_RANK));
   if (xs == nullptr || shapes == nullptr) return refuse(TL_ERR_INVALID_ARGUMENT, "xs or shapes is NULL");
   Verdict v = resolve_axis(axis, rank, ax);
   if (!v.ok()) return v;
@@ -244,8 +244,8 @@ inline Verdict check_concat(const float* const* xs, const int64_t* shapes, int64
     for (int64_t d = 0; d < rank; ++d)
       if (d != *ax && (*in)[k][d] != (*in)[0][d])
         return refuse(TL_ERR_SHAPE, "cannot concat xs[" + std::to_string(k) + "] of shape " + to_string((*in)[k]) +
-                                        " with xs[0] of " + to_string((*in)[0]) + " along axis " +
-                                        std::to_string(*ax) + ": dimension " + std::to_string(d) + " differs");
+                                        " with xs[0] of " + to_string((*in)[0]) + " along axis " + std::to_string(*ax) +
+                                        ": dimension " + std::to_string(d) + " differs");
     total += (*in)[k][*ax];
     if (total > kMaxElements) return refuse(TL_ERR_INVALID_ARGUMENT, "the concatenation has too many elements");
   }
@@ -299,14 +299,14 @@ inline Verdict check_split(const float* x, const int64_t* dims, int64_t rank, in
                            int64_t count, float* const* ys, Shape* s, int64_t* ax, Shape* lengths) {
   Verdict v = check_cut(x, dims, rank, axis, s, ax);
   if (!v.ok()) return v;
-  if (count < 1) return refuse(TL_ERR_INVALID_ARGUMENT, "split needs at least one part (count = " +
-                                                            std::to_string(count) + ")");
+  if (count < 1)
+    return refuse(TL_ERR_INVALID_ARGUMENT, "split needs at least one part (count = " + std::to_string(count) + ")");
   if (sizes == nullptr) return refuse(TL_ERR_INVALID_ARGUMENT, "sizes is NULL");
   lengths->assign(sizes, sizes + count);
   for (int64_t k = 0; k < count; ++k)
     if (sizes[k] < 0)
-      return refuse(TL_ERR_INVALID_ARGUMENT, "split size " + std::to_string(k) + " is " + std::to_string(sizes[k]) +
-                                                 " < 0");
+      return refuse(TL_ERR_INVALID_ARGUMENT,
+                    "split size " + std::to_string(k) + " is " + std::to_string(sizes[k]) + " < 0");
   int64_t sum = 0;
   for (int64_t k = 0; k < count; ++k) {
     if (sizes[k] > (*s)[*ax] - sum)

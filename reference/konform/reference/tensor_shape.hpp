@@ -55,8 +55,8 @@ constexpr int64_t kMaxElements = INT64_MAX / 4;
 // A shape read from the ABI: rank in [min_rank, max_rank], a pointer when the
 // rank is not 0, dimensions >= 0, and a byte size that fits. `what` names the
 // argument in the message.
-inline Verdict read_shape(const int64_t* dims, int64_t rank, int64_t min_rank, int64_t max_rank, const std::string& what,
-                          Shape* out) {
+inline Verdict read_shape(const int64_t* dims, int64_t rank, int64_t min_rank, int64_t max_rank,
+                          const std::string& what, Shape* out) {
   if (rank < min_rank || rank > max_rank)
     return refuse(TL_ERR_INVALID_ARGUMENT, what + " has rank " + std::to_string(rank) + "; it must be " +
                                                std::to_string(min_rank) + ".." + std::to_string(max_rank));
@@ -65,8 +65,8 @@ inline Verdict read_shape(const int64_t* dims, int64_t rank, int64_t min_rank, i
   bool empty = false;
   for (int64_t i = 0; i < rank; ++i) {
     if ((*out)[i] < 0)
-      return refuse(TL_ERR_INVALID_ARGUMENT, what + " has dimension " + std::to_string(i) + " = " +
-                                                 std::to_string((*out)[i]) + " < 0");
+      return refuse(TL_ERR_INVALID_ARGUMENT,
+                    what + " has dimension " + std::to_string(i) + " = " + std::to_string((*out)[i]) + " < 0");
     empty = empty || (*out)[i] == 0;
   }
   if (!empty) {
@@ -104,10 +104,9 @@ inline Verdict broadcast_shapes(const Shape& a, const Shape& b, Shape* out) {
     const int64_t da = i < a.size() ? a[a.size() - 1 - i] : 1;
     const int64_t db = i < b.size() ? b[b.size() - 1 - i] : 1;
     if (da != db && da != 1 && db != 1)
-      return refuse(TL_ERR_SHAPE, "shapes " + to_string(a) + " and " + to_string(b) +
-                                      " do not broadcast: dimension " + std::to_string(rank - 1 - i) +
-                                      " of the result would need " + std::to_string(da) + " and " +
-                                      std::to_string(db));
+      return refuse(TL_ERR_SHAPE, "shapes " + to_string(a) + " and " + to_string(b) + " do not broadcast: dimension " +
+                                      std::to_string(rank - 1 - i) + " of the result would need " + std::to_string(da) +
+                                      " and " + std::to_string(db));
     (*out)[rank - 1 - i] = da == 1 ? db : da;
   }
   return {};
@@ -133,7 +132,9 @@ inline Shape broadcast_strides(const Shape& out, const Shape& in) {
 class Odometer {
  public:
   Odometer(Shape extents, std::vector<Shape> strides)
-      : extents_(std::move(extents)), strides_(std::move(strides)), index_(extents_.size(), 0),
+      : extents_(std::move(extents)),
+        strides_(std::move(strides)),
+        index_(extents_.size(), 0),
         offset_(strides_.size(), 0) {}
   int64_t offset(size_t j) const { return offset_[j]; }
   void next() {
