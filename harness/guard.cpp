@@ -160,9 +160,11 @@ GuardedBuffer::GuardedBuffer(const std::string& arg, bool output, size_t bytes, 
 
 GuardedBuffer::~GuardedBuffer() {
   // Given back but kept inaccessible: a kernel's thread that writes after
-  // its call returned faults here instead of corrupting the heap.
-  mprotect(body_, body_bytes_, PROT_NONE);
+  // its call returned faults here instead of corrupting the heap. Marked
+  // given back first: a thread writing at the moment of the mprotect faults
+  // at once, and must not find the region still in use (an unexplained crash).
   g_regions[slot_].state.store(2, std::memory_order_release);
+  mprotect(body_, body_bytes_, PROT_NONE);
   g_quarantine.push_back(slot_);
   g_quarantine_bytes += map_bytes_;
   g_quarantine_resident += g_regions[slot_].resident;
