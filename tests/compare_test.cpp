@@ -3,12 +3,14 @@
 // the three things every verdict of the harness rests on.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -565,6 +567,36 @@ TEST(ToleranceTable, EveryToleranceJudgedOpHasAnEntry) {
     }
     if (needs) EXPECT_NE(ToleranceTable::builtin().find(op.name, op.dtype), nullptr) << op.name;
   }
+}
+
+// ----------------------------------------------------------------- Catalog --
+
+// Users type op names: no two may differ only by case, and a former name
+// (which may differ only by case from another op's: add and Add) finds its
+// own op, with a note, and keeps drawing its cases.
+TEST(Catalog, NamesAreUniqueIgnoringCaseAndFormerNamesResolve) {
+  const auto lower = [](std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  std::map<std::string, std::string> seen;  // lowercased -> the name as written
+  int renamed = 0;
+  for (const OpSpec& op : catalog()) {
+    const auto [it, fresh] = seen.emplace(lower(op.name), op.name);
+    EXPECT_TRUE(fresh) << "'" << op.name << "' and '" << it->second << "' differ only by case";
+    EXPECT_EQ(find_op(op.name), &op);
+    EXPECT_EQ(former_name_note(op.name, op), "");
+    if (op.former_name.empty()) {
+      EXPECT_EQ(op.case_key(), op.name);
+      continue;
+    }
+    ++renamed;
+    EXPECT_EQ(find_op(op.former_name), &op) << op.former_name;
+    EXPECT_NE(former_name_note(op.former_name, op).find("is now '" + op.name + "'"), std::string::npos);
+    EXPECT_EQ(op.case_key(), op.former_name) << "a rename keeps the op's cases";
+  }
+  EXPECT_EQ(renamed, 6) << "the six kernels of tinyllm/elementwise.h";
+  EXPECT_EQ(find_op("Elementwise_Add"), nullptr) << "names are matched as written";
 }
 
 // --------------------------------------------------------------------- Rng --
