@@ -56,6 +56,7 @@ const std::vector<std::pair<std::string, std::string>>& usage_sections() {
       library's tl_backend_unavailable gives a reason (tinyllm/backend.h; cuda
       without a GPU) runs nothing: each op is NOT RUN with that reason.
     --op NAME          only this op (repeatable, or comma-separated)
+    --family F         also every op of family F (repeatable, or comma-separated)
     --seed N           seed of the cases and properties, 0 to 2^64-1 (default 1)
     --cases N          sweep cases per op, at most 1e9 (default 300)
     --case N           replay case N alone (needs exactly one --op; no --cases, no --property)
@@ -227,6 +228,16 @@ void add_name(const std::string& flag, const std::string& name, std::vector<std:
   list->push_back(name);
 }
 
+void check_family(const std::string& family) {
+  std::vector<std::string> families;
+  for (const OpSpec& op : catalog())
+    if (std::find(families.begin(), families.end(), op.group) == families.end()) families.push_back(op.group);
+  if (std::find(families.begin(), families.end(), family) != families.end()) return;
+  std::string known;
+  for (const auto& f : families) known += (known.empty() ? "" : ", ") + f;
+  throw UsageError("unknown family '" + family + "'" + did_you_mean(family, families) + "; the families: " + known);
+}
+
 void warn_former_name(const std::string& note) {
   if (!note.empty()) std::fprintf(stderr, "konform: warning: %s\n", note.c_str());
 }
@@ -265,10 +276,12 @@ CheckArgs parse_check(const std::vector<std::string>& args) {
   CheckArgs a;
   ArgReader in("check", args);
   bool cases_given = false, runs_given = false, jobs_given = false;
+  std::vector<std::string> families;
   while (in.next()) {
     const std::string flag = in.arg();
     if (flag == "--backend") add_name(flag, in.value(), &a.backends);
     else if (flag == "--op") add_names(flag, in.value(), &a.ops);
+    else if (flag == "--family") add_names(flag, in.value(), &families);
     else if (flag == "--property") add_names(flag, in.value(), &a.properties);
     else if (flag == "--seed") a.seed = parse_uint64(flag, in.single_value());
     else if (flag == "--cases") a.cases = parse_int(flag, in.single_value(), 0, kMaxCases), cases_given = true;
@@ -294,6 +307,11 @@ CheckArgs parse_check(const std::vector<std::string>& args) {
   if (a.backends.empty()) throw UsageError("check needs at least one --backend");
   std::vector<std::string> ops;  // former names replaced; then 'add,elementwise_add' is one op given twice
   for (const auto& name : a.ops) add_name("--op", current_op_name(name), &ops);
+  for (const auto& family : families) {
+    check_family(family);
+    for (const OpSpec& op : catalog())  // an op also given by --op is chosen once
+      if (op.group == family && std::find(ops.begin(), ops.end(), op.name) == ops.end()) ops.push_back(op.name);
+  }
   a.ops = std::move(ops);
   if (a.profile != "default" && a.profile != "strict")
     throw UsageError("--profile '" + a.profile + "' is not default or strict");

@@ -100,6 +100,8 @@ void add_names(const std::string& flag, const std::string& value, std::vector<st
 // prints the note to stderr; current_op_name returns the name now, and any
 // name that is not a former one as it is.
 void warn_former_name(const std::string& note);
+// Throws a UsageError naming the families when `family` is none of the catalog's.
+void check_family(const std::string& family);
 std::string current_op_name(const std::string& name);
 
 // Output paths (flag, path; empty paths skipped) must differ from each other

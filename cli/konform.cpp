@@ -136,14 +136,7 @@ int list(const std::vector<std::string>& args) {
     else throw UsageError("list takes one PATTERN, got '" + pattern + "' and '" + in.arg() + "'");
   }
   if (format != "text" && format != "json") throw UsageError("--format takes text or json, not '" + format + "'");
-  std::vector<std::string> families;
-  for (const OpSpec& op : catalog())
-    if (std::find(families.begin(), families.end(), op.group) == families.end()) families.push_back(op.group);
-  if (!family.empty() && std::find(families.begin(), families.end(), family) == families.end()) {
-    std::string known;
-    for (const auto& f : families) known += (known.empty() ? "" : ", ") + f;
-    throw UsageError("unknown family '" + family + "'" + did_you_mean(family, families) + "; the families: " + known);
-  }
+  if (!family.empty()) check_family(family);
   std::vector<Backend> exporting;
   if (!backend.empty()) exporting = resolve_backends(backend);
   if (!exporting.empty() && !exporting.front().load_failure.empty())

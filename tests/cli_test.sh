@@ -199,6 +199,11 @@ else
   sed 's/^/    /' <<<"$quiet" | head -20
 fi
 
+# --family: every op of a family, once even when --op names one too.
+expect 2 "unknown family 'norms' \\(did you mean 'norm'\\?\\); the families: " -- check --backend scalar --family norms
+expect 0 '^6 passed, 0 failed, 0 unsupported$' -- \
+  check --backend scalar --family elementwise --op elementwise_add --cases 30 --no-properties
+
 # Former op names (the six contract kernels were add, rmsnorm, ...): accepted
 # with a warning on --op, in reproducers, tolerance tables and baselines;
 # everything konform writes names the op as it is now.
