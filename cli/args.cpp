@@ -274,6 +274,7 @@ void check_distinct_paths(const std::vector<std::pair<std::string, std::string>>
 
 CheckArgs parse_check(const std::vector<std::string>& args) {
   CheckArgs a;
+  CheckOptions& o = a.check;
   ArgReader in("check", args);
   bool cases_given = false, runs_given = false, jobs_given = false;
   std::vector<std::string> families;
@@ -282,26 +283,26 @@ CheckArgs parse_check(const std::vector<std::string>& args) {
     if (flag == "--backend") add_name(flag, in.value(), &a.backends);
     else if (flag == "--op") add_names(flag, in.value(), &a.ops);
     else if (flag == "--family") add_names(flag, in.value(), &families);
-    else if (flag == "--property") add_names(flag, in.value(), &a.properties);
-    else if (flag == "--seed") a.seed = parse_uint64(flag, in.single_value());
-    else if (flag == "--cases") a.cases = parse_int(flag, in.single_value(), 0, kMaxCases), cases_given = true;
-    else if (flag == "--case") a.only_case = parse_int(flag, in.single_value(), 0, kMaxCases - 1);
+    else if (flag == "--property") add_names(flag, in.value(), &o.properties);
+    else if (flag == "--seed") o.sweep.seed = parse_uint64(flag, in.single_value());
+    else if (flag == "--cases") o.sweep.cases = parse_int(flag, in.single_value(), 0, kMaxCases), cases_given = true;
+    else if (flag == "--case") o.sweep.only_case = parse_int(flag, in.single_value(), 0, kMaxCases - 1);
     else if (flag == "--property-runs")
-      a.property_runs = parse_int(flag, in.single_value(), 1, kMaxPropertyRuns), runs_given = true;
-    else if (flag == "--no-properties") in.once(), a.no_properties = true;
+      o.property_runs = parse_int(flag, in.single_value(), 1, kMaxPropertyRuns), runs_given = true;
+    else if (flag == "--no-properties") in.once(), o.no_properties = true;
     else if (flag == "--report") a.report = in.single_value();
     else if (flag == "--junit") a.junit = in.single_value();
     else if (flag == "--html") a.html = in.single_value();
     else if (flag == "--sarif") a.sarif = in.single_value();
     else if (flag == "--baseline") a.baseline = in.single_value();
-    else if (flag == "--tolerances") a.tolerances = in.single_value();
-    else if (flag == "--repro-dir") a.repro_dir = in.single_value();
-    else if (flag == "--timeout") a.timeout_s = parse_seconds(flag, in.single_value()), a.timeout_given = true;
+    else if (flag == "--tolerances") o.sweep.tolerances_file = in.single_value();
+    else if (flag == "--repro-dir") o.repro_dir = in.single_value();
+    else if (flag == "--timeout") o.timeout_s = parse_seconds(flag, in.single_value()), o.timeout_given = true;
     else if (flag == "--jobs") a.jobs = static_cast<int>(parse_int(flag, in.single_value(), 1, 256)), jobs_given = true;
-    else if (flag == "--verbose") in.once(), a.verbose = true;
+    else if (flag == "--verbose") in.once(), o.verbose = true;
     else if (flag == "--quiet") in.once(), a.quiet = true;
-    else if (flag == "--flush-subnormals") in.once(), a.flush_subnormals = true;
-    else if (flag == "--profile") a.profile = in.single_value();
+    else if (flag == "--flush-subnormals") in.once(), o.sweep.flush_subnormals = true;
+    else if (flag == "--profile") o.profile = in.single_value();
     else throw unknown_option("check", flag);
   }
   if (a.backends.empty()) throw UsageError("check needs at least one --backend");
@@ -313,28 +314,28 @@ CheckArgs parse_check(const std::vector<std::string>& args) {
       if (op.group == family && std::find(ops.begin(), ops.end(), op.name) == ops.end()) ops.push_back(op.name);
   }
   a.ops = std::move(ops);
-  if (a.profile != "default" && a.profile != "strict")
-    throw UsageError("--profile '" + a.profile + "' is not default or strict");
-  if (a.only_case >= 0 && a.ops.size() != 1) throw UsageError("--case needs exactly one --op");
-  if (a.only_case >= 0 && !a.properties.empty())
+  if (o.profile != "default" && o.profile != "strict")
+    throw UsageError("--profile '" + o.profile + "' is not default or strict");
+  if (o.sweep.only_case >= 0 && a.ops.size() != 1) throw UsageError("--case needs exactly one --op");
+  if (o.sweep.only_case >= 0 && !o.properties.empty())
     throw UsageError("--case replays a sweep case and --property runs no sweep: give one or the other");
-  if (!jobs_given) a.jobs = a.verbose ? 1 : std::clamp(usable_cpus(), 1, 4);  // --verbose: lines in case order
-  if (a.only_case >= 0 && cases_given) throw UsageError("--case replays one case: --cases does not apply");
-  if (!a.properties.empty() && cases_given) throw UsageError("--property runs no sweep: --cases does not apply");
-  if (a.no_properties && !a.properties.empty())
+  if (!jobs_given) a.jobs = o.verbose ? 1 : std::clamp(usable_cpus(), 1, 4);  // --verbose: lines in case order
+  if (o.sweep.only_case >= 0 && cases_given) throw UsageError("--case replays one case: --cases does not apply");
+  if (!o.properties.empty() && cases_given) throw UsageError("--property runs no sweep: --cases does not apply");
+  if (o.no_properties && !o.properties.empty())
     throw UsageError("--property and --no-properties contradict each other");
-  if (a.quiet && a.verbose) throw UsageError("--quiet and --verbose contradict each other");
-  if (runs_given && (a.no_properties || a.only_case >= 0))
-    throw UsageError("--property-runs does not apply: " + std::string(a.no_properties ? "--no-properties" : "--case") +
+  if (a.quiet && o.verbose) throw UsageError("--quiet and --verbose contradict each other");
+  if (runs_given && (o.no_properties || o.sweep.only_case >= 0))
+    throw UsageError("--property-runs does not apply: " + std::string(o.no_properties ? "--no-properties" : "--case") +
                      " runs no property");
-  if (a.cases == 0 && a.no_properties) throw UsageError("--cases 0 with --no-properties checks nothing");
+  if (o.sweep.cases == 0 && o.no_properties) throw UsageError("--cases 0 with --no-properties checks nothing");
   check_distinct_paths({{"--report", a.report},
                         {"--junit", a.junit},
                         {"--html", a.html},
                         {"--sarif", a.sarif},
                         {"--baseline", a.baseline},
-                        {"--tolerances", a.tolerances},
-                        {"--repro-dir", a.repro_dir}});
+                        {"--tolerances", o.sweep.tolerances_file},
+                        {"--repro-dir", o.repro_dir}});
   return a;
 }
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "konform/check_op.hpp"
+
 namespace konform::cli {
 
 // Bad usage: the message says which argument and why; exit status 2.
@@ -20,27 +22,19 @@ inline constexpr int64_t kMaxPropertyRuns = 1'000'000;  // --property-runs
 
 struct CheckArgs {
   std::vector<std::string> backends;
-  std::vector<std::string> ops;         // empty: every op in the catalog
-  std::vector<std::string> properties;  // empty: every property of the chosen ops
-  uint64_t seed = 1;
-  int64_t cases = 300;
-  int64_t only_case = -1;
-  int64_t property_runs = 100;
-  bool no_properties = false;
-  std::string report;          // JSON report path, "" for none
-  std::string junit;           // JUnit XML path, "" for none
-  std::string html;            // HTML page path, "" for none
-  std::string sarif;           // SARIF 2.1.0 path, "" for none
-  std::string baseline;        // --baseline: a report to diff the run against, "" for none
-  std::string repro_dir;       // write a reproducer per finding here, "" for none
-  std::string tolerances;      // a tolerance table to use instead of the built-in one
-  double timeout_s = 600;      // per op and backend
-  int jobs = 1;                // ops checked at once (parse_check: the CPUs, at most 4, by default)
-  bool timeout_given = false;  // --timeout given: it is also each case's and property's deadline
-  bool verbose = false;
-  bool quiet = false;               // only what failed or did not run, and the summary
-  bool flush_subnormals = false;    // the subnormal policy (docs/tolerances.md)
-  std::string profile = "default";  // --profile: "strict" also fails on the strict profile's checks
+  std::vector<std::string> ops;  // empty: every op in the catalog
+  // What the check itself reads: seed, cases, --case, --property,
+  // --property-runs, --no-properties, --timeout, --verbose, --repro-dir,
+  // --flush-subnormals, --profile and the --tolerances file (its table is
+  // read and set by the command, after parsing).
+  CheckOptions check;
+  std::string report;    // JSON report path, "" for none
+  std::string junit;     // JUnit XML path, "" for none
+  std::string html;      // HTML page path, "" for none
+  std::string sarif;     // SARIF 2.1.0 path, "" for none
+  std::string baseline;  // --baseline: a report to diff the run against, "" for none
+  int jobs = 1;          // ops checked at once (parse_check: the CPUs, at most 4, by default)
+  bool quiet = false;    // only what failed or did not run, and the summary
 };
 
 CheckArgs parse_check(const std::vector<std::string>& args);

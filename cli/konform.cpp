@@ -179,27 +179,6 @@ int version() {
 
 // What the harness's check reads of the command line. The sweep judges with
 // `custom`, the table --tolerances named (parsed by check), where there is one.
-CheckOptions check_options(const CheckArgs& a, const ToleranceTable* custom) {
-  CheckOptions o;
-  o.sweep.seed = a.seed;
-  o.sweep.cases = a.cases;
-  o.sweep.only_case = a.only_case;
-  o.sweep.flush_subnormals = a.flush_subnormals;
-  if (custom != nullptr) {
-    o.sweep.tolerances = custom;
-    o.sweep.tolerances_file = a.tolerances;
-  }
-  o.properties = a.properties;
-  o.no_properties = a.no_properties;
-  o.property_runs = a.property_runs;
-  o.timeout_s = a.timeout_s;
-  o.timeout_given = a.timeout_given;
-  o.verbose = a.verbose;
-  o.repro_dir = a.repro_dir;
-  o.profile = a.profile;
-  return o;
-}
-
 // "  max error 3.2 u of 8": over every element, a NaN or infinity mismatch
 // shown as such (r measures only the finite ones); flushed elements counted.
 void print_max_error(const OpResult& r) {
@@ -278,13 +257,15 @@ int check(const CheckArgs& a, const std::string& command_line) {
       throw UsageError(std::string("--baseline: ") + e.what());
     }
   }
-  set_flush_subnormals(a.flush_subnormals);  // the properties' policy too
+  CheckOptions options = a.check;
+  set_flush_subnormals(options.sweep.flush_subnormals);  // the properties' policy too
   std::unique_ptr<ToleranceTable> custom;
-  if (!a.tolerances.empty()) {
-    custom = std::make_unique<ToleranceTable>(ToleranceTable::parse(read_file(a.tolerances), a.tolerances));
+  if (!options.sweep.tolerances_file.empty()) {
+    custom = std::make_unique<ToleranceTable>(
+        ToleranceTable::parse(read_file(options.sweep.tolerances_file), options.sweep.tolerances_file));
     for (const std::string& note : custom->notes()) warn_former_name(note);
   }
-  const CheckOptions options = check_options(a, custom.get());
+  if (custom) options.sweep.tolerances = custom.get();
   std::vector<const OpSpec*> ops;
   for (const auto& name : a.ops) {
     const OpSpec* op = find_op(name);
@@ -295,7 +276,7 @@ int check(const CheckArgs& a, const std::string& command_line) {
     for (const OpSpec& op : catalog()) ops.push_back(&op);
   if (custom) custom->require_entries_for(ops);  // the whole table, before anything runs
   // Each --property must belong to a chosen op, or it would run nothing.
-  for (const auto& p : a.properties) {
+  for (const auto& p : options.properties) {
     std::string owners;
     bool chosen = false;
     for (const auto& q : properties()) {
@@ -308,12 +289,12 @@ int check(const CheckArgs& a, const std::string& command_line) {
   }
   int64_t property_count = 0;
   for (const OpSpec* op : ops) property_count += static_cast<int64_t>(chosen_properties(*op, options).size());
-  if (a.cases == 0 && property_count == 0)
+  if (options.sweep.cases == 0 && property_count == 0)
     throw UsageError("--cases 0 and no property of the chosen op(s) to run: nothing would be checked");
 
   std::vector<Backend> backends;
   RunInfo run;
-  set_load_timeout(a.timeout_s);
+  set_load_timeout(options.timeout_s);
   for (const auto& spec : a.backends)
     for (auto& b : resolve_backends(spec)) {
       for (const Backend& earlier : backends)  // simd:all and simd:AVX2, say: each result counted once
@@ -322,20 +303,21 @@ int check(const CheckArgs& a, const std::string& command_line) {
       backends.push_back(std::move(b));
     }
   // Every output can be written, before the run: a finding is never lost to an unwritable path.
-  if (!a.repro_dir.empty()) prepare_output_dir(a.repro_dir, "--repro-dir");
+  if (!options.repro_dir.empty()) prepare_output_dir(options.repro_dir, "--repro-dir");
   OutputFile report_file = a.report.empty() ? OutputFile() : OutputFile(a.report, "report");
   OutputFile junit_file = a.junit.empty() ? OutputFile() : OutputFile(a.junit, "JUnit XML");
   OutputFile html_file = a.html.empty() ? OutputFile() : OutputFile(a.html, "HTML report");
   OutputFile sarif_file = a.sarif.empty() ? OutputFile() : OutputFile(a.sarif, "SARIF");
   run.command = command_line;
-  run.seed = a.seed;
-  run.cases = a.cases;
-  run.flush_subnormals = a.flush_subnormals;
-  run.profile = a.profile;
+  run.seed = options.sweep.seed;
+  run.cases = options.sweep.cases;
+  run.flush_subnormals = options.sweep.flush_subnormals;
+  run.profile = options.profile;
   if (!a.quiet)
     std::printf("konform check: %zu backend(s) x %zu op(s), seed %llu, %lld cases per op, subnormals %s, profile %s\n",
-                backends.size(), ops.size(), static_cast<unsigned long long>(a.seed), static_cast<long long>(a.cases),
-                a.flush_subnormals ? "flush (--flush-subnormals)" : "strict", a.profile.c_str());
+                backends.size(), ops.size(), static_cast<unsigned long long>(options.sweep.seed),
+                static_cast<long long>(options.sweep.cases),
+                options.sweep.flush_subnormals ? "flush (--flush-subnormals)" : "strict", options.profile.c_str());
 
   std::vector<OpResult> results;
   bool harness_failed = false;
