@@ -16,7 +16,7 @@
 
 #include "guarded_buffer.hpp"
 #include "konform/reference/elementwise.hpp"
-#include "scalar/scalar_kernels.hpp"
+#include "scalar/kernels.hpp"
 #include "tinyllm/dispatch.h"
 #include "tinyllm/elementwise.h"
 

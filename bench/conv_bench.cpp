@@ -17,7 +17,7 @@
 #include <random>
 #include <vector>
 
-#include "scalar/conv.hpp"
+#include "scalar/kernels.hpp"
 #include "tinyllm/conv.h"
 
 namespace {

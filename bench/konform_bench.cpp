@@ -23,7 +23,7 @@
 #include "bandwidth_ref.h"
 #include "bench_main.hpp"
 #include "measure.hpp"
-#include "scalar/scalar_kernels.hpp"
+#include "scalar/kernels.hpp"
 #include "tinyllm/elementwise.h"
 
 namespace {

@@ -24,7 +24,7 @@
 #include "bandwidth_ref.h"
 #include "bench_main.hpp"
 #include "measure.hpp"
-#include "scalar/norm.hpp"
+#include "scalar/kernels.hpp"
 #include "tinyllm/norm.h"
 
 namespace {

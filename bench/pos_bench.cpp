@@ -25,7 +25,7 @@
 #include "bandwidth_ref.h"
 #include "bench_main.hpp"
 #include "measure.hpp"
-#include "scalar/pos.hpp"
+#include "scalar/kernels.hpp"
 #include "tinyllm/pos.h"
 
 namespace {

@@ -26,7 +26,7 @@
 #include "bandwidth_ref.h"
 #include "bench_main.hpp"
 #include "measure.hpp"
-#include "scalar/spatial.hpp"
+#include "scalar/kernels.hpp"
 #include "tinyllm/spatial.h"
 
 namespace {

@@ -27,7 +27,7 @@
 #include "bandwidth_ref.h"
 #include "bench_main.hpp"
 #include "measure.hpp"
-#include "scalar/tensor.hpp"
+#include "scalar/kernels.hpp"
 #include "tinyllm/tensor.h"
 
 namespace {

@@ -1,4 +1,4 @@
-#include "scalar/activations.hpp"
+#include "scalar/kernels.hpp"
 
 #include "impl/common/activation_args.hpp"
 #include "konform/reference/activations.hpp"

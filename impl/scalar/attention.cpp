@@ -1,4 +1,4 @@
-#include "scalar/attention.hpp"
+#include "scalar/kernels.hpp"
 
 #include "impl/common/attention_args.hpp"
 #include "konform/reference/attention.hpp"

@@ -1,4 +1,4 @@
-#include "scalar/conv.hpp"
+#include "scalar/kernels.hpp"
 
 #include "impl/common/conv_args.hpp"
 #include "impl/common/status.hpp"

@@ -1,4 +1,4 @@
-#include "scalar/kv_cache.hpp"
+#include "scalar/kernels.hpp"
 
 #include <new>
 

@@ -1,4 +1,4 @@
-#include "scalar/linalg.hpp"
+#include "scalar/kernels.hpp"
 
 #include "impl/common/linalg_args.hpp"
 #include "konform/reference/linalg.hpp"

@@ -1,4 +1,4 @@
-#include "scalar/norm.hpp"
+#include "scalar/kernels.hpp"
 
 #include "impl/common/norm_args.hpp"
 #include "konform/reference/norm.hpp"

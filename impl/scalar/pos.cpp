@@ -1,4 +1,4 @@
-#include "scalar/pos.hpp"
+#include "scalar/kernels.hpp"
 
 #include "impl/common/pos_args.hpp"
 #include "konform/reference/pos.hpp"
@@ -6,6 +6,8 @@
 namespace konform::scalar {
 namespace ref = konform::reference;
 namespace check = konform::impl::pos_args;
+
+int rope_base_is_extreme(float base) { return check::base_is_extreme(base); }
 
 tl_status rope_cache_f32(float* cache, int64_t max_seq, int64_t rot_dim, float base) {
   if (tl_status s = check::rope_cache(max_seq, rot_dim, base)) return s;

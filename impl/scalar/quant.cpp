@@ -1,4 +1,4 @@
-#include "scalar/quant.hpp"
+#include "scalar/kernels.hpp"
 
 #include <cmath>
 #include <cstring>

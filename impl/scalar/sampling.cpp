@@ -1,4 +1,4 @@
-#include "scalar/sampling.hpp"
+#include "scalar/kernels.hpp"
 
 #include "impl/common/sampling_args.hpp"
 #include "konform/reference/sampling.hpp"

@@ -1,4 +1,4 @@
-#include "scalar/spatial.hpp"
+#include "scalar/kernels.hpp"
 
 #include "impl/common/spatial_args.hpp"
 #include "konform/reference/spatial.hpp"

@@ -1,4 +1,4 @@
-#include "scalar/tensor.hpp"
+#include "scalar/kernels.hpp"
 
 #include <vector>
 

@@ -5,7 +5,7 @@
 // team's may; checked by the `plugin.partial_support` tests.
 #include "impl/common/conv_args.hpp"
 #include "impl/common/status.hpp"
-#include "scalar/conv.hpp"
+#include "scalar/kernels.hpp"
 #include "tinyllm/conv.h"
 
 extern "C" tl_status tl_pool_f32(const float* x, float* y, int64_t B, int64_t C, const int64_t in_size[2],

@@ -3,7 +3,7 @@
 // tl_last_error. The finding must show that status and those words first
 // (`plugin.refusal_shows_the_message`).
 #include "impl/common/status.hpp"
-#include "scalar/tensor.hpp"
+#include "scalar/kernels.hpp"
 #include "tinyllm/tensor.h"
 
 extern "C" tl_status tl_clamp_f32(const float* x, float* y, int64_t n, float lo, float hi) {

@@ -1,4 +1,4 @@
-#include "scalar/scalar_kernels.hpp"
+#include "scalar/kernels.hpp"
 
 #include <vector>
 
