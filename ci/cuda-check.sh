@@ -26,7 +26,7 @@ set +e
 
 mkdir -p reports
 # Every op of the catalog: those libtl_cuda does not export are SKIP
-# (unsupported), so the list of its ops lives in impl/cuda/exports.map alone.
+# (unsupported), so the list of its ops lives in its sources alone (TL_CUDA_EXPORT).
 ./build-cuda/cli/konform check --backend cuda \
   --report reports/cuda.json --junit reports/cuda.xml --html reports/cuda.html "$@"
 status=$?

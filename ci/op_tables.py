@@ -1,11 +1,18 @@
 #!/usr/bin/env python3
 """The op tables of the docs, derived from the catalog.
 
-    op_tables.py KONFORM [--write]
+    op_tables.py KONFORM CUDA_EMULATED [--write]
+
+CUDA_EMULATED: libkonform_cuda_emulated.so (build/tests/), libtl_cuda's
+sources built for the CPU, which exports what libtl_cuda does (the test
+cuda.symbols holds them equal where libtl_cuda is built).
 
 Generated, between <!-- op-table:NAME --> and <!-- /op-table --> lines:
   catalog  README.md: every header's ops, from `konform list --format json`
-  cuda     docs/cuda.md: the ops libtl_cuda exports (impl/cuda/exports.map)
+  cuda     docs/cuda.md: the ops libtl_cuda exports, from
+           `konform list --backend CUDA_EMULATED --format json`
+Generated whole: reference/tolerances.tsv, the built-in tolerance table (the
+ops' declared rules), from `konform list --tolerances`.
 Checked, since the ops' pages are prose: each docs/ops-*.md names every op
 of its header.
 
@@ -25,8 +32,9 @@ BEGIN = re.compile(r"^<!-- op-table:([a-z_]+) -->$")
 END = "<!-- /op-table -->"
 
 
-def catalog(konform):
-    out = subprocess.run([konform, "list", "--format", "json"], check=True, capture_output=True, text=True).stdout
+def catalog(konform, backend=None):
+    command = [konform, "list", "--format", "json"] + (["--backend", backend] if backend else [])
+    out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
     ops = json.loads(out)
     headers = {}
     for op in ops:
@@ -53,9 +61,7 @@ def catalog_table(ops, headers, link_prefix):
     return rows
 
 
-def cuda_table(headers):
-    text = (ROOT / "impl/cuda/exports.map").read_text()
-    exported = set(re.findall(r"^\s+(tl_[a-z0-9_]+);", text, re.M))
+def cuda_table(headers, exported):
     rows = ["| header | ops libtl_cuda exports | not in it |", "|---|---|---|"]
     for header, hops in headers.items():
         have = [op for op in hops if op["symbol"] in exported]
@@ -105,15 +111,21 @@ def family_doc_problems(headers):
 
 
 def main():
-    if len(sys.argv) < 2 or sys.argv[1].startswith("-"):
+    args = [a for a in sys.argv[1:] if a != "--write"]
+    if len(args) != 2 or any(a.startswith("-") for a in args):
         sys.exit(__doc__)
-    write = "--write" in sys.argv[2:]
-    ops, headers = catalog(sys.argv[1])
+    write = "--write" in sys.argv[1:]
+    ops, headers = catalog(args[0])
+    served, _ = catalog(args[0], args[1])
+    cuda_symbols = {op["symbol"] for op in served}
     files = {ROOT / "README.md": {"catalog": catalog_table(ops, headers, "")},
-             ROOT / "docs/cuda.md": {"cuda": cuda_table(headers)}}
+             ROOT / "docs/cuda.md": {"cuda": cuda_table(headers, cuda_symbols)}}
+    wanted = {path: regenerate(path, tables) for path, tables in files.items()}
+    wanted[ROOT / "reference/tolerances.tsv"] = subprocess.run(
+        [args[0], "list", "--tolerances"], check=True, capture_output=True, text=True).stdout
     drifted = []
-    for path, tables in files.items():
-        now, want = path.read_text(), regenerate(path, tables)
+    for path, want in wanted.items():
+        now = path.read_text()
         if now != want:
             drifted.append(path.relative_to(ROOT))
             if write:
@@ -123,7 +135,7 @@ def main():
         print("op-tables:", p)
     if drifted and not write:
         print("op-tables: out of date:", ", ".join(map(str, drifted)))
-        print(f"fix: python3 ci/op_tables.py {sys.argv[1]} --write")
+        print(f"fix: python3 ci/op_tables.py {args[0]} {args[1]} --write")
     if (drifted and not write) or problems:
         sys.exit(1)
     print(f"op-tables: {len(ops)} ops, {len(headers)} headers: the tables match the catalog"

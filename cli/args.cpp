@@ -21,11 +21,12 @@ namespace {
 // Each command's part of the usage text, in the order `konform --help` shows them.
 const std::vector<std::pair<std::string, std::string>>& usage_sections() {
   static const std::vector<std::pair<std::string, std::string>> sections = {
-      {"list", R"(  konform list [PATTERN] [--family F] [--backend B] [--format text|json]
+      {"list", R"(  konform list [PATTERN] [--family F] [--backend B] [--format text|json] [--tolerances]
       The ops of the catalog: C symbol, family, parameters, domain, tolerance and
       properties. PATTERN: only ops whose name contains it (case ignored);
       --family F: only that family (elementwise, tensor, norm, ...); --backend B:
-      only the ops B exports; --format json: one JSON array.
+      only the ops B exports; --format json: one JSON array; --tolerances: the
+      built-in tolerance table of those ops, the format --tolerances FILE reads.
   konform --version
       The version, the git revision and the catalog's size and fingerprint.
 )"},

@@ -126,9 +126,11 @@ bool contains_ignoring_case(const std::string& text, const std::string& part) {
 // family F, exported by backend B.
 int list(const std::vector<std::string>& args) {
   std::string pattern, family, backend, format = "text";
+  bool tolerances = false;
   ArgReader in("list", args);
   while (in.next()) {
     if (in.arg() == "--family") family = in.single_value();
+    else if (in.arg() == "--tolerances") in.once(), tolerances = true;
     else if (in.arg() == "--backend") backend = in.single_value();
     else if (in.arg() == "--format") format = in.single_value();
     else if (in.arg().rfind("--", 0) == 0) throw unknown_option("list", in.arg());
@@ -136,6 +138,8 @@ int list(const std::vector<std::string>& args) {
     else throw UsageError("list takes one PATTERN, got '" + pattern + "' and '" + in.arg() + "'");
   }
   if (format != "text" && format != "json") throw UsageError("--format takes text or json, not '" + format + "'");
+  if (tolerances && format != "text")
+    throw UsageError("--tolerances writes a tolerance table: --format does not apply");
   if (!family.empty()) check_family(family);
   std::vector<Backend> exporting;
   if (!backend.empty()) exporting = resolve_backends(backend);
@@ -143,16 +147,22 @@ int list(const std::vector<std::string>& args) {
     throw BackendError("--backend " + backend + ": " + exporting.front().library + " " +
                        exporting.front().load_failure + ", so what it exports is unknown");
   nlohmann::json entries = nlohmann::json::array();
+  std::vector<const OpSpec*> chosen;
   for (const OpSpec& op : catalog()) {
     if (!pattern.empty() && !contains_ignoring_case(op.name, pattern)) continue;
     if (!family.empty() && op.group != family) continue;
     if (!exporting.empty() && exporting.front().symbol(op.symbol) == nullptr) continue;
     entries.push_back(op_entry(op));
+    chosen.push_back(&op);
   }
   if (entries.empty() && !pattern.empty()) {
     std::vector<std::string> names;
     for (const OpSpec& op : catalog()) names.push_back(op.name);
     throw UsageError("no op matches '" + pattern + "'" + did_you_mean(pattern, names));
+  }
+  if (tolerances) {  // a table to start a --tolerances FILE from
+    std::cout << ToleranceTable::text_of(chosen);
+    return 0;
   }
   if (format == "json") {
     std::cout << entries.dump(2) << "\n";

@@ -7,13 +7,9 @@
 #include <sstream>
 #include <vector>
 
-#include "konform/judge.hpp"
 #include "konform/op.hpp"
-#include "konform/rng.hpp"
 
 namespace konform {
-
-extern const char* const kBuiltinTolerances;  // generated from reference/tolerances.tsv
 
 namespace {
 
@@ -95,18 +91,11 @@ void check_name(const std::string& text, const std::string& where) {
     throw TableError(where + " '" + text + "' has leading or trailing blanks");
 }
 
-// Whether the op's outputs are judged against a limit: some output of its
-// cases is matched by tolerance. Ops whose outputs are all exact (gathers,
-// indices, quantized blocks) are compared bit for bit and never read the
-// table. Every op's cases are uniform in this; a few random ones (the edge
-// cases include the largest shapes) decide it cheaply.
-bool judged_by_tolerance(const OpSpec& op) {
-  for (int64_t i = op.edge_cases; i < op.edge_cases + 4; ++i) {
-    Rng rng(case_seed(1, op.case_key(), i));
-    if (needs_tolerance(op.make_case(rng, i))) return true;
-  }
-  return false;
-}
+// Whether the op's outputs are judged against a limit: it declares one.
+// Ops whose outputs are all exact (gathers, indices, quantized blocks) are
+// compared bit for bit and never read the table (a catalog test holds the
+// declarations to the cases: Catalog.ToleranceRulesMatchTheOutputs).
+bool judged_by_tolerance(const OpSpec& op) { return !op.tolerances.empty(); }
 
 }  // namespace
 
@@ -185,8 +174,31 @@ std::string Tolerance::text() const {
   return t;
 }
 
+std::string ToleranceTable::text_of(const std::vector<const OpSpec*>& ops) {
+  std::string text =
+      "# konform's built-in tolerance table: the limits the ops declare (OpSpec::tolerances in harness/ops/),\n"
+      "# as `konform list --tolerances` writes them. A table given with --tolerances FILE has this format.\n"
+      "#\n"
+      "# limit: the largest error r = |y - y*| / (u * max(s, smallest normal)) a correct kernel may show, in units\n"
+      "# of the dtype's roundoff u (2^-24 for f32), s the scale the oracle returns with y*. A number, or A+Bn:\n"
+      "# growing by B u per term of the case's longest sum (the default profile's any-order bound); `; strict S`\n"
+      "# is the strict profile's fixed limit. spec: the spec's own relative figure, a ceiling, or '-'. why: the\n"
+      "# error analysis, with the function budgets of docs/tolerances.md#function-budgets. Exact outputs need no\n"
+      "# line.\n"
+      "#\n"
+      "# op\tdtype\tlimit\tspec\twhy\n";
+  for (const OpSpec* op : ops)
+    for (const ToleranceRule& r : op->tolerances)
+      text += op->name + "\t" + std::string(dtype_name(r.dtype)) + "\t" + r.limit + "\t" + r.spec + "\t" + r.why + "\n";
+  return text;
+}
+
 const ToleranceTable& ToleranceTable::builtin() {
-  static const ToleranceTable table = parse(kBuiltinTolerances, "reference/tolerances.tsv");
+  static const ToleranceTable table = [] {
+    std::vector<const OpSpec*> ops;
+    for (const OpSpec& op : catalog()) ops.push_back(&op);
+    return parse(text_of(ops), "the built-in table (konform list --tolerances)");
+  }();
   return table;
 }
 

@@ -527,9 +527,12 @@ TEST(ToleranceTable, WhatTheStricterRulesStillTake) {
     EXPECT_NE(ToleranceTable::parse(text, "t.tsv").find("elementwise_add", DType::f32), nullptr) << text;
 }
 
+// The built-in table is the ops' declared rules; reference/tolerances.tsv is
+// that table as `konform list --tolerances` writes it (docs.op_tables keeps
+// the file current), and reads back the same.
 TEST(ToleranceTable, TheBuiltInTableLoadsAndIsTheFileInReference) {
   const ToleranceTable& t = ToleranceTable::builtin();
-  EXPECT_EQ(t.source(), "reference/tolerances.tsv");
+  EXPECT_EQ(t.source(), "the built-in table (konform list --tolerances)");
   std::ifstream in(std::string(KONFORM_SOURCE_DIR) + "/reference/tolerances.tsv");
   ASSERT_TRUE(in) << "cannot read reference/tolerances.tsv";
   std::ostringstream text;
@@ -556,15 +559,22 @@ TEST(ToleranceTable, TheBuiltInTableLoadsAndIsTheFileInReference) {
   EXPECT_DOUBLE_EQ(t.find("elementwise_rmsnorm", DType::f32)->spec_ceiling, 1e-6);
 }
 
-// Every op whose cases have a tolerance-judged output has a built-in entry
-// (otherwise the sweep stops with "has no entry").
-TEST(ToleranceTable, EveryToleranceJudgedOpHasAnEntry) {
+// An op declares a tolerance rule for its dtype exactly when its cases have
+// a tolerance-judged output: without one the sweep would stop with "has no
+// entry", and a rule on an op compared bit for bit would never be read.
+TEST(Catalog, ToleranceRulesMatchTheOutputs) {
   for (const OpSpec& op : catalog()) {
     bool needs = false;
-    for (int64_t i = 0; i < op.edge_cases + 4; ++i) {
+    for (int64_t i = 0; i < op.edge_cases + 16; ++i) {
       Rng rng(case_seed(1, op.case_key(), i));
       for (const Arg& a : op.make_case(rng, i).args) needs |= a.access != Access::in && a.match == Match::tolerance;
     }
+    int rules = 0;
+    for (const ToleranceRule& r : op.tolerances) rules += r.dtype == op.dtype;
+    EXPECT_EQ(rules, needs ? 1 : 0) << op.name
+                                    << (needs ? " has tolerance-judged outputs: one rule per dtype"
+                                              : " is compared bit for bit: it needs no rule");
+    EXPECT_EQ(op.tolerances.size(), static_cast<size_t>(rules)) << op.name << ": a rule for a dtype it lacks";
     if (needs) EXPECT_NE(ToleranceTable::builtin().find(op.name, op.dtype), nullptr) << op.name;
   }
 }

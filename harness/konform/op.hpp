@@ -83,6 +83,16 @@ inline int64_t largest_param(const Case& c, std::initializer_list<const char*> n
   return static_cast<int64_t>(n);
 }
 
+// The limit of a tolerance-judged op for one dtype, with the error analysis
+// it comes from: one line of a tolerance table (docs/tolerances.md). The
+// built-in table is these rules of every op (ToleranceTable::builtin).
+struct ToleranceRule {
+  DType dtype = DType::f32;
+  std::string limit;  // in units of roundoff: "16", "19+1n; strict 20" (n: the case's sum_length)
+  std::string spec;   // the spec's own relative figure, a ceiling ("1e-6"), or "-" for none
+  std::string why;    // the derivation: the budget of each rounding and function
+};
+
 struct ParamInfo {
   std::string name;
   std::string range;  // human-readable legal range, shown by `konform list`
@@ -100,6 +110,9 @@ struct OpSpec {
   std::string summary;  // one line for `konform list`
   std::vector<ParamInfo> params;
   std::string domain;  // the inputs the op is checked on, and why
+  // The limits of its outputs judged against the oracle, per dtype; empty
+  // when every output is compared bit for bit (gathers, indices, blocks).
+  std::vector<ToleranceRule> tolerances;
   // For ops that validate their arguments: the name of the i32 output that
   // receives the returned tl_status. A non-zero status means the call must
   // have written nothing; the other outputs are then not compared.

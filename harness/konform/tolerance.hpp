@@ -1,5 +1,7 @@
-// The tolerance table: one limit per (op, dtype), with its justification,
-// read from reference/tolerances.tsv (built in, or --tolerances FILE).
+// The tolerance table: one limit per (op, dtype), with its justification.
+// The built-in table is the ops' declared rules (OpSpec::tolerances);
+// --tolerances FILE reads another in the same format, the one
+// `konform list --tolerances` writes (reference/tolerances.tsv).
 #pragma once
 
 #include <cstdint>
@@ -37,7 +39,11 @@ class ToleranceTable {
  public:
   // Parses the TSV text; `source` names it in error messages.
   static ToleranceTable parse(const std::string& text, const std::string& source);
+  // The ops' declared rules (OpSpec::tolerances), parsed as a table is.
   static const ToleranceTable& builtin();
+  // The rules `ops` declare as a table's text: a header, then one line per
+  // (op, dtype) in their order (`konform list --tolerances`).
+  static std::string text_of(const std::vector<const OpSpec*>& ops);
 
   // nullptr when the table has no entry; `op` may be a former name.
   const Tolerance* find(const std::string& op, DType dtype) const;

@@ -53,6 +53,7 @@ Oracle oracle(const Case& c) {
 std::vector<OpSpec> add() {
   OpSpec op;
   op.name = "elementwise_add";  // the contract tinyllm/elementwise.h
+  op.tolerances = {{DType::f32, "1", "-", "one correctly rounded addition: |y - y*| <= u |y*|"}};
   op.former_name = "add";
   op.group = "elementwise";
   op.symbol = "tl_add_f32";

@@ -429,9 +429,10 @@ int64_t attention_sum_length(const Case& c) {
   return std::max(keys, largest_param(c, {"D"}));
 }
 
-OpSpec sdpa_spec(const char* name, const char* symbol, const char* summary) {
+OpSpec sdpa_spec(const char* name, const char* symbol, const char* summary, std::vector<ToleranceRule> tolerances) {
   OpSpec op;
   op.name = name;
+  op.tolerances = std::move(tolerances);
   op.group = "attention";
   op.symbol = symbol;
   op.summary = summary;
@@ -513,6 +514,10 @@ Oracle qk_norm_oracle(const Case& c) {
 OpSpec qk_norm_spec() {
   OpSpec op;
   op.name = "QkNorm";
+  op.tolerances = {{DType::f32, "16", "1e-6",
+                    "RmsNorm of each head's head_dim values (spec: 'Tolerance: same as RmsNorm'): RmsNorm's <= "
+                    "13 u of |y|; the spec's 1e-6 = 16.8 u is the ceiling; pairwise-accurate sums are a "
+                    "contract requirement, as for RmsNorm (docs/tolerances.md)"}};
   op.group = "attention";
   op.symbol = "tl_qk_norm_f32";
   op.summary =
@@ -539,13 +544,45 @@ OpSpec qk_norm_spec() {
 std::vector<OpSpec> attention() {
   OpSpec sdpa = sdpa_spec("Sdpa", "tl_sdpa_f32",
                           "y = Softmax(q k^T / sqrt(D) + causal(-1e4) + mask) v, q [B,H,Sq,D], k, v [B,KV,Sk,D], GQA "
-                          "by repeat_interleave; validates");
-  OpSpec flash = sdpa_spec("FlashAttention", "tl_flash_attention_f32",
-                           "Sdpa by tiles of keys with an online softmax (no score matrix); judged against Sdpa's "
-                           "oracle; validates");
+                          "by repeat_interleave; validates",
+                          {{DType::f32, "74+2n; strict 76", "-",
+                            "the exp budget (<= 4 ulp, 8 u) in the softmax's e_j and its sum: 12 u above the analysis "
+                            "below's 2 u exps, 76 (strict: pairwise-accurate sums); default: the sums over Sk keys (sum"
+                            " e_j and sum e_j v_j) in any order, (Sk - 1) u each, and the dot products over D in any "
+                            "order, (D - 1) u of their |q||k| terms, in place of the pairwise terms: <= 38 + 2n u, n = "
+                            "max(Sk, D), 74 + 2n also covering the strict 76. The analysis: scale sum_j p_j (|v_j| + "
+                            "E_j |v_j - y|), E_j = 1 + |q||k_j|/sqrt(D) + |s_j| + |s_j - max| + masks added: the "
+                            "weighted sum of p_j v_j (simd: float over <= 32 keys then double, <= 32 u; scalar: "
+                            "pairwise, <= 7 + log2(Sk/8): 13 u for Sk <= 300, 18 u for the sweep's long contexts, Sk <="
+                            " 16384), each p_j from the softmax (Softmax's <= 23 u) and 1/sum 1 u: <= 56 u of sum p_j "
+                            "|v_j|; score errors ds_j move y by sum_j p_j ds_j (v_j - y), ds_j <= ~10 u of the dot "
+                            "product's |q||k_j| terms (D <= 128), 1 u of |s_j| per product or mask addition (-1e4 + s "
+                            "rounds at 1e4 u), ~2 u of the exp and u |s_j - max|: <= 12 u of the E_j term; a plain "
+                            "left-to-right float kernel (chains of up to Sk - 1 roundings, outside this bound) measured"
+                            " <= 22 u here and <= 46 u in SdpaCross on the sweep (its long contexts included), but 112 "
+                            "u on harder rows at Sk = 16384: the sums over keys are under the pairwise summation "
+                            "contract at long contexts (docs/tolerances.md)"}});
+  OpSpec flash =
+      sdpa_spec("FlashAttention", "tl_flash_attention_f32",
+                "Sdpa by tiles of keys with an online softmax (no score matrix); judged against Sdpa's "
+                "oracle; validates",
+                {{DType::f32, "106+2n; strict 108", "-",
+                  "Sdpa's exp budget (12 u) and default (any-order sums over n = max(Sk, D): 2n in place of "
+                  "the pairwise terms) on top of: Sdpa's analysis and scale (judged against Sdpa's oracle) "
+                  "plus the online softmax: each of the Sk / 32 tiles folds its own sum and products (<= 32 "
+                  "terms, float) into the running ones after a rescale by exp(m_old - m_new): float running "
+                  "sums take <= 2 roundings per tile, <= 20 u more of sum p_j |v_j| at Sk <= 300 (10 tiles); "
+                  "both backends fold into double running sums, which add nothing per tile at any Sk (the "
+                  "scalar kernel: 32-key float tiles; the simd kernel: per 64-key tile its two 32-key float "
+                  "chains added in float, <= 33 roundings, 1 u more than Sdpa's blocks); float running sums "
+                  "left to right across the tiles measured <= 22 u on the sweep (its long contexts included, "
+                  "Sk <= 16384), under the pairwise summation contract at long contexts as Sdpa"}});
 
   OpSpec cross;
   cross.name = "SdpaCross";
+  cross.tolerances = {{DType::f32, "74+2n; strict 76", "-",
+                       "Sdpa's limits (exp budget 12 u more, any order 2n by default, n = max(Sk, D)): Sdpa "
+                       "without masks, kv_heads = num_heads: Sdpa's analysis and scale"}};
   cross.group = "attention";
   cross.symbol = "tl_sdpa_cross_f32";
   cross.summary =
@@ -566,6 +603,10 @@ std::vector<OpSpec> attention() {
 
   OpSpec window;
   window.name = "SdpaWindow";
+  window.tolerances = {{DType::f32, "74+2n; strict 76", "-",
+                        "Sdpa's limits (exp budget 12 u more, any order 2n by default, n = max(window, D)): Sdpa "
+                        "over each window's keys (<= 64 here), non-causal: Sdpa's analysis and scale over the "
+                        "window"}};
   window.group = "attention";
   window.symbol = "tl_sdpa_window_f32";
   window.summary =

@@ -107,10 +107,12 @@ Oracle oracle(const Case& c, Gate act, bool has_gelu) {
 using FfnFn = decltype(&tl_swiglu_ffn_f32);
 using GegluFn = decltype(&tl_geglu_ffn_f32);
 
-OpSpec declare(const std::string& name, const std::string& symbol, Gate act, const std::string& summary) {
+OpSpec declare(const std::string& name, const std::string& symbol, Gate act, const std::string& summary,
+               std::vector<ToleranceRule> tolerances) {
   const bool has_gelu = act == Gate::gelu_erf;
   OpSpec op;
   op.name = name;
+  op.tolerances = std::move(tolerances);
   op.group = "linalg";
   op.symbol = symbol;
   op.summary = summary;
@@ -142,10 +144,28 @@ OpSpec declare(const std::string& name, const std::string& symbol, Gate act, con
 std::vector<OpSpec> ffn() {
   return {
       declare("SwiGlu_FFN", "tl_swiglu_ffn_f32", Gate::silu,
-              "y = (Silu(x Wg^T) * (x Wu^T)) @ Wd^T, x [..., D], Wg, Wu [H, D], Wd [D, H]; validates"),
+              "y = (Silu(x Wg^T) * (x Wu^T)) @ Wd^T, x [..., D], Wg, Wu [H, D], Wd [D, H]; validates",
+              {{DType::f32, "272+1n; strict 273", "-",
+                "default: the matmuls' any-order bound over n = max(D, H) terms (Matmul's default) plus "
+                "elementwise_silu_mul's 17 u; strict: three matmuls (Matmul's 256 u each) carried by the "
+                "scale: gate and up errors through |act(g)| s_u + |u act'(g)| s_g, the hidden layer's "
+                "through |Wd|; Silu times up within elementwise_silu_mul's 17 u of |u silu(g)| (the exp "
+                "budget (<= 4 ulp, 8 u)): 256 + 17; the scale's |u g| 2^-104 admits the f32 form's 0 where "
+                "the kernel's gate may reach -88.72283935546875 (g - 256 u s_g <= it) and only there, |u g|"
+                " FLT_MIN elsewhere (a sigmoid rounded into the subnormals)"}}),
       declare("GeGlu_FFN", "tl_geglu_ffn_f32", Gate::gelu_erf,
-              "y = (Gelu(x Wg^T) * (x Wu^T)) @ Wd^T, Gelu erf or tanh; validates"),
-      declare("Glu_FFN", "tl_glu_ffn_f32", Gate::sigmoid, "y = (Sigmoid(x Wg^T) * (x Wu^T)) @ Wd^T; validates"),
+              "y = (Gelu(x Wg^T) * (x Wu^T)) @ Wd^T, Gelu erf or tanh; validates",
+              {{DType::f32, "276+1n; strict 277", "-",
+                "default: the matmuls' any-order bound over n = max(D, H) terms (Matmul's default) plus "
+                "GeGlu's 21 u; strict: as SwiGlu_FFN with Gelu: GeGlu's 21 u of 0.5 |g u| (1 + |erf|) (the "
+                "erf budget, 16 u absolute, as in Gelu_erf; or the tanh budget), which the scale uses "
+                "because 1 + erf cancels for negative g: 256 + 21"}}),
+      declare("Glu_FFN", "tl_glu_ffn_f32", Gate::sigmoid, "y = (Sigmoid(x Wg^T) * (x Wu^T)) @ Wd^T; validates",
+              {{DType::f32, "271+1n; strict 272", "-",
+                "default: the matmuls' any-order bound over n = max(D, H) terms (Matmul's default) plus "
+                "Glu's 16 u; strict: as SwiGlu_FFN with Sigmoid: Glu's 16 u (the exp budget (<= 4 ulp, 8 "
+                "u)): 256 + 16; |u| 2^-104 admits the flushed sigmoid where g - 256 u s_g <= "
+                "-88.72283935546875, |u| FLT_MIN elsewhere"}}),
   };
 }
 

@@ -108,6 +108,12 @@ Oracle norm_oracle(const Case& c) {
 OpSpec fused_norm_matmul() {
   OpSpec op;
   op.name = "FusedNormMatmul";
+  op.tolerances = {{DType::f32, "270.5+1.5n; strict 272", "1e-4",
+                    "default: the matmul's any-order n = K u plus the norm's any-order sum of squares, (n - "
+                    "1)/2 + 4.5 u on each z, capped at the spec's fused-vs-unfused 1e-4 (1678 u); strict: "
+                    "Matmul's 256 u of s = sum |z w| over the normalized rows z, plus RmsNorm's 16 u (relative)"
+                    " on each z carried by |w| into the same s; the spec's fused-vs-unfused 1e-4 (1678 u) is "
+                    "the ceiling"}};
   op.group = "linalg";
   op.symbol = "tl_fused_norm_matmul_f32";
   op.summary = "y = Matmul(RmsNorm(x, norm_w, eps), W), x [M, K], W [N, K]; validates";
@@ -178,6 +184,12 @@ Oracle swiglu_oracle(const Case& c) {
 OpSpec fused_swiglu() {
   OpSpec op;
   op.name = "FusedSwiGlu";
+  op.tolerances = {{DType::f32, "272+1n; strict 273", "1e-4",
+                    "default: the gate and up matmuls' any-order bound over n = D terms plus "
+                    "elementwise_silu_mul's 17 u, capped at the spec's 1e-4; strict: SwiGlu_FFN's hidden layer:"
+                    " the gate and up matmuls (256 u of their scales) through |act(g)| s_u + |u act'(g)| s_g, "
+                    "Silu times up within elementwise_silu_mul's 17 u of |u silu(g)|; the spec's "
+                    "fused-vs-unfused 1e-4 (1678 u) is the ceiling"}};
   op.group = "linalg";
   op.symbol = "tl_fused_swiglu_f32";
   op.summary = "h = Silu(x Wg^T) * (x Wu^T), x [M, D], Wg, Wu [H, D], h [M, H]; validates";

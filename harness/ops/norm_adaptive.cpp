@@ -93,6 +93,11 @@ Oracle ada_oracle(const Case& c) {
 OpSpec ada_ln() {
   OpSpec op;
   op.name = "AdaLN";
+  op.tolerances = {{DType::f32, "19+1n; strict 20", "-",
+                    "LayerNorm's analysis over the row's n = D terms with gain 1 + scale (rounded: 1 u more on "
+                    "the centred term: <= (n - 1)/2 + 8 u, or 17 u pairwise) and bias shift; the scale uses 1 +"
+                    " |scale| so t (1 + scale) and t + t scale are both bounded: any order <= n + 1 u "
+                    "(default), pairwise-accurate 20 (strict)"}};
   op.sum_length = row_length;
   op.group = "norm";
   op.symbol = "tl_ada_ln_f32";
@@ -172,6 +177,10 @@ Oracle zero_oracle(const Case& c) {
 OpSpec ada_ln_zero() {
   OpSpec op;
   op.name = "AdaLN_Zero";
+  op.tolerances = {{DType::f32, "19+1n; strict 20", "-",
+                    "h = x + gate * r is compared bit for bit against both correct roundings (Mul then Add, "
+                    "each rounded, or one fused multiply-add); y is AdaLN of that h over n = D terms: AdaLN's "
+                    "analysis, any order <= n + 1 u (default), pairwise-accurate 20 (strict)"}};
   op.sum_length = row_length;
   op.group = "norm";
   op.symbol = "tl_ada_ln_zero_f32";

@@ -101,6 +101,10 @@ Oracle batch_oracle(const Case& c) {
 OpSpec batch_norm() {
   OpSpec op;
   op.name = "BatchNorm";
+  op.tolerances = {{DType::f32, "8", "-",
+                    "running statistics, no reduction: x - mean 1 u; 1 / sqrt(var + eps) <= 2.5 u (three float "
+                    "ops); times inv and g 1 u each; + b 1 u of |y|: <= 6.5 u of |g| (|x| + |mean|) / sqrt(var "
+                    "+ eps) + |b|, which also bounds the folded form x * a + (b - mean * a)"}};
   op.group = "norm";
   op.symbol = "tl_batch_norm_f32";
   op.summary =
@@ -178,6 +182,9 @@ Oracle grouped_oracle(const Case& c, bool instance) {
 OpSpec group_norm() {
   OpSpec op;
   op.name = "GroupNorm";
+  op.tolerances = {{DType::f32, "19+1n; strict 20", "-",
+                    "LayerNorm's analysis over each (sample, group) range of n = C/G * spatial elements: any "
+                    "order <= n + 1 u (default), pairwise-accurate sums (<= 18 u for n <= 16384) 20 (strict)"}};
   op.sum_length = [](const Case& c) { return group_length(c, c.iparam("groups")); };
   op.group = "norm";
   op.symbol = "tl_group_norm_f32";
@@ -206,6 +213,10 @@ OpSpec group_norm() {
 OpSpec instance_norm() {
   OpSpec op;
   op.name = "InstanceNorm";
+  op.tolerances = {{DType::f32, "19+1n; strict 20", "-",
+                    "GroupNorm with one group per channel: LayerNorm's analysis over each (sample, channel) "
+                    "range of n = spatial elements: any order <= n + 1 u (default), pairwise-accurate sums 20 "
+                    "(strict)"}};
   op.sum_length = [](const Case& c) { return group_length(c, c.iparam("ndim") >= 2 ? c.iparam("s1") : 0); };
   op.group = "norm";
   op.symbol = "tl_instance_norm_f32";

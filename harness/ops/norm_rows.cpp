@@ -77,6 +77,11 @@ Oracle rms_oracle(const Case& c) {
 OpSpec rms_norm() {
   OpSpec op;
   op.name = "RmsNorm";
+  op.tolerances = {{DType::f32, "16", "1e-6",
+                    "sum of squares pairwise (scalar: <= 7 + log2(D/8) = 18 u for D <= 16384) or blocked (simd:"
+                    " ~5 u), halved by the root; root and reciprocal <= 2 u; two products 1 u each: <= 13 u of "
+                    "|y|; the spec's 1e-6 = 16.8 u is the ceiling; pairwise-accurate sums are a contract "
+                    "requirement, a left-to-right float sum is not enough (docs/tolerances.md)"}};
   op.group = "norm";
   op.symbol = "tl_rms_norm_f32";
   op.summary = "y = x / sqrt(mean(x^2) + eps) * g over the last dim of x[..., D]; y == x allowed; validates";
@@ -133,6 +138,13 @@ Oracle layer_oracle(const Case& c) {
 OpSpec layer_norm() {
   OpSpec op;
   op.name = "LayerNorm";
+  op.tolerances = {{DType::f32, "19+1n; strict 20", "-",
+                    "two-pass over the row's n = D terms; the mean's sum plus its division reaches x - mean "
+                    "whole, the variance's sum (squares, condition 1) is halved by the root; centring, root, "
+                    "reciprocal and gain product <= 7 u, the bias 1 u of |y|. Any order (default): the mean <= "
+                    "n u of the scale's g mean|x| / std term, the centred term <= (n - 1)/2 + 7 u: <= n + 1 u; "
+                    "19 + n also covers the strict bound for n >= 1. Strict: sums pairwise-accurate (<= 18 u "
+                    "for D <= 16384): the mean's <= 19 u, the centred term <= 16 u: 20"}};
   op.sum_length = row_length;
   op.group = "norm";
   op.symbol = "tl_layer_norm_f32";
@@ -211,6 +223,12 @@ Oracle skip_oracle(const Case& c) {
 OpSpec fused_skip_norm() {
   OpSpec op;
   op.name = "FusedSkipNorm";
+  op.tolerances = {{DType::f32, "15.5+0.5n; strict 16", "1e-4",
+                    "sum = x + skip compared bit for bit (one correctly rounded addition); y is RmsNorm of that"
+                    " sum over n = D terms: the sum of squares (condition 1) in any order <= (n - 1) u, halved "
+                    "by the root, plus the root, reciprocal and two products <= 4.5 u: <= n/2 + 4 u (default), "
+                    "capped at the spec's fused-vs-unfused 1e-4 (1678 u), the figure the spec gives fused ops; "
+                    "strict: RmsNorm's pairwise-accurate <= 13 u under its 16"}};
   op.sum_length = row_length;
   op.group = "norm";
   op.symbol = "tl_fused_skip_norm_f32";

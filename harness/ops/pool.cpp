@@ -66,6 +66,13 @@ std::vector<Geometry> edge_geometries() {
 std::vector<OpSpec> pool() {
   OpSpec op;
   op.name = "Pool";
+  op.tolerances = {{DType::f32, "66", "-",
+                    "max is a copy of one element, judged bit for bit (no limit used); avg sums n = kH kW <= 64"
+                    " elements (pads 0) and divides by n: the recursive sum errs by <= (n - 1) u of sum |x| = "
+                    "(n - 1) n u s with s = sum |x| / n, so by (n - 1) u s after the division, which adds one "
+                    "rounding (<= u s) and a multiply by a rounded 1/n one more: <= (n + 1) u s; a quotient "
+                    "rounded into the subnormals adds <= 2^-150 = u FLT_MIN / 2: <= 65.5 u of max(s, FLT_MIN); "
+                    "dividing by the valid count instead is >= 1/64 off, 2^18 u"}};
   op.group = "conv";
   op.symbol = "tl_pool_f32";
   op.summary =

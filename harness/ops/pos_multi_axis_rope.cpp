@@ -158,6 +158,12 @@ Oracle oracle(const Case& c) {
 std::vector<OpSpec> pos_multi_axis_rope() {
   OpSpec op;
   op.name = "MultiAxisRope";
+  op.tolerances = {{DType::f32, "4", "-",
+                    "cos and sin rounded to f32 (<= u/2 each, absolute: |c|, |s| <= 1, where half the float "
+                    "spacing is <= 2^-25) give <= u/2 (|a| + |b|); the rotation from them, each of its three "
+                    "roundings <= u relative (u = 2^-24), <= 2 u (|a c| + |b s|) <= 2 u (|a| + |b|): <= 2.5 u "
+                    "of the pair's |a| + |b|, the scale s; a rounding into the subnormals errs by <= 2^-150 = u"
+                    " FLT_MIN instead: <= u (2.5 s + FLT_MIN), r <= 3.5 against max(s, FLT_MIN)"}};
   op.group = "pos";
   op.symbol = "tl_multi_axis_rope_f32";
   op.summary =

@@ -87,6 +87,11 @@ Oracle cache_oracle(const Case& c) {
 OpSpec rope_cache_op() {
   OpSpec op;
   op.name = "Rope_cache";
+  op.tolerances = {{DType::f32, "1", "-",
+                    "cos and sin of the double angle rounded once to f32: <= u/2 absolute, plus the double "
+                    "angle's own error (the frequency's half-ulp times p plus the product's half-ulp, p f <= "
+                    "2^24 in the domain: <= 2^-28 rad = 0.06 u, measured <= 0.04 u against 50 digits); judged "
+                    "against 1, the rotation's scale"}};
   op.group = "pos";
   op.symbol = "tl_rope_cache_f32";
   op.summary = "Rope's cos/sin cache [max_seq, rot_dim]: row p = cos(p f_j) then sin(p f_j), f_j = base^(-2j/rot_dim)";
@@ -223,6 +228,12 @@ Oracle apply_oracle(const Case& c) {
 OpSpec rope_op() {
   OpSpec op;
   op.name = "Rope";
+  op.tolerances = {{DType::f32, "4", "-",
+                    "from the cache's own c, s: two products and a difference (or sum), each rounding <= u "
+                    "relative (u = 2^-24): <= u |a c| + u |b s| + u |y| <= 2 u (|a c| + |b s|), the scale s; a "
+                    "rounding into the subnormals errs by <= 2^-150 = u FLT_MIN instead, so in all <= u (2 s + "
+                    "FLT_MIN): r <= 3 against max(s, FLT_MIN); the tail past rot_dim is a copy, compared bit "
+                    "for bit"}};
   op.group = "pos";
   op.symbol = "tl_rope_apply_f32";
   op.summary =

@@ -114,10 +114,32 @@ std::vector<Verification> verify(const Case& c, const std::map<std::string, Tens
   return verify_product(c.in("x").f32(), w.data(), out.at("y"), M, N, K, limit, verify_seed(c), "y", mag.data());
 }
 
+// The derivation of QMatmul's limit (docs/ops-linalg.md), by format: the
+// weights each format makes exactly and the roundings a blocked kernel adds.
+const char* limit_derivation(Format f) {
+  switch (f) {
+    case Format::q8_0:
+      return "default: Matmul's any-order K u plus the per-block 2 u, over n = K; strict: Matmul's 256 u"
+             " of s = sum |x| |w| with w the exactly dequantized weights (d q, exact products); a kernel"
+             " that sums each block's x q before its scale multiplies adds one rounding of that partial "
+             "sum and one of the product: 256 + 2";
+    case Format::q4_0:
+      return "default: Matmul's any-order K u plus the per-block 2 u, over n = K; strict: as "
+             "QMatmul_Q8_0: w = (q - 8) d is exact in float; 256 u of sum |x| |w| plus 2 u for a "
+             "per-block scale applied to a partial sum";
+    default:
+      return "default: Matmul's any-order K u plus the per-block 2 u, over n = K; strict: s = sum |x| "
+             "(|d sc q| + |dmin m|), the magnitude of both forms a kernel may use: the dequantized "
+             "weight (d sc) q - dmin m rounded once (1 u of that sum), or the split d sc sum x q - dmin "
+             "m sum x per sub-block; Matmul's 256 + 2";
+  }
+}
+
 OpSpec qmatmul_op(Format f) {
   const FormatInfo& fi = info(f);
   OpSpec op;
   op.name = std::string("QMatmul_") + fi.name;
+  op.tolerances = {{DType::f32, "257+1n; strict 258", "-", limit_derivation(f)}};
   op.group = "quant";
   op.symbol = std::string("tl_qmatmul_") + fi.lower + "_f32";
   op.summary = std::string("y = x @ Dequantize(W)^T, x [M, K] f32, W N rows of ") + fi.name +

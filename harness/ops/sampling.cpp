@@ -405,9 +405,11 @@ std::vector<Verification> verify(const Case& c, const std::map<std::string, Tens
 
 // ---------------------------------------------------------------- the entries
 
-OpSpec spec(const char* name, int method, const char* summary, std::vector<ParamInfo> params) {
+OpSpec spec(const char* name, int method, const char* summary, std::vector<ParamInfo> params,
+            std::vector<ToleranceRule> tolerances = {}) {
   OpSpec op;
   op.name = name;
+  op.tolerances = std::move(tolerances);
   op.group = "sampling";
   op.symbol = "tl_sample_f32";
   op.summary = summary;
@@ -443,17 +445,38 @@ std::vector<OpSpec> sampling() {
            "unread; validates",
            {}),
       spec("SampleTemperature", ref::kTemperature,
-           "a token per row drawn from softmax(logits / t) by the header's PCG32 u; validates", {t}),
+           "a token per row drawn from softmax(logits / t) by the header's PCG32 u; validates", {t},
+           {{DType::f32, "2", "-",
+             "judged on u, not on an element (harness/ops/sampling.cpp): a token passes when the PCG32 u"
+             " lies within limit * 2^-24 * s of its interval [C_{j-1}, C_j) / Z in double; s = n_S (the "
+             "running float sum of n_S kept weights, recursive: <= (n_S - 1) u of Z) + 2 (u * Z and the "
+             "comparison) + sum_i p_i e_i, e_i = 4 + 2 |(l_i - m) / t| (the subtraction and the division"
+             " each 1 u of x, exp turns x errors into relative errors of w; exp <= 4 ulp); every term is"
+             " a first-order bound, 2 absorbs the second-order ones"}}),
       spec("SampleTopK", ref::kTopK,
            "a token drawn from softmax of the top_k largest logits / t (ties: lower index); validates",
-           {t, {"top_k", "1 .. vocab"}}),
+           {t, {"top_k", "1 .. vocab"}},
+           {{DType::f32, "2", "-",
+             "SampleTemperature's rule and scale over the top_k kept weights in sorted order; the kept "
+             "set compares the input logits themselves, exactly: no ambiguity"}}),
       spec("SampleTopP", ref::kTopP,
            "a token drawn from the sorted prefix with cumsum <= top_p (first token always kept), renormalised; "
            "validates",
-           {t, {"top_p", "(0, 1]"}}),
+           {t, {"top_p", "(0, 1]"}},
+           {{DType::f32, "2", "-",
+             "SampleTemperature's rule and scale over the kept prefix; the prefix length compares C_j = "
+             "cumsum_j / Z with p, which a float kernel may round either way when |C_j - p| <= limit * "
+             "2^-24 * s over the whole vocabulary: every such length is a candidate kept set (the cumsum"
+             " <= p boundary itself is checked exactly by top_p_boundary_is_inclusive, where all "
+             "arithmetic is exact)"}}),
       spec("SampleMinP", ref::kMinP,
            "a token drawn from the tokens with prob >= min_p * max(prob), renormalised; validates",
-           {t, {"min_p", "[0, 1]"}}),
+           {t, {"min_p", "[0, 1]"}},
+           {{DType::f32, "2", "-",
+             "SampleTemperature's rule and scale over the kept tokens; the kept set compares w_i with "
+             "min_p * max(w) = min_p (exp(0) = 1 exactly), which a float kernel may round either way "
+             "when |w_i - min_p| <= limit * 2^-24 * e_i * max(w_i, min_p): every cut at such a weight is"
+             " a candidate kept set"}}),
   };
 }
 

@@ -171,9 +171,11 @@ Oracle oracle(const Case& c) {
   return {{"status", status_expected(TL_OK)}, {"y", y}};
 }
 
-OpSpec declare(int32_t mode, const char* name, const char* summary, const char* domain) {
+OpSpec declare(int32_t mode, const char* name, const char* summary, const char* domain,
+               std::vector<ToleranceRule> tolerances = {}) {
   OpSpec op;
   op.name = name;
+  op.tolerances = std::move(tolerances);
   op.group = "spatial";
   op.symbol = "tl_interpolate_f32";
   op.summary = summary;
@@ -216,11 +218,24 @@ std::vector<OpSpec> spatial_interpolate() {
       declare(TL_INTERP_BILINEAR, "InterpolateBilinear",
               "y [B, C, Ho, Wo] from x [B, C, H, W], bilinear: half-pixel centres or align_corners, PyTorch's float "
               "source coordinate",
-              bilinear.c_str()),
+              bilinear.c_str(),
+              {{DType::f32, "8", "-",
+                "PyTorch's float source coordinate src = (d + 0.5) fl(in/out) - 0.5 (or d "
+                "fl((in-1)/(out-1))) errs by <= 3 u (src + 1) (three roundings), and the interpolant's "
+                "slope is <= 2 M (M = max |x| of the 4 x 4 taps around: a float src may floor to the next "
+                "cell): <= 3 u of 2 M (src_x + src_y + 2); l1 = src - i0 is exact, l0 = 1 - l1 <= u "
+                "relative; four products, two sums, two products and a sum: <= 6 u of sum |w x|; products "
+                "rounded into the subnormals <= 6 u FLT_MIN; scale s = sum |w x| + 2 M (src_x + src_y + 2) "
+                "+ FLT_MIN: <= 6 u s"}}),
       declare(TL_INTERP_AREA, "InterpolateArea",
               "y [B, C, Ho, Wo] from x [B, C, H, W], area: adaptive average pooling over [floor(d in/out), "
               "ceil((d+1) in/out))",
-              area.c_str()),
+              area.c_str(),
+              {{DType::f32, "2", "-",
+                "the window's sum in any order (k terms, recursive <= (k - 1) u sum |x|, pairwise less) "
+                "then one division (<= u |y| <= u sum |x| / k): <= u sum |x| to first order, the scale s = "
+                "sum |x| over the window (undivided); a multiply by a rounded 1/k adds <= u |y|: <= 1.5 u "
+                "s; 2 covers the second-order terms"}}),
   };
 }
 

@@ -86,6 +86,12 @@ Oracle oracle(const Case& c) {
 std::vector<OpSpec> spatial_patch_embed() {
   OpSpec op;
   op.name = "PatchEmbed";
+  op.tolerances = {{DType::f32, "256+1n; strict 257", "-",
+                    "default: Matmul's any-order bound over n = C p p products plus the bias's 1 u; strict: "
+                    "Matmul of the patch rows [B N, C p p] by w [D, C p p] (K = C p p <= 1024 here: blocked "
+                    "chains <= 128 + K/128 = 136 u adversarially, pairwise log2(K) + 1 = 11 u), inside Matmul's"
+                    " 256 u of sum |x w|; then + bias, one rounding <= u |y| <= u (sum |x w| + |bias|): 256 + 1"
+                    " of s = sum |x w| + |bias|"}};
   op.group = "spatial";
   op.symbol = "tl_patch_embed_f32";
   op.summary =

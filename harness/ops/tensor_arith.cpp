@@ -175,9 +175,11 @@ Oracle oracle(Arith op, const Case& c) {
 
 using Fn = decltype(&tl_add_broadcast_f32);
 
-OpSpec declare(const char* name, const char* symbol, Arith op, const char* formula) {
+OpSpec declare(const char* name, const char* symbol, Arith op, const char* formula,
+               std::vector<ToleranceRule> tolerances) {
   OpSpec spec;
   spec.name = name;
+  spec.tolerances = std::move(tolerances);
   spec.group = "tensor";
   spec.symbol = symbol;
   spec.summary = std::string(formula) +
@@ -206,10 +208,24 @@ OpSpec declare(const char* name, const char* symbol, Arith op, const char* formu
 
 std::vector<OpSpec> tensor_arith() {
   return {
-      declare("Add", "tl_add_broadcast_f32", Arith::add, "y = a + b"),
-      declare("Sub", "tl_sub_broadcast_f32", Arith::sub, "y = a - b"),
-      declare("Mul", "tl_mul_broadcast_f32", Arith::mul, "y = a * b"),
-      declare("Div", "tl_div_broadcast_f32", Arith::div, "y = a / b (IEEE)"),
+      declare("Add", "tl_add_broadcast_f32", Arith::add, "y = a + b",
+              {{DType::f32, "1", "-",
+                "one correctly rounded float addition of the two broadcast elements: |y - y*| <= u |y*| (a "
+                "subnormal result: half its spacing, 2^-150 = u FLT_MIN); the double oracle of two floats "
+                "is exact or off by < 2^-53 |y*| only where the float rounding has slack"}}),
+      declare("Sub", "tl_sub_broadcast_f32", Arith::sub, "y = a - b",
+              {{DType::f32, "1", "-",
+                "one correctly rounded float subtraction, as Add: |y - y*| <= u |y*|; exact cancellation "
+                "gives +0 in both"}}),
+      declare("Mul", "tl_mul_broadcast_f32", Arith::mul, "y = a * b",
+              {{DType::f32, "1", "-",
+                "one correctly rounded float product: the double oracle of two 24-bit significands is "
+                "exact, so |y - y*| <= u |y*|"}}),
+      declare("Div", "tl_div_broadcast_f32", Arith::div, "y = a / b (IEEE)",
+              {{DType::f32, "1", "-",
+                "one correctly rounded float quotient: |y - q| <= u |q|; a float quotient is never a "
+                "rounding midpoint (it lies >= 2^-49 |q| away), which covers the double oracle's < 2^-53 "
+                "|q|"}}),
   };
 }
 

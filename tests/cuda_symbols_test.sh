@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# libtl_cuda exports exactly the tl_* functions of its emulated build (the
+# same .cu sources compiled for the CPU, tests/cuda_emulation) plus its probe
+# tl_backend_unavailable, which the emulation leaves out; then it loads
+# without a GPU and keeps the static CUDA runtime inside
+# (konform_cuda_symbols_test). The docs' table of libtl_cuda's ops is derived
+# from the emulated build (ci/op_tables.py): this is what keeps them equal.
+#   usage: cuda_symbols_test.sh LIBTL_CUDA.so EMULATED.so SYMBOLS_TEST
+set -u
+cuda=${1:?usage: cuda_symbols_test.sh LIBTL_CUDA EMULATED SYMBOLS_TEST}
+emulated=${2:?usage: cuda_symbols_test.sh LIBTL_CUDA EMULATED SYMBOLS_TEST}
+symbols_test=${3:?usage: cuda_symbols_test.sh LIBTL_CUDA EMULATED SYMBOLS_TEST}
+exported() { nm -D --defined-only "$1" | awk '$3 ~ /^tl_/ {print $3}' | sort; }
+want=$( (exported "$emulated"; echo tl_backend_unavailable) | sort -u)
+got=$(exported "$cuda")
+if [[ "$got" != "$want" ]]; then
+  echo "FAIL: the tl_* symbols of $cuda differ from its emulated build's (plus tl_backend_unavailable):"
+  diff <(echo "$want") <(echo "$got") | sed 's/^</  only emulated:/; s/^>/  only libtl_cuda:/' | grep only
+  exit 1
+fi
+echo "ok: $cuda exports the $(wc -l <<<"$got") tl_* symbols of its emulated build and its probe"
+exec "$symbols_test" "$cuda"
