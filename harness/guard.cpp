@@ -30,7 +30,7 @@ struct Region {
   bool output = false;
   char arg[48] = {};
 };
-constexpr int kSlots = 1024;
+constexpr int kSlots = 1024;  // buffers in use, the 400 in quarantine and the 64 spares
 Region g_regions[kSlots];
 std::atomic<int64_t> g_case{-1};
 std::deque<int> g_quarantine;  // slots given back, oldest first
@@ -41,10 +41,13 @@ size_t g_quarantine_resident = 0;
 // new buffer that fits costs one mprotect, not a mapping and page faults.
 // The sweep's cases have random shapes, so a spare serves any buffer whose
 // whole mapping (front guard, body, back guard) it can hold; its pages past
-// the new body stay inaccessible and are part of the back guard.
+// the new body stay inaccessible and are part of the back guard. A spare
+// keeps its slot, still "given back", until it is reused or unmapped: a
+// thread that writes into it long after its call returned is named too.
 struct Spare {
   uint8_t* map = nullptr;
   size_t map_bytes = 0, resident = 0;
+  int slot = -1;  // its old buffer's entry in g_regions, state 2
 };
 std::deque<Spare> g_spares;
 constexpr size_t kSpares = 64;
@@ -65,18 +68,20 @@ int claim_slot() {
   throw std::runtime_error("more than 1024 guarded buffers at once");
 }
 
+// Out of quarantine into the spares; the oldest spare past kSpares is
+// unmapped and its slot freed.
 void release(int slot) {
-  Region& r = g_regions[slot];
-  r.state.store(-1, std::memory_order_release);
+  const Region& r = g_regions[slot];
   const size_t map_bytes = r.map_end - r.map_begin;
   g_quarantine_bytes -= map_bytes;
   g_quarantine_resident -= r.resident;
-  g_spares.push_back({reinterpret_cast<uint8_t*>(r.map_begin), map_bytes, r.resident});
+  g_spares.push_back({reinterpret_cast<uint8_t*>(r.map_begin), map_bytes, r.resident, slot});
   if (g_spares.size() > kSpares) {
-    munmap(g_spares.front().map, g_spares.front().map_bytes);
+    const Spare oldest = g_spares.front();
     g_spares.pop_front();
+    g_regions[oldest.slot].state.store(0, std::memory_order_release);
+    munmap(oldest.map, oldest.map_bytes);
   }
-  r.state.store(0, std::memory_order_release);
 }
 
 // The smallest spare mapping of at least map_bytes (and at most twice that:
@@ -91,6 +96,9 @@ Spare reuse(size_t map_bytes, size_t body_bytes) {
   if (best == g_spares.end()) return {};
   const Spare spare = *best;
   g_spares.erase(best);
+  // Its old buffer stops being described before any of it is accessible
+  // again: a fault there now belongs to the new buffer.
+  g_regions[spare.slot].state.store(0, std::memory_order_release);
   if (mprotect(spare.map + kFront, body_bytes, PROT_READ | PROT_WRITE) == 0) return spare;
   munmap(spare.map, spare.map_bytes);
   return {};

@@ -18,7 +18,9 @@ namespace konform {
 // accessible one and misalign is ignored. A write into the canaries is seen
 // by canaries_intact(); one further out faults. When the buffer is
 // destroyed its memory stays reserved and inaccessible for a while (the
-// last 400 buffers, 2 GiB at most), so that a late access faults too.
+// last 400 buffers, 2 GiB at most, then up to 64 more kept for reuse), so
+// that a late access faults too, and is named as one until the memory serves
+// another buffer or is unmapped.
 class GuardedBuffer {
  public:
   // `output`: the call writes it (an access of unknown kind near it is
