@@ -87,20 +87,44 @@ nlohmann::json op_entry(const OpSpec& op) {
   nlohmann::json props = nlohmann::json::array();
   for (const auto& p : properties())
     if (p.op == op.name) props.push_back(p.name);
+  nlohmann::json args = nlohmann::json::array();
+  for (const ArgSpec& a : op.args) {
+    nlohmann::json match = nlohmann::json::array();
+    for (Match m : a.match) match.push_back(m == Match::exact ? "exact" : "tolerance");
+    args.push_back({{"name", a.name},
+                    {"access", a.access == Access::in    ? "in"
+                               : a.access == Access::out ? "out"
+                                                         : "inout"},
+                    {"dtype", a.dtype},
+                    {"match", match},
+                    {"may_alias", a.may_alias},
+                    {"optional", a.optional}});
+  }
   nlohmann::json tolerance = nullptr;  // null: exact, bit for bit
   if (const Tolerance* t = ToleranceTable::builtin().find(op.name, op.dtype))
     tolerance = {{"limit", t->limit}, {"text", t->text()}, {"why", t->why}};
-  return {{"name", op.name},       {"family", op.group},
-          {"symbol", op.symbol},   {"dtype", std::string(dtype_name(op.dtype))},
-          {"summary", op.summary}, {"params", params},
-          {"domain", op.domain},   {"tolerance", tolerance},
-          {"properties", props}};
+  return {{"name", op.name},        {"family", op.group},
+          {"symbol", op.symbol},    {"dtype", std::string(dtype_name(op.dtype))},
+          {"summary", op.summary},  {"args", args},
+          {"params", params},       {"domain", op.domain},
+          {"tolerance", tolerance}, {"properties", props}};
 }
 
 void print_op(const nlohmann::json& e) {
   std::cout << e["name"].get<std::string>() << "  (" << e["symbol"].get<std::string>() << ", "
             << e["dtype"].get<std::string>() << ", family " << e["family"].get<std::string>() << ")\n  "
             << e["summary"].get<std::string>() << "\n";
+  // "  args x in T, y out T (may be x), status out i32": inputs' match rules are not shown.
+  std::cout << "  args";
+  for (size_t i = 0; i < e["args"].size(); ++i) {
+    const auto& a = e["args"][i];
+    std::cout << (i == 0 ? " " : ", ") << a["name"].get<std::string>() << " " << a["access"].get<std::string>() << " "
+              << a["dtype"].get<std::string>() << (a["optional"].get<bool>() ? " (optional)" : "");
+    for (size_t k = 0; k < a["may_alias"].size(); ++k)
+      std::cout << (k == 0 ? " (may be " : " or ") << a["may_alias"][k].get<std::string>()
+                << (k + 1 == a["may_alias"].size() ? ")" : "");
+  }
+  std::cout << "\n";
   for (const auto& p : e["params"])
     std::cout << "  param " << p["name"].get<std::string>() << ": " << p["range"].get<std::string>() << "\n";
   std::cout << "  domain: " << e["domain"].get<std::string>() << "\n";

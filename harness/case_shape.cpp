@@ -157,17 +157,14 @@ struct RankShape {
   std::vector<std::set<Relation>> dims;
 };
 
+// What the samples show of one argument's size (the rest of it is declared:
+// OpSpec::args).
 struct ArgShape {
-  std::set<Access> access;
-  std::set<Match> match;
-  std::set<DType> dtype;
-  std::set<std::string> alias_of;
   std::set<size_t> all_ranks;         // in any sample, valid or not
   std::map<size_t, RankShape> ranks;  // in the samples the op accepts
   std::vector<Count> counts;          // element counts that held in every sample the op accepts
   int counted = 0;                    // samples the counts were learned from
   int present = 0;                    // samples it is in, valid or not
-  bool always = true;                 // present in every sample
 };
 
 // Relations seen in fewer samples of a rank may be coincidences: not enforced.
@@ -176,9 +173,9 @@ constexpr int kEnoughSamples = 16;
 struct Shape {
   std::map<std::string, ArgShape> args;
   // Numbered arguments (Concat's x0, x1, ..., Split's and Chunk's y0, y1, ...)
-  // by name_pattern: the access, match, dtype and aliasing every one of them
-  // had, for a number no sample reached (Chunk into 30 pieces, y29). Their
-  // counts are not learned across numbers: declared or the oracle's.
+  // by name_pattern, for a number no sample reached (Chunk into 30 pieces,
+  // y29). Their counts are not learned across numbers: declared or the
+  // oracle's.
   std::map<std::string, ArgShape> numbered;
   std::set<std::string> param_patterns;  // name_pattern of every parameter seen
   std::set<std::string> integer;         // patterns of the parameters the oracle reads with iparam
@@ -320,23 +317,10 @@ Shape learn(const OpSpec& op) {
     if (ok) valid.push_back(c);
     for (const auto& [name, v] : c.params) s.param_patterns.insert(name_pattern(name));
     for (const Arg& a : c.args) {
-      const bool first = !s.args.count(a.name);
       ArgShape& as = s.args[a.name];
-      if (first) as.always = i == 0;
-      as.access.insert(a.access);
-      as.match.insert(a.match);
-      as.dtype.insert(a.value.dtype);
-      as.alias_of.insert(a.alias_of);
       as.all_ranks.insert(a.value.shape.size());
       ++as.present;
-      if (const std::string pat = name_pattern(a.name); pat != a.name) {
-        ArgShape& ns = s.numbered[pat];
-        ns.always = false;
-        ns.access.insert(a.access);
-        ns.match.insert(a.match);
-        ns.dtype.insert(a.value.dtype);
-        ns.alias_of.insert(a.alias_of);
-      }
+      if (const std::string pat = name_pattern(a.name); pat != a.name) s.numbered[pat];  // no count across numbers
       if (!ok) continue;
       RankShape& rs = as.ranks[a.value.shape.size()];
       if (rs.samples++ == 0) {
@@ -347,11 +331,6 @@ Shape learn(const OpSpec& op) {
         const auto now = relations_of(a.value.shape[k], c);
         std::erase_if(rs.dims[k], [&](const Relation& r) { return !now.count(r); });
       }
-    }
-    for (auto& [name, as] : s.args) {
-      bool here = false;
-      for (const Arg& a : c.args) here |= a.name == name;
-      if (!here) as.always = false;
     }
   }
   for (const std::string& name : reads.integer) s.integer.insert(name_pattern(name));
@@ -471,25 +450,32 @@ const ArgShape* shape_for(const Shape& s, const std::string& name) {
 std::string check_case_shape(const OpSpec& op, const Case& c) {
   const Shape& s = shape_of(op);
   std::set<std::string> seen;
+  // Names, accesses, element types, match rules and aliasing: as the op
+  // declares its arguments (OpSpec::args).
   for (const Arg& a : c.args) {
     const std::string where = "argument '" + a.name + "'";
+    const ArgSpec* spec = declared_arg(op, a.name);
     const ArgShape* found = shape_for(s, a.name);
-    if (found == nullptr) return "unknown " + where + " for " + op.name;
+    if (spec == nullptr || found == nullptr) return "unknown " + where + " for " + op.name;
     if (!seen.insert(a.name).second) return where + " appears twice";
-    const ArgShape& as = *found;
-    if (!as.access.count(a.access)) return where + ": this access is not one " + op.name + " uses for it";
-    if (!as.match.count(a.match)) return where + ": this match rule is not the one " + op.name + " uses for it";
-    if (!as.dtype.count(a.value.dtype))
+    if (a.access != spec->access) return where + ": this access is not one " + op.name + " uses for it";
+    if (std::find(spec->match.begin(), spec->match.end(), a.match) == spec->match.end())
+      return where + ": this match rule is not the one " + op.name + " uses for it";
+    if (a.value.dtype != arg_dtype(op, *spec))
       return where + ": dtype " + std::string(dtype_name(a.value.dtype)) + " is not the op's";
-    if (!as.alias_of.count(a.alias_of)) return where + ": " + op.name + " never aliases it to '" + a.alias_of + "'";
+    if (!a.alias_of.empty() &&
+        std::find(spec->may_alias.begin(), spec->may_alias.end(), a.alias_of) == spec->may_alias.end())
+      return where + ": " + op.name + " never aliases it to '" + a.alias_of + "'";
     // An input numbered past every sample has no learned count to keep its
     // reads inside the buffer: only a declared one will do.
-    if (as.present == 0 && a.access != Access::out && !declared(op, a.name, c))
+    if (found->present == 0 && a.access != Access::out && !declared(op, a.name, c))
       return where + ": no case of " + op.name + " has that many inputs, and it declares no size for this one";
   }
+  for (const ArgSpec& spec : op.args)
+    if (!spec.optional && spec.name.back() != '#' && !seen.count(spec.name))
+      return "missing argument '" + spec.name + "' of " + op.name;
   for (const auto& [name, as] : s.args)
-    if ((as.always || declared(op, name, c)) && !seen.count(name))
-      return "missing argument '" + name + "' of " + op.name;
+    if (declared(op, name, c) && !seen.count(name)) return "missing argument '" + name + "' of " + op.name;
   for (const Arg& a : c.args)
     if (!a.alias_of.empty()) {
       if (!seen.count(a.alias_of)) return "argument '" + a.name + "' aliases '" + a.alias_of + "', which is not there";

@@ -559,6 +559,42 @@ TEST(ToleranceTable, TheBuiltInTableLoadsAndIsTheFileInReference) {
   EXPECT_DOUBLE_EQ(t.find("elementwise_rmsnorm", DType::f32)->spec_ceiling, 1e-6);
 }
 
+// Every generated case passes the arguments its op declares (OpSpec::args):
+// each tensor a declared one (a numbered family by its pattern), with that
+// access, element type (T is the op's dtype), match and aliasing; every
+// argument not optional in every case; and no declared argument that no case
+// passes.
+TEST(Catalog, ArgumentsAreDeclared) {
+  for (const OpSpec& op : catalog()) {
+    ASSERT_FALSE(op.args.empty()) << op.name << " declares no arguments";
+    std::set<std::string> seen;
+    for (int64_t i = 0; i < op.edge_cases + 64; ++i) {
+      Rng rng(case_seed(1, op.case_key(), i));
+      const Case c = op.make_case(rng, i);
+      for (const Arg& a : c.args) {
+        const ArgSpec* spec = declared_arg(op, a.name);
+        ASSERT_NE(spec, nullptr) << op.name << " case " << i << ": '" << a.name << "' is not declared";
+        seen.insert(spec->name);
+        EXPECT_EQ(a.access, spec->access) << op.name << " " << a.name;
+        EXPECT_EQ(a.value.dtype, arg_dtype(op, *spec)) << op.name << " " << a.name;
+        EXPECT_NE(std::find(spec->match.begin(), spec->match.end(), a.match), spec->match.end())
+            << op.name << " " << a.name;
+        if (!a.alias_of.empty())
+          EXPECT_NE(std::find(spec->may_alias.begin(), spec->may_alias.end(), a.alias_of), spec->may_alias.end())
+              << op.name << " " << a.name << " aliases " << a.alias_of;
+      }
+      for (const ArgSpec& spec : op.args) {
+        if (spec.optional || spec.name.back() == '#') continue;
+        bool present = false;
+        for (const Arg& a : c.args) present |= a.name == spec.name;
+        EXPECT_TRUE(present) << op.name << " case " << i << " lacks '" << spec.name << "'";
+      }
+    }
+    for (const ArgSpec& spec : op.args)
+      EXPECT_TRUE(seen.count(spec.name)) << op.name << ": no case passes '" << spec.name << "'";
+  }
+}
+
 // An op declares a tolerance rule for its dtype exactly when its cases have
 // a tolerance-judged output: without one the sweep would stop with "has no
 // entry", and a rule on an op compared bit for bit would never be read.

@@ -1,5 +1,6 @@
-// The structure of the cases an op's generator makes, learned by sampling it:
-// argument names, accesses, match rules, dtypes, aliases and ranks; per rank
+// A case read from a file, held to its op: argument names, accesses, element
+// types, match rules and aliasing as the op declares them (OpSpec::args);
+// the rest learned by sampling the op's generator: ranks; per rank
 // which dimension equals which parameter (or half or twice it, or a
 // constant); each tensor's element count as a product of parameters (or of a
 // shape passed as numbered parameters, s0, s1, ...) times a constant; the

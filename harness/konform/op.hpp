@@ -83,6 +83,24 @@ inline int64_t largest_param(const Case& c, std::initializer_list<const char*> n
   return static_cast<int64_t>(n);
 }
 
+// One argument of an op's call, as data: what a case passes under that name.
+// The reproducer reader holds a file's tensors to these (case_shape.cpp), and
+// Catalog.ArgumentsAreDeclared holds every generated case to them.
+struct ArgSpec {
+  std::string name;  // "x"; "y#" for a numbered family (y0, y1, ...: Split's pieces)
+  Access access = Access::in;
+  // "T": the op's element type (OpSpec::dtype, f32 today; f16 and bf16 later),
+  // or a fixed type whatever T is: "i32" (indices, a status), "u8" (blocks).
+  std::string dtype = "T";
+  // How an output is judged; two where the op's cases differ (Pool: max
+  // exact, average by tolerance). Inputs keep the default.
+  std::vector<Match> match = {Match::tolerance};
+  std::vector<std::string> may_alias = {};  // inputs an output may share its buffer with (y == x)
+  bool optional = false;                    // a case may pass none (NULL: a conv's bias, Sdpa's mask)
+};
+// The i32 output that receives a validating op's tl_status.
+inline ArgSpec status_output() { return {"status", Access::out, "i32", {Match::exact}}; }
+
 // The limit of a tolerance-judged op for one dtype, with the error analysis
 // it comes from: one line of a tolerance table (docs/tolerances.md). The
 // built-in table is these rules of every op (ToleranceTable::builtin).
@@ -110,6 +128,8 @@ struct OpSpec {
   std::string summary;  // one line for `konform list`
   std::vector<ParamInfo> params;
   std::string domain;  // the inputs the op is checked on, and why
+  // Its arguments (the tensors of its cases), in no particular order.
+  std::vector<ArgSpec> args;
   // The limits of its outputs judged against the oracle, per dtype; empty
   // when every output is compared bit for bit (gathers, indices, blocks).
   std::vector<ToleranceRule> tolerances;
@@ -154,6 +174,12 @@ struct OpSpec {
   // seeded with (case_seed): the name the op was added under.
   const std::string& case_key() const { return former_name.empty() ? name : former_name; }
 };
+
+// The declared argument `name` is, by its own name or its numbered family's
+// ("y3" is "y#"); nullptr when op declares none.
+const ArgSpec* declared_arg(const OpSpec& op, const std::string& name);
+// The element type of a declared argument in op: T resolved to op.dtype.
+DType arg_dtype(const OpSpec& op, const ArgSpec& arg);
 
 // The release that drops the former names of renamed ops.
 inline constexpr const char* kFormerNamesUntil = "0.2.0";

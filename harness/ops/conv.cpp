@@ -99,6 +99,11 @@ OpSpec declare(const Variant& v) {
   OpSpec op;
   op.name = v.name;
   op.tolerances = {{DType::f32, "256", "-", v.limit_derivation}};
+  op.args = {{"x", Access::in, "T"},
+             {"w", Access::in, "T"},
+             {"bias", Access::in, "T", {Match::tolerance}, {}, true},
+             {"y", Access::out, "T"},
+             status_output()};
   op.group = "conv";
   op.symbol = v.symbol;
   op.summary = v.summary;

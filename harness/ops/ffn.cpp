@@ -113,6 +113,8 @@ OpSpec declare(const std::string& name, const std::string& symbol, Gate act, con
   OpSpec op;
   op.name = name;
   op.tolerances = std::move(tolerances);
+  op.args = {{"x", Access::in, "T"},      {"w_gate", Access::in, "T"}, {"w_up", Access::in, "T"},
+             {"w_down", Access::in, "T"}, {"y", Access::out, "T"},     status_output()};
   op.group = "linalg";
   op.symbol = symbol;
   op.summary = summary;

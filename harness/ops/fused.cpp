@@ -108,6 +108,11 @@ Oracle norm_oracle(const Case& c) {
 OpSpec fused_norm_matmul() {
   OpSpec op;
   op.name = "FusedNormMatmul";
+  op.args = {{"x", Access::in, "T"},
+             {"norm_w", Access::in, "T"},
+             {"w", Access::in, "T"},
+             {"y", Access::out, "T"},
+             status_output()};
   op.tolerances = {{DType::f32, "270.5+1.5n; strict 272", "1e-4",
                     "default: the matmul's any-order n = K u plus the norm's any-order sum of squares, (n - "
                     "1)/2 + 4.5 u on each z, capped at the spec's fused-vs-unfused 1e-4 (1678 u); strict: "
@@ -184,6 +189,11 @@ Oracle swiglu_oracle(const Case& c) {
 OpSpec fused_swiglu() {
   OpSpec op;
   op.name = "FusedSwiGlu";
+  op.args = {{"x", Access::in, "T"},
+             {"w_gate", Access::in, "T"},
+             {"w_up", Access::in, "T"},
+             {"h", Access::out, "T"},
+             status_output()};
   op.tolerances = {{DType::f32, "272+1n; strict 273", "1e-4",
                     "default: the gate and up matmuls' any-order bound over n = D terms plus "
                     "elementwise_silu_mul's 17 u, capped at the spec's 1e-4; strict: SwiGlu_FFN's hidden layer:"

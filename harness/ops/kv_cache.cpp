@@ -310,6 +310,15 @@ Oracle oracle(const Case& c) {
 std::vector<OpSpec> kv_cache() {
   OpSpec o;
   o.name = "KvCache";
+  o.args = {{"script", Access::in, "i32"},
+            {"k_new", Access::in, "T"},
+            {"v_new", Access::in, "T"},
+            {"statuses", Access::out, "i32", {Match::exact}},
+            {"past", Access::out, "i32", {Match::exact}},
+            {"lengths", Access::out, "i32", {Match::exact}},
+            {"views", Access::out, "T", {Match::exact}},
+            {"stable", Access::out, "i32", {Match::exact}},
+            status_output()};
   o.group = "kv_cache";
   o.symbol = "tl_kv_cache_api_v1";
   o.summary = "a KV cache session: create, then per forward begin(s), append and view every layer, commit; resets";

@@ -93,6 +93,11 @@ Oracle ada_oracle(const Case& c) {
 OpSpec ada_ln() {
   OpSpec op;
   op.name = "AdaLN";
+  op.args = {{"x", Access::in, "T"},
+             {"scale", Access::in, "T"},
+             {"shift", Access::in, "T"},
+             {"y", Access::out, "T", {Match::tolerance}, {"x"}},
+             status_output()};
   op.tolerances = {{DType::f32, "19+1n; strict 20", "-",
                     "LayerNorm's analysis over the row's n = D terms with gain 1 + scale (rounded: 1 u more on "
                     "the centred term: <= (n - 1)/2 + 8 u, or 17 u pairwise) and bias shift; the scale uses 1 +"
@@ -177,6 +182,10 @@ Oracle zero_oracle(const Case& c) {
 OpSpec ada_ln_zero() {
   OpSpec op;
   op.name = "AdaLN_Zero";
+  op.args = {{"x", Access::in, "T"},     {"r", Access::in, "T"},
+             {"gate", Access::in, "T"},  {"scale", Access::in, "T"},
+             {"shift", Access::in, "T"}, {"h", Access::out, "T", {Match::exact}, {"x"}},
+             {"y", Access::out, "T"},    status_output()};
   op.tolerances = {{DType::f32, "19+1n; strict 20", "-",
                     "h = x + gate * r is compared bit for bit against both correct roundings (Mul then Add, "
                     "each rounded, or one fused multiply-add); y is AdaLN of that h over n = D terms: AdaLN's "

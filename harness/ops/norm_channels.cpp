@@ -101,6 +101,9 @@ Oracle batch_oracle(const Case& c) {
 OpSpec batch_norm() {
   OpSpec op;
   op.name = "BatchNorm";
+  op.args = {{"x", Access::in, "T"}, {"mean", Access::in, "T"}, {"var", Access::in, "T"},
+             {"g", Access::in, "T"}, {"b", Access::in, "T"},    {"y", Access::out, "T", {Match::tolerance}, {"x"}},
+             status_output()};
   op.tolerances = {{DType::f32, "8", "-",
                     "running statistics, no reduction: x - mean 1 u; 1 / sqrt(var + eps) <= 2.5 u (three float "
                     "ops); times inv and g 1 u each; + b 1 u of |y|: <= 6.5 u of |g| (|x| + |mean|) / sqrt(var "
@@ -182,6 +185,11 @@ Oracle grouped_oracle(const Case& c, bool instance) {
 OpSpec group_norm() {
   OpSpec op;
   op.name = "GroupNorm";
+  op.args = {{"x", Access::in, "T"},
+             {"g", Access::in, "T"},
+             {"b", Access::in, "T"},
+             {"y", Access::out, "T", {Match::tolerance}, {"x"}},
+             status_output()};
   op.tolerances = {{DType::f32, "19+1n; strict 20", "-",
                     "LayerNorm's analysis over each (sample, group) range of n = C/G * spatial elements: any "
                     "order <= n + 1 u (default), pairwise-accurate sums (<= 18 u for n <= 16384) 20 (strict)"}};
@@ -213,6 +221,11 @@ OpSpec group_norm() {
 OpSpec instance_norm() {
   OpSpec op;
   op.name = "InstanceNorm";
+  op.args = {{"x", Access::in, "T"},
+             {"g", Access::in, "T"},
+             {"b", Access::in, "T"},
+             {"y", Access::out, "T", {Match::tolerance}, {"x"}},
+             status_output()};
   op.tolerances = {{DType::f32, "19+1n; strict 20", "-",
                     "GroupNorm with one group per channel: LayerNorm's analysis over each (sample, channel) "
                     "range of n = spatial elements: any order <= n + 1 u (default), pairwise-accurate sums 20 "

@@ -93,6 +93,10 @@ OpSpec declare(Table kind) {
   op.oracle = [kind](const Case& c) { return oracle(c, kind); };
   if (kind == Table::token) {
     op.name = "TokenEmbed";
+    op.args = {{"table", Access::in, "T"},
+               {"index", Access::in, "i32"},
+               {"out", Access::out, "T", {Match::exact}},
+               status_output()};
     op.symbol = "tl_token_embed_f32";
     op.summary = "out[i] = table[ids[i]] (bit for bit), every id checked against the vocabulary first";
     op.params = {{"n", ">= 0"}, {"vocab", ">= 1"}, {"d", ">= 1"}, {"ids[i]", "0 .. vocab - 1, else refused"}};
@@ -102,6 +106,10 @@ OpSpec declare(Table kind) {
     };
   } else {
     op.name = "PosEmbed";
+    op.args = {{"table", Access::in, "T"},
+               {"index", Access::in, "i32"},
+               {"out", Access::out, "T", {Match::exact}},
+               status_output()};
     op.symbol = "tl_pos_embed_f32";
     op.summary = "out[i] = table[pos[i]] (bit for bit); a position past the table is ContextOverflowError";
     op.params = {{"n", ">= 0"},

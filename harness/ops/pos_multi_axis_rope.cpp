@@ -158,6 +158,10 @@ Oracle oracle(const Case& c) {
 std::vector<OpSpec> pos_multi_axis_rope() {
   OpSpec op;
   op.name = "MultiAxisRope";
+  op.args = {{"x", Access::in, "T"},
+             {"pos", Access::in, "i32"},
+             {"y", Access::out, "T", {Match::tolerance}, {"x"}},
+             status_output()};
   op.tolerances = {{DType::f32, "4", "-",
                     "cos and sin rounded to f32 (<= u/2 each, absolute: |c|, |s| <= 1, where half the float "
                     "spacing is <= 2^-25) give <= u/2 (|a| + |b|); the rotation from them, each of its three "

@@ -410,6 +410,10 @@ OpSpec spec(const char* name, int method, const char* summary, std::vector<Param
   OpSpec op;
   op.name = name;
   op.tolerances = std::move(tolerances);
+  // Greedy's token is exact; a drawn one is judged on its u (tolerance).
+  op.args = {{"logits", Access::in, "T"},
+             {"tokens", Access::out, "i32", {op.tolerances.empty() ? Match::exact : Match::tolerance}},
+             status_output()};
   op.group = "sampling";
   op.symbol = "tl_sample_f32";
   op.summary = summary;

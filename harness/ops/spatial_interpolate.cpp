@@ -176,6 +176,10 @@ OpSpec declare(int32_t mode, const char* name, const char* summary, const char* 
   OpSpec op;
   op.name = name;
   op.tolerances = std::move(tolerances);
+  // Nearest copies elements: exact; the others compute them.
+  op.args = {{"x", Access::in, "T"},
+             {"y", Access::out, "T", {op.tolerances.empty() ? Match::exact : Match::tolerance}},
+             status_output()};
   op.group = "spatial";
   op.symbol = "tl_interpolate_f32";
   op.summary = summary;

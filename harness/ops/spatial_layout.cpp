@@ -109,6 +109,7 @@ OpSpec declare(const Layout& L, const char* name, const char* symbol, const char
                const char* domain) {
   OpSpec op;
   op.name = name;
+  op.args = {{"x", Access::in, "T"}, {"y", Access::out, "T", {Match::exact}}, status_output()};
   op.group = "spatial";
   op.symbol = symbol;
   op.summary = summary;

@@ -86,6 +86,11 @@ Oracle oracle(const Case& c) {
 std::vector<OpSpec> spatial_patch_embed() {
   OpSpec op;
   op.name = "PatchEmbed";
+  op.args = {{"x", Access::in, "T"},
+             {"w", Access::in, "T"},
+             {"bias", Access::in, "T"},
+             {"y", Access::out, "T"},
+             status_output()};
   op.tolerances = {{DType::f32, "256+1n; strict 257", "-",
                     "default: Matmul's any-order bound over n = C p p products plus the bias's 1 u; strict: "
                     "Matmul of the patch rows [B N, C p p] by w [D, C p p] (K = C p p <= 1024 here: blocked "

@@ -213,6 +213,7 @@ Oracle oracle(const Case& c) {
 std::vector<OpSpec> tensor_argmax() {
   OpSpec op;
   op.name = "Argmax";
+  op.args = {{"x", Access::in, "T"}, {"index", Access::out, "i32", {Match::exact}}, status_output()};
   op.group = "tensor";
   op.symbol = "tl_argmax_axis_f32";
   op.summary =

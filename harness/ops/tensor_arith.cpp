@@ -180,6 +180,10 @@ OpSpec declare(const char* name, const char* symbol, Arith op, const char* formu
   OpSpec spec;
   spec.name = name;
   spec.tolerances = std::move(tolerances);
+  spec.args = {{"a", Access::in, "T"},
+               {"b", Access::in, "T"},
+               {"y", Access::out, "T", {Match::tolerance}, {"a", "b"}},
+               status_output()};
   spec.group = "tensor";
   spec.symbol = symbol;
   spec.summary = std::string(formula) +

@@ -241,6 +241,7 @@ Oracle reshape_oracle(const Case& c) {
 std::vector<OpSpec> tensor_move() {
   OpSpec transpose;
   transpose.name = "Transpose";
+  transpose.args = {{"x", Access::in, "T"}, {"y", Access::out, "T", {Match::exact}}, status_output()};
   transpose.group = "tensor";
   transpose.symbol = "tl_transpose_f32";
   transpose.summary = "y[..., j, i] = x[..., i, j]: the last two axes swapped (a batch of matrix transposes)";
@@ -260,6 +261,7 @@ std::vector<OpSpec> tensor_move() {
 
   OpSpec permute;
   permute.name = "Permute";
+  permute.args = {{"x", Access::in, "T"}, {"y", Access::out, "T", {Match::exact}}, status_output()};
   permute.group = "tensor";
   permute.symbol = "tl_permute_f32";
   permute.summary = "output axis i is input axis perm[i] (torch.permute, numpy.transpose)";
@@ -279,6 +281,7 @@ std::vector<OpSpec> tensor_move() {
 
   OpSpec reshape;
   reshape.name = "Reshape";
+  reshape.args = {{"x", Access::in, "T"}, {"y", Access::out, "T", {Match::exact}, {"x"}}, status_output()};
   reshape.group = "tensor";
   reshape.symbol = "tl_reshape_f32";
   reshape.summary =
