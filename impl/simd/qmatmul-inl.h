@@ -37,6 +37,7 @@
 #include "hwy/aligned_allocator.h"
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
+#include "impl/simd/cache_size.h"
 #include "impl/simd/matmul_weights-inl.h"
 #include "impl/simd/parallel.h"
 
@@ -239,6 +240,191 @@ void QColumns(const float* x, const QuantWeights<F>& w, int64_t M, int64_t n0, i
   for (; m < M; ++m) QRows<F, 1, 4>(x + m * K, K, w, n0, n1, K, sx + m * ls, y + m * ldy, ldy);
 }
 
+// ---------------------------------------------------------------- the panel GEMM
+// More rows of x (M >= kQPanelRows) take the same order on another schedule:
+// a group of NR rows of W is decoded once into a small buffer (the same exact
+// floats as above) and read by every row of a chunk of x, in tiles of MR rows
+// of x by NR rows of W: MR x NR chains in registers, MR + NR loads per MR x NR
+// multiply-adds. The running vectors and Q4_K's mins live in a scratch array
+// in L1, one load, add and store per chain of a group.
+
+#if HWY_TARGET <= HWY_AVX3 && HWY_TARGET != HWY_SCALAR
+constexpr int64_t kPanelMR = 4, kPanelNR = 6;  // 24 chains + 4 rows of x: 28 of 32 registers
+#else
+constexpr int64_t kPanelMR = 3, kPanelNR = 4;  // 12 chains + 3 rows of x: 15 of 16 registers
+#endif
+constexpr int64_t kQPanelRows = 4;  // fewer rows of x take QColumns (the GEMV)
+
+// The weights of columns [k0, k1) of W's row n, decoded into vectors
+// dst + s * stride (s the vector's index from k0); Q4_K also the group's
+// eight mins dmin * m into dm.
+template <QFormat F>
+HWY_INLINE void DecodeGroup(const QuantWeights<F>& w, int64_t n, int64_t k0, int64_t k1, float* HWY_RESTRICT dst,
+                            int64_t stride, float* HWY_RESTRICT dm) {
+  const QTag d;
+  const hn::Rebind<int32_t, QTag> di;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const uint8_t* row = w.Block(n, 0);
+  if constexpr (F == QFormat::q8_0) {
+    (void)dm;
+    const hn::Rebind<int8_t, QTag> d8s;
+    for (int64_t kb = k0; kb < k1; kb += 32) {
+      const uint8_t* b = row + kb / 32 * 34;
+      const auto dq = hn::Set(d, F16ToF32(LoadF16(b)));
+      for (int64_t j = 0; j < 32; j += L, dst += stride) {
+        const auto q = hn::PromoteTo(di, hn::LoadU(d8s, reinterpret_cast<const int8_t*>(b + 2 + j)));
+        hn::Store(hn::Mul(hn::ConvertTo(d, q), dq), d, dst);
+      }
+    }
+  } else if constexpr (F == QFormat::q4_0) {
+    (void)dm;
+    for (int64_t kb = k0; kb < k1; kb += 32) {
+      const uint8_t* b = row + kb / 32 * 18;
+      const float scale = F16ToF32(LoadF16(b));
+      const auto dq = hn::Set(d, scale), table = NibbleTable(d, scale, 8);
+      for (int64_t j = 0; j < 32; j += L, dst += stride)
+        hn::Store(Nibbles(d, Bytes32(d, b + 2 + (j & 15)), j >= 16, table, dq, 8), d, dst);
+    }
+  } else {
+    const uint8_t* b = row + k0 / 256 * 144;
+    HWY_ALIGN float dsc[8];
+    Q4KScales(b, dsc, dm);
+    for (int64_t s = 0; s < 8; ++s) {
+      const auto scale = hn::Set(d, dsc[s]), table = NibbleTable(d, dsc[s], 0);
+      for (int64_t j = 0; j < 32; j += L, dst += stride)
+        hn::Store(Nibbles(d, Bytes32(d, b + 16 + 32 * (s / 2) + j), (s & 1) != 0, table, scale, 0), d, dst);
+    }
+  }
+}
+
+// One group for MR rows of x (x at the group's first column, row stride ldx)
+// and the NR decoded rows of `panel` (vector s of row n at (s * NR + n) * L):
+// each chain from zero over `steps` vectors, then added to its running
+// vector in `run` (chain m * NR + n at (m * NR + n) * L).
+template <int64_t MR, int64_t NR>
+HWY_INLINE void PanelTile(const float* HWY_RESTRICT x, int64_t ldx, const float* HWY_RESTRICT panel, int64_t steps,
+                          float* HWY_RESTRICT run) {
+  const QTag d;
+  using V = hn::Vec<QTag>;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  V acc[MR][NR];
+  for (int64_t m = 0; m < MR; ++m)
+    for (int64_t n = 0; n < NR; ++n) acc[m][n] = hn::Zero(d);
+  for (int64_t s = 0; s < steps; ++s) {
+    V xv[MR];
+    for (int64_t m = 0; m < MR; ++m) xv[m] = hn::LoadU(d, x + m * ldx + s * L);
+    const float* p = panel + s * NR * L;
+    for (int64_t n = 0; n < NR; ++n) {
+      const V wv = hn::Load(d, p + n * L);
+      for (int64_t m = 0; m < MR; ++m) acc[m][n] = hn::MulAdd(xv[m], wv, acc[m][n]);
+    }
+  }
+  for (int64_t m = 0; m < MR; ++m)
+    for (int64_t n = 0; n < NR; ++n) {
+      float* r = run + (m * NR + n) * L;
+      hn::Store(hn::Add(hn::Load(d, r), acc[m][n]), d, r);
+    }
+}
+
+// PanelTile for `rows` (< MR) rows: the tile of that many.
+template <int64_t MR, int64_t NR>
+HWY_INLINE void PanelTileRows(int64_t rows, const float* x, int64_t ldx, const float* panel, int64_t steps,
+                              float* run) {
+  if constexpr (MR > 1) {
+    if (rows == MR - 1) return PanelTile<MR - 1, NR>(x, ldx, panel, steps, run);
+    PanelTileRows<MR - 1, NR>(rows, x, ldx, panel, steps, run);
+  }
+}
+
+// Scratch of one task: a decoded group of NR rows and each chain's running
+// vector and Q4_K mins for `rows` rows of x.
+struct PanelScratch {
+  hwy::AlignedFreeUniquePtr<float[]> panel, run, mins, dm;
+  explicit PanelScratch(int64_t rows) {
+    const int64_t L = static_cast<int64_t>(hn::Lanes(QTag()));
+    panel = hwy::AllocateAligned<float>(static_cast<size_t>(kPanelNR * kQGroup));
+    run = hwy::AllocateAligned<float>(static_cast<size_t>(rows * kPanelNR * L));
+    mins = hwy::AllocateAligned<float>(static_cast<size_t>(rows * kPanelNR * 8));
+    dm = hwy::AllocateAligned<float>(static_cast<size_t>(kPanelNR * 8));
+  }
+};
+
+// y[m][n0 .. n0 + NR) for `rows` rows of x (row stride K) and NR rows of W
+// from n0: group by group, each group decoded once for all the rows.
+template <QFormat F, int64_t NR>
+void PanelColumns(const float* x, const QuantWeights<F>& w, int64_t rows, int64_t n0, int64_t K, const float* sx,
+                  float* y, int64_t ldy, PanelScratch& buf) {
+  const QTag d;
+  const MinTag d8;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t L8 = static_cast<int64_t>(hn::Lanes(d8));
+  constexpr bool kQ4K = F == QFormat::q4_k;
+  float* run = buf.run.get();
+  float* mins = buf.mins.get();
+  for (int64_t i = 0; i < rows * NR * L; i += L) hn::Store(hn::Zero(d), d, run + i);
+  if constexpr (kQ4K)
+    for (int64_t i = 0; i < rows * NR * 8; i += L8) hn::Store(hn::Zero(d8), d8, mins + i);
+  for (int64_t k0 = 0; k0 < K; k0 += kQGroup) {
+    const int64_t k1 = std::min(K, k0 + kQGroup), steps = (k1 - k0) / L;
+    for (int64_t n = 0; n < NR; ++n)
+      DecodeGroup(w, n0 + n, k0, k1, buf.panel.get() + n * L, NR * L, buf.dm.get() + n * 8);
+    int64_t m = 0;
+    for (; m + kPanelMR <= rows; m += kPanelMR)
+      PanelTile<kPanelMR, NR>(x + m * K + k0, K, buf.panel.get(), steps, run + m * NR * L);
+    if (m < rows) PanelTileRows<kPanelMR, NR>(rows - m, x + m * K + k0, K, buf.panel.get(), steps, run + m * NR * L);
+    if constexpr (kQ4K)  // each piece a chain over the groups, as in QTile
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t p = 0; p < 8; p += L8) {
+          const auto s8 = hn::LoadU(d8, sx + r * (K / 32) + k0 / 32 + p);
+          for (int64_t n = 0; n < NR; ++n) {
+            float* mv = mins + (r * NR + n) * 8 + p;
+            hn::Store(hn::MulAdd(hn::Load(d8, buf.dm.get() + n * 8 + p), s8, hn::Load(d8, mv)), d8, mv);
+          }
+        }
+  }
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t n = 0; n < NR; ++n) {
+      float sum = hn::GetLane(hn::SumOfLanes(d, hn::Load(d, run + (r * NR + n) * L)));
+      if constexpr (kQ4K) {
+        const float* mp = mins + (r * NR + n) * 8;
+        auto mv = hn::Load(d8, mp);
+        for (int64_t p = L8; p < 8; p += L8) mv = hn::Add(mv, hn::Load(d8, mp + p));
+        sum -= hn::GetLane(hn::SumOfLanes(d8, mv));
+      }
+      y[r * ldy + n0 + n] = sum;
+    }
+}
+
+// PanelColumns for the last `cols` (< NR) rows of W.
+template <QFormat F, int64_t NR>
+void PanelColumnsLeft(int64_t cols, const float* x, const QuantWeights<F>& w, int64_t rows, int64_t n0, int64_t K,
+                      const float* sx, float* y, int64_t ldy, PanelScratch& buf) {
+  if constexpr (NR > 1) {
+    if (cols == NR - 1) return PanelColumns<F, NR - 1>(x, w, rows, n0, K, sx, y, ldy, buf);
+    PanelColumnsLeft<F, NR - 1>(cols, x, w, rows, n0, K, sx, y, ldy, buf);
+  }
+}
+
+// Rows of x in chunks whose x stays in half of L2 while every group of
+// [n0, n1) is decoded and used, NR rows of W at a time.
+template <QFormat F>
+void PanelGemm(const float* x, const QuantWeights<F>& w, int64_t M, int64_t n0, int64_t n1, int64_t K, const float* sx,
+               float* y, int64_t ldy) {
+  const int64_t fit = static_cast<int64_t>(L2Bytes() / 2) / (std::max<int64_t>(K, 1) * 4);
+  const int64_t chunk = std::min(M, std::max<int64_t>(16, fit / kPanelMR * kPanelMR));
+  PanelScratch buf(chunk);
+  const int64_t ls = K / 32;
+  for (int64_t m = 0; m < M; m += chunk) {
+    const int64_t rows = std::min(chunk, M - m);
+    const float* xm = x + m * K;
+    const float* sxm = sx + m * ls;
+    float* ym = y + m * ldy;
+    int64_t n = n0;
+    for (; n + kPanelNR <= n1; n += kPanelNR) PanelColumns<F, kPanelNR>(xm, w, rows, n, K, sxm, ym, ldy, buf);
+    if (n < n1) PanelColumnsLeft<F, kPanelNR>(n1 - n, xm, w, rows, n, K, sxm, ym, ldy, buf);
+  }
+}
+
 // Below this many multiply-adds one thread does it all.
 constexpr int64_t kQParallelWork = int64_t{1} << 22;
 
@@ -262,7 +448,8 @@ void QMatmulFused(const float* x, const uint8_t* wq, float* y, int64_t M, int64_
   const int64_t tasks = (N + per - 1) / per;
   ParallelFor(tasks, [&](int64_t t) {
     const int64_t n0 = t * per, n1 = std::min(N, n0 + per);
-    QColumns(x, w, M, n0, n1, K, sx.get(), y, N);
+    if (M >= kQPanelRows) PanelGemm(x, w, M, n0, n1, K, sx.get(), y, N);
+    else QColumns(x, w, M, n0, n1, K, sx.get(), y, N);
   });
 }
 
