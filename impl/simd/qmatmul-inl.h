@@ -297,6 +297,17 @@ HWY_INLINE void DecodeGroup(const QuantWeights<F>& w, int64_t n, int64_t k0, int
   }
 }
 
+// Starts loading the bytes of W's row n for the group from column k0: W
+// comes from memory once per chunk of x, and each row of a panel is a
+// stream too short for the hardware's prefetcher.
+template <QFormat F>
+HWY_INLINE void PrefetchGroup(const QuantWeights<F>& w, int64_t n, int64_t k0) {
+  constexpr int64_t kBytes = kQGroup / QuantWeights<F>::kValues * QuantWeights<F>::kBytes;
+  const uint8_t* b = w.Block(n, k0);
+  for (int64_t i = 0; i < kBytes; i += 64) hwy::Prefetch(b + i);
+  hwy::Prefetch(b + kBytes - 1);
+}
+
 // One group for MR rows of x (x at the group's first column, row stride ldx)
 // and the NR decoded rows of `panel` (vector s of row n at (s * NR + n) * L):
 // each chain from zero over `steps` vectors, then added to its running
@@ -350,10 +361,11 @@ struct PanelScratch {
 };
 
 // y[m][n0 .. n0 + NR) for `rows` rows of x (row stride K) and NR rows of W
-// from n0: group by group, each group decoded once for all the rows.
+// from n0 (< n_end, the task's end): group by group, each group decoded once
+// for all the rows.
 template <QFormat F, int64_t NR>
-void PanelColumns(const float* x, const QuantWeights<F>& w, int64_t rows, int64_t n0, int64_t K, const float* sx,
-                  float* y, int64_t ldy, PanelScratch& buf) {
+void PanelColumns(const float* x, const QuantWeights<F>& w, int64_t rows, int64_t n0, int64_t n_end, int64_t K,
+                  const float* sx, float* y, int64_t ldy, PanelScratch& buf) {
   const QTag d;
   const MinTag d8;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
@@ -366,6 +378,10 @@ void PanelColumns(const float* x, const QuantWeights<F>& w, int64_t rows, int64_
     for (int64_t i = 0; i < rows * NR * 8; i += L8) hn::Store(hn::Zero(d8), d8, mins + i);
   for (int64_t k0 = 0; k0 < K; k0 += kQGroup) {
     const int64_t k1 = std::min(K, k0 + kQGroup), steps = (k1 - k0) / L;
+    for (int64_t n = 0; n < NR; ++n) {  // the next group, or the next panel's first
+      if (k1 < K) PrefetchGroup(w, n0 + n, k1);
+      else if (n0 + NR + n < n_end) PrefetchGroup(w, n0 + NR + n, 0);
+    }
     for (int64_t n = 0; n < NR; ++n)
       DecodeGroup(w, n0 + n, k0, k1, buf.panel.get() + n * L, NR * L, buf.dm.get() + n * 8);
     int64_t m = 0;
@@ -400,7 +416,7 @@ template <QFormat F, int64_t NR>
 void PanelColumnsLeft(int64_t cols, const float* x, const QuantWeights<F>& w, int64_t rows, int64_t n0, int64_t K,
                       const float* sx, float* y, int64_t ldy, PanelScratch& buf) {
   if constexpr (NR > 1) {
-    if (cols == NR - 1) return PanelColumns<F, NR - 1>(x, w, rows, n0, K, sx, y, ldy, buf);
+    if (cols == NR - 1) return PanelColumns<F, NR - 1>(x, w, rows, n0, n0 + cols, K, sx, y, ldy, buf);
     PanelColumnsLeft<F, NR - 1>(cols, x, w, rows, n0, K, sx, y, ldy, buf);
   }
 }
@@ -420,7 +436,7 @@ void PanelGemm(const float* x, const QuantWeights<F>& w, int64_t M, int64_t n0, 
     const float* sxm = sx + m * ls;
     float* ym = y + m * ldy;
     int64_t n = n0;
-    for (; n + kPanelNR <= n1; n += kPanelNR) PanelColumns<F, kPanelNR>(xm, w, rows, n, K, sxm, ym, ldy, buf);
+    for (; n + kPanelNR <= n1; n += kPanelNR) PanelColumns<F, kPanelNR>(xm, w, rows, n, n1, K, sxm, ym, ldy, buf);
     if (n < n1) PanelColumnsLeft<F, kPanelNR>(n1 - n, xm, w, rows, n, K, sxm, ym, ldy, buf);
   }
 }
