@@ -347,68 +347,97 @@ HWY_INLINE void PanelTileRows(int64_t rows, const float* x, int64_t ldx, const f
   }
 }
 
-// Scratch of one task: a decoded group of NR rows and each chain's running
-// vector and Q4_K mins for `rows` rows of x.
+// Scratch of one task: two decoded groups of NR rows (one in use, the next
+// being decoded), each chain's running vector for `rows` rows of x, and
+// Q4_K's mins dmin * m of every group of the NR rows.
 struct PanelScratch {
-  hwy::AlignedFreeUniquePtr<float[]> panel, run, mins, dm;
-  explicit PanelScratch(int64_t rows) {
+  hwy::AlignedFreeUniquePtr<float[]> panels, run, dm;
+  PanelScratch(int64_t rows, int64_t K) {
     const int64_t L = static_cast<int64_t>(hn::Lanes(QTag()));
-    panel = hwy::AllocateAligned<float>(static_cast<size_t>(kPanelNR * kQGroup));
+    panels = hwy::AllocateAligned<float>(static_cast<size_t>(2 * kPanelNR * kQGroup));
     run = hwy::AllocateAligned<float>(static_cast<size_t>(rows * kPanelNR * L));
-    mins = hwy::AllocateAligned<float>(static_cast<size_t>(rows * kPanelNR * 8));
-    dm = hwy::AllocateAligned<float>(static_cast<size_t>(kPanelNR * 8));
+    dm = hwy::AllocateAligned<float>(static_cast<size_t>(kPanelNR * std::max<int64_t>(K / 32, 8)));
   }
 };
 
+// Prefetches group g (of `groups` per row) of the panel from row n0, or of
+// the next panel (from n0 + NR, below n_end) for g past the last.
+template <QFormat F, int64_t NR>
+HWY_INLINE void PrefetchPanelGroup(const QuantWeights<F>& w, int64_t n0, int64_t n_end, int64_t g, int64_t groups) {
+  if (g >= groups) {
+    g -= groups;
+    n0 += NR;
+  }
+  for (int64_t n = n0; n < std::min(n0 + NR, n_end); ++n) PrefetchGroup(w, n, g * kQGroup);
+}
+
+// Q4_K: y -= the mins' sum, for `rows` rows of x and the NR rows of W whose
+// mins dmin * m are dm[(n * groups + g) * 8 + j]: per row of x and of W,
+// pieces of 8 / kMinPieces lanes, each a chain over the groups in order
+// (QTile's chains, here held in registers over the groups).
+template <int64_t NR>
+HWY_INLINE void SubtractMins(const float* HWY_RESTRICT sx, int64_t rows, int64_t groups, const float* HWY_RESTRICT dm,
+                             float* HWY_RESTRICT y, int64_t ldy) {
+  const MinTag d8;
+  const int64_t L8 = static_cast<int64_t>(hn::Lanes(d8));
+  for (int64_t r = 0; r < rows; ++r) {
+    hn::Vec<MinTag> mins[NR][kMinPieces];
+    for (int64_t n = 0; n < NR; ++n)
+      for (auto& v : mins[n]) v = hn::Zero(d8);
+    for (int64_t g = 0; g < groups; ++g)
+      for (int64_t p = 0; p < kMinPieces; ++p) {
+        const auto s8 = hn::LoadU(d8, sx + r * groups * 8 + g * 8 + p * L8);
+        for (int64_t n = 0; n < NR; ++n)
+          mins[n][p] = hn::MulAdd(hn::Load(d8, dm + (n * groups + g) * 8 + p * L8), s8, mins[n][p]);
+      }
+    for (int64_t n = 0; n < NR; ++n) {
+      auto mv = mins[n][0];
+      for (int64_t p = 1; p < kMinPieces; ++p) mv = hn::Add(mv, mins[n][p]);
+      y[r * ldy + n] -= hn::GetLane(hn::SumOfLanes(d8, mv));
+    }
+  }
+}
+
 // y[m][n0 .. n0 + NR) for `rows` rows of x (row stride K) and NR rows of W
 // from n0 (< n_end, the task's end): group by group, each group decoded once
-// for all the rows.
+// for all the rows. The next group is decoded a row of W after each tile of
+// x, so that its loads, conversions and shuffles overlap the tiles'
+// multiply-adds; W's bytes are prefetched two groups ahead.
 template <QFormat F, int64_t NR>
 void PanelColumns(const float* x, const QuantWeights<F>& w, int64_t rows, int64_t n0, int64_t n_end, int64_t K,
                   const float* sx, float* y, int64_t ldy, PanelScratch& buf) {
   const QTag d;
-  const MinTag d8;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
-  const int64_t L8 = static_cast<int64_t>(hn::Lanes(d8));
-  constexpr bool kQ4K = F == QFormat::q4_k;
+  const int64_t groups = (K + kQGroup - 1) / kQGroup;
   float* run = buf.run.get();
-  float* mins = buf.mins.get();
+  float* dm = buf.dm.get();
+  float* cur = buf.panels.get();
+  float* next = cur + kPanelNR * kQGroup;
   for (int64_t i = 0; i < rows * NR * L; i += L) hn::Store(hn::Zero(d), d, run + i);
-  if constexpr (kQ4K)
-    for (int64_t i = 0; i < rows * NR * 8; i += L8) hn::Store(hn::Zero(d8), d8, mins + i);
-  for (int64_t k0 = 0; k0 < K; k0 += kQGroup) {
-    const int64_t k1 = std::min(K, k0 + kQGroup), steps = (k1 - k0) / L;
-    for (int64_t n = 0; n < NR; ++n) {  // the next group, or the next panel's first
-      if (k1 < K) PrefetchGroup(w, n0 + n, k1);
-      else if (n0 + NR + n < n_end) PrefetchGroup(w, n0 + NR + n, 0);
+  // Row n of W's group g into panel p.
+  auto decode = [&](int64_t g, int64_t n, float* p) {
+    DecodeGroup(w, n0 + n, g * kQGroup, std::min(K, (g + 1) * kQGroup), p + n * L, NR * L, dm + (n * groups + g) * 8);
+  };
+  PrefetchPanelGroup<F, NR>(w, n0, n_end, 1, groups);
+  for (int64_t n = 0; n < NR; ++n) decode(0, n, cur);
+  for (int64_t g = 0; g < groups; ++g) {
+    const int64_t k0 = g * kQGroup, steps = (std::min(K, k0 + kQGroup) - k0) / L;
+    const bool more = g + 1 < groups;
+    PrefetchPanelGroup<F, NR>(w, n0, n_end, g + 2, groups);
+    int64_t m = 0, decoded = 0;
+    for (; m + kPanelMR <= rows; m += kPanelMR) {
+      PanelTile<kPanelMR, NR>(x + m * K + k0, K, cur, steps, run + m * NR * L);
+      if (more && decoded < NR) decode(g + 1, decoded++, next);
     }
-    for (int64_t n = 0; n < NR; ++n)
-      DecodeGroup(w, n0 + n, k0, k1, buf.panel.get() + n * L, NR * L, buf.dm.get() + n * 8);
-    int64_t m = 0;
-    for (; m + kPanelMR <= rows; m += kPanelMR)
-      PanelTile<kPanelMR, NR>(x + m * K + k0, K, buf.panel.get(), steps, run + m * NR * L);
-    if (m < rows) PanelTileRows<kPanelMR, NR>(rows - m, x + m * K + k0, K, buf.panel.get(), steps, run + m * NR * L);
-    if constexpr (kQ4K)  // each piece a chain over the groups, as in QTile
-      for (int64_t r = 0; r < rows; ++r)
-        for (int64_t p = 0; p < 8; p += L8) {
-          const auto s8 = hn::LoadU(d8, sx + r * (K / 32) + k0 / 32 + p);
-          for (int64_t n = 0; n < NR; ++n) {
-            float* mv = mins + (r * NR + n) * 8 + p;
-            hn::Store(hn::MulAdd(hn::Load(d8, buf.dm.get() + n * 8 + p), s8, hn::Load(d8, mv)), d8, mv);
-          }
-        }
+    if (m < rows) PanelTileRows<kPanelMR, NR>(rows - m, x + m * K + k0, K, cur, steps, run + m * NR * L);
+    if (more)
+      for (; decoded < NR; ++decoded) decode(g + 1, decoded, next);
+    std::swap(cur, next);
   }
   for (int64_t r = 0; r < rows; ++r)
-    for (int64_t n = 0; n < NR; ++n) {
-      float sum = hn::GetLane(hn::SumOfLanes(d, hn::Load(d, run + (r * NR + n) * L)));
-      if constexpr (kQ4K) {
-        const float* mp = mins + (r * NR + n) * 8;
-        auto mv = hn::Load(d8, mp);
-        for (int64_t p = L8; p < 8; p += L8) mv = hn::Add(mv, hn::Load(d8, mp + p));
-        sum -= hn::GetLane(hn::SumOfLanes(d8, mv));
-      }
-      y[r * ldy + n0 + n] = sum;
-    }
+    for (int64_t n = 0; n < NR; ++n)
+      y[r * ldy + n0 + n] = hn::GetLane(hn::SumOfLanes(d, hn::Load(d, run + (r * NR + n) * L)));
+  if constexpr (F == QFormat::q4_k) SubtractMins<NR>(sx, rows, groups, dm, y + n0, ldy);
 }
 
 // PanelColumns for the last `cols` (< NR) rows of W.
@@ -428,7 +457,7 @@ void PanelGemm(const float* x, const QuantWeights<F>& w, int64_t M, int64_t n0, 
                float* y, int64_t ldy) {
   const int64_t fit = static_cast<int64_t>(L2Bytes() / 2) / (std::max<int64_t>(K, 1) * 4);
   const int64_t chunk = std::min(M, std::max<int64_t>(16, fit / kPanelMR * kPanelMR));
-  PanelScratch buf(chunk);
+  PanelScratch buf(chunk, K);
   const int64_t ls = K / 32;
   for (int64_t m = 0; m < M; m += chunk) {
     const int64_t rows = std::min(chunk, M - m);
