@@ -308,12 +308,12 @@ HWY_INLINE void PrefetchGroup(const QuantWeights<F>& w, int64_t n, int64_t k0) {
   hwy::Prefetch(b + kBytes - 1);
 }
 
-// One group for MR rows of x (x at the group's first column, row stride ldx)
-// and the NR decoded rows of `panel` (vector s of row n at (s * NR + n) * L):
-// each chain from zero over `steps` vectors, then added to its running
-// vector in `run` (chain m * NR + n at (m * NR + n) * L).
+// One group for MR rows of x (packed by PackRows: vector s of row m at
+// (s * MR + m) * L) and the NR decoded rows of `panel` (vector s of row n at
+// (s * NR + n) * L): each chain from zero over `steps` vectors, then added to
+// its running vector in `run` (chain m * NR + n at (m * NR + n) * L).
 template <int64_t MR, int64_t NR>
-HWY_INLINE void PanelTile(const float* HWY_RESTRICT x, int64_t ldx, const float* HWY_RESTRICT panel, int64_t steps,
+HWY_INLINE void PanelTile(const float* HWY_RESTRICT x, const float* HWY_RESTRICT panel, int64_t steps,
                           float* HWY_RESTRICT run) {
   const QTag d;
   using V = hn::Vec<QTag>;
@@ -323,7 +323,7 @@ HWY_INLINE void PanelTile(const float* HWY_RESTRICT x, int64_t ldx, const float*
     for (int64_t n = 0; n < NR; ++n) acc[m][n] = hn::Zero(d);
   for (int64_t s = 0; s < steps; ++s) {
     V xv[MR];
-    for (int64_t m = 0; m < MR; ++m) xv[m] = hn::LoadU(d, x + m * ldx + s * L);
+    for (int64_t m = 0; m < MR; ++m) xv[m] = hn::Load(d, x + (s * MR + m) * L);
     const float* p = panel + s * NR * L;
     for (int64_t n = 0; n < NR; ++n) {
       const V wv = hn::Load(d, p + n * L);
@@ -339,11 +339,10 @@ HWY_INLINE void PanelTile(const float* HWY_RESTRICT x, int64_t ldx, const float*
 
 // PanelTile for `rows` (< MR) rows: the tile of that many.
 template <int64_t MR, int64_t NR>
-HWY_INLINE void PanelTileRows(int64_t rows, const float* x, int64_t ldx, const float* panel, int64_t steps,
-                              float* run) {
+HWY_INLINE void PanelTileRows(int64_t rows, const float* x, const float* panel, int64_t steps, float* run) {
   if constexpr (MR > 1) {
-    if (rows == MR - 1) return PanelTile<MR - 1, NR>(x, ldx, panel, steps, run);
-    PanelTileRows<MR - 1, NR>(rows, x, ldx, panel, steps, run);
+    if (rows == MR - 1) return PanelTile<MR - 1, NR>(x, panel, steps, run);
+    PanelTileRows<MR - 1, NR>(rows, x, panel, steps, run);
   }
 }
 
@@ -351,9 +350,10 @@ HWY_INLINE void PanelTileRows(int64_t rows, const float* x, int64_t ldx, const f
 // being decoded), each chain's running vector for `rows` rows of x, and
 // Q4_K's mins dmin * m of every group of the NR rows.
 struct PanelScratch {
-  hwy::AlignedFreeUniquePtr<float[]> panels, run, dm;
+  hwy::AlignedFreeUniquePtr<float[]> xp, panels, run, dm;
   PanelScratch(int64_t rows, int64_t K) {
     const int64_t L = static_cast<int64_t>(hn::Lanes(QTag()));
+    xp = hwy::AllocateAligned<float>(static_cast<size_t>(rows * (K + kQGroup - 1) / kQGroup * kQGroup));
     panels = hwy::AllocateAligned<float>(static_cast<size_t>(2 * kPanelNR * kQGroup));
     run = hwy::AllocateAligned<float>(static_cast<size_t>(rows * kPanelNR * L));
     dm = hwy::AllocateAligned<float>(static_cast<size_t>(kPanelNR * std::max<int64_t>(K / 32, 8)));
@@ -423,13 +423,14 @@ void PanelColumns(const float* x, const QuantWeights<F>& w, int64_t rows, int64_
   for (int64_t g = 0; g < groups; ++g) {
     const int64_t k0 = g * kQGroup, steps = (std::min(K, k0 + kQGroup) - k0) / L;
     const bool more = g + 1 < groups;
+    const float* xg = x + g * rows * kQGroup;
     PrefetchPanelGroup<F, NR>(w, n0, n_end, g + 2, groups);
     int64_t m = 0, decoded = 0;
     for (; m + kPanelMR <= rows; m += kPanelMR) {
-      PanelTile<kPanelMR, NR>(x + m * K + k0, K, cur, steps, run + m * NR * L);
+      PanelTile<kPanelMR, NR>(xg + m * steps * L, cur, steps, run + m * NR * L);
       if (more && decoded < NR) decode(g + 1, decoded++, next);
     }
-    if (m < rows) PanelTileRows<kPanelMR, NR>(rows - m, x + m * K + k0, K, cur, steps, run + m * NR * L);
+    if (m < rows) PanelTileRows<kPanelMR, NR>(rows - m, xg + m * steps * L, cur, steps, run + m * NR * L);
     if (more)
       for (; decoded < NR; ++decoded) decode(g + 1, decoded, next);
     std::swap(cur, next);
@@ -450,6 +451,27 @@ void PanelColumnsLeft(int64_t cols, const float* x, const QuantWeights<F>& w, in
   }
 }
 
+// Rows [0, rows) of x (row stride K) into xp in the order PanelTile reads
+// them: per group (rows * kQGroup floats apart), per tile of kPanelMR rows
+// (the last of rows % kPanelMR), per vector of columns, the tile's rows.
+// Each tile then streams through consecutive lines where it read a line of
+// each of its rows, 16 KiB apart.
+HWY_INLINE void PackRows(const float* HWY_RESTRICT x, int64_t rows, int64_t K, float* HWY_RESTRICT xp) {
+  const QTag d;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  for (int64_t k0 = 0; k0 < K; k0 += kQGroup) {
+    const int64_t steps = (std::min(K, k0 + kQGroup) - k0) / L;
+    float* xg = xp + k0 / kQGroup * rows * kQGroup;
+    for (int64_t m0 = 0; m0 < rows; m0 += kPanelMR) {
+      const int64_t r = std::min(kPanelMR, rows - m0);
+      float* t = xg + m0 * steps * L;
+      for (int64_t m = 0; m < r; ++m)
+        for (int64_t s = 0; s < steps; ++s)
+          hn::Store(hn::LoadU(d, x + (m0 + m) * K + k0 + s * L), d, t + (s * r + m) * L);
+    }
+  }
+}
+
 // Rows of x in chunks whose x stays in half of L2 while every group of
 // [n0, n1) is decoded and used, NR rows of W at a time.
 template <QFormat F>
@@ -461,7 +483,8 @@ void PanelGemm(const float* x, const QuantWeights<F>& w, int64_t M, int64_t n0, 
   const int64_t ls = K / 32;
   for (int64_t m = 0; m < M; m += chunk) {
     const int64_t rows = std::min(chunk, M - m);
-    const float* xm = x + m * K;
+    PackRows(x + m * K, rows, K, buf.xp.get());
+    const float* xm = buf.xp.get();
     const float* sxm = sx + m * ls;
     float* ym = y + m * ldy;
     int64_t n = n0;
