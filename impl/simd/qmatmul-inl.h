@@ -418,8 +418,10 @@ void PanelColumns(const float* x, const QuantWeights<F>& w, int64_t rows, int64_
   auto decode = [&](int64_t g, int64_t n, float* p) {
     DecodeGroup(w, n0 + n, g * kQGroup, std::min(K, (g + 1) * kQGroup), p + n * L, NR * L, dm + (n * groups + g) * 8);
   };
-  PrefetchPanelGroup<F, NR>(w, n0, n_end, 1, groups);
-  for (int64_t n = 0; n < NR; ++n) decode(0, n, cur);
+  if (groups > 0) {  // (K = 0: no blocks to read, every output 0)
+    PrefetchPanelGroup<F, NR>(w, n0, n_end, 1, groups);
+    for (int64_t n = 0; n < NR; ++n) decode(0, n, cur);
+  }
   for (int64_t g = 0; g < groups; ++g) {
     const int64_t k0 = g * kQGroup, steps = (std::min(K, k0 + kQGroup) - k0) / L;
     const bool more = g + 1 < groups;
