@@ -1,6 +1,9 @@
 // The quantized matmuls y = x @ Dequantize(W)^T (tinyllm/quant.h), fused:
-// W's blocks are decoded in registers a vector at a time, next to the
-// multiply-adds that use them, and no float copy of W exists.
+// no float copy of W exists. With few rows of x (the decode GEMV) W's blocks
+// are decoded in registers a vector at a time, next to the multiply-adds
+// that use them; with more, each group of 256 columns of a few rows of W is
+// decoded once into a small buffer and used by a chunk of rows of x (the
+// panel GEMM below). Both take the same operations in the same order.
 //
 // The summation order (libtl_kernels' definition of QMatmul, the same on the
 // decode path and for any number of rows, thread count or position of an
@@ -241,12 +244,14 @@ void QColumns(const float* x, const QuantWeights<F>& w, int64_t M, int64_t n0, i
 }
 
 // ---------------------------------------------------------------- the panel GEMM
-// More rows of x (M >= kQPanelRows) take the same order on another schedule:
-// a group of NR rows of W is decoded once into a small buffer (the same exact
-// floats as above) and read by every row of a chunk of x, in tiles of MR rows
-// of x by NR rows of W: MR x NR chains in registers, MR + NR loads per MR x NR
-// multiply-adds. The running vectors and Q4_K's mins live in a scratch array
-// in L1, one load, add and store per chain of a group.
+// More rows of x (M >= kQPanelRows) take the same order on another schedule.
+// A group of NR rows of W is decoded once into a small buffer (the same exact
+// floats as QTile's) and read by every row of a chunk of x, in tiles of MR
+// rows of x by NR rows of W: MR x NR chains in registers, MR + NR loads per
+// MR x NR multiply-adds, where QTile's 4 x 2 tiles decoded every weight again
+// for each four rows of x. The running vectors live in a scratch array (one
+// load, add and store per chain and group); Q4_K's mins are chained in a pass
+// of their own.
 
 #if HWY_TARGET <= HWY_AVX3 && HWY_TARGET != HWY_SCALAR
 constexpr int64_t kPanelMR = 4, kPanelNR = 6;  // 24 chains + 4 rows of x: 28 of 32 registers
@@ -371,10 +376,11 @@ HWY_INLINE void PrefetchPanelGroup(const QuantWeights<F>& w, int64_t n0, int64_t
   for (int64_t n = n0; n < std::min(n0 + NR, n_end); ++n) PrefetchGroup(w, n, g * kQGroup);
 }
 
-// Q4_K: y -= the mins' sum, for `rows` rows of x and the NR rows of W whose
-// mins dmin * m are dm[(n * groups + g) * 8 + j]: per row of x and of W,
-// pieces of 8 / kMinPieces lanes, each a chain over the groups in order
-// (QTile's chains, here held in registers over the groups).
+// Q4_K: y -= the mins' sum, for `rows` rows of x (sx: their sub-block sums,
+// groups * 8 a row) and the NR rows of W whose mins dmin * m are
+// dm[(n * groups + g) * 8 + j]: per row of x and of W, pieces of
+// 8 / kMinPieces lanes, each a chain over the groups in order (QTile's
+// chains, here held in registers over the groups).
 template <int64_t NR>
 HWY_INLINE void SubtractMins(const float* HWY_RESTRICT sx, int64_t rows, int64_t groups, const float* HWY_RESTRICT dm,
                              float* HWY_RESTRICT y, int64_t ldy) {
@@ -398,11 +404,11 @@ HWY_INLINE void SubtractMins(const float* HWY_RESTRICT sx, int64_t rows, int64_t
   }
 }
 
-// y[m][n0 .. n0 + NR) for `rows` rows of x (row stride K) and NR rows of W
-// from n0 (< n_end, the task's end): group by group, each group decoded once
-// for all the rows. The next group is decoded a row of W after each tile of
-// x, so that its loads, conversions and shuffles overlap the tiles'
-// multiply-adds; W's bytes are prefetched two groups ahead.
+// y[m][n0 .. n0 + NR) for `rows` rows of x (packed by PackRows; sx: Q4_K's
+// sub-block sums, K / 32 a row) and NR rows of W from n0 (< n_end, the
+// task's end): group by group, each group decoded once for all the rows. The next group is decoded a row of W after
+// each tile of x, so that its loads, conversions and shuffles overlap the tiles' multiply-adds; W's bytes are
+// prefetched two groups ahead.
 template <QFormat F, int64_t NR>
 void PanelColumns(const float* x, const QuantWeights<F>& w, int64_t rows, int64_t n0, int64_t n_end, int64_t K,
                   const float* sx, float* y, int64_t ldy, PanelScratch& buf) {
@@ -474,8 +480,9 @@ HWY_INLINE void PackRows(const float* HWY_RESTRICT x, int64_t rows, int64_t K, f
   }
 }
 
-// Rows of x in chunks whose x stays in half of L2 while every group of
-// [n0, n1) is decoded and used, NR rows of W at a time.
+// Rows of x in chunks (packed, at most half of L2, at least 16 rows) that
+// stay in L2 while every group of W's rows [n0, n1) is decoded and used, NR
+// rows of W at a time.
 template <QFormat F>
 void PanelGemm(const float* x, const QuantWeights<F>& w, int64_t M, int64_t n0, int64_t n1, int64_t K, const float* sx,
                float* y, int64_t ldy) {
