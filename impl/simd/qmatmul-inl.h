@@ -232,15 +232,13 @@ void QRows(const float* x, int64_t ldx, const QuantWeights<F>& w, int64_t n_begi
   for (; n < n_end; ++n) QTile<F, MR, 1>(x, ldx, w, n, K, sx, y, ldy);
 }
 
-// Rows of x in tiles of 4 (two rows of W each), the last 1 to 3 rows alone
-// (the decode GEMV: one row of x, four rows of W).
+// Each row of x alone, four rows of W at a time (the decode GEMV; more rows
+// take the panel GEMM below).
 template <QFormat F>
 void QColumns(const float* x, const QuantWeights<F>& w, int64_t M, int64_t n0, int64_t n1, int64_t K, const float* sx,
               float* y, int64_t ldy) {
   const int64_t ls = K / 32;
-  int64_t m = 0;
-  for (; m + 4 <= M; m += 4) QRows<F, 4, 2>(x + m * K, K, w, n0, n1, K, sx + m * ls, y + m * ldy, ldy);
-  for (; m < M; ++m) QRows<F, 1, 4>(x + m * K, K, w, n0, n1, K, sx + m * ls, y + m * ldy, ldy);
+  for (int64_t m = 0; m < M; ++m) QRows<F, 1, 4>(x + m * K, K, w, n0, n1, K, sx + m * ls, y + m * ldy, ldy);
 }
 
 // ---------------------------------------------------------------- the panel GEMM
@@ -248,17 +246,17 @@ void QColumns(const float* x, const QuantWeights<F>& w, int64_t M, int64_t n0, i
 // A group of NR rows of W is decoded once into a small buffer (the same exact
 // floats as QTile's) and read by every row of a chunk of x, in tiles of MR
 // rows of x by NR rows of W: MR x NR chains in registers, MR + NR loads per
-// MR x NR multiply-adds, where QTile's 4 x 2 tiles decoded every weight again
-// for each four rows of x. The running vectors live in a scratch array (one
-// load, add and store per chain and group); Q4_K's mins are chained in a pass
-// of their own.
+// MR x NR multiply-adds, each weight decoded once per chunk of x (QTile's
+// register tiles decode it again for every few rows of x). The running
+// vectors live in a scratch array (one load, add and store per chain and
+// group); Q4_K's mins are chained in a pass of their own.
 
 #if HWY_TARGET <= HWY_AVX3 && HWY_TARGET != HWY_SCALAR
 constexpr int64_t kPanelMR = 4, kPanelNR = 6;  // 24 chains + 4 rows of x: 28 of 32 registers
 #else
 constexpr int64_t kPanelMR = 3, kPanelNR = 4;  // 12 chains + 3 rows of x: 15 of 16 registers
 #endif
-constexpr int64_t kQPanelRows = 4;  // fewer rows of x take QColumns (the GEMV)
+constexpr int64_t kQPanelRows = 2;  // one row of x takes QColumns (the GEMV)
 
 // The weights of columns [k0, k1) of W's row n, decoded into vectors
 // dst + s * stride (s the vector's index from k0); Q4_K also the group's
