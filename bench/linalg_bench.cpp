@@ -237,6 +237,9 @@ BENCHMARK(BM_QGemm)
     ->Args({512, 4096, 4096, 0, 1})
     ->Args({512, 4096, 4096, 1, 1})
     ->Args({512, 4096, 4096, 2, 1})
+    ->Args({512, 4096, 4096, 0, 2})
+    ->Args({512, 4096, 4096, 1, 2})
+    ->Args({512, 4096, 4096, 2, 2})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 
