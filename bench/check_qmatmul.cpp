@@ -5,7 +5,8 @@
 // output is within QMatmul's 258 u of sum |x| |w| of the double dot product
 // with the dequantized weights (Q4_K: |x| (|d sc q| + |dmin m|)). Exits 1 on
 // a failure. Shapes span K of one to 44 super-blocks and N past the
-// kernel's tiles of four rows, M past its tiles of four.
+// kernel's tiles of four rows, M past its tiles of four and its chunks of
+// rows of x (16 or more, fewer rows the longer K).
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -123,6 +124,8 @@ int main() {
             const int64_t K = f.qk == 256 ? blocks * 256 : blocks * 32;
             CheckCase(f, M, N, K);
           }
+    for (const auto& f : kFormats)
+      CheckCase(f, 37, 23, 44 * 256);       // chunks of rows of x, tiles and panels with remainders
     CheckCase(kFormats[2], 6, 1030, 4096);  // past the library's thread threshold
     CheckCase(kFormats[0], 3, 2050, 4096);
   }

@@ -228,12 +228,18 @@ void BM_QGemm(benchmark::State& state) {
 }
 BENCHMARK(BM_QGemm)
     ->ArgNames({"M", "N", "K", "fmt", "threads"})
+    ->Args({4, 4096, 4096, 0, 1})  // batched decode (one copy of W: from L3 where it fits)
+    ->Args({4, 4096, 4096, 1, 1})
+    ->Args({4, 4096, 4096, 2, 1})
     ->Args({32, 4096, 4096, 0, 1})
     ->Args({32, 4096, 4096, 1, 1})
     ->Args({32, 4096, 4096, 2, 1})
     ->Args({512, 4096, 4096, 0, 1})
     ->Args({512, 4096, 4096, 1, 1})
     ->Args({512, 4096, 4096, 2, 1})
+    ->Args({512, 4096, 4096, 0, 2})
+    ->Args({512, 4096, 4096, 1, 2})
+    ->Args({512, 4096, 4096, 2, 2})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 

@@ -1,6 +1,9 @@
 // The quantized matmuls y = x @ Dequantize(W)^T (tinyllm/quant.h), fused:
-// W's blocks are decoded in registers a vector at a time, next to the
-// multiply-adds that use them, and no float copy of W exists.
+// no float copy of W exists. With few rows of x (the decode GEMV) W's blocks
+// are decoded in registers a vector at a time, next to the multiply-adds
+// that use them; with more, each group of 256 columns of a few rows of W is
+// decoded once into a small buffer and used by a chunk of rows of x (the
+// panel GEMM below). Both take the same operations in the same order.
 //
 // The summation order (libtl_kernels' definition of QMatmul, the same on the
 // decode path and for any number of rows, thread count or position of an
@@ -37,6 +40,7 @@
 #include "hwy/aligned_allocator.h"
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
+#include "impl/simd/cache_size.h"
 #include "impl/simd/matmul_weights-inl.h"
 #include "impl/simd/parallel.h"
 
@@ -228,15 +232,272 @@ void QRows(const float* x, int64_t ldx, const QuantWeights<F>& w, int64_t n_begi
   for (; n < n_end; ++n) QTile<F, MR, 1>(x, ldx, w, n, K, sx, y, ldy);
 }
 
-// Rows of x in tiles of 4 (two rows of W each), the last 1 to 3 rows alone
-// (the decode GEMV: one row of x, four rows of W).
+// Each row of x alone, four rows of W at a time (the decode GEMV; more rows
+// take the panel GEMM below).
 template <QFormat F>
 void QColumns(const float* x, const QuantWeights<F>& w, int64_t M, int64_t n0, int64_t n1, int64_t K, const float* sx,
               float* y, int64_t ldy) {
   const int64_t ls = K / 32;
-  int64_t m = 0;
-  for (; m + 4 <= M; m += 4) QRows<F, 4, 2>(x + m * K, K, w, n0, n1, K, sx + m * ls, y + m * ldy, ldy);
-  for (; m < M; ++m) QRows<F, 1, 4>(x + m * K, K, w, n0, n1, K, sx + m * ls, y + m * ldy, ldy);
+  for (int64_t m = 0; m < M; ++m) QRows<F, 1, 4>(x + m * K, K, w, n0, n1, K, sx + m * ls, y + m * ldy, ldy);
+}
+
+// ---------------------------------------------------------------- the panel GEMM
+// More rows of x (M >= kQPanelRows) take the same order on another schedule.
+// A group of NR rows of W is decoded once into a small buffer (the same exact
+// floats as QTile's) and read by every row of a chunk of x, in tiles of MR
+// rows of x by NR rows of W: MR x NR chains in registers, MR + NR loads per
+// MR x NR multiply-adds, each weight decoded once per chunk of x (QTile's
+// register tiles decode it again for every few rows of x). The running
+// vectors live in a scratch array (one load, add and store per chain and
+// group); Q4_K's mins are chained in a pass of their own.
+
+#if HWY_TARGET <= HWY_AVX3 && HWY_TARGET != HWY_SCALAR
+constexpr int64_t kPanelMR = 4, kPanelNR = 6;  // 24 chains + 4 rows of x: 28 of 32 registers
+#else
+constexpr int64_t kPanelMR = 3, kPanelNR = 4;  // 12 chains + 3 rows of x: 15 of 16 registers
+#endif
+constexpr int64_t kQPanelRows = 2;  // one row of x takes QColumns (the GEMV)
+
+// The weights of columns [k0, k1) of W's row n, decoded into vectors
+// dst + s * stride (s the vector's index from k0); Q4_K also the group's
+// eight mins dmin * m into dm.
+template <QFormat F>
+HWY_INLINE void DecodeGroup(const QuantWeights<F>& w, int64_t n, int64_t k0, int64_t k1, float* HWY_RESTRICT dst,
+                            int64_t stride, float* HWY_RESTRICT dm) {
+  const QTag d;
+  const hn::Rebind<int32_t, QTag> di;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const uint8_t* row = w.Block(n, 0);
+  if constexpr (F == QFormat::q8_0) {
+    (void)dm;
+    const hn::Rebind<int8_t, QTag> d8s;
+    for (int64_t kb = k0; kb < k1; kb += 32) {
+      const uint8_t* b = row + kb / 32 * 34;
+      const auto dq = hn::Set(d, F16ToF32(LoadF16(b)));
+      for (int64_t j = 0; j < 32; j += L, dst += stride) {
+        const auto q = hn::PromoteTo(di, hn::LoadU(d8s, reinterpret_cast<const int8_t*>(b + 2 + j)));
+        hn::Store(hn::Mul(hn::ConvertTo(d, q), dq), d, dst);
+      }
+    }
+  } else if constexpr (F == QFormat::q4_0) {
+    (void)dm;
+    for (int64_t kb = k0; kb < k1; kb += 32) {
+      const uint8_t* b = row + kb / 32 * 18;
+      const float scale = F16ToF32(LoadF16(b));
+      const auto dq = hn::Set(d, scale), table = NibbleTable(d, scale, 8);
+      for (int64_t j = 0; j < 32; j += L, dst += stride)
+        hn::Store(Nibbles(d, Bytes32(d, b + 2 + (j & 15)), j >= 16, table, dq, 8), d, dst);
+    }
+  } else {
+    const uint8_t* b = row + k0 / 256 * 144;
+    HWY_ALIGN float dsc[8];
+    Q4KScales(b, dsc, dm);
+    for (int64_t s = 0; s < 8; ++s) {
+      const auto scale = hn::Set(d, dsc[s]), table = NibbleTable(d, dsc[s], 0);
+      for (int64_t j = 0; j < 32; j += L, dst += stride)
+        hn::Store(Nibbles(d, Bytes32(d, b + 16 + 32 * (s / 2) + j), (s & 1) != 0, table, scale, 0), d, dst);
+    }
+  }
+}
+
+// Starts loading the bytes of W's row n for the group from column k0: W
+// comes from memory once per chunk of x, and each row of a panel is a
+// stream too short for the hardware's prefetcher.
+template <QFormat F>
+HWY_INLINE void PrefetchGroup(const QuantWeights<F>& w, int64_t n, int64_t k0) {
+  constexpr int64_t kBytes = kQGroup / QuantWeights<F>::kValues * QuantWeights<F>::kBytes;
+  const uint8_t* b = w.Block(n, k0);
+  for (int64_t i = 0; i < kBytes; i += 64) hwy::Prefetch(b + i);
+  hwy::Prefetch(b + kBytes - 1);
+}
+
+// One group for MR rows of x (packed by PackRows: vector s of row m at
+// (s * MR + m) * L) and the NR decoded rows of `panel` (vector s of row n at
+// (s * NR + n) * L): each chain from zero over `steps` vectors, then added to
+// its running vector in `run` (chain m * NR + n at (m * NR + n) * L).
+template <int64_t MR, int64_t NR>
+HWY_INLINE void PanelTile(const float* HWY_RESTRICT x, const float* HWY_RESTRICT panel, int64_t steps,
+                          float* HWY_RESTRICT run) {
+  const QTag d;
+  using V = hn::Vec<QTag>;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  V acc[MR][NR];
+  for (int64_t m = 0; m < MR; ++m)
+    for (int64_t n = 0; n < NR; ++n) acc[m][n] = hn::Zero(d);
+  for (int64_t s = 0; s < steps; ++s) {
+    V xv[MR];
+    for (int64_t m = 0; m < MR; ++m) xv[m] = hn::Load(d, x + (s * MR + m) * L);
+    const float* p = panel + s * NR * L;
+    for (int64_t n = 0; n < NR; ++n) {
+      const V wv = hn::Load(d, p + n * L);
+      for (int64_t m = 0; m < MR; ++m) acc[m][n] = hn::MulAdd(xv[m], wv, acc[m][n]);
+    }
+  }
+  for (int64_t m = 0; m < MR; ++m)
+    for (int64_t n = 0; n < NR; ++n) {
+      float* r = run + (m * NR + n) * L;
+      hn::Store(hn::Add(hn::Load(d, r), acc[m][n]), d, r);
+    }
+}
+
+// PanelTile for `rows` (< MR) rows: the tile of that many.
+template <int64_t MR, int64_t NR>
+HWY_INLINE void PanelTileRows(int64_t rows, const float* x, const float* panel, int64_t steps, float* run) {
+  if constexpr (MR > 1) {
+    if (rows == MR - 1) return PanelTile<MR - 1, NR>(x, panel, steps, run);
+    PanelTileRows<MR - 1, NR>(rows, x, panel, steps, run);
+  }
+}
+
+// Scratch of one task: two decoded groups of NR rows (one in use, the next
+// being decoded), each chain's running vector for `rows` rows of x, and
+// Q4_K's mins dmin * m of every group of the NR rows.
+struct PanelScratch {
+  hwy::AlignedFreeUniquePtr<float[]> xp, panels, run, dm;
+  PanelScratch(int64_t rows, int64_t K) {
+    const int64_t L = static_cast<int64_t>(hn::Lanes(QTag()));
+    xp = hwy::AllocateAligned<float>(static_cast<size_t>(rows * (K + kQGroup - 1) / kQGroup * kQGroup));
+    panels = hwy::AllocateAligned<float>(static_cast<size_t>(2 * kPanelNR * kQGroup));
+    run = hwy::AllocateAligned<float>(static_cast<size_t>(rows * kPanelNR * L));
+    dm = hwy::AllocateAligned<float>(static_cast<size_t>(kPanelNR * std::max<int64_t>(K / 32, 8)));
+  }
+};
+
+// Prefetches group g (of `groups` per row) of the panel from row n0, or of
+// the next panel (from n0 + NR, below n_end) for g past the last.
+template <QFormat F, int64_t NR>
+HWY_INLINE void PrefetchPanelGroup(const QuantWeights<F>& w, int64_t n0, int64_t n_end, int64_t g, int64_t groups) {
+  if (g >= groups) {
+    g -= groups;
+    n0 += NR;
+  }
+  for (int64_t n = n0; n < std::min(n0 + NR, n_end); ++n) PrefetchGroup(w, n, g * kQGroup);
+}
+
+// Q4_K: y -= the mins' sum, for `rows` rows of x (sx: their sub-block sums,
+// groups * 8 a row) and the NR rows of W whose mins dmin * m are
+// dm[(n * groups + g) * 8 + j]: per row of x and of W, pieces of
+// 8 / kMinPieces lanes, each a chain over the groups in order (QTile's
+// chains, here held in registers over the groups).
+template <int64_t NR>
+HWY_INLINE void SubtractMins(const float* HWY_RESTRICT sx, int64_t rows, int64_t groups, const float* HWY_RESTRICT dm,
+                             float* HWY_RESTRICT y, int64_t ldy) {
+  const MinTag d8;
+  const int64_t L8 = static_cast<int64_t>(hn::Lanes(d8));
+  for (int64_t r = 0; r < rows; ++r) {
+    hn::Vec<MinTag> mins[NR][kMinPieces];
+    for (int64_t n = 0; n < NR; ++n)
+      for (auto& v : mins[n]) v = hn::Zero(d8);
+    for (int64_t g = 0; g < groups; ++g)
+      for (int64_t p = 0; p < kMinPieces; ++p) {
+        const auto s8 = hn::LoadU(d8, sx + r * groups * 8 + g * 8 + p * L8);
+        for (int64_t n = 0; n < NR; ++n)
+          mins[n][p] = hn::MulAdd(hn::Load(d8, dm + (n * groups + g) * 8 + p * L8), s8, mins[n][p]);
+      }
+    for (int64_t n = 0; n < NR; ++n) {
+      auto mv = mins[n][0];
+      for (int64_t p = 1; p < kMinPieces; ++p) mv = hn::Add(mv, mins[n][p]);
+      y[r * ldy + n] -= hn::GetLane(hn::SumOfLanes(d8, mv));
+    }
+  }
+}
+
+// y[m][n0 .. n0 + NR) for `rows` rows of x (packed by PackRows; sx: Q4_K's
+// sub-block sums, K / 32 a row) and NR rows of W from n0 (< n_end, the
+// task's end): group by group, each group decoded once for all the rows. The next group is decoded a row of W after
+// each tile of x, so that its loads, conversions and shuffles overlap the tiles' multiply-adds; W's bytes are
+// prefetched two groups ahead.
+template <QFormat F, int64_t NR>
+void PanelColumns(const float* x, const QuantWeights<F>& w, int64_t rows, int64_t n0, int64_t n_end, int64_t K,
+                  const float* sx, float* y, int64_t ldy, PanelScratch& buf) {
+  const QTag d;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t groups = (K + kQGroup - 1) / kQGroup;
+  float* run = buf.run.get();
+  float* dm = buf.dm.get();
+  float* cur = buf.panels.get();
+  float* next = cur + kPanelNR * kQGroup;
+  for (int64_t i = 0; i < rows * NR * L; i += L) hn::Store(hn::Zero(d), d, run + i);
+  // Row n of W's group g into panel p.
+  auto decode = [&](int64_t g, int64_t n, float* p) {
+    DecodeGroup(w, n0 + n, g * kQGroup, std::min(K, (g + 1) * kQGroup), p + n * L, NR * L, dm + (n * groups + g) * 8);
+  };
+  if (groups > 0) {  // (K = 0: no blocks to read, every output 0)
+    PrefetchPanelGroup<F, NR>(w, n0, n_end, 1, groups);
+    for (int64_t n = 0; n < NR; ++n) decode(0, n, cur);
+  }
+  for (int64_t g = 0; g < groups; ++g) {
+    const int64_t k0 = g * kQGroup, steps = (std::min(K, k0 + kQGroup) - k0) / L;
+    const bool more = g + 1 < groups;
+    const float* xg = x + g * rows * kQGroup;
+    PrefetchPanelGroup<F, NR>(w, n0, n_end, g + 2, groups);
+    int64_t m = 0, decoded = 0;
+    for (; m + kPanelMR <= rows; m += kPanelMR) {
+      PanelTile<kPanelMR, NR>(xg + m * steps * L, cur, steps, run + m * NR * L);
+      if (more && decoded < NR) decode(g + 1, decoded++, next);
+    }
+    if (m < rows) PanelTileRows<kPanelMR, NR>(rows - m, xg + m * steps * L, cur, steps, run + m * NR * L);
+    if (more)
+      for (; decoded < NR; ++decoded) decode(g + 1, decoded, next);
+    std::swap(cur, next);
+  }
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t n = 0; n < NR; ++n)
+      y[r * ldy + n0 + n] = hn::GetLane(hn::SumOfLanes(d, hn::Load(d, run + (r * NR + n) * L)));
+  if constexpr (F == QFormat::q4_k) SubtractMins<NR>(sx, rows, groups, dm, y + n0, ldy);
+}
+
+// PanelColumns for the last `cols` (< NR) rows of W.
+template <QFormat F, int64_t NR>
+void PanelColumnsLeft(int64_t cols, const float* x, const QuantWeights<F>& w, int64_t rows, int64_t n0, int64_t K,
+                      const float* sx, float* y, int64_t ldy, PanelScratch& buf) {
+  if constexpr (NR > 1) {
+    if (cols == NR - 1) return PanelColumns<F, NR - 1>(x, w, rows, n0, n0 + cols, K, sx, y, ldy, buf);
+    PanelColumnsLeft<F, NR - 1>(cols, x, w, rows, n0, K, sx, y, ldy, buf);
+  }
+}
+
+// Rows [0, rows) of x (row stride K) into xp in the order PanelTile reads
+// them: per group (rows * kQGroup floats apart), per tile of kPanelMR rows
+// (the last of rows % kPanelMR), per vector of columns, the tile's rows.
+// Each tile then streams through consecutive lines where it read a line of
+// each of its rows, 16 KiB apart.
+HWY_INLINE void PackRows(const float* HWY_RESTRICT x, int64_t rows, int64_t K, float* HWY_RESTRICT xp) {
+  const QTag d;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  for (int64_t k0 = 0; k0 < K; k0 += kQGroup) {
+    const int64_t steps = (std::min(K, k0 + kQGroup) - k0) / L;
+    float* xg = xp + k0 / kQGroup * rows * kQGroup;
+    for (int64_t m0 = 0; m0 < rows; m0 += kPanelMR) {
+      const int64_t r = std::min(kPanelMR, rows - m0);
+      float* t = xg + m0 * steps * L;
+      for (int64_t m = 0; m < r; ++m)
+        for (int64_t s = 0; s < steps; ++s)
+          hn::Store(hn::LoadU(d, x + (m0 + m) * K + k0 + s * L), d, t + (s * r + m) * L);
+    }
+  }
+}
+
+// Rows of x in chunks (packed, at most half of L2, at least 16 rows) that
+// stay in L2 while every group of W's rows [n0, n1) is decoded and used, NR
+// rows of W at a time.
+template <QFormat F>
+void PanelGemm(const float* x, const QuantWeights<F>& w, int64_t M, int64_t n0, int64_t n1, int64_t K, const float* sx,
+               float* y, int64_t ldy) {
+  const int64_t fit = static_cast<int64_t>(L2Bytes() / 2) / (std::max<int64_t>(K, 1) * 4);
+  const int64_t chunk = std::min(M, std::max<int64_t>(16, fit / kPanelMR * kPanelMR));
+  PanelScratch buf(chunk, K);
+  const int64_t ls = K / 32;
+  for (int64_t m = 0; m < M; m += chunk) {
+    const int64_t rows = std::min(chunk, M - m);
+    PackRows(x + m * K, rows, K, buf.xp.get());
+    const float* xm = buf.xp.get();
+    const float* sxm = sx + m * ls;
+    float* ym = y + m * ldy;
+    int64_t n = n0;
+    for (; n + kPanelNR <= n1; n += kPanelNR) PanelColumns<F, kPanelNR>(xm, w, rows, n, n1, K, sxm, ym, ldy, buf);
+    if (n < n1) PanelColumnsLeft<F, kPanelNR>(n1 - n, xm, w, rows, n, K, sxm, ym, ldy, buf);
+  }
 }
 
 // Below this many multiply-adds one thread does it all.
@@ -262,7 +523,8 @@ void QMatmulFused(const float* x, const uint8_t* wq, float* y, int64_t M, int64_
   const int64_t tasks = (N + per - 1) / per;
   ParallelFor(tasks, [&](int64_t t) {
     const int64_t n0 = t * per, n1 = std::min(N, n0 + per);
-    QColumns(x, w, M, n0, n1, K, sx.get(), y, N);
+    if (M >= kQPanelRows) PanelGemm(x, w, M, n0, n1, K, sx.get(), y, N);
+    else QColumns(x, w, M, n0, n1, K, sx.get(), y, N);
   });
 }
 
