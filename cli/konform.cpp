@@ -83,7 +83,11 @@ int render(const std::vector<std::string>& args) {
 // What `konform list` shows of one op, as JSON (--format json) and as text.
 nlohmann::json op_entry(const OpSpec& op) {
   nlohmann::json params = nlohmann::json::array();
-  for (const auto& p : op.params) params.push_back({{"name", p.name}, {"range", p.range}});
+  for (const ParamSpec& p : op.params)
+    params.push_back({{"name", p.name},
+                      {"type", param_type_name(p.type)},
+                      {"range", p.range},
+                      {"default", p.default_value.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.default_value)}});
   nlohmann::json props = nlohmann::json::array();
   for (const auto& p : properties())
     if (p.op == op.name) props.push_back(p.name);
@@ -126,7 +130,9 @@ void print_op(const nlohmann::json& e) {
   }
   std::cout << "\n";
   for (const auto& p : e["params"])
-    std::cout << "  param " << p["name"].get<std::string>() << ": " << p["range"].get<std::string>() << "\n";
+    std::cout << "  param " << p["name"].get<std::string>() << " " << p["type"].get<std::string>() << ": "
+              << p["range"].get<std::string>()
+              << (p["default"].is_null() ? "" : " (default " + p["default"].get<std::string>() + ")") << "\n";
   std::cout << "  domain: " << e["domain"].get<std::string>() << "\n";
   if (e["tolerance"].is_null()) std::cout << "  tolerance: exact (bit for bit)\n";
   else

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -592,6 +593,47 @@ TEST(Catalog, ArgumentsAreDeclared) {
     }
     for (const ArgSpec& spec : op.args)
       EXPECT_TRUE(seen.count(spec.name)) << op.name << ": no case passes '" << spec.name << "'";
+  }
+}
+
+// Every parameter of every generated case is declared, with a type its
+// values fit and that agrees with how the oracle reads it (an integer read
+// is declared i64, i32 or u64; an int32 read i32); every declared parameter
+// is used by some case.
+TEST(Catalog, ParamsAreDeclared) {
+  for (const OpSpec& op : catalog()) {
+    std::set<std::string> seen;
+    Case::ParamReads reads;
+    for (int64_t i = 0; i < op.edge_cases + 96; ++i) {
+      Rng rng(case_seed(1, op.case_key(), i));
+      const Case c = op.make_case(rng, i);
+      for (const auto& [name, v] : c.params) {
+        const ParamSpec* spec = declared_param(op, name);
+        ASSERT_NE(spec, nullptr) << op.name << " case " << i << ": parameter '" << name << "' is not declared";
+        seen.insert(spec->name);
+        EXPECT_EQ(param_value_problem(spec->type, v), "") << op.name << " case " << i << ": '" << name << "'";
+      }
+      Case::reads = &reads;
+      try {
+        (void)op.oracle(c);
+      } catch (const std::exception&) {
+      }
+      Case::reads = nullptr;
+    }
+    for (const ParamSpec& spec : op.params) {
+      EXPECT_TRUE(seen.count(spec.name)) << op.name << ": no case has parameter '" << spec.name << "'";
+      EXPECT_FALSE(spec.range.empty()) << op.name << ": '" << spec.name << "' says nothing of its values";
+    }
+    for (const std::string& name : reads.integer) {
+      const ParamSpec* spec = declared_param(op, name);
+      if (spec == nullptr) continue;  // read but never in a case: reported above if declared
+      EXPECT_NE(spec->type, ParamType::f32) << op.name << "'s oracle reads '" << name << "' as an integer";
+    }
+    for (const std::string& name : reads.int32) {
+      const ParamSpec* spec = declared_param(op, name);
+      if (spec != nullptr)
+        EXPECT_EQ(spec->type, ParamType::i32) << op.name << "'s oracle reads '" << name << "' as a 32-bit int";
+    }
   }
 }
 
