@@ -84,10 +84,11 @@ int render(const std::vector<std::string>& args) {
 nlohmann::json op_entry(const OpSpec& op) {
   nlohmann::json params = nlohmann::json::array();
   for (const ParamSpec& p : op.params)
-    params.push_back({{"name", p.name},
-                      {"type", param_type_name(p.type)},
-                      {"range", p.range},
-                      {"default", p.default_value.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.default_value)}});
+    params.push_back(
+        {{"name", p.name},
+         {"type", param_type_name(p.type)},
+         {"range", p.range},
+         {"default", p.default_value.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.default_value)}});
   nlohmann::json props = nlohmann::json::array();
   for (const auto& p : properties())
     if (p.op == op.name) props.push_back(p.name);

@@ -54,7 +54,6 @@ struct Relation {
   }
 };
 
-
 // A factor of an element count, from the parameters: one parameter, or over
 // a numbered family P0, P1, ... (a shape passed as parameters) the product
 // of its members, of its first R members (R another parameter: a rank), or
@@ -498,7 +497,8 @@ std::pair<std::string, std::string> check_case_params(const OpSpec& op, const Ca
     if (p == nullptr) {
       std::string names;
       for (const ParamSpec& d : op.params) names += (names.empty() ? "" : ", ") + d.name;
-      return {name, "no parameter '" + name + "' in " + op.name + " (it takes " + (names.empty() ? "none" : names) + ")"};
+      return {name,
+              "no parameter '" + name + "' in " + op.name + " (it takes " + (names.empty() ? "none" : names) + ")"};
     }
     if (std::string what = param_value_problem(p->type, v); !what.empty())
       return {name, what + ", and " + op.name + " passes '" + p->name + "' as " + param_type_name(p->type)};

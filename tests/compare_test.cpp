@@ -637,6 +637,32 @@ TEST(Catalog, ParamsAreDeclared) {
   }
 }
 
+// Where an op's call is built from its C function's type (declare_c_call),
+// each C parameter takes a declared argument of its element type and
+// access, or a declared parameter of its type, and a tl_status result goes
+// to the op's status output: the declaration agrees with the ABI.
+TEST(Catalog, CallsMatchTheDeclaration) {
+  int built = 0;
+  for (const OpSpec& op : catalog()) {
+    if (op.c_params.empty()) continue;
+    ++built;
+    EXPECT_EQ(op.c_returns_status, !op.status.empty()) << op.name;
+    for (const CParam& cp : op.c_params) {
+      if (cp.pointer) {
+        const ArgSpec* a = declared_arg(op, cp.name);
+        ASSERT_NE(a, nullptr) << op.name << ": the C function takes '" << cp.name << "', an undeclared argument";
+        EXPECT_EQ(std::string(dtype_name(arg_dtype(op, *a))), cp.type) << op.name << " " << cp.name;
+        EXPECT_EQ(cp.in, a->access == Access::in) << op.name << " " << cp.name << ": const-ness against access";
+      } else {
+        const ParamSpec* p = declared_param(op, cp.name);
+        ASSERT_NE(p, nullptr) << op.name << ": the C function takes '" << cp.name << "', an undeclared parameter";
+        EXPECT_EQ(param_type_name(p->type), cp.type) << op.name << " " << cp.name;
+      }
+    }
+  }
+  EXPECT_GT(built, 0);
+}
+
 // An op declares a tolerance rule for its dtype exactly when its cases have
 // a tolerance-judged output: without one the sweep would stop with "has no
 // entry", and a rule on an op compared bit for bit would never be read.

@@ -125,10 +125,21 @@ const char* param_type_name(ParamType t);
 // One parameter of an op's cases, as data (the scalars of the call and those
 // that describe its tensors).
 struct ParamSpec {
-  std::string name;  // as cases and reproducers name it: "n", "eps"; "s#" for a numbered family (s0, s1, ...; numbered_family)
+  std::string
+      name;  // as cases and reproducers name it: "n", "eps"; "s#" for a numbered family (s0, s1, ...; numbered_family)
   ParamType type = ParamType::i64;
   std::string range;               // the values the op accepts, in words; the op must refuse others
   std::string default_value = "";  // the default the spec or the header names, "" where there is none
+};
+
+// One parameter of the op's C function, as declare_c_call records it
+// (konform/c_call.hpp): the case's argument or parameter it takes, by name,
+// and its C type.
+struct CParam {
+  std::string name;
+  std::string type;  // a pointer's element type ("f32", "i32", "u8") or a scalar's ("i64", "i32", "u64", "f32")
+  bool pointer = false;
+  bool in = true;  // for a pointer: to const, an input
 };
 
 struct OpSpec {
@@ -160,6 +171,11 @@ struct OpSpec {
   int64_t edge_cases = 0;
   // Calls the ABI function `fn` on the buffers of a case.
   std::function<void(void* fn, const Case&, const Pointers&)> invoke;
+  // The C function's parameters in order, where invoke is built from its
+  // type (declare_c_call), and whether it returns a tl_status; empty where
+  // invoke is written by hand (pointer arrays, shapes read from tensors).
+  std::vector<CParam> c_params;
+  bool c_returns_status = false;
   // The double oracle, from the case's inputs.
   std::function<Oracle(const Case&)> oracle;
   // Optional: checks of the outputs by a route cheaper than the oracle, for

@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "konform/reference/tensor.hpp"
 #include "tensor_support.hpp"
 #include "tinyllm/tensor.h"
@@ -127,10 +128,7 @@ OpSpec clamp_spec() {
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = make_clamp;
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<decltype(&tl_clamp_f32)>(fn)(
-        p.f32("x"), p.f32("y"), c.iparam("n"), static_cast<float>(c.param("lo")), static_cast<float>(c.param("hi")));
-  };
+  declare_c_call<decltype(tl_clamp_f32)>(op, {"x", "y", "n", "lo", "hi"});
   op.oracle = clamp_oracle;
   return op;
 }
@@ -205,11 +203,7 @@ OpSpec nan_to_num_spec() {
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = make_nan_to_num;
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<decltype(&tl_nan_to_num_f32)>(fn)(
-        p.f32("x"), p.f32("y"), c.iparam("n"), static_cast<float>(c.param("nan")),
-        static_cast<float>(c.param("posinf")), static_cast<float>(c.param("neginf")));
-  };
+  declare_c_call<decltype(tl_nan_to_num_f32)>(op, {"x", "y", "n", "nan", "posinf", "neginf"});
   op.oracle = nan_to_num_oracle;
   return op;
 }
