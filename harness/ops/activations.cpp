@@ -74,8 +74,8 @@ OpSpec unary_op(const Unary& u, std::vector<ToleranceRule> tolerances) {
   op.group = "activations";
   op.symbol = u.symbol;
   op.summary = u.summary;
-  op.params = {{"n", ">= 0"}};
-  if (u.alpha) op.params.push_back({"alpha", "any finite float (0, 1, > 1 and < 0 included)"});
+  op.params = {{"n", ParamType::i64, ">= 0"}};
+  if (u.alpha) op.params.push_back({"alpha", ParamType::f32, "any finite float (0, 1, > 1 and < 0 included)"});
   op.domain = u.domain;
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [u](Rng& rng, int64_t i) { return make_unary(u, rng, i); };
@@ -152,7 +152,9 @@ OpSpec prelu_op() {
   op.symbol = "tl_prelu_f32";
   op.summary =
       "y = x if x > 0 else slope[c] * x, x as [outer, channels, inner] (NCHW: C = channels; [..., C]: inner = 1)";
-  op.params = {{"outer", ">= 0"}, {"channels", ">= 0 (slope has this many)"}, {"inner", ">= 0"}};
+  op.params = {{"outer", ParamType::i64, ">= 0"},
+               {"channels", ParamType::i64, ">= 0 (slope has this many)"},
+               {"inner", ParamType::i64, ">= 0"}};
   op.domain = "every value class, NaN and +-Inf included; slopes distinct per channel, in [-2, 3]";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = make_prelu;

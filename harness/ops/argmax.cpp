@@ -79,7 +79,7 @@ std::vector<OpSpec> argmax() {
   op.group = "elementwise";
   op.symbol = "tl_argmax_f32";
   op.summary = "index of the largest x[i]: lowest on ties, NaN skipped, -1 when there is no number";
-  op.params = {{"n", ">= 0"}};
+  op.params = {{"n", ParamType::i64, ">= 0"}};
   op.domain = "every value class, all-NaN, all -Inf, +0/-0 ties, n up to 128256";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make(rng, i, edges); };

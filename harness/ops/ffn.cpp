@@ -118,8 +118,11 @@ OpSpec declare(const std::string& name, const std::string& symbol, Gate act, con
   op.group = "linalg";
   op.symbol = symbol;
   op.summary = summary;
-  op.params = {{"M, D, H", ">= 0, every pair's product * 4 bytes within int64_t"}};
-  if (has_gelu) op.params.push_back({"gelu", "TL_FFN_GELU_ERF (0) or TL_FFN_GELU_TANH (1)"});
+  op.params = {{"M", ParamType::i64, "rows: >= 0; times D or H, * 4 bytes, within int64_t"},
+               {"D", ParamType::i64, "model width: >= 0; times M or H, * 4 bytes, within int64_t"},
+               {"H", ParamType::i64, "hidden width: >= 0; times M or D, * 4 bytes, within int64_t"}};
+  if (has_gelu)
+    op.params.push_back({"gelu", ParamType::i32, "TL_FFN_GELU_ERF (0) or TL_FFN_GELU_TANH (1); others refused"});
   op.domain =
       "|x|, |w| <= 1e4 (gates, hidden values and outputs stay finite in float), every value class; the scale "
       "carries the gate and up errors through act' and the down matmul; one case in ten past the edges has "

@@ -122,7 +122,11 @@ OpSpec fused_norm_matmul() {
   op.group = "linalg";
   op.symbol = "tl_fused_norm_matmul_f32";
   op.summary = "y = Matmul(RmsNorm(x, norm_w, eps), W), x [M, K], W [N, K]; validates";
-  op.params = {{"M, N, K", ">= 0 (K >= 1), every pair's product * 4 bytes within int64_t"}, {"eps", "finite, >= 0"}};
+  op.params = {
+      {"M", ParamType::i64, ">= 0; times N or K, * 4 bytes, within int64_t"},
+      {"N", ParamType::i64, ">= 0; times M or K, * 4 bytes, within int64_t"},
+      {"K", ParamType::i64, ">= 1 (0: an empty RmsNorm, TL_ERR_SHAPE); times M or N, * 4 bytes, within int64_t"},
+      {"eps", ParamType::f32, "finite, >= 0"}};
   op.domain =
       "|x|, |w| <= 1e15 (float sums of squares and products stay finite), every value class (W without "
       "infinities: Inf times a normalized element that underflowed is left open by the spec); the scale is "
@@ -203,7 +207,9 @@ OpSpec fused_swiglu() {
   op.group = "linalg";
   op.symbol = "tl_fused_swiglu_f32";
   op.summary = "h = Silu(x Wg^T) * (x Wu^T), x [M, D], Wg, Wu [H, D], h [M, H]; validates";
-  op.params = {{"M, D, H", ">= 0, every pair's product * 4 bytes within int64_t"}};
+  op.params = {{"M", ParamType::i64, "rows: >= 0; times D or H, * 4 bytes, within int64_t"},
+               {"D", ParamType::i64, "model width: >= 0; times M or H, * 4 bytes, within int64_t"},
+               {"H", ParamType::i64, "hidden width: >= 0; times M or D, * 4 bytes, within int64_t"}};
   op.domain =
       "|x|, |w| <= 1e4 (gates and products stay finite in float), every value class (w_up without "
       "infinities: Inf times an underflowed Silu is left open by the spec); the scale carries the "

@@ -118,7 +118,11 @@ std::vector<OpSpec> matmul() {
   op.group = "linalg";
   op.symbol = "tl_matmul_f32";
   op.summary = "y = x @ W^T, x [..., K] (leading dims flattened to M), W [N, K], y [..., N]; validates";
-  op.params = {{"M, N, K", ">= 0, every pair's product * 4 bytes within int64_t"}};
+  op.params = {{"M", ParamType::i64, "rows of x: >= 0; times N or K, * 4 bytes, within int64_t"},
+               {"N", ParamType::i64, "rows of W: >= 0; times M or K, * 4 bytes, within int64_t"},
+               {"K", ParamType::i64, ">= 0 (0: y = 0); times M or N, * 4 bytes, within int64_t"},
+               {"big", ParamType::i64,
+                "1 when M N K > 2^24 (y judged by random projection, x and w uniform in [-8, 8)), else 0"}};
   op.domain =
       "|x|, |w| <= 1e15 (float products and sums stay finite), every value class incl. NaN/Inf and exact "
       "cancellation; products past 2^24 multiply-adds (up to 4096 x 11008) judged by random projection and "
