@@ -149,16 +149,16 @@ std::vector<OpSpec> pos_relative_embedding() {
   op.summary =
       "T5 relative-position bias[h, i, j] = table[bucket(k_pos[j] - q_pos[i]), h]: exact log buckets, "
       "bidirectional or causal";
-  op.params = {{"Lq, Lk", ">= 0"},
-               {"H", ">= 1"},
-               {"num_buckets", "2 (4 bidirectional) .. 1024"},
-               {"max_distance", "num_buckets per side / 2 < . <= 2^31 - 1"},
-               {"bidirectional", "0 | 1"},
-               {"q_pos, k_pos", "any int32"}};
+  op.params = {{"Lq", ParamType::i64, ">= 0"},
+               {"Lk", ParamType::i64, ">= 0"},
+               {"H", ParamType::i64, ">= 1, H * num_buckets <= 2^31 - 1"},
+               {"num_buckets", ParamType::i64, "2 (4 bidirectional) .. 1024"},
+               {"max_distance", ParamType::i64, "num_buckets per side / 2 < max_distance <= 2^31 - 1"},
+               {"bidirectional", ParamType::i32, "1 bidirectional, 0 causal"}};
   op.domain =
-      "T5's defaults and others, distances on both sides of every bucket boundary, positions anywhere in "
-      "int32; every value class in the table (a gather is exact); two biases of 16 MiB; 1 case in 10 has "
-      "a bad argument";
+      "q_pos, k_pos any int32; T5's defaults and others, distances on both sides of every bucket boundary, "
+      "positions anywhere in int32; every value class in the table (a gather is exact); two biases of 16 MiB; "
+      "1 case in 10 has a bad argument";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size()) + kStreamedEdges;
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make(rng, i, edges); };

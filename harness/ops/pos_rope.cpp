@@ -96,9 +96,9 @@ OpSpec rope_cache_op() {
   op.group = "pos";
   op.symbol = "tl_rope_cache_f32";
   op.summary = "Rope's cos/sin cache [max_seq, rot_dim]: row p = cos(p f_j) then sin(p f_j), f_j = base^(-2j/rot_dim)";
-  op.params = {{"max_seq", "1 .. 2^24"},
-               {"rot_dim", "even, >= 2"},
-               {"base", "finite, > 0 (< 1 or > 1e9 permitted; tl_rope_base_is_extreme warns)"}};
+  op.params = {{"max_seq", ParamType::i64, "1 .. 2^24 (TL_ROPE_MAX_POSITIONS)"},
+               {"rot_dim", ParamType::i64, "even, >= 2"},
+               {"base", ParamType::f32, "finite, > 0 (< 1 or > 1e9 permitted; tl_rope_base_is_extreme warns)"}};
   op.domain =
       "every angle p f_j <= 2^24 (small bases get fewer positions): past it a double angle's own rounding "
       "exceeds f32 resolution; 1 case in 10 has a bad argument";
@@ -245,13 +245,15 @@ OpSpec rope_op() {
   op.summary =
       "rotate x[T, H, D] by the cos/sin cache at pos[t]: NeoX or interleaved pairs, partial rotary; "
       "past the cache is ContextOverflowError; y == x allowed";
-  op.params = {{"T, H", ">= 0"},
-               {"D (head_dim)", "even, >= 2"},
-               {"rot_dim", "even, 2 .. D"},
-               {"max_seq", ">= 1 (cache rows)"},
-               {"pos[t]", "0 .. max_seq - 1, else refused"},
-               {"layout", "0 NeoX | 1 interleaved"}};
+  op.params = {
+      {"T", ParamType::i64, ">= 0"},
+      {"H", ParamType::i64, ">= 0"},
+      {"D", ParamType::i64, "head_dim: even, >= 2"},
+      {"rot_dim", ParamType::i64, "even, 2 .. D"},
+      {"max_seq", ParamType::i64, ">= 1 (cache rows)"},
+      {"layout", ParamType::i32, "0 NeoX (TL_ROPE_NEOX) | 1 interleaved (TL_ROPE_INTERLEAVED)", "0 (TL_ROPE_NEOX)"}};
   op.domain =
+      "pos[t] 0 .. max_seq - 1 (negative: TL_ERR_INVALID_ARGUMENT, past the cache: ContextOverflowError); "
       "caches built by the oracle's convention from real and extreme bases; |x| <= 1e37 so no product or sum "
       "of the rotation overflows where the exact result does not; 1 case in 8 has a bad argument, most often "
       "a position past the cache";

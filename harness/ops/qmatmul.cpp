@@ -145,7 +145,11 @@ OpSpec qmatmul_op(Format f) {
   op.symbol = std::string("tl_qmatmul_") + fi.lower + "_f32";
   op.summary = std::string("y = x @ Dequantize(W)^T, x [M, K] f32, W N rows of ") + fi.name +
                " blocks, read directly; validates";
-  op.params = {{"M, N, K", ">= 0, K a multiple of " + std::to_string(fi.values)}};
+  const std::string sizes = ">= 0, each product of two of M, N, K times 4 bytes within int64_t";
+  op.params = {{"M", ParamType::i64, sizes},
+               {"N", ParamType::i64, sizes},
+               {"K", ParamType::i64, sizes + "; a multiple of " + std::to_string(fi.values) + " (else TL_ERR_SHAPE)"},
+               {"big", ParamType::i64, "1 when M N K > 2^24 (y verified by projection, x uniform), else 0"}};
   op.domain =
       "|x| <= 1e15, every value class; random blocks with finite f16 scales; the scale is sum |x| |w| (Q4_K: "
       "|x| (|d sc q| + |dmin m|)); the largest shape verified by projection; bad sizes and K not a whole "

@@ -37,6 +37,13 @@ Rows pick_rows(Rng& rng, int64_t index, int64_t edges, Format f) {
   return {rng.range(1, 8), rng.range(0, f == Format::q4_k ? 4 : 10)};
 }
 
+// The parameters of Quantize and Dequantize: x's (or y's) rows and k.
+std::vector<ParamSpec> rows_params(Format f) {
+  const std::string sizes = ">= 0, rows * k times 4 bytes within int64_t";
+  return {{"rows", ParamType::i64, sizes},
+          {"k", ParamType::i64, sizes + "; a multiple of " + std::to_string(info(f).values) + " (else TL_ERR_SHAPE)"}};
+}
+
 // Makes a valid case's k not a multiple of the block, or a size negative.
 std::string make_rows_invalid(Rng& rng, Case& c, Format f) {
   if (rng.chance(0.5)) {
@@ -208,7 +215,7 @@ OpSpec quantize_op(Format f) {
   op.symbol = std::string("tl_quantize_") + fi.lower + "_f32";
   op.summary = std::string("f32 [rows, k] to ggml ") + fi.name +
                " blocks, judged by what they decode to (ggml's bytes: strict); validates";
-  op.params = {{"rows, k", ">= 0, k a multiple of " + std::to_string(fi.values)}};
+  op.params = rows_params(f);
   op.domain =
       "every value class below a tenth of what a block's f16 scale holds, blocks past it and non-finite "
       "values (both refused), ties at half a step (rounding direction); blocks judged by their decoded values, "
@@ -263,7 +270,7 @@ OpSpec dequantize_op(Format f) {
   op.group = "quant";
   op.symbol = std::string("tl_dequantize_") + fi.lower + "_f32";
   op.summary = std::string("ggml ") + fi.name + " blocks to f32 [rows, k], exact; validates";
-  op.params = {{"rows, k", ">= 0, k a multiple of " + std::to_string(fi.values)}};
+  op.params = rows_params(f);
   op.domain =
       "random blocks: any quants, finite f16 scales of either sign (normal and subnormal); compared bit for bit";
   op.status = "status";

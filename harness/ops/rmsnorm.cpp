@@ -68,7 +68,9 @@ std::vector<OpSpec> rmsnorm() {
   op.group = "elementwise";
   op.symbol = "tl_rmsnorm_f32";
   op.summary = "y = x / sqrt(mean(x^2) + eps) * w, per row; y == x allowed";
-  op.params = {{"rows", ">= 1"}, {"d", ">= 1"}, {"eps", ">= 0 (0 only where mean(x^2) is normal)"}};
+  op.params = {{"rows", ParamType::i64, ">= 1"},
+               {"d", ParamType::i64, ">= 1"},
+               {"eps", ParamType::f32, ">= 0 (0 only where mean(x^2) is normal)"}};
   op.domain =
       "|x| <= 1e15 so the f32 sum of squares stays finite; eps = 0 only for rows whose mean square is a normal float";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());

@@ -100,7 +100,7 @@ std::vector<OpSpec> silu_mul() {
   op.group = "elementwise";
   op.symbol = "tl_silu_mul_f32";
   op.summary = "y = g / (1 + exp(-g)) * u elementwise (SwiGLU's gate)";
-  op.params = {{"n", ">= 0"}};
+  op.params = {{"n", ParamType::i64, ">= 0"}};
   op.domain =
       "finite gate and up (silu(-Inf) and Inf * an underflowed silu(g) are NaN by the formula, which the spec leaves "
       "open); |g|, |u| <= 1e18";
