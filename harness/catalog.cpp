@@ -2,8 +2,7 @@
 #include <cctype>
 #include <cfloat>
 #include <cmath>
-#include <iomanip>
-#include <sstream>
+#include <charconv>
 #include <stdexcept>
 
 #include "konform/op.hpp"
@@ -41,12 +40,13 @@ const Spec* declared(const std::vector<Spec>& specs, const std::string& name) {
   return nullptr;
 }
 
+// The shortest text that reads back as v (0.9, not 0.90000000000000002).
 std::string number(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
-  std::ostringstream s;
-  s << std::setprecision(17) << v;
-  return s.str();
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
 }
 
 }  // namespace

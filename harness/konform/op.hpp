@@ -172,10 +172,10 @@ struct OpSpec {
   // Calls the ABI function `fn` on the buffers of a case.
   std::function<void(void* fn, const Case&, const Pointers&)> invoke;
   // The C function's parameters in order, where invoke is built from its
-  // type (declare_c_call), and whether it returns a tl_status; empty where
-  // invoke is written by hand (pointer arrays, shapes read from tensors).
+  // type (declare_c_call), and the i32 output its result goes to ("" for
+  // void); empty where invoke is written by hand (pointer arrays, shapes).
   std::vector<CParam> c_params;
-  bool c_returns_status = false;
+  std::string c_result;
   // The double oracle, from the case's inputs.
   std::function<Oracle(const Case&)> oracle;
   // Optional: checks of the outputs by a route cheaper than the oracle, for

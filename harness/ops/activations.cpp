@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "activation_support.hpp"
 #include "konform/op.hpp"
 #include "konform/reference/activations.hpp"
@@ -16,7 +17,6 @@ std::vector<OpSpec> activations();
 namespace {
 
 namespace ref = konform::reference::act;
-using UnaryFn = void (*)(const float*, float*, int64_t);
 
 // One elementwise op: y[i] = f(x[i]) with its oracle value and scale.
 struct Unary {
@@ -79,16 +79,8 @@ OpSpec unary_op(const Unary& u, std::vector<ToleranceRule> tolerances) {
   op.domain = u.domain;
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [u](Rng& rng, int64_t i) { return make_unary(u, rng, i); };
-  if (u.alpha) {
-    op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-      reinterpret_cast<decltype(&tl_leaky_relu_f32)>(fn)(p.f32("x"), p.f32("y"), c.iparam("n"),
-                                                         static_cast<float>(c.param("alpha")));
-    };
-  } else {
-    op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-      reinterpret_cast<UnaryFn>(fn)(p.f32("x"), p.f32("y"), c.iparam("n"));
-    };
-  }
+  if (u.alpha) declare_c_call<decltype(tl_leaky_relu_f32)>(op, {"x", "y", "n", "alpha"});
+  else declare_c_call<decltype(tl_silu_f32)>(op, {"x", "y", "n"});  // every unary activation's signature
   op.oracle = [u](const Case& c) { return unary_oracle(u, c); };
   return op;
 }
@@ -158,10 +150,7 @@ OpSpec prelu_op() {
   op.domain = "every value class, NaN and +-Inf included; slopes distinct per channel, in [-2, 3]";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = make_prelu;
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    reinterpret_cast<decltype(&tl_prelu_f32)>(fn)(p.f32("x"), p.f32("slope"), p.f32("y"), c.iparam("outer"),
-                                                  c.iparam("channels"), c.iparam("inner"));
-  };
+  declare_c_call<decltype(tl_prelu_f32)>(op, {"x", "slope", "y", "outer", "channels", "inner"});
   op.oracle = prelu_oracle;
   return op;
 }

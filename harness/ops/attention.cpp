@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "konform/c_call.hpp"
 #include "konform/op.hpp"
 #include "konform/reference/attention.hpp"
 #include "konform/values.hpp"
@@ -545,11 +546,7 @@ OpSpec qk_norm_spec() {
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(norm::edge_widths().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_qk_norm(rng, i, edges); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<decltype(&tl_qk_norm_f32)>(fn)(
-        p.f32("x"), p.f32("g"), p.f32("y"), c.iparam("tokens"), c.iparam("heads"), c.iparam("D"),
-        static_cast<float>(c.param("eps")));
-  };
+  declare_c_call<decltype(tl_qk_norm_f32)>(op, {"x", "g", "y", "tokens", "heads", "D", "eps"});
   op.oracle = qk_norm_oracle;
   return op;
 }
@@ -615,11 +612,7 @@ std::vector<OpSpec> attention() {
   cross.status = "status";
   cross.edge_cases = static_cast<int64_t>(edge_shapes().size());
   cross.make_case = [edges = cross.edge_cases](Rng& rng, int64_t i) { return make_cross(rng, i, edges); };
-  cross.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<decltype(&tl_sdpa_cross_f32)>(fn)(
-        p.f32("q"), p.f32("k"), p.f32("v"), p.f32("y"), c.iparam("B"), c.iparam("H"), c.iparam("Sq"), c.iparam("Sk"),
-        c.iparam("D"));
-  };
+  declare_c_call<decltype(tl_sdpa_cross_f32)>(cross, {"q", "k", "v", "y", "B", "H", "Sq", "Sk", "D"});
   cross.oracle = sdpa_oracle;
   cross.sum_length = attention_sum_length;
 
@@ -648,11 +641,7 @@ std::vector<OpSpec> attention() {
   window.status = "status";
   window.edge_cases = static_cast<int64_t>(edge_windows().size());
   window.make_case = [edges = window.edge_cases](Rng& rng, int64_t i) { return make_window(rng, i, edges); };
-  window.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<decltype(&tl_sdpa_window_f32)>(fn)(
-        p.f32("q"), p.f32("k"), p.f32("v"), p.f32("y"), c.iparam("B"), c.iparam("H"), c.iparam("Sq"), c.iparam("D"),
-        c.iparam("window"));
-  };
+  declare_c_call<decltype(tl_sdpa_window_f32)>(window, {"q", "k", "v", "y", "B", "H", "Sq", "D", "window"});
   window.oracle = sdpa_oracle;
   window.sum_length = attention_sum_length;
 

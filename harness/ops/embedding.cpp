@@ -1,6 +1,7 @@
 // Embedding: out[t, :] = table[ids[t], :], a bitwise gather (spec §2.4).
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "konform/reference/elementwise.hpp"
 #include "konform/values.hpp"
 #include "konform/op.hpp"
@@ -55,10 +56,7 @@ std::vector<OpSpec> embedding() {
   op.domain = "every value class, NaN payloads included: a copy is exact; ids[t] in 0 .. V-1 (the caller checks)";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make(rng, i, edges); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    reinterpret_cast<decltype(&tl_embedding_f32)>(fn)(p.f32("table"), p.i32("ids"), p.f32("out"), c.iparam("n"),
-                                                      c.iparam("d"));
-  };
+  declare_c_call<decltype(tl_embedding_f32)>(op, {"table", "ids", "out", "n", "d"});
   op.oracle = oracle;
   return {op};
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "konform/c_call.hpp"
 #include "ffn_support.hpp"
 #include "konform/reference/linalg.hpp"
 #include "linalg_support.hpp"
@@ -135,11 +136,7 @@ OpSpec fused_norm_matmul() {
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_dims().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_norm(rng, i, edges); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<decltype(&tl_fused_norm_matmul_f32)>(fn)(
-        p.f32("x"), p.f32("norm_w"), p.f32("w"), p.f32("y"), c.iparam("M"), c.iparam("N"), c.iparam("K"),
-        static_cast<float>(c.param("eps")));
-  };
+  declare_c_call<decltype(tl_fused_norm_matmul_f32)>(op, {"x", "norm_w", "w", "y", "M", "N", "K", "eps"});
   op.oracle = norm_oracle;
   op.sum_length = [](const Case& c) { return largest_param(c, {"K"}); };  // the norm's row and the matmul's dot
   return op;
@@ -217,10 +214,7 @@ OpSpec fused_swiglu() {
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_dims().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_swiglu(rng, i, edges); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<decltype(&tl_fused_swiglu_f32)>(fn)(
-        p.f32("x"), p.f32("w_gate"), p.f32("w_up"), p.f32("h"), c.iparam("M"), c.iparam("D"), c.iparam("H"));
-  };
+  declare_c_call<decltype(tl_fused_swiglu_f32)>(op, {"x", "w_gate", "w_up", "h", "M", "D", "H"});
   op.oracle = swiglu_oracle;
   op.sum_length = [](const Case& c) { return largest_param(c, {"D"}); };  // the gate and up dot products
   return op;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "activation_support.hpp"
 #include "konform/op.hpp"
 #include "konform/reference/activations.hpp"
@@ -127,14 +128,9 @@ OpSpec gated_op(Gate gate, const char* name, const char* symbol, const char* sum
     op.params.push_back({"approximation", ParamType::i32,
                          "TL_GELU_ERF (0) or TL_GELU_TANH (1); others refused with TL_ERR_INVALID_ARGUMENT"});
     op.status = "status";
-    op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-      *p.i32("status") = reinterpret_cast<decltype(&tl_geglu_f32)>(fn)(p.f32("gate"), p.f32("up"), p.f32("y"),
-                                                                       c.iparam("n"), c.iparam32("approximation"));
-    };
+    declare_c_call<decltype(tl_geglu_f32)>(op, {"gate", "up", "y", "n", "approximation"});
   } else {
-    op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-      reinterpret_cast<decltype(&tl_swiglu_f32)>(fn)(p.f32("gate"), p.f32("up"), p.f32("y"), c.iparam("n"));
-    };
+    declare_c_call<decltype(tl_swiglu_f32)>(op, {"gate", "up", "y", "n"});  // SwiGlu's and Glu's signature
   }
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [gate](Rng& rng, int64_t i) { return make(gate, rng, i); };

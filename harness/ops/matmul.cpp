@@ -2,6 +2,7 @@
 // shape M = 1 and batched leading dimensions.
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "konform/reference/linalg.hpp"
 #include "linalg_support.hpp"
 #include "tinyllm/linalg.h"
@@ -130,10 +131,7 @@ std::vector<OpSpec> matmul() {
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_shapes().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make(rng, i, edges); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<decltype(&tl_matmul_f32)>(fn)(p.f32("x"), p.f32("w"), p.f32("y"), c.iparam("M"),
-                                                                      c.iparam("N"), c.iparam("K"));
-  };
+  declare_c_call<decltype(tl_matmul_f32)>(op, {"x", "w", "y", "M", "N", "K"});
   op.oracle = oracle;
   op.verify = verify;
   op.sum_length = [](const Case& c) { return largest_param(c, {"K"}); };  // each output sums K products

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "konform/op.hpp"
 #include "konform/reference/pos.hpp"
 #include "pos_support.hpp"
@@ -162,11 +163,8 @@ std::vector<OpSpec> pos_relative_embedding() {
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size()) + kStreamedEdges;
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make(rng, i, edges); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<decltype(&tl_relative_pos_embedding_f32)>(fn)(
-        p.f32("table"), p.i32("q_pos"), p.i32("k_pos"), p.f32("bias"), c.iparam("Lq"), c.iparam("Lk"), c.iparam("H"),
-        c.iparam("num_buckets"), c.iparam("max_distance"), c.iparam32("bidirectional"));
-  };
+  declare_c_call<decltype(tl_relative_pos_embedding_f32)>(
+      op, {"table", "q_pos", "k_pos", "bias", "Lq", "Lk", "H", "num_buckets", "max_distance", "bidirectional"});
   op.oracle = oracle;
   return {op};
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "konform/op.hpp"
 #include "konform/reference/pos.hpp"
 #include "pos_support.hpp"
@@ -105,10 +106,7 @@ OpSpec rope_cache_op() {
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_cache(rng, i, edges); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<decltype(&tl_rope_cache_f32)>(fn)(
-        p.f32("cache"), c.iparam("max_seq"), c.iparam("rot_dim"), static_cast<float>(c.param("base")));
-  };
+  declare_c_call<decltype(tl_rope_cache_f32)>(op, {"cache", "max_seq", "rot_dim", "base"});
   op.oracle = cache_oracle;
   return op;
 }
@@ -260,11 +258,8 @@ OpSpec rope_op() {
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_apply(rng, i, edges); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<decltype(&tl_rope_apply_f32)>(fn)(
-        p.f32("x"), p.f32("y"), p.i32("pos"), c.iparam("T"), c.iparam("H"), c.iparam("D"), c.iparam("rot_dim"),
-        p.f32("cache"), c.iparam("max_seq"), c.iparam32("layout"));
-  };
+  declare_c_call<decltype(tl_rope_apply_f32)>(
+      op, {"x", "y", "pos", "T", "H", "D", "rot_dim", "cache", "max_seq", "layout"});
   op.oracle = apply_oracle;
   return op;
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "konform/op.hpp"
 #include "konform/reference/pos.hpp"
 #include "pos_support.hpp"
@@ -137,11 +138,7 @@ std::vector<OpSpec> pos_sinusoidal_embed() {
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make(rng, i, edges); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<decltype(&tl_sinusoidal_embed_f32)>(fn)(
-        p.f32("t"), p.f32("y"), c.iparam("n"), c.iparam("dim"), static_cast<float>(c.param("max_period")),
-        static_cast<float>(c.param("freq_shift")), c.iparam32("layout"));
-  };
+  declare_c_call<decltype(tl_sinusoidal_embed_f32)>(op, {"t", "y", "n", "dim", "max_period", "freq_shift", "layout"});
   op.oracle = oracle;
   return {op};
 }

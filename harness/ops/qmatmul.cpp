@@ -3,6 +3,7 @@
 // dot product with the exactly dequantized weights.
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "konform/reference/quant.hpp"
 #include "quant_support.hpp"
 #include "tinyllm/quant.h"
@@ -157,10 +158,7 @@ OpSpec qmatmul_op(Format f) {
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_shapes(f).size());
   op.make_case = [f](Rng& rng, int64_t i) { return make(rng, i, f); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<decltype(&tl_qmatmul_q8_0_f32)>(fn)(
-        p.f32("x"), p.get("w"), p.f32("y"), c.iparam("M"), c.iparam("N"), c.iparam("K"));
-  };
+  declare_c_call<decltype(tl_qmatmul_q8_0_f32)>(op, {"x", "w", "y", "M", "N", "K"});  // every format's signature
   op.oracle = [f](const Case& c) { return oracle(c, f); };
   op.sum_length = [](const Case& c) { return largest_param(c, {"K"}); };
   op.verify = [f](const Case& c, const std::map<std::string, Tensor>& out, double limit) {

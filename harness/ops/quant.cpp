@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "konform/compare.hpp"
 #include "konform/reference/quant.hpp"
 #include "quant_boundaries.hpp"
@@ -203,9 +204,6 @@ std::vector<Verification> verify_blocks(const Case& c, Format f, const Tensor& g
   return {enc, bits};
 }
 
-using QuantizeFn = decltype(&tl_quantize_q8_0_f32);
-using DequantizeFn = decltype(&tl_dequantize_q8_0_f32);
-
 OpSpec quantize_op(Format f) {
   const FormatInfo& fi = info(f);
   OpSpec op;
@@ -223,9 +221,7 @@ OpSpec quantize_op(Format f) {
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_rows().size() + chosen_cases().size());
   op.make_case = [edges = op.edge_cases, f](Rng& rng, int64_t i) { return make_quantize(rng, i, edges, f); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<QuantizeFn>(fn)(p.f32("x"), p.get("blocks"), c.iparam("rows"), c.iparam("k"));
-  };
+  declare_c_call<decltype(tl_quantize_q8_0_f32)>(op, {"x", "blocks", "rows", "k"});  // every format's signature
   op.oracle = [f](const Case& c) { return quantize_oracle(c, f); };
   op.verify = [f](const Case& c, const std::map<std::string, Tensor>& out, double) {
     return verify_blocks(c, f, out.at("blocks"));
@@ -276,9 +272,7 @@ OpSpec dequantize_op(Format f) {
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_rows().size());
   op.make_case = [edges = op.edge_cases, f](Rng& rng, int64_t i) { return make_dequantize(rng, i, edges, f); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<DequantizeFn>(fn)(p.get("blocks"), p.f32("y"), c.iparam("rows"), c.iparam("k"));
-  };
+  declare_c_call<decltype(tl_dequantize_q8_0_f32)>(op, {"blocks", "y", "rows", "k"});
   op.oracle = [f](const Case& c) { return dequantize_oracle(c, f); };
   return op;
 }

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "konform/c_call.hpp"
 #include "konform/compare.hpp"
 #include "konform/op.hpp"
 #include "konform/reference/sampling.hpp"
@@ -447,12 +448,8 @@ OpSpec spec(const char* name, int method, const char* summary, std::vector<Toler
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_vocabs().size());
   op.make_case = [edges = op.edge_cases, method](Rng& rng, int64_t i) { return make(rng, i, edges, method); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<decltype(&tl_sample_f32)>(fn)(
-        p.f32("logits"), p.i32("tokens"), c.iparam("rows"), c.iparam("vocab"), c.iparam32("method"),
-        static_cast<float>(c.param("t")), c.iparam("k"), static_cast<float>(c.param("p")),
-        static_cast<float>(c.param("min_p")), static_cast<uint64_t>(c.param("seed")));
-  };
+  declare_c_call<decltype(tl_sample_f32)>(
+      op, {"logits", "tokens", "rows", "vocab", "method", "t", "k", "p", "min_p", "seed"});
   op.oracle = oracle;
   if (method != ref::kGreedy) op.verify = verify;
   return op;

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "activation_support.hpp"
 #include "konform/reference/elementwise.hpp"
 #include "konform/values.hpp"
@@ -106,9 +107,7 @@ std::vector<OpSpec> silu_mul() {
       "open); |g|, |u| <= 1e18";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make(rng, i, edges); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    reinterpret_cast<decltype(&tl_silu_mul_f32)>(fn)(p.f32("gate"), p.f32("up"), p.f32("y"), c.iparam("n"));
-  };
+  declare_c_call<decltype(tl_silu_mul_f32)>(op, {"gate", "up", "y", "n"});
   op.oracle = oracle;
   return {op};
 }

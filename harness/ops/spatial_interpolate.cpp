@@ -10,6 +10,7 @@
 #include <cmath>
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "spatial_support.hpp"
 #include "tensor_support.hpp"
 #include "tinyllm/spatial.h"
@@ -201,11 +202,7 @@ OpSpec declare(int32_t mode, const char* name, const char* summary, const char* 
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edges().size());
   op.make_case = [mode](Rng& rng, int64_t i) { return make(mode, rng, i); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<decltype(&tl_interpolate_f32)>(fn)(
-        p.f32("x"), p.f32("y"), c.iparam("B"), c.iparam("C"), c.iparam("H"), c.iparam("W"), c.iparam("Ho"),
-        c.iparam("Wo"), static_cast<int32_t>(c.iparam("mode")), static_cast<int32_t>(c.iparam("align_corners")));
-  };
+  declare_c_call<decltype(tl_interpolate_f32)>(op, {"x", "y", "B", "C", "H", "W", "Ho", "Wo", "mode", "align_corners"});
   op.oracle = oracle;
   return op;
 }

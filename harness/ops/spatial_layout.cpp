@@ -5,6 +5,7 @@
 // empty batches and channels.
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "spatial_support.hpp"
 #include "tensor_support.hpp"
 #include "tinyllm/spatial.h"
@@ -103,8 +104,6 @@ Oracle oracle(const Layout& L, const Case& c) {
   return {{"y", tensor::exact_expected(std::move(y))}, {"status", status_expected(TL_OK)}};
 }
 
-using Fn = tl_status (*)(const float*, float*, int64_t, int64_t, int64_t, int64_t, int64_t);
-
 OpSpec declare(const Layout& L, const char* name, const char* symbol, const char* summary,
                std::vector<ParamSpec> params, const char* domain) {
   OpSpec op;
@@ -118,10 +117,8 @@ OpSpec declare(const Layout& L, const char* name, const char* symbol, const char
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edges().size());
   op.make_case = [&L](Rng& rng, int64_t i) { return make(L, rng, i); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<Fn>(fn)(p.f32("x"), p.f32("y"), c.iparam("B"), c.iparam("C"), c.iparam("H"),
-                                                c.iparam("W"), c.iparam("f"));
-  };
+  // PixelShuffle's signature, which PixelUnshuffle and Unpatchify share
+  declare_c_call<decltype(tl_pixel_shuffle_f32)>(op, {"x", "y", "B", "C", "H", "W", "f"});
   op.oracle = [&L](const Case& c) { return oracle(L, c); };
   return op;
 }
