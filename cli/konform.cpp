@@ -83,7 +83,12 @@ int render(const std::vector<std::string>& args) {
 // What `konform list` shows of one op, as JSON (--format json) and as text.
 nlohmann::json op_entry(const OpSpec& op) {
   nlohmann::json params = nlohmann::json::array();
-  for (const auto& p : op.params) params.push_back({{"name", p.name}, {"range", p.range}});
+  for (const ParamSpec& p : op.params)
+    params.push_back(
+        {{"name", p.name},
+         {"type", param_type_name(p.type)},
+         {"range", p.range},
+         {"default", p.default_value.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.default_value)}});
   nlohmann::json props = nlohmann::json::array();
   for (const auto& p : properties())
     if (p.op == op.name) props.push_back(p.name);
@@ -100,14 +105,21 @@ nlohmann::json op_entry(const OpSpec& op) {
                     {"may_alias", a.may_alias},
                     {"optional", a.optional}});
   }
+  nlohmann::json call = nullptr;  // null: the op's invoke is written by hand
+  if (!op.c_params.empty()) {
+    nlohmann::json names = nlohmann::json::array();
+    for (const CParam& p : op.c_params) names.push_back(p.name);
+    call = {{"params", names}, {"result", op.c_result.empty() ? nlohmann::json(nullptr) : nlohmann::json(op.c_result)}};
+  }
   nlohmann::json tolerance = nullptr;  // null: exact, bit for bit
   if (const Tolerance* t = ToleranceTable::builtin().find(op.name, op.dtype))
     tolerance = {{"limit", t->limit}, {"text", t->text()}, {"why", t->why}};
-  return {{"name", op.name},        {"family", op.group},
-          {"symbol", op.symbol},    {"dtype", std::string(dtype_name(op.dtype))},
-          {"summary", op.summary},  {"args", args},
-          {"params", params},       {"domain", op.domain},
-          {"tolerance", tolerance}, {"properties", props}};
+  return {{"name", op.name},       {"family", op.group},
+          {"symbol", op.symbol},   {"dtype", std::string(dtype_name(op.dtype))},
+          {"summary", op.summary}, {"args", args},
+          {"params", params},      {"call", call},
+          {"domain", op.domain},   {"tolerance", tolerance},
+          {"properties", props}};
 }
 
 void print_op(const nlohmann::json& e) {
@@ -125,8 +137,16 @@ void print_op(const nlohmann::json& e) {
                 << (k + 1 == a["may_alias"].size() ? ")" : "");
   }
   std::cout << "\n";
+  if (!e["call"].is_null()) {  // "  call tl_clamp_f32(x, y, n, lo, hi) -> status"
+    std::cout << "  call " << e["symbol"].get<std::string>() << "(";
+    for (size_t i = 0; i < e["call"]["params"].size(); ++i)
+      std::cout << (i == 0 ? "" : ", ") << e["call"]["params"][i].get<std::string>();
+    std::cout << ")" << (e["call"]["result"].is_null() ? "" : " -> " + e["call"]["result"].get<std::string>()) << "\n";
+  }
   for (const auto& p : e["params"])
-    std::cout << "  param " << p["name"].get<std::string>() << ": " << p["range"].get<std::string>() << "\n";
+    std::cout << "  param " << p["name"].get<std::string>() << " " << p["type"].get<std::string>() << ": "
+              << p["range"].get<std::string>()
+              << (p["default"].is_null() ? "" : "; default " + p["default"].get<std::string>()) << "\n";
   std::cout << "  domain: " << e["domain"].get<std::string>() << "\n";
   if (e["tolerance"].is_null()) std::cout << "  tolerance: exact (bit for bit)\n";
   else

@@ -117,6 +117,35 @@ TEST(FuzzInput, AnyBytesDecodeToACaseOfTheOpsStructure) {
     }
 }
 
+// The reproducer reader holds a file's parameters to the declared types.
+TEST(CaseShape, ParamsAreHeldToTheirDeclaredTypes) {
+  const OpSpec* op = find_op("NanToNum");
+  ASSERT_NE(op, nullptr);
+  Rng rng(case_seed(1, op->case_key(), 0));
+  Case c = op->make_case(rng, 0);
+  EXPECT_EQ(check_case_params(*op, c).first, "");
+  auto with = [&](const std::string& name, double v) {
+    Case d = c;
+    d.params[name] = v;
+    return check_case_params(*op, d);
+  };
+  EXPECT_EQ(with("n", 0.5).second, "0.5 is not an integer, and NanToNum passes 'n' as i64");
+  EXPECT_EQ(with("n", NAN).second, "NaN is not an integer, and NanToNum passes 'n' as i64");
+  EXPECT_EQ(with("nan", 1e300).second,
+            "1e+300 is beyond float's range (+-3.4028235e38; write Infinity for an infinity), and "
+            "NanToNum passes 'nan' as f32");
+  EXPECT_EQ(with("nan", -INFINITY).first, "");
+  EXPECT_EQ(with("nan", NAN).first, "");
+  EXPECT_EQ(with("eps", 1).second, "no parameter 'eps' in NanToNum (it takes n, nan, posinf, neginf)");
+  const OpSpec* greedy = find_op("SampleGreedy");
+  ASSERT_NE(greedy, nullptr);
+  Rng r2(case_seed(1, greedy->case_key(), 0));
+  Case g = greedy->make_case(r2, 0);
+  g.params["seed"] = -1;
+  EXPECT_EQ(check_case_params(*greedy, g).second,
+            "-1 is out of range for u64 (0 .. 2^64 - 1), and SampleGreedy passes 'seed' as u64");
+}
+
 // A count an op declares (OpSpec::declared_count) is the one its cases
 // have: a case it accepts with another size would be refused here. More
 // cases than case_shape.cpp learns from, so the rare tensors come up.

@@ -54,18 +54,6 @@ struct Relation {
   }
 };
 
-// A parameter's name with each run of digits as '#': "x0.3" -> "x#.#". Ops
-// whose tensors have any rank or count pass their sizes as numbered
-// parameters (s0, s1, ...; x0.rank, x0.0, ...), not all of which a sample shows.
-std::string name_pattern(const std::string& name) {
-  std::string p;
-  for (size_t i = 0; i < name.size(); ++i) {
-    if (!std::isdigit(static_cast<unsigned char>(name[i]))) p += name[i];
-    else if (i == 0 || !std::isdigit(static_cast<unsigned char>(name[i - 1]))) p += '#';
-  }
-  return p;
-}
-
 // A factor of an element count, from the parameters: one parameter, or over
 // a numbered family P0, P1, ... (a shape passed as parameters) the product
 // of its members, of its first R members (R another parameter: a rank), or
@@ -173,13 +161,10 @@ constexpr int kEnoughSamples = 16;
 struct Shape {
   std::map<std::string, ArgShape> args;
   // Numbered arguments (Concat's x0, x1, ..., Split's and Chunk's y0, y1, ...)
-  // by name_pattern, for a number no sample reached (Chunk into 30 pieces,
+  // by numbered_family, for a number no sample reached (Chunk into 30 pieces,
   // y29). Their counts are not learned across numbers: declared or the
   // oracle's.
   std::map<std::string, ArgShape> numbered;
-  std::set<std::string> param_patterns;  // name_pattern of every parameter seen
-  std::set<std::string> integer;         // patterns of the parameters the oracle reads with iparam
-  std::set<std::string> int32;           // ... and with iparam32
 };
 
 std::set<Relation> relations_of(int64_t dim, const Case& c) {
@@ -302,25 +287,21 @@ Shape learn(const OpSpec& op) {
   constexpr int kSamples = 96;
   Shape s;
   std::vector<Case> valid;
-  Case::ParamReads reads;
   for (int i = 0; i < kSamples; ++i) {
     Rng rng(case_seed(0x5EED, op.case_key(), i));
     const Case c = op.make_case(rng, i);
-    Case::reads = &reads;
     bool ok = false;
     try {
       ok = accepted(op, c);
     } catch (const std::exception&) {
       ok = false;  // not learned from; a case the generator made must not stop the reader
     }
-    Case::reads = nullptr;
     if (ok) valid.push_back(c);
-    for (const auto& [name, v] : c.params) s.param_patterns.insert(name_pattern(name));
     for (const Arg& a : c.args) {
       ArgShape& as = s.args[a.name];
       as.all_ranks.insert(a.value.shape.size());
       ++as.present;
-      if (const std::string pat = name_pattern(a.name); pat != a.name) s.numbered[pat];  // no count across numbers
+      if (const std::string pat = numbered_family(a.name); pat != a.name) s.numbered[pat];  // no count across numbers
       if (!ok) continue;
       RankShape& rs = as.ranks[a.value.shape.size()];
       if (rs.samples++ == 0) {
@@ -333,8 +314,6 @@ Shape learn(const OpSpec& op) {
       }
     }
   }
-  for (const std::string& name : reads.integer) s.integer.insert(name_pattern(name));
-  for (const std::string& name : reads.int32) s.int32.insert(name_pattern(name));
   for (auto& [name, as] : s.args) {
     for (const Case& c : valid)
       for (const Arg& a : c.args) as.counted += a.name == name;
@@ -441,7 +420,7 @@ std::string size_problem(const OpSpec& op, const ArgShape& as, const Arg& a, con
 // reached, its numbered pattern's; null when the op has no such argument.
 const ArgShape* shape_for(const Shape& s, const std::string& name) {
   if (auto it = s.args.find(name); it != s.args.end()) return &it->second;
-  if (auto it = s.numbered.find(name_pattern(name)); it != s.numbered.end()) return &it->second;
+  if (auto it = s.numbered.find(numbered_family(name)); it != s.numbered.end()) return &it->second;
   return nullptr;
 }
 
@@ -513,22 +492,16 @@ std::string check_case_shape(const OpSpec& op, const Case& c) {
 }
 
 std::pair<std::string, std::string> check_case_params(const OpSpec& op, const Case& c) {
-  const Shape& s = shape_of(op);
   for (const auto& [name, v] : c.params) {
-    const std::string pat = name_pattern(name);
-    if (!s.param_patterns.count(pat)) return {name, "no parameter '" + name + "' in " + op.name + "'s cases"};
-    if (!s.integer.count(pat)) continue;
-    const bool i32 = s.int32.count(pat) > 0;
-    if (!(v == std::trunc(v)) || std::isinf(v))
-      return {name, (std::isnan(v)   ? std::string("NaN")
-                     : std::isinf(v) ? (v > 0 ? "Infinity" : "-Infinity")
-                                     : number(v)) +
-                        " is not an integer, which " + op.name + " takes here"};
-    // As Case::iparam and iparam32 take them: beyond, a cast would wrap or be undefined.
-    const double lo = i32 ? INT32_MIN : -0x1p63, end = i32 ? INT32_MAX + 1.0 : 0x1p63;
-    if (v < lo || v >= end)
+    const ParamSpec* p = declared_param(op, name);
+    if (p == nullptr) {
+      std::string names;
+      for (const ParamSpec& d : op.params) names += (names.empty() ? "" : ", ") + d.name;
       return {name,
-              number(v) + " is out of range " + (i32 ? "-2147483648 .. 2147483647 (an int)" : "-2^63 .. 2^63 - 1")};
+              "no parameter '" + name + "' in " + op.name + " (it takes " + (names.empty() ? "none" : names) + ")"};
+    }
+    if (std::string what = param_value_problem(p->type, v); !what.empty())
+      return {name, what + ", and " + op.name + " passes '" + p->name + "' as " + param_type_name(p->type)};
   }
   if (op.params_problem) return op.params_problem(c);
   return {};

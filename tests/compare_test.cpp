@@ -11,6 +11,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -593,6 +594,82 @@ TEST(Catalog, ArgumentsAreDeclared) {
     for (const ArgSpec& spec : op.args)
       EXPECT_TRUE(seen.count(spec.name)) << op.name << ": no case passes '" << spec.name << "'";
   }
+}
+
+// Every parameter of every generated case is declared, with a type its
+// values fit and that agrees with how the oracle reads it (an integer read
+// is declared i64, i32 or u64; an int32 read i32); every declared parameter
+// is used by some case. Some are rare (Mul's null_b first at case 271):
+// names and values are checked on more cases than the oracle is asked.
+TEST(Catalog, ParamsAreDeclared) {
+  for (const OpSpec& op : catalog()) {
+    std::set<std::string> seen;
+    Case::ParamReads reads;
+    for (int64_t i = 0; i < op.edge_cases + 400; ++i) {
+      Rng rng(case_seed(1, op.case_key(), i));
+      const Case c = op.make_case(rng, i);
+      for (const auto& [name, v] : c.params) {
+        const ParamSpec* spec = declared_param(op, name);
+        ASSERT_NE(spec, nullptr) << op.name << " case " << i << ": parameter '" << name << "' is not declared";
+        seen.insert(spec->name);
+        EXPECT_EQ(param_value_problem(spec->type, v), "") << op.name << " case " << i << ": '" << name << "'";
+      }
+      if (i >= op.edge_cases + 96) continue;
+      Case::reads = &reads;
+      try {
+        (void)op.oracle(c);
+      } catch (const std::exception&) {
+      }
+      Case::reads = nullptr;
+    }
+    for (const ParamSpec& spec : op.params) {
+      EXPECT_TRUE(seen.count(spec.name)) << op.name << ": no case has parameter '" << spec.name << "'";
+      EXPECT_FALSE(spec.range.empty()) << op.name << ": '" << spec.name << "' says nothing of its values";
+    }
+    for (const std::string& name : reads.integer) {
+      const ParamSpec* spec = declared_param(op, name);
+      if (spec == nullptr) continue;  // read but never in a case: reported above if declared
+      EXPECT_NE(spec->type, ParamType::f32) << op.name << "'s oracle reads '" << name << "' as an integer";
+    }
+    for (const std::string& name : reads.int32) {
+      const ParamSpec* spec = declared_param(op, name);
+      if (spec != nullptr)
+        EXPECT_EQ(spec->type, ParamType::i32) << op.name << "'s oracle reads '" << name << "' as a 32-bit int";
+    }
+  }
+}
+
+// Where an op's call is built from its C function's type (declare_c_call),
+// each C parameter takes a declared argument of its element type and
+// access, or a declared parameter of its type, and the result goes to a
+// declared i32 output, the op's status output when it validates: the
+// declaration agrees with the ABI.
+TEST(Catalog, CallsMatchTheDeclaration) {
+  int built = 0;
+  for (const OpSpec& op : catalog()) {
+    if (op.c_params.empty()) continue;
+    ++built;
+    if (!op.status.empty()) EXPECT_EQ(op.c_result, op.status) << op.name;
+    if (!op.c_result.empty()) {
+      const ArgSpec* r = declared_arg(op, op.c_result);
+      ASSERT_NE(r, nullptr) << op.name << ": the result goes to '" << op.c_result << "', an undeclared output";
+      EXPECT_EQ(r->access, Access::out) << op.name;
+      EXPECT_EQ(r->dtype, "i32") << op.name;
+    }
+    for (const CParam& cp : op.c_params) {
+      if (cp.pointer) {
+        const ArgSpec* a = declared_arg(op, cp.name);
+        ASSERT_NE(a, nullptr) << op.name << ": the C function takes '" << cp.name << "', an undeclared argument";
+        EXPECT_EQ(std::string(dtype_name(arg_dtype(op, *a))), cp.type) << op.name << " " << cp.name;
+        EXPECT_EQ(cp.in, a->access == Access::in) << op.name << " " << cp.name << ": const-ness against access";
+      } else {
+        const ParamSpec* p = declared_param(op, cp.name);
+        ASSERT_NE(p, nullptr) << op.name << ": the C function takes '" << cp.name << "', an undeclared parameter";
+        EXPECT_EQ(param_type_name(p->type), cp.type) << op.name << " " << cp.name;
+      }
+    }
+  }
+  EXPECT_GT(built, 0);
 }
 
 // An op declares a tolerance rule for its dtype exactly when its cases have

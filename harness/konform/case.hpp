@@ -59,8 +59,8 @@ struct Case {
   }
 
   // While set (on this thread), iparam and iparam32 note the names they
-  // read: how the reproducer reader learns which parameters an op takes as
-  // integers, and which as 32-bit ints (case_shape.cpp).
+  // read: how Catalog.ParamsAreDeclared holds each op's declared parameter
+  // types (OpSpec::params) to the way its oracle reads them.
   struct ParamReads {
     std::set<std::string> integer, int32;
   };

@@ -111,9 +111,35 @@ struct ToleranceRule {
   std::string why;    // the derivation: the budget of each rounding and function
 };
 
-struct ParamInfo {
+// How a parameter reaches the C function (or, for one that only describes
+// the case, such as a flag for a NULL argument, what it holds): so which
+// values a reproducer may give it before a cast would be undefined.
+enum class ParamType {
+  i64,  // int64_t, or an integer describing the case
+  i32,  // int or int32_t
+  u64,  // uint64_t (a seed)
+  f32,  // float: NaN and +-Inf allowed, finite values within float's range
+};
+const char* param_type_name(ParamType t);
+
+// One parameter of an op's cases, as data (the scalars of the call and those
+// that describe its tensors).
+struct ParamSpec {
+  std::string
+      name;  // as cases and reproducers name it: "n", "eps"; "s#" for a numbered family (s0, s1, ...; numbered_family)
+  ParamType type = ParamType::i64;
+  std::string range;               // the values the op accepts, in words; the op must refuse others
+  std::string default_value = "";  // the default the spec or the header names, "" where there is none
+};
+
+// One parameter of the op's C function, as declare_c_call records it
+// (konform/c_call.hpp): the case's argument or parameter it takes, by name,
+// and its C type.
+struct CParam {
   std::string name;
-  std::string range;  // human-readable legal range, shown by `konform list`
+  std::string type;  // a pointer's element type ("f32", "i32", "u8") or a scalar's ("i64", "i32", "u64", "f32")
+  bool pointer = false;
+  bool in = true;  // for a pointer: to const, an input
 };
 
 struct OpSpec {
@@ -126,7 +152,8 @@ struct OpSpec {
   std::string symbol;  // the C ABI function: "tl_rmsnorm_f32"
   DType dtype = DType::f32;
   std::string summary;  // one line for `konform list`
-  std::vector<ParamInfo> params;
+  // Its parameters: every name its cases hold, typed; reproducers are held to them.
+  std::vector<ParamSpec> params;
   std::string domain;  // the inputs the op is checked on, and why
   // Its arguments (the tensors of its cases), in no particular order.
   std::vector<ArgSpec> args;
@@ -144,6 +171,11 @@ struct OpSpec {
   int64_t edge_cases = 0;
   // Calls the ABI function `fn` on the buffers of a case.
   std::function<void(void* fn, const Case&, const Pointers&)> invoke;
+  // The C function's parameters in order, where invoke is built from its
+  // type (declare_c_call), and the i32 output its result goes to ("" for
+  // void); empty where invoke is written by hand (pointer arrays, shapes).
+  std::vector<CParam> c_params;
+  std::string c_result;
   // The double oracle, from the case's inputs.
   std::function<Oracle(const Case&)> oracle;
   // Optional: checks of the outputs by a route cheaper than the oracle, for
@@ -175,9 +207,19 @@ struct OpSpec {
   const std::string& case_key() const { return former_name.empty() ? name : former_name; }
 };
 
+// The numbered family of an argument's or parameter's name: each run of
+// digits as '#' ("y12" -> "y#", "x2.0" -> "x#.#"); the name itself when it
+// has no digits.
+std::string numbered_family(const std::string& name);
 // The declared argument `name` is, by its own name or its numbered family's
 // ("y3" is "y#"); nullptr when op declares none.
 const ArgSpec* declared_arg(const OpSpec& op, const std::string& name);
+// The declared parameter `name` is, by its own name or its numbered family's
+// ("s3" is "s#", "x2.rank" is "x#.rank"); nullptr when op declares none.
+const ParamSpec* declared_param(const OpSpec& op, const std::string& name);
+// What makes `value` unfit for a parameter of type t ("" when it fits): a
+// non-integer where an integer is passed, a number beyond the type.
+std::string param_value_problem(ParamType t, double value);
 // The element type of a declared argument in op: T resolved to op.dtype.
 DType arg_dtype(const OpSpec& op, const ArgSpec& arg);
 

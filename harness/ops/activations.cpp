@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "activation_support.hpp"
 #include "konform/op.hpp"
 #include "konform/reference/activations.hpp"
@@ -16,7 +17,6 @@ std::vector<OpSpec> activations();
 namespace {
 
 namespace ref = konform::reference::act;
-using UnaryFn = void (*)(const float*, float*, int64_t);
 
 // One elementwise op: y[i] = f(x[i]) with its oracle value and scale.
 struct Unary {
@@ -74,21 +74,13 @@ OpSpec unary_op(const Unary& u, std::vector<ToleranceRule> tolerances) {
   op.group = "activations";
   op.symbol = u.symbol;
   op.summary = u.summary;
-  op.params = {{"n", ">= 0"}};
-  if (u.alpha) op.params.push_back({"alpha", "any finite float (0, 1, > 1 and < 0 included)"});
+  op.params = {{"n", ParamType::i64, ">= 0"}};
+  if (u.alpha) op.params.push_back({"alpha", ParamType::f32, "any finite float (0, 1, > 1 and < 0 included)"});
   op.domain = u.domain;
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [u](Rng& rng, int64_t i) { return make_unary(u, rng, i); };
-  if (u.alpha) {
-    op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-      reinterpret_cast<decltype(&tl_leaky_relu_f32)>(fn)(p.f32("x"), p.f32("y"), c.iparam("n"),
-                                                         static_cast<float>(c.param("alpha")));
-    };
-  } else {
-    op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-      reinterpret_cast<UnaryFn>(fn)(p.f32("x"), p.f32("y"), c.iparam("n"));
-    };
-  }
+  if (u.alpha) declare_c_call<decltype(tl_leaky_relu_f32)>(op, {"x", "y", "n", "alpha"});
+  else declare_c_call<decltype(tl_silu_f32)>(op, {"x", "y", "n"});  // every unary activation's signature
   op.oracle = [u](const Case& c) { return unary_oracle(u, c); };
   return op;
 }
@@ -152,14 +144,13 @@ OpSpec prelu_op() {
   op.symbol = "tl_prelu_f32";
   op.summary =
       "y = x if x > 0 else slope[c] * x, x as [outer, channels, inner] (NCHW: C = channels; [..., C]: inner = 1)";
-  op.params = {{"outer", ">= 0"}, {"channels", ">= 0 (slope has this many)"}, {"inner", ">= 0"}};
+  op.params = {{"outer", ParamType::i64, ">= 0"},
+               {"channels", ParamType::i64, ">= 0 (slope has this many)"},
+               {"inner", ParamType::i64, ">= 0"}};
   op.domain = "every value class, NaN and +-Inf included; slopes distinct per channel, in [-2, 3]";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = make_prelu;
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    reinterpret_cast<decltype(&tl_prelu_f32)>(fn)(p.f32("x"), p.f32("slope"), p.f32("y"), c.iparam("outer"),
-                                                  c.iparam("channels"), c.iparam("inner"));
-  };
+  declare_c_call<decltype(tl_prelu_f32)>(op, {"x", "slope", "y", "outer", "channels", "inner"});
   op.oracle = prelu_oracle;
   return op;
 }

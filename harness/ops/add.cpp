@@ -2,6 +2,7 @@
 #include <cmath>
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "konform/reference/elementwise.hpp"
 #include "konform/values.hpp"
 #include "konform/op.hpp"
@@ -59,13 +60,11 @@ std::vector<OpSpec> add() {
   op.group = "elementwise";
   op.symbol = "tl_add_f32";
   op.summary = "y = a + b elementwise; y == a allowed";
-  op.params = {{"n", ">= 0"}};
+  op.params = {{"n", ParamType::i64, ">= 0"}};
   op.domain = "every value class, including cancellation (b = -a(1 + d)) and Inf - Inf";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make(rng, i, edges); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    reinterpret_cast<decltype(&tl_add_f32)>(fn)(p.f32("a"), p.f32("b"), p.f32("y"), c.iparam("n"));
-  };
+  declare_c_call<decltype(tl_add_f32)>(op, {"a", "b", "y", "n"});
   op.oracle = oracle;
   return {op};
 }

@@ -3,6 +3,7 @@
 #include <limits>
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "konform/reference/elementwise.hpp"
 #include "konform/values.hpp"
 #include "konform/op.hpp"
@@ -79,14 +80,12 @@ std::vector<OpSpec> argmax() {
   op.group = "elementwise";
   op.symbol = "tl_argmax_f32";
   op.summary = "index of the largest x[i]: lowest on ties, NaN skipped, -1 when there is no number";
-  op.params = {{"n", ">= 0"}};
+  op.params = {{"n", ParamType::i64, ">= 0"}};
   op.domain = "every value class, all-NaN, all -Inf, +0/-0 ties, n up to 128256";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make(rng, i, edges); };
   // The return value lands in the guarded "index" output like any other.
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("index") = reinterpret_cast<decltype(&tl_argmax_f32)>(fn)(p.f32("x"), c.iparam("n"));
-  };
+  declare_c_call<decltype(tl_argmax_f32)>(op, {"x", "n"}, "index");
   op.oracle = oracle;
   return {op};
 }

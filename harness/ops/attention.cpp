@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "konform/c_call.hpp"
 #include "konform/op.hpp"
 #include "konform/reference/attention.hpp"
 #include "konform/values.hpp"
@@ -439,11 +440,16 @@ OpSpec sdpa_spec(const char* name, const char* symbol, const char* summary, std:
   op.group = "attention";
   op.symbol = symbol;
   op.summary = summary;
-  op.params = {{"B, Sq, Sk", ">= 0; Sk >= 1 when Sq >= 1"},
-               {"num_heads, kv_heads", ">= 1, num_heads % kv_heads == 0 (else TL_ERR_SHAPE)"},
-               {"head_dim", ">= 1"},
-               {"causal", "0 or 1: -1e4 added where key j > i + Sk - Sq"},
-               {"mask_kind", "0 none, 1 [B,1,1,Sk], 2 [B,H,Sq,Sk], 3 [Sq,Sk], 4 [B,1,Sq,Sk]"}};
+  op.params = {{"B", ParamType::i64, "batch: >= 0"},
+               {"H", ParamType::i64, "num_heads: >= 1, H % KV == 0 (else TL_ERR_SHAPE)"},
+               {"KV", ParamType::i64, "kv_heads: >= 1, divides H"},
+               {"Sq", ParamType::i64, ">= 0"},
+               {"Sk", ParamType::i64, ">= 0; >= 1 when Sq >= 1 (else TL_ERR_SHAPE)"},
+               {"D", ParamType::i64, "head_dim: >= 1 (0: TL_ERR_SHAPE); q's, k's and the mask's bytes within int64_t"},
+               {"causal", ParamType::i32, "0 or 1 (any non-zero is 1): -1e4 added where key j > i + Sk - Sq"},
+               {"mask", ParamType::i32,
+                "mask_kind: 0 none (mask not passed: NULL), 1 [B,1,1,Sk], 2 [B,H,Sq,Sk], 3 [Sq,Sk], 4 [B,1,Sq,Sk]; "
+                "others refused"}};
   op.domain = kSdpaDomain;
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_shapes().size());
@@ -530,18 +536,17 @@ OpSpec qk_norm_spec() {
   op.summary =
       "QK-norm: RmsNorm of each head of x[tokens, num_heads, head_dim] over head_dim alone, gain [head_dim]; "
       "y == x allowed; validates";
-  op.params = {{"tokens, num_heads", ">= 0"}, {"head_dim", ">= 1"}, {"eps", "finite, >= 0"}};
+  op.params = {{"tokens", ParamType::i64, ">= 0"},
+               {"heads", ParamType::i64, "num_heads: >= 0; x's bytes within int64_t"},
+               {"D", ParamType::i64, "head_dim: >= 1 (0: TL_ERR_SHAPE)"},
+               {"eps", ParamType::f32, "finite, >= 0"}};
   op.domain =
       "RmsNorm's rows (every value class up to |x| <= 1e15, rows far from zero), one per head; eps = 0 only "
       "where the mean square is a normal float; 10% refused arguments";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(norm::edge_widths().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_qk_norm(rng, i, edges); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<decltype(&tl_qk_norm_f32)>(fn)(
-        p.f32("x"), p.f32("g"), p.f32("y"), c.iparam("tokens"), c.iparam("heads"), c.iparam("D"),
-        static_cast<float>(c.param("eps")));
-  };
+  declare_c_call<decltype(tl_qk_norm_f32)>(op, {"x", "g", "y", "tokens", "heads", "D", "eps"});
   op.oracle = qk_norm_oracle;
   return op;
 }
@@ -596,17 +601,18 @@ std::vector<OpSpec> attention() {
   cross.symbol = "tl_sdpa_cross_f32";
   cross.summary =
       "y = Softmax(q k^T / sqrt(D)) v, q [B,H,Sq,D] (decoder), k, v [B,H,Se,D] (encoder); no mask; validates";
-  cross.params = {{"B, Sq, Se", ">= 0; Se >= 1 when Sq >= 1"}, {"num_heads", ">= 1"}, {"head_dim", ">= 1"}};
+  cross.params = {{"B", ParamType::i64, "batch: >= 0"},
+                  {"H", ParamType::i64, "num_heads: >= 1"},
+                  {"KV", ParamType::i64, "equal to H (not passed: k and v have num_heads heads)"},
+                  {"Sq", ParamType::i64, "decoder length: >= 0"},
+                  {"Sk", ParamType::i64, "Se, encoder length: >= 0; >= 1 when Sq >= 1 (else TL_ERR_SHAPE)"},
+                  {"D", ParamType::i64, "head_dim: >= 1 (0: TL_ERR_SHAPE); q's and k's bytes within int64_t"}};
   cross.domain = std::string(kSdpaDomain).substr(0, std::string(kSdpaDomain).find("; masks")) +
                  "; decoder and encoder lengths independent, every 64th case Se 2048-16384; 8% refused arguments";
   cross.status = "status";
   cross.edge_cases = static_cast<int64_t>(edge_shapes().size());
   cross.make_case = [edges = cross.edge_cases](Rng& rng, int64_t i) { return make_cross(rng, i, edges); };
-  cross.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<decltype(&tl_sdpa_cross_f32)>(fn)(
-        p.f32("q"), p.f32("k"), p.f32("v"), p.f32("y"), c.iparam("B"), c.iparam("H"), c.iparam("Sq"), c.iparam("Sk"),
-        c.iparam("D"));
-  };
+  declare_c_call<decltype(tl_sdpa_cross_f32)>(cross, {"q", "k", "v", "y", "B", "H", "Sq", "Sk", "D"});
   cross.oracle = sdpa_oracle;
   cross.sum_length = attention_sum_length;
 
@@ -623,17 +629,19 @@ std::vector<OpSpec> attention() {
   window.summary =
       "Sdpa inside each window of `window` consecutive positions, q, k, v [B,H,S,D], S % window == 0; "
       "validates";
-  window.params = {{"B, S", ">= 0"}, {"num_heads", ">= 1"}, {"head_dim", ">= 1"}, {"window", ">= 1, divides S"}};
+  window.params = {{"B", ParamType::i64, "batch: >= 0"},
+                   {"H", ParamType::i64, "num_heads: >= 1"},
+                   {"KV", ParamType::i64, "equal to H (not passed)"},
+                   {"Sq", ParamType::i64, "S, the sequence: >= 0, a multiple of window (else TL_ERR_SHAPE)"},
+                   {"Sk", ParamType::i64, "equal to Sq (not passed)"},
+                   {"D", ParamType::i64, "head_dim: >= 1 (0: TL_ERR_SHAPE); q's bytes within int64_t"},
+                   {"window", ParamType::i64, ">= 1, divides S"}};
   window.domain =
       cross.domain.substr(0, cross.domain.find("; decoder")) + "; windows 1..64, S up to 128; 10% refused arguments";
   window.status = "status";
   window.edge_cases = static_cast<int64_t>(edge_windows().size());
   window.make_case = [edges = window.edge_cases](Rng& rng, int64_t i) { return make_window(rng, i, edges); };
-  window.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<decltype(&tl_sdpa_window_f32)>(fn)(
-        p.f32("q"), p.f32("k"), p.f32("v"), p.f32("y"), c.iparam("B"), c.iparam("H"), c.iparam("Sq"), c.iparam("D"),
-        c.iparam("window"));
-  };
+  declare_c_call<decltype(tl_sdpa_window_f32)>(window, {"q", "k", "v", "y", "B", "H", "Sq", "D", "window"});
   window.oracle = sdpa_oracle;
   window.sum_length = attention_sum_length;
 

@@ -95,6 +95,41 @@ std::vector<Geometry> edge_geometries(const Variant& v) {
   return out;
 }
 
+// The parameters every case holds (convs::write_params): the geometry, each
+// per-dimension array with all three axes (in0 .. in2, k0 .. k2, ...; those
+// below n_dims read), and Pool's mode and NULL stride, unused here.
+std::vector<ParamSpec> declared_params(const Variant& v) {
+  const bool dw = v.kind == Kind::depthwise, causal = v.kind == Kind::causal, transpose = v.kind == Kind::transpose;
+  const std::string channels = ">= 1, <= 2^31 - 1, a multiple of groups (else TL_ERR_SHAPE)";
+  const std::string nd = std::to_string(v.nd);
+  return {{"nd", ParamType::i64,
+           v.kind == Kind::conv ? "n_dims: 1, 2 or 3 (" + nd + " here); others refused"
+                                : nd + " (the spatial dimensions; not passed)"},
+          {"B", ParamType::i64, ">= 0; every tensor's bytes within int64_t"},
+          {"C_in", ParamType::i64, dw ? "C: >= 1, <= 2^31 - 1" : channels},
+          {"C_out", ParamType::i64, dw ? "equal to C_in (not passed)" : channels},
+          {"groups", ParamType::i64, dw ? "equal to C_in (not passed)" : ">= 1, divides C_in and C_out"},
+          {"bias", ParamType::i64, "1 when bias [C_out] is passed, 0 when it is NULL"},
+          {"mode", ParamType::i64, "0 (Pool's mode; not passed)"},
+          {"default_stride", ParamType::i64, "0 (Pool's NULL stride; not passed)"},
+          {"in#", ParamType::i64,
+           causal ? "in0 = T: >= 1, <= 2^31 - 1; in1, in2 unused (1)"
+                  : "in_size[a]: >= 1, <= 2^31 - 1; past n_dims unused (1)"},
+          {"k#", ParamType::i64,
+           std::string("kernel[a]: >= 1, <= 2^31 - 1; past n_dims unused (1)") +
+               (causal      ? ""
+                : transpose ? "; an output extent < 1 is TL_ERR_SHAPE"
+                            : "; an output extent < 1 (the dilated kernel past the padded input) is TL_ERR_SHAPE")},
+          {"s#", ParamType::i64, "stride[a]: >= 1, <= 2^31 - 1; past n_dims unused (1)"},
+          {"p#", ParamType::i64,
+           causal ? "0: no padding argument; dilation (kernel - 1) samples replicate x[0] on the left"
+                  : "padding[a]: >= 0, <= 2^31 - 1; past n_dims unused (0)"},
+          {"d#", ParamType::i64, "dilation[a]: >= 1, <= 2^31 - 1; past n_dims unused (1)"},
+          {"op#", ParamType::i64,
+           transpose ? "output_padding[a]: 0 .. max(stride[a], dilation[a]) - 1"
+                     : "0 (ConvTranspose2d's output_padding; not passed)"}};
+}
+
 OpSpec declare(const Variant& v) {
   OpSpec op;
   op.name = v.name;
@@ -107,13 +142,7 @@ OpSpec declare(const Variant& v) {
   op.group = "conv";
   op.symbol = v.symbol;
   op.summary = v.summary;
-  op.params = {{"B", ">= 0"},
-               {"C_in, C_out, groups", ">= 1, C_in and C_out multiples of groups"},
-               {"kernel, stride, dilation", ">= 1 per dimension; padding >= 0; every size <= 2^31 - 1"},
-               {"bias", "[C_out] or NULL"}};
-  if (v.kind == Kind::transpose) op.params.push_back({"output_padding", "0 .. max(stride, dilation) - 1"});
-  if (v.kind == Kind::causal)
-    op.params.push_back({"padding", "none: dilation (kernel - 1) samples replicate x[0] on the left"});
+  op.params = declared_params(v);
   op.domain =
       "K = C_in/groups * prod(kernel) <= 127 terms per output (the tolerance's derivation); |x|, |w|, "
       "|bias| <= 1e15 (no float product or sum overflows where the exact one does not), every value class "

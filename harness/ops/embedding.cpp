@@ -1,6 +1,7 @@
 // Embedding: out[t, :] = table[ids[t], :], a bitwise gather (spec §2.4).
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "konform/reference/elementwise.hpp"
 #include "konform/values.hpp"
 #include "konform/op.hpp"
@@ -49,14 +50,13 @@ std::vector<OpSpec> embedding() {
   op.group = "elementwise";
   op.symbol = "tl_embedding_f32";
   op.summary = "out[t, :] = table[ids[t], :] (rows copied bit for bit)";
-  op.params = {{"n", ">= 0"}, {"d", ">= 1"}, {"ids[t]", "0 .. V-1 (the caller checks)"}};
-  op.domain = "every value class, NaN payloads included: a copy is exact";
+  op.params = {{"n", ParamType::i64, ">= 0"},
+               {"d", ParamType::i64, ">= 1"},
+               {"V", ParamType::i64, ">= 1: table's rows (not passed; ids[t] < V)"}};
+  op.domain = "every value class, NaN payloads included: a copy is exact; ids[t] in 0 .. V-1 (the caller checks)";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make(rng, i, edges); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    reinterpret_cast<decltype(&tl_embedding_f32)>(fn)(p.f32("table"), p.i32("ids"), p.f32("out"), c.iparam("n"),
-                                                      c.iparam("d"));
-  };
+  declare_c_call<decltype(tl_embedding_f32)>(op, {"table", "ids", "out", "n", "d"});
   op.oracle = oracle;
   return {op};
 }

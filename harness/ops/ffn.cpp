@@ -3,6 +3,7 @@
 // Named _FFN so they never meet the elementwise gated ops SwiGlu/GeGlu/Glu.
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "ffn_support.hpp"
 #include "konform/reference/linalg.hpp"
 #include "linalg_support.hpp"
@@ -104,9 +105,6 @@ Oracle oracle(const Case& c, Gate act, bool has_gelu) {
   return {{"status", status_expected(TL_OK)}, {"y", y}};
 }
 
-using FfnFn = decltype(&tl_swiglu_ffn_f32);
-using GegluFn = decltype(&tl_geglu_ffn_f32);
-
 OpSpec declare(const std::string& name, const std::string& symbol, Gate act, const std::string& summary,
                std::vector<ToleranceRule> tolerances) {
   const bool has_gelu = act == Gate::gelu_erf;
@@ -118,8 +116,11 @@ OpSpec declare(const std::string& name, const std::string& symbol, Gate act, con
   op.group = "linalg";
   op.symbol = symbol;
   op.summary = summary;
-  op.params = {{"M, D, H", ">= 0, every pair's product * 4 bytes within int64_t"}};
-  if (has_gelu) op.params.push_back({"gelu", "TL_FFN_GELU_ERF (0) or TL_FFN_GELU_TANH (1)"});
+  op.params = {{"M", ParamType::i64, "rows: >= 0; times D or H, * 4 bytes, within int64_t"},
+               {"D", ParamType::i64, "model width: >= 0; times M or H, * 4 bytes, within int64_t"},
+               {"H", ParamType::i64, "hidden width: >= 0; times M or D, * 4 bytes, within int64_t"}};
+  if (has_gelu)
+    op.params.push_back({"gelu", ParamType::i32, "TL_FFN_GELU_ERF (0) or TL_FFN_GELU_TANH (1); others refused"});
   op.domain =
       "|x|, |w| <= 1e4 (gates, hidden values and outputs stay finite in float), every value class; the scale "
       "carries the gate and up errors through act' and the down matmul; one case in ten past the edges has "
@@ -127,15 +128,10 @@ OpSpec declare(const std::string& name, const std::string& symbol, Gate act, con
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_dims().size());
   op.make_case = [edges = op.edge_cases, has_gelu](Rng& rng, int64_t i) { return make(rng, i, edges, has_gelu); };
-  op.invoke = [has_gelu](void* fn, const Case& c, const Pointers& p) {
-    const int64_t M = c.iparam("M"), D = c.iparam("D"), H = c.iparam("H");
-    if (has_gelu)
-      *p.i32("status") = reinterpret_cast<GegluFn>(fn)(p.f32("x"), p.f32("w_gate"), p.f32("w_up"), p.f32("w_down"),
-                                                       p.f32("y"), M, D, H, static_cast<tl_ffn_gelu>(c.iparam("gelu")));
-    else
-      *p.i32("status") =
-          reinterpret_cast<FfnFn>(fn)(p.f32("x"), p.f32("w_gate"), p.f32("w_up"), p.f32("w_down"), p.f32("y"), M, D, H);
-  };
+  if (has_gelu)
+    declare_c_call<decltype(tl_geglu_ffn_f32)>(op, {"x", "w_gate", "w_up", "w_down", "y", "M", "D", "H", "gelu"});
+  else  // SwiGlu_FFN's and Glu_FFN's signature
+    declare_c_call<decltype(tl_swiglu_ffn_f32)>(op, {"x", "w_gate", "w_up", "w_down", "y", "M", "D", "H"});
   op.oracle = [act, has_gelu](const Case& c) { return oracle(c, act, has_gelu); };
   op.sum_length = [](const Case& c) { return largest_param(c, {"D", "H"}); };  // gate and up over D, down over H
   return op;

@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "konform/c_call.hpp"
 #include "ffn_support.hpp"
 #include "konform/reference/linalg.hpp"
 #include "linalg_support.hpp"
@@ -122,7 +123,11 @@ OpSpec fused_norm_matmul() {
   op.group = "linalg";
   op.symbol = "tl_fused_norm_matmul_f32";
   op.summary = "y = Matmul(RmsNorm(x, norm_w, eps), W), x [M, K], W [N, K]; validates";
-  op.params = {{"M, N, K", ">= 0 (K >= 1), every pair's product * 4 bytes within int64_t"}, {"eps", "finite, >= 0"}};
+  op.params = {
+      {"M", ParamType::i64, ">= 0; times N or K, * 4 bytes, within int64_t"},
+      {"N", ParamType::i64, ">= 0; times M or K, * 4 bytes, within int64_t"},
+      {"K", ParamType::i64, ">= 1 (0: an empty RmsNorm, TL_ERR_SHAPE); times M or N, * 4 bytes, within int64_t"},
+      {"eps", ParamType::f32, "finite, >= 0"}};
   op.domain =
       "|x|, |w| <= 1e15 (float sums of squares and products stay finite), every value class (W without "
       "infinities: Inf times a normalized element that underflowed is left open by the spec); the scale is "
@@ -131,11 +136,7 @@ OpSpec fused_norm_matmul() {
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_dims().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_norm(rng, i, edges); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<decltype(&tl_fused_norm_matmul_f32)>(fn)(
-        p.f32("x"), p.f32("norm_w"), p.f32("w"), p.f32("y"), c.iparam("M"), c.iparam("N"), c.iparam("K"),
-        static_cast<float>(c.param("eps")));
-  };
+  declare_c_call<decltype(tl_fused_norm_matmul_f32)>(op, {"x", "norm_w", "w", "y", "M", "N", "K", "eps"});
   op.oracle = norm_oracle;
   op.sum_length = [](const Case& c) { return largest_param(c, {"K"}); };  // the norm's row and the matmul's dot
   return op;
@@ -203,7 +204,9 @@ OpSpec fused_swiglu() {
   op.group = "linalg";
   op.symbol = "tl_fused_swiglu_f32";
   op.summary = "h = Silu(x Wg^T) * (x Wu^T), x [M, D], Wg, Wu [H, D], h [M, H]; validates";
-  op.params = {{"M, D, H", ">= 0, every pair's product * 4 bytes within int64_t"}};
+  op.params = {{"M", ParamType::i64, "rows: >= 0; times D or H, * 4 bytes, within int64_t"},
+               {"D", ParamType::i64, "model width: >= 0; times M or H, * 4 bytes, within int64_t"},
+               {"H", ParamType::i64, "hidden width: >= 0; times M or D, * 4 bytes, within int64_t"}};
   op.domain =
       "|x|, |w| <= 1e4 (gates and products stay finite in float), every value class (w_up without "
       "infinities: Inf times an underflowed Silu is left open by the spec); the scale carries the "
@@ -211,10 +214,7 @@ OpSpec fused_swiglu() {
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_dims().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_swiglu(rng, i, edges); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<decltype(&tl_fused_swiglu_f32)>(fn)(
-        p.f32("x"), p.f32("w_gate"), p.f32("w_up"), p.f32("h"), c.iparam("M"), c.iparam("D"), c.iparam("H"));
-  };
+  declare_c_call<decltype(tl_fused_swiglu_f32)>(op, {"x", "w_gate", "w_up", "h", "M", "D", "H"});
   op.oracle = swiglu_oracle;
   op.sum_length = [](const Case& c) { return largest_param(c, {"D"}); };  // the gate and up dot products
   return op;

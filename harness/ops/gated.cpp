@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "activation_support.hpp"
 #include "konform/op.hpp"
 #include "konform/reference/activations.hpp"
@@ -119,22 +120,17 @@ OpSpec gated_op(Gate gate, const char* name, const char* symbol, const char* sum
   op.group = "activations";
   op.symbol = symbol;
   op.summary = summary;
-  op.params = {{"n", ">= 0"}};
+  op.params = {{"n", ParamType::i64, ">= 0"}};
   op.domain =
       "gate: every value class (NaN, +-Inf, regime points included); up: finite, |up| <= 1e18 "
       "(Inf times a gate that underflowed is NaN or Inf by whether it flushed, which the spec leaves open)";
   if (gate == Gate::gelu) {
-    op.params.push_back(
-        {"approximation", "TL_GELU_ERF (0) or TL_GELU_TANH (1); others refused with TL_ERR_INVALID_ARGUMENT"});
+    op.params.push_back({"approximation", ParamType::i32,
+                         "TL_GELU_ERF (0) or TL_GELU_TANH (1); others refused with TL_ERR_INVALID_ARGUMENT"});
     op.status = "status";
-    op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-      *p.i32("status") = reinterpret_cast<decltype(&tl_geglu_f32)>(fn)(p.f32("gate"), p.f32("up"), p.f32("y"),
-                                                                       c.iparam("n"), c.iparam32("approximation"));
-    };
+    declare_c_call<decltype(tl_geglu_f32)>(op, {"gate", "up", "y", "n", "approximation"});
   } else {
-    op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-      reinterpret_cast<decltype(&tl_swiglu_f32)>(fn)(p.f32("gate"), p.f32("up"), p.f32("y"), c.iparam("n"));
-    };
+    declare_c_call<decltype(tl_swiglu_f32)>(op, {"gate", "up", "y", "n"});  // SwiGlu's and Glu's signature
   }
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [gate](Rng& rng, int64_t i) { return make(gate, rng, i); };

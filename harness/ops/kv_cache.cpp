@@ -322,12 +322,16 @@ std::vector<OpSpec> kv_cache() {
   o.group = "kv_cache";
   o.symbol = "tl_kv_cache_api_v1";
   o.summary = "a KV cache session: create, then per forward begin(s), append and view every layer, commit; resets";
-  o.params = {{"num_layers, kv_heads, head_dim, max_seq", ">= 1, 2 * product * 4 bytes within int64_t"},
-              {"script", "steps of (s >= 1, reset before the step)"}};
+  o.params = {{"layers", ParamType::i64,
+               "num_layers: >= 1; the cache's 2 * num_layers * kv_heads * max_seq * head_dim * 4 bytes within int64_t"},
+              {"kv_heads", ParamType::i64, ">= 1 (in the cache's bytes, as layers)"},
+              {"head_dim", ParamType::i64, ">= 1 (in the cache's bytes, as layers)"},
+              {"max_seq", ParamType::i64, ">= 1 (in the cache's bytes, as layers)"}};
   o.domain =
       "1-4 layers and KV heads, head_dim 1-128, max_seq 1-48: a prefill then decode steps, steps that "
       "fill the cache exactly and ones that overflow it (refused, nothing written), resets over old data, "
-      "NaN payloads and signed zeros; refused: a size < 1 or a cache whose bytes overflow int64_t";
+      "NaN payloads and signed zeros; refused: a size < 1 or a cache whose bytes overflow int64_t; script: "
+      "steps of (s >= 1, reset before the step)";
   o.status = "status";
   o.edge_cases = static_cast<int64_t>(edge_sessions().size());
   o.make_case = make_case;

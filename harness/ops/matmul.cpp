@@ -2,6 +2,7 @@
 // shape M = 1 and batched leading dimensions.
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "konform/reference/linalg.hpp"
 #include "linalg_support.hpp"
 #include "tinyllm/linalg.h"
@@ -118,7 +119,11 @@ std::vector<OpSpec> matmul() {
   op.group = "linalg";
   op.symbol = "tl_matmul_f32";
   op.summary = "y = x @ W^T, x [..., K] (leading dims flattened to M), W [N, K], y [..., N]; validates";
-  op.params = {{"M, N, K", ">= 0, every pair's product * 4 bytes within int64_t"}};
+  op.params = {{"M", ParamType::i64, "rows of x: >= 0; times N or K, * 4 bytes, within int64_t"},
+               {"N", ParamType::i64, "rows of W: >= 0; times M or K, * 4 bytes, within int64_t"},
+               {"K", ParamType::i64, ">= 0 (0: y = 0); times M or N, * 4 bytes, within int64_t"},
+               {"big", ParamType::i64,
+                "1 when M N K > 2^24 (y judged by random projection, x and w uniform in [-8, 8)), else 0"}};
   op.domain =
       "|x|, |w| <= 1e15 (float products and sums stay finite), every value class incl. NaN/Inf and exact "
       "cancellation; products past 2^24 multiply-adds (up to 4096 x 11008) judged by random projection and "
@@ -126,10 +131,7 @@ std::vector<OpSpec> matmul() {
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_shapes().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make(rng, i, edges); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<decltype(&tl_matmul_f32)>(fn)(p.f32("x"), p.f32("w"), p.f32("y"), c.iparam("M"),
-                                                                      c.iparam("N"), c.iparam("K"));
-  };
+  declare_c_call<decltype(tl_matmul_f32)>(op, {"x", "w", "y", "M", "N", "K"});
   op.oracle = oracle;
   op.verify = verify;
   op.sum_length = [](const Case& c) { return largest_param(c, {"K"}); };  // each output sums K products

@@ -32,6 +32,15 @@ std::vector<int64_t> make_shape(Rng& rng, int64_t index, int64_t edges) {
 int32_t ndim_of(const Case& c) { return c.iparam32("ndim"); }
 float eps_of(const Case& c) { return static_cast<float>(c.param("eps")); }
 
+// The parameters both ops declare: x's shape [B, ..., D] and eps.
+std::vector<ParamSpec> shape_params() {
+  return {{"ndim", ParamType::i32, "2 .. 8 (TL_NORM_MAX_DIMS): the number of s#"},
+          {"s#", ParamType::i64,
+           "the shape [B, ..., D]: s0 .. s{ndim-1}, each >= 0, the non-zero ones' product <= INT64_MAX / 4; "
+           "D = s{ndim-1} >= 1 (0: TL_ERR_SHAPE)"},
+          {"eps", ParamType::f32, "finite, >= 0"}};
+}
+
 // The conditioning's scale: mostly small, now and then exactly -1 (the
 // modulated row collapses onto the shift) or small integers.
 std::vector<float> make_scale(Rng& rng, int64_t n) {
@@ -109,7 +118,7 @@ OpSpec ada_ln() {
   op.summary =
       "y = LayerNorm(x, 1, 0, eps) * (1 + scale[s]) + shift[s], x[B, ..., D], scale and shift [B, D] per "
       "sample; y == x allowed; validates";
-  op.params = {{"shape", "[B, ..., D], 2 <= ndim <= 8, D >= 1"}, {"eps", "finite, >= 0"}};
+  op.params = shape_params();
   op.domain =
       "|x| <= 1e15, rows far from zero among the value classes; scale mostly N(0, 1/4), sometimes exactly -1 "
       "or small integers; eps = 0 only for rows of two or more normal or wide values; one case in ten past "
@@ -196,7 +205,7 @@ OpSpec ada_ln_zero() {
   op.summary =
       "h = x + gate[s] * r (bit for bit, Mul then Add or one FMA), y = AdaLN(h, scale, shift, eps); "
       "gate = 0 gives h == x; h == x allowed; validates";
-  op.params = {{"shape", "[B, ..., D], 2 <= ndim <= 8, D >= 1"}, {"eps", "finite, >= 0"}};
+  op.params = shape_params();
   op.domain =
       "|x|, |r| <= 1e15, NaN only in x; gate mostly N(0, 1/4), all zero in a fifth of the cases; eps = 0 "
       "only where h's rows are normal or wide values; one case in ten past the edges has one bad argument";

@@ -38,6 +38,17 @@ std::vector<int64_t> make_shape(Rng& rng, int64_t index, int64_t edges, int64_t 
 int32_t ndim_of(const Case& c) { return c.iparam32("ndim"); }
 float eps_of(const Case& c) { return static_cast<float>(c.param("eps")); }
 
+// The parameters every op here declares: x's shape [N, C, spatial...] (with
+// what `more` adds to its rule) and eps.
+std::vector<ParamSpec> shape_params(const std::string& more) {
+  return {{"ndim", ParamType::i32, "2 .. 8 (TL_NORM_MAX_DIMS): the number of s#"},
+          {"s#", ParamType::i64,
+           "the shape [N, C, spatial...]: s0 .. s{ndim-1}, each >= 0, the non-zero ones' product <= "
+           "INT64_MAX / 4" +
+               more},
+          {"eps", ParamType::f32, "finite, >= 0"}};
+}
+
 void finish(Rng& rng, Case& c, int64_t index, int64_t edges, const std::vector<int64_t>& shape, float eps,
             Layout layout) {
   c.params["eps"] = static_cast<double>(eps);
@@ -113,7 +124,7 @@ OpSpec batch_norm() {
   op.summary =
       "inference BatchNorm of x[N, C, ...] with running mean/var per channel, gain and bias; y == x "
       "allowed; validates";
-  op.params = {{"shape", "[N, C, spatial...], 2 <= ndim <= 8"}, {"eps", "finite, >= 0"}};
+  op.params = shape_params("");
   op.domain =
       "|x| <= 1e15; running variances in [2^-7, 2^2) or 0 (then eps > 0), so var + eps is a normal float; "
       "running means near the data or not; one case in ten past the edges has one bad argument";
@@ -199,9 +210,9 @@ OpSpec group_norm() {
   op.summary =
       "GroupNorm of x[N, C, ...]: statistics per (sample, group of C/G consecutive channels), gain and "
       "bias per channel; y == x allowed; validates num_groups";
-  op.params = {{"shape", "[N, C, spatial...], 2 <= ndim <= 8, spatial >= 1"},
-               {"num_groups", ">= 1, divides C >= 1"},
-               {"eps", "finite, >= 0"}};
+  op.params = shape_params("; C = s1 >= 1 and the spatial product s2 ... s{ndim-1} >= 1 (else TL_ERR_SHAPE)");
+  op.params.push_back({"groups", ParamType::i64,
+                       "num_groups: >= 1 (else TL_ERR_INVALID_ARGUMENT), divides C = s1 (else TL_ERR_SHAPE)"});
   op.domain =
       "|x| <= 1e15; groups 1, 2, 3, 4, 8, 32; groups far from zero (|mean| / std up to 2^14) among the "
       "value classes; eps = 0 only for groups of two or more normal or wide values; one case in ten past "
@@ -236,7 +247,7 @@ OpSpec instance_norm() {
   op.summary =
       "InstanceNorm of x[N, C, ...]: statistics per (sample, channel) over the spatial positions, gain and "
       "bias per channel; y == x allowed; validates";
-  op.params = {{"shape", "[N, C, spatial...], 2 <= ndim <= 8, spatial >= 1"}, {"eps", "finite, >= 0"}};
+  op.params = shape_params("; the spatial product s2 ... s{ndim-1} >= 1 (else TL_ERR_SHAPE)");
   op.domain =
       "|x| <= 1e15; instances far from zero among the value classes; eps = 0 only for instances of two or "
       "more normal or wide values; one case in ten past the edges has one bad argument";

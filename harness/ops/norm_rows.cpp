@@ -44,6 +44,15 @@ tl_status call_status(const Case& c) {
 
 int32_t ndim_of(const Case& c) { return c.iparam32("ndim"); }
 
+// The parameters every op here declares: x's shape [..., D] and eps.
+std::vector<ParamSpec> shape_params() {
+  return {{"ndim", ParamType::i32, "1 .. 8 (TL_NORM_MAX_DIMS): the number of s#"},
+          {"s#", ParamType::i64,
+           "the shape [..., D]: s0 .. s{ndim-1}, each >= 0, the non-zero ones' product <= INT64_MAX / 4; "
+           "D = s{ndim-1} >= 1 (0: TL_ERR_SHAPE)"},
+          {"eps", ParamType::f32, "finite, >= 0"}};
+}
+
 // ---------------------------------------------------------------- RmsNorm
 
 Case make_rms(Rng& rng, int64_t index, int64_t edges) {
@@ -89,7 +98,7 @@ OpSpec rms_norm() {
   op.group = "norm";
   op.symbol = "tl_rms_norm_f32";
   op.summary = "y = x / sqrt(mean(x^2) + eps) * g over the last dim of x[..., D]; y == x allowed; validates";
-  op.params = {{"shape", "[..., D], 1 <= ndim <= 8, D >= 1"}, {"eps", "finite, >= 0"}};
+  op.params = shape_params();
   op.domain =
       "|x| <= 1e15 (float sums of squares stay finite); eps = 0 only for rows whose mean square is a "
       "normal float; one case in ten past the edges has one bad argument, which must be refused";
@@ -160,7 +169,7 @@ OpSpec layer_norm() {
   op.summary =
       "y = (x - mean) / sqrt(var + eps) * g + b over the last dim of x[..., D], two-pass; y == x allowed; "
       "validates";
-  op.params = {{"shape", "[..., D], 1 <= ndim <= 8, D >= 1"}, {"eps", "finite, >= 0"}};
+  op.params = shape_params();
   op.domain =
       "|x| <= 1e15; rows far from zero (|mean| / std up to 2^14) among the value classes; eps = 0 only for "
       "rows of two or more normal or wide values; one case in ten past the edges has one bad argument";
@@ -247,7 +256,7 @@ OpSpec fused_skip_norm() {
   op.summary =
       "sum = x + skip (bit for bit), y = RmsNorm(sum, g, eps) over the last dim; sum == x or skip allowed; "
       "validates";
-  op.params = {{"shape", "[..., D], 1 <= ndim <= 8, D >= 1"}, {"eps", "finite, >= 0"}};
+  op.params = shape_params();
   op.domain =
       "|x|, |skip| <= 1e15; NaN only in x (a NaN's payload is then x's whatever the operand order); a "
       "quarter of the cases have skip = -x(1 + d), the sum all cancellation; eps = 0 only for normal or wide "

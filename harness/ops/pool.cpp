@@ -79,9 +79,25 @@ std::vector<OpSpec> pool() {
   op.summary =
       "max or avg over a [kH, kW] window of x [B, C, H, W] per channel; stride NULL = kernel, padding "
       "NULL = 0; -inf (max) or 0 (avg) at a pad, avg divides by kH kW";
-  op.params = {{"mode", "TL_POOL_MAX (0) or TL_POOL_AVG (1)"},
-               {"B", ">= 0"},
-               {"C, in_size, kernel, stride", ">= 1; padding >= 0; every size <= 2^31 - 1"}};
+  // Every case holds the conv family's geometry (convs::write_params).
+  op.params = {
+      {"mode", ParamType::i32, "TL_POOL_MAX (0) or TL_POOL_AVG (1); others refused"},
+      {"nd", ParamType::i64, "2 (the spatial dimensions; not passed)"},
+      {"B", ParamType::i64, ">= 0; every tensor's bytes within int64_t"},
+      {"C_in", ParamType::i64, "C: >= 1, <= 2^31 - 1"},
+      {"C_out", ParamType::i64, "equal to C_in (not passed)"},
+      {"groups", ParamType::i64, "equal to C_in (not passed)"},
+      {"bias", ParamType::i64, "1 (not passed: Pool has no bias)"},
+      {"default_stride", ParamType::i64, "1 when stride is NULL (= kernel, the spec's default), 0 when passed"},
+      {"in#", ParamType::i64, "in_size[a]: >= 1, <= 2^31 - 1; in2 unused (1)"},
+      {"k#", ParamType::i64,
+       "kernel[a]: >= 1, <= 2^31 - 1; k2 unused (1); an output extent < 1 (the kernel past the padded "
+       "input) is TL_ERR_SHAPE"},
+      {"s#", ParamType::i64, "stride[a]: >= 1, <= 2^31 - 1 (kernel[a] where default_stride is 1); s2 unused (1)",
+       "kernel[a] (stride NULL)"},
+      {"p#", ParamType::i64, "padding[a]: >= 0, <= 2^31 - 1; p2 unused (0)", "0 (padding NULL)"},
+      {"d#", ParamType::i64, "1 (not passed: Pool has no dilation)"},
+      {"op#", ParamType::i64, "0 (ConvTranspose2d's output_padding; not passed)"}};
   op.domain =
       "windows up to 8 x 8 (avg: <= 64 terms, the tolerance's derivation); |x| <= 1e15, every value class "
       "incl. NaN/Inf and +-0; max judged bit for bit (a NaN window: its first NaN, quieted; +0 or -0 where "

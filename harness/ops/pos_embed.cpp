@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "konform/op.hpp"
 #include "konform/reference/pos.hpp"
 #include "pos_support.hpp"
@@ -99,11 +100,11 @@ OpSpec declare(Table kind) {
                status_output()};
     op.symbol = "tl_token_embed_f32";
     op.summary = "out[i] = table[ids[i]] (bit for bit), every id checked against the vocabulary first";
-    op.params = {{"n", ">= 0"}, {"vocab", ">= 1"}, {"d", ">= 1"}, {"ids[i]", "0 .. vocab - 1, else refused"}};
-    op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-      *p.i32("status") = reinterpret_cast<decltype(&tl_token_embed_f32)>(fn)(
-          p.f32("table"), p.i32("index"), p.f32("out"), c.iparam("n"), c.iparam("rows"), c.iparam("d"));
-    };
+    op.params = {{"n", ParamType::i64, ">= 0: the ids"},
+                 {"rows", ParamType::i64, "vocab: the table's rows, >= 1"},
+                 {"d", ParamType::i64, ">= 1"}};
+    op.domain = "ids (index[i]) 0 .. vocab - 1, else refused; ";
+    declare_c_call<decltype(tl_token_embed_f32)>(op, {"table", "index", "out", "n", "rows", "d"});
   } else {
     op.name = "PosEmbed";
     op.args = {{"table", Access::in, "T"},
@@ -112,16 +113,13 @@ OpSpec declare(Table kind) {
                status_output()};
     op.symbol = "tl_pos_embed_f32";
     op.summary = "out[i] = table[pos[i]] (bit for bit); a position past the table is ContextOverflowError";
-    op.params = {{"n", ">= 0"},
-                 {"max_pos", ">= 1"},
-                 {"d", ">= 1"},
-                 {"pos[i]", "0 .. max_pos - 1; negative refused, past the end ContextOverflowError"}};
-    op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-      *p.i32("status") = reinterpret_cast<decltype(&tl_pos_embed_f32)>(fn)(
-          p.f32("table"), p.i32("index"), p.f32("out"), c.iparam("n"), c.iparam("rows"), c.iparam("d"));
-    };
+    op.params = {{"n", ParamType::i64, ">= 0: the positions"},
+                 {"rows", ParamType::i64, "max_pos: the table's rows, >= 1"},
+                 {"d", ParamType::i64, ">= 1"}};
+    op.domain = "positions (index[i]) 0 .. max_pos - 1; negative refused, past the end ContextOverflowError; ";
+    declare_c_call<decltype(tl_pos_embed_f32)>(op, {"table", "index", "out", "n", "rows", "d"});
   }
-  op.domain =
+  op.domain +=
       "every value class, NaN payloads included (a copy is exact); 1 case in 8 has a bad argument, most "
       "often an index past the table";
   return op;

@@ -173,15 +173,17 @@ std::vector<OpSpec> pos_multi_axis_rope() {
   op.summary =
       "Rope per sub-range of head_dim ([t, h, w] for a video DiT), each axis with its own position and "
       "base; y == x allowed";
-  op.params = {{"T, H", ">= 0"},
-               {"n_axes", "1 .. 8"},
-               {"axis_dims[a]", "even, >= 2, summing to D"},
-               {"axis_bases[a]", "finite, > 0"},
-               {"pos[t, a]", "any int32"},
-               {"layout", "0 NeoX | 1 interleaved"}};
+  op.params = {
+      {"T", ParamType::i64, ">= 0"},
+      {"H", ParamType::i64, ">= 0"},
+      {"D", ParamType::i64, "head_dim: the sum of the axis widths (else TL_ERR_SHAPE)"},
+      {"n_axes", ParamType::i64, "1 .. 8 (TL_ROPE_MAX_AXES)"},
+      {"dim#", ParamType::i64, "axis_dims[a]: dim0 .. dim{n_axes-1}, each even and >= 2, summing to D"},
+      {"base#", ParamType::f32, "axis_bases[a]: base0 .. base{n_axes-1}, each finite and > 0"},
+      {"layout", ParamType::i32, "0 NeoX (TL_ROPE_NEOX) | 1 interleaved (TL_ROPE_INTERLEAVED)", "0 (TL_ROPE_NEOX)"}};
   op.domain =
-      "raster grids and scattered positions (negative too) with |p| f_max <= 2^24 per axis; |x| <= 1e37; "
-      "1 case in 10 has a bad argument";
+      "pos[t, a] any int32: raster grids and scattered positions (negative too) with |p| f_max <= 2^24 per "
+      "axis; |x| <= 1e37; 1 case in 10 has a bad argument";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make(rng, i, edges); };

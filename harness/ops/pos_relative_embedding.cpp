@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "konform/op.hpp"
 #include "konform/reference/pos.hpp"
 #include "pos_support.hpp"
@@ -149,24 +150,21 @@ std::vector<OpSpec> pos_relative_embedding() {
   op.summary =
       "T5 relative-position bias[h, i, j] = table[bucket(k_pos[j] - q_pos[i]), h]: exact log buckets, "
       "bidirectional or causal";
-  op.params = {{"Lq, Lk", ">= 0"},
-               {"H", ">= 1"},
-               {"num_buckets", "2 (4 bidirectional) .. 1024"},
-               {"max_distance", "num_buckets per side / 2 < . <= 2^31 - 1"},
-               {"bidirectional", "0 | 1"},
-               {"q_pos, k_pos", "any int32"}};
+  op.params = {{"Lq", ParamType::i64, ">= 0"},
+               {"Lk", ParamType::i64, ">= 0"},
+               {"H", ParamType::i64, ">= 1, H * num_buckets <= 2^31 - 1"},
+               {"num_buckets", ParamType::i64, "2 (4 bidirectional) .. 1024"},
+               {"max_distance", ParamType::i64, "num_buckets per side / 2 < max_distance <= 2^31 - 1"},
+               {"bidirectional", ParamType::i32, "1 bidirectional, 0 causal"}};
   op.domain =
-      "T5's defaults and others, distances on both sides of every bucket boundary, positions anywhere in "
-      "int32; every value class in the table (a gather is exact); two biases of 16 MiB; 1 case in 10 has "
-      "a bad argument";
+      "q_pos, k_pos any int32; T5's defaults and others, distances on both sides of every bucket boundary, "
+      "positions anywhere in int32; every value class in the table (a gather is exact); two biases of 16 MiB; "
+      "1 case in 10 has a bad argument";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size()) + kStreamedEdges;
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make(rng, i, edges); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<decltype(&tl_relative_pos_embedding_f32)>(fn)(
-        p.f32("table"), p.i32("q_pos"), p.i32("k_pos"), p.f32("bias"), c.iparam("Lq"), c.iparam("Lk"), c.iparam("H"),
-        c.iparam("num_buckets"), c.iparam("max_distance"), c.iparam32("bidirectional"));
-  };
+  declare_c_call<decltype(tl_relative_pos_embedding_f32)>(
+      op, {"table", "q_pos", "k_pos", "bias", "Lq", "Lk", "H", "num_buckets", "max_distance", "bidirectional"});
   op.oracle = oracle;
   return {op};
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "konform/op.hpp"
 #include "konform/reference/pos.hpp"
 #include "pos_support.hpp"
@@ -96,19 +97,16 @@ OpSpec rope_cache_op() {
   op.group = "pos";
   op.symbol = "tl_rope_cache_f32";
   op.summary = "Rope's cos/sin cache [max_seq, rot_dim]: row p = cos(p f_j) then sin(p f_j), f_j = base^(-2j/rot_dim)";
-  op.params = {{"max_seq", "1 .. 2^24"},
-               {"rot_dim", "even, >= 2"},
-               {"base", "finite, > 0 (< 1 or > 1e9 permitted; tl_rope_base_is_extreme warns)"}};
+  op.params = {{"max_seq", ParamType::i64, "1 .. 2^24 (TL_ROPE_MAX_POSITIONS)"},
+               {"rot_dim", ParamType::i64, "even, >= 2"},
+               {"base", ParamType::f32, "finite, > 0 (< 1 or > 1e9 permitted; tl_rope_base_is_extreme warns)"}};
   op.domain =
       "every angle p f_j <= 2^24 (small bases get fewer positions): past it a double angle's own rounding "
       "exceeds f32 resolution; 1 case in 10 has a bad argument";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_cache(rng, i, edges); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<decltype(&tl_rope_cache_f32)>(fn)(
-        p.f32("cache"), c.iparam("max_seq"), c.iparam("rot_dim"), static_cast<float>(c.param("base")));
-  };
+  declare_c_call<decltype(tl_rope_cache_f32)>(op, {"cache", "max_seq", "rot_dim", "base"});
   op.oracle = cache_oracle;
   return op;
 }
@@ -245,24 +243,23 @@ OpSpec rope_op() {
   op.summary =
       "rotate x[T, H, D] by the cos/sin cache at pos[t]: NeoX or interleaved pairs, partial rotary; "
       "past the cache is ContextOverflowError; y == x allowed";
-  op.params = {{"T, H", ">= 0"},
-               {"D (head_dim)", "even, >= 2"},
-               {"rot_dim", "even, 2 .. D"},
-               {"max_seq", ">= 1 (cache rows)"},
-               {"pos[t]", "0 .. max_seq - 1, else refused"},
-               {"layout", "0 NeoX | 1 interleaved"}};
+  op.params = {
+      {"T", ParamType::i64, ">= 0"},
+      {"H", ParamType::i64, ">= 0"},
+      {"D", ParamType::i64, "head_dim: even, >= 2"},
+      {"rot_dim", ParamType::i64, "even, 2 .. D"},
+      {"max_seq", ParamType::i64, ">= 1 (cache rows)"},
+      {"layout", ParamType::i32, "0 NeoX (TL_ROPE_NEOX) | 1 interleaved (TL_ROPE_INTERLEAVED)", "0 (TL_ROPE_NEOX)"}};
   op.domain =
+      "pos[t] 0 .. max_seq - 1 (negative: TL_ERR_INVALID_ARGUMENT, past the cache: ContextOverflowError); "
       "caches built by the oracle's convention from real and extreme bases; |x| <= 1e37 so no product or sum "
       "of the rotation overflows where the exact result does not; 1 case in 8 has a bad argument, most often "
       "a position past the cache";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_apply(rng, i, edges); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<decltype(&tl_rope_apply_f32)>(fn)(
-        p.f32("x"), p.f32("y"), p.i32("pos"), c.iparam("T"), c.iparam("H"), c.iparam("D"), c.iparam("rot_dim"),
-        p.f32("cache"), c.iparam("max_seq"), c.iparam32("layout"));
-  };
+  declare_c_call<decltype(tl_rope_apply_f32)>(
+      op, {"x", "y", "pos", "T", "H", "D", "rot_dim", "cache", "max_seq", "layout"});
   op.oracle = apply_oracle;
   return op;
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "konform/op.hpp"
 #include "konform/reference/pos.hpp"
 #include "pos_support.hpp"
@@ -123,22 +124,21 @@ std::vector<OpSpec> pos_sinusoidal_embed() {
   op.summary =
       "timestep embedding y[i] = sin/cos(t[i] exp(-j ln(max_period) / (half - freq_shift))), interleaved "
       "(the spec) or in halves (diffusers, DiT)";
-  op.params = {{"n", ">= 0"},
-               {"dim", "even, >= 2"},
-               {"max_period", "finite, > 0 (the spec: 10000)"},
-               {"freq_shift", "finite, < dim/2 (the spec: 0; diffusers: 1)"},
-               {"layout", "0 interleaved | 1 sin|cos | 2 cos|sin"}};
+  op.params = {{"n", ParamType::i64, ">= 0"},
+               {"dim", ParamType::i64, "even, >= 2"},
+               {"max_period", ParamType::f32, "finite, > 0 (the spec: 10000)", "10000"},
+               {"freq_shift", ParamType::f32, "finite, < dim/2 (the spec: 0; diffusers: 1)", "0"},
+               {"layout", ParamType::i32,
+                "0 interleaved (TL_SINUSOIDAL_INTERLEAVED) | 1 sin|cos (TL_SINUSOIDAL_SIN_COS) | 2 cos|sin "
+                "(TL_SINUSOIDAL_COS_SIN)",
+                "0 (TL_SINUSOIDAL_INTERLEAVED)"}};
   op.domain =
       "timesteps of DDPM, flow matching, negative and large ones with |t| f_max <= 2^24, +-0, NaN and Inf "
       "(NaN out); 1 case in 10 has a bad argument";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make(rng, i, edges); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<decltype(&tl_sinusoidal_embed_f32)>(fn)(
-        p.f32("t"), p.f32("y"), c.iparam("n"), c.iparam("dim"), static_cast<float>(c.param("max_period")),
-        static_cast<float>(c.param("freq_shift")), c.iparam32("layout"));
-  };
+  declare_c_call<decltype(tl_sinusoidal_embed_f32)>(op, {"t", "y", "n", "dim", "max_period", "freq_shift", "layout"});
   op.oracle = oracle;
   return {op};
 }

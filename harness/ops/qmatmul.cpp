@@ -3,6 +3,7 @@
 // dot product with the exactly dequantized weights.
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "konform/reference/quant.hpp"
 #include "quant_support.hpp"
 #include "tinyllm/quant.h"
@@ -145,7 +146,11 @@ OpSpec qmatmul_op(Format f) {
   op.symbol = std::string("tl_qmatmul_") + fi.lower + "_f32";
   op.summary = std::string("y = x @ Dequantize(W)^T, x [M, K] f32, W N rows of ") + fi.name +
                " blocks, read directly; validates";
-  op.params = {{"M, N, K", ">= 0, K a multiple of " + std::to_string(fi.values)}};
+  const std::string sizes = ">= 0, each product of two of M, N, K times 4 bytes within int64_t";
+  op.params = {{"M", ParamType::i64, sizes},
+               {"N", ParamType::i64, sizes},
+               {"K", ParamType::i64, sizes + "; a multiple of " + std::to_string(fi.values) + " (else TL_ERR_SHAPE)"},
+               {"big", ParamType::i64, "1 when M N K > 2^24 (y verified by projection, x uniform), else 0"}};
   op.domain =
       "|x| <= 1e15, every value class; random blocks with finite f16 scales; the scale is sum |x| |w| (Q4_K: "
       "|x| (|d sc q| + |dmin m|)); the largest shape verified by projection; bad sizes and K not a whole "
@@ -153,10 +158,7 @@ OpSpec qmatmul_op(Format f) {
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_shapes(f).size());
   op.make_case = [f](Rng& rng, int64_t i) { return make(rng, i, f); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<decltype(&tl_qmatmul_q8_0_f32)>(fn)(
-        p.f32("x"), p.get("w"), p.f32("y"), c.iparam("M"), c.iparam("N"), c.iparam("K"));
-  };
+  declare_c_call<decltype(tl_qmatmul_q8_0_f32)>(op, {"x", "w", "y", "M", "N", "K"});  // every format's signature
   op.oracle = [f](const Case& c) { return oracle(c, f); };
   op.sum_length = [](const Case& c) { return largest_param(c, {"K"}); };
   op.verify = [f](const Case& c, const std::map<std::string, Tensor>& out, double limit) {

@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "konform/compare.hpp"
 #include "konform/reference/quant.hpp"
 #include "quant_boundaries.hpp"
@@ -35,6 +36,13 @@ const std::vector<Rows>& edge_rows() {
 Rows pick_rows(Rng& rng, int64_t index, int64_t edges, Format f) {
   if (index < edges) return edge_rows()[static_cast<size_t>(index)];
   return {rng.range(1, 8), rng.range(0, f == Format::q4_k ? 4 : 10)};
+}
+
+// The parameters of Quantize and Dequantize: x's (or y's) rows and k.
+std::vector<ParamSpec> rows_params(Format f) {
+  const std::string sizes = ">= 0, rows * k times 4 bytes within int64_t";
+  return {{"rows", ParamType::i64, sizes},
+          {"k", ParamType::i64, sizes + "; a multiple of " + std::to_string(info(f).values) + " (else TL_ERR_SHAPE)"}};
 }
 
 // Makes a valid case's k not a multiple of the block, or a size negative.
@@ -196,9 +204,6 @@ std::vector<Verification> verify_blocks(const Case& c, Format f, const Tensor& g
   return {enc, bits};
 }
 
-using QuantizeFn = decltype(&tl_quantize_q8_0_f32);
-using DequantizeFn = decltype(&tl_dequantize_q8_0_f32);
-
 OpSpec quantize_op(Format f) {
   const FormatInfo& fi = info(f);
   OpSpec op;
@@ -208,7 +213,7 @@ OpSpec quantize_op(Format f) {
   op.symbol = std::string("tl_quantize_") + fi.lower + "_f32";
   op.summary = std::string("f32 [rows, k] to ggml ") + fi.name +
                " blocks, judged by what they decode to (ggml's bytes: strict); validates";
-  op.params = {{"rows, k", ">= 0, k a multiple of " + std::to_string(fi.values)}};
+  op.params = rows_params(f);
   op.domain =
       "every value class below a tenth of what a block's f16 scale holds, blocks past it and non-finite "
       "values (both refused), ties at half a step (rounding direction); blocks judged by their decoded values, "
@@ -216,9 +221,7 @@ OpSpec quantize_op(Format f) {
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_rows().size() + chosen_cases().size());
   op.make_case = [edges = op.edge_cases, f](Rng& rng, int64_t i) { return make_quantize(rng, i, edges, f); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<QuantizeFn>(fn)(p.f32("x"), p.get("blocks"), c.iparam("rows"), c.iparam("k"));
-  };
+  declare_c_call<decltype(tl_quantize_q8_0_f32)>(op, {"x", "blocks", "rows", "k"});  // every format's signature
   op.oracle = [f](const Case& c) { return quantize_oracle(c, f); };
   op.verify = [f](const Case& c, const std::map<std::string, Tensor>& out, double) {
     return verify_blocks(c, f, out.at("blocks"));
@@ -263,15 +266,13 @@ OpSpec dequantize_op(Format f) {
   op.group = "quant";
   op.symbol = std::string("tl_dequantize_") + fi.lower + "_f32";
   op.summary = std::string("ggml ") + fi.name + " blocks to f32 [rows, k], exact; validates";
-  op.params = {{"rows, k", ">= 0, k a multiple of " + std::to_string(fi.values)}};
+  op.params = rows_params(f);
   op.domain =
       "random blocks: any quants, finite f16 scales of either sign (normal and subnormal); compared bit for bit";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_rows().size());
   op.make_case = [edges = op.edge_cases, f](Rng& rng, int64_t i) { return make_dequantize(rng, i, edges, f); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<DequantizeFn>(fn)(p.get("blocks"), p.f32("y"), c.iparam("rows"), c.iparam("k"));
-  };
+  declare_c_call<decltype(tl_dequantize_q8_0_f32)>(op, {"blocks", "y", "rows", "k"});
   op.oracle = [f](const Case& c) { return dequantize_oracle(c, f); };
   return op;
 }

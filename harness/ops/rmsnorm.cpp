@@ -2,6 +2,7 @@
 #include <cmath>
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "konform/reference/elementwise.hpp"
 #include "konform/values.hpp"
 #include "konform/op.hpp"
@@ -68,15 +69,14 @@ std::vector<OpSpec> rmsnorm() {
   op.group = "elementwise";
   op.symbol = "tl_rmsnorm_f32";
   op.summary = "y = x / sqrt(mean(x^2) + eps) * w, per row; y == x allowed";
-  op.params = {{"rows", ">= 1"}, {"d", ">= 1"}, {"eps", ">= 0 (0 only where mean(x^2) is normal)"}};
+  op.params = {{"rows", ParamType::i64, ">= 1"},
+               {"d", ParamType::i64, ">= 1"},
+               {"eps", ParamType::f32, ">= 0 (0 only where mean(x^2) is normal)"}};
   op.domain =
       "|x| <= 1e15 so the f32 sum of squares stays finite; eps = 0 only for rows whose mean square is a normal float";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make(rng, i, edges); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    reinterpret_cast<decltype(&tl_rmsnorm_f32)>(fn)(p.f32("x"), p.f32("w"), p.f32("y"), c.iparam("rows"), c.iparam("d"),
-                                                    static_cast<float>(c.param("eps")));
-  };
+  declare_c_call<decltype(tl_rmsnorm_f32)>(op, {"x", "w", "y", "rows", "d", "eps"});
   op.oracle = oracle;
   return {op};
 }

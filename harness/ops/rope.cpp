@@ -2,6 +2,7 @@
 #include <cmath>
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "konform/reference/elementwise.hpp"
 #include "konform/values.hpp"
 #include "konform/op.hpp"
@@ -117,21 +118,16 @@ std::vector<OpSpec> rope() {
   op.summary =
       "rotate pairs of x[T, H, D] in place by pos * inv_freq; layouts half and interleaved, partial rotary, "
       "attn_scaling";
-  op.params = {{"T", ">= 1"},
-               {"H", ">= 1"},
-               {"D", ">= d_rot"},
-               {"d_rot", "even, 2 .. D"},
-               {"attn_scaling", "finite"},
-               {"layout", "0 half | 1 interleaved"},
-               {"pos", "0 .. 2^24 - 1"}};
-  op.domain = "|x| <= 1e37 so no product of the rotation overflows where the result does not";
+  op.params = {{"T", ParamType::i64, ">= 1"},
+               {"H", ParamType::i64, ">= 1"},
+               {"D", ParamType::i64, ">= d_rot"},
+               {"d_rot", ParamType::i64, "even, 2 .. D"},
+               {"attn_scaling", ParamType::f32, "finite"},
+               {"layout", ParamType::i32, "0 half | 1 interleaved"}};
+  op.domain = "pos[t] 0 .. 2^24 - 1; |x| <= 1e37 so no product of the rotation overflows where the result does not";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make(rng, i, edges); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    reinterpret_cast<decltype(&tl_rope_f32)>(fn)(p.f32("x"), p.i32("pos"), c.iparam("T"), c.iparam("H"), c.iparam("D"),
-                                                 c.iparam("d_rot"), p.f32("inv_freq"),
-                                                 static_cast<float>(c.param("attn_scaling")), c.iparam32("layout"));
-  };
+  declare_c_call<decltype(tl_rope_f32)>(op, {"x", "pos", "T", "H", "D", "d_rot", "inv_freq", "attn_scaling", "layout"});
   op.oracle = oracle;
   return {op};
 }

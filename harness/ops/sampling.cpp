@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "konform/c_call.hpp"
 #include "konform/compare.hpp"
 #include "konform/op.hpp"
 #include "konform/reference/sampling.hpp"
@@ -405,8 +406,30 @@ std::vector<Verification> verify(const Case& c, const std::map<std::string, Tens
 
 // ---------------------------------------------------------------- the entries
 
-OpSpec spec(const char* name, int method, const char* summary, std::vector<ParamInfo> params,
-            std::vector<ToleranceRule> tolerances = {}) {
+// The parameters every method's cases hold (the call takes them all): those
+// the method reads with their accepted values, the others as unread.
+std::vector<ParamSpec> params_of(int method) {
+  const char* methods[] = {"0 (TL_SAMPLE_GREEDY)", "1 (TL_SAMPLE_TEMPERATURE)", "2 (TL_SAMPLE_TOP_K)",
+                           "3 (TL_SAMPLE_TOP_P)", "4 (TL_SAMPLE_MIN_P)"};
+  const std::string unread = "not read by this method, not validated: any value";
+  const bool draws = method != ref::kGreedy;
+  return {
+      {"rows", ParamType::i64, ">= 0 (0 writes nothing); rows * vocab * 4 within int64_t"},
+      {"vocab", ParamType::i64, "1 .. INT32_MAX"},
+      {"method", ParamType::i32,
+       std::string(methods[method]) + ", this entry's method (tl_sample_method 0 .. 4; others refused)", "0"},
+      {"t", ParamType::f32, draws ? "the temperature: finite, > 0 (NaN refused)" : unread, "1.0"},
+      {"k", ParamType::i64, method == ref::kTopK ? "top_k: 1 .. vocab" : unread},
+      {"p", ParamType::f32, method == ref::kTopP ? "top_p: (0, 1] (NaN refused)" : unread},
+      {"min_p", ParamType::f32, method == ref::kMinP ? "[0, 1] (NaN refused)" : unread},
+      {"seed", ParamType::u64,
+       draws ? "0: not reproducible (drawn from the clock); any other: a PCG32 stream per row, the same tokens on "
+               "every machine; at most 2^53 (cases hold it as a double)"
+             : "not read (no draw)"},
+  };
+}
+
+OpSpec spec(const char* name, int method, const char* summary, std::vector<ToleranceRule> tolerances = {}) {
   OpSpec op;
   op.name = name;
   op.tolerances = std::move(tolerances);
@@ -417,10 +440,7 @@ OpSpec spec(const char* name, int method, const char* summary, std::vector<Param
   op.group = "sampling";
   op.symbol = "tl_sample_f32";
   op.summary = summary;
-  op.params = {{"rows", ">= 0"},
-               {"vocab", "1 .. INT32_MAX"},
-               {"seed", "0 (not reproducible) or any other: PCG32 stream per row"}};
-  op.params.insert(op.params.end(), params.begin(), params.end());
+  op.params = params_of(method);
   op.domain =
       "vocab 1 .. 3000, 32000 and 128256, up to 16 rows; logits N(0, s) for s 0.3 .. 8, one peak, small "
       "integers (ties), an offset of 1e3, -Inf masks, NaN, rows with no number, +Inf; temperatures 1e-3 .. "
@@ -428,12 +448,8 @@ OpSpec spec(const char* name, int method, const char* summary, std::vector<Param
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_vocabs().size());
   op.make_case = [edges = op.edge_cases, method](Rng& rng, int64_t i) { return make(rng, i, edges, method); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<decltype(&tl_sample_f32)>(fn)(
-        p.f32("logits"), p.i32("tokens"), c.iparam("rows"), c.iparam("vocab"), c.iparam32("method"),
-        static_cast<float>(c.param("t")), c.iparam("k"), static_cast<float>(c.param("p")),
-        static_cast<float>(c.param("min_p")), static_cast<uint64_t>(c.param("seed")));
-  };
+  declare_c_call<decltype(tl_sample_f32)>(
+      op, {"logits", "tokens", "rows", "vocab", "method", "t", "k", "p", "min_p", "seed"});
   op.oracle = oracle;
   if (method != ref::kGreedy) op.verify = verify;
   return op;
@@ -442,14 +458,12 @@ OpSpec spec(const char* name, int method, const char* summary, std::vector<Param
 }  // namespace
 
 std::vector<OpSpec> sampling() {
-  const ParamInfo t{"temperature", "finite, > 0"};
   return {
       spec("SampleGreedy", ref::kGreedy,
            "tokens[r] = argmax of logits[r, :] (lowest index on ties, NaN skipped, -1 without a number); settings "
-           "unread; validates",
-           {}),
+           "unread; validates"),
       spec("SampleTemperature", ref::kTemperature,
-           "a token per row drawn from softmax(logits / t) by the header's PCG32 u; validates", {t},
+           "a token per row drawn from softmax(logits / t) by the header's PCG32 u; validates",
            {{DType::f32, "2", "-",
              "judged on u, not on an element (harness/ops/sampling.cpp): a token passes when the PCG32 u"
              " lies within limit * 2^-24 * s of its interval [C_{j-1}, C_j) / Z in double; s = n_S (the "
@@ -459,14 +473,12 @@ std::vector<OpSpec> sampling() {
              " a first-order bound, 2 absorbs the second-order ones"}}),
       spec("SampleTopK", ref::kTopK,
            "a token drawn from softmax of the top_k largest logits / t (ties: lower index); validates",
-           {t, {"top_k", "1 .. vocab"}},
            {{DType::f32, "2", "-",
              "SampleTemperature's rule and scale over the top_k kept weights in sorted order; the kept "
              "set compares the input logits themselves, exactly: no ambiguity"}}),
       spec("SampleTopP", ref::kTopP,
            "a token drawn from the sorted prefix with cumsum <= top_p (first token always kept), renormalised; "
            "validates",
-           {t, {"top_p", "(0, 1]"}},
            {{DType::f32, "2", "-",
              "SampleTemperature's rule and scale over the kept prefix; the prefix length compares C_j = "
              "cumsum_j / Z with p, which a float kernel may round either way when |C_j - p| <= limit * "
@@ -475,7 +487,6 @@ std::vector<OpSpec> sampling() {
              "arithmetic is exact)"}}),
       spec("SampleMinP", ref::kMinP,
            "a token drawn from the tokens with prob >= min_p * max(prob), renormalised; validates",
-           {t, {"min_p", "[0, 1]"}},
            {{DType::f32, "2", "-",
              "SampleTemperature's rule and scale over the kept tokens; the kept set compares w_i with "
              "min_p * max(w) = min_p (exp(0) = 1 exactly), which a float kernel may round either way "

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "activation_support.hpp"
 #include "konform/reference/elementwise.hpp"
 #include "konform/values.hpp"
@@ -100,15 +101,13 @@ std::vector<OpSpec> silu_mul() {
   op.group = "elementwise";
   op.symbol = "tl_silu_mul_f32";
   op.summary = "y = g / (1 + exp(-g)) * u elementwise (SwiGLU's gate)";
-  op.params = {{"n", ">= 0"}};
+  op.params = {{"n", ParamType::i64, ">= 0"}};
   op.domain =
       "finite gate and up (silu(-Inf) and Inf * an underflowed silu(g) are NaN by the formula, which the spec leaves "
       "open); |g|, |u| <= 1e18";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make(rng, i, edges); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    reinterpret_cast<decltype(&tl_silu_mul_f32)>(fn)(p.f32("gate"), p.f32("up"), p.f32("y"), c.iparam("n"));
-  };
+  declare_c_call<decltype(tl_silu_mul_f32)>(op, {"gate", "up", "y", "n"});
   op.oracle = oracle;
   return {op};
 }

@@ -246,9 +246,11 @@ std::vector<OpSpec> softmax() {
   op.group = "activations";
   op.symbol = "tl_softmax_f32";
   op.summary = "y = exp(x - max) / sum(exp(x - max)) along `axis` of a rank 1..4 tensor; y == x allowed";
-  op.params = {{"rank", "1..4"},
-               {"axis", "-rank <= axis < rank"},
-               {"shape", "dims >= 0; others refused with TL_ERR_INVALID_ARGUMENT, writing nothing"}};
+  op.params = {{"rank", ParamType::i32, "1 .. 4"},
+               {"axis", ParamType::i32, "-rank <= axis < rank (negative counts from the end)"},
+               {"d#", ParamType::i64,
+                "the shape: d0 .. d{rank-1}, each >= 0, the non-zero ones' product <= INT64_MAX (others refused "
+                "with TL_ERR_INVALID_ARGUMENT, writing nothing); d{rank} .. d4 unused"}};
   op.domain =
       "logits N(0, s^2) for s = 1, 10, 100, offset by 1000, +-1e30, -1e4 and -Inf masks, wide, ties, tiny, "
       "NaN/Inf (their lines are NaN); shapes up to ~6000 elements, axis lengths up to 4097, empty dims, "

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "spatial_support.hpp"
 #include "tensor_support.hpp"
 #include "tinyllm/spatial.h"
@@ -183,19 +184,25 @@ OpSpec declare(int32_t mode, const char* name, const char* summary, const char* 
   op.group = "spatial";
   op.symbol = "tl_interpolate_f32";
   op.summary = summary;
-  op.params = {{"B, C", ">= 0"},
-               {"H, W, Ho, Wo", "1 .. 2^31 - 1"},
-               {"mode", std::to_string(mode) + " (tl_interp_mode)"},
-               {"align_corners", mode == TL_INTERP_BILINEAR ? "0 or 1" : "0"}};
+  const std::string side = "1 .. 2^31 - 1";
+  const char* mode_names[] = {"TL_INTERP_NEAREST", "TL_INTERP_BILINEAR", "TL_INTERP_AREA"};
+  op.params = {
+      {"B", ParamType::i64, ">= 0; 4 B C H W and 4 B C Ho Wo within int64_t"},
+      {"C", ParamType::i64, ">= 0"},
+      {"H", ParamType::i64, side + " (x's rows)"},
+      {"W", ParamType::i64, side + " (x's columns)"},
+      {"Ho", ParamType::i64, side + " (y's rows, H_out)"},
+      {"Wo", ParamType::i64, side + " (y's columns, W_out)"},
+      {"mode", ParamType::i32,
+       std::to_string(mode) + " (" + mode_names[mode] + "); other modes are other entries, unknown ones refused"},
+      {"align_corners", ParamType::i32,
+       mode == TL_INTERP_BILINEAR ? "0 (half-pixel centres) or 1 (corners aligned)"
+                                  : "0 (1 is refused: bilinear only)"}};
   op.domain = domain;
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edges().size());
   op.make_case = [mode](Rng& rng, int64_t i) { return make(mode, rng, i); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<decltype(&tl_interpolate_f32)>(fn)(
-        p.f32("x"), p.f32("y"), c.iparam("B"), c.iparam("C"), c.iparam("H"), c.iparam("W"), c.iparam("Ho"),
-        c.iparam("Wo"), static_cast<int32_t>(c.iparam("mode")), static_cast<int32_t>(c.iparam("align_corners")));
-  };
+  declare_c_call<decltype(tl_interpolate_f32)>(op, {"x", "y", "B", "C", "H", "W", "Ho", "Wo", "mode", "align_corners"});
   op.oracle = oracle;
   return op;
 }

@@ -5,6 +5,7 @@
 // empty batches and channels.
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "spatial_support.hpp"
 #include "tensor_support.hpp"
 #include "tinyllm/spatial.h"
@@ -103,25 +104,21 @@ Oracle oracle(const Layout& L, const Case& c) {
   return {{"y", tensor::exact_expected(std::move(y))}, {"status", status_expected(TL_OK)}};
 }
 
-using Fn = tl_status (*)(const float*, float*, int64_t, int64_t, int64_t, int64_t, int64_t);
-
-OpSpec declare(const Layout& L, const char* name, const char* symbol, const char* summary, const char* sizes,
-               const char* domain) {
+OpSpec declare(const Layout& L, const char* name, const char* symbol, const char* summary,
+               std::vector<ParamSpec> params, const char* domain) {
   OpSpec op;
   op.name = name;
   op.args = {{"x", Access::in, "T"}, {"y", Access::out, "T", {Match::exact}}, status_output()};
   op.group = "spatial";
   op.symbol = symbol;
   op.summary = summary;
-  op.params = {{"B, C, H, W", sizes}, {"f", "the factor (r or p), >= 1"}};
+  op.params = std::move(params);
   op.domain = domain;
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edges().size());
   op.make_case = [&L](Rng& rng, int64_t i) { return make(L, rng, i); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<Fn>(fn)(p.f32("x"), p.f32("y"), c.iparam("B"), c.iparam("C"), c.iparam("H"),
-                                                c.iparam("W"), c.iparam("f"));
-  };
+  // PixelShuffle's signature, which PixelUnshuffle and Unpatchify share
+  declare_c_call<decltype(tl_pixel_shuffle_f32)>(op, {"x", "y", "B", "C", "H", "W", "f"});
   op.oracle = [&L](const Case& c) { return oracle(L, c); };
   return op;
 }
@@ -132,19 +129,33 @@ constexpr const char* kDomain =
     "past the edges has "
     "a bad size (factor < 1 or 2^32, a size the factor does not divide, a negative size), which must be refused";
 
+// The sizes B, C, H, W (of x, or of y for Unpatchify) and the factor f, as
+// each op takes them: `tensor` names whose sizes they are; `c_multiple`: the
+// factor's square must divide C (PixelShuffle), else the factor H and W.
+std::vector<ParamSpec> sizes(const char* tensor, const char* factor, bool c_multiple) {
+  const std::string of = std::string(" (") + tensor + "'s ";
+  const std::string multiple = std::string(", a multiple of ") + factor;
+  return {{"B", ParamType::i64, ">= 0" + of + "batch)"},
+          {"C", ParamType::i64, ">= 0" + (c_multiple ? multiple + "^2" : std::string()) + of + "channels)"},
+          {"H", ParamType::i64, ">= 0" + (c_multiple ? std::string() : multiple) + of + "rows)"},
+          {"W", ParamType::i64, ">= 0" + (c_multiple ? std::string() : multiple) + of + "columns)"},
+          {"f", ParamType::i64,
+           std::string("the factor ") + factor + ", >= 1; f^2 and the products of the sizes within int64_t"}};
+}
+
 }  // namespace
 
 std::vector<OpSpec> spatial_layout() {
   return {
       declare(kShuffle, "PixelShuffle", "tl_pixel_shuffle_f32",
               "x [B, C, H, W] -> y [B, C/r^2, H r, W r], y[b, c, h r + i, w r + j] = x[b, c r^2 + i r + j, h, w]",
-              ">= 0, C a multiple of r^2 (x's sizes)", kDomain),
+              sizes("x", "r", true), kDomain),
       declare(kUnshuffle, "PixelUnshuffle", "tl_pixel_unshuffle_f32",
               "x [B, C, H, W] -> y [B, C r^2, H/r, W/r], y[b, c r^2 + i r + j, h, w] = x[b, c, h r + i, w r + j]",
-              ">= 0, H and W multiples of r (x's sizes)", kDomain),
+              sizes("x", "r", false), kDomain),
       declare(kUnpatchify, "Unpatchify", "tl_unpatchify_f32",
               "tokens x [B, (H/p)(W/p), p p C] (raster order, features (i, j, c)) -> image y [B, C, H, W]",
-              ">= 0, H and W multiples of p (y's sizes)", kDomain),
+              sizes("y", "p", false), kDomain),
   };
 }
 

@@ -102,9 +102,13 @@ std::vector<OpSpec> spatial_patch_embed() {
   op.summary =
       "Conv2d with kernel = stride = p as tokens: x [B, C, H, W], w [D, C, p, p], bias [D] or NULL -> "
       "y [B, (H/p)(W/p), D], patches in raster order";
-  op.params = {{"B, C, H, W, D", ">= 0, H and W multiples of p"},
-               {"f", "the patch p, >= 1"},
-               {"has_bias", "0 (bias NULL) or 1"}};
+  op.params = {{"B", ParamType::i64, ">= 0 (x's batch)"},
+               {"C", ParamType::i64, ">= 0 (x's and w's channels)"},
+               {"H", ParamType::i64, ">= 0, a multiple of p (x's rows)"},
+               {"W", ParamType::i64, ">= 0, a multiple of p (x's columns)"},
+               {"D", ParamType::i64, ">= 0 (the embedding: w's and bias's length, y's last axis)"},
+               {"f", ParamType::i64, "the patch p, >= 1; p^2 and the products of the sizes within int64_t"},
+               {"has_bias", ParamType::i64, "1 when bias is passed, 0 when it is NULL"}};
   op.domain =
       "ViT (3 x 224^2, p = 16, K = 768), DiT (C = 4, p = 2), one patch (p = H), p = 1, D around the vector "
       "widths, empty batches, channels and D; |x|, |w|, |bias| <= 1e15, every value class incl. NaN/Inf; "

@@ -189,8 +189,15 @@ OpSpec declare(const char* name, const char* symbol, Arith op, const char* formu
   spec.summary = std::string(formula) +
                  " with NumPy broadcasting; the caller passes y's shape, which must be the "
                  "broadcast one; y == a or y == b when that operand has y's shape";
-  spec.params = {{"a, b shapes", "rank 0..6, dimensions >= 0, broadcast-compatible (aligned right; equal or 1)"},
-                 {"y shape", "exactly the broadcast shape of a and b"}};
+  spec.params = {
+      {"a.rank", ParamType::i64, "0 .. 6 (a's rank)"},
+      {"a.#", ParamType::i64,
+       "a's shape: a.0 .. a.{rank-1}, each >= 0, broadcast-compatible with b's (aligned right; equal or 1)"},
+      {"b.rank", ParamType::i64, "0 .. 6 (b's rank)"},
+      {"b.#", ParamType::i64, "b's shape: b.0 .. b.{rank-1}, each >= 0, broadcast-compatible with a's"},
+      {"y.rank", ParamType::i64, "max(a.rank, b.rank) (y's rank)"},
+      {"y.#", ParamType::i64, "y's shape: y.0 .. y.{rank-1}, exactly the broadcast shape of a and b"},
+      {"null_b", ParamType::i64, "1 when b is passed as NULL (refused when b has elements); absent otherwise"}};
   spec.domain = std::string("every value class on both sides (Inf, NaN, signed zeros, subnormals)") +
                 (op == Arith::div ? ", divisors of +-0 (IEEE: +-Inf, 0/0 = NaN)" : "") +
                 ", cancelling operands; results beyond FLT_MAX must be the infinity; refused: shapes that do not "

@@ -297,10 +297,12 @@ std::vector<OpSpec> tensor_cut() {
   concat.group = "tensor";
   concat.symbol = "tl_concat_f32";
   concat.summary = "xs[0], xs[1], ... glued along one axis; the shapes match on every other axis";
-  concat.params = {{"count", ">= 1 tensors"},
-                   {"rank", "1..6, the same for all"},
-                   {"axis", "-rank..rank-1"},
-                   {"shapes", "count x rank, equal except along the axis"}};
+  concat.params = {{"count", ParamType::i64, ">= 1 tensors (x0 .. x{count-1})"},
+                   {"rank", ParamType::i64, "1 .. 6, the rank of every input"},
+                   {"axis", ParamType::i64, "-rank .. rank-1 (negative counts from the end)"},
+                   {"x#.rank", ParamType::i64, "= rank (input k's rank; the ABI reads count rows of rank sizes)"},
+                   {"x#.#", ParamType::i64,
+                    "input k's shape: xk.0 .. xk.{rank-1}, each >= 0, equal across the inputs except along the axis"}};
   concat.domain =
       "1 to 5 tensors of rank 1..6, empty ones among them, negative axes, NaN payloads and signed "
       "zeros; refused: another axis differing, an axis out of range, count 0, bad shapes";
@@ -351,7 +353,11 @@ std::vector<OpSpec> tensor_cut() {
   split.symbol = "tl_split_f32";
   split.summary = "x cut along one axis into parts of the given sizes (>= 0, adding up to the axis)";
   split.params = {
-      {"x shape", "rank 1..6"}, {"axis", "-rank..rank-1"}, {"sizes", "count >= 1 sizes >= 0, sum = the axis"}};
+      {"x.rank", ParamType::i64, "1 .. 6 (x's rank)"},
+      {"x.#", ParamType::i64, "x's shape: x.0 .. x.{rank-1}, each >= 0"},
+      {"axis", ParamType::i64, "-rank .. rank-1 (negative counts from the end)"},
+      {"sizes.rank", ParamType::i64, "count >= 1: how many parts (y0 .. y{count-1})"},
+      {"sizes.#", ParamType::i64, "the parts' lengths: sizes.0 .. sizes.{count-1}, each >= 0, adding up to the axis"}};
   split.domain =
       "1 to 5 parts, empty parts among them, negative axes, NaN payloads and signed zeros; refused: "
       "sizes adding up to more or less, a negative size, count 0, an axis out of range";
@@ -375,7 +381,10 @@ std::vector<OpSpec> tensor_cut() {
   chunk.summary =
       "x cut along one axis into `chunks` parts of ceil(L / chunks), the last ones shorter or empty "
       "(torch.chunk's sizes; always `chunks` outputs)";
-  chunk.params = {{"x shape", "rank 1..6"}, {"axis", "-rank..rank-1"}, {"chunks", ">= 1"}};
+  chunk.params = {{"x.rank", ParamType::i64, "1 .. 6 (x's rank)"},
+                  {"x.#", ParamType::i64, "x's shape: x.0 .. x.{rank-1}, each >= 0"},
+                  {"axis", ParamType::i64, "-rank .. rank-1 (negative counts from the end)"},
+                  {"chunks", ParamType::i64, ">= 1 parts (y0 .. y{chunks-1})"}};
   chunk.domain =
       "divisible and not, more chunks than elements, torch.chunk's fewer-parts cases (6 into 4 gives 2, "
       "2, 2, 0), empty axes; refused: chunks < 1";

@@ -245,7 +245,8 @@ std::vector<OpSpec> tensor_move() {
   transpose.group = "tensor";
   transpose.symbol = "tl_transpose_f32";
   transpose.summary = "y[..., j, i] = x[..., i, j]: the last two axes swapped (a batch of matrix transposes)";
-  transpose.params = {{"x shape", "rank 2..6, dimensions >= 0"}};
+  transpose.params = {{"x.rank", ParamType::i64, "2 .. 6 (x's rank)"},
+                      {"x.#", ParamType::i64, "x's shape: x.0 .. x.{rank-1}, each >= 0"}};
   transpose.domain =
       "tile edges (15, 16, 17), thin and empty matrices, batches up to rank 6, NaN payloads and "
       "signed zeros; refused: rank 0, 1 or 7, negative dimensions, 2^62 elements";
@@ -265,7 +266,11 @@ std::vector<OpSpec> tensor_move() {
   permute.group = "tensor";
   permute.symbol = "tl_permute_f32";
   permute.summary = "output axis i is input axis perm[i] (torch.permute, numpy.transpose)";
-  permute.params = {{"x shape", "rank 0..6, dimensions >= 0"}, {"perm", "a permutation of 0..rank-1"}};
+  permute.params = {
+      {"x.rank", ParamType::i64, "0 .. 6 (x's rank)"},
+      {"x.#", ParamType::i64, "x's shape: x.0 .. x.{rank-1}, each >= 0"},
+      {"perm.rank", ParamType::i64, "= x.rank (the ABI reads x.rank entries)"},
+      {"perm.#", ParamType::i64, "perm.0 .. perm.{rank-1}: a permutation of 0 .. rank-1 (no negative axes)"}};
   permute.domain =
       "every permutation of rank 0..6, attention's head splits, size-1 and empty axes; refused: an "
       "axis twice, past the rank or negative, rank 7, negative dimensions, 2^62 elements";
@@ -287,7 +292,11 @@ std::vector<OpSpec> tensor_move() {
   reshape.summary =
       "the same elements in the same row-major order under a new shape; y == x is the view (nothing "
       "moves), a distinct y gets a copy";
-  reshape.params = {{"x shape, new_shape", "rank 0..6 each, dimensions >= 0, the same element count"}};
+  reshape.params = {
+      {"x.rank", ParamType::i64, "0 .. 6 (x's rank)"},
+      {"x.#", ParamType::i64, "x's shape: x.0 .. x.{rank-1}, each >= 0"},
+      {"new.rank", ParamType::i64, "0 .. 6 (new_rank)"},
+      {"new.#", ParamType::i64, "new_shape: new.0 .. new.{rank-1}, each >= 0, as many elements as x's (no -1)"}};
   reshape.domain =
       "random factorizations of rank 0..6, empty tensors, views (y == x) and copies; refused: element "
       "counts that differ, rank 7, negative dimensions, 2^62 elements";

@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "konform/reference/tensor.hpp"
 #include "tensor_support.hpp"
 #include "tinyllm/tensor.h"
@@ -118,17 +119,16 @@ OpSpec clamp_spec() {
   op.group = "tensor";
   op.symbol = "tl_clamp_f32";
   op.summary = "y = min(max(x, lo), hi): lo if x < lo, hi if x > hi, else x's bits; NaN propagates; y == x allowed";
-  op.params = {{"n", ">= 0"}, {"lo, hi", "numbers with lo <= hi (+-Inf allowed: a one-sided clamp)"}};
+  op.params = {{"n", ParamType::i64, ">= 0"},
+               {"lo", ParamType::f32, "a number <= hi (-Inf allowed: no lower bound)"},
+               {"hi", ParamType::f32, "a number >= lo (+Inf allowed: no upper bound)"}};
   op.domain =
       "every value class, NaN payloads and signed zeros, values equal to the bounds, bounds of +-0, "
       "+-Inf and lo == hi; refused: lo > hi, a NaN bound, n < 0";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = make_clamp;
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<decltype(&tl_clamp_f32)>(fn)(
-        p.f32("x"), p.f32("y"), c.iparam("n"), static_cast<float>(c.param("lo")), static_cast<float>(c.param("hi")));
-  };
+  declare_c_call<decltype(tl_clamp_f32)>(op, {"x", "y", "n", "lo", "hi"});
   op.oracle = clamp_oracle;
   return op;
 }
@@ -193,18 +193,17 @@ OpSpec nan_to_num_spec() {
   op.summary =
       "NaN -> nan, +Inf -> posinf, -Inf -> neginf, finite x kept bit for bit; defaults 0, FLT_MAX, "
       "-FLT_MAX (the spec's F32_MIN is Rust's f32::MIN); y == x allowed";
-  op.params = {{"n", ">= 0"}, {"nan, posinf, neginf", "any floats; TL_NAN_TO_NUM_DEFAULT_* are the spec's"}};
+  op.params = {{"n", ParamType::i64, ">= 0"},
+               {"nan", ParamType::f32, "any float: what NaN becomes", "0 (TL_NAN_TO_NUM_DEFAULT_NAN)"},
+               {"posinf", ParamType::f32, "any float: what +Inf becomes", "FLT_MAX (TL_NAN_TO_NUM_DEFAULT_POSINF)"},
+               {"neginf", ParamType::f32, "any float: what -Inf becomes", "-FLT_MAX (TL_NAN_TO_NUM_DEFAULT_NEGINF)"}};
   op.domain =
       "every value class with NaN of both signs and +-Inf mixed in, the default replacements and others "
       "(+-0, +-Inf, FLT_MIN); refused: n < 0";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = make_nan_to_num;
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    *p.i32("status") = reinterpret_cast<decltype(&tl_nan_to_num_f32)>(fn)(
-        p.f32("x"), p.f32("y"), c.iparam("n"), static_cast<float>(c.param("nan")),
-        static_cast<float>(c.param("posinf")), static_cast<float>(c.param("neginf")));
-  };
+  declare_c_call<decltype(tl_nan_to_num_f32)>(op, {"x", "y", "n", "nan", "posinf", "neginf"});
   op.oracle = nan_to_num_oracle;
   return op;
 }

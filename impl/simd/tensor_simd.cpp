@@ -1,9 +1,10 @@
-// libtl_kernels: the tensor ops of tinyllm/tensor.h that compute or select
-// (Add, Sub, Mul, Div, Clamp, NanToNum, Argmax) and the ones that reorder
+// libtl_kernels: the tensor ops of tinyllm/tensor.h that compute (Add, Sub,
+// Mul, Div, Argmax) and the ones that reorder
 // (Transpose, Permute), compiled once per Highway target and dispatched at
 // run time. The wrappers check the arguments (impl/common/tensor_op_checks.hpp) before any
 // kernel runs, so a refused call writes nothing. The plain copies (Reshape,
-// Concat, Split, Chunk) are in tensor_copy.cpp.
+// Concat, Split, Chunk) are in tensor_copy.cpp, Clamp and NanToNum in
+// tensor_select.cpp.
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "impl/simd/tensor_simd.cpp"
@@ -13,7 +14,6 @@
 #include "impl/simd/tensor_argmax-inl.h"
 #include "impl/simd/tensor_arith-inl.h"
 #include "impl/simd/tensor_move-inl.h"
-#include "impl/simd/tensor_select-inl.h"
 
 #if HWY_ONCE
 #include <string>
@@ -32,8 +32,6 @@ HWY_EXPORT(AddFlat);
 HWY_EXPORT(SubFlat);
 HWY_EXPORT(MulFlat);
 HWY_EXPORT(DivFlat);
-HWY_EXPORT(Clamp);
-HWY_EXPORT(NanToNum);
 HWY_EXPORT(ArgmaxAxis);
 HWY_EXPORT(Move);
 
@@ -101,18 +99,6 @@ tl_status tl_div_broadcast_f32(const float* a, const int64_t* a_shape, int64_t a
   return Broadcast([] { return HWY_DYNAMIC_DISPATCH(ks::DivFlat); },
                    [] { return HWY_DYNAMIC_DISPATCH(ks::DivBroadcast); }, a, a_shape, a_rank, b, b_shape, b_rank, y,
                    y_shape, y_rank);
-}
-
-tl_status tl_clamp_f32(const float* x, float* y, int64_t n, float lo, float hi) {
-  if (tl_status s = kt::CheckClamp(x, y, n, lo, hi)) return s;
-  HWY_DYNAMIC_DISPATCH(ks::Clamp)(x, y, n, lo, hi);
-  return TL_OK;
-}
-
-tl_status tl_nan_to_num_f32(const float* x, float* y, int64_t n, float nan, float posinf, float neginf) {
-  if (tl_status s = kt::CheckElementwise(x, y, n)) return s;
-  HWY_DYNAMIC_DISPATCH(ks::NanToNum)(x, y, n, nan, posinf, neginf);
-  return TL_OK;
 }
 
 tl_status tl_argmax_axis_f32(const float* x, const int64_t* shape, int64_t rank, int64_t axis, int32_t* index) {

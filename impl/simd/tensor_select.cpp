@@ -1,17 +1,18 @@
-// Clamp and NanToNum: each output lane is one of its input's bits or a
+// libtl_kernels: Clamp and NanToNum of tinyllm/tensor.h, compiled once per
+// Highway target and dispatched at run time. Each output lane is one of its input's bits or a
 // given value, chosen by compares, so every target gives the oracle's bits.
 //
 // Clamp is not Max then Min: x86's maxps/minps return their second operand
 // for NaN and for a pair of zeros, which would replace a NaN x by a bound and
 // pick a zero's sign by operand order. Compares and blends keep x unless it
 // is strictly outside [lo, hi]. y may be x: vectors are loaded before stored.
+//
+// One file holds an op group's Highway code and its tl_* functions:
+// foreach_target.h includes it again once per target.
 
-#if defined(KONFORM_SIMD_TENSOR_SELECT_INL_H_) == defined(HWY_TARGET_TOGGLE)
-#ifdef KONFORM_SIMD_TENSOR_SELECT_INL_H_
-#undef KONFORM_SIMD_TENSOR_SELECT_INL_H_
-#else
-#define KONFORM_SIMD_TENSOR_SELECT_INL_H_
-#endif
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "impl/simd/tensor_select.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
 
 #include <cstddef>
 #include <cstdint>
@@ -63,4 +64,32 @@ inline void NanToNum(const float* x, float* y, int64_t n, float nan, float posin
 }  // namespace konform::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
-#endif  // KONFORM_SIMD_TENSOR_SELECT_INL_H_
+#if HWY_ONCE
+#include "impl/common/status.hpp"
+#include "impl/common/tensor_op_checks.hpp"
+#include "tinyllm/tensor.h"
+
+namespace konform::simd {
+HWY_EXPORT(Clamp);
+HWY_EXPORT(NanToNum);
+}  // namespace konform::simd
+
+namespace ks = konform::simd;
+namespace kt = konform::impl::tensor;
+
+extern "C" {
+
+tl_status tl_clamp_f32(const float* x, float* y, int64_t n, float lo, float hi) {
+  if (tl_status s = kt::CheckClamp(x, y, n, lo, hi)) return s;
+  HWY_DYNAMIC_DISPATCH(ks::Clamp)(x, y, n, lo, hi);
+  return TL_OK;
+}
+
+tl_status tl_nan_to_num_f32(const float* x, float* y, int64_t n, float nan, float posinf, float neginf) {
+  if (tl_status s = kt::CheckElementwise(x, y, n)) return s;
+  HWY_DYNAMIC_DISPATCH(ks::NanToNum)(x, y, n, nan, posinf, neginf);
+  return TL_OK;
+}
+
+}  // extern "C"
+#endif  // HWY_ONCE

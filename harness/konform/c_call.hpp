@@ -1,0 +1,96 @@
+// An op's call built from its C function's type: the function's parameters,
+// in order, are named arguments and parameters of the op's cases, and its
+// result (a tl_status, an index) goes to a named i32 output. From one line,
+// `declare_c_call<decltype(tl_clamp_f32)>(op, {"x", "y", "n", "lo", "hi"})`,
+// the op gets its invoke and a record of the C types (OpSpec::c_params,
+// c_result) that Catalog.CallsMatchTheDeclaration holds to its declared
+// arguments and parameters. Only the function's type is used: konform links
+// no kernel.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "konform/op.hpp"
+
+namespace konform {
+
+namespace c_call_detail {
+
+inline bool has_arg(const Case& c, const char* name) {
+  for (const Arg& a : c.args)
+    if (a.name == name) return true;
+  return false;
+}
+
+// The value the C parameter of type P takes from the case.
+template <class P>
+P value(const Case& c, const Pointers& p, const char* name) {
+  if constexpr (std::is_pointer_v<P>) {
+    return has_arg(c, name) ? static_cast<P>(p.get(name)) : nullptr;  // NULL: an optional argument not passed
+  } else if constexpr (std::is_same_v<P, float>) {
+    return static_cast<float>(c.param(name));
+  } else if constexpr (std::is_same_v<P, uint64_t>) {
+    return static_cast<uint64_t>(c.param(name));  // a file's value is checked first (param_value_problem)
+  } else if constexpr (std::is_enum_v<P>) {
+    return static_cast<P>(c.iparam32(name));  // a C enum is an int
+  } else {
+    static_assert(std::is_integral_v<P> && std::is_signed_v<P> && (sizeof(P) == 4 || sizeof(P) == 8));
+    if constexpr (sizeof(P) == 4) return c.iparam32(name);
+    else return c.iparam(name);
+  }
+}
+
+// How a C parameter of type P is recorded in OpSpec::c_params.
+template <class P>
+CParam describe(const char* name) {
+  using E = std::remove_cv_t<std::remove_pointer_t<P>>;
+  if constexpr (std::is_pointer_v<P>) {
+    const bool in = std::is_const_v<std::remove_pointer_t<P>>;
+    return {name, std::is_same_v<E, float> ? "f32" : std::is_same_v<E, int32_t> ? "i32" : "u8", true, in};
+  } else {
+    return {name,
+            std::is_same_v<P, float>      ? "f32"
+            : std::is_same_v<P, uint64_t> ? "u64"
+            : sizeof(P) == 4              ? "i32"  // int, int32_t, a C enum
+                                          : "i64",
+            false, true};
+  }
+}
+
+template <class F>
+struct Signature;
+template <class R, class... P>
+struct Signature<R(P...)> {
+  static constexpr size_t arity = sizeof...(P);
+  template <size_t... I>
+  static void declare(OpSpec& op, const std::array<const char*, arity>& names, const char* result,
+                      std::index_sequence<I...>) {
+    static_assert(std::is_void_v<R> || std::is_same_v<R, int32_t> || std::is_enum_v<R>,
+                  "a C function returns nothing, a tl_status or an int32_t");
+    op.c_params = {describe<P>(names[I])...};
+    op.c_result = std::is_void_v<R> ? "" : result;
+    op.invoke = [names, result](void* fn, const Case& c, const Pointers& p) {
+      auto f = reinterpret_cast<R (*)(P...)>(fn);
+      if constexpr (std::is_void_v<R>) f(value<P>(c, p, names[I])...);
+      else *p.i32(result) = static_cast<int32_t>(f(value<P>(c, p, names[I])...));
+    };
+  }
+};
+
+}  // namespace c_call_detail
+
+// Sets op.invoke, op.c_params and op.c_result from the C function type F,
+// the names of its parameters in order, and the output its result goes to.
+template <class F>
+void declare_c_call(OpSpec& op, const std::array<const char*, c_call_detail::Signature<F>::arity>& names,
+                    const char* result = "status") {
+  c_call_detail::Signature<F>::declare(op, names, result,
+                                       std::make_index_sequence<c_call_detail::Signature<F>::arity>{});
+}
+
+}  // namespace konform
