@@ -1,11 +1,10 @@
 // A case read from a file, held to its op: argument names, accesses, element
 // types, match rules and aliasing as the op declares them (OpSpec::args);
-// the rest learned by sampling the op's generator: ranks; per rank
-// which dimension equals which parameter (or half or twice it, or a
-// constant); each tensor's element count as a product of parameters (or of a
-// shape passed as numbered parameters, s0, s1, ...) times a constant; the
-// parameter names, which are integers and which the op passes as 32-bit
-// ints. Sizes are learned from the cases the op accepts (its oracle's status
+// parameter names and types as it declares them (OpSpec::params); the rest
+// learned by sampling the op's generator: ranks; per rank which dimension
+// equals which parameter (or half or twice it, or a constant); each
+// tensor's element count as a product of parameters (or of a shape passed
+// as numbered parameters, s0, s1, ...) times a constant. Sizes are learned from the cases the op accepts (its oracle's status
 // is 0): an op that validates is also given cases it must refuse, whose sizes
 // contradict their tensors on purpose. Where the samples cannot teach a
 // tensor's count (too rare in them, or sized by a kind or another tensor's
@@ -33,10 +32,11 @@ namespace konform {
 // element count, and must not crash on the case.
 std::string check_case_shape(const OpSpec& op, const Case& c);
 
-// {"", ""} when every parameter of `c` is one op's cases have and holds a
-// value of its kind; otherwise {parameter, what is wrong}: an unknown name,
-// a non-integer (NaN, 0.9, Infinity) where the op takes an integer, or an
-// integer beyond int32 where the op passes an int (beyond 2^53 elsewhere).
+// {"", ""} when every parameter of `c` is one op declares and holds a value
+// of its type; otherwise {parameter, what is wrong}: an unknown name, a
+// non-integer (NaN, 0.9, Infinity) where the op takes an integer, an
+// integer beyond int32 where the op passes an int, a negative seed, a finite
+// number beyond FLT_MAX where it passes a float.
 std::pair<std::string, std::string> check_case_params(const OpSpec& op, const Case& c);
 
 }  // namespace konform
