@@ -119,7 +119,7 @@ TEST(FuzzInput, AnyBytesDecodeToACaseOfTheOpsStructure) {
 
 // The reproducer reader holds a file's parameters to the declared types.
 TEST(CaseShape, ParamsAreHeldToTheirDeclaredTypes) {
-  const OpSpec* op = find_op("NanToNum");
+  const OpSpec* op = find_op("Clamp");
   ASSERT_NE(op, nullptr);
   Rng rng(case_seed(1, op->case_key(), 0));
   Case c = op->make_case(rng, 0);
@@ -129,14 +129,14 @@ TEST(CaseShape, ParamsAreHeldToTheirDeclaredTypes) {
     d.params[name] = v;
     return check_case_params(*op, d);
   };
-  EXPECT_EQ(with("n", 0.5).second, "0.5 is not an integer, and NanToNum passes 'n' as i64");
-  EXPECT_EQ(with("n", NAN).second, "NaN is not an integer, and NanToNum passes 'n' as i64");
-  EXPECT_EQ(with("nan", 1e300).second,
+  EXPECT_EQ(with("n", 0.5).second, "0.5 is not an integer, and Clamp passes 'n' as i64");
+  EXPECT_EQ(with("n", NAN).second, "NaN is not an integer, and Clamp passes 'n' as i64");
+  EXPECT_EQ(with("lo", 1e300).second,
             "1e+300 is beyond float's range (+-3.4028235e38; write Infinity for an infinity), and "
-            "NanToNum passes 'nan' as f32");
-  EXPECT_EQ(with("nan", -INFINITY).first, "");
-  EXPECT_EQ(with("nan", NAN).first, "");
-  EXPECT_EQ(with("eps", 1).second, "no parameter 'eps' in NanToNum (it takes n, nan, posinf, neginf)");
+            "Clamp passes 'lo' as f32");
+  EXPECT_EQ(with("lo", -INFINITY).first, "");
+  EXPECT_EQ(with("hi", NAN).first, "");
+  EXPECT_EQ(with("eps", 1).second, "no parameter 'eps' in Clamp (it takes n, lo, hi)");
   const OpSpec* greedy = find_op("SampleGreedy");
   ASSERT_NE(greedy, nullptr);
   Rng r2(case_seed(1, greedy->case_key(), 0));
