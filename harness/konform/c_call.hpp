@@ -1,6 +1,9 @@
 // An op's call built from its C function's type: the function's parameters,
 // in order, are named arguments and parameters of the op's cases, and its
-// result (a tl_status, an index) goes to a named i32 output. From one line,
+// result (a tl_status, an index) goes to a named i32 output. A `const
+// int64_t*` parameter named "s#[ndim]" takes the numbered parameters s0 ..
+// s{ndim-1} as an array (a shape passed as parameters; "x.#[x.rank]" for
+// x.0 ..). From one line,
 // `declare_c_call<decltype(tl_clamp_f32)>(op, {"x", "y", "n", "lo", "hi"})`,
 // the op gets its invoke and a record of the C types (OpSpec::c_params,
 // c_result) that Catalog.CallsMatchTheDeclaration holds to its declared
@@ -11,9 +14,12 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "konform/op.hpp"
 
@@ -45,13 +51,42 @@ P value(const Case& c, const Pointers& p, const char* name) {
   }
 }
 
+// The argument of one C parameter, built before the call and alive through it.
+template <class P>
+struct Slot {
+  P v;
+  Slot(const Case& c, const Pointers& p, const char* name) : v(value<P>(c, p, name)) {}
+  P get() const { return v; }
+};
+
+// "s#[ndim]": the parameters s0 .. s{ndim-1} as an int64_t array; NULL when
+// it is empty (a rank-0 shape, which the ABI lets a caller pass as NULL).
+template <>
+struct Slot<const int64_t*> {
+  std::vector<int64_t> a;
+  Slot(const Case& c, const Pointers&, const char* name) {
+    const std::string n = name;
+    const size_t hash = n.find("#["), close = n.size() - 1;
+    if (hash == std::string::npos || n[close] != ']')
+      throw std::logic_error("declare_c_call: an int64_t array is named like s#[ndim], not '" + n + "'");
+    const int64_t count = c.iparam(n.substr(hash + 2, close - hash - 2));
+    for (int64_t k = 0; k < count; ++k) a.push_back(c.iparam(n.substr(0, hash) + std::to_string(k)));
+  }
+  const int64_t* get() const { return a.empty() ? nullptr : a.data(); }
+};
+
 // How a C parameter of type P is recorded in OpSpec::c_params.
 template <class P>
 CParam describe(const char* name) {
   using E = std::remove_cv_t<std::remove_pointer_t<P>>;
   if constexpr (std::is_pointer_v<P>) {
     const bool in = std::is_const_v<std::remove_pointer_t<P>>;
-    return {name, std::is_same_v<E, float> ? "f32" : std::is_same_v<E, int32_t> ? "i32" : "u8", true, in};
+    return {name,
+            std::is_same_v<E, float>     ? "f32"
+            : std::is_same_v<E, int32_t> ? "i32"
+            : std::is_same_v<E, int64_t> ? "i64"  // an array of parameters, s#[ndim]
+                                         : "u8",
+            true, in};
   } else {
     return {name,
             std::is_same_v<P, float>      ? "f32"
@@ -76,8 +111,9 @@ struct Signature<R(P...)> {
     op.c_result = std::is_void_v<R> ? "" : result;
     op.invoke = [names, result](void* fn, const Case& c, const Pointers& p) {
       auto f = reinterpret_cast<R (*)(P...)>(fn);
-      if constexpr (std::is_void_v<R>) f(value<P>(c, p, names[I])...);
-      else *p.i32(result) = static_cast<int32_t>(f(value<P>(c, p, names[I])...));
+      const std::tuple<Slot<P>...> slots{Slot<P>(c, p, names[I])...};  // in order: reads may throw
+      if constexpr (std::is_void_v<R>) f(std::get<I>(slots).get()...);
+      else *p.i32(result) = static_cast<int32_t>(f(std::get<I>(slots).get()...));
     };
   }
 };

@@ -4,9 +4,10 @@
 // learned by sampling the op's generator: ranks; per rank which dimension
 // equals which parameter (or half or twice it, or a constant); each
 // tensor's element count as a product of parameters (or of a shape passed
-// as numbered parameters, s0, s1, ...) times a constant. Sizes are learned from the cases the op accepts (its oracle's status
-// is 0): an op that validates is also given cases it must refuse, whose sizes
-// contradict their tensors on purpose. Where the samples cannot teach a
+// as numbered parameters, s0, s1, ...) times a constant. Sizes are learned
+// from the cases the op accepts (its oracle's status is 0): an op that
+// validates is also given cases it must refuse, whose sizes contradict
+// their tensors on purpose. Where the samples cannot teach a
 // tensor's count (too rare in them, or sized by a kind or another tensor's
 // contents), the op declares it (OpSpec::declared_count), and the
 // declaration replaces what was learned. A case read from a file (a

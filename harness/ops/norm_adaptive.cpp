@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "konform/op.hpp"
 #include "konform/reference/norm.hpp"
 #include "norm_support.hpp"
@@ -29,7 +30,6 @@ std::vector<int64_t> make_shape(Rng& rng, int64_t index, int64_t edges) {
   return shape;
 }
 
-int32_t ndim_of(const Case& c) { return c.iparam32("ndim"); }
 float eps_of(const Case& c) { return static_cast<float>(c.param("eps")); }
 
 // The parameters both ops declare: x's shape [B, ..., D] and eps.
@@ -126,11 +126,7 @@ OpSpec ada_ln() {
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_widths().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_ada(rng, i, edges); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    const auto shape = shape_of(c);
-    *p.i32("status") = reinterpret_cast<decltype(&tl_ada_ln_f32)>(fn)(p.f32("x"), p.f32("scale"), p.f32("shift"),
-                                                                      p.f32("y"), shape.data(), ndim_of(c), eps_of(c));
-  };
+  declare_c_call<decltype(tl_ada_ln_f32)>(op, {"x", "scale", "shift", "y", "s#[ndim]", "ndim", "eps"});
   op.oracle = ada_oracle;
   return op;
 }
@@ -212,12 +208,8 @@ OpSpec ada_ln_zero() {
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_widths().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_zero(rng, i, edges); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    const auto shape = shape_of(c);
-    *p.i32("status") = reinterpret_cast<decltype(&tl_ada_ln_zero_f32)>(fn)(
-        p.f32("x"), p.f32("r"), p.f32("gate"), p.f32("scale"), p.f32("shift"), p.f32("h"), p.f32("y"), shape.data(),
-        ndim_of(c), eps_of(c));
-  };
+  declare_c_call<decltype(tl_ada_ln_zero_f32)>(
+      op, {"x", "r", "gate", "scale", "shift", "h", "y", "s#[ndim]", "ndim", "eps"});
   op.oracle = zero_oracle;
   return op;
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "konform/op.hpp"
 #include "konform/reference/norm.hpp"
 #include "norm_support.hpp"
@@ -35,7 +36,6 @@ std::vector<int64_t> make_shape(Rng& rng, int64_t index, int64_t edges, int64_t 
   return shape;
 }
 
-int32_t ndim_of(const Case& c) { return c.iparam32("ndim"); }
 float eps_of(const Case& c) { return static_cast<float>(c.param("eps")); }
 
 // The parameters every op here declares: x's shape [N, C, spatial...] (with
@@ -131,12 +131,7 @@ OpSpec batch_norm() {
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_batch(rng, i, edges); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    const auto shape = shape_of(c);
-    *p.i32("status") =
-        reinterpret_cast<decltype(&tl_batch_norm_f32)>(fn)(p.f32("x"), p.f32("mean"), p.f32("var"), p.f32("g"),
-                                                           p.f32("b"), p.f32("y"), shape.data(), ndim_of(c), eps_of(c));
-  };
+  declare_c_call<decltype(tl_batch_norm_f32)>(op, {"x", "mean", "var", "g", "b", "y", "s#[ndim]", "ndim", "eps"});
   op.oracle = batch_oracle;
   return op;
 }
@@ -220,11 +215,7 @@ OpSpec group_norm() {
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_grouped(rng, i, edges, false); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    const auto shape = shape_of(c);
-    *p.i32("status") = reinterpret_cast<decltype(&tl_group_norm_f32)>(fn)(
-        p.f32("x"), p.f32("g"), p.f32("b"), p.f32("y"), shape.data(), ndim_of(c), c.iparam("groups"), eps_of(c));
-  };
+  declare_c_call<decltype(tl_group_norm_f32)>(op, {"x", "g", "b", "y", "s#[ndim]", "ndim", "groups", "eps"});
   op.oracle = [](const Case& c) { return grouped_oracle(c, false); };
   return op;
 }
@@ -254,11 +245,7 @@ OpSpec instance_norm() {
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_grouped(rng, i, edges, true); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    const auto shape = shape_of(c);
-    *p.i32("status") = reinterpret_cast<decltype(&tl_instance_norm_f32)>(fn)(
-        p.f32("x"), p.f32("g"), p.f32("b"), p.f32("y"), shape.data(), ndim_of(c), eps_of(c));
-  };
+  declare_c_call<decltype(tl_instance_norm_f32)>(op, {"x", "g", "b", "y", "s#[ndim]", "ndim", "eps"});
   op.oracle = [](const Case& c) { return grouped_oracle(c, true); };
   return op;
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "konform/op.hpp"
 #include "konform/reference/norm.hpp"
 #include "norm_support.hpp"
@@ -41,8 +42,6 @@ void finish(Rng& rng, Case& c, int64_t index, int64_t edges, const std::vector<i
 tl_status call_status(const Case& c) {
   return expected_status(Layout::rows, shape_of(c), static_cast<float>(c.param("eps")));
 }
-
-int32_t ndim_of(const Case& c) { return c.iparam32("ndim"); }
 
 // The parameters every op here declares: x's shape [..., D] and eps.
 std::vector<ParamSpec> shape_params() {
@@ -105,11 +104,7 @@ OpSpec rms_norm() {
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_widths().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_rms(rng, i, edges); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    const auto shape = shape_of(c);
-    *p.i32("status") = reinterpret_cast<decltype(&tl_rms_norm_f32)>(fn)(
-        p.f32("x"), p.f32("g"), p.f32("y"), shape.data(), ndim_of(c), static_cast<float>(c.param("eps")));
-  };
+  declare_c_call<decltype(tl_rms_norm_f32)>(op, {"x", "g", "y", "s#[ndim]", "ndim", "eps"});
   op.oracle = rms_oracle;
   return op;
 }
@@ -176,11 +171,7 @@ OpSpec layer_norm() {
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_widths().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_layer(rng, i, edges); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    const auto shape = shape_of(c);
-    *p.i32("status") = reinterpret_cast<decltype(&tl_layer_norm_f32)>(fn)(
-        p.f32("x"), p.f32("g"), p.f32("b"), p.f32("y"), shape.data(), ndim_of(c), static_cast<float>(c.param("eps")));
-  };
+  declare_c_call<decltype(tl_layer_norm_f32)>(op, {"x", "g", "b", "y", "s#[ndim]", "ndim", "eps"});
   op.oracle = layer_oracle;
   return op;
 }
@@ -264,12 +255,7 @@ OpSpec fused_skip_norm() {
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_widths().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_skip(rng, i, edges); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    const auto shape = shape_of(c);
-    *p.i32("status") = reinterpret_cast<decltype(&tl_fused_skip_norm_f32)>(fn)(
-        p.f32("x"), p.f32("skip"), p.f32("g"), p.f32("sum"), p.f32("y"), shape.data(), ndim_of(c),
-        static_cast<float>(c.param("eps")));
-  };
+  declare_c_call<decltype(tl_fused_skip_norm_f32)>(op, {"x", "skip", "g", "sum", "y", "s#[ndim]", "ndim", "eps"});
   op.oracle = skip_oracle;
   return op;
 }

@@ -4,6 +4,7 @@
 #include <limits>
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "konform/reference/tensor.hpp"
 #include "tensor_support.hpp"
 #include "tinyllm/tensor.h"
@@ -230,11 +231,7 @@ std::vector<OpSpec> tensor_argmax() {
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edges().size());
   op.make_case = make;
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    const Shape s = get_shape(c, "x");
-    *p.i32("status") = reinterpret_cast<decltype(&tl_argmax_axis_f32)>(fn)(
-        p.f32("x"), dims_or_null(s), int64_t(s.size()), c.iparam("axis"), p.i32("index"));
-  };
+  declare_c_call<decltype(tl_argmax_axis_f32)>(op, {"x", "x.#[x.rank]", "x.rank", "axis", "index"});
   op.oracle = oracle;
   return {op};
 }

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "konform/reference/tensor.hpp"
 #include "tensor_support.hpp"
 #include "tinyllm/tensor.h"
@@ -253,11 +254,7 @@ std::vector<OpSpec> tensor_move() {
   transpose.status = "status";
   transpose.edge_cases = static_cast<int64_t>(transpose_edges().size());
   transpose.make_case = make_transpose;
-  transpose.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    const Shape s = get_shape(c, "x");
-    *p.i32("status") =
-        reinterpret_cast<decltype(&tl_transpose_f32)>(fn)(p.f32("x"), dims_or_null(s), int64_t(s.size()), p.f32("y"));
-  };
+  declare_c_call<decltype(tl_transpose_f32)>(transpose, {"x", "x.#[x.rank]", "x.rank", "y"});
   transpose.oracle = transpose_oracle;
 
   OpSpec permute;
@@ -277,11 +274,7 @@ std::vector<OpSpec> tensor_move() {
   permute.status = "status";
   permute.edge_cases = static_cast<int64_t>(permute_edges().size());
   permute.make_case = make_permute;
-  permute.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    const Shape s = get_shape(c, "x"), perm = get_shape(c, "perm");
-    *p.i32("status") = reinterpret_cast<decltype(&tl_permute_f32)>(fn)(p.f32("x"), dims_or_null(s), int64_t(s.size()),
-                                                                       dims_or_null(perm), p.f32("y"));
-  };
+  declare_c_call<decltype(tl_permute_f32)>(permute, {"x", "x.#[x.rank]", "x.rank", "perm.#[perm.rank]", "y"});
   permute.oracle = permute_oracle;
 
   OpSpec reshape;
@@ -303,11 +296,7 @@ std::vector<OpSpec> tensor_move() {
   reshape.status = "status";
   reshape.edge_cases = 0;
   reshape.make_case = make_reshape;
-  reshape.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    const Shape s = get_shape(c, "x"), ns = get_shape(c, "new");
-    *p.i32("status") = reinterpret_cast<decltype(&tl_reshape_f32)>(fn)(
-        p.f32("x"), dims_or_null(s), int64_t(s.size()), p.f32("y"), dims_or_null(ns), int64_t(ns.size()));
-  };
+  declare_c_call<decltype(tl_reshape_f32)>(reshape, {"x", "x.#[x.rank]", "x.rank", "y", "new.#[new.rank]", "new.rank"});
   reshape.oracle = reshape_oracle;
   return {transpose, permute, reshape};
 }
