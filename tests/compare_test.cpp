@@ -19,6 +19,7 @@
 #include "konform/compare.hpp"
 #include "konform/op.hpp"
 #include "konform/rng.hpp"
+#include "konform/shape_expr.hpp"
 #include "konform/sweep.hpp"
 #include "konform/tolerance.hpp"
 #include "ops/tensor_support.hpp"
@@ -594,6 +595,82 @@ TEST(Catalog, ArgumentsAreDeclared) {
     for (const ArgSpec& spec : op.args)
       EXPECT_TRUE(seen.count(spec.name)) << op.name << ": no case passes '" << spec.name << "'";
   }
+}
+
+// Every argument declares its shape: an expression that parses and names
+// only declared parameters, or the oracle for an output the op sizes, or
+// the op's declared_count. (That the generated cases have these shapes:
+// CaseShape.DeclaredShapesFitEveryGeneratedCase.)
+TEST(Catalog, ShapesAreDeclared) {
+  for (const OpSpec& op : catalog())
+    for (const ArgSpec& spec : op.args) {
+      const std::string where = op.name + " " + spec.name + " [" + spec.shape + "]";
+      if (spec.shape == kShapeByOracle) {
+        EXPECT_NE(spec.access, Access::in) << where << ": the oracle sizes outputs only";
+        EXPECT_FALSE(op.status.empty()) << where << ": the oracle sizes outputs of ops that validate";
+        continue;
+      }
+      if (spec.shape == kShapeByCode) {
+        EXPECT_TRUE(static_cast<bool>(op.declared_count)) << where << ": the op has no declared_count";
+        continue;
+      }
+      ASSERT_EQ(shape_syntax_problem(spec.shape), "") << where;
+      // Each name it reads is a declared parameter: evaluated with every
+      // parameter at 2 (a rank Transpose takes) and every member of a
+      // declared family at 0 or 1 (an index in range: perm.#), no
+      // dimension comes out missing.
+      Case ones;
+      for (const ParamSpec& p : op.params) {
+        std::string name = p.name;
+        if (name.find('#') == std::string::npos) {
+          ones.params[name] = 2;
+          continue;
+        }
+        for (int k = 0; k < kMaxDeclaredRank; ++k) {
+          std::string member;
+          for (char ch : name) member += ch == '#' ? std::to_string(k) : std::string(1, ch);
+          ones.params[member] = k % 2;  // 0 and 1: a member index in range, perm.# included
+        }
+      }
+      const DeclaredShape d = evaluate_shape(spec.shape, ones);
+      EXPECT_EQ(d.problem, "") << where;
+      for (const DeclaredDim& dim : d.dims) EXPECT_FALSE(std::isnan(dim.value)) << where << ": " << dim.text;
+    }
+}
+
+// A declared shape's text, evaluated: dimensions, repeated items, members,
+// leading dimensions, and the faults it names.
+TEST(ShapeExpr, EvaluatesAndNamesItsFaults) {
+  Case c;
+  c.params = {{"rows", 3}, {"d", 8}, {"ndim", 3}, {"s0", 2}, {"s1", 5}, {"s2", 7}, {"f", 2}};
+  auto dims = [&](const std::string& shape) {
+    std::vector<double> v;
+    for (const DeclaredDim& d : evaluate_shape(shape, c).dims) v.push_back(d.value);
+    return v;
+  };
+  EXPECT_EQ(dims("rows, d"), (std::vector<double>{3, 8}));
+  EXPECT_EQ(dims("s# for # < ndim"), (std::vector<double>{2, 5, 7}));
+  EXPECT_EQ(dims("s0, s(ndim - 1)"), (std::vector<double>{2, 7}));
+  EXPECT_EQ(dims("rows * d / 32 * 18, (d - 2) / f, -rows + 1"), (std::vector<double>{13.5, 3, -2}));
+  EXPECT_TRUE(std::isnan(dims("rows / (f - 2)")[0]));
+  EXPECT_TRUE(std::isnan(dims("missing")[0]));
+  EXPECT_NE(evaluate_shape("s# for # < d + 1", c).problem, "");  // 9: past kMaxDeclaredRank
+  EXPECT_NE(evaluate_shape("s# for # < nope", c).problem, "");
+  for (const char* bad : {"", "rows,", "rows d", "(rows", "rows)", "s#", "3 for # < 2", "d, rows...", "#"})
+    EXPECT_NE(shape_syntax_problem(bad), "") << "'" << bad << "'";
+
+  const std::string who = "op declares";
+  const DeclaredShape rd = evaluate_shape("rows, d", c);
+  EXPECT_EQ(shape_mismatch({3, 8}, rd, "rows, d", who), "");
+  EXPECT_EQ(shape_mismatch({24}, rd, "rows, d", who), "rank 1, but op declares [rows, d]");
+  EXPECT_EQ(shape_mismatch({3, 7}, rd, "rows, d", who), "dimension 1 is 7, but op declares it d = 8");
+  const DeclaredShape lead = evaluate_shape("rows * f..., d", c);  // 6 rows, as [6, 8], [2, 3, 8] or [1, 2, 3, 8]
+  for (const std::vector<int64_t>& ok : {std::vector<int64_t>{6, 8}, {2, 3, 8}, {1, 2, 3, 8}})
+    EXPECT_EQ(shape_mismatch(ok, lead, "rows * f..., d", who), "");
+  EXPECT_EQ(shape_mismatch({2, 2, 8}, lead, "rows * f..., d", who),
+            "dimensions 0 .. 1 multiply to 4, but op declares them rows * f = 6");
+  EXPECT_EQ(shape_mismatch({8}, lead, "rows * f..., d", who),
+            "rank 1, but op declares [rows * f..., d] (rank 2 or more)");
 }
 
 // Every parameter of every generated case is declared, with a type its

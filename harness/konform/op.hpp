@@ -92,14 +92,22 @@ struct ArgSpec {
   // "T": the op's element type (OpSpec::dtype, f32 today; f16 and bf16 later),
   // or a fixed type whatever T is: "i32" (indices, a status), "u8" (blocks).
   std::string dtype = "T";
+  // Its dimensions in the case's parameters: "rows, d", "s# for # < ndim",
+  // "M..., K" (konform/shape_expr.hpp). Or kShapeByOracle, for an output
+  // whose size the op computes (a conv's y, a concatenation): the oracle
+  // gives its element count. Or kShapeByCode, for a tensor sized by a kind
+  // or by another tensor's contents: OpSpec::declared_count gives its count.
+  std::string shape;
   // How an output is judged; two where the op's cases differ (Pool: max
   // exact, average by tolerance). Inputs keep the default.
   std::vector<Match> match = {Match::tolerance};
   std::vector<std::string> may_alias = {};  // inputs an output may share its buffer with (y == x)
   bool optional = false;                    // a case may pass none (NULL: a conv's bias, Sdpa's mask)
 };
+inline constexpr const char* kShapeByOracle = "by the oracle";
+inline constexpr const char* kShapeByCode = "by declared_count";
 // The i32 output that receives a validating op's tl_status.
-inline ArgSpec status_output() { return {"status", Access::out, "i32", {Match::exact}}; }
+inline ArgSpec status_output() { return {"status", Access::out, "i32", "1", {Match::exact}}; }
 
 // The limit of a tolerance-judged op for one dtype, with the error analysis
 // it comes from: one line of a tolerance table (docs/tolerances.md). The
@@ -185,13 +193,13 @@ struct OpSpec {
   // output the oracle leaves out of its result is judged by these alone.
   std::function<std::vector<Verification>(const Case&, const std::map<std::string, Tensor>& outputs, double limit)>
       verify;
-  // Optional: the element count argument `arg` must have in case c, as the
-  // product of factors, for a tensor whose count the reproducer reader
-  // cannot learn from generated cases (case_shape.cpp): one too rare there
-  // (Concat's x4), or sized by a kind (Sdpa's mask) or by another tensor's
-  // contents (KvCache's k_new). nullopt where the op declares none for `arg`
-  // in c (the learned count applies); declared beats learned. An argument
-  // with a declared count must be present.
+  // For the arguments whose shape is kShapeByCode: the element count `arg`
+  // must have in case c, as the product of factors, where no shape
+  // expression says it: a tensor sized by a kind (Sdpa's mask), by another
+  // tensor's contents (KvCache's k_new), or one of a numbered family each
+  // with its own shape parameters (Concat's x#). nullopt where `arg` has no
+  // size in c: an input then may not be there, and an optional one with a
+  // count must.
   std::function<std::optional<Factors>(const std::string& arg, const Case& c)> declared_count;
   // Optional: what makes a reproducer's params unable to describe any call of
   // this op ("" when nothing does), for relations between params that sizes

@@ -70,7 +70,7 @@ OpSpec unary_op(const Unary& u, std::vector<ToleranceRule> tolerances) {
   OpSpec op;
   op.name = u.name;
   op.tolerances = std::move(tolerances);
-  op.args = {{"x", Access::in, "T"}, {"y", Access::out, "T", {Match::tolerance}, {"x"}}};
+  op.args = {{"x", Access::in, "T", "n"}, {"y", Access::out, "T", "n", {Match::tolerance}, {"x"}}};
   op.group = "activations";
   op.symbol = u.symbol;
   op.summary = u.summary;
@@ -138,7 +138,9 @@ Oracle prelu_oracle(const Case& c) {
 OpSpec prelu_op() {
   OpSpec op;
   op.name = "PRelu";
-  op.args = {{"x", Access::in, "T"}, {"slope", Access::in, "T"}, {"y", Access::out, "T", {Match::tolerance}, {"x"}}};
+  op.args = {{"x", Access::in, "T", "outer, channels, inner"},
+             {"slope", Access::in, "T", "channels"},
+             {"y", Access::out, "T", "outer, channels, inner", {Match::tolerance}, {"x"}}};
   op.tolerances = {{DType::f32, "1", "-", "x or one correctly rounded product slope[c] * x: |y - y*| <= u |y*|"}};
   op.group = "activations";
   op.symbol = "tl_prelu_f32";

@@ -54,7 +54,9 @@ Oracle oracle(const Case& c) {
 std::vector<OpSpec> add() {
   OpSpec op;
   op.name = "elementwise_add";  // the contract tinyllm/elementwise.h
-  op.args = {{"a", Access::in, "T"}, {"b", Access::in, "T"}, {"y", Access::out, "T", {Match::tolerance}, {"a"}}};
+  op.args = {{"a", Access::in, "T", "n"},
+             {"b", Access::in, "T", "n"},
+             {"y", Access::out, "T", "n", {Match::tolerance}, {"a"}}};
   op.tolerances = {{DType::f32, "1", "-", "one correctly rounded addition: |y - y*| <= u |y*|"}};
   op.former_name = "add";
   op.group = "elementwise";

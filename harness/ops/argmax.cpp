@@ -75,7 +75,7 @@ Oracle oracle(const Case& c) {
 std::vector<OpSpec> argmax() {
   OpSpec op;
   op.name = "elementwise_argmax";  // the contract tinyllm/elementwise.h
-  op.args = {{"x", Access::in, "T"}, {"index", Access::out, "i32", {Match::exact}}};
+  op.args = {{"x", Access::in, "T", "n"}, {"index", Access::out, "i32", "1", {Match::exact}}};
   op.former_name = "argmax";
   op.group = "elementwise";
   op.symbol = "tl_argmax_f32";

@@ -434,9 +434,12 @@ OpSpec sdpa_spec(const char* name, const char* symbol, const char* summary, std:
   OpSpec op;
   op.name = name;
   op.tolerances = std::move(tolerances);
-  op.args = {{"q", Access::in, "T"},  {"k", Access::in, "T"},
-             {"v", Access::in, "T"},  {"mask", Access::in, "T", {Match::tolerance}, {}, true},
-             {"y", Access::out, "T"}, status_output()};
+  op.args = {{"q", Access::in, "T", "B, H, Sq, D"},
+             {"k", Access::in, "T", "B, KV, Sk, D"},
+             {"v", Access::in, "T", "B, KV, Sk, D"},
+             {"mask", Access::in, "T", kShapeByCode, {Match::tolerance}, {}, true},  // by its kind: mask_dims
+             {"y", Access::out, "T", "B, H, Sq, D"},
+             status_output()};
   op.group = "attention";
   op.symbol = symbol;
   op.summary = summary;
@@ -523,9 +526,9 @@ Oracle qk_norm_oracle(const Case& c) {
 OpSpec qk_norm_spec() {
   OpSpec op;
   op.name = "QkNorm";
-  op.args = {{"x", Access::in, "T"},
-             {"g", Access::in, "T"},
-             {"y", Access::out, "T", {Match::tolerance}, {"x"}},
+  op.args = {{"x", Access::in, "T", "tokens, heads, D"},
+             {"g", Access::in, "T", "D"},
+             {"y", Access::out, "T", "tokens, heads, D", {Match::tolerance}, {"x"}},
              status_output()};
   op.tolerances = {{DType::f32, "16", "1e-6",
                     "RmsNorm of each head's head_dim values (spec: 'Tolerance: same as RmsNorm'): RmsNorm's <= "
@@ -592,8 +595,11 @@ std::vector<OpSpec> attention() {
 
   OpSpec cross;
   cross.name = "SdpaCross";
-  cross.args = {
-      {"q", Access::in, "T"}, {"k", Access::in, "T"}, {"v", Access::in, "T"}, {"y", Access::out, "T"}, status_output()};
+  cross.args = {{"q", Access::in, "T", "B, H, Sq, D"},
+                {"k", Access::in, "T", "B, H, Sk, D"},
+                {"v", Access::in, "T", "B, H, Sk, D"},
+                {"y", Access::out, "T", "B, H, Sq, D"},
+                status_output()};
   cross.tolerances = {{DType::f32, "74+2n; strict 76", "-",
                        "Sdpa's limits (exp budget 12 u more, any order 2n by default, n = max(Sk, D)): Sdpa "
                        "without masks, kv_heads = num_heads: Sdpa's analysis and scale"}};
@@ -618,8 +624,11 @@ std::vector<OpSpec> attention() {
 
   OpSpec window;
   window.name = "SdpaWindow";
-  window.args = {
-      {"q", Access::in, "T"}, {"k", Access::in, "T"}, {"v", Access::in, "T"}, {"y", Access::out, "T"}, status_output()};
+  window.args = {{"q", Access::in, "T", "B, H, Sq, D"},
+                 {"k", Access::in, "T", "B, H, Sq, D"},
+                 {"v", Access::in, "T", "B, H, Sq, D"},
+                 {"y", Access::out, "T", "B, H, Sq, D"},
+                 status_output()};
   window.tolerances = {{DType::f32, "74+2n; strict 76", "-",
                         "Sdpa's limits (exp budget 12 u more, any order 2n by default, n = max(window, D)): Sdpa "
                         "over each window's keys (<= 64 here), non-causal: Sdpa's analysis and scale over the "

@@ -45,7 +45,9 @@ Oracle oracle(const Case& c) {
 std::vector<OpSpec> embedding() {
   OpSpec op;
   op.name = "elementwise_embedding";  // the contract tinyllm/elementwise.h
-  op.args = {{"table", Access::in, "T"}, {"ids", Access::in, "i32"}, {"out", Access::out, "T", {Match::exact}}};
+  op.args = {{"table", Access::in, "T", "V, d"},
+             {"ids", Access::in, "i32", "n"},
+             {"out", Access::out, "T", "n, d", {Match::exact}}};
   op.former_name = "embedding";
   op.group = "elementwise";
   op.symbol = "tl_embedding_f32";

@@ -111,8 +111,12 @@ OpSpec declare(const std::string& name, const std::string& symbol, Gate act, con
   OpSpec op;
   op.name = name;
   op.tolerances = std::move(tolerances);
-  op.args = {{"x", Access::in, "T"},      {"w_gate", Access::in, "T"}, {"w_up", Access::in, "T"},
-             {"w_down", Access::in, "T"}, {"y", Access::out, "T"},     status_output()};
+  op.args = {{"x", Access::in, "T", "M..., D"},  // leading dimensions flattened: [B, S, D] with B S = M
+             {"w_gate", Access::in, "T", "H, D"},
+             {"w_up", Access::in, "T", "H, D"},
+             {"w_down", Access::in, "T", "D, H"},
+             {"y", Access::out, "T", "M..., D"},
+             status_output()};
   op.group = "linalg";
   op.symbol = symbol;
   op.summary = summary;

@@ -109,10 +109,10 @@ Oracle norm_oracle(const Case& c) {
 OpSpec fused_norm_matmul() {
   OpSpec op;
   op.name = "FusedNormMatmul";
-  op.args = {{"x", Access::in, "T"},
-             {"norm_w", Access::in, "T"},
-             {"w", Access::in, "T"},
-             {"y", Access::out, "T"},
+  op.args = {{"x", Access::in, "T", "M, K"},
+             {"norm_w", Access::in, "T", "K"},
+             {"w", Access::in, "T", "N, K"},
+             {"y", Access::out, "T", "M, N"},
              status_output()};
   op.tolerances = {{DType::f32, "270.5+1.5n; strict 272", "1e-4",
                     "default: the matmul's any-order n = K u plus the norm's any-order sum of squares, (n - "
@@ -190,10 +190,10 @@ Oracle swiglu_oracle(const Case& c) {
 OpSpec fused_swiglu() {
   OpSpec op;
   op.name = "FusedSwiGlu";
-  op.args = {{"x", Access::in, "T"},
-             {"w_gate", Access::in, "T"},
-             {"w_up", Access::in, "T"},
-             {"h", Access::out, "T"},
+  op.args = {{"x", Access::in, "T", "M, D"},
+             {"w_gate", Access::in, "T", "H, D"},
+             {"w_up", Access::in, "T", "H, D"},
+             {"h", Access::out, "T", "M, H"},
              status_output()};
   op.tolerances = {{DType::f32, "272+1n; strict 273", "1e-4",
                     "default: the gate and up matmuls' any-order bound over n = D terms plus "

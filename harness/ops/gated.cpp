@@ -135,8 +135,9 @@ OpSpec gated_op(Gate gate, const char* name, const char* symbol, const char* sum
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [gate](Rng& rng, int64_t i) { return make(gate, rng, i); };
   op.oracle = [gate](const Case& c) { return oracle(gate, c); };
-  op.args = {
-      {"gate", Access::in, "T"}, {"up", Access::in, "T"}, {"y", Access::out, "T", {Match::tolerance}, {"gate", "up"}}};
+  op.args = {{"gate", Access::in, "T", "n"},
+             {"up", Access::in, "T", "n"},
+             {"y", Access::out, "T", "n", {Match::tolerance}, {"gate", "up"}}};
   if (!op.status.empty()) op.args.push_back(status_output());
   return op;
 }

@@ -310,14 +310,16 @@ Oracle oracle(const Case& c) {
 std::vector<OpSpec> kv_cache() {
   OpSpec o;
   o.name = "KvCache";
-  o.args = {{"script", Access::in, "i32"},
-            {"k_new", Access::in, "T"},
-            {"v_new", Access::in, "T"},
-            {"statuses", Access::out, "i32", {Match::exact}},
-            {"past", Access::out, "i32", {Match::exact}},
-            {"lengths", Access::out, "i32", {Match::exact}},
-            {"views", Access::out, "T", {Match::exact}},
-            {"stable", Access::out, "i32", {Match::exact}},
+  // The script's rows, and so every other size, are the session's own:
+  // declared_count below, and the oracle for the outputs.
+  o.args = {{"script", Access::in, "i32", kShapeByCode},
+            {"k_new", Access::in, "T", kShapeByCode},
+            {"v_new", Access::in, "T", kShapeByCode},
+            {"statuses", Access::out, "i32", kShapeByOracle, {Match::exact}},
+            {"past", Access::out, "i32", kShapeByOracle, {Match::exact}},
+            {"lengths", Access::out, "i32", kShapeByOracle, {Match::exact}},
+            {"views", Access::out, "T", kShapeByOracle, {Match::exact}},
+            {"stable", Access::out, "i32", "1", {Match::exact}},
             status_output()};
   o.group = "kv_cache";
   o.symbol = "tl_kv_cache_api_v1";

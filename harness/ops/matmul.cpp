@@ -107,7 +107,11 @@ std::vector<Verification> verify(const Case& c, const std::map<std::string, Tens
 std::vector<OpSpec> matmul() {
   OpSpec op;
   op.name = "Matmul";
-  op.args = {{"x", Access::in, "T"}, {"w", Access::in, "T"}, {"y", Access::out, "T"}, status_output()};
+  // Leading dimensions flattened: x [B, S, K] with B S = M.
+  op.args = {{"x", Access::in, "T", "M..., K"},
+             {"w", Access::in, "T", "N, K"},
+             {"y", Access::out, "T", "M..., N"},
+             status_output()};
   op.tolerances = {{DType::f32, "255+1n; strict 256", "-",
                     "default: each output sums K = n products in any order: <= K u of s = sum |x w| (the "
                     "products' roundings and a recursive sum, Higham's gamma_K), 255 + n also covering the "

@@ -66,7 +66,10 @@ std::vector<Geometry> edge_geometries() {
 std::vector<OpSpec> pool() {
   OpSpec op;
   op.name = "Pool";
-  op.args = {{"x", Access::in, "T"}, {"y", Access::out, "T", {Match::tolerance, Match::exact}}, status_output()};
+  op.args = {
+      {"x", Access::in, "T", "B, C_in, in# for # < nd"},
+      {"y", Access::out, "T", kShapeByOracle, {Match::tolerance, Match::exact}},  // the output sizes of the geometry
+      status_output()};
   op.tolerances = {{DType::f32, "66", "-",
                     "max is a copy of one element, judged bit for bit (no limit used); avg sums n = kH kW <= 64"
                     " elements (pads 0) and divides by n: the recursive sum errs by <= (n - 1) u of sum |x| = "

@@ -94,9 +94,9 @@ OpSpec declare(Table kind) {
   op.oracle = [kind](const Case& c) { return oracle(c, kind); };
   if (kind == Table::token) {
     op.name = "TokenEmbed";
-    op.args = {{"table", Access::in, "T"},
-               {"index", Access::in, "i32"},
-               {"out", Access::out, "T", {Match::exact}},
+    op.args = {{"table", Access::in, "T", "rows, d"},
+               {"index", Access::in, "i32", "n"},
+               {"out", Access::out, "T", "n, d", {Match::exact}},
                status_output()};
     op.symbol = "tl_token_embed_f32";
     op.summary = "out[i] = table[ids[i]] (bit for bit), every id checked against the vocabulary first";
@@ -107,9 +107,9 @@ OpSpec declare(Table kind) {
     declare_c_call<decltype(tl_token_embed_f32)>(op, {"table", "index", "out", "n", "rows", "d"});
   } else {
     op.name = "PosEmbed";
-    op.args = {{"table", Access::in, "T"},
-               {"index", Access::in, "i32"},
-               {"out", Access::out, "T", {Match::exact}},
+    op.args = {{"table", Access::in, "T", "rows, d"},
+               {"index", Access::in, "i32", "n"},
+               {"out", Access::out, "T", "n, d", {Match::exact}},
                status_output()};
     op.symbol = "tl_pos_embed_f32";
     op.summary = "out[i] = table[pos[i]] (bit for bit); a position past the table is ContextOverflowError";

@@ -158,9 +158,9 @@ Oracle oracle(const Case& c) {
 std::vector<OpSpec> pos_multi_axis_rope() {
   OpSpec op;
   op.name = "MultiAxisRope";
-  op.args = {{"x", Access::in, "T"},
-             {"pos", Access::in, "i32"},
-             {"y", Access::out, "T", {Match::tolerance}, {"x"}},
+  op.args = {{"x", Access::in, "T", "T, H, D"},
+             {"pos", Access::in, "i32", "T, n_axes"},
+             {"y", Access::out, "T", "T, H, D", {Match::tolerance}, {"x"}},
              status_output()};
   op.tolerances = {{DType::f32, "4", "-",
                     "cos and sin rounded to f32 (<= u/2 each, absolute: |c|, |s| <= 1, where half the float "

@@ -140,10 +140,10 @@ Oracle oracle(const Case& c) {
 std::vector<OpSpec> pos_relative_embedding() {
   OpSpec op;
   op.name = "RelativePosEmbedding";
-  op.args = {{"table", Access::in, "T"},
-             {"q_pos", Access::in, "i32"},
-             {"k_pos", Access::in, "i32"},
-             {"bias", Access::out, "T", {Match::exact}},
+  op.args = {{"table", Access::in, "T", "num_buckets, H"},
+             {"q_pos", Access::in, "i32", "Lq"},
+             {"k_pos", Access::in, "i32", "Lk"},
+             {"bias", Access::out, "T", "H, Lq, Lk", {Match::exact}},
              status_output()};
   op.group = "pos";
   op.symbol = "tl_relative_pos_embedding_f32";

@@ -88,7 +88,7 @@ Oracle cache_oracle(const Case& c) {
 OpSpec rope_cache_op() {
   OpSpec op;
   op.name = "Rope_cache";
-  op.args = {{"cache", Access::out, "T"}, status_output()};
+  op.args = {{"cache", Access::out, "T", "max_seq, rot_dim"}, status_output()};
   op.tolerances = {{DType::f32, "1", "-",
                     "cos and sin of the double angle rounded once to f32: <= u/2 absolute, plus the double "
                     "angle's own error (the frequency's half-ulp times p plus the product's half-ulp, p f <= "
@@ -227,10 +227,10 @@ Oracle apply_oracle(const Case& c) {
 OpSpec rope_op() {
   OpSpec op;
   op.name = "Rope";
-  op.args = {{"x", Access::in, "T"},
-             {"pos", Access::in, "i32"},
-             {"cache", Access::in, "T"},
-             {"y", Access::out, "T", {Match::tolerance}, {"x"}},
+  op.args = {{"x", Access::in, "T", "T, H, D"},
+             {"pos", Access::in, "i32", "T"},
+             {"cache", Access::in, "T", "max_seq, rot_dim"},
+             {"y", Access::out, "T", "T, H, D", {Match::tolerance}, {"x"}},
              status_output()};
   op.tolerances = {{DType::f32, "4", "-",
                     "from the cache's own c, s: two products and a difference (or sum), each rounding <= u "

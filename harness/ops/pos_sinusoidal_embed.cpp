@@ -114,7 +114,7 @@ Oracle oracle(const Case& c) {
 std::vector<OpSpec> pos_sinusoidal_embed() {
   OpSpec op;
   op.name = "SinusoidalEmbed";
-  op.args = {{"t", Access::in, "T"}, {"y", Access::out, "T"}, status_output()};
+  op.args = {{"t", Access::in, "T", "n"}, {"y", Access::out, "T", "n, dim"}, status_output()};
   op.tolerances = {{DType::f32, "1", "-",
                     "sin and cos of the double angle t f_j rounded once to f32: <= u/2 absolute, plus the "
                     "double angle's own error (|t f_j| <= 2^24 in the domain: <= 2^-28 rad = 0.06 u, measured "

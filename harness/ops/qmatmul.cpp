@@ -141,7 +141,10 @@ OpSpec qmatmul_op(Format f) {
   OpSpec op;
   op.name = std::string("QMatmul_") + fi.name;
   op.tolerances = {{DType::f32, "257+1n; strict 258", "-", limit_derivation(f)}};
-  op.args = {{"x", Access::in, "T"}, {"w", Access::in, "u8"}, {"y", Access::out, "T"}, status_output()};
+  op.args = {{"x", Access::in, "T", "M, K"},
+             {"w", Access::in, "u8", blocks_shape(f, "N * K")},
+             {"y", Access::out, "T", "M, N"},
+             status_output()};
   op.group = "quant";
   op.symbol = std::string("tl_qmatmul_") + fi.lower + "_f32";
   op.summary = std::string("y = x @ Dequantize(W)^T, x [M, K] f32, W N rows of ") + fi.name +

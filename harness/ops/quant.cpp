@@ -208,7 +208,9 @@ OpSpec quantize_op(Format f) {
   const FormatInfo& fi = info(f);
   OpSpec op;
   op.name = std::string("Quantize_") + fi.name;
-  op.args = {{"x", Access::in, "T"}, {"blocks", Access::out, "u8", {Match::exact}}, status_output()};
+  op.args = {{"x", Access::in, "T", "rows, k"},
+             {"blocks", Access::out, "u8", blocks_shape(f, "rows * k"), {Match::exact}},
+             status_output()};
   op.group = "quant";
   op.symbol = std::string("tl_quantize_") + fi.lower + "_f32";
   op.summary = std::string("f32 [rows, k] to ggml ") + fi.name +
@@ -262,7 +264,9 @@ OpSpec dequantize_op(Format f) {
   const FormatInfo& fi = info(f);
   OpSpec op;
   op.name = std::string("Dequantize_") + fi.name;
-  op.args = {{"blocks", Access::in, "u8"}, {"y", Access::out, "T", {Match::exact}}, status_output()};
+  op.args = {{"blocks", Access::in, "u8", blocks_shape(f, "rows * k")},
+             {"y", Access::out, "T", "rows, k", {Match::exact}},
+             status_output()};
   op.group = "quant";
   op.symbol = std::string("tl_dequantize_") + fi.lower + "_f32";
   op.summary = std::string("ggml ") + fi.name + " blocks to f32 [rows, k], exact; validates";

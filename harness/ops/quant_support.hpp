@@ -32,6 +32,10 @@ inline const FormatInfo& info(Format f) {
 }
 
 inline int64_t blocks_bytes(Format f, int64_t values) { return values / info(f).values * info(f).bytes; }
+// The declared shape of `count` values as blocks of f (ArgSpec::shape): "rows * k / 32 * 18".
+inline std::string blocks_shape(Format f, const std::string& count) {
+  return count + " / " + std::to_string(info(f).values) + " * " + std::to_string(info(f).bytes);
+}
 
 // An f16 scale: finite, with an exponent field in [lo, hi] (1..30 normal, 0
 // subnormal), either sign.

@@ -59,7 +59,9 @@ Oracle oracle(const Case& c) {
 std::vector<OpSpec> rmsnorm() {
   OpSpec op;
   op.name = "elementwise_rmsnorm";  // the contract tinyllm/elementwise.h
-  op.args = {{"x", Access::in, "T"}, {"w", Access::in, "T"}, {"y", Access::out, "T", {Match::tolerance}, {"x"}}};
+  op.args = {{"x", Access::in, "T", "rows, d"},
+             {"w", Access::in, "T", "d"},
+             {"y", Access::out, "T", "rows, d", {Match::tolerance}, {"x"}}};
   op.tolerances = {{DType::f32, "16", "1e-6",
                     "sum of squares blocked or pairwise (rel. err. <= ~log2(d) u, halved by the root), rsqrt <="
                     " 2 u, two products 1 u each; the spec's 1e-6 = 16.8 u is the ceiling; pairwise-accurate "

@@ -107,7 +107,9 @@ Oracle oracle(const Case& c) {
 std::vector<OpSpec> rope() {
   OpSpec op;
   op.name = "elementwise_rope";  // the contract tinyllm/elementwise.h
-  op.args = {{"x", Access::inout, "T"}, {"pos", Access::in, "i32"}, {"inv_freq", Access::in, "T"}};
+  op.args = {{"x", Access::inout, "T", "T, H, D"},
+             {"pos", Access::in, "i32", "T"},
+             {"inv_freq", Access::in, "T", "d_rot / 2"}};
   op.tolerances = {{DType::f32, "8", "-",
                     "cos and sin of the f32 angle <= 2 u absolute each, two products and a difference <= 3 u, "
                     "times mu 1 u: <= 8 u of mu * (|a| + |b|); the tail past d_rot is a copy, compared bit for "

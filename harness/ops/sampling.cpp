@@ -434,8 +434,8 @@ OpSpec spec(const char* name, int method, const char* summary, std::vector<Toler
   op.name = name;
   op.tolerances = std::move(tolerances);
   // Greedy's token is exact; a drawn one is judged on its u (tolerance).
-  op.args = {{"logits", Access::in, "T"},
-             {"tokens", Access::out, "i32", {op.tolerances.empty() ? Match::exact : Match::tolerance}},
+  op.args = {{"logits", Access::in, "T", "rows, vocab"},
+             {"tokens", Access::out, "i32", "rows", {op.tolerances.empty() ? Match::exact : Match::tolerance}},
              status_output()};
   op.group = "sampling";
   op.symbol = "tl_sample_f32";

@@ -90,7 +90,7 @@ Oracle oracle(const Case& c) {
 std::vector<OpSpec> silu_mul() {
   OpSpec op;
   op.name = "elementwise_silu_mul";  // the contract tinyllm/elementwise.h
-  op.args = {{"gate", Access::in, "T"}, {"up", Access::in, "T"}, {"y", Access::out, "T"}};
+  op.args = {{"gate", Access::in, "T", "n"}, {"up", Access::in, "T", "n"}, {"y", Access::out, "T", "n"}};
   op.tolerances = {{DType::f32, "17", "-",
                     "SwiGlu's (the same function): silu(g) <= 16 u (see Silu), times up 1 u: <= 17 u of |u "
                     "silu(g)|; the scale is SwiGlu's: where the f32 e^-g overflows (g <= -88.72283935546875) "

@@ -178,8 +178,8 @@ OpSpec declare(int32_t mode, const char* name, const char* summary, const char* 
   op.name = name;
   op.tolerances = std::move(tolerances);
   // Nearest copies elements: exact; the others compute them.
-  op.args = {{"x", Access::in, "T"},
-             {"y", Access::out, "T", {op.tolerances.empty() ? Match::exact : Match::tolerance}},
+  op.args = {{"x", Access::in, "T", "B, C, H, W"},
+             {"y", Access::out, "T", "B, C, Ho, Wo", {op.tolerances.empty() ? Match::exact : Match::tolerance}},
              status_output()};
   op.group = "spatial";
   op.symbol = "tl_interpolate_f32";

@@ -27,6 +27,8 @@ struct Layout {
   std::vector<int64_t> (*x_shape)(const ref::Sizes&);
   std::vector<int64_t> (*y_shape)(const ref::Sizes&);
   void (*oracle)(const float*, double*, const ref::Sizes&);
+  const char* x_declared;  // x_shape and y_shape as declared shapes (ArgSpec::shape)
+  const char* y_declared;
 };
 
 std::vector<int64_t> image(const ref::Sizes& s) { return {s.B, s.C, s.H, s.W}; }
@@ -34,9 +36,13 @@ std::vector<int64_t> shuffled(const ref::Sizes& s) { return {s.B, s.C / (s.f * s
 std::vector<int64_t> unshuffled(const ref::Sizes& s) { return {s.B, s.C * s.f * s.f, s.H / s.f, s.W / s.f}; }
 std::vector<int64_t> tokens(const ref::Sizes& s) { return {s.B, (s.H / s.f) * (s.W / s.f), s.f * s.f * s.C}; }
 
-const Layout kShuffle{ref::Op::pixel_shuffle, "C", image, shuffled, ref::pixel_shuffle<double>};
-const Layout kUnshuffle{ref::Op::pixel_unshuffle, "HW", image, unshuffled, ref::pixel_unshuffle<double>};
-const Layout kUnpatchify{ref::Op::unpatchify, "HW", tokens, image, ref::unpatchify<double>};
+const Layout kShuffle{ref::Op::pixel_shuffle,        "C", image, shuffled, ref::pixel_shuffle<double>, "B, C, H, W",
+                      "B, C / (f * f), H * f, W * f"};
+const Layout kUnshuffle{
+    ref::Op::pixel_unshuffle,    "HW", image, unshuffled, ref::pixel_unshuffle<double>, "B, C, H, W",
+    "B, C * f * f, H / f, W / f"};
+const Layout kUnpatchify{
+    ref::Op::unpatchify, "HW", tokens, image, ref::unpatchify<double>, "B, (H / f) * (W / f), f * f * C", "B, C, H, W"};
 
 // Edges as (B, C', h, w, f): C' channels per group of f^2 (PixelShuffle's
 // output channels, PixelUnshuffle's input ones, Unpatchify's image
@@ -108,7 +114,8 @@ OpSpec declare(const Layout& L, const char* name, const char* symbol, const char
                std::vector<ParamSpec> params, const char* domain) {
   OpSpec op;
   op.name = name;
-  op.args = {{"x", Access::in, "T"}, {"y", Access::out, "T", {Match::exact}}, status_output()};
+  op.args = {
+      {"x", Access::in, "T", L.x_declared}, {"y", Access::out, "T", L.y_declared, {Match::exact}}, status_output()};
   op.group = "spatial";
   op.symbol = symbol;
   op.summary = summary;

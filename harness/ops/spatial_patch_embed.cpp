@@ -86,10 +86,10 @@ Oracle oracle(const Case& c) {
 std::vector<OpSpec> spatial_patch_embed() {
   OpSpec op;
   op.name = "PatchEmbed";
-  op.args = {{"x", Access::in, "T"},
-             {"w", Access::in, "T"},
-             {"bias", Access::in, "T"},
-             {"y", Access::out, "T"},
+  op.args = {{"x", Access::in, "T", "B, C, H, W"},
+             {"w", Access::in, "T", "D, C, f, f"},
+             {"bias", Access::in, "T", "D"},
+             {"y", Access::out, "T", "B, (H / f) * (W / f), D"},
              status_output()};
   op.tolerances = {{DType::f32, "256+1n; strict 257", "-",
                     "default: Matmul's any-order bound over n = C p p products plus the bias's 1 u; strict: "

@@ -214,7 +214,9 @@ Oracle oracle(const Case& c) {
 std::vector<OpSpec> tensor_argmax() {
   OpSpec op;
   op.name = "Argmax";
-  op.args = {{"x", Access::in, "T"}, {"index", Access::out, "i32", {Match::exact}}, status_output()};
+  op.args = {{"x", Access::in, "T", "x.# for # < x.rank"},
+             {"index", Access::out, "i32", kShapeByOracle, {Match::exact}},  // x's shape without the axis
+             status_output()};
   op.group = "tensor";
   op.symbol = "tl_argmax_axis_f32";
   op.summary =

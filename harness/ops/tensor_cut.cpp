@@ -293,7 +293,10 @@ Oracle chunk_oracle(const Case& c) {
 std::vector<OpSpec> tensor_cut() {
   OpSpec concat;
   concat.name = "Concat";
-  concat.args = {{"x#", Access::in, "T"}, {"y", Access::out, "T", {Match::exact}}, status_output()};
+  // Each input's shape is its own row of parameters (declared_count below);
+  // y's, their concatenation, the oracle's.
+  concat.args = {
+      {"x#", Access::in, "T", kShapeByCode}, {"y", Access::out, "T", kShapeByOracle, {Match::exact}}, status_output()};
   concat.group = "tensor";
   concat.symbol = "tl_concat_f32";
   concat.summary = "xs[0], xs[1], ... glued along one axis; the shapes match on every other axis";
@@ -348,7 +351,9 @@ std::vector<OpSpec> tensor_cut() {
 
   OpSpec split;
   split.name = "Split";
-  split.args = {{"x", Access::in, "T"}, {"y#", Access::out, "T", {Match::exact}}, status_output()};
+  split.args = {{"x", Access::in, "T", "x.# for # < x.rank"},
+                {"y#", Access::out, "T", kShapeByOracle, {Match::exact}},  // x's, with the axis cut
+                status_output()};
   split.group = "tensor";
   split.symbol = "tl_split_f32";
   split.summary = "x cut along one axis into parts of the given sizes (>= 0, adding up to the axis)";
@@ -375,7 +380,9 @@ std::vector<OpSpec> tensor_cut() {
 
   OpSpec chunk;
   chunk.name = "Chunk";
-  chunk.args = {{"x", Access::in, "T"}, {"y#", Access::out, "T", {Match::exact}}, status_output()};
+  chunk.args = {{"x", Access::in, "T", "x.# for # < x.rank"},
+                {"y#", Access::out, "T", kShapeByOracle, {Match::exact}},  // x's, with the axis cut
+                status_output()};
   chunk.group = "tensor";
   chunk.symbol = "tl_chunk_f32";
   chunk.summary =

@@ -242,7 +242,9 @@ Oracle reshape_oracle(const Case& c) {
 std::vector<OpSpec> tensor_move() {
   OpSpec transpose;
   transpose.name = "Transpose";
-  transpose.args = {{"x", Access::in, "T"}, {"y", Access::out, "T", {Match::exact}}, status_output()};
+  transpose.args = {{"x", Access::in, "T", "x.# for # < x.rank"},
+                    {"y", Access::out, "T", "x.# for # < x.rank - 2, x.(x.rank - 1), x.(x.rank - 2)", {Match::exact}},
+                    status_output()};
   transpose.group = "tensor";
   transpose.symbol = "tl_transpose_f32";
   transpose.summary = "y[..., j, i] = x[..., i, j]: the last two axes swapped (a batch of matrix transposes)";
@@ -259,7 +261,9 @@ std::vector<OpSpec> tensor_move() {
 
   OpSpec permute;
   permute.name = "Permute";
-  permute.args = {{"x", Access::in, "T"}, {"y", Access::out, "T", {Match::exact}}, status_output()};
+  permute.args = {{"x", Access::in, "T", "x.# for # < x.rank"},
+                  {"y", Access::out, "T", "x.(perm.#) for # < x.rank", {Match::exact}},
+                  status_output()};
   permute.group = "tensor";
   permute.symbol = "tl_permute_f32";
   permute.summary = "output axis i is input axis perm[i] (torch.permute, numpy.transpose)";
@@ -279,7 +283,9 @@ std::vector<OpSpec> tensor_move() {
 
   OpSpec reshape;
   reshape.name = "Reshape";
-  reshape.args = {{"x", Access::in, "T"}, {"y", Access::out, "T", {Match::exact}, {"x"}}, status_output()};
+  reshape.args = {{"x", Access::in, "T", "x.# for # < x.rank"},
+                  {"y", Access::out, "T", "new.# for # < new.rank", {Match::exact}, {"x"}},
+                  status_output()};
   reshape.group = "tensor";
   reshape.symbol = "tl_reshape_f32";
   reshape.summary =

@@ -115,7 +115,7 @@ Oracle clamp_oracle(const Case& c) {
 OpSpec clamp_spec() {
   OpSpec op;
   op.name = "Clamp";
-  op.args = {{"x", Access::in, "T"}, {"y", Access::out, "T", {Match::exact}, {"x"}}, status_output()};
+  op.args = {{"x", Access::in, "T", "n"}, {"y", Access::out, "T", "n", {Match::exact}, {"x"}}, status_output()};
   op.group = "tensor";
   op.symbol = "tl_clamp_f32";
   op.summary = "y = min(max(x, lo), hi): lo if x < lo, hi if x > hi, else x's bits; NaN propagates; y == x allowed";
@@ -187,7 +187,7 @@ Oracle nan_to_num_oracle(const Case& c) {
 OpSpec nan_to_num_spec() {
   OpSpec op;
   op.name = "NanToNum";
-  op.args = {{"x", Access::in, "T"}, {"y", Access::out, "T", {Match::exact}, {"x"}}, status_output()};
+  op.args = {{"x", Access::in, "T", "n"}, {"y", Access::out, "T", "n", {Match::exact}, {"x"}}, status_output()};
   op.group = "tensor";
   op.symbol = "tl_nan_to_num_f32";
   op.summary =
