@@ -101,6 +101,7 @@ nlohmann::json op_entry(const OpSpec& op) {
                                : a.access == Access::out ? "out"
                                                          : "inout"},
                     {"dtype", a.dtype},
+                    {"shape", a.shape},
                     {"match", match},
                     {"may_alias", a.may_alias},
                     {"optional", a.optional}});
@@ -126,12 +127,18 @@ void print_op(const nlohmann::json& e) {
   std::cout << e["name"].get<std::string>() << "  (" << e["symbol"].get<std::string>() << ", "
             << e["dtype"].get<std::string>() << ", family " << e["family"].get<std::string>() << ")\n  "
             << e["summary"].get<std::string>() << "\n";
-  // "  args x in T, y out T (may be x), status out i32": inputs' match rules are not shown.
+  // "  args x in T [rows, d], y out T [rows, d] (may be x), status out i32 [1]": inputs' match
+  // rules are not shown; a shape sized by the oracle or by the op's code says so.
   std::cout << "  args";
   for (size_t i = 0; i < e["args"].size(); ++i) {
     const auto& a = e["args"][i];
     std::cout << (i == 0 ? " " : ", ") << a["name"].get<std::string>() << " " << a["access"].get<std::string>() << " "
-              << a["dtype"].get<std::string>() << (a["optional"].get<bool>() ? " (optional)" : "");
+              << a["dtype"].get<std::string>();
+    const std::string shape = a["shape"].get<std::string>();
+    std::cout << (shape == kShapeByOracle ? " (sized by the oracle)"
+                  : shape == kShapeByCode ? " (sized by the op's declared_count)"
+                                          : " [" + shape + "]")
+              << (a["optional"].get<bool>() ? " (optional)" : "");
     for (size_t k = 0; k < a["may_alias"].size(); ++k)
       std::cout << (k == 0 ? " (may be " : " or ") << a["may_alias"][k].get<std::string>()
                 << (k + 1 == a["may_alias"].size() ? ")" : "");

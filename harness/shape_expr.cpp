@@ -104,6 +104,17 @@ std::vector<std::string> items(const std::string& shape) {
   return out;
 }
 
+// "s#[ndim]" as "s# for # < ndim": a family's members, written as the call's
+// array parameters are (konform/c_call.hpp); any other item as it is.
+std::string expand_family(const std::string& item) {
+  const size_t open = item.find('['), hash = item.find('#');
+  if (open == std::string::npos || item.back() != ']' || hash == std::string::npos || hash > open) return item;
+  for (size_t k = 0; k < open; ++k)
+    if (!std::isalnum(static_cast<unsigned char>(item[k])) && item[k] != '_' && item[k] != '.' && item[k] != '#')
+      return item;
+  return item.substr(0, open) + " for # < " + item.substr(open + 1, item.size() - open - 2);
+}
+
 std::string replace_index(std::string text, int index) {
   std::string out;
   for (char ch : text) out += ch == '#' ? std::to_string(index) : std::string(1, ch);
@@ -113,8 +124,9 @@ std::string replace_index(std::string text, int index) {
 DeclaredShape evaluate(const std::string& shape, const Lookup& lookup) {
   if (shape.empty()) throw std::invalid_argument("shape expression is empty");
   DeclaredShape d;
-  for (const std::string& item : items(shape)) {
+  for (std::string item : items(shape)) {
     if (item.empty()) throw std::invalid_argument("shape expression '" + shape + "': an empty item");
+    item = expand_family(item);
     const size_t loop = item.find(" for # <");
     if (loop != std::string::npos) {
       const std::string body = item.substr(0, loop);

@@ -650,13 +650,15 @@ TEST(ShapeExpr, EvaluatesAndNamesItsFaults) {
   };
   EXPECT_EQ(dims("rows, d"), (std::vector<double>{3, 8}));
   EXPECT_EQ(dims("s# for # < ndim"), (std::vector<double>{2, 5, 7}));
+  EXPECT_EQ(dims("s#[ndim]"), (std::vector<double>{2, 5, 7}));
+  EXPECT_EQ(dims("s#[ndim - 1], d * s(0)"), (std::vector<double>{2, 5, 16}));
   EXPECT_EQ(dims("s0, s(ndim - 1)"), (std::vector<double>{2, 7}));
   EXPECT_EQ(dims("rows * d / 32 * 18, (d - 2) / f, -rows + 1"), (std::vector<double>{13.5, 3, -2}));
   EXPECT_TRUE(std::isnan(dims("rows / (f - 2)")[0]));
   EXPECT_TRUE(std::isnan(dims("missing")[0]));
   EXPECT_NE(evaluate_shape("s# for # < d + 1", c).problem, "");  // 9: past kMaxDeclaredRank
   EXPECT_NE(evaluate_shape("s# for # < nope", c).problem, "");
-  for (const char* bad : {"", "rows,", "rows d", "(rows", "rows)", "s#", "3 for # < 2", "d, rows...", "#"})
+  for (const char* bad : {"", "rows,", "rows d", "(rows", "rows)", "s#", "3 for # < 2", "d, rows...", "#", "s#[ndim"})
     EXPECT_NE(shape_syntax_problem(bad), "") << "'" << bad << "'";
 
   const std::string who = "op declares";

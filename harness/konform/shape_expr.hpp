@@ -6,7 +6,9 @@
 //           | expr "..."              one or more leading dimensions whose product is expr
 //                                     (flattened batch dimensions: Matmul's x as [B, S, K], B S = M)
 //           | expr "for # <" expr     one dimension per index i below the bound, '#' replaced
-//                                     by i ("s# for # < ndim": s0, s1, ..., s{ndim-1})
+//                                     by i ("x.(perm.#) for # < x.rank")
+//           | family "[" expr "]"     a family's members: "s#[ndim]" is "s# for # < ndim",
+//                                     s0, s1, ..., s{ndim-1} (as konform/c_call.hpp names arrays)
 //   expr   := term (("+" | "-") term)*
 //   term   := unary (("*" | "/") unary)*
 //   unary  := "-" unary | number | "(" expr ")" | name | name "(" expr ")"

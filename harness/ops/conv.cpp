@@ -134,13 +134,12 @@ OpSpec declare(const Variant& v) {
   OpSpec op;
   op.name = v.name;
   op.tolerances = {{DType::f32, "256", "-", v.limit_derivation}};
-  op.args = {
-      {"x", Access::in, "T", "B, C_in, in# for # < nd"},
-      {"w", Access::in, "T",
-       v.kind == Kind::transpose ? "C_in, C_out / groups, k# for # < nd" : "C_out, C_in / groups, k# for # < nd"},
-      {"bias", Access::in, "T", "C_out", {Match::tolerance}, {}, true},
-      {"y", Access::out, "T", kShapeByOracle},  // the output sizes of the geometry
-      status_output()};
+  op.args = {{"x", Access::in, "T", "B, C_in, in#[nd]"},
+             {"w", Access::in, "T",
+              v.kind == Kind::transpose ? "C_in, C_out / groups, k#[nd]" : "C_out, C_in / groups, k#[nd]"},
+             {"bias", Access::in, "T", "C_out", {Match::tolerance}, {}, true},
+             {"y", Access::out, "T", kShapeByOracle},  // the output sizes of the geometry
+             status_output()};
   op.group = "conv";
   op.symbol = v.symbol;
   op.summary = v.summary;

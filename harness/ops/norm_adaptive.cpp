@@ -102,10 +102,10 @@ Oracle ada_oracle(const Case& c) {
 OpSpec ada_ln() {
   OpSpec op;
   op.name = "AdaLN";
-  op.args = {{"x", Access::in, "T", "s# for # < ndim"},
+  op.args = {{"x", Access::in, "T", "s#[ndim]"},
              {"scale", Access::in, "T", "s0, s(ndim - 1)"},
              {"shift", Access::in, "T", "s0, s(ndim - 1)"},
-             {"y", Access::out, "T", "s# for # < ndim", {Match::tolerance}, {"x"}},
+             {"y", Access::out, "T", "s#[ndim]", {Match::tolerance}, {"x"}},
              status_output()};
   op.tolerances = {{DType::f32, "19+1n; strict 20", "-",
                     "LayerNorm's analysis over the row's n = D terms with gain 1 + scale (rounded: 1 u more on "
@@ -187,11 +187,14 @@ Oracle zero_oracle(const Case& c) {
 OpSpec ada_ln_zero() {
   OpSpec op;
   op.name = "AdaLN_Zero";
-  op.args = {
-      {"x", Access::in, "T", "s# for # < ndim"},     {"r", Access::in, "T", "s# for # < ndim"},
-      {"gate", Access::in, "T", "s0, s(ndim - 1)"},  {"scale", Access::in, "T", "s0, s(ndim - 1)"},
-      {"shift", Access::in, "T", "s0, s(ndim - 1)"}, {"h", Access::out, "T", "s# for # < ndim", {Match::exact}, {"x"}},
-      {"y", Access::out, "T", "s# for # < ndim"},    status_output()};
+  op.args = {{"x", Access::in, "T", "s#[ndim]"},
+             {"r", Access::in, "T", "s#[ndim]"},
+             {"gate", Access::in, "T", "s0, s(ndim - 1)"},
+             {"scale", Access::in, "T", "s0, s(ndim - 1)"},
+             {"shift", Access::in, "T", "s0, s(ndim - 1)"},
+             {"h", Access::out, "T", "s#[ndim]", {Match::exact}, {"x"}},
+             {"y", Access::out, "T", "s#[ndim]"},
+             status_output()};
   op.tolerances = {{DType::f32, "19+1n; strict 20", "-",
                     "h = x + gate * r is compared bit for bit against both correct roundings (Mul then Add, "
                     "each rounded, or one fused multiply-add); y is AdaLN of that h over n = D terms: AdaLN's "

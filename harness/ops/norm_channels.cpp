@@ -112,12 +112,12 @@ Oracle batch_oracle(const Case& c) {
 OpSpec batch_norm() {
   OpSpec op;
   op.name = "BatchNorm";
-  op.args = {{"x", Access::in, "T", "s# for # < ndim"},
+  op.args = {{"x", Access::in, "T", "s#[ndim]"},
              {"mean", Access::in, "T", "s1"},
              {"var", Access::in, "T", "s1"},
              {"g", Access::in, "T", "s1"},
              {"b", Access::in, "T", "s1"},
-             {"y", Access::out, "T", "s# for # < ndim", {Match::tolerance}, {"x"}},
+             {"y", Access::out, "T", "s#[ndim]", {Match::tolerance}, {"x"}},
              status_output()};
   op.tolerances = {{DType::f32, "8", "-",
                     "running statistics, no reduction: x - mean 1 u; 1 / sqrt(var + eps) <= 2.5 u (three float "
@@ -195,10 +195,10 @@ Oracle grouped_oracle(const Case& c, bool instance) {
 OpSpec group_norm() {
   OpSpec op;
   op.name = "GroupNorm";
-  op.args = {{"x", Access::in, "T", "s# for # < ndim"},
+  op.args = {{"x", Access::in, "T", "s#[ndim]"},
              {"g", Access::in, "T", "s1"},
              {"b", Access::in, "T", "s1"},
-             {"y", Access::out, "T", "s# for # < ndim", {Match::tolerance}, {"x"}},
+             {"y", Access::out, "T", "s#[ndim]", {Match::tolerance}, {"x"}},
              status_output()};
   op.tolerances = {{DType::f32, "19+1n; strict 20", "-",
                     "LayerNorm's analysis over each (sample, group) range of n = C/G * spatial elements: any "
@@ -227,10 +227,10 @@ OpSpec group_norm() {
 OpSpec instance_norm() {
   OpSpec op;
   op.name = "InstanceNorm";
-  op.args = {{"x", Access::in, "T", "s# for # < ndim"},
+  op.args = {{"x", Access::in, "T", "s#[ndim]"},
              {"g", Access::in, "T", "s1"},
              {"b", Access::in, "T", "s1"},
-             {"y", Access::out, "T", "s# for # < ndim", {Match::tolerance}, {"x"}},
+             {"y", Access::out, "T", "s#[ndim]", {Match::tolerance}, {"x"}},
              status_output()};
   op.tolerances = {{DType::f32, "19+1n; strict 20", "-",
                     "GroupNorm with one group per channel: LayerNorm's analysis over each (sample, channel) "

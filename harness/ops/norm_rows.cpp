@@ -85,9 +85,9 @@ Oracle rms_oracle(const Case& c) {
 OpSpec rms_norm() {
   OpSpec op;
   op.name = "RmsNorm";
-  op.args = {{"x", Access::in, "T", "s# for # < ndim"},
+  op.args = {{"x", Access::in, "T", "s#[ndim]"},
              {"g", Access::in, "T", "s(ndim - 1)"},
-             {"y", Access::out, "T", "s# for # < ndim", {Match::tolerance}, {"x"}},
+             {"y", Access::out, "T", "s#[ndim]", {Match::tolerance}, {"x"}},
              status_output()};
   op.tolerances = {{DType::f32, "16", "1e-6",
                     "sum of squares pairwise (scalar: <= 7 + log2(D/8) = 18 u for D <= 16384) or blocked (simd:"
@@ -146,10 +146,10 @@ Oracle layer_oracle(const Case& c) {
 OpSpec layer_norm() {
   OpSpec op;
   op.name = "LayerNorm";
-  op.args = {{"x", Access::in, "T", "s# for # < ndim"},
+  op.args = {{"x", Access::in, "T", "s#[ndim]"},
              {"g", Access::in, "T", "s(ndim - 1)"},
              {"b", Access::in, "T", "s(ndim - 1)"},
-             {"y", Access::out, "T", "s# for # < ndim", {Match::tolerance}, {"x"}},
+             {"y", Access::out, "T", "s#[ndim]", {Match::tolerance}, {"x"}},
              status_output()};
   op.tolerances = {{DType::f32, "19+1n; strict 20", "-",
                     "two-pass over the row's n = D terms; the mean's sum plus its division reaches x - mean "
@@ -232,12 +232,10 @@ Oracle skip_oracle(const Case& c) {
 OpSpec fused_skip_norm() {
   OpSpec op;
   op.name = "FusedSkipNorm";
-  op.args = {{"x", Access::in, "T", "s# for # < ndim"},
-             {"skip", Access::in, "T", "s# for # < ndim"},
-             {"g", Access::in, "T", "s(ndim - 1)"},
-             {"sum", Access::out, "T", "s# for # < ndim", {Match::exact}, {"x", "skip"}},
-             {"y", Access::out, "T", "s# for # < ndim"},
-             status_output()};
+  op.args = {
+      {"x", Access::in, "T", "s#[ndim]"},    {"skip", Access::in, "T", "s#[ndim]"},
+      {"g", Access::in, "T", "s(ndim - 1)"}, {"sum", Access::out, "T", "s#[ndim]", {Match::exact}, {"x", "skip"}},
+      {"y", Access::out, "T", "s#[ndim]"},   status_output()};
   op.tolerances = {{DType::f32, "15.5+0.5n; strict 16", "1e-4",
                     "sum = x + skip compared bit for bit (one correctly rounded addition); y is RmsNorm of that"
                     " sum over n = D terms: the sum of squares (condition 1) in any order <= (n - 1) u, halved "

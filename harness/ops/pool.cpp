@@ -67,7 +67,7 @@ std::vector<OpSpec> pool() {
   OpSpec op;
   op.name = "Pool";
   op.args = {
-      {"x", Access::in, "T", "B, C_in, in# for # < nd"},
+      {"x", Access::in, "T", "B, C_in, in#[nd]"},
       {"y", Access::out, "T", kShapeByOracle, {Match::tolerance, Match::exact}},  // the output sizes of the geometry
       status_output()};
   op.tolerances = {{DType::f32, "66", "-",

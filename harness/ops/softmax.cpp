@@ -235,8 +235,8 @@ std::vector<OpSpec> softmax() {
   OpSpec op;
   op.name = "Softmax";
   op.args = {status_output(),
-             {"x", Access::in, "T", "d# for # < rank"},
-             {"y", Access::out, "T", "d# for # < rank", {Match::tolerance}, {"x"}}};
+             {"x", Access::in, "T", "d#[rank]"},
+             {"y", Access::out, "T", "d#[rank]", {Match::tolerance}, {"x"}}};
   op.tolerances = {{DType::f32, "37+1n; strict 38", "-",
                     "scale y (1 + |d_i| + sum_j y_j |d_j|), d = x - max, covers rounding x - max; each e_j from"
                     " the exp budget (<= 4 ulp, 8 u) (e_i's 8 u and the sum's 8 u), 1/sum and e_i * (1/sum) or "

@@ -214,7 +214,7 @@ Oracle oracle(const Case& c) {
 std::vector<OpSpec> tensor_argmax() {
   OpSpec op;
   op.name = "Argmax";
-  op.args = {{"x", Access::in, "T", "x.# for # < x.rank"},
+  op.args = {{"x", Access::in, "T", "x.#[x.rank]"},
              {"index", Access::out, "i32", kShapeByOracle, {Match::exact}},  // x's shape without the axis
              status_output()};
   op.group = "tensor";

@@ -180,9 +180,9 @@ OpSpec declare(const char* name, const char* symbol, Arith op, const char* formu
   OpSpec spec;
   spec.name = name;
   spec.tolerances = std::move(tolerances);
-  spec.args = {{"a", Access::in, "T", "a.# for # < a.rank"},
-               {"b", Access::in, "T", "b.# for # < b.rank"},
-               {"y", Access::out, "T", "y.# for # < y.rank", {Match::tolerance}, {"a", "b"}},
+  spec.args = {{"a", Access::in, "T", "a.#[a.rank]"},
+               {"b", Access::in, "T", "b.#[b.rank]"},
+               {"y", Access::out, "T", "y.#[y.rank]", {Match::tolerance}, {"a", "b"}},
                status_output()};
   spec.group = "tensor";
   spec.symbol = symbol;

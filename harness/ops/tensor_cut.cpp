@@ -351,7 +351,7 @@ std::vector<OpSpec> tensor_cut() {
 
   OpSpec split;
   split.name = "Split";
-  split.args = {{"x", Access::in, "T", "x.# for # < x.rank"},
+  split.args = {{"x", Access::in, "T", "x.#[x.rank]"},
                 {"y#", Access::out, "T", kShapeByOracle, {Match::exact}},  // x's, with the axis cut
                 status_output()};
   split.group = "tensor";
@@ -380,7 +380,7 @@ std::vector<OpSpec> tensor_cut() {
 
   OpSpec chunk;
   chunk.name = "Chunk";
-  chunk.args = {{"x", Access::in, "T", "x.# for # < x.rank"},
+  chunk.args = {{"x", Access::in, "T", "x.#[x.rank]"},
                 {"y#", Access::out, "T", kShapeByOracle, {Match::exact}},  // x's, with the axis cut
                 status_output()};
   chunk.group = "tensor";

@@ -242,8 +242,8 @@ Oracle reshape_oracle(const Case& c) {
 std::vector<OpSpec> tensor_move() {
   OpSpec transpose;
   transpose.name = "Transpose";
-  transpose.args = {{"x", Access::in, "T", "x.# for # < x.rank"},
-                    {"y", Access::out, "T", "x.# for # < x.rank - 2, x.(x.rank - 1), x.(x.rank - 2)", {Match::exact}},
+  transpose.args = {{"x", Access::in, "T", "x.#[x.rank]"},
+                    {"y", Access::out, "T", "x.#[x.rank - 2], x.(x.rank - 1), x.(x.rank - 2)", {Match::exact}},
                     status_output()};
   transpose.group = "tensor";
   transpose.symbol = "tl_transpose_f32";
@@ -261,7 +261,7 @@ std::vector<OpSpec> tensor_move() {
 
   OpSpec permute;
   permute.name = "Permute";
-  permute.args = {{"x", Access::in, "T", "x.# for # < x.rank"},
+  permute.args = {{"x", Access::in, "T", "x.#[x.rank]"},
                   {"y", Access::out, "T", "x.(perm.#) for # < x.rank", {Match::exact}},
                   status_output()};
   permute.group = "tensor";
@@ -283,8 +283,8 @@ std::vector<OpSpec> tensor_move() {
 
   OpSpec reshape;
   reshape.name = "Reshape";
-  reshape.args = {{"x", Access::in, "T", "x.# for # < x.rank"},
-                  {"y", Access::out, "T", "new.# for # < new.rank", {Match::exact}, {"x"}},
+  reshape.args = {{"x", Access::in, "T", "x.#[x.rank]"},
+                  {"y", Access::out, "T", "new.#[new.rank]", {Match::exact}, {"x"}},
                   status_output()};
   reshape.group = "tensor";
   reshape.symbol = "tl_reshape_f32";
