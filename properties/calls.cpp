@@ -7,82 +7,83 @@
 
 namespace konform::calls {
 
-namespace {
-
-const OpSpec& op(const char* name) {
+const OpSpec& op(const std::string& name) {
   const OpSpec* o = find_op(name);
-  if (o == nullptr) throw std::logic_error(std::string("no op ") + name + " in the catalog");
+  if (o == nullptr) throw std::logic_error("no op " + name + " in the catalog");
   return *o;
 }
 
-std::vector<float> floats(const Tensor& t) { return {t.f32(), t.f32() + t.elements()}; }
+bool exports(const Backend& b, const std::string& name) { return b.symbol(op(name).symbol) != nullptr; }
 
-}  // namespace
+std::vector<float> Outcome::f32(const std::string& name) const {
+  const Tensor& t = out.at(name);
+  return {t.f32(), t.f32() + t.elements()};
+}
+std::vector<int32_t> Outcome::i32(const std::string& name) const {
+  const Tensor& t = out.at(name);
+  return {t.i32(), t.i32() + t.elements()};
+}
+std::vector<uint8_t> Outcome::u8(const std::string& name) const { return out.at(name).bytes; }
+
+Outcome call(const Backend& b, const std::string& name, const CaseInputs& in) {
+  const OpSpec& o = op(name);
+  Outcome r;
+  r.c = declared_case(o, in);
+  r.out = run_op(b, o, r.c);
+  if (!o.status.empty()) r.status = r.out.at(o.status).i32()[0];
+  return r;
+}
+
+Outcome call_valid(const Backend& b, const std::string& name, const CaseInputs& in) {
+  Outcome r = call(b, name, in);
+  if (r.status != 0) throw std::runtime_error(name + " refused valid arguments: status " + std::to_string(r.status));
+  return r;
+}
 
 std::vector<float> rmsnorm(const Backend& b, const std::vector<float>& x, const std::vector<float>& w, int64_t rows,
                            int64_t d, float eps, bool in_place) {
-  Case c;
-  c.params = {{"rows", double(rows)}, {"d", double(d)}, {"eps", double(eps)}};
-  c.args.push_back({"x", Access::in, Tensor::of_f32({rows, d}, x)});
-  c.args.push_back({"w", Access::in, Tensor::of_f32({d}, w)});
-  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {rows, d}), Match::tolerance, in_place ? "x" : ""});
-  return floats(run_op(b, op("elementwise_rmsnorm"), c).at("y"));
+  return call(b, "elementwise_rmsnorm",
+              {{{"rows", double(rows)}, {"d", double(d)}, {"eps", double(eps)}},
+               {{"x", flat(x)}, {"w", flat(w)}},
+               {{"y", in_place ? "x" : ""}}})
+      .f32("y");
 }
 
 std::vector<float> rope(const Backend& b, const std::vector<float>& x, const std::vector<int32_t>& pos, int64_t T,
                         int64_t H, int64_t D, int64_t d_rot, const std::vector<float>& inv_freq, float attn_scaling,
                         int layout) {
-  Case c;
-  c.params = {{"T", double(T)},
-              {"H", double(H)},
-              {"D", double(D)},
-              {"d_rot", double(d_rot)},
-              {"attn_scaling", double(attn_scaling)},
-              {"layout", double(layout)}};
-  c.args.push_back({"x", Access::inout, Tensor::of_f32({T, H, D}, x)});
-  c.args.push_back({"pos", Access::in, Tensor::of_i32({T}, pos)});
-  c.args.push_back({"inv_freq", Access::in, Tensor::of_f32({d_rot / 2}, inv_freq)});
-  return floats(run_op(b, op("elementwise_rope"), c).at("x"));
+  return call(b, "elementwise_rope",
+              {{{"T", double(T)},
+                {"H", double(H)},
+                {"D", double(D)},
+                {"d_rot", double(d_rot)},
+                {"attn_scaling", double(attn_scaling)},
+                {"layout", double(layout)}},
+               {{"x", flat(x)}, {"pos", flat(pos)}, {"inv_freq", flat(inv_freq)}}})
+      .f32("x");
 }
 
 std::vector<float> silu_mul(const Backend& b, const std::vector<float>& gate, const std::vector<float>& up) {
-  const int64_t n = static_cast<int64_t>(gate.size());
-  Case c;
-  c.params = {{"n", double(n)}};
-  c.args.push_back({"gate", Access::in, Tensor::of_f32({n}, gate)});
-  c.args.push_back({"up", Access::in, Tensor::of_f32({n}, up)});
-  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {n})});
-  return floats(run_op(b, op("elementwise_silu_mul"), c).at("y"));
+  return call(b, "elementwise_silu_mul", {{{"n", double(gate.size())}}, {{"gate", flat(gate)}, {"up", flat(up)}}})
+      .f32("y");
 }
 
 std::vector<float> embedding(const Backend& b, const std::vector<float>& table, int64_t V,
                              const std::vector<int32_t>& ids, int64_t d) {
-  const int64_t n = static_cast<int64_t>(ids.size());
-  Case c;
-  c.params = {{"n", double(n)}, {"d", double(d)}, {"V", double(V)}};
-  c.args.push_back({"table", Access::in, Tensor::of_f32({V, d}, table)});
-  c.args.push_back({"ids", Access::in, Tensor::of_i32({n}, ids)});
-  c.args.push_back({"out", Access::out, Tensor::zeros(DType::f32, {n, d}), Match::exact});
-  return floats(run_op(b, op("elementwise_embedding"), c).at("out"));
+  return call(b, "elementwise_embedding",
+              {{{"n", double(ids.size())}, {"d", double(d)}, {"V", double(V)}},
+               {{"table", flat(table)}, {"ids", flat(ids)}}})
+      .f32("out");
 }
 
 std::vector<float> add(const Backend& b, const std::vector<float>& a, const std::vector<float>& bv, bool in_place) {
-  const int64_t n = static_cast<int64_t>(a.size());
-  Case c;
-  c.params = {{"n", double(n)}};
-  c.args.push_back({"a", Access::in, Tensor::of_f32({n}, a)});
-  c.args.push_back({"b", Access::in, Tensor::of_f32({n}, bv)});
-  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {n}), Match::tolerance, in_place ? "a" : ""});
-  return floats(run_op(b, op("elementwise_add"), c).at("y"));
+  return call(b, "elementwise_add",
+              {{{"n", double(a.size())}}, {{"a", flat(a)}, {"b", flat(bv)}}, {{"y", in_place ? "a" : ""}}})
+      .f32("y");
 }
 
 int32_t argmax(const Backend& b, const std::vector<float>& x) {
-  const int64_t n = static_cast<int64_t>(x.size());
-  Case c;
-  c.params = {{"n", double(n)}};
-  c.args.push_back({"x", Access::in, Tensor::of_f32({n}, x)});
-  c.args.push_back({"index", Access::out, Tensor::zeros(DType::i32, {1}), Match::exact});
-  return run_op(b, op("elementwise_argmax"), c).at("index").i32()[0];
+  return call(b, "elementwise_argmax", {{{"n", double(x.size())}}, {{"x", flat(x)}}}).i32("index")[0];
 }
 
 }  // namespace konform::calls

@@ -4,11 +4,35 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "konform/backend.hpp"
+#include "konform/declared_case.hpp"
 
 namespace konform::calls {
+
+// The op of that name; throws std::logic_error when the catalog has none.
+const OpSpec& op(const std::string& name);
+// Whether backend b exports op `name`'s symbol.
+bool exports(const Backend& b, const std::string& name);
+
+// One guarded call (run_op) of op `name` on a case built from its
+// declaration (declared_case): the parameters and inputs given, every other
+// tensor as declared.
+struct Outcome {
+  Case c;                             // the case as called
+  std::map<std::string, Tensor> out;  // its outputs
+  int32_t status = 0;                 // the op's status output; 0 for an op without one
+  std::vector<float> f32(const std::string& name) const;
+  std::vector<int32_t> i32(const std::string& name) const;
+  std::vector<uint8_t> u8(const std::string& name) const;
+};
+Outcome call(const Backend& b, const std::string& name, const CaseInputs& in);
+// call() of arguments the op must accept: a status other than TL_OK throws
+// std::runtime_error, a property failure.
+Outcome call_valid(const Backend& b, const std::string& name, const CaseInputs& in);
 
 std::vector<float> rmsnorm(const Backend& b, const std::vector<float>& x, const std::vector<float>& w, int64_t rows,
                            int64_t d, float eps, bool in_place = false);

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "konform/call.hpp"
+#include "calls.hpp"
 #include "konform/judge.hpp"
 #include "konform/tolerance.hpp"
 #include "konform/op.hpp"
@@ -31,32 +31,26 @@ struct Result {
   const Floats& operator[](const std::string& name) const { return out.at(name); }
 };
 
-// `inputs` in the op's order, then `outputs` (name, alias_of), then status.
+// `inputs` by name, the outputs that alias one (name, alias_of); every
+// tensor takes its declared shape (a bad shape still gets buffers, of its
+// non-negative dims: declared_case).
 inline Result run(const Backend& b, const char* op_name, const Shape& shape, float eps,
                   const std::vector<std::pair<std::string, Tensor>>& inputs,
                   const std::vector<std::pair<std::string, std::string>>& outputs,
                   std::optional<int64_t> groups = std::nullopt) {
-  const OpSpec* op = find_op(op_name);
-  if (op == nullptr) throw std::logic_error(std::string("no op ") + op_name + " in the catalog");
-  Case c;
-  c.params["eps"] = static_cast<double>(eps);
-  if (groups) c.params["groups"] = static_cast<double>(*groups);
-  ops::norm::set_shape(c, shape);
-  Shape data_shape;  // a bad shape still gets buffers: of its non-negative dims
-  for (int64_t s : shape) data_shape.push_back(s < 0 ? 1 : s);
-  for (const auto& [name, t] : inputs) c.args.push_back({name, Access::in, t});
-  for (const auto& [name, alias] : outputs)
-    c.args.push_back({name, Access::out, Tensor::zeros(DType::f32, data_shape), Match::tolerance, alias});
-  c.args.push_back(ops::norm::status_arg());
-  auto got = run_op(b, *op, c);
+  Case params;
+  ops::norm::set_shape(params, shape);
+  CaseInputs in{params.params, inputs};
+  in.params["eps"] = static_cast<double>(eps);
+  if (groups) in.params["groups"] = static_cast<double>(*groups);
+  for (const auto& [name, alias] : outputs) in.aliases[name] = alias;
+  const Outcome got = call(b, op_name, in);
+  const OpSpec& op = calls::op(op_name);
   Result r;
-  r.status = got.at("status").i32()[0];
-  r.want = op->oracle(c);
-  r.limit = case_limit(*op, c, ToleranceTable::builtin().find(op->name, op->dtype));
-  for (const auto& [name, alias] : outputs) {
-    const Tensor& t = got.at(name);
-    r.out[name] = Floats(t.f32(), t.f32() + t.elements());
-  }
+  r.status = got.status;
+  r.want = op.oracle(got.c);
+  r.limit = case_limit(op, got.c, ToleranceTable::builtin().find(op.name, op.dtype));
+  for (const auto& [name, alias] : outputs) r.out[name] = got.f32(name);
   return r;
 }
 

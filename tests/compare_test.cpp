@@ -16,7 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "konform/case_shape.hpp"
 #include "konform/compare.hpp"
+#include "konform/declared_case.hpp"
 #include "konform/op.hpp"
 #include "konform/rng.hpp"
 #include "konform/shape_expr.hpp"
@@ -673,6 +675,42 @@ TEST(ShapeExpr, EvaluatesAndNamesItsFaults) {
             "dimensions 0 .. 1 multiply to 4, but op declares them rows * f = 6");
   EXPECT_EQ(shape_mismatch({8}, lead, "rows * f..., d", who),
             "rank 1, but op declares [rows * f..., d] (rank 2 or more)");
+}
+
+// A case built from the declaration: inputs and outputs take their declared
+// shapes, an aliased output its input's, an output the op sizes the
+// oracle's count, a refused call's impossible dimensions one element; and
+// the case is one the reproducer reader accepts.
+TEST(DeclaredCase, TensorsTakeTheirDeclaredShapes) {
+  auto shape_of = [](const Case& c, const std::string& name) { return c.arg(name).value.shape; };
+  const OpSpec& rms = *find_op("RmsNorm");
+  const Case c =
+      declared_case(rms, {{{"ndim", 2}, {"s0", 3}, {"s1", 4}, {"eps", 1e-5}},
+                          {{"x", flat(std::vector<float>(12, 1.0f))}, {"g", flat(std::vector<float>(4, 1.0f))}},
+                          {{"y", "x"}}});
+  EXPECT_EQ(shape_of(c, "x"), (std::vector<int64_t>{3, 4}));
+  EXPECT_EQ(shape_of(c, "g"), (std::vector<int64_t>{4}));
+  EXPECT_EQ(shape_of(c, "y"), (std::vector<int64_t>{3, 4}));
+  EXPECT_EQ(c.arg("y").alias_of, "x");
+  EXPECT_EQ(shape_of(c, "status"), (std::vector<int64_t>{1}));
+  EXPECT_EQ(check_case_shape(rms, c), "");
+  // s1 = -2 (refused): x keeps the caller's flat shape, y's bad dimension is 1.
+  const Case bad = declared_case(rms, {{{"ndim", 2}, {"s0", 3}, {"s1", -2}, {"eps", 1e-5}},
+                                       {{"x", flat(std::vector<float>(6))}, {"g", flat(std::vector<float>(2))}}});
+  EXPECT_EQ(shape_of(bad, "x"), (std::vector<int64_t>{6}));
+  EXPECT_EQ(shape_of(bad, "y"), (std::vector<int64_t>{3, 1}));
+  // Split's pieces: as many, and as large, as the oracle computes.
+  const OpSpec& split = *find_op("Split");
+  const Case s =
+      declared_case(split, {{{"x.rank", 1}, {"x.0", 5}, {"axis", 0}, {"sizes.rank", 2}, {"sizes.0", 2}, {"sizes.1", 3}},
+                            {{"x", flat(std::vector<float>(5))}}});
+  EXPECT_EQ(shape_of(s, "y0"), (std::vector<int64_t>{2}));
+  EXPECT_EQ(shape_of(s, "y1"), (std::vector<int64_t>{3}));
+  EXPECT_EQ(s.args.size(), 4u);  // x, y0, y1, status
+  EXPECT_EQ(check_case_shape(split, s), "");
+  EXPECT_THROW(declared_case(rms, {{}, {{"w", flat(std::vector<float>(1))}}}), std::logic_error);
+  EXPECT_THROW(declared_case(rms, {{}, {{"x", flat(std::vector<int32_t>(1))}}}), std::logic_error);
+  EXPECT_THROW(declared_case(rms, {{}, {{"x", flat(std::vector<float>(1))}}, {{"y", "g"}}}), std::logic_error);
 }
 
 // Every parameter of every generated case is declared, with a type its
