@@ -778,13 +778,24 @@ TEST(Catalog, CallsMatchTheDeclaration) {
       EXPECT_EQ(r->access, Access::out) << op.name;
       EXPECT_EQ(r->dtype, "i32") << op.name;
     }
-    for (const CParam& cp : op.c_params) {
-      if (const size_t at = cp.name.find("#["); cp.pointer && at != std::string::npos) {  // s#[ndim]
+    for (const CParam& given : op.c_params) {
+      CParam cp = given;
+      if (const size_t q = cp.name.find('?'); q != std::string::npos) {  // bias?has_bias, b?!null_b
+        ASSERT_TRUE(cp.pointer) << op.name << ": only a pointer is passed on a condition, not '" << cp.name << "'";
+        std::string cond = cp.name.substr(q + 1);
+        if (cond[0] == '!') cond.erase(0, 1);
+        EXPECT_NE(declared_param(op, cond), nullptr)
+            << op.name << ": '" << cp.name << "' tests an undeclared parameter";
+        cp.name.resize(q);
+      }
+      if (const size_t at = cp.name.find("#["); cp.pointer && at != std::string::npos) {  // s#[ndim], in#[3]
         const ParamSpec* family = declared_param(op, cp.name.substr(0, at + 1));
         ASSERT_NE(family, nullptr) << op.name << ": the C function takes '" << cp.name << "', undeclared";
         EXPECT_EQ(param_type_name(family->type), cp.type) << op.name << " " << cp.name;
-        EXPECT_NE(declared_param(op, cp.name.substr(at + 2, cp.name.size() - at - 3)), nullptr)
-            << op.name << ": the length of '" << cp.name << "' is not a declared parameter";
+        const std::string length = cp.name.substr(at + 2, cp.name.size() - at - 3);
+        if (!std::isdigit(static_cast<unsigned char>(length[0])))
+          EXPECT_NE(declared_param(op, length), nullptr)
+              << op.name << ": the length of '" << cp.name << "' is not a declared parameter";
       } else if (cp.pointer) {
         const ArgSpec* a = declared_arg(op, cp.name);
         ASSERT_NE(a, nullptr) << op.name << ": the C function takes '" << cp.name << "', an undeclared argument";

@@ -3,7 +3,10 @@
 // result (a tl_status, an index) goes to a named i32 output. A `const
 // int64_t*` parameter named "s#[ndim]" takes the numbered parameters s0 ..
 // s{ndim-1} as an array (a shape passed as parameters; "x.#[x.rank]" for
-// x.0 ..). From one line,
+// x.0 ..; "in#[3]" for in0 .. in2, a fixed length). A pointer named
+// "bias?has_bias" is NULL unless parameter has_bias is present and non-zero;
+// "b?!null_b" is NULL when null_b is (the caller's NULL for an optional
+// input, or one it must refuse). From one line,
 // `declare_c_call<decltype(tl_clamp_f32)>(op, {"x", "y", "n", "lo", "hi"})`,
 // the op gets its invoke and a record of the C types (OpSpec::c_params,
 // c_result) that Catalog.CallsMatchTheDeclaration holds to its declared
@@ -12,6 +15,7 @@
 #pragma once
 
 #include <array>
+#include <cctype>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -27,17 +31,33 @@ namespace konform {
 
 namespace c_call_detail {
 
-inline bool has_arg(const Case& c, const char* name) {
+inline bool has_arg(const Case& c, const std::string& name) {
   for (const Arg& a : c.args)
     if (a.name == name) return true;
   return false;
 }
 
+// A pointer's name split at '?': the argument or array, and whether the
+// condition after it lets the pointer through (true when there is none).
+struct Conditional {
+  std::string name;
+  bool passed = true;
+  Conditional(const Case& c, const std::string& text) : name(text.substr(0, text.find('?'))) {
+    if (name.size() == text.size()) return;
+    std::string cond = text.substr(name.size() + 1);
+    const bool negated = !cond.empty() && cond[0] == '!';
+    if (negated) cond.erase(0, 1);
+    auto it = c.params.find(cond);
+    passed = (it != c.params.end() && it->second != 0) != negated;
+  }
+};
+
 // The value the C parameter of type P takes from the case.
 template <class P>
 P value(const Case& c, const Pointers& p, const char* name) {
   if constexpr (std::is_pointer_v<P>) {
-    return has_arg(c, name) ? static_cast<P>(p.get(name)) : nullptr;  // NULL: an optional argument not passed
+    const Conditional arg(c, name);  // NULL: an optional argument not passed, or a condition that says so
+    return arg.passed && has_arg(c, arg.name) ? static_cast<P>(p.get(arg.name)) : nullptr;
   } else if constexpr (std::is_same_v<P, float>) {
     return static_cast<float>(c.param(name));
   } else if constexpr (std::is_same_v<P, uint64_t>) {
@@ -64,15 +84,19 @@ struct Slot {
 template <>
 struct Slot<const int64_t*> {
   std::vector<int64_t> a;
+  bool passed = true;
   Slot(const Case& c, const Pointers&, const char* name) {
-    const std::string n = name;
+    const Conditional arg(c, name);
+    const std::string& n = arg.name;
+    passed = arg.passed;
     const size_t hash = n.find("#["), close = n.size() - 1;
     if (hash == std::string::npos || n[close] != ']')
       throw std::logic_error("declare_c_call: an int64_t array is named like s#[ndim], not '" + n + "'");
-    const int64_t count = c.iparam(n.substr(hash + 2, close - hash - 2));
+    const std::string length = n.substr(hash + 2, close - hash - 2);
+    const int64_t count = std::isdigit(static_cast<unsigned char>(length[0])) ? std::stoll(length) : c.iparam(length);
     for (int64_t k = 0; k < count; ++k) a.push_back(c.iparam(n.substr(0, hash) + std::to_string(k)));
   }
-  const int64_t* get() const { return a.empty() ? nullptr : a.data(); }
+  const int64_t* get() const { return a.empty() || !passed ? nullptr : a.data(); }
 };
 
 // How a C parameter of type P is recorded in OpSpec::c_params.

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "conv_support.hpp"
+#include "konform/c_call.hpp"
 #include "tinyllm/conv.h"
 
 namespace konform::ops {
@@ -163,37 +164,23 @@ OpSpec declare(const Variant& v) {
   const Kind kind = v.kind;
   op.oracle = [kind](const Case& c) { return convs::oracle(kind, c); };
   switch (kind) {
+    // The geometry's arrays are the parameters in0 .. in2 (the cases write
+    // all three; the ABI reads n_dims of them), bias NULL where bias is 0.
     case Kind::conv:
-      op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-        const Arrays r = arrays(c);
-        *p.i32("status") = reinterpret_cast<decltype(&tl_conv_f32)>(fn)(
-            p.f32("x"), p.f32("w"), bias_ptr(c, p), p.f32("y"), c.iparam("B"), c.iparam("C_in"), c.iparam("C_out"),
-            c.iparam("groups"), c.iparam("nd"), r.in, r.k, r.s, r.p, r.d);
-      };
+      declare_c_call<decltype(tl_conv_f32)>(op, {"x", "w", "bias?bias", "y", "B", "C_in", "C_out", "groups", "nd",
+                                                 "in#[3]", "k#[3]", "s#[3]", "p#[3]", "d#[3]"});
       break;
     case Kind::depthwise:
-      op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-        const Arrays r = arrays(c);
-        *p.i32("status") = reinterpret_cast<decltype(&tl_depthwise_conv2d_f32)>(fn)(
-            p.f32("x"), p.f32("w"), bias_ptr(c, p), p.f32("y"), c.iparam("B"), c.iparam("C_in"), r.in, r.k, r.s, r.p,
-            r.d);
-      };
+      declare_c_call<decltype(tl_depthwise_conv2d_f32)>(
+          op, {"x", "w", "bias?bias", "y", "B", "C_in", "in#[2]", "k#[2]", "s#[2]", "p#[2]", "d#[2]"});
       break;
     case Kind::transpose:
-      op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-        const Arrays r = arrays(c);
-        *p.i32("status") = reinterpret_cast<decltype(&tl_conv_transpose2d_f32)>(fn)(
-            p.f32("x"), p.f32("w"), bias_ptr(c, p), p.f32("y"), c.iparam("B"), c.iparam("C_in"), c.iparam("C_out"),
-            c.iparam("groups"), r.in, r.k, r.s, r.p, r.op, r.d);
-      };
+      declare_c_call<decltype(tl_conv_transpose2d_f32)>(op, {"x", "w", "bias?bias", "y", "B", "C_in", "C_out", "groups",
+                                                             "in#[2]", "k#[2]", "s#[2]", "p#[2]", "op#[2]", "d#[2]"});
       break;
     case Kind::causal:
-      op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-        const Arrays r = arrays(c);
-        *p.i32("status") = reinterpret_cast<decltype(&tl_causal_conv1d_f32)>(fn)(
-            p.f32("x"), p.f32("w"), bias_ptr(c, p), p.f32("y"), c.iparam("B"), c.iparam("C_in"), c.iparam("C_out"),
-            c.iparam("groups"), r.in[0], r.k[0], r.s[0], r.d[0]);
-      };
+      declare_c_call<decltype(tl_causal_conv1d_f32)>(
+          op, {"x", "w", "bias?bias", "y", "B", "C_in", "C_out", "groups", "in0", "k0", "s0", "d0"});
       break;
     case Kind::pool: break;
   }

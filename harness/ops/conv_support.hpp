@@ -250,8 +250,4 @@ inline Oracle oracle(Kind kind, const Case& c) {
   return {{"status", linalg::status_expected(TL_OK)}, {"y", y}};
 }
 
-inline const float* bias_ptr(const Case& c, const Pointers& p) {
-  return c.param("bias") != 0 ? p.f32("bias") : nullptr;
-}
-
 }  // namespace konform::ops::convs

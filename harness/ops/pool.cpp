@@ -4,6 +4,7 @@
 #include <string>
 
 #include "conv_support.hpp"
+#include "konform/c_call.hpp"
 #include "tinyllm/conv.h"
 
 namespace konform::ops {
@@ -116,12 +117,9 @@ std::vector<OpSpec> pool() {
     return c;
   };
   op.oracle = [](const Case& c) { return convs::oracle(Kind::pool, c); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    const Arrays r = arrays(c);
-    *p.i32("status") = reinterpret_cast<decltype(&tl_pool_f32)>(fn)(
-        p.f32("x"), p.f32("y"), c.iparam("B"), c.iparam("C_in"), r.in, r.k, c.iparam("default_stride") ? nullptr : r.s,
-        r.p, c.iparam32("mode"));
-  };
+  // stride NULL (the kernel, the spec's default) where default_stride is 1
+  declare_c_call<decltype(tl_pool_f32)>(
+      op, {"x", "y", "B", "C_in", "in#[2]", "k#[2]", "s#[2]?!default_stride", "p#[2]", "mode"});
   return {op};
 }
 

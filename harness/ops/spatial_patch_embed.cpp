@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "linalg_support.hpp"
 #include "spatial_support.hpp"
 #include "tinyllm/spatial.h"
@@ -117,12 +118,7 @@ std::vector<OpSpec> spatial_patch_embed() {
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edges().size());
   op.make_case = make;
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    const float* bias = c.iparam("has_bias") != 0 ? p.f32("bias") : nullptr;
-    *p.i32("status") = reinterpret_cast<decltype(&tl_patch_embed_f32)>(fn)(p.f32("x"), p.f32("w"), bias, p.f32("y"),
-                                                                           c.iparam("B"), c.iparam("C"), c.iparam("H"),
-                                                                           c.iparam("W"), c.iparam("D"), c.iparam("f"));
-  };
+  declare_c_call<decltype(tl_patch_embed_f32)>(op, {"x", "w", "bias?has_bias", "y", "B", "C", "H", "W", "D", "f"});
   op.oracle = oracle;
   op.sum_length = [](const Case& c) {  // each output sums the C p p products of its patch
     const int64_t C = largest_param(c, {"C"}), p = largest_param(c, {"f"});

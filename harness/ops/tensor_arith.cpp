@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 
+#include "konform/c_call.hpp"
 #include "konform/reference/tensor.hpp"
 #include "tensor_support.hpp"
 #include "tinyllm/tensor.h"
@@ -173,8 +174,6 @@ Oracle oracle(Arith op, const Case& c) {
   return {{"y", e}, {"status", status_expected(TL_OK)}};
 }
 
-using Fn = decltype(&tl_add_broadcast_f32);
-
 OpSpec declare(const char* name, const char* symbol, Arith op, const char* formula,
                std::vector<ToleranceRule> tolerances) {
   OpSpec spec;
@@ -205,12 +204,9 @@ OpSpec declare(const char* name, const char* symbol, Arith op, const char* formu
   spec.status = "status";
   spec.edge_cases = static_cast<int64_t>(edge_pairs().size());
   spec.make_case = [op](Rng& rng, int64_t i) { return make(rng, i, op); };
-  spec.invoke = [](void* fn, const Case& c, const Pointers& p) {
-    const Shape as = get_shape(c, "a"), bs = get_shape(c, "b"), ys = get_shape(c, "y");
-    float* b = c.params.count("null_b") ? nullptr : p.f32("b");
-    *p.i32("status") = reinterpret_cast<Fn>(fn)(p.f32("a"), dims_or_null(as), int64_t(as.size()), b, dims_or_null(bs),
-                                                int64_t(bs.size()), p.f32("y"), dims_or_null(ys), int64_t(ys.size()));
-  };
+  // Add's signature, which Sub, Mul and Div share; b is NULL in the cases that pass null_b
+  declare_c_call<decltype(tl_add_broadcast_f32)>(
+      spec, {"a", "a.#[a.rank]", "a.rank", "b?!null_b", "b.#[b.rank]", "b.rank", "y", "y.#[y.rank]", "y.rank"});
   spec.oracle = [op](const Case& c) { return oracle(op, c); };
   return spec;
 }
