@@ -115,18 +115,18 @@ nlohmann::json op_entry(const OpSpec& op) {
   nlohmann::json tolerance = nullptr;  // null: exact, bit for bit
   if (const Tolerance* t = ToleranceTable::builtin().find(op.name, op.dtype))
     tolerance = {{"limit", t->limit}, {"text", t->text()}, {"why", t->why}};
-  return {{"name", op.name},       {"family", op.group},
-          {"symbol", op.symbol},   {"dtype", std::string(dtype_name(op.dtype))},
-          {"summary", op.summary}, {"args", args},
-          {"params", params},      {"call", call},
-          {"domain", op.domain},   {"tolerance", tolerance},
-          {"properties", props}};
+  return {{"name", op.name},        {"family", op.group},
+          {"symbol", op.symbol},    {"dtype", std::string(dtype_name(op.dtype))},
+          {"summary", op.summary},  {"spec", op.spec},
+          {"args", args},           {"params", params},
+          {"call", call},           {"domain", op.domain},
+          {"tolerance", tolerance}, {"properties", props}};
 }
 
 void print_op(const nlohmann::json& e) {
   std::cout << e["name"].get<std::string>() << "  (" << e["symbol"].get<std::string>() << ", "
             << e["dtype"].get<std::string>() << ", family " << e["family"].get<std::string>() << ")\n  "
-            << e["summary"].get<std::string>() << "\n";
+            << e["summary"].get<std::string>() << "\n  spec: " << e["spec"].get<std::string>() << "\n";
   // "  args x in T [rows, d], y out T [rows, d] (may be x), status out i32 [1]": inputs' match
   // rules are not shown; a shape sized by the oracle or by the op's code says so.
   std::cout << "  args";

@@ -1102,5 +1102,44 @@ TEST(ToleranceTable, LimitsThatGrowAndStrictLimits) {
   EXPECT_TABLE_ERROR("Softmax\tf32\t17+1n; strict\t-\twhy\n", 3, "17+1n; strict");
 }
 
+// Every op names the spec section that states it (OpSpec::spec, shown by
+// konform list), "<file> <section>: <heading>": a file of docs/spec/, one of
+// its numbered section lines ("2. Normalization") and a line of that section.
+// A section ends where the next number starts ("3. "), so a numbered list
+// inside one (KvCache's lifecycle rules in "5. Attention") does not end it.
+TEST(Catalog, SpecSectionsExist) {
+  std::map<std::string, std::vector<std::string>> files;  // the lines of each file read
+  for (const OpSpec& op : catalog()) {
+    const size_t space = op.spec.find(' '), colon = op.spec.find(": ", space);
+    if (colon == std::string::npos) {
+      ADD_FAILURE() << op.name << ": spec '" << op.spec << "' is not '<file> <section>: <heading>'";
+      continue;
+    }
+    const std::string file = op.spec.substr(0, space), section = op.spec.substr(space + 1, colon - space - 1),
+                      heading = op.spec.substr(colon + 2);
+    if (!files.count(file)) {
+      std::ifstream in(std::string(KONFORM_SOURCE_DIR) + "/docs/spec/" + file);
+      for (std::string line; std::getline(in, line);) files[file].push_back(line);
+    }
+    const std::vector<std::string>& lines = files[file];
+    if (lines.empty()) {
+      ADD_FAILURE() << op.name << ": no file docs/spec/" << file;
+      continue;
+    }
+    size_t at = 0;
+    while (at < lines.size() && lines[at] != section) ++at;
+    if (at == lines.size() || !std::isdigit(static_cast<unsigned char>(section[0]))) {
+      ADD_FAILURE() << op.name << ": no numbered section line '" << section << "' in docs/spec/" << file;
+      continue;
+    }
+    const std::string next = std::to_string(std::stoi(section) + 1) + ". ";
+    bool found = false;
+    for (size_t i = at + 1; i < lines.size() && lines[i].rfind(next, 0) != 0 && !found; ++i)
+      found = lines[i] == heading;
+    EXPECT_TRUE(found) << op.name << ": no heading line '" << heading << "' in section '" << section
+                       << "' of docs/spec/" << file;
+  }
+}
+
 }  // namespace
 }  // namespace konform

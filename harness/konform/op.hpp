@@ -160,6 +160,9 @@ struct OpSpec {
   std::string symbol;  // the C ABI function: "tl_rmsnorm_f32"
   DType dtype = DType::f32;
   std::string summary;  // one line for `konform list`
+  // Where the spec states the op: a file of docs/spec/, its numbered
+  // section and the op's heading in it: "operations.txt 2. Normalization: RmsNorm".
+  std::string spec;
   // Its parameters: every name its cases hold, typed; reproducers are held to them.
   std::vector<ParamSpec> params;
   std::string domain;  // the inputs the op is checked on, and why

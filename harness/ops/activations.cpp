@@ -23,6 +23,7 @@ struct Unary {
   const char* name;
   const char* symbol;
   const char* summary;
+  const char* spec;  // OpSpec::spec
   const char* domain;
   double (*value)(double x);
   double (*scale)(double x, double y);
@@ -74,6 +75,7 @@ OpSpec unary_op(const Unary& u, std::vector<ToleranceRule> tolerances) {
   op.group = "activations";
   op.symbol = u.symbol;
   op.summary = u.summary;
+  op.spec = u.spec;
   op.params = {{"n", ParamType::i64, ">= 0"}};
   if (u.alpha) op.params.push_back({"alpha", ParamType::f32, "any finite float (0, 1, > 1 and < 0 included)"});
   op.domain = u.domain;
@@ -146,6 +148,7 @@ OpSpec prelu_op() {
   op.symbol = "tl_prelu_f32";
   op.summary =
       "y = x if x > 0 else slope[c] * x, x as [outer, channels, inner] (NCHW: C = channels; [..., C]: inner = 1)";
+  op.spec = "operations.txt 4. Activation: Relu, LeakyRelu, PRelu, Sigmoid, Tanh";
   op.params = {{"outer", ParamType::i64, ">= 0"},
                {"channels", ParamType::i64, ">= 0 (slope has this many)"},
                {"inner", ParamType::i64, ">= 0"}};
@@ -169,8 +172,8 @@ std::vector<OpSpec> activations() {
       "every value class: normal, wide, tiny, huge, subnormal, +-0, NaN, +-Inf, +-FLT_MAX, "
       "and the regime points where the f32 formula changes (+-88.72, +-103.97, +-17.33, ...)";
   std::vector<OpSpec> ops;
-  Unary silu{"Silu", "tl_silu_f32", "y = x * sigmoid(x) = x / (1 + exp(-x)); y == x allowed", all_values,
-             [](double x) { return ref::silu<double>(x); },
+  Unary silu{"Silu", "tl_silu_f32", "y = x * sigmoid(x) = x / (1 + exp(-x)); y == x allowed",
+             "operations.txt 4. Activation: Silu (Swish-1)", all_values, [](double x) { return ref::silu<double>(x); },
              // |x| 2^-104 admits the spec's x / (1 + e^-x), which is -0 where e^-x
              // overflows (x <= -88.7228); elsewhere |x| FLT_MIN admits x * sigmoid(x)
              // with the sigmoid rounded into the subnormals (activation_support.hpp).
@@ -186,7 +189,7 @@ std::vector<OpSpec> activations() {
                        "into the subnormals (x < -87.34: 2^-150 = u FLT_MIN, times |x|)"}}));
   ops.push_back(
       unary_op({"Gelu_erf", "tl_gelu_erf_f32", "y = x * 0.5 * (1 + erf(x / sqrt(2))), the exact GELU; y == x allowed",
-                all_values, [](double x) { return ref::gelu_erf<double>(x); },
+                "operations.txt 4. Activation: Gelu", all_values, [](double x) { return ref::gelu_erf<double>(x); },
                 [](double x, double) { return gelu_scale(x, std::erf(x / std::sqrt(2.0))); }},
                {{DType::f32, "20", "-",
                  "scale 0.5 |x| (1 + |erf|), the terms of 1 + erf (it cancels for x < 0): the erf budget (<="
@@ -196,7 +199,7 @@ std::vector<OpSpec> activations() {
                  " (issue 26), 20 >= 1.5 x that"}}));
   ops.push_back(unary_op(
       {"Gelu_tanh", "tl_gelu_tanh_f32", "y = 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))); y == x allowed",
-       all_values, [](double x) { return ref::gelu_tanh<double>(x); },
+       "operations.txt 4. Activation: Gelu", all_values, [](double x) { return ref::gelu_tanh<double>(x); },
        [](double x, double) { return gelu_scale(x, std::tanh(ref::gelu_tanh_argument<double>(x))); }},
       {{DType::f32, "18", "-",
         "scale 0.5 |x| (1 + |tanh|): the spec's form with the tanh budget (12 u of |t|, <= 6 u of 1"
@@ -204,13 +207,15 @@ std::vector<OpSpec> activations() {
         " 9.2 u; the form x * sigmoid(2a) with the sigmoid from the exp budget (<= 4 ulp, 8 u): "
         "Sigmoid's 15 u, the argument 1.2 u, the product 1 u: <= 17.2 u"}}));
   ops.push_back(
-      unary_op({"Relu", "tl_relu_f32", "y = x if x > 0 else +0 (NaN stays NaN); y == x allowed", all_values,
+      unary_op({"Relu", "tl_relu_f32", "y = x if x > 0 else +0 (NaN stays NaN); y == x allowed",
+                "operations.txt 4. Activation: Relu, LeakyRelu, PRelu, Sigmoid, Tanh", all_values,
                 [](double x) { return ref::relu<double>(x); }, [](double, double y) { return std::fabs(y); }},
                {{DType::f32, "0", "-",
                  "a selection: y is x or 0, exactly (limit 0 still lets a NaN match any NaN and -0 match +0)"}}));
   Unary leaky{"LeakyRelu",
               "tl_leaky_relu_f32",
               "y = x if x > 0 else alpha * x; y == x allowed",
+              "operations.txt 4. Activation: Relu, LeakyRelu, PRelu, Sigmoid, Tanh",
               all_values,
               nullptr,
               [](double, double y) { return std::fabs(y); },
@@ -219,7 +224,8 @@ std::vector<OpSpec> activations() {
                                   "x or one correctly rounded product alpha * x: |y - y*| <= u |y*| (2^-150 in the "
                                   "subnormals, the FLT_MIN floor)"}}));
   ops.push_back(prelu_op());
-  ops.push_back(unary_op({"Sigmoid", "tl_sigmoid_f32", "y = 1 / (1 + exp(-x)); y == x allowed", all_values,
+  ops.push_back(unary_op({"Sigmoid", "tl_sigmoid_f32", "y = 1 / (1 + exp(-x)); y == x allowed",
+                          "operations.txt 4. Activation: Relu, LeakyRelu, PRelu, Sigmoid, Tanh", all_values,
                           [](double x) { return ref::sigmoid<double>(x); },
                           // 2^-104 admits the spec's 1 / (1 + e^-x), 0 where e^-x overflows
                           // (x <= -88.7228, sigmoid < 2^-128), and only there.
@@ -231,7 +237,8 @@ std::vector<OpSpec> activations() {
                            " 2^-104 admits the spec's 1/(1 + e^-x), 0 where e^-x overflows (x <= -88.72283935546875, "
                            "sigmoid < 2^-128 there), and only there; an independent float kernel measured 6.6 u (issue"
                            " 26), 15 >= 1.5 x that"}}));
-  ops.push_back(unary_op({"Tanh", "tl_tanh_f32", "y = tanh(x); y == x allowed", all_values,
+  ops.push_back(unary_op({"Tanh", "tl_tanh_f32", "y = tanh(x); y == x allowed",
+                          "operations.txt 4. Activation: Relu, LeakyRelu, PRelu, Sigmoid, Tanh", all_values,
                           [](double x) { return std::tanh(x); }, [](double, double y) { return std::fabs(y); }},
                          {{DType::f32, "12", "-",
                            "the tanh budget itself (<= 12 u relative: tanhf within 4 ulp, or 1 - 2 / (e^2|x| + 1) from"

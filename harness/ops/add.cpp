@@ -62,6 +62,7 @@ std::vector<OpSpec> add() {
   op.group = "elementwise";
   op.symbol = "tl_add_f32";
   op.summary = "y = a + b elementwise; y == a allowed";
+  op.spec = "elementwise-kernels.txt 2. Principles: 2.4 Embedding, add, argmax";
   op.params = {{"n", ParamType::i64, ">= 0"}};
   op.domain = "every value class, including cancellation (b = -a(1 + d)) and Inf - Inf";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());

@@ -80,6 +80,7 @@ std::vector<OpSpec> argmax() {
   op.group = "elementwise";
   op.symbol = "tl_argmax_f32";
   op.summary = "index of the largest x[i]: lowest on ties, NaN skipped, -1 when there is no number";
+  op.spec = "elementwise-kernels.txt 2. Principles: 2.4 Embedding, add, argmax";
   op.params = {{"n", ParamType::i64, ">= 0"}};
   op.domain = "every value class, all-NaN, all -Inf, +0/-0 ties, n up to 128256";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());

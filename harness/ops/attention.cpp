@@ -430,7 +430,8 @@ int64_t attention_sum_length(const Case& c) {
   return std::max(keys, largest_param(c, {"D"}));
 }
 
-OpSpec sdpa_spec(const char* name, const char* symbol, const char* summary, std::vector<ToleranceRule> tolerances) {
+OpSpec sdpa_spec(const char* name, const char* symbol, const char* summary, const char* spec,
+                 std::vector<ToleranceRule> tolerances) {
   OpSpec op;
   op.name = name;
   op.tolerances = std::move(tolerances);
@@ -443,6 +444,7 @@ OpSpec sdpa_spec(const char* name, const char* symbol, const char* summary, std:
   op.group = "attention";
   op.symbol = symbol;
   op.summary = summary;
+  op.spec = spec;
   op.params = {{"B", ParamType::i64, "batch: >= 0"},
                {"H", ParamType::i64, "num_heads: >= 1, H % KV == 0 (else TL_ERR_SHAPE)"},
                {"KV", ParamType::i64, "kv_heads: >= 1, divides H"},
@@ -539,6 +541,7 @@ OpSpec qk_norm_spec() {
   op.summary =
       "QK-norm: RmsNorm of each head of x[tokens, num_heads, head_dim] over head_dim alone, gain [head_dim]; "
       "y == x allowed; validates";
+  op.spec = "operations.txt 5. Attention: QK-norm (Qwen3, DeepSeek-V3)";
   op.params = {{"tokens", ParamType::i64, ">= 0"},
                {"heads", ParamType::i64, "num_heads: >= 0; x's bytes within int64_t"},
                {"D", ParamType::i64, "head_dim: >= 1 (0: TL_ERR_SHAPE)"},
@@ -560,6 +563,7 @@ std::vector<OpSpec> attention() {
   OpSpec sdpa = sdpa_spec("Sdpa", "tl_sdpa_f32",
                           "y = Softmax(q k^T / sqrt(D) + causal(-1e4) + mask) v, q [B,H,Sq,D], k, v [B,KV,Sk,D], GQA "
                           "by repeat_interleave; validates",
+                          "operations.txt 5. Attention: Sdpa (Scaled Dot-Product Attention)",
                           {{DType::f32, "74+2n; strict 76", "-",
                             "the exp budget (<= 4 ulp, 8 u) in the softmax's e_j and its sum: 12 u above the analysis "
                             "below's 2 u exps, 76 (strict: pairwise-accurate sums); default: the sums over Sk keys (sum"
@@ -581,6 +585,7 @@ std::vector<OpSpec> attention() {
       sdpa_spec("FlashAttention", "tl_flash_attention_f32",
                 "Sdpa by tiles of keys with an online softmax (no score matrix); judged against Sdpa's "
                 "oracle; validates",
+                "operations.txt 5. Attention: FlashAttention",
                 {{DType::f32, "106+2n; strict 108", "-",
                   "Sdpa's exp budget (12 u) and default (any-order sums over n = max(Sk, D): 2n in place of "
                   "the pairwise terms) on top of: Sdpa's analysis and scale (judged against Sdpa's oracle) "
@@ -607,6 +612,7 @@ std::vector<OpSpec> attention() {
   cross.symbol = "tl_sdpa_cross_f32";
   cross.summary =
       "y = Softmax(q k^T / sqrt(D)) v, q [B,H,Sq,D] (decoder), k, v [B,H,Se,D] (encoder); no mask; validates";
+  cross.spec = "operations.txt 5. Attention: SdpaCross";
   cross.params = {{"B", ParamType::i64, "batch: >= 0"},
                   {"H", ParamType::i64, "num_heads: >= 1"},
                   {"KV", ParamType::i64, "equal to H (not passed: k and v have num_heads heads)"},
@@ -638,6 +644,7 @@ std::vector<OpSpec> attention() {
   window.summary =
       "Sdpa inside each window of `window` consecutive positions, q, k, v [B,H,S,D], S % window == 0; "
       "validates";
+  window.spec = "operations.txt 5. Attention: SdpaWindow";
   window.params = {{"B", ParamType::i64, "batch: >= 0"},
                    {"H", ParamType::i64, "num_heads: >= 1"},
                    {"KV", ParamType::i64, "equal to H (not passed)"},

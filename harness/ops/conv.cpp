@@ -21,6 +21,7 @@ struct Variant {
   int nd;
   const char* symbol;
   const char* summary;
+  const char* spec;              // OpSpec::spec
   const char* limit_derivation;  // the `why` of its f32 tolerance rule
 };
 
@@ -144,6 +145,7 @@ OpSpec declare(const Variant& v) {
   op.group = "conv";
   op.symbol = v.symbol;
   op.summary = v.summary;
+  op.spec = v.spec;
   op.params = declared_params(v);
   op.domain =
       "K = C_in/groups * prod(kernel) <= 127 terms per output (the tolerance's derivation); |x|, |w|, "
@@ -194,6 +196,7 @@ std::vector<OpSpec> conv() {
       {"Conv1d", Kind::conv, 1, "tl_conv_f32",
        "x [B, C_in, L] * w [C_out, C_in/groups, k] (+ bias) -> [B, C_out, L'], stride/padding/dilation/groups; "
        "n_dims = 1",
+       "operations.txt 6. Convolution: Conv1d, Conv2d, Conv3d",
        "each output sums K = C_in/groups * kernel <= 127 products and the bias: a recursive float "
        "sum (libtl_kernels' chain of multiply-adds) errs by <= (K + 1) u of s = sum |x w| + |bias|"
        " (Higham's gamma_{K+1}), pairwise (scalar) by <= (log2 K + 2) u; products and sums rounded"
@@ -201,23 +204,28 @@ std::vector<OpSpec> conv() {
        "192 u of max(s, FLT_MIN) < 256; a dropped tap, a wrong pad or group is >= 2^23 u"},
       {"Conv2d", Kind::conv, 2, "tl_conv_f32",
        "x [B, C_in, H, W] * w [C_out, C_in/groups, kH, kW] (+ bias) -> [B, C_out, H', W'], zero padding; n_dims = 2",
+       "operations.txt 6. Convolution: Conv1d, Conv2d, Conv3d",
        "as Conv1d: K = C_in/groups * kH kW <= 127 terms plus the bias, <= (K + 1) u of s = sum |x "
        "w| + |bias| and (K + 1)/2 u FLT_MIN of underflow: <= 192 u of max(s, FLT_MIN)"},
       {"Conv3d", Kind::conv, 3, "tl_conv_f32",
        "x [B, C_in, D, H, W] * w [C_out, C_in/groups, kD, kH, kW] (+ bias) -> [B, C_out, D', H', W']; n_dims = 3",
+       "operations.txt 6. Convolution: Conv1d, Conv2d, Conv3d",
        "as Conv1d: K = C_in/groups * kD kH kW <= 127 terms plus the bias: <= 192 u of max(s, "
        "FLT_MIN), s = sum |x w| + |bias|"},
       {"DepthwiseConv", Kind::depthwise, 2, "tl_depthwise_conv2d_f32",
        "Conv2d with groups = C_in = C_out: w [C, 1, kH, kW], each channel its own filter",
+       "operations.txt 6. Convolution: DepthwiseConv",
        "as Conv2d with C_in/groups = 1: K = kH kW <= 127 terms plus the bias: <= 192 u of max(s, "
        "FLT_MIN)"},
       {"ConvTranspose2d", Kind::transpose, 2, "tl_conv_transpose2d_f32",
        "the adjoint of Conv2d: x [B, C_in, H, W], w [C_in, C_out/groups, kH, kW] -> [B, C_out, (H-1)s - 2p + "
        "d(k-1) + output_padding + 1, ...]",
+       "operations.txt 6. Convolution: ConvTranspose2d",
        "each output sums the K <= C_in/groups * kH kW <= 127 products whose tap lands on it, plus "
        "the bias: as Conv2d, <= 192 u of max(s, FLT_MIN), s = sum |x w| + |bias| over those taps"},
       {"CausalConv1d", Kind::causal, 1, "tl_causal_conv1d_f32",
        "Conv1d with dilation (k-1) samples of x[.., 0] replicated on the left: y[t] reads x[<= t stride]",
+       "operations.txt 6. Convolution: CausalConv1d",
        "as Conv1d (the replicated samples are copies of x[0], no extra rounding): K = C_in/groups "
        "* kernel <= 127 terms plus the bias, <= 192 u of max(s, FLT_MIN)"},
   };

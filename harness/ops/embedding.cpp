@@ -52,6 +52,7 @@ std::vector<OpSpec> embedding() {
   op.group = "elementwise";
   op.symbol = "tl_embedding_f32";
   op.summary = "out[t, :] = table[ids[t], :] (rows copied bit for bit)";
+  op.spec = "elementwise-kernels.txt 2. Principles: 2.4 Embedding, add, argmax";
   op.params = {{"n", ParamType::i64, ">= 0"},
                {"d", ParamType::i64, ">= 1"},
                {"V", ParamType::i64, ">= 1: table's rows (not passed; ids[t] < V)"}};

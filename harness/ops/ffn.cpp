@@ -106,7 +106,7 @@ Oracle oracle(const Case& c, Gate act, bool has_gelu) {
 }
 
 OpSpec declare(const std::string& name, const std::string& symbol, Gate act, const std::string& summary,
-               std::vector<ToleranceRule> tolerances) {
+               const std::string& spec, std::vector<ToleranceRule> tolerances) {
   const bool has_gelu = act == Gate::gelu_erf;
   OpSpec op;
   op.name = name;
@@ -120,6 +120,7 @@ OpSpec declare(const std::string& name, const std::string& symbol, Gate act, con
   op.group = "linalg";
   op.symbol = symbol;
   op.summary = summary;
+  op.spec = spec;
   op.params = {{"M", ParamType::i64, "rows: >= 0; times D or H, * 4 bytes, within int64_t"},
                {"D", ParamType::i64, "model width: >= 0; times M or H, * 4 bytes, within int64_t"},
                {"H", ParamType::i64, "hidden width: >= 0; times M or D, * 4 bytes, within int64_t"}};
@@ -147,6 +148,7 @@ std::vector<OpSpec> ffn() {
   return {
       declare("SwiGlu_FFN", "tl_swiglu_ffn_f32", Gate::silu,
               "y = (Silu(x Wg^T) * (x Wu^T)) @ Wd^T, x [..., D], Wg, Wu [H, D], Wd [D, H]; validates",
+              "operations.txt 4. Activation: SwiGlu",
               {{DType::f32, "272+1n; strict 273", "-",
                 "default: the matmuls' any-order bound over n = max(D, H) terms (Matmul's default) plus "
                 "elementwise_silu_mul's 17 u; strict: three matmuls (Matmul's 256 u each) carried by the "
@@ -157,12 +159,14 @@ std::vector<OpSpec> ffn() {
                 " FLT_MIN elsewhere (a sigmoid rounded into the subnormals)"}}),
       declare("GeGlu_FFN", "tl_geglu_ffn_f32", Gate::gelu_erf,
               "y = (Gelu(x Wg^T) * (x Wu^T)) @ Wd^T, Gelu erf or tanh; validates",
+              "operations.txt 4. Activation: GeGlu",
               {{DType::f32, "276+1n; strict 277", "-",
                 "default: the matmuls' any-order bound over n = max(D, H) terms (Matmul's default) plus "
                 "GeGlu's 21 u; strict: as SwiGlu_FFN with Gelu: GeGlu's 21 u of 0.5 |g u| (1 + |erf|) (the "
                 "erf budget, 16 u absolute, as in Gelu_erf; or the tanh budget), which the scale uses "
                 "because 1 + erf cancels for negative g: 256 + 21"}}),
       declare("Glu_FFN", "tl_glu_ffn_f32", Gate::sigmoid, "y = (Sigmoid(x Wg^T) * (x Wu^T)) @ Wd^T; validates",
+              "operations.txt 4. Activation: Glu",
               {{DType::f32, "271+1n; strict 272", "-",
                 "default: the matmuls' any-order bound over n = max(D, H) terms (Matmul's default) plus "
                 "Glu's 16 u; strict: as SwiGlu_FFN with Sigmoid: Glu's 16 u (the exp budget (<= 4 ulp, 8 "

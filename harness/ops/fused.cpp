@@ -123,6 +123,7 @@ OpSpec fused_norm_matmul() {
   op.group = "linalg";
   op.symbol = "tl_fused_norm_matmul_f32";
   op.summary = "y = Matmul(RmsNorm(x, norm_w, eps), W), x [M, K], W [N, K]; validates";
+  op.spec = "operations.txt 10. Fused ops: • FusedNormMatmul(x, norm_w, W) = Matmul(RmsNorm(x, norm_w, ε), W)";
   op.params = {
       {"M", ParamType::i64, ">= 0; times N or K, * 4 bytes, within int64_t"},
       {"N", ParamType::i64, ">= 0; times M or K, * 4 bytes, within int64_t"},
@@ -204,6 +205,7 @@ OpSpec fused_swiglu() {
   op.group = "linalg";
   op.symbol = "tl_fused_swiglu_f32";
   op.summary = "h = Silu(x Wg^T) * (x Wu^T), x [M, D], Wg, Wu [H, D], h [M, H]; validates";
+  op.spec = "operations.txt 10. Fused ops: • FusedSwiGlu(x, W_gate, W_up) = Silu(x @ W_gate^T) ⊙ (x @ W_up^T)";
   op.params = {{"M", ParamType::i64, "rows: >= 0; times D or H, * 4 bytes, within int64_t"},
                {"D", ParamType::i64, "model width: >= 0; times M or H, * 4 bytes, within int64_t"},
                {"H", ParamType::i64, "hidden width: >= 0; times M or D, * 4 bytes, within int64_t"}};

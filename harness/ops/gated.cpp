@@ -112,7 +112,7 @@ Oracle oracle(Gate gate, const Case& c) {
   return out;
 }
 
-OpSpec gated_op(Gate gate, const char* name, const char* symbol, const char* summary,
+OpSpec gated_op(Gate gate, const char* name, const char* symbol, const char* summary, const char* spec,
                 std::vector<ToleranceRule> tolerances) {
   OpSpec op;
   op.name = name;
@@ -120,6 +120,7 @@ OpSpec gated_op(Gate gate, const char* name, const char* symbol, const char* sum
   op.group = "activations";
   op.symbol = symbol;
   op.summary = summary;
+  op.spec = spec;
   op.params = {{"n", ParamType::i64, ">= 0"}};
   op.domain =
       "gate: every value class (NaN, +-Inf, regime points included); up: finite, |up| <= 1e18 "
@@ -147,6 +148,7 @@ OpSpec gated_op(Gate gate, const char* name, const char* symbol, const char* sum
 std::vector<OpSpec> gated() {
   return {
       gated_op(Gate::silu, "SwiGlu", "tl_swiglu_f32", "y = silu(gate) * up (Llama's FFN middle); y may be gate or up",
+               "operations.txt 4. Activation: SwiGlu",
                {{DType::f32, "17", "-",
                  "silu(gate) <= 16 u (see Silu) then the product with up 1 u; the scale adds Silu's terms "
                  "times |up|: |gate up| 2^-104 where e^-gate overflows (gate <= -88.72283935546875: silu "
@@ -154,11 +156,13 @@ std::vector<OpSpec> gated() {
                  "FLT_MIN |up| (silu(gate) rounded into the subnormals carries <= 2^-150 |up|)"}}),
       gated_op(Gate::gelu, "GeGlu", "tl_geglu_f32",
                "y = gelu(gate) * up, Gelu_erf or Gelu_tanh by `approximation`; y may be gate or up",
+               "operations.txt 4. Activation: GeGlu",
                {{DType::f32, "21", "-",
                  "Gelu_erf (<= 19.5 u, the erf budget) or Gelu_tanh (<= 17.2 u, the tanh or exp budget) of "
                  "the gate in their own scales, times |up|, plus the product's 1 u of |y| <= that scale; "
                  "FLT_MIN |up| admits a gelu rounded into the subnormals"}}),
       gated_op(Gate::sigmoid, "Glu", "tl_glu_f32", "y = sigmoid(gate) * up; y may be gate or up",
+               "operations.txt 4. Activation: Glu",
                {{DType::f32, "16", "-",
                  "sigmoid(gate) <= 15 u (see Sigmoid, the exp budget (<= 4 ulp, 8 u)) then the product with "
                  "up 1 u; the scale adds |up| 2^-104 where e^-gate overflows (gate <= -88.72283935546875: "

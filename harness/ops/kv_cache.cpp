@@ -324,6 +324,7 @@ std::vector<OpSpec> kv_cache() {
   o.group = "kv_cache";
   o.symbol = "tl_kv_cache_api_v1";
   o.summary = "a KV cache session: create, then per forward begin(s), append and view every layer, commit; resets";
+  o.spec = "operations.txt 5. Attention: KvCache";
   o.params = {{"layers", ParamType::i64,
                "num_layers: >= 1; the cache's 2 * num_layers * kv_heads * max_seq * head_dim * 4 bytes within int64_t"},
               {"kv_heads", ParamType::i64, ">= 1 (in the cache's bytes, as layers)"},

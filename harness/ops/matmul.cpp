@@ -123,6 +123,7 @@ std::vector<OpSpec> matmul() {
   op.group = "linalg";
   op.symbol = "tl_matmul_f32";
   op.summary = "y = x @ W^T, x [..., K] (leading dims flattened to M), W [N, K], y [..., N]; validates";
+  op.spec = "operations.txt 1. Linear algebra: Matmul";
   op.params = {{"M", ParamType::i64, "rows of x: >= 0; times N or K, * 4 bytes, within int64_t"},
                {"N", ParamType::i64, "rows of W: >= 0; times M or K, * 4 bytes, within int64_t"},
                {"K", ParamType::i64, ">= 0 (0: y = 0); times M or N, * 4 bytes, within int64_t"},

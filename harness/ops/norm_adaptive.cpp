@@ -118,6 +118,7 @@ OpSpec ada_ln() {
   op.summary =
       "y = LayerNorm(x, 1, 0, eps) * (1 + scale[s]) + shift[s], x[B, ..., D], scale and shift [B, D] per "
       "sample; y == x allowed; validates";
+  op.spec = "operations.txt 2. Normalization: AdaLN";
   op.params = shape_params();
   op.domain =
       "|x| <= 1e15, rows far from zero among the value classes; scale mostly N(0, 1/4), sometimes exactly -1 "
@@ -205,6 +206,7 @@ OpSpec ada_ln_zero() {
   op.summary =
       "h = x + gate[s] * r (bit for bit, Mul then Add or one FMA), y = AdaLN(h, scale, shift, eps); "
       "gate = 0 gives h == x; h == x allowed; validates";
+  op.spec = "operations.txt 2. Normalization: AdaLN";
   op.params = shape_params();
   op.domain =
       "|x|, |r| <= 1e15, NaN only in x; gate mostly N(0, 1/4), all zero in a fifth of the cases; eps = 0 "

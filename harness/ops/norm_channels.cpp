@@ -128,6 +128,7 @@ OpSpec batch_norm() {
   op.summary =
       "inference BatchNorm of x[N, C, ...] with running mean/var per channel, gain and bias; y == x "
       "allowed; validates";
+  op.spec = "operations.txt 2. Normalization: BatchNorm, GroupNorm, InstanceNorm";
   op.params = shape_params("");
   op.domain =
       "|x| <= 1e15; running variances in [2^-7, 2^2) or 0 (then eps > 0), so var + eps is a normal float; "
@@ -209,6 +210,7 @@ OpSpec group_norm() {
   op.summary =
       "GroupNorm of x[N, C, ...]: statistics per (sample, group of C/G consecutive channels), gain and "
       "bias per channel; y == x allowed; validates num_groups";
+  op.spec = "operations.txt 2. Normalization: BatchNorm, GroupNorm, InstanceNorm";
   op.params = shape_params("; C = s1 >= 1 and the spatial product s2 ... s{ndim-1} >= 1 (else TL_ERR_SHAPE)");
   op.params.push_back({"groups", ParamType::i64,
                        "num_groups: >= 1 (else TL_ERR_INVALID_ARGUMENT), divides C = s1 (else TL_ERR_SHAPE)"});
@@ -242,6 +244,7 @@ OpSpec instance_norm() {
   op.summary =
       "InstanceNorm of x[N, C, ...]: statistics per (sample, channel) over the spatial positions, gain and "
       "bias per channel; y == x allowed; validates";
+  op.spec = "operations.txt 2. Normalization: BatchNorm, GroupNorm, InstanceNorm";
   op.params = shape_params("; the spatial product s2 ... s{ndim-1} >= 1 (else TL_ERR_SHAPE)");
   op.domain =
       "|x| <= 1e15; instances far from zero among the value classes; eps = 0 only for instances of two or "

@@ -97,6 +97,7 @@ OpSpec rms_norm() {
   op.group = "norm";
   op.symbol = "tl_rms_norm_f32";
   op.summary = "y = x / sqrt(mean(x^2) + eps) * g over the last dim of x[..., D]; y == x allowed; validates";
+  op.spec = "operations.txt 2. Normalization: RmsNorm";
   op.params = shape_params();
   op.domain =
       "|x| <= 1e15 (float sums of squares stay finite); eps = 0 only for rows whose mean square is a "
@@ -164,6 +165,7 @@ OpSpec layer_norm() {
   op.summary =
       "y = (x - mean) / sqrt(var + eps) * g + b over the last dim of x[..., D], two-pass; y == x allowed; "
       "validates";
+  op.spec = "operations.txt 2. Normalization: LayerNorm";
   op.params = shape_params();
   op.domain =
       "|x| <= 1e15; rows far from zero (|mean| / std up to 2^14) among the value classes; eps = 0 only for "
@@ -248,6 +250,9 @@ OpSpec fused_skip_norm() {
   op.summary =
       "sum = x + skip (bit for bit), y = RmsNorm(sum, g, eps) over the last dim; sum == x or skip allowed; "
       "validates";
+  op.spec =
+      "operations.txt 10. Fused ops: • FusedSkipNorm(x, skip, norm_w) = RmsNorm(x + skip, norm_w, ε), x + skip "
+      "(returns both)";
   op.params = shape_params();
   op.domain =
       "|x|, |skip| <= 1e15; NaN only in x (a NaN's payload is then x's whatever the operand order); a "

@@ -83,6 +83,7 @@ std::vector<OpSpec> pool() {
   op.summary =
       "max or avg over a [kH, kW] window of x [B, C, H, W] per channel; stride NULL = kernel, padding "
       "NULL = 0; -inf (max) or 0 (avg) at a pad, avg divides by kH kW";
+  op.spec = "operations.txt 6. Convolution: Pool";
   // Every case holds the conv family's geometry (convs::write_params).
   op.params = {
       {"mode", ParamType::i32, "TL_POOL_MAX (0) or TL_POOL_AVG (1); others refused"},

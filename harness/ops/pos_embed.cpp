@@ -100,6 +100,7 @@ OpSpec declare(Table kind) {
                status_output()};
     op.symbol = "tl_token_embed_f32";
     op.summary = "out[i] = table[ids[i]] (bit for bit), every id checked against the vocabulary first";
+    op.spec = "operations.txt 3. Position encoding: PosEmbed, TokenEmbed";
     op.params = {{"n", ParamType::i64, ">= 0: the ids"},
                  {"rows", ParamType::i64, "vocab: the table's rows, >= 1"},
                  {"d", ParamType::i64, ">= 1"}};
@@ -113,6 +114,7 @@ OpSpec declare(Table kind) {
                status_output()};
     op.symbol = "tl_pos_embed_f32";
     op.summary = "out[i] = table[pos[i]] (bit for bit); a position past the table is ContextOverflowError";
+    op.spec = "operations.txt 3. Position encoding: PosEmbed, TokenEmbed";
     op.params = {{"n", ParamType::i64, ">= 0: the positions"},
                  {"rows", ParamType::i64, "max_pos: the table's rows, >= 1"},
                  {"d", ParamType::i64, ">= 1"}};

@@ -173,6 +173,7 @@ std::vector<OpSpec> pos_multi_axis_rope() {
   op.summary =
       "Rope per sub-range of head_dim ([t, h, w] for a video DiT), each axis with its own position and "
       "base; y == x allowed";
+  op.spec = "operations.txt 3. Position encoding: Rope (Rotary Position Embedding)";
   op.params = {
       {"T", ParamType::i64, ">= 0"},
       {"H", ParamType::i64, ">= 0"},

@@ -150,6 +150,7 @@ std::vector<OpSpec> pos_relative_embedding() {
   op.summary =
       "T5 relative-position bias[h, i, j] = table[bucket(k_pos[j] - q_pos[i]), h]: exact log buckets, "
       "bidirectional or causal";
+  op.spec = "operations.txt 3. Position encoding: RelativePosEmbedding";
   op.params = {{"Lq", ParamType::i64, ">= 0"},
                {"Lk", ParamType::i64, ">= 0"},
                {"H", ParamType::i64, ">= 1, H * num_buckets <= 2^31 - 1"},

@@ -97,6 +97,7 @@ OpSpec rope_cache_op() {
   op.group = "pos";
   op.symbol = "tl_rope_cache_f32";
   op.summary = "Rope's cos/sin cache [max_seq, rot_dim]: row p = cos(p f_j) then sin(p f_j), f_j = base^(-2j/rot_dim)";
+  op.spec = "operations.txt 3. Position encoding: Rope (Rotary Position Embedding)";
   op.params = {{"max_seq", ParamType::i64, "1 .. 2^24 (TL_ROPE_MAX_POSITIONS)"},
                {"rot_dim", ParamType::i64, "even, >= 2"},
                {"base", ParamType::f32, "finite, > 0 (< 1 or > 1e9 permitted; tl_rope_base_is_extreme warns)"}};
@@ -243,6 +244,7 @@ OpSpec rope_op() {
   op.summary =
       "rotate x[T, H, D] by the cos/sin cache at pos[t]: NeoX or interleaved pairs, partial rotary; "
       "past the cache is ContextOverflowError; y == x allowed";
+  op.spec = "operations.txt 3. Position encoding: Rope (Rotary Position Embedding)";
   op.params = {
       {"T", ParamType::i64, ">= 0"},
       {"H", ParamType::i64, ">= 0"},

@@ -124,6 +124,7 @@ std::vector<OpSpec> pos_sinusoidal_embed() {
   op.summary =
       "timestep embedding y[i] = sin/cos(t[i] exp(-j ln(max_period) / (half - freq_shift))), interleaved "
       "(the spec) or in halves (diffusers, DiT)";
+  op.spec = "operations.txt 3. Position encoding: SinusoidalEmbed";
   op.params = {{"n", ParamType::i64, ">= 0"},
                {"dim", ParamType::i64, "even, >= 2"},
                {"max_period", ParamType::f32, "finite, > 0 (the spec: 10000)", "10000"},

@@ -149,6 +149,10 @@ OpSpec qmatmul_op(Format f) {
   op.symbol = std::string("tl_qmatmul_") + fi.lower + "_f32";
   op.summary = std::string("y = x @ Dequantize(W)^T, x [M, K] f32, W N rows of ") + fi.name +
                " blocks, read directly; validates";
+  op.spec =
+      "operations.txt 9. Quantize / Dequantize: Quantized matmul is conceptually Dequantize(W) ⊙ x but implemented as "
+      "a fused kernel that reads quantized bytes and produces f32/f16 output without materializing the dequantized "
+      "weight.";
   const std::string sizes = ">= 0, each product of two of M, N, K times 4 bytes within int64_t";
   op.params = {{"M", ParamType::i64, sizes},
                {"N", ParamType::i64, sizes},

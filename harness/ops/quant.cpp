@@ -215,6 +215,7 @@ OpSpec quantize_op(Format f) {
   op.symbol = std::string("tl_quantize_") + fi.lower + "_f32";
   op.summary = std::string("f32 [rows, k] to ggml ") + fi.name +
                " blocks, judged by what they decode to (ggml's bytes: strict); validates";
+  op.spec = "operations.txt 9. Quantize / Dequantize: Quantize(x, dtype):    # e.g. F32 → Q4_K";
   op.params = rows_params(f);
   op.domain =
       "every value class below a tenth of what a block's f16 scale holds, blocks past it and non-finite "
@@ -270,6 +271,7 @@ OpSpec dequantize_op(Format f) {
   op.group = "quant";
   op.symbol = std::string("tl_dequantize_") + fi.lower + "_f32";
   op.summary = std::string("ggml ") + fi.name + " blocks to f32 [rows, k], exact; validates";
+  op.spec = "operations.txt 9. Quantize / Dequantize: Dequantize(x, source): # e.g. Q4_K → F32";
   op.params = rows_params(f);
   op.domain =
       "random blocks: any quants, finite f16 scales of either sign (normal and subnormal); compared bit for bit";

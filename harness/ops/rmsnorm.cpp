@@ -71,6 +71,7 @@ std::vector<OpSpec> rmsnorm() {
   op.group = "elementwise";
   op.symbol = "tl_rmsnorm_f32";
   op.summary = "y = x / sqrt(mean(x^2) + eps) * w, per row; y == x allowed";
+  op.spec = "elementwise-kernels.txt 2. Principles: 2.1 RMSNorm";
   op.params = {{"rows", ParamType::i64, ">= 1"},
                {"d", ParamType::i64, ">= 1"},
                {"eps", ParamType::f32, ">= 0 (0 only where mean(x^2) is normal)"}};

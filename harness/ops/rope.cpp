@@ -120,6 +120,7 @@ std::vector<OpSpec> rope() {
   op.summary =
       "rotate pairs of x[T, H, D] in place by pos * inv_freq; layouts half and interleaved, partial rotary, "
       "attn_scaling";
+  op.spec = "elementwise-kernels.txt 2. Principles: 2.2 RoPE";
   op.params = {{"T", ParamType::i64, ">= 1"},
                {"H", ParamType::i64, ">= 1"},
                {"D", ParamType::i64, ">= d_rot"},

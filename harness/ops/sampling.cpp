@@ -440,6 +440,7 @@ OpSpec spec(const char* name, int method, const char* summary, std::vector<Toler
   op.group = "sampling";
   op.symbol = "tl_sample_f32";
   op.summary = summary;
+  op.spec = "operations.txt 8. Sampling: Sample";
   op.params = params_of(method);
   op.domain =
       "vocab 1 .. 3000, 32000 and 128256, up to 16 rows; logits N(0, s) for s 0.3 .. 8, one peak, small "

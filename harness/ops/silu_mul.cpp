@@ -101,6 +101,7 @@ std::vector<OpSpec> silu_mul() {
   op.group = "elementwise";
   op.symbol = "tl_silu_mul_f32";
   op.summary = "y = g / (1 + exp(-g)) * u elementwise (SwiGLU's gate)";
+  op.spec = "elementwise-kernels.txt 2. Principles: 2.3 SiLU-mul (SwiGLU)";
   op.params = {{"n", ParamType::i64, ">= 0"}};
   op.domain =
       "finite gate and up (silu(-Inf) and Inf * an underflowed silu(g) are NaN by the formula, which the spec leaves "

@@ -248,6 +248,7 @@ std::vector<OpSpec> softmax() {
   op.group = "activations";
   op.symbol = "tl_softmax_f32";
   op.summary = "y = exp(x - max) / sum(exp(x - max)) along `axis` of a rank 1..4 tensor; y == x allowed";
+  op.spec = "operations.txt 4. Activation: Softmax";
   op.params = {{"rank", ParamType::i32, "1 .. 4"},
                {"axis", ParamType::i32, "-rank <= axis < rank (negative counts from the end)"},
                {"d#", ParamType::i64,

@@ -184,6 +184,7 @@ OpSpec declare(int32_t mode, const char* name, const char* summary, const char* 
   op.group = "spatial";
   op.symbol = "tl_interpolate_f32";
   op.summary = summary;
+  op.spec = "operations.txt 7. Spatial: Interpolate";
   const std::string side = "1 .. 2^31 - 1";
   const char* mode_names[] = {"TL_INTERP_NEAREST", "TL_INTERP_BILINEAR", "TL_INTERP_AREA"};
   op.params = {

@@ -110,7 +110,7 @@ Oracle oracle(const Layout& L, const Case& c) {
   return {{"y", tensor::exact_expected(std::move(y))}, {"status", status_expected(TL_OK)}};
 }
 
-OpSpec declare(const Layout& L, const char* name, const char* symbol, const char* summary,
+OpSpec declare(const Layout& L, const char* name, const char* symbol, const char* summary, const char* spec,
                std::vector<ParamSpec> params, const char* domain) {
   OpSpec op;
   op.name = name;
@@ -119,6 +119,7 @@ OpSpec declare(const Layout& L, const char* name, const char* symbol, const char
   op.group = "spatial";
   op.symbol = symbol;
   op.summary = summary;
+  op.spec = spec;
   op.params = std::move(params);
   op.domain = domain;
   op.status = "status";
@@ -156,13 +157,13 @@ std::vector<OpSpec> spatial_layout() {
   return {
       declare(kShuffle, "PixelShuffle", "tl_pixel_shuffle_f32",
               "x [B, C, H, W] -> y [B, C/r^2, H r, W r], y[b, c, h r + i, w r + j] = x[b, c r^2 + i r + j, h, w]",
-              sizes("x", "r", true), kDomain),
+              "operations.txt 7. Spatial: PixelShuffle / PixelUnshuffle", sizes("x", "r", true), kDomain),
       declare(kUnshuffle, "PixelUnshuffle", "tl_pixel_unshuffle_f32",
               "x [B, C, H, W] -> y [B, C r^2, H/r, W/r], y[b, c r^2 + i r + j, h, w] = x[b, c, h r + i, w r + j]",
-              sizes("x", "r", false), kDomain),
+              "operations.txt 7. Spatial: PixelShuffle / PixelUnshuffle", sizes("x", "r", false), kDomain),
       declare(kUnpatchify, "Unpatchify", "tl_unpatchify_f32",
               "tokens x [B, (H/p)(W/p), p p C] (raster order, features (i, j, c)) -> image y [B, C, H, W]",
-              sizes("y", "p", false), kDomain),
+              "operations.txt 7. Spatial: Unpatchify", sizes("y", "p", false), kDomain),
   };
 }
 

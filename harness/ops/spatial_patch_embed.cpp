@@ -103,6 +103,7 @@ std::vector<OpSpec> spatial_patch_embed() {
   op.summary =
       "Conv2d with kernel = stride = p as tokens: x [B, C, H, W], w [D, C, p, p], bias [D] or NULL -> "
       "y [B, (H/p)(W/p), D], patches in raster order";
+  op.spec = "operations.txt 7. Spatial: PatchEmbed";
   op.params = {{"B", ParamType::i64, ">= 0 (x's batch)"},
                {"C", ParamType::i64, ">= 0 (x's and w's channels)"},
                {"H", ParamType::i64, ">= 0, a multiple of p (x's rows)"},

@@ -222,6 +222,7 @@ std::vector<OpSpec> tensor_argmax() {
   op.summary =
       "int32 index of the maximum along one axis: lowest index on ties, NaN skipped, -1 for a slice "
       "without a number (the rule of tl_argmax_f32 per slice)";
+  op.spec = "operations.txt 1. Linear algebra: Argmax";
   op.params = {{"x.rank", ParamType::i64, "1 .. 6 (x's rank)"},
                {"x.#", ParamType::i64, "x's shape: x.0 .. x.{rank-1}, each >= 0, the axis at most INT32_MAX long"},
                {"axis", ParamType::i64, "-rank .. rank-1 (negative counts from the end)"}};

@@ -188,6 +188,7 @@ OpSpec declare(const char* name, const char* symbol, Arith op, const char* formu
   spec.summary = std::string(formula) +
                  " with NumPy broadcasting; the caller passes y's shape, which must be the "
                  "broadcast one; y == a or y == b when that operand has y's shape";
+  spec.spec = "operations.txt 1. Linear algebra: Add, Mul, Sub, Div";
   spec.params = {
       {"a.rank", ParamType::i64, "0 .. 6 (a's rank)"},
       {"a.#", ParamType::i64,

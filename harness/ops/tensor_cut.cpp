@@ -300,6 +300,7 @@ std::vector<OpSpec> tensor_cut() {
   concat.group = "tensor";
   concat.symbol = "tl_concat_f32";
   concat.summary = "xs[0], xs[1], ... glued along one axis; the shapes match on every other axis";
+  concat.spec = "operations.txt 1. Linear algebra: Concat, Split, Chunk";
   concat.params = {{"count", ParamType::i64, ">= 1 tensors (x0 .. x{count-1})"},
                    {"rank", ParamType::i64, "1 .. 6, the rank of every input"},
                    {"axis", ParamType::i64, "-rank .. rank-1 (negative counts from the end)"},
@@ -357,6 +358,7 @@ std::vector<OpSpec> tensor_cut() {
   split.group = "tensor";
   split.symbol = "tl_split_f32";
   split.summary = "x cut along one axis into parts of the given sizes (>= 0, adding up to the axis)";
+  split.spec = "operations.txt 1. Linear algebra: Concat, Split, Chunk";
   split.params = {
       {"x.rank", ParamType::i64, "1 .. 6 (x's rank)"},
       {"x.#", ParamType::i64, "x's shape: x.0 .. x.{rank-1}, each >= 0"},
@@ -388,6 +390,7 @@ std::vector<OpSpec> tensor_cut() {
   chunk.summary =
       "x cut along one axis into `chunks` parts of ceil(L / chunks), the last ones shorter or empty "
       "(torch.chunk's sizes; always `chunks` outputs)";
+  chunk.spec = "operations.txt 1. Linear algebra: Concat, Split, Chunk";
   chunk.params = {{"x.rank", ParamType::i64, "1 .. 6 (x's rank)"},
                   {"x.#", ParamType::i64, "x's shape: x.0 .. x.{rank-1}, each >= 0"},
                   {"axis", ParamType::i64, "-rank .. rank-1 (negative counts from the end)"},

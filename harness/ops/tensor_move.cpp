@@ -248,6 +248,7 @@ std::vector<OpSpec> tensor_move() {
   transpose.group = "tensor";
   transpose.symbol = "tl_transpose_f32";
   transpose.summary = "y[..., j, i] = x[..., i, j]: the last two axes swapped (a batch of matrix transposes)";
+  transpose.spec = "operations.txt 1. Linear algebra: Transpose, Permute, Reshape";
   transpose.params = {{"x.rank", ParamType::i64, "2 .. 6 (x's rank)"},
                       {"x.#", ParamType::i64, "x's shape: x.0 .. x.{rank-1}, each >= 0"}};
   transpose.domain =
@@ -267,6 +268,7 @@ std::vector<OpSpec> tensor_move() {
   permute.group = "tensor";
   permute.symbol = "tl_permute_f32";
   permute.summary = "output axis i is input axis perm[i] (torch.permute, numpy.transpose)";
+  permute.spec = "operations.txt 1. Linear algebra: Transpose, Permute, Reshape";
   permute.params = {
       {"x.rank", ParamType::i64, "0 .. 6 (x's rank)"},
       {"x.#", ParamType::i64, "x's shape: x.0 .. x.{rank-1}, each >= 0"},
@@ -291,6 +293,7 @@ std::vector<OpSpec> tensor_move() {
   reshape.summary =
       "the same elements in the same row-major order under a new shape; y == x is the view (nothing "
       "moves), a distinct y gets a copy";
+  reshape.spec = "operations.txt 1. Linear algebra: Transpose, Permute, Reshape";
   reshape.params = {
       {"x.rank", ParamType::i64, "0 .. 6 (x's rank)"},
       {"x.#", ParamType::i64, "x's shape: x.0 .. x.{rank-1}, each >= 0"},

@@ -119,6 +119,7 @@ OpSpec clamp_spec() {
   op.group = "tensor";
   op.symbol = "tl_clamp_f32";
   op.summary = "y = min(max(x, lo), hi): lo if x < lo, hi if x > hi, else x's bits; NaN propagates; y == x allowed";
+  op.spec = "operations.txt 1. Linear algebra: Clamp, NanToNum";
   op.params = {{"n", ParamType::i64, ">= 0"},
                {"lo", ParamType::f32, "a number <= hi (-Inf allowed: no lower bound)"},
                {"hi", ParamType::f32, "a number >= lo (+Inf allowed: no upper bound)"}};
@@ -193,6 +194,7 @@ OpSpec nan_to_num_spec() {
   op.summary =
       "NaN -> nan, +Inf -> posinf, -Inf -> neginf, finite x kept bit for bit; defaults 0, FLT_MAX, "
       "-FLT_MAX (the spec's F32_MIN is Rust's f32::MIN); y == x allowed";
+  op.spec = "operations.txt 1. Linear algebra: Clamp, NanToNum";
   op.params = {{"n", ParamType::i64, ">= 0"},
                {"nan", ParamType::f32, "any float: what NaN becomes", "0 (TL_NAN_TO_NUM_DEFAULT_NAN)"},
                {"posinf", ParamType::f32, "any float: what +Inf becomes", "FLT_MAX (TL_NAN_TO_NUM_DEFAULT_POSINF)"},
