@@ -16,8 +16,10 @@
 #include "tinyllm/linalg.h"
 #include "tinyllm/quant.h"
 #include "tinyllm/attention.h"
+#include "tinyllm/conv.h"
 #include "tinyllm/kv_cache.h"
 #include "tinyllm/sampling.h"
+#include "tinyllm/spatial.h"
 #include "tinyllm/tensor.h"
 
 namespace {
@@ -216,6 +218,21 @@ int main(int argc, char** argv) {
   SAME(tl_sample_f32, "top_k 9 of 8", x, tokens, one, int64_t{8}, 2, 1.0f, int64_t{9}, 1.0f, 0.0f, uint64_t{1});
   SAME(tl_sample_f32, "top_p 0", x, tokens, one, int64_t{8}, 3, 1.0f, one, 0.0f, 0.0f, uint64_t{1});
   SAME(tl_sample_f32, "min_p NaN", x, tokens, one, int64_t{8}, 4, 1.0f, one, 1.0f, nan, uint64_t{1});
+  // tinyllm/conv.h
+  const int64_t in2[2] = {2, 2}, k2[2] = {1, 1}, s2[2] = {1, 1}, p2[2] = {0, 0}, d2[2] = {1, 1}, k33[2] = {3, 3};
+  SAME(tl_conv_f32, "groups 3 of 2 channels", x, x, x, y, one, two, two, int64_t{3}, two, in2, k2, s2, p2, d2);
+  SAME(tl_conv_f32, "n_dims 4", x, x, x, y, one, one, one, one, int64_t{4}, in2, k2, s2, p2, d2);
+  SAME(tl_depthwise_conv2d_f32, "kernel past the input", x, x, x, y, one, one, in2, k33, s2, p2, d2);
+  SAME(tl_conv_transpose2d_f32, "stride 0", x, x, x, y, one, one, one, one, in2, k2, p2, p2, p2, d2);
+  SAME(tl_causal_conv1d_f32, "dilation 0", x, x, x, y, one, one, one, one, two, two, one, int64_t{0});
+  SAME(tl_pool_f32, "mode 7", x, y, one, one, in2, k2, s2, p2, 7);
+  // tinyllm/spatial.h
+  SAME(tl_pixel_shuffle_f32, "C 3 not a multiple of r^2 = 4", x, y, one, int64_t{3}, one, one, two);
+  SAME(tl_pixel_unshuffle_f32, "r 0", x, y, one, one, two, two, int64_t{0});
+  SAME(tl_unpatchify_f32, "H 3 not a multiple of p = 2", x, y, one, one, int64_t{3}, two, two);
+  SAME(tl_patch_embed_f32, "a negative size", x, x, x, y, one, one, two, two, int64_t{-1}, two);
+  SAME(tl_interpolate_f32, "mode 9", x, y, one, one, two, two, two, two, 9, 0);
+  SAME(tl_interpolate_f32, "align_corners with nearest", x, y, one, one, two, two, two, two, TL_INTERP_NEAREST, 1);
   same_kv_cache();
   if (failures == 0) std::printf("ok: %s refuses as libtl_kernels does, with the same words\n", argv[1]);
   return failures == 0 ? 0 : 1;

@@ -7,6 +7,13 @@
 
 #include <cstdint>
 
+// Under nvcc the map is device code too: libtl_cuda's convolutions read it.
+#ifdef __CUDACC__
+#define KONFORM_CONV_MAP __host__ __device__
+#else
+#define KONFORM_CONV_MAP
+#endif
+
 namespace konform::reference {
 
 // What a tap outside the input reads, and how taps are placed.
@@ -24,15 +31,15 @@ struct ConvShape {
   ConvEdge edge = ConvEdge::zero;
   bool weight_in_major = false;  // W [C_in, C_out/groups, k...] (ConvTranspose2d) instead of [C_out, C_in/groups, k...]
 
-  int64_t in_elems() const { return prod(in); }
-  int64_t out_elems() const { return prod(out); }
-  int64_t taps() const { return prod(kernel); }
-  int64_t cin_g() const { return C_in / groups; }
-  int64_t cout_g() const { return C_out / groups; }
+  KONFORM_CONV_MAP int64_t in_elems() const { return prod(in); }
+  KONFORM_CONV_MAP int64_t out_elems() const { return prod(out); }
+  KONFORM_CONV_MAP int64_t taps() const { return prod(kernel); }
+  KONFORM_CONV_MAP int64_t cin_g() const { return C_in / groups; }
+  KONFORM_CONV_MAP int64_t cout_g() const { return C_out / groups; }
 
   // The flat spatial input index that output position o (flat over out[])
   // reads at tap kk (flat over kernel[]), or -1 where the spec reads a pad.
-  int64_t source(int64_t o, int64_t kk) const {
+  KONFORM_CONV_MAP int64_t source(int64_t o, int64_t kk) const {
     int64_t oi[3], ki[3];
     unflatten(o, out, oi);
     unflatten(kk, kernel, ki);
@@ -55,19 +62,19 @@ struct ConvShape {
 
   // Offset in W of the weight that output channel co applies to channel ci
   // of its group at tap kk.
-  int64_t weight_index(int64_t co, int64_t ci, int64_t kk) const {
+  KONFORM_CONV_MAP int64_t weight_index(int64_t co, int64_t ci, int64_t kk) const {
     if (!weight_in_major) return (co * cin_g() + ci) * taps() + kk;
     const int64_t g = co / cout_g();
     return ((g * cin_g() + ci) * cout_g() + co % cout_g()) * taps() + kk;
   }
 
  private:
-  int64_t prod(const int64_t* v) const {
+  KONFORM_CONV_MAP int64_t prod(const int64_t* v) const {
     int64_t p = 1;
     for (int a = 0; a < nd; ++a) p *= v[a];
     return p;
   }
-  void unflatten(int64_t flat, const int64_t* extent, int64_t* idx) const {
+  KONFORM_CONV_MAP void unflatten(int64_t flat, const int64_t* extent, int64_t* idx) const {
     for (int a = nd - 1; a >= 0; --a) {
       idx[a] = flat % extent[a];
       flat /= extent[a];
