@@ -224,7 +224,7 @@ int64_t count(const std::vector<int64_t>& shape) {
 
 // The mask's dimensions for its kind (tinyllm/attention.h), as the
 // parameters that size them: the shape cases give it, and the count the op
-// declares (case_shape.cpp cannot learn a count that depends on a kind).
+// declares in code (no shape expression gives a count that depends on a kind).
 // Kinds 0 (no mask) and beyond 4 (refused) have none.
 std::optional<Factors> mask_dims(const Case& c) {
   auto kind = c.params.find("mask");

@@ -60,13 +60,13 @@ int64_t step_positions(int32_t s) { return std::max<int32_t>(s, 0); }
 // Floats of one step's new K (or V): [layers, kv_heads, s, head_dim].
 int64_t step_floats(const Session& n, int64_t i) { return n.layers * n.kv_heads * step_positions(n.s[i]) * n.head_dim; }
 
-// The counts the reader cannot learn, since the script's contents set them:
+// The counts no shape expression gives, since the script's contents set them:
 // k_new and v_new hold every step's [layers, kv_heads, s, head_dim] one
 // after another; the script is [steps, 2].
 std::optional<Factors> declared_count(const std::string& arg, const Case& c) {
   const auto script = std::find_if(c.args.begin(), c.args.end(), [](const Arg& a) { return a.name == "script"; });
   if (script == c.args.end()) return std::nullopt;  // refused as missing
-  const auto& rows = script->value.shape;           // its rank, 2, is learned
+  const auto& rows = script->value.shape;           // its first dimension: the steps
   if (arg == "script") return Factors{{"script's rows", rows.empty() ? NAN : double(rows[0])}, {"2", 2}};
   if (arg != "k_new" && arg != "v_new") return std::nullopt;
   Session n;

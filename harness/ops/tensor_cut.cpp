@@ -323,8 +323,8 @@ std::vector<OpSpec> tensor_cut() {
   };
   concat.oracle = concat_oracle;
   // x0, x1, ...: the shape each is given (get_shape), x{k}.0 x x{k}.1 x ...
-  // (a fifth input is too rare among generated cases to learn its count).
-  // A rank beyond the ABI's is refused by the op; no more factors are read.
+  // (each input has its own row of sizes, which no one shape expression
+  // names). A rank beyond the ABI's is refused by the op; no more factors are read.
   concat.declared_count = [](const std::string& arg, const Case& c) -> std::optional<Factors> {
     auto rank = c.params.find(arg + ".rank");
     if (rank == c.params.end()) return std::nullopt;  // not an input of this case
