@@ -602,7 +602,7 @@ TEST(Catalog, ArgumentsAreDeclared) {
 // Every argument declares its shape: an expression that parses and names
 // only declared parameters, or the oracle for an output the op sizes, or
 // the op's declared_count. (That the generated cases have these shapes:
-// CaseShape.DeclaredShapesFitEveryGeneratedCase.)
+// CaseShape/DeclaredShapes.FitEveryGeneratedCase/<op>.)
 TEST(Catalog, ShapesAreDeclared) {
   for (const OpSpec& op : catalog())
     for (const ArgSpec& spec : op.args) {
