@@ -53,7 +53,9 @@ const std::vector<std::pair<std::string, std::string>>& usage_sections() {
       {"check", R"(  konform check --backend B [--backend B ...] [options]
       Runs every op each backend exports against the oracle.
       B: scalar | simd | simd:TARGET | simd:all | cuda | PATH.so | PATH.so:TARGET | PATH.so:all
-      (cuda: libtl_cuda, when this konform was built with nvcc.) A backend whose
+         | cuda:device | PATH.so:device
+      (cuda: libtl_cuda, when this konform was built with nvcc; :device checks the
+      library's device-pointer twins, tl_*_dev of tinyllm/cuda/*.h.) A backend whose
       library's tl_backend_unavailable gives a reason (tinyllm/backend.h; cuda
       without a GPU) runs nothing: each op is NOT RUN with that reason.
     --op NAME          only this op (repeatable, or comma-separated)

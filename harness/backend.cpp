@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "konform/device.hpp"
 #include "konform/isolate.hpp"
 #include "konform/op.hpp"
 #include "konform/replay.hpp"
@@ -124,8 +125,15 @@ LoadProbe probe_load(const std::string& path, const std::string& anchored) {
           "ended the process" + stage + " (" + out.detail + ")" + (in_probe ? "" : ": a constructor that calls exit?")};
 }
 
+// The name of op's kernel in a host or a device library.
+std::string kernel_symbol(const OpSpec& op, bool device) {
+  if (!device) return op.symbol;
+  return op.device_symbol.empty() ? op.symbol + "_dev" : op.device_symbol;
+}
+
 // Every catalog symbol the library exports; the rest are unsupported there.
-Backend plugin_backend(const std::string& path) {
+// With `device`, their device-pointer twins, filed under the host names.
+Backend plugin_backend(const std::string& path, bool device = false) {
   if (const std::string why = not_a_library_file(path); !why.empty())
     throw BackendError("cannot load backend library '" + path + "': " + why);
   // A bare file name would make dlopen search the system paths: anchor it.
@@ -146,7 +154,15 @@ Backend plugin_backend(const std::string& path) {
   std::vector<const OpSpec*> all;
   for (const OpSpec& op : catalog()) {
     all.push_back(&op);
-    if (void* s = dlsym(h, op.symbol.c_str())) b.symbols[op.symbol] = s;
+    if (void* s = dlsym(h, kernel_symbol(op, device).c_str())) b.symbols[op.symbol] = s;
+  }
+  if (device) {
+    if (b.symbols.empty())
+      throw BackendError(path + " exports none of konform's device-pointer symbols (" +
+                         kernel_symbol(*all.front(), true) + ", ...; see include/tinyllm/cuda/*.h)");
+    std::string why;
+    b.device_runtime = load_device_runtime(h, path, &why);
+    if (b.device_runtime == nullptr && b.unavailable.empty()) b.unavailable = one_line(why);
   }
   require_some_symbol({b}, all, path, "konform's C ABI symbols");
   for (const char* extra : {"tl_simd_target_count", "tl_simd_target_name", "tl_last_error"})
@@ -279,8 +295,31 @@ void require_some_symbol(const std::vector<Backend>& backends, const std::vector
   throw BackendError(spec + " exports none of " + what + " (" + some + "; see include/tinyllm/*.h)");
 }
 
+namespace {
+
+// "LIB:device": LIB's device-pointer twins.
+std::vector<Backend> device_backends(const std::string& spec) {
+  const std::string lib = spec.substr(0, spec.size() - std::string(":device").size());
+  const Builtin* builtin = find_builtin(lib);
+  std::string path = lib;
+  if (builtin != nullptr) path = builtin_library(*builtin);
+  else if (!is_file(lib) && looks_like_path(lib))
+    throw BackendError("cannot load backend library '" + lib + "': " + not_a_library_file(lib));
+  else if (!is_file(lib))
+    throw BackendError("unknown backend '" + spec +
+                       "': LIB:device takes cuda or the path of a shared library exporting the device-pointer ABI "
+                       "(include/tinyllm/cuda/*.h)");
+  Backend b = plugin_backend(path, true);
+  b.name = spec;
+  b.kind = builtin != nullptr ? "builtin" : "plugin";
+  return {b};
+}
+
+}  // namespace
+
 std::vector<Backend> resolve_backends(const std::string& spec) {
   if (spec.empty()) throw BackendError("empty --backend value");
+  if (spec.ends_with(":device")) return device_backends(spec);
   if (const Builtin* builtin = find_builtin(spec)) return {with_default_target(builtin_backend(*builtin))};
   if (spec.rfind("simd:", 0) == 0) return with_targets(builtin_backend(*find_builtin("simd")), spec.substr(5), spec);
   if (is_file(spec)) return {with_default_target(plugin_backend(spec))};

@@ -1,6 +1,7 @@
 #include "konform/call.hpp"
 #include "konform/compare.hpp"
 
+#include "konform/device.hpp"
 #include "konform/guard.hpp"
 
 #include <algorithm>
@@ -34,12 +35,14 @@ bool aliased_by_output(const Case& c, const std::string& name) {
 struct Call {
   std::map<std::string, std::unique_ptr<GuardedBuffer>> buffers;
   Pointers pointers;
+  std::unique_ptr<DeviceCall> device;  // a device backend's copies of the buffers
 };
 
 // Lays out the buffers of `c` for one call: inputs copied in, outputs
 // poisoned, aliased outputs pointing into their input's buffer; with
 // `fence_inputs`, the inputs no output aliases end exactly at their guard.
-Call prepare(const Case& c, size_t misalign, uint32_t pattern, bool fence_inputs = false) {
+// For a device backend each buffer also gets its device copy.
+Call prepare(const Backend& backend, const Case& c, size_t misalign, uint32_t pattern, bool fence_inputs = false) {
   Call call;
   for (const Arg& a : c.args) {
     if (!a.alias_of.empty()) continue;
@@ -53,7 +56,23 @@ Call prepare(const Case& c, size_t misalign, uint32_t pattern, bool fence_inputs
   }
   for (const Arg& a : c.args)
     if (!a.alias_of.empty()) call.pointers.set(a.name, call.buffers.at(a.alias_of)->data());
+  if (backend.device_runtime != nullptr) {
+    call.device = std::make_unique<DeviceCall>(*backend.device_runtime);
+    for (const auto& [name, buf] : call.buffers) call.device->mirror(name, buf->data(), buf->size(), misalign);
+  }
   return call;
+}
+
+// Calls the kernel on the call's buffers. On a device: then waits for the
+// stream and copies the results over the host buffers, for the checks that
+// follow to read; a write into the device's canaries is a violation here.
+void run(const OpSpec& op, void* fn, const Case& c, Call& call, std::vector<Violation>* out) {
+  op.invoke(KernelFn(fn, call.device.get()), c, call.pointers);
+  if (call.device == nullptr) return;
+  call.device->wait();
+  for (const std::string& arg : call.device->copy_back())
+    out->push_back(
+        {"no_write_out_of_bounds", arg, -1, "a write landed in the canaries around '" + arg + "' on the device"});
 }
 
 bool is_output(const Arg& a) { return a.access != Access::in; }
@@ -146,8 +165,11 @@ Tensor read_result(const Call& call, const Arg& a) {
 
 // The second look: an output that changed since it was read after the call
 // was written by something the call left running.
+// On a device the results are copied back again: a kernel that ran on
+// another stream than the call's may have written since.
 void check_after_return(const Case& c, const Call& call, const std::map<std::string, Tensor>& read,
                         std::vector<Violation>* out) {
+  if (call.device != nullptr) call.device->copy_back();
   for (const Arg& a : c.args) {
     if (!is_output(a)) continue;
     const auto& buf = result_buffer(call, a);
@@ -171,16 +193,17 @@ std::map<std::string, Tensor> read_results(const Case& c, const Call& call) {
 }  // namespace
 
 void call_fenced(const Backend& backend, const OpSpec& op, void* fn, const Case& c) {
+  if (backend.device_runtime != nullptr) return;  // device memory has no guard pages here
   backend.activate();
-  Call call = prepare(c, 0, kPoison[0], true);
-  op.invoke(fn, c, call.pointers);
+  Call call = prepare(backend, c, 0, kPoison[0], true);
+  op.invoke(KernelFn(fn), c, call.pointers);
 }
 
 CallResult call_kernel(const Backend& backend, const OpSpec& op, void* fn, const Case& c, const CallOptions& options) {
   CallResult result;
   backend.activate();
-  Call first = prepare(c, options.misalign, kPoison[0]);
-  op.invoke(fn, c, first.pointers);
+  Call first = prepare(backend, c, options.misalign, kPoison[0]);
+  run(op, fn, c, first, &result.violations);
   result.outputs = read_results(c, first);
   check_call(op, c, first, kPoison[0], &result.violations);
   if (!options.twice) {
@@ -188,8 +211,8 @@ CallResult call_kernel(const Backend& backend, const OpSpec& op, void* fn, const
     return result;
   }
 
-  Call second = prepare(c, options.misalign, kPoison[1]);
-  op.invoke(fn, c, second.pointers);
+  Call second = prepare(backend, c, options.misalign, kPoison[1]);
+  run(op, fn, c, second, &result.violations);
   const std::map<std::string, Tensor> again = read_results(c, second);
   check_call(op, c, second, kPoison[1], &result.violations);
   // A refused call left its outputs as they were (checked above): the poison

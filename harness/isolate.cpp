@@ -21,6 +21,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <new>
@@ -496,6 +497,17 @@ ChildOutcome run_isolated(const std::function<std::string(ChildChannel&)>& work,
                     " before reporting a result";
   }
   return result;
+}
+
+void end_child_with(const GuardHit& hit) {
+  if (g_board == nullptr) throw std::runtime_error(hit.message);
+  if (g_board->fault_set.load() == 0) {
+    g_board->fault = hit;
+    g_board->fault_set.store(1);
+  }
+  std::fflush(nullptr);
+  signal(SIGABRT, SIG_DFL);
+  std::abort();
 }
 
 void kill_children_on_signal() {

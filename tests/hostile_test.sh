@@ -4,12 +4,15 @@
 # the case that caused it, and the printed replay line gives that finding
 # again; konform never exits 2 for a plugin's behaviour (a library whose
 # constructor hangs is the finding library_loads, within --timeout). Then konform is killed (SIGTERM, SIGKILL) while a child hangs:
-# no process and no temporary report may be left behind.
-#   usage: hostile_test.sh KONFORM PLUGIN_DIR MANIFEST
+# no process and no temporary report may be left behind. With SUFFIX
+# (:device) each plugin is checked as LIB:device, and the runs that kill
+# konform are left to the host manifest.
+#   usage: hostile_test.sh KONFORM PLUGIN_DIR MANIFEST [SUFFIX]
 set -u
-konform=${1:?usage: hostile_test.sh KONFORM PLUGIN_DIR MANIFEST}
+konform=${1:?usage: hostile_test.sh KONFORM PLUGIN_DIR MANIFEST [SUFFIX]}
 dir=${2:?}
 manifest=${3:?}
+suffix=${4:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
@@ -25,7 +28,7 @@ while IFS=$'\t' read -r name define check where status; do
   [[ -z $name || $name == \#* ]] && continue
   lib="$dir/libkonform_hostile_$name.so"
   report="$tmp/$name.json"
-  "$konform" check --backend "$lib" "${args[@]}" --report "$report" >"$tmp/$name.out" 2>"$tmp/$name.err"
+  "$konform" check --backend "$lib$suffix" "${args[@]}" --report "$report" >"$tmp/$name.out" 2>"$tmp/$name.err"
   rc=$?
   if [[ $rc -ne $status ]]; then
     fail "$name: exit status $rc, expected $status"
@@ -33,6 +36,11 @@ while IFS=$'\t' read -r name define check where status; do
     continue
   fi
   python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$report" 2>/dev/null || fail "$name: no valid report"
+  if [[ $check == pass ]]; then
+    grep -q "^1 passed, 0 failed" "$tmp/$name.out" || fail "$name: did not pass"
+    echo "ok:   $name -> $rc, passed"
+    continue
+  fi
   if [[ $check == - ]]; then
     # Only relayed: nothing the plugin printed passes for konform's own lines.
     grep -q "^PASS  elementwise_add *scalar" "$tmp/$name.out" && fail "$name: the plugin's fake line reached standard output"
@@ -65,6 +73,12 @@ while IFS=$'\t' read -r name define check where status; do
   fi
   echo "ok:   $name -> $rc, $check${replay:+, replayed}"
 done <"$manifest"
+
+if [[ -n $suffix ]]; then
+  [[ $failures -gt 0 ]] && echo "$failures failure(s)" && exit 1
+  echo "all hostile plugins handled"
+  exit 0
+fi
 
 # Killed while a child hangs: its whole process group goes with konform,
 # whether the op runs in konform (--jobs 1) or in worker processes (two

@@ -15,6 +15,7 @@
 namespace konform {
 
 struct OpSpec;
+struct DeviceRuntime;
 
 // Bad --backend value, unloadable library, unknown target.
 struct BackendError : std::runtime_error {
@@ -45,6 +46,11 @@ class Backend {
   // process-wide state); call before every batch of calls.
   void activate() const;
 
+  // Set for a device backend (LIB:device): its kernels are the
+  // device-pointer twins (tinyllm/cuda/*.h), filed in `symbols` under their
+  // ops' host names, and this is how konform allocates and waits for them.
+  std::shared_ptr<const DeviceRuntime> device_runtime;
+
   std::map<std::string, void*> symbols;
   void* force_target = nullptr;  // tl_simd_force_target, when the backend has it
   std::shared_ptr<void> handle;  // keeps a plugin loaded
@@ -59,6 +65,8 @@ class Backend {
 // like a path (a '/', a .so name) and names no file says why, not "unknown".
 // The library's tl_backend_unavailable, if it has one, is asked in that
 // child too (a GPU runtime must not be initialised before konform forks).
+// "LIB:device" (LIB a path or `cuda`) checks the library's device-pointer
+// twins (tl_*_dev, tinyllm/cuda/*.h) instead of its host functions.
 // A built-in name is a library loaded the same way: `scalar` libtl_scalar.so,
 // `simd` libtl_kernels.so, `cuda` libtl_cuda.so. Each is found through
 // $KONFORM_SCALAR_LIBRARY, $KONFORM_SIMD_LIBRARY or $KONFORM_CUDA_LIBRARY when

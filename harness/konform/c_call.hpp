@@ -54,10 +54,10 @@ struct Conditional {
 
 // The value the C parameter of type P takes from the case.
 template <class P>
-P value(const Case& c, const Pointers& p, const char* name) {
+P value(const KernelFn& fn, const Case& c, const Pointers& p, const char* name) {
   if constexpr (std::is_pointer_v<P>) {
     const Conditional arg(c, name);  // NULL: an optional argument not passed, or a condition that says so
-    return arg.passed && has_arg(c, arg.name) ? static_cast<P>(p.get(arg.name)) : nullptr;
+    return arg.passed && has_arg(c, arg.name) ? fn.arg(static_cast<P>(p.get(arg.name))) : nullptr;
   } else if constexpr (std::is_same_v<P, float>) {
     return static_cast<float>(c.param(name));
   } else if constexpr (std::is_same_v<P, uint64_t>) {
@@ -75,7 +75,7 @@ P value(const Case& c, const Pointers& p, const char* name) {
 template <class P>
 struct Slot {
   P v;
-  Slot(const Case& c, const Pointers& p, const char* name) : v(value<P>(c, p, name)) {}
+  Slot(const KernelFn& fn, const Case& c, const Pointers& p, const char* name) : v(value<P>(fn, c, p, name)) {}
   P get() const { return v; }
 };
 
@@ -85,7 +85,7 @@ template <>
 struct Slot<const int64_t*> {
   std::vector<int64_t> a;
   bool passed = true;
-  Slot(const Case& c, const Pointers&, const char* name) {
+  Slot(const KernelFn&, const Case& c, const Pointers&, const char* name) {  // parameters: host memory
     const Conditional arg(c, name);
     const std::string& n = arg.name;
     passed = arg.passed;
@@ -133,11 +133,10 @@ struct Signature<R(P...)> {
                   "a C function returns nothing, a tl_status or an int32_t");
     op.c_params = {describe<P>(names[I])...};
     op.c_result = std::is_void_v<R> ? "" : result;
-    op.invoke = [names, result](void* fn, const Case& c, const Pointers& p) {
-      auto f = reinterpret_cast<R (*)(P...)>(fn);
-      const std::tuple<Slot<P>...> slots{Slot<P>(c, p, names[I])...};  // in order: reads may throw
-      if constexpr (std::is_void_v<R>) f(std::get<I>(slots).get()...);
-      else *p.i32(result) = static_cast<int32_t>(f(std::get<I>(slots).get()...));
+    op.invoke = [names, result](const KernelFn& fn, const Case& c, const Pointers& p) {
+      const std::tuple<Slot<P>...> slots{Slot<P>(fn, c, p, names[I])...};  // in order: reads may throw
+      if constexpr (std::is_void_v<R>) fn.call<R(P...)>(std::get<I>(slots).get()...);
+      else *p.i32(result) = static_cast<int32_t>(fn.call<R(P...)>(std::get<I>(slots).get()...));
     };
   }
 };

@@ -82,6 +82,12 @@ ChildOutcome run_isolated(const std::function<std::string(ChildChannel&)>& work,
 // Installs konform's SIGTERM/SIGINT/SIGHUP handling: the running child's
 // process group is killed and files registered with remove_on_signal are
 // removed before konform ends with the signal.
+// In a child of run_isolated: ends it at once as a crash that `hit`
+// describes (a fault the child found itself, such as an error the device
+// reported after a kernel); the parent reports hit's check and message.
+// Outside a child it throws std::runtime_error with the message.
+[[noreturn]] void end_child_with(const GuardHit& hit);
+
 void kill_children_on_signal();
 // A temporary file to remove if konform is killed (at most 8; "" clears).
 void remove_on_signal(int slot, const std::string& path);

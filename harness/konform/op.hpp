@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "konform/case.hpp"
+#include "konform/kernel_fn.hpp"
 #include "konform/rng.hpp"
 
 namespace konform {
@@ -158,6 +159,8 @@ struct OpSpec {
   std::string former_name;
   std::string group;   // the header it belongs to: "elementwise" for tinyllm/elementwise.h
   std::string symbol;  // the C ABI function: "tl_rmsnorm_f32"
+  // Its device-pointer twin (tinyllm/cuda/*.h); "" for symbol + "_dev".
+  std::string device_symbol;
   DType dtype = DType::f32;
   std::string summary;  // one line for `konform list`
   // Where the spec states the op: a file of docs/spec/, its numbered
@@ -180,8 +183,10 @@ struct OpSpec {
   // below edge_cases walk the edge shapes, later ones are random.
   std::function<Case(Rng&, int64_t index)> make_case;
   int64_t edge_cases = 0;
-  // Calls the ABI function `fn` on the buffers of a case.
-  std::function<void(void* fn, const Case&, const Pointers&)> invoke;
+  // Calls the kernel on the buffers of a case: every tensor through
+  // fn.arg(), the call through fn.call<F>(), so that the same invoke calls
+  // a host-pointer function and its device twin (konform/kernel_fn.hpp).
+  std::function<void(const KernelFn& fn, const Case&, const Pointers&)> invoke;
   // The C function's parameters in order, where invoke is built from its
   // type (declare_c_call), and the i32 output its result goes to ("" for
   // void); empty where invoke is written by hand (pointer arrays, shapes).

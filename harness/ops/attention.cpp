@@ -408,12 +408,12 @@ Oracle sdpa_oracle(const Case& c) {
 
 // ---------------------------------------------------------------- invoke
 
-void invoke_sdpa(void* fn, const Case& c, const Pointers& p) {
+void invoke_sdpa(const KernelFn& fn, const Case& c, const Pointers& p) {
   const int64_t kind = c.iparam("mask");
-  *p.i32("status") = reinterpret_cast<decltype(&tl_sdpa_f32)>(fn)(
-      p.f32("q"), p.f32("k"), p.f32("v"), kind == 0 ? nullptr : p.f32("mask"), p.f32("y"), c.iparam("B"), c.iparam("H"),
-      c.iparam("KV"), c.iparam("Sq"), c.iparam("Sk"), c.iparam("D"), c.iparam32("causal"),
-      static_cast<tl_attn_mask>(kind));
+  *p.i32("status") = fn.call<decltype(tl_sdpa_f32)>(
+      fn.arg(p.f32("q")), fn.arg(p.f32("k")), fn.arg(p.f32("v")), kind == 0 ? nullptr : fn.arg(p.f32("mask")),
+      fn.arg(p.f32("y")), c.iparam("B"), c.iparam("H"), c.iparam("KV"), c.iparam("Sq"), c.iparam("Sk"), c.iparam("D"),
+      c.iparam32("causal"), static_cast<tl_attn_mask>(kind));
 }
 
 const char* kSdpaDomain =

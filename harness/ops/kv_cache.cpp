@@ -18,10 +18,12 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "konform/reference/kv_cache.hpp"
 #include "tensor_support.hpp"
+#include "tinyllm/cuda/kv_cache.h"
 #include "tinyllm/kv_cache.h"
 
 namespace konform::ops {
@@ -220,19 +222,22 @@ Case make_case(Rng& rng, int64_t index) {
 
 // ---------------------------------------------------------------- the call
 
-void invoke(void* fn, const Case& c, const Pointers& p) {
+// The session, through the host table (tinyllm/kv_cache.h) or the device
+// table (tinyllm/cuda/kv_cache.h): the same functions but for append's
+// stream and the views' device pointers.
+template <class Api>
+void run_session(const KernelFn& fn, const Api* api, const char* symbol, const Case& c, const Pointers& p) {
   const Session n = session_of(c);
-  const tl_kv_cache_api* api = reinterpret_cast<decltype(&tl_kv_cache_api_v1)>(fn)();
   if (api == nullptr || api->abi_version != 1)
-    throw std::runtime_error("tl_kv_cache_api_v1 returned " +
+    throw std::runtime_error(std::string(symbol) + " returned " +
                              std::string(api == nullptr ? "NULL" : "an abi_version other than 1"));
   tl_kv_cache* cache = nullptr;
   const tl_status created = api->create(n.layers, n.kv_heads, n.head_dim, n.max_seq, &cache);
   *p.i32("status") = created;
   if (created != TL_OK) return;
 
-  const float* k_new = p.f32("k_new");
-  const float* v_new = p.f32("v_new");
+  const float* k_new = fn.arg(p.f32("k_new"));
+  const float* v_new = fn.arg(p.f32("v_new"));
   float* views = p.f32("views");
   const int64_t views_size = c.arg("views").value.elements();
   int64_t written = 0, at = 0;
@@ -244,10 +249,12 @@ void invoke(void* fn, const Case& c, const Pointers& p) {
   // length is already in `lengths`.
   auto copy_view = [&](const float* base, const tl_kv_view_f32& view) {
     const int64_t rows = std::clamp<int64_t>(view.length, 0, n.max_seq);
-    for (int64_t h = 0; h < n.kv_heads; ++h)
-      for (int64_t t = 0; t < rows; ++t)
-        for (int64_t d = 0; d < n.head_dim && written < views_size; ++d)
-          views[written++] = base[h * view.head_stride + t * n.head_dim + d];
+    for (int64_t h = 0; h < n.kv_heads; ++h) {  // a head's rows are contiguous
+      const int64_t count = std::min(rows * n.head_dim, views_size - written);
+      if (count <= 0) break;
+      fn.read(views + written, base + h * view.head_stride, static_cast<size_t>(count) * sizeof(float));
+      written += count;
+    }
   };
   for (int64_t i = 0; i < steps_of(n); ++i) {
     if (n.reset[i]) api->reset(cache);
@@ -257,7 +264,10 @@ void invoke(void* fn, const Case& c, const Pointers& p) {
       int32_t& length = p.i32("lengths")[i * n.layers + l];
       length = 0;
       if (st != TL_OK) continue;
-      st = api->append_f32(cache, l, k_new + at + l * chunk, v_new + at + l * chunk);
+      if constexpr (std::is_same_v<Api, tl_kv_cache_dev_api>)
+        st = api->append_f32(cache, l, k_new + at + l * chunk, v_new + at + l * chunk,
+                             static_cast<tl_cuda_stream>(fn.stream()));
+      else st = api->append_f32(cache, l, k_new + at + l * chunk, v_new + at + l * chunk);
       tl_kv_view_f32 view{};
       if (st == TL_OK) st = api->view_f32(cache, l, &view);
       if (st != TL_OK) continue;
@@ -275,6 +285,13 @@ void invoke(void* fn, const Case& c, const Pointers& p) {
   while (written < views_size) views[written++] = std::numeric_limits<float>::quiet_NaN();
   *p.i32("stable") = stable ? 1 : 0;
   api->destroy(cache);
+}
+
+void invoke(const KernelFn& fn, const Case& c, const Pointers& p) {
+  if (fn.on_a_device())
+    run_session(fn, reinterpret_cast<decltype(&tl_kv_cache_dev_api_v1)>(fn.address())(), "tl_kv_cache_dev_api_v1", c,
+                p);
+  else run_session(fn, reinterpret_cast<decltype(&tl_kv_cache_api_v1)>(fn.address())(), "tl_kv_cache_api_v1", c, p);
 }
 
 Oracle oracle(const Case& c) {
@@ -323,6 +340,7 @@ std::vector<OpSpec> kv_cache() {
             status_output()};
   o.group = "kv_cache";
   o.symbol = "tl_kv_cache_api_v1";
+  o.device_symbol = "tl_kv_cache_dev_api_v1";
   o.summary = "a KV cache session: create, then per forward begin(s), append and view every layer, commit; resets";
   o.spec = "operations.txt 5. Attention: KvCache";
   o.params = {{"layers", ParamType::i64,

@@ -188,7 +188,7 @@ std::vector<OpSpec> pos_multi_axis_rope() {
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
   op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make(rng, i, edges); };
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
+  op.invoke = [](const KernelFn& fn, const Case& c, const Pointers& p) {
     // The arrays as the caller has them; room for a bad n_axes too (a case
     // whose n_axes was made too large has widths for its original axes only).
     std::vector<int64_t> dims(TL_ROPE_MAX_AXES + 2, 2);
@@ -198,9 +198,9 @@ std::vector<OpSpec> pos_multi_axis_rope() {
       if (c.params.count(dim)) dims[a] = c.iparam(dim);
       if (c.params.count(base)) bases[a] = static_cast<float>(c.param(base));
     }
-    *p.i32("status") = reinterpret_cast<decltype(&tl_multi_axis_rope_f32)>(fn)(
-        p.f32("x"), p.f32("y"), p.i32("pos"), c.iparam("T"), c.iparam("H"), c.iparam("D"), c.iparam("n_axes"),
-        dims.data(), bases.data(), c.iparam32("layout"));
+    *p.i32("status") = fn.call<decltype(tl_multi_axis_rope_f32)>(
+        fn.arg(p.f32("x")), fn.arg(p.f32("y")), fn.arg(p.i32("pos")), c.iparam("T"), c.iparam("H"), c.iparam("D"),
+        c.iparam("n_axes"), dims.data(), bases.data(), c.iparam32("layout"));
   };
   op.oracle = oracle;
   return {op};

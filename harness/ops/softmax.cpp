@@ -261,10 +261,10 @@ std::vector<OpSpec> softmax() {
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size()) + kStreamedEdges;
   op.make_case = make;
-  op.invoke = [](void* fn, const Case& c, const Pointers& p) {
+  op.invoke = [](const KernelFn& fn, const Case& c, const Pointers& p) {
     const auto dims = dims_of(c);
-    *p.i32("status") = reinterpret_cast<decltype(&tl_softmax_f32)>(fn)(p.f32("x"), p.f32("y"), dims.data(),
-                                                                       c.iparam32("rank"), c.iparam32("axis"));
+    *p.i32("status") = fn.call<decltype(tl_softmax_f32)>(fn.arg(p.f32("x")), fn.arg(p.f32("y")), dims.data(),
+                                                         c.iparam32("rank"), c.iparam32("axis"));
   };
   op.oracle = oracle;
   op.sum_length = [](const Case& c) {  // the line: sum_j e_j along the axis

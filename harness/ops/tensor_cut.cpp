@@ -199,10 +199,10 @@ Case make_split(Rng& rng, int64_t index) {
   return c;
 }
 
-// The outputs' pointers, in order.
-std::vector<float*> outputs(const Pointers& p, int64_t count) {
+// The outputs' pointers, in order, as the kernel takes them.
+std::vector<float*> outputs(const KernelFn& fn, const Pointers& p, int64_t count) {
   std::vector<float*> ys;
-  for (int64_t k = 0; k < count; ++k) ys.push_back(p.f32(name("y", k)));
+  for (int64_t k = 0; k < count; ++k) ys.push_back(fn.arg(p.f32(name("y", k))));
   return ys;
 }
 
@@ -313,13 +313,13 @@ std::vector<OpSpec> tensor_cut() {
   concat.status = "status";
   concat.edge_cases = 0;
   concat.make_case = make_concat;
-  concat.invoke = [](void* fn, const Case& c, const Pointers& p) {
+  concat.invoke = [](const KernelFn& fn, const Case& c, const Pointers& p) {
     const int64_t present = inputs_of(c);
     const Shape shapes = concat_shapes(c, present);
-    std::vector<const float*> xs;
-    for (int64_t k = 0; k < present; ++k) xs.push_back(p.f32(name("x", k)));
-    *p.i32("status") = reinterpret_cast<decltype(&tl_concat_f32)>(fn)(xs.data(), shapes.data(), c.iparam("count"),
-                                                                      c.iparam("rank"), c.iparam("axis"), p.f32("y"));
+    std::vector<const float*> xs;  // a host array of the tensors (device pointers on a device)
+    for (int64_t k = 0; k < present; ++k) xs.push_back(fn.arg(p.f32(name("x", k))));
+    *p.i32("status") = fn.call<decltype(tl_concat_f32)>(xs.data(), shapes.data(), c.iparam("count"), c.iparam("rank"),
+                                                        c.iparam("axis"), fn.arg(p.f32("y")));
   };
   concat.oracle = concat_oracle;
   // x0, x1, ...: the shape each is given (get_shape), x{k}.0 x x{k}.1 x ...
@@ -371,12 +371,12 @@ std::vector<OpSpec> tensor_cut() {
   split.status = "status";
   split.edge_cases = 0;
   split.make_case = make_split;
-  split.invoke = [](void* fn, const Case& c, const Pointers& p) {
+  split.invoke = [](const KernelFn& fn, const Case& c, const Pointers& p) {
     const Shape x = get_shape(c, "x"), sizes = get_shape(c, "sizes");
-    const auto ys = outputs(p, static_cast<int64_t>(sizes.size()));
+    const auto ys = outputs(fn, p, static_cast<int64_t>(sizes.size()));
     *p.i32("status") =
-        reinterpret_cast<decltype(&tl_split_f32)>(fn)(p.f32("x"), dims_or_null(x), int64_t(x.size()), c.iparam("axis"),
-                                                      sizes.data(), int64_t(sizes.size()), ys.data());
+        fn.call<decltype(tl_split_f32)>(fn.arg(p.f32("x")), dims_or_null(x), int64_t(x.size()), c.iparam("axis"),
+                                        sizes.data(), int64_t(sizes.size()), ys.data());
   };
   split.oracle = split_oracle;
 
@@ -401,12 +401,12 @@ std::vector<OpSpec> tensor_cut() {
   chunk.status = "status";
   chunk.edge_cases = 4;
   chunk.make_case = make_chunk;
-  chunk.invoke = [](void* fn, const Case& c, const Pointers& p) {
+  chunk.invoke = [](const KernelFn& fn, const Case& c, const Pointers& p) {
     const Shape x = get_shape(c, "x");
     const int64_t chunks = c.iparam("chunks");
-    const auto ys = chunks > 0 ? outputs(p, chunks) : std::vector<float*>(1, nullptr);
-    *p.i32("status") = reinterpret_cast<decltype(&tl_chunk_f32)>(fn)(p.f32("x"), dims_or_null(x), int64_t(x.size()),
-                                                                     c.iparam("axis"), chunks, ys.data());
+    const auto ys = chunks > 0 ? outputs(fn, p, chunks) : std::vector<float*>(1, nullptr);
+    *p.i32("status") = fn.call<decltype(tl_chunk_f32)>(fn.arg(p.f32("x")), dims_or_null(x), int64_t(x.size()),
+                                                       c.iparam("axis"), chunks, ys.data());
   };
   chunk.oracle = chunk_oracle;
   return {concat, split, chunk};
