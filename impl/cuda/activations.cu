@@ -75,10 +75,10 @@ __global__ void softmax_lines(const float* x, float* y, int64_t outer, int64_t l
 }  // namespace konform::cuda
 
 // The unary maps: y == x is safe (map.cuh).
-#define TL_CUDA_MAP1(name, f)                                                                           \
-  TL_CUDA_EXPORT void name##_dev(const float* x, float* y, int64_t n, tl_cuda_stream stream) {          \
-    kc::run_map1(x, y, n, f, #name "_dev", stream);                                                      \
-  }                                                                                                       \
+#define TL_CUDA_MAP1(name, f)                                                                  \
+  TL_CUDA_EXPORT void name##_dev(const float* x, float* y, int64_t n, tl_cuda_stream stream) { \
+    kc::run_map1(x, y, n, f, #name "_dev", stream);                                            \
+  }                                                                                            \
   TL_CUDA_EXPORT void name(const float* x, float* y, int64_t n) { kc::map1_on_device(#name, name##_dev, x, y, n); }
 TL_CUDA_MAP1(tl_silu_f32, kc::Silu{})
 TL_CUDA_MAP1(tl_gelu_erf_f32, kc::GeluErf{})
@@ -107,8 +107,8 @@ TL_CUDA_EXPORT void tl_prelu_f32(const float* x, const float* slope, float* y, i
                                  int64_t inner) {
   if (outer <= 0 || channels <= 0 || inner <= 0) return;
   const int64_t n = outer * channels * inner;
-  kc::on_device("tl_prelu_f32", tl_prelu_f32_dev, kc::in(x, n), kc::in(slope, channels), kc::out(y, n), outer,
-                channels, inner);
+  kc::on_device("tl_prelu_f32", tl_prelu_f32_dev, kc::in(x, n), kc::in(slope, channels), kc::out(y, n), outer, channels,
+                inner);
 }
 
 TL_CUDA_EXPORT tl_status tl_softmax_f32_dev(const float* x, float* y, const int64_t* shape, int rank, int axis,

@@ -42,6 +42,13 @@ void copy_on_device(T* dst, const T* src, size_t count, cudaStream_t stream, con
     check(cudaMemcpyAsync(dst, src, count * sizeof(T), cudaMemcpyDeviceToDevice, stream), "cudaMemcpyAsync", where);
 }
 
+// count elements of device memory to host memory, after the default stream's work.
+template <typename T>
+void copy_to_host(T* host, const T* device, size_t count, const char* where) {
+  if (count > 0)
+    check(cudaMemcpy(host, device, count * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy from the device", where);
+}
+
 // A host copy of count elements of device memory, after the work before it on `stream`.
 template <typename T>
 std::vector<T> fetch(const T* device, size_t count, cudaStream_t stream, const char* where) {

@@ -128,8 +128,8 @@ void run_move(const float* x, float* y, const kt::MovePlan& plan, const char* wh
   kc::check_launch(where);
 }
 
-void launch_copy_runs(const float* src, int64_t src_stride, float* dst, int64_t dst_stride, int64_t outer,
-                      int64_t run, const char* where, tl_cuda_stream stream) {
+void launch_copy_runs(const float* src, int64_t src_stride, float* dst, int64_t dst_stride, int64_t outer, int64_t run,
+                      const char* where, tl_cuda_stream stream) {
   kc::launch(kc::copy_runs, kc::grid_for(outer * run, kc::kThreads), kc::kThreads, stream,
              reinterpret_cast<const uint32_t*>(src), src_stride, reinterpret_cast<uint32_t*>(dst), dst_stride, outer,
              run);
@@ -138,8 +138,8 @@ void launch_copy_runs(const float* src, int64_t src_stride, float* dst, int64_t 
 
 // Split and Chunk: part k, length(k) long along the axis, from x to ys[k].
 template <class Length>
-void cut(const float* x, const kt::CutPlan& p, const Length& length, int64_t count, float* const* ys,
-         const char* where, tl_cuda_stream stream) {
+void cut(const float* x, const kt::CutPlan& p, const Length& length, int64_t count, float* const* ys, const char* where,
+         tl_cuda_stream stream) {
   if (p.x.count == 0) return;  // every part is empty
   const kt::Around a = kt::AroundAxis(p.x, p.axis);
   const int64_t line = p.x.d[p.axis] * a.inner;  // one outer step of x
@@ -162,7 +162,8 @@ void cut_on_device(const float* x, const kt::CutPlan& p, const Length& length, i
   std::vector<std::unique_ptr<kc::DeviceBuffer<float>>> parts;
   std::vector<float*> dys;
   for (int64_t k = 0; k < count; ++k) {
-    parts.push_back(std::make_unique<kc::DeviceBuffer<float>>(static_cast<size_t>(a.outer * length(k) * a.inner), where));
+    parts.push_back(
+        std::make_unique<kc::DeviceBuffer<float>>(static_cast<size_t>(a.outer * length(k) * a.inner), where));
     dys.push_back(parts.back()->get());
   }
   dev(dx.get(), dys.data());
@@ -172,17 +173,16 @@ void cut_on_device(const float* x, const kt::CutPlan& p, const Length& length, i
 }  // namespace
 
 // The four arithmetic ops differ in their operation alone.
-#define TL_CUDA_BROADCAST(name, Op)                                                                              \
-  TL_CUDA_EXPORT tl_status name##_dev(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,    \
-                                      const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,  \
-                                      int64_t y_rank, tl_cuda_stream stream) {                                   \
-    return broadcast_dev(kc::Op{}, #name "_dev", a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank,     \
-                         stream);                                                                                \
-  }                                                                                                              \
-  TL_CUDA_EXPORT tl_status name(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,          \
-                                const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,        \
-                                int64_t y_rank) {                                                                \
-    return broadcast_host(name##_dev, #name, a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank);        \
+#define TL_CUDA_BROADCAST(name, Op)                                                                                   \
+  TL_CUDA_EXPORT tl_status name##_dev(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,         \
+                                      const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,       \
+                                      int64_t y_rank, tl_cuda_stream stream) {                                        \
+    return broadcast_dev(kc::Op{}, #name "_dev", a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank, stream); \
+  }                                                                                                                   \
+  TL_CUDA_EXPORT tl_status name(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,               \
+                                const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,             \
+                                int64_t y_rank) {                                                                     \
+    return broadcast_host(name##_dev, #name, a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank);             \
   }
 TL_CUDA_BROADCAST(tl_add_broadcast_f32, Add)
 TL_CUDA_BROADCAST(tl_sub_broadcast_f32, Sub)
@@ -213,8 +213,7 @@ TL_CUDA_EXPORT tl_status tl_nan_to_num_f32_dev(const float* x, float* y, int64_t
 TL_CUDA_EXPORT tl_status tl_nan_to_num_f32(const float* x, float* y, int64_t n, float nan, float posinf, float neginf) {
   if (tl_status s = kt::CheckElementwise(x, y, n)) return s;
   if (n == 0) return TL_OK;
-  return kc::on_device("tl_nan_to_num_f32", tl_nan_to_num_f32_dev, kc::in(x, n), kc::out(y, n), n, nan, posinf,
-                       neginf);
+  return kc::on_device("tl_nan_to_num_f32", tl_nan_to_num_f32_dev, kc::in(x, n), kc::out(y, n), n, nan, posinf, neginf);
 }
 
 TL_CUDA_EXPORT tl_status tl_argmax_axis_f32_dev(const float* x, const int64_t* shape, int64_t rank, int64_t axis,

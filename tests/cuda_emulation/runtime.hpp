@@ -67,6 +67,11 @@ void copy_on_device(T* dst, const T* src, size_t count, cudaStream_t, const char
 }
 
 template <typename T>
+void copy_to_host(T* host, const T* device, size_t count, const char*) {
+  if (count > 0) std::memcpy(host, device, count * sizeof(T));
+}
+
+template <typename T>
 std::vector<T> fetch(const T* device, size_t count, cudaStream_t, const char*) {
   return std::vector<T>(device, device + count);
 }
