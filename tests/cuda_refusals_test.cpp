@@ -1,7 +1,11 @@
 // libtl_cuda (or its emulated build) refuses the calls libtl_kernels refuses,
-// with the same status and the same tl_last_error words, and writes nothing.
-// The checks run before any CUDA call, so this needs no GPU: it checks the
-// nvcc-built library's host side where no kernel can run.
+// with the same status and the same tl_last_error words, and writes nothing;
+// and so does each one's device-pointer twin tl_X_dev (stream NULL) on the
+// same arguments. The checks run before any CUDA call, so this needs no GPU:
+// it checks the nvcc-built library's host side where no kernel can run. The
+// twins' checks that read tensor data (positions, ids, Quantize's values)
+// copy it from the device first: those are made on the emulated build only,
+// whose device memory is host memory.
 //   usage: konform_cuda_refusals_test LIBRARY.so
 #include <dlfcn.h>
 
@@ -21,6 +25,8 @@
 #include "tinyllm/sampling.h"
 #include "tinyllm/spatial.h"
 #include "tinyllm/tensor.h"
+#include "tinyllm/cuda/kv_cache.h"
+#include "tinyllm/cuda/stream.h"
 
 namespace {
 
@@ -29,54 +35,77 @@ int failures = 0;
 float x[8] = {1, 2, 3, 4, 5, 6, 7, 8};
 float y[8];
 
-// Calls `fn` in the library under test and in libtl_kernels (linked in) with
-// the same arguments; both must refuse alike and leave y as it was.
-template <class R, class... P, class... A>
-void same(const char* name, const char* what, R (*simd)(P...), A... args) {
-  auto* other = reinterpret_cast<R (*)(P...)>(dlsym(library, name));
+// The emulated build (no probe): its device memory is host memory.
+bool emulated() { return dlsym(library, "tl_backend_unavailable") == nullptr; }
+
+// Calls `fn` in the library under test (`call`: the host function or its
+// twin) and in libtl_kernels (linked in) with the same arguments; both must
+// refuse alike and leave y as it was.
+template <class Other, class R, class... P, class... A>
+void compare(const std::string& name, const char* what, Other call, R (*simd)(P...), A... args) {
   auto* other_error = reinterpret_cast<const char* (*)()>(dlsym(library, "tl_last_error"));
-  if (other == nullptr || other_error == nullptr) {
-    std::printf("FAIL: %s or tl_last_error is not exported\n", name);
+  if (other_error == nullptr) {
+    std::printf("FAIL: tl_last_error is not exported\n");
     ++failures;
     return;
   }
   for (float& v : y) v = -1.0f;
-  const tl_status got = other(args...);
+  const tl_status got = call(args...);
   const std::string got_words = other_error();
   bool untouched = true;
   for (float v : y) untouched = untouched && v == -1.0f;
   const tl_status want = simd(args...);
   const std::string want_words = tl_last_error();
   if (want == TL_OK || got != want || got_words != want_words || !untouched) {
-    std::printf("FAIL: %s (%s): status %d \"%s\"%s; libtl_kernels: %d \"%s\"\n", name, what, got, got_words.c_str(),
-                untouched ? "" : ", y written", want, want_words.c_str());
+    std::printf("FAIL: %s (%s): status %d \"%s\"%s; libtl_kernels: %d \"%s\"\n", name.c_str(), what, got,
+                got_words.c_str(), untouched ? "" : ", y written", want, want_words.c_str());
     ++failures;
   }
 }
 
+// The host function, then its twin tl_X_dev(args..., NULL) (`reads_data`:
+// a refusal the twin finds in device data, checked on the emulated build).
+template <class R, class... P, class... A>
+void same(const char* name, const char* what, bool reads_data, R (*simd)(P...), A... args) {
+  auto* host = reinterpret_cast<R (*)(P...)>(dlsym(library, name));
+  const std::string dev_name = std::string(name) + "_dev";
+  auto* dev = reinterpret_cast<R (*)(P..., tl_cuda_stream)>(dlsym(library, dev_name.c_str()));
+  if (host == nullptr || dev == nullptr) {
+    std::printf("FAIL: %s or %s is not exported\n", name, dev_name.c_str());
+    ++failures;
+    return;
+  }
+  compare(name, what, host, simd, args...);
+  if (!reads_data || emulated())
+    compare(
+        dev_name, what, [dev](P... p) { return dev(p..., nullptr); }, simd, args...);
+}
+
 }  // namespace
 
-#define SAME(fn, what, ...) same(#fn, what, &fn, __VA_ARGS__)
+#define SAME(fn, what, ...) same(#fn, what, false, &fn, __VA_ARGS__)
+#define SAME_READING_DATA(fn, what, ...) same(#fn, what, true, &fn, __VA_ARGS__)
 
 namespace {
 
 // tinyllm/kv_cache.h is a table, not symbols: the same script of calls on
-// both libraries' caches, each status and tl_last_error compared.
-void same_kv_cache() {
-  using Api = const tl_kv_cache_api* (*)();
-  auto* other_api = reinterpret_cast<Api>(dlsym(library, "tl_kv_cache_api_v1"));
+// both libraries' caches, each status and tl_last_error compared; then on
+// the device table (tinyllm/cuda/kv_cache.h), stream NULL, against
+// libtl_kernels' host table. `append` calls a table's append_f32.
+template <class Api, class Append>
+void same_kv_cache(const char* table, const Api* theirs, Append append, bool appends_host_memory) {
   auto* other_error = reinterpret_cast<const char* (*)()>(dlsym(library, "tl_last_error"));
-  if (other_api == nullptr || other_error == nullptr) {
-    std::printf("FAIL: tl_kv_cache_api_v1 or tl_last_error is not exported\n");
+  if (theirs == nullptr || other_error == nullptr) {
+    std::printf("FAIL: %s or tl_last_error is not exported\n", table);
     ++failures;
     return;
   }
-  const tl_kv_cache_api *theirs = other_api(), *ours = tl_kv_cache_api_v1();
+  const tl_kv_cache_api* ours = tl_kv_cache_api_v1();
   tl_kv_cache *a = nullptr, *b = nullptr;
   const auto compare = [&](const char* what, tl_status got, tl_status want) {
     const std::string got_words = other_error(), want_words = tl_last_error();
     if (want == TL_OK || got != want || got_words != want_words) {
-      std::printf("FAIL: kv cache (%s): status %d \"%s\"; libtl_kernels: %d \"%s\"\n", what, got, got_words.c_str(),
+      std::printf("FAIL: %s (%s): status %d \"%s\"; libtl_kernels: %d \"%s\"\n", table, what, got, got_words.c_str(),
                   want, want_words.c_str());
       ++failures;
     }
@@ -86,24 +115,46 @@ void same_kv_cache() {
           ours->create(1 << 20, 1 << 20, 1 << 20, 1 << 20, &b));
   // A cache holds device memory from create on: the rest only where the library can run.
   auto* probe = reinterpret_cast<const char* (*)()>(dlsym(library, "tl_backend_unavailable"));
-  if (probe != nullptr && probe() != nullptr) return;
+  if ((probe != nullptr && probe() != nullptr) || !appends_host_memory) return;
   if (theirs->create(2, 1, 2, 4, &a) != TL_OK || ours->create(2, 1, 2, 4, &b) != TL_OK) {
-    std::printf("FAIL: kv cache: create(2, 1, 2, 4) refused\n");
+    std::printf("FAIL: %s: create(2, 1, 2, 4) refused\n", table);
     ++failures;
     return;
   }
-  compare("append outside a forward", theirs->append_f32(a, 0, x, x), ours->append_f32(b, 0, x, x));
+  compare("append outside a forward", append(a, 0, x, x), ours->append_f32(b, 0, x, x));
   compare("begin 0", theirs->begin(a, 0), ours->begin(b, 0));
   compare("begin past max_seq", theirs->begin(a, 5), ours->begin(b, 5));
   theirs->begin(a, 1), ours->begin(b, 1);
   compare("begin twice", theirs->begin(a, 1), ours->begin(b, 1));
-  compare("layer 2 of 2", theirs->append_f32(a, 2, x, x), ours->append_f32(b, 2, x, x));
-  compare("commit before layer 1 appended", (theirs->append_f32(a, 0, x, x), theirs->commit(a)),
+  compare("layer 2 of 2", append(a, 2, x, x), ours->append_f32(b, 2, x, x));
+  compare("commit before layer 1 appended", (append(a, 0, x, x), theirs->commit(a)),
           (ours->append_f32(b, 0, x, x), ours->commit(b)));
-  compare("layer 0 twice", theirs->append_f32(a, 0, x, x), ours->append_f32(b, 0, x, x));
+  compare("layer 0 twice", append(a, 0, x, x), ours->append_f32(b, 0, x, x));
   tl_kv_view_f32 view;
   compare("view of layer -1", theirs->view_f32(a, -1, &view), ours->view_f32(b, -1, &view));
   theirs->destroy(a), ours->destroy(b);
+}
+
+void same_kv_caches() {
+  using Api = const tl_kv_cache_api* (*)();
+  using DevApi = const tl_kv_cache_dev_api* (*)();
+  auto* api = reinterpret_cast<Api>(dlsym(library, "tl_kv_cache_api_v1"));
+  auto* dev_api = reinterpret_cast<DevApi>(dlsym(library, "tl_kv_cache_dev_api_v1"));
+  const tl_kv_cache_api* host = api == nullptr ? nullptr : api();
+  const tl_kv_cache_dev_api* dev = dev_api == nullptr ? nullptr : dev_api();
+  same_kv_cache(
+      "tl_kv_cache_api_v1", host,
+      [host](tl_kv_cache* c, int64_t layer, const float* k, const float* v) {
+        return host->append_f32(c, layer, k, v);
+      },
+      true);
+  // Its appends read device memory: x is that only on the emulated build.
+  same_kv_cache(
+      "tl_kv_cache_dev_api_v1", dev,
+      [dev](tl_kv_cache* c, int64_t layer, const float* k, const float* v) {
+        return dev->append_f32(c, layer, k, v, nullptr);
+      },
+      emulated());
 }
 
 }  // namespace
@@ -156,10 +207,10 @@ int main(int argc, char** argv) {
   const float bases[] = {10000.0f, 10000.0f}, bad_base[] = {-1.0f};
   SAME(tl_rope_cache_f32, "odd rot_dim", y, int64_t{2}, int64_t{3}, 10000.0f);
   SAME(tl_rope_cache_f32, "NaN base", y, int64_t{2}, int64_t{4}, nan);
-  SAME(tl_rope_apply_f32, "ContextOverflowError", x, y, pos_past, int64_t{3}, int64_t{1}, int64_t{2}, int64_t{2}, x,
-       int64_t{8}, 0);
-  SAME(tl_rope_apply_f32, "a negative position", x, y, pos_negative, int64_t{2}, int64_t{1}, int64_t{4}, int64_t{4}, x,
-       int64_t{2}, 0);
+  SAME_READING_DATA(tl_rope_apply_f32, "ContextOverflowError", x, y, pos_past, int64_t{3}, int64_t{1}, int64_t{2},
+                    int64_t{2}, x, int64_t{8}, 0);
+  SAME_READING_DATA(tl_rope_apply_f32, "a negative position", x, y, pos_negative, int64_t{2}, int64_t{1}, int64_t{4},
+                    int64_t{4}, x, int64_t{2}, 0);
   SAME(tl_rope_apply_f32, "rot_dim > D", x, y, pos_past, int64_t{1}, int64_t{1}, int64_t{4}, int64_t{6}, x, int64_t{2},
        0);
   SAME(tl_rope_apply_f32, "layout 2", x, y, pos_past, int64_t{1}, int64_t{1}, int64_t{4}, int64_t{4}, x, int64_t{2}, 2);
@@ -172,8 +223,8 @@ int main(int argc, char** argv) {
   SAME(tl_sinusoidal_embed_f32, "odd dim", x, y, int64_t{1}, int64_t{3}, 10000.0f, 0.0f, 0);
   SAME(tl_sinusoidal_embed_f32, "freq_shift = dim / 2", x, y, int64_t{1}, int64_t{4}, 10000.0f, 2.0f, 0);
   SAME(tl_sinusoidal_embed_f32, "layout 3", x, y, int64_t{1}, int64_t{4}, 10000.0f, 0.0f, 3);
-  SAME(tl_token_embed_f32, "an id past the vocabulary", x, ids, y, int64_t{2}, int64_t{4}, int64_t{1});
-  SAME(tl_pos_embed_f32, "ContextOverflowError", x, ids, y, int64_t{2}, int64_t{4}, int64_t{1});
+  SAME_READING_DATA(tl_token_embed_f32, "an id past the vocabulary", x, ids, y, int64_t{2}, int64_t{4}, int64_t{1});
+  SAME_READING_DATA(tl_pos_embed_f32, "ContextOverflowError", x, ids, y, int64_t{2}, int64_t{4}, int64_t{1});
   SAME(tl_relative_pos_embedding_f32, "2 buckets, bidirectional", x, ids, ids, y, int64_t{2}, int64_t{2}, int64_t{1},
        int64_t{2}, int64_t{128}, 1);
   SAME(tl_relative_pos_embedding_f32, "max_distance at the exact buckets", x, ids, ids, y, int64_t{2}, int64_t{2},
@@ -193,9 +244,9 @@ int main(int argc, char** argv) {
   float with_nan[32] = {1, 2, 3};
   with_nan[5] = nan;
   SAME(tl_quantize_q8_0_f32, "k 33 not whole blocks", ramp, static_cast<void*>(y), int64_t{1}, int64_t{33});
-  SAME(tl_quantize_q4_0_f32, "a NaN value", with_nan, static_cast<void*>(y), int64_t{1}, int64_t{32});
-  SAME(tl_quantize_q8_0_f32, "a scale past f16", huge, static_cast<void*>(y), int64_t{1}, int64_t{32});
-  SAME(tl_quantize_q4_0_f32, "a scale past f16", huge, static_cast<void*>(y), int64_t{1}, int64_t{32});
+  SAME_READING_DATA(tl_quantize_q4_0_f32, "a NaN value", with_nan, static_cast<void*>(y), int64_t{1}, int64_t{32});
+  SAME_READING_DATA(tl_quantize_q8_0_f32, "a scale past f16", huge, static_cast<void*>(y), int64_t{1}, int64_t{32});
+  SAME_READING_DATA(tl_quantize_q4_0_f32, "a scale past f16", huge, static_cast<void*>(y), int64_t{1}, int64_t{32});
   // Q4_K's scales past f16 are only known after its search on the device: Quantize_Q4_K's cases check them.
   SAME(tl_dequantize_q4_k_f32, "rows < 0", static_cast<const void*>(x), y, int64_t{-1}, int64_t{256});
   SAME(tl_qmatmul_q4_0_f32, "K 16 not whole blocks", x, static_cast<const void*>(x), y, int64_t{1}, int64_t{1},
@@ -233,7 +284,7 @@ int main(int argc, char** argv) {
   SAME(tl_patch_embed_f32, "a negative size", x, x, x, y, one, one, two, two, int64_t{-1}, two);
   SAME(tl_interpolate_f32, "mode 9", x, y, one, one, two, two, two, two, 9, 0);
   SAME(tl_interpolate_f32, "align_corners with nearest", x, y, one, one, two, two, two, two, TL_INTERP_NEAREST, 1);
-  same_kv_cache();
+  same_kv_caches();
   if (failures == 0) std::printf("ok: %s refuses as libtl_kernels does, with the same words\n", argv[1]);
   return failures == 0 ? 0 : 1;
 }

@@ -1,5 +1,5 @@
-// libtl_cuda: tinyllm/activations.h on a CUDA device, host pointers in and
-// out as elementwise.cu. Each function rounds as the oracle's float
+// libtl_cuda: tinyllm/activations.h on a CUDA device and its device-pointer
+// twins, as elementwise.cu. Each function rounds as the oracle's float
 // instantiation (reference/konform/reference/activations.hpp) does, with
 // CUDA's expf, erff and tanhf (<= 2 ulp each, the accuracy every limit of
 // docs/ops-activations.md already assumes; docs/cuda.md per op). Softmax sums
@@ -12,7 +12,7 @@
 #include "impl/cuda/grid.cuh"
 #include "impl/cuda/map.cuh"
 #include "impl/cuda/reduce.cuh"
-#include "tinyllm/activations.h"
+#include "tinyllm/cuda/activations.h"
 
 namespace kc = konform::cuda;
 
@@ -54,7 +54,8 @@ __global__ void prelu(const float* x, const float* slope, float* y, int64_t n, i
 // (grid-striding over the outer * inner lines). m = the line's max (+Inf,
 // NaN or a line of -Inf make x - m NaN somewhere: an all-NaN line, as the
 // oracle's); e = expf(x - m); the sum of e in double; y = e / (float)sum.
-// Every element is read before any is written, by the same block.
+// Every element is read before any is written, by the same block, and a
+// thread writes only elements it alone reads in the last pass: y == x is safe.
 __global__ void softmax_lines(const float* x, float* y, int64_t outer, int64_t length, int64_t inner) {
   __shared__ float shared_max[kLineThreads];
   __shared__ double shared_sum[kLineThreads];
@@ -73,45 +74,52 @@ __global__ void softmax_lines(const float* x, float* y, int64_t outer, int64_t l
 
 }  // namespace konform::cuda
 
-TL_CUDA_EXPORT void tl_silu_f32(const float* x, float* y, int64_t n) {
-  kc::run_map1(x, y, n, kc::Silu{}, "tl_silu_f32");
-}
+// The unary maps: y == x is safe (map.cuh).
+#define TL_CUDA_MAP1(name, f)                                                                  \
+  TL_CUDA_EXPORT void name##_dev(const float* x, float* y, int64_t n, tl_cuda_stream stream) { \
+    kc::run_map1(x, y, n, f, #name "_dev", stream);                                            \
+  }                                                                                            \
+  TL_CUDA_EXPORT void name(const float* x, float* y, int64_t n) { kc::map1_on_device(#name, name##_dev, x, y, n); }
+TL_CUDA_MAP1(tl_silu_f32, kc::Silu{})
+TL_CUDA_MAP1(tl_gelu_erf_f32, kc::GeluErf{})
+TL_CUDA_MAP1(tl_gelu_tanh_f32, kc::GeluTanh{})
+TL_CUDA_MAP1(tl_relu_f32, kc::Relu{})
+TL_CUDA_MAP1(tl_sigmoid_f32, kc::Sigmoid{})
+TL_CUDA_MAP1(tl_tanh_f32, kc::Tanh{})
 
-TL_CUDA_EXPORT void tl_gelu_erf_f32(const float* x, float* y, int64_t n) {
-  kc::run_map1(x, y, n, kc::GeluErf{}, "tl_gelu_erf_f32");
-}
-
-TL_CUDA_EXPORT void tl_gelu_tanh_f32(const float* x, float* y, int64_t n) {
-  kc::run_map1(x, y, n, kc::GeluTanh{}, "tl_gelu_tanh_f32");
-}
-
-TL_CUDA_EXPORT void tl_relu_f32(const float* x, float* y, int64_t n) {
-  kc::run_map1(x, y, n, kc::Relu{}, "tl_relu_f32");
+TL_CUDA_EXPORT void tl_leaky_relu_f32_dev(const float* x, float* y, int64_t n, float alpha, tl_cuda_stream stream) {
+  kc::run_map1(x, y, n, kc::LeakyRelu{alpha}, "tl_leaky_relu_f32_dev", stream);
 }
 
 TL_CUDA_EXPORT void tl_leaky_relu_f32(const float* x, float* y, int64_t n, float alpha) {
-  kc::run_map1(x, y, n, kc::LeakyRelu{alpha}, "tl_leaky_relu_f32");
+  if (n > 0) kc::on_device("tl_leaky_relu_f32", tl_leaky_relu_f32_dev, kc::in(x, n), kc::out(y, n), n, alpha);
+}
+
+TL_CUDA_EXPORT void tl_prelu_f32_dev(const float* x, const float* slope, float* y, int64_t outer, int64_t channels,
+                                     int64_t inner, tl_cuda_stream stream) {
+  if (outer <= 0 || channels <= 0 || inner <= 0) return;
+  const int64_t n = outer * channels * inner;
+  kc::launch(kc::prelu, kc::grid_for(n, kc::kThreads), kc::kThreads, stream, x, slope, y, n, channels, inner);
+  kc::check_launch("tl_prelu_f32_dev");
 }
 
 TL_CUDA_EXPORT void tl_prelu_f32(const float* x, const float* slope, float* y, int64_t outer, int64_t channels,
                                  int64_t inner) {
   if (outer <= 0 || channels <= 0 || inner <= 0) return;
-  const char* where = "tl_prelu_f32";
   const int64_t n = outer * channels * inner;
-  kc::DeviceBuffer<float> dx(x, static_cast<size_t>(n), where), dslope(slope, static_cast<size_t>(channels), where);
-  kc::DeviceBuffer<float> dy(static_cast<size_t>(n), where);
-  kc::launch(kc::prelu, kc::grid_for(n, kc::kThreads), kc::kThreads, dx.get(), dslope.get(), dy.get(), n, channels,
-             inner);
-  kc::check_launch(where);
-  dy.copy_to(y);
+  kc::on_device("tl_prelu_f32", tl_prelu_f32_dev, kc::in(x, n), kc::in(slope, channels), kc::out(y, n), outer, channels,
+                inner);
 }
 
-TL_CUDA_EXPORT void tl_sigmoid_f32(const float* x, float* y, int64_t n) {
-  kc::run_map1(x, y, n, kc::Sigmoid{}, "tl_sigmoid_f32");
-}
-
-TL_CUDA_EXPORT void tl_tanh_f32(const float* x, float* y, int64_t n) {
-  kc::run_map1(x, y, n, kc::Tanh{}, "tl_tanh_f32");
+TL_CUDA_EXPORT tl_status tl_softmax_f32_dev(const float* x, float* y, const int64_t* shape, int rank, int axis,
+                                            tl_cuda_stream stream) {
+  konform::impl::AxisSplit s;
+  if (const tl_status st = konform::impl::split_at_axis(shape, rank, axis, &s); st != TL_OK) return st;
+  if (s.outer * s.length * s.inner == 0) return TL_OK;
+  kc::launch(kc::softmax_lines, kc::grid_for_lines(s.outer * s.inner), kc::kLineThreads, stream, x, y, s.outer,
+             s.length, s.inner);
+  kc::check_launch("tl_softmax_f32_dev");
+  return TL_OK;
 }
 
 TL_CUDA_EXPORT tl_status tl_softmax_f32(const float* x, float* y, const int64_t* shape, int rank, int axis) {
@@ -119,25 +127,36 @@ TL_CUDA_EXPORT tl_status tl_softmax_f32(const float* x, float* y, const int64_t*
   if (const tl_status st = konform::impl::split_at_axis(shape, rank, axis, &s); st != TL_OK) return st;
   const int64_t n = s.outer * s.length * s.inner;
   if (n == 0) return TL_OK;
-  const char* where = "tl_softmax_f32";
-  kc::DeviceBuffer<float> dx(x, static_cast<size_t>(n), where), dy(static_cast<size_t>(n), where);
-  kc::launch(kc::softmax_lines, kc::grid_for_lines(s.outer * s.inner), kc::kLineThreads, dx.get(), dy.get(), s.outer,
-             s.length, s.inner);
-  kc::check_launch(where);
-  dy.copy_to(y);
-  return TL_OK;
+  return kc::on_device("tl_softmax_f32", tl_softmax_f32_dev, kc::in(x, n), kc::out(y, n), shape, rank, axis);
+}
+
+// The gated maps: y == gate or y == up is safe (map.cuh).
+TL_CUDA_EXPORT void tl_swiglu_f32_dev(const float* gate, const float* up, float* y, int64_t n, tl_cuda_stream stream) {
+  kc::run_map2(gate, up, y, n, kc::SwiGlu{}, "tl_swiglu_f32_dev", stream);
 }
 
 TL_CUDA_EXPORT void tl_swiglu_f32(const float* gate, const float* up, float* y, int64_t n) {
-  kc::run_map2(gate, up, y, n, kc::SwiGlu{}, "tl_swiglu_f32");
+  kc::map2_on_device("tl_swiglu_f32", tl_swiglu_f32_dev, gate, up, y, n);
+}
+
+TL_CUDA_EXPORT tl_status tl_geglu_f32_dev(const float* gate, const float* up, float* y, int64_t n, int approximation,
+                                          tl_cuda_stream stream) {
+  if (const tl_status st = konform::impl::check_gelu_approximation(approximation); st != TL_OK) return st;
+  kc::run_map2(gate, up, y, n, kc::GeGlu{approximation}, "tl_geglu_f32_dev", stream);
+  return TL_OK;
 }
 
 TL_CUDA_EXPORT tl_status tl_geglu_f32(const float* gate, const float* up, float* y, int64_t n, int approximation) {
   if (const tl_status st = konform::impl::check_gelu_approximation(approximation); st != TL_OK) return st;
-  kc::run_map2(gate, up, y, n, kc::GeGlu{approximation}, "tl_geglu_f32");
-  return TL_OK;
+  if (n <= 0) return TL_OK;
+  return kc::on_device("tl_geglu_f32", tl_geglu_f32_dev, kc::in(gate, n), kc::in(up, n), kc::out(y, n), n,
+                       approximation);
+}
+
+TL_CUDA_EXPORT void tl_glu_f32_dev(const float* gate, const float* up, float* y, int64_t n, tl_cuda_stream stream) {
+  kc::run_map2(gate, up, y, n, kc::Glu{}, "tl_glu_f32_dev", stream);
 }
 
 TL_CUDA_EXPORT void tl_glu_f32(const float* gate, const float* up, float* y, int64_t n) {
-  kc::run_map2(gate, up, y, n, kc::Glu{}, "tl_glu_f32");
+  kc::map2_on_device("tl_glu_f32", tl_glu_f32_dev, gate, up, y, n);
 }

@@ -1,5 +1,5 @@
-// libtl_cuda: tinyllm/attention.h on a CUDA device, host pointers in and out
-// as elementwise.cu; the checks are libtl_kernels' (attention_args.hpp).
+// libtl_cuda: tinyllm/attention.h on a CUDA device and its device-pointer
+// twins, as elementwise.cu; the checks are libtl_kernels' (attention_args.hpp).
 // One block of kLineThreads per query row. Rounding follows the oracle's
 // float instantiation (reference/konform/reference/attention.hpp) where it
 // is float (the scale, the masks, expf, the division by the sum); every sum
@@ -12,8 +12,8 @@
 #include "impl/cuda/abi.cuh"
 #include "impl/cuda/grid.cuh"
 #include "impl/cuda/reduce.cuh"
-#include "tinyllm/attention.h"
-#include "tinyllm/elementwise.h"
+#include "tinyllm/cuda/attention.h"
+#include "tinyllm/cuda/elementwise.h"
 
 namespace kc = konform::cuda;
 namespace ka = konform::impl::attention_args;
@@ -138,10 +138,11 @@ __global__ void flash_rows(AttnCall c, const float* q, const float* k, const flo
 // Blocks of an attention launch: each holds a scratch row, so at most this many.
 constexpr int64_t kAttnBlocks = 1024;
 
-// Copies in, runs sdpa_rows (flash_rows when `flash`) and copies y out.
-// Sizes are validated; nothing to compute makes no CUDA call.
+// Runs sdpa_rows (flash_rows when `flash`) on device pointers; sizes are
+// validated, nothing to compute enqueues nothing. Waits for `stream` (each
+// block's row of scores or accumulator is scratch).
 tl_status run_attention(const char* where, const float* q, const float* k, const float* v, const float* mask, float* y,
-                        const ka::Dims& n, int causal, int kind, int64_t window, bool flash) {
+                        const ka::Dims& n, int causal, int kind, int64_t window, bool flash, tl_cuda_stream stream) {
   if (n.batch == 0 || n.sq == 0) return TL_OK;
   const ka::MaskLayout ml = ka::mask_layout(n, kind);
   const AttnCall c{n.heads,
@@ -156,33 +157,66 @@ tl_status run_attention(const char* where, const float* q, const float* k, const
                    ml.b,
                    ml.h,
                    ml.i};
-  const auto q_count = static_cast<size_t>(c.rows * n.d),
-             kv_count = static_cast<size_t>(n.batch * n.kv_heads * n.sk * n.d);
-  DeviceBuffer<float> dq(q, q_count, where), dk(k, kv_count, where), dv(v, kv_count, where);
-  DeviceBuffer<float> dmask(mask, static_cast<size_t>(ml.elements), where), dy(q_count, where);
+  const float* m = ml.elements > 0 ? mask : nullptr;
   const auto blocks = static_cast<unsigned>(std::min(c.rows, kAttnBlocks));
   if (flash) {
-    DeviceBuffer<double> scratch(static_cast<size_t>(blocks) * static_cast<size_t>(n.d), where);
-    launch(flash_rows, blocks, kLineThreads, c, dq.get(), dk.get(), dv.get(), dmask.get(), dy.get(), scratch.get());
+    DeviceBuffer<double> scratch(static_cast<size_t>(blocks) * static_cast<size_t>(n.d), where, stream);
+    launch(flash_rows, blocks, kLineThreads, stream, c, q, k, v, m, y, scratch.get());
     check_launch(where);
-    dy.copy_to(y);
   } else {
-    DeviceBuffer<float> scratch(static_cast<size_t>(blocks) * static_cast<size_t>(window > 0 ? window : n.sk), where);
-    launch(sdpa_rows, blocks, kLineThreads, c, dq.get(), dk.get(), dv.get(), dmask.get(), dy.get(), scratch.get());
+    DeviceBuffer<float> scratch(static_cast<size_t>(blocks) * static_cast<size_t>(window > 0 ? window : n.sk), where,
+                                stream);
+    launch(sdpa_rows, blocks, kLineThreads, stream, c, q, k, v, m, y, scratch.get());
     check_launch(where);
-    dy.copy_to(y);
   }
   return TL_OK;
 }
 
+// The host functions: q, k, v (and the mask of `kind`) in, y out.
+template <class Dev, class... Params>
+tl_status attention_host(const char* fn, Dev dev, const ka::Dims& n, int kind, const float* q, const float* k,
+                         const float* v, const float* mask, float* y, Params... params) {
+  if (n.batch == 0 || n.sq == 0) return TL_OK;
+  const int64_t q_count = n.batch * n.heads * n.sq * n.d, kv_count = n.batch * n.kv_heads * n.sk * n.d;
+  return on_device(fn, dev, in(q, q_count), in(k, kv_count), in(v, kv_count),
+                   in(mask, ka::mask_layout(n, kind).elements), out(y, q_count), params...);
+}
+
+template <class Dev, class... Params>
+tl_status attention_host(const char* fn, Dev dev, const ka::Dims& n, const float* q, const float* k, const float* v,
+                         float* y, Params... params) {
+  if (n.batch == 0 || n.sq == 0) return TL_OK;
+  const int64_t q_count = n.batch * n.heads * n.sq * n.d, kv_count = n.batch * n.kv_heads * n.sk * n.d;
+  return on_device(fn, dev, in(q, q_count), in(k, kv_count), in(v, kv_count), out(y, q_count), params...);
+}
+
 }  // namespace konform::cuda
+
+TL_CUDA_EXPORT tl_status tl_sdpa_f32_dev(const float* q, const float* k, const float* v, const float* mask, float* y,
+                                         int64_t batch, int64_t num_heads, int64_t kv_heads, int64_t sq, int64_t sk,
+                                         int64_t head_dim, int32_t causal, tl_attn_mask mask_kind,
+                                         tl_cuda_stream stream) {
+  const ka::Dims n{batch, num_heads, kv_heads, sq, sk, head_dim};
+  if (tl_status s = ka::check_sdpa("tl_sdpa_f32", n, mask_kind)) return s;
+  return kc::run_attention("tl_sdpa_f32", q, k, v, mask, y, n, causal, mask_kind, 0, false, stream);
+}
 
 TL_CUDA_EXPORT tl_status tl_sdpa_f32(const float* q, const float* k, const float* v, const float* mask, float* y,
                                      int64_t batch, int64_t num_heads, int64_t kv_heads, int64_t sq, int64_t sk,
                                      int64_t head_dim, int32_t causal, tl_attn_mask mask_kind) {
   const ka::Dims n{batch, num_heads, kv_heads, sq, sk, head_dim};
   if (tl_status s = ka::check_sdpa("tl_sdpa_f32", n, mask_kind)) return s;
-  return kc::run_attention("tl_sdpa_f32", q, k, v, mask, y, n, causal, mask_kind, 0, false);
+  return kc::attention_host("tl_sdpa_f32", tl_sdpa_f32_dev, n, mask_kind, q, k, v, mask, y, batch, num_heads, kv_heads,
+                            sq, sk, head_dim, causal, mask_kind);
+}
+
+TL_CUDA_EXPORT tl_status tl_flash_attention_f32_dev(const float* q, const float* k, const float* v, const float* mask,
+                                                    float* y, int64_t batch, int64_t num_heads, int64_t kv_heads,
+                                                    int64_t sq, int64_t sk, int64_t head_dim, int32_t causal,
+                                                    tl_attn_mask mask_kind, tl_cuda_stream stream) {
+  const ka::Dims n{batch, num_heads, kv_heads, sq, sk, head_dim};
+  if (tl_status s = ka::check_sdpa("tl_flash_attention_f32", n, mask_kind)) return s;
+  return kc::run_attention("tl_flash_attention_f32", q, k, v, mask, y, n, causal, mask_kind, 0, true, stream);
 }
 
 TL_CUDA_EXPORT tl_status tl_flash_attention_f32(const float* q, const float* k, const float* v, const float* mask,
@@ -191,25 +225,52 @@ TL_CUDA_EXPORT tl_status tl_flash_attention_f32(const float* q, const float* k, 
                                                 tl_attn_mask mask_kind) {
   const ka::Dims n{batch, num_heads, kv_heads, sq, sk, head_dim};
   if (tl_status s = ka::check_sdpa("tl_flash_attention_f32", n, mask_kind)) return s;
-  return kc::run_attention("tl_flash_attention_f32", q, k, v, mask, y, n, causal, mask_kind, 0, true);
+  return kc::attention_host("tl_flash_attention_f32", tl_flash_attention_f32_dev, n, mask_kind, q, k, v, mask, y, batch,
+                            num_heads, kv_heads, sq, sk, head_dim, causal, mask_kind);
+}
+
+TL_CUDA_EXPORT tl_status tl_sdpa_cross_f32_dev(const float* q, const float* k, const float* v, float* y, int64_t batch,
+                                               int64_t num_heads, int64_t sq, int64_t se, int64_t head_dim,
+                                               tl_cuda_stream stream) {
+  const ka::Dims n{batch, num_heads, num_heads, sq, se, head_dim};
+  if (tl_status s = ka::check_sdpa("tl_sdpa_cross_f32", n, TL_ATTN_MASK_NONE)) return s;
+  return kc::run_attention("tl_sdpa_cross_f32", q, k, v, nullptr, y, n, 0, TL_ATTN_MASK_NONE, 0, false, stream);
 }
 
 TL_CUDA_EXPORT tl_status tl_sdpa_cross_f32(const float* q, const float* k, const float* v, float* y, int64_t batch,
                                            int64_t num_heads, int64_t sq, int64_t se, int64_t head_dim) {
   const ka::Dims n{batch, num_heads, num_heads, sq, se, head_dim};
   if (tl_status s = ka::check_sdpa("tl_sdpa_cross_f32", n, TL_ATTN_MASK_NONE)) return s;
-  return kc::run_attention("tl_sdpa_cross_f32", q, k, v, nullptr, y, n, 0, TL_ATTN_MASK_NONE, 0, false);
+  return kc::attention_host("tl_sdpa_cross_f32", tl_sdpa_cross_f32_dev, n, q, k, v, y, batch, num_heads, sq, se,
+                            head_dim);
+}
+
+TL_CUDA_EXPORT tl_status tl_sdpa_window_f32_dev(const float* q, const float* k, const float* v, float* y, int64_t batch,
+                                                int64_t num_heads, int64_t seq, int64_t head_dim, int64_t window,
+                                                tl_cuda_stream stream) {
+  const ka::Dims n{batch, num_heads, num_heads, seq, seq, head_dim};
+  if (tl_status s = ka::check_window("tl_sdpa_window_f32", n, window)) return s;
+  return kc::run_attention("tl_sdpa_window_f32", q, k, v, nullptr, y, n, 0, TL_ATTN_MASK_NONE, window, false, stream);
 }
 
 TL_CUDA_EXPORT tl_status tl_sdpa_window_f32(const float* q, const float* k, const float* v, float* y, int64_t batch,
                                             int64_t num_heads, int64_t seq, int64_t head_dim, int64_t window) {
   const ka::Dims n{batch, num_heads, num_heads, seq, seq, head_dim};
   if (tl_status s = ka::check_window("tl_sdpa_window_f32", n, window)) return s;
-  return kc::run_attention("tl_sdpa_window_f32", q, k, v, nullptr, y, n, 0, TL_ATTN_MASK_NONE, window, false);
+  return kc::attention_host("tl_sdpa_window_f32", tl_sdpa_window_f32_dev, n, q, k, v, y, batch, num_heads, seq,
+                            head_dim, window);
 }
 
 // QK-norm is RmsNorm over rows of head_dim: elementwise.cu's kernel, whose
-// rounding is the oracle's rmsnorm (docs/cuda.md), on tokens * num_heads rows.
+// rounding is the oracle's rmsnorm (docs/cuda.md), on tokens * num_heads rows
+// (y == x is safe, rms.cuh).
+TL_CUDA_EXPORT tl_status tl_qk_norm_f32_dev(const float* x, const float* g, float* y, int64_t tokens, int64_t num_heads,
+                                            int64_t head_dim, float eps, tl_cuda_stream stream) {
+  if (tl_status s = ka::check_qk_norm("tl_qk_norm_f32", tokens, num_heads, head_dim, eps)) return s;
+  tl_rmsnorm_f32_dev(x, g, y, tokens * num_heads, head_dim, eps, stream);
+  return TL_OK;
+}
+
 TL_CUDA_EXPORT tl_status tl_qk_norm_f32(const float* x, const float* g, float* y, int64_t tokens, int64_t num_heads,
                                         int64_t head_dim, float eps) {
   if (tl_status s = ka::check_qk_norm("tl_qk_norm_f32", tokens, num_heads, head_dim, eps)) return s;

@@ -1,5 +1,5 @@
-// libtl_cuda: the ops of tinyllm/conv.h on a CUDA device, host pointers in
-// and out as elementwise.cu: Conv1d/2d/3d, DepthwiseConv, ConvTranspose2d,
+// libtl_cuda: the ops of tinyllm/conv.h on a CUDA device and their
+// device-pointer twins, as elementwise.cu: Conv1d/2d/3d, DepthwiseConv, ConvTranspose2d,
 // CausalConv1d and Pool. The geometry is checked and resolved by the host
 // code the CPU backends run (impl/common/conv_args.hpp), and every tap is
 // placed by the same map as the oracle's (reference/.../conv_shape.hpp,
@@ -15,7 +15,7 @@
 #include "impl/common/status.hpp"
 #include "impl/cuda/abi.cuh"
 #include "impl/cuda/grid.cuh"
-#include "tinyllm/conv.h"
+#include "tinyllm/cuda/conv.h"
 
 namespace kc = konform::cuda;
 namespace ref = konform::reference;
@@ -78,41 +78,76 @@ __global__ void pool_outputs(const float* x, float* y, ref::ConvShape s, bool ma
 
 namespace {
 
-// A checked convolution on the device: x [B, C_in, in...], w (C_in C_out /
-// groups taps floats), bias [C_out] or NULL, y [B, C_out, out...].
+// A checked convolution on device pointers: x [B, C_in, in...], w (C_in
+// C_out / groups taps floats), bias [C_out] or NULL, y [B, C_out, out...].
 tl_status run_conv(const args::Checked& c, const float* x, const float* w, const float* bias, float* y,
-                   const char* where) {
+                   const char* where, tl_cuda_stream stream) {
   if (c.status != TL_OK) return konform::impl::fail(c.status, c.message);
   const ref::ConvShape& s = c.shape;
   const int64_t count = s.B * s.C_out * s.out_elems();
   if (count == 0) return TL_OK;
-  const size_t xn = static_cast<size_t>(s.B * s.C_in * s.in_elems());
-  const size_t wn = static_cast<size_t>(s.C_in * s.cout_g() * s.taps());
-  kc::DeviceBuffer<float> dx(x, xn, where), dw(w, wn, where), dy(static_cast<size_t>(count), where);
-  kc::DeviceBuffer<float> db(bias, bias == nullptr ? 0 : static_cast<size_t>(s.C_out), where);
-  kc::launch(kc::conv_outputs, kc::grid_for(count, kc::kThreads), kc::kThreads, dx.get(), dw.get(),
-             bias == nullptr ? nullptr : db.get(), dy.get(), s, count);
+  kc::launch(kc::conv_outputs, kc::grid_for(count, kc::kThreads), kc::kThreads, stream, x, w, bias, y, s, count);
   kc::check_launch(where);
-  dy.copy_to(y);
   return TL_OK;
 }
 
+// The host convolutions: x, w, bias in, y out, then the twin.
+template <class Dev, class... Params>
+tl_status conv_host(const args::Checked& c, const char* fn, Dev dev, const float* x, const float* w, const float* bias,
+                    float* y, Params... params) {
+  if (c.status != TL_OK) return konform::impl::fail(c.status, c.message);
+  const ref::ConvShape& s = c.shape;
+  const int64_t count = s.B * s.C_out * s.out_elems();
+  if (count == 0) return TL_OK;
+  return kc::on_device(fn, dev, kc::in(x, s.B * s.C_in * s.in_elems()), kc::in(w, s.C_in * s.cout_g() * s.taps()),
+                       kc::in(bias, bias == nullptr ? 0 : s.C_out), kc::out(y, count), params...);
+}
+
 }  // namespace
+
+TL_CUDA_EXPORT tl_status tl_conv_f32_dev(const float* x, const float* w, const float* bias, float* y, int64_t B,
+                                         int64_t C_in, int64_t C_out, int64_t groups, int64_t n_dims,
+                                         const int64_t* in_size, const int64_t* kernel, const int64_t* stride,
+                                         const int64_t* padding, const int64_t* dilation, tl_cuda_stream stream) {
+  return run_conv(args::conv(B, C_in, C_out, groups, n_dims, in_size, kernel, stride, padding, dilation), x, w, bias, y,
+                  "tl_conv_f32_dev", stream);
+}
 
 TL_CUDA_EXPORT tl_status tl_conv_f32(const float* x, const float* w, const float* bias, float* y, int64_t B,
                                      int64_t C_in, int64_t C_out, int64_t groups, int64_t n_dims,
                                      const int64_t* in_size, const int64_t* kernel, const int64_t* stride,
                                      const int64_t* padding, const int64_t* dilation) {
-  return run_conv(args::conv(B, C_in, C_out, groups, n_dims, in_size, kernel, stride, padding, dilation), x, w, bias, y,
-                  "tl_conv_f32");
+  return conv_host(args::conv(B, C_in, C_out, groups, n_dims, in_size, kernel, stride, padding, dilation),
+                   "tl_conv_f32", tl_conv_f32_dev, x, w, bias, y, B, C_in, C_out, groups, n_dims, in_size, kernel,
+                   stride, padding, dilation);
+}
+
+TL_CUDA_EXPORT tl_status tl_depthwise_conv2d_f32_dev(const float* x, const float* w, const float* bias, float* y,
+                                                     int64_t B, int64_t C, const int64_t in_size[2],
+                                                     const int64_t kernel[2], const int64_t stride[2],
+                                                     const int64_t padding[2], const int64_t dilation[2],
+                                                     tl_cuda_stream stream) {
+  return run_conv(args::depthwise(B, C, in_size, kernel, stride, padding, dilation), x, w, bias, y,
+                  "tl_depthwise_conv2d_f32_dev", stream);
 }
 
 TL_CUDA_EXPORT tl_status tl_depthwise_conv2d_f32(const float* x, const float* w, const float* bias, float* y, int64_t B,
                                                  int64_t C, const int64_t in_size[2], const int64_t kernel[2],
                                                  const int64_t stride[2], const int64_t padding[2],
                                                  const int64_t dilation[2]) {
-  return run_conv(args::depthwise(B, C, in_size, kernel, stride, padding, dilation), x, w, bias, y,
-                  "tl_depthwise_conv2d_f32");
+  return conv_host(args::depthwise(B, C, in_size, kernel, stride, padding, dilation), "tl_depthwise_conv2d_f32",
+                   tl_depthwise_conv2d_f32_dev, x, w, bias, y, B, C, in_size, kernel, stride, padding, dilation);
+}
+
+TL_CUDA_EXPORT tl_status tl_conv_transpose2d_f32_dev(const float* x, const float* w, const float* bias, float* y,
+                                                     int64_t B, int64_t C_in, int64_t C_out, int64_t groups,
+                                                     const int64_t in_size[2], const int64_t kernel[2],
+                                                     const int64_t stride[2], const int64_t padding[2],
+                                                     const int64_t output_padding[2], const int64_t dilation[2],
+                                                     tl_cuda_stream stream) {
+  return run_conv(
+      args::conv_transpose2d(B, C_in, C_out, groups, in_size, kernel, stride, padding, output_padding, dilation), x, w,
+      bias, y, "tl_conv_transpose2d_f32_dev", stream);
 }
 
 TL_CUDA_EXPORT tl_status tl_conv_transpose2d_f32(const float* x, const float* w, const float* bias, float* y, int64_t B,
@@ -120,31 +155,48 @@ TL_CUDA_EXPORT tl_status tl_conv_transpose2d_f32(const float* x, const float* w,
                                                  const int64_t kernel[2], const int64_t stride[2],
                                                  const int64_t padding[2], const int64_t output_padding[2],
                                                  const int64_t dilation[2]) {
-  return run_conv(
-      args::conv_transpose2d(B, C_in, C_out, groups, in_size, kernel, stride, padding, output_padding, dilation), x, w,
-      bias, y, "tl_conv_transpose2d_f32");
+  return conv_host(
+      args::conv_transpose2d(B, C_in, C_out, groups, in_size, kernel, stride, padding, output_padding, dilation),
+      "tl_conv_transpose2d_f32", tl_conv_transpose2d_f32_dev, x, w, bias, y, B, C_in, C_out, groups, in_size, kernel,
+      stride, padding, output_padding, dilation);
+}
+
+TL_CUDA_EXPORT tl_status tl_causal_conv1d_f32_dev(const float* x, const float* w, const float* bias, float* y,
+                                                  int64_t B, int64_t C_in, int64_t C_out, int64_t groups, int64_t T,
+                                                  int64_t kernel, int64_t stride, int64_t dilation,
+                                                  tl_cuda_stream stream) {
+  return run_conv(args::causal_conv1d(B, C_in, C_out, groups, T, kernel, stride, dilation), x, w, bias, y,
+                  "tl_causal_conv1d_f32_dev", stream);
 }
 
 TL_CUDA_EXPORT tl_status tl_causal_conv1d_f32(const float* x, const float* w, const float* bias, float* y, int64_t B,
                                               int64_t C_in, int64_t C_out, int64_t groups, int64_t T, int64_t kernel,
                                               int64_t stride, int64_t dilation) {
-  return run_conv(args::causal_conv1d(B, C_in, C_out, groups, T, kernel, stride, dilation), x, w, bias, y,
-                  "tl_causal_conv1d_f32");
+  return conv_host(args::causal_conv1d(B, C_in, C_out, groups, T, kernel, stride, dilation), "tl_causal_conv1d_f32",
+                   tl_causal_conv1d_f32_dev, x, w, bias, y, B, C_in, C_out, groups, T, kernel, stride, dilation);
 }
 
-TL_CUDA_EXPORT tl_status tl_pool_f32(const float* x, float* y, int64_t B, int64_t C, const int64_t in_size[2],
-                                     const int64_t kernel[2], const int64_t* stride, const int64_t* padding, int mode) {
-  const char* where = "tl_pool_f32";
+TL_CUDA_EXPORT tl_status tl_pool_f32_dev(const float* x, float* y, int64_t B, int64_t C, const int64_t in_size[2],
+                                         const int64_t kernel[2], const int64_t* stride, const int64_t* padding,
+                                         int mode, tl_cuda_stream stream) {
   const args::Checked c = args::pool(B, C, in_size, kernel, stride, padding, mode);
   if (c.status != TL_OK) return konform::impl::fail(c.status, c.message);
   const ref::ConvShape& s = c.shape;
   const int64_t count = s.B * s.C_in * s.out_elems();
   if (count == 0) return TL_OK;
-  kc::DeviceBuffer<float> dx(x, static_cast<size_t>(s.B * s.C_in * s.in_elems()), where);
-  kc::DeviceBuffer<float> dy(static_cast<size_t>(count), where);
-  kc::launch(kc::pool_outputs, kc::grid_for(count, kc::kThreads), kc::kThreads, dx.get(), dy.get(), s,
-             mode == TL_POOL_MAX, count);
-  kc::check_launch(where);
-  dy.copy_to(y);
+  kc::launch(kc::pool_outputs, kc::grid_for(count, kc::kThreads), kc::kThreads, stream, x, y, s, mode == TL_POOL_MAX,
+             count);
+  kc::check_launch("tl_pool_f32_dev");
   return TL_OK;
+}
+
+TL_CUDA_EXPORT tl_status tl_pool_f32(const float* x, float* y, int64_t B, int64_t C, const int64_t in_size[2],
+                                     const int64_t kernel[2], const int64_t* stride, const int64_t* padding, int mode) {
+  const args::Checked c = args::pool(B, C, in_size, kernel, stride, padding, mode);
+  if (c.status != TL_OK) return konform::impl::fail(c.status, c.message);
+  const ref::ConvShape& s = c.shape;
+  const int64_t count = s.B * s.C_in * s.out_elems();
+  if (count == 0) return TL_OK;
+  return kc::on_device("tl_pool_f32", tl_pool_f32_dev, kc::in(x, s.B * s.C_in * s.in_elems()), kc::out(y, count), B, C,
+                       in_size, kernel, stride, padding, mode);
 }

@@ -1,5 +1,6 @@
-// Host <-> device plumbing of libtl_cuda: the C ABI takes host pointers, so
-// every call copies its inputs in, launches, and copies its outputs back.
+// Host <-> device plumbing of libtl_cuda: device memory, copies, streams and
+// the launch. The host ABI copies its inputs in, runs the device-pointer
+// function on the default stream and copies its outputs back (host_call.cuh).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -7,6 +8,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 namespace konform::cuda {
 
@@ -28,7 +30,40 @@ inline void check(cudaError_t e, const char* what, const char* where) {
 // runs surface at the copy back, which waits for it.
 inline void check_launch(const char* where) { check(cudaGetLastError(), "a kernel launch", where); }
 
+// Waits for everything enqueued on `stream`.
+inline void synchronize(cudaStream_t stream, const char* where) {
+  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize", where);
+}
+
+// count elements from device memory to device memory, enqueued on `stream`.
+template <typename T>
+void copy_on_device(T* dst, const T* src, size_t count, cudaStream_t stream, const char* where) {
+  if (count > 0)
+    check(cudaMemcpyAsync(dst, src, count * sizeof(T), cudaMemcpyDeviceToDevice, stream), "cudaMemcpyAsync", where);
+}
+
+// count elements of device memory to host memory, after the default stream's work.
+template <typename T>
+void copy_to_host(T* host, const T* device, size_t count, const char* where) {
+  if (count > 0)
+    check(cudaMemcpy(host, device, count * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy from the device", where);
+}
+
+// A host copy of count elements of device memory, after the work before it on `stream`.
+template <typename T>
+std::vector<T> fetch(const T* device, size_t count, cudaStream_t stream, const char* where) {
+  std::vector<T> host(count);
+  if (count > 0) {
+    check(cudaMemcpyAsync(host.data(), device, count * sizeof(T), cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync",
+          where);
+    synchronize(stream, where);
+  }
+  return host;
+}
+
 // Device memory for `count` elements of T, freed when it goes out of scope.
+// Scratch used on a stream (the constructors taking one) waits for that
+// stream before it is freed, so that no kernel still reads it.
 template <typename T>
 class DeviceBuffer {
  public:
@@ -39,8 +74,21 @@ class DeviceBuffer {
   DeviceBuffer(const T* host, size_t count, const char* where) : DeviceBuffer(count, where) {
     if (count_ > 0) check(cudaMemcpy(ptr_, host, bytes(), cudaMemcpyHostToDevice), "cudaMemcpy to the device", where_);
   }
+  DeviceBuffer(size_t count, const char* where, cudaStream_t stream) : DeviceBuffer(count, where) {
+    waits_ = true;
+    stream_ = stream;
+  }
+  // Scratch holding a copy of host memory, enqueued on `stream`.
+  DeviceBuffer(const T* host, size_t count, const char* where, cudaStream_t stream)
+      : DeviceBuffer(count, where, stream) {
+    if (count_ > 0)
+      check(cudaMemcpyAsync(ptr_, host, bytes(), cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync to the device",
+            where_);
+  }
   ~DeviceBuffer() {
-    if (ptr_ != nullptr) cudaFree(ptr_);
+    if (ptr_ == nullptr) return;
+    if (waits_) synchronize(stream_, where_);
+    cudaFree(ptr_);
   }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
@@ -57,13 +105,15 @@ class DeviceBuffer {
   T* ptr_ = nullptr;
   size_t count_;
   const char* where_;
+  bool waits_ = false;
+  cudaStream_t stream_ = nullptr;
 };
 
-// kernel<<<grid, block>>>(args...): the one place that launches, so that
-// tests/cuda_emulation can run elementwise.cu's host code on the CPU.
+// kernel<<<grid, block, 0, stream>>>(args...): the one place that launches,
+// so that tests/cuda_emulation can run the host code on the CPU.
 template <typename... Params, typename... Args>
-void launch(void (*kernel)(Params...), unsigned grid, unsigned block, Args... args) {
-  kernel<<<grid, block>>>(args...);
+void launch(void (*kernel)(Params...), unsigned grid, unsigned block, cudaStream_t stream, Args... args) {
+  kernel<<<grid, block, 0, stream>>>(args...);
 }
 
 }  // namespace konform::cuda

@@ -1,5 +1,5 @@
-// libtl_cuda: tinyllm/linalg.h on a CUDA device, host pointers in and out
-// as elementwise.cu. Every product is matmul.cuh's (double sums in k order,
+// libtl_cuda: tinyllm/linalg.h on a CUDA device and its device-pointer
+// twins, as elementwise.cu. Every product is matmul.cuh's (double sums in k order,
 // rounded once); the gates are activations.cu's (gates.cuh); the hidden layer
 // is one f32 [M, H] tensor as in libtl_kernels. The checks are libtl_kernels'
 // (impl/common/linalg_args.hpp), before any CUDA call.
@@ -12,7 +12,7 @@
 #include "impl/cuda/grid.cuh"
 #include "impl/cuda/map.cuh"
 #include "impl/cuda/matmul.cuh"
-#include "tinyllm/linalg.h"
+#include "tinyllm/cuda/linalg.h"
 
 namespace kc = konform::cuda;
 namespace args = konform::impl::linalg_args;
@@ -33,61 +33,100 @@ __global__ void norm_rows(const float* x, const float* g, float* z, int64_t M, i
   }
 }
 
-// h = gate(x Wg^T) * (x Wu^T) on the device, h: [M, H] (M * H > 0).
+// h = gate(x Wg^T) * (x Wu^T) on device pointers, h: [M, H] (M * H > 0).
+// Waits for `stream` (the up projection is scratch).
 template <class Gate>
-void gated_hidden(const float* x, const float* w_gate, const float* w_up, DeviceBuffer<float>& h, int64_t M, int64_t D,
-                  int64_t H, Gate gate, const char* where) {
-  const size_t wn = static_cast<size_t>(H * D);
-  DeviceBuffer<float> dx(x, static_cast<size_t>(M * D), where), dwg(w_gate, wn, where), dwu(w_up, wn, where);
-  DeviceBuffer<float> up(static_cast<size_t>(M * H), where);
-  matmul_on_device(dx.get(), F32Rows{dwg.get(), D}, h.get(), M, H, D, where);
-  matmul_on_device(dx.get(), F32Rows{dwu.get(), D}, up.get(), M, H, D, where);
-  launch(map2<Gate>, grid_for(M * H, kThreads), kThreads, h.get(), up.get(), h.get(), M * H, gate);
-  check_launch(where);
+void gated_hidden(const float* x, const float* w_gate, const float* w_up, float* h, int64_t M, int64_t D, int64_t H,
+                  Gate gate, const char* where, tl_cuda_stream stream) {
+  DeviceBuffer<float> up(static_cast<size_t>(M * H), where, stream);
+  matmul_on_device(x, F32Rows{w_gate, D}, h, M, H, D, where, stream);
+  matmul_on_device(x, F32Rows{w_up, D}, up.get(), M, H, D, where, stream);
+  run_map2(h, up.get(), h, M * H, gate, where, stream);
 }
 
-// The feed-forwards: the hidden layer, then its down projection y = h Wd^T.
+// The feed-forwards: the hidden layer (scratch: waits for `stream`), then
+// its down projection y = h Wd^T.
 template <class Gate>
-tl_status ffn(const char* fn, const float* x, const float* w_gate, const float* w_up, const float* w_down, float* y,
-              int64_t M, int64_t D, int64_t H, Gate gate) {
+tl_status ffn_dev(const char* fn, const float* x, const float* w_gate, const float* w_up, const float* w_down, float* y,
+                  int64_t M, int64_t D, int64_t H, Gate gate, tl_cuda_stream stream) {
   if (tl_status s = args::check_sizes(fn, {{"M", M}, {"D", D}, {"H", H}})) return s;
   if (M == 0 || D == 0) return TL_OK;
-  DeviceBuffer<float> h(static_cast<size_t>(M * H), fn), wd(w_down, static_cast<size_t>(D * H), fn);
-  DeviceBuffer<float> dy(static_cast<size_t>(M * D), fn);
-  if (H > 0) gated_hidden(x, w_gate, w_up, h, M, D, H, gate, fn);
-  matmul_on_device(h.get(), F32Rows{wd.get(), H}, dy.get(), M, D, H, fn);  // H == 0: the empty sums, +0
-  dy.copy_to(y);
+  DeviceBuffer<float> h(static_cast<size_t>(M * H), fn, stream);
+  if (H > 0) gated_hidden(x, w_gate, w_up, h.get(), M, D, H, gate, fn, stream);
+  matmul_on_device(h.get(), F32Rows{w_down, H}, y, M, D, H, fn, stream);  // H == 0: the empty sums, +0
   return TL_OK;
 }
 
+// Their host functions: the weights and x in, y out.
+template <class Dev, class... Gelu>
+tl_status ffn_host(const char* fn, Dev dev, const float* x, const float* w_gate, const float* w_up, const float* w_down,
+                   float* y, int64_t M, int64_t D, int64_t H, Gelu... gelu) {
+  if (tl_status s = args::check_sizes(fn, {{"M", M}, {"D", D}, {"H", H}})) return s;
+  if (M == 0 || D == 0) return TL_OK;
+  return on_device(fn, dev, in(x, M * D), in(w_gate, H * D), in(w_up, H * D), in(w_down, D * H), out(y, M * D), M, D, H,
+                   gelu...);
+}
+
 }  // namespace konform::cuda
+
+TL_CUDA_EXPORT tl_status tl_matmul_f32_dev(const float* x, const float* w, float* y, int64_t M, int64_t N, int64_t K,
+                                           tl_cuda_stream stream) {
+  const char* fn = "tl_matmul_f32";
+  if (tl_status s = args::check_sizes(fn, {{"M", M}, {"N", N}, {"K", K}})) return s;
+  kc::matmul_on_device(x, kc::F32Rows{w, K}, y, M, N, K, fn, stream);
+  return TL_OK;
+}
 
 TL_CUDA_EXPORT tl_status tl_matmul_f32(const float* x, const float* w, float* y, int64_t M, int64_t N, int64_t K) {
   const char* fn = "tl_matmul_f32";
   if (tl_status s = args::check_sizes(fn, {{"M", M}, {"N", N}, {"K", K}})) return s;
   if (M == 0 || N == 0) return TL_OK;
-  kc::DeviceBuffer<float> dx(x, static_cast<size_t>(M * K), fn), dw(w, static_cast<size_t>(N * K), fn);
-  kc::DeviceBuffer<float> dy(static_cast<size_t>(M * N), fn);
-  kc::matmul_on_device(dx.get(), kc::F32Rows{dw.get(), K}, dy.get(), M, N, K, fn);
-  dy.copy_to(y);
-  return TL_OK;
+  return kc::on_device(fn, tl_matmul_f32_dev, kc::in(x, M * K), kc::in(w, N * K), kc::out(y, M * N), M, N, K);
+}
+
+TL_CUDA_EXPORT tl_status tl_swiglu_ffn_f32_dev(const float* x, const float* w_gate, const float* w_up,
+                                               const float* w_down, float* y, int64_t M, int64_t D, int64_t H,
+                                               tl_cuda_stream stream) {
+  return kc::ffn_dev("tl_swiglu_ffn_f32", x, w_gate, w_up, w_down, y, M, D, H, kc::SwiGlu{}, stream);
 }
 
 TL_CUDA_EXPORT tl_status tl_swiglu_ffn_f32(const float* x, const float* w_gate, const float* w_up, const float* w_down,
                                            float* y, int64_t M, int64_t D, int64_t H) {
-  return kc::ffn("tl_swiglu_ffn_f32", x, w_gate, w_up, w_down, y, M, D, H, kc::SwiGlu{});
+  return kc::ffn_host("tl_swiglu_ffn_f32", tl_swiglu_ffn_f32_dev, x, w_gate, w_up, w_down, y, M, D, H);
+}
+
+TL_CUDA_EXPORT tl_status tl_geglu_ffn_f32_dev(const float* x, const float* w_gate, const float* w_up,
+                                              const float* w_down, float* y, int64_t M, int64_t D, int64_t H,
+                                              tl_ffn_gelu gelu, tl_cuda_stream stream) {
+  if (tl_status s = args::check_gelu("tl_geglu_ffn_f32", gelu)) return s;
+  const int approximation = gelu == TL_FFN_GELU_ERF ? TL_GELU_ERF : TL_GELU_TANH;
+  return kc::ffn_dev("tl_geglu_ffn_f32", x, w_gate, w_up, w_down, y, M, D, H, kc::GeGlu{approximation}, stream);
 }
 
 TL_CUDA_EXPORT tl_status tl_geglu_ffn_f32(const float* x, const float* w_gate, const float* w_up, const float* w_down,
                                           float* y, int64_t M, int64_t D, int64_t H, tl_ffn_gelu gelu) {
   if (tl_status s = args::check_gelu("tl_geglu_ffn_f32", gelu)) return s;
-  const int approximation = gelu == TL_FFN_GELU_ERF ? TL_GELU_ERF : TL_GELU_TANH;
-  return kc::ffn("tl_geglu_ffn_f32", x, w_gate, w_up, w_down, y, M, D, H, kc::GeGlu{approximation});
+  return kc::ffn_host("tl_geglu_ffn_f32", tl_geglu_ffn_f32_dev, x, w_gate, w_up, w_down, y, M, D, H, gelu);
+}
+
+TL_CUDA_EXPORT tl_status tl_glu_ffn_f32_dev(const float* x, const float* w_gate, const float* w_up, const float* w_down,
+                                            float* y, int64_t M, int64_t D, int64_t H, tl_cuda_stream stream) {
+  return kc::ffn_dev("tl_glu_ffn_f32", x, w_gate, w_up, w_down, y, M, D, H, kc::Glu{}, stream);
 }
 
 TL_CUDA_EXPORT tl_status tl_glu_ffn_f32(const float* x, const float* w_gate, const float* w_up, const float* w_down,
                                         float* y, int64_t M, int64_t D, int64_t H) {
-  return kc::ffn("tl_glu_ffn_f32", x, w_gate, w_up, w_down, y, M, D, H, kc::Glu{});
+  return kc::ffn_host("tl_glu_ffn_f32", tl_glu_ffn_f32_dev, x, w_gate, w_up, w_down, y, M, D, H);
+}
+
+// Waits for `stream` (the up projection is scratch).
+TL_CUDA_EXPORT tl_status tl_fused_swiglu_f32_dev(const float* x, const float* w_gate, const float* w_up, float* h,
+                                                 int64_t M, int64_t D, int64_t H, tl_cuda_stream stream) {
+  const char* fn = "tl_fused_swiglu_f32";
+  if (tl_status s = args::check_sizes(fn, {{"M", M}, {"D", D}, {"H", H}})) return s;
+  if (M == 0 || H == 0) return TL_OK;
+  kc::gated_hidden(x, w_gate, w_up, h, M, D, H, kc::SwiGlu{}, fn, stream);
+  return TL_OK;
 }
 
 TL_CUDA_EXPORT tl_status tl_fused_swiglu_f32(const float* x, const float* w_gate, const float* w_up, float* h,
@@ -95,9 +134,21 @@ TL_CUDA_EXPORT tl_status tl_fused_swiglu_f32(const float* x, const float* w_gate
   const char* fn = "tl_fused_swiglu_f32";
   if (tl_status s = args::check_sizes(fn, {{"M", M}, {"D", D}, {"H", H}})) return s;
   if (M == 0 || H == 0) return TL_OK;
-  kc::DeviceBuffer<float> dh(static_cast<size_t>(M * H), fn);
-  kc::gated_hidden(x, w_gate, w_up, dh, M, D, H, kc::SwiGlu{}, fn);
-  dh.copy_to(h);
+  return kc::on_device(fn, tl_fused_swiglu_f32_dev, kc::in(x, M * D), kc::in(w_gate, H * D), kc::in(w_up, H * D),
+                       kc::out(h, M * H), M, D, H);
+}
+
+// Waits for `stream` (the normalized x is scratch).
+TL_CUDA_EXPORT tl_status tl_fused_norm_matmul_f32_dev(const float* x, const float* norm_w, const float* w, float* y,
+                                                      int64_t M, int64_t N, int64_t K, float eps,
+                                                      tl_cuda_stream stream) {
+  const char* fn = "tl_fused_norm_matmul_f32";
+  if (tl_status s = args::check_fused_norm_matmul(fn, M, N, K, eps)) return s;
+  if (M == 0 || N == 0) return TL_OK;
+  kc::DeviceBuffer<float> dz(static_cast<size_t>(M * K), fn, stream);
+  kc::launch(kc::norm_rows, kc::grid_for(M, kc::kThreads), kc::kThreads, stream, x, norm_w, dz.get(), M, K, eps);
+  kc::check_launch(fn);
+  kc::matmul_on_device(dz.get(), kc::F32Rows{w, K}, y, M, N, K, fn, stream);
   return TL_OK;
 }
 
@@ -106,12 +157,6 @@ TL_CUDA_EXPORT tl_status tl_fused_norm_matmul_f32(const float* x, const float* n
   const char* fn = "tl_fused_norm_matmul_f32";
   if (tl_status s = args::check_fused_norm_matmul(fn, M, N, K, eps)) return s;
   if (M == 0 || N == 0) return TL_OK;
-  kc::DeviceBuffer<float> dx(x, static_cast<size_t>(M * K), fn), dg(norm_w, static_cast<size_t>(K), fn);
-  kc::DeviceBuffer<float> dw(w, static_cast<size_t>(N * K), fn), dz(static_cast<size_t>(M * K), fn);
-  kc::DeviceBuffer<float> dy(static_cast<size_t>(M * N), fn);
-  kc::launch(kc::norm_rows, kc::grid_for(M, kc::kThreads), kc::kThreads, dx.get(), dg.get(), dz.get(), M, K, eps);
-  kc::check_launch(fn);
-  kc::matmul_on_device(dz.get(), kc::F32Rows{dw.get(), K}, dy.get(), M, N, K, fn);
-  dy.copy_to(y);
-  return TL_OK;
+  return kc::on_device(fn, tl_fused_norm_matmul_f32_dev, kc::in(x, M * K), kc::in(norm_w, K), kc::in(w, N * K),
+                       kc::out(y, M * N), M, N, K, eps);
 }

@@ -1,6 +1,6 @@
 // Elementwise maps for libtl_cuda: y[k] = f(x[k]) or f(a[k], b[k]) with a
-// functor f, one thread per element (grid-striding), and the host side that
-// copies in, launches and copies out. Included after abi.cuh.
+// functor f, one thread per element (grid-striding), on device pointers.
+// Included after abi.cuh.
 #pragma once
 
 #include <cstddef>
@@ -23,26 +23,31 @@ __global__ void map2(const float* a, const float* b, float* y, int64_t n, F f) {
     y[k] = f(a[k], b[k]);
 }
 
-// Inputs and output are separate device buffers, so y == x (or y == a, y == b)
-// needs nothing special. n <= 0 makes no CUDA call.
+// Each thread reads element k before it writes element k and touches no
+// other, so y == x (or y == a, y == b) is safe in place. n <= 0 enqueues nothing.
 template <class F>
-void run_map1(const float* x, float* y, int64_t n, F f, const char* where) {
+void run_map1(const float* x, float* y, int64_t n, F f, const char* where, tl_cuda_stream stream) {
   if (n <= 0) return;
-  const size_t count = static_cast<size_t>(n);
-  DeviceBuffer<float> dx(x, count, where), dy(count, where);
-  launch(map1<F>, grid_for(n, kThreads), kThreads, dx.get(), dy.get(), n, f);
+  launch(map1<F>, grid_for(n, kThreads), kThreads, stream, x, y, n, f);
   check_launch(where);
-  dy.copy_to(y);
 }
 
 template <class F>
-void run_map2(const float* a, const float* b, float* y, int64_t n, F f, const char* where) {
+void run_map2(const float* a, const float* b, float* y, int64_t n, F f, const char* where, tl_cuda_stream stream) {
   if (n <= 0) return;
-  const size_t count = static_cast<size_t>(n);
-  DeviceBuffer<float> da(a, count, where), db(b, count, where), dy(count, where);
-  launch(map2<F>, grid_for(n, kThreads), kThreads, da.get(), db.get(), dy.get(), n, f);
+  launch(map2<F>, grid_for(n, kThreads), kThreads, stream, a, b, y, n, f);
   check_launch(where);
-  dy.copy_to(y);
+}
+
+// The host functions of the maps: device copies in, the _dev function, y back.
+template <class Dev>
+void map1_on_device(const char* where, Dev dev, const float* x, float* y, int64_t n) {
+  if (n > 0) on_device(where, dev, in(x, n), out(y, n), n);
+}
+
+template <class Dev>
+void map2_on_device(const char* where, Dev dev, const float* a, const float* b, float* y, int64_t n) {
+  if (n > 0) on_device(where, dev, in(a, n), in(b, n), out(y, n), n);
 }
 
 }  // namespace konform::cuda

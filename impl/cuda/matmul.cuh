@@ -38,9 +38,10 @@ __global__ void matmul_rows(const float* x, W w, float* y, int64_t M, int64_t N,
 
 // The launch on device buffers; M * N == 0 launches nothing.
 template <class W>
-void matmul_on_device(const float* x, W w, float* y, int64_t M, int64_t N, int64_t K, const char* where) {
+void matmul_on_device(const float* x, W w, float* y, int64_t M, int64_t N, int64_t K, const char* where,
+                      tl_cuda_stream stream) {
   if (M == 0 || N == 0) return;
-  launch(matmul_rows<W>, grid_for(M * N, kThreads), kThreads, x, w, y, M, N, K);
+  launch(matmul_rows<W>, grid_for(M * N, kThreads), kThreads, stream, x, w, y, M, N, K);
   check_launch(where);
 }
 

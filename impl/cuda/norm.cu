@@ -1,5 +1,5 @@
-// libtl_cuda: tinyllm/norm.h on a CUDA device, host pointers in and out as
-// elementwise.cu. The checks are libtl_kernels' (impl/common/norm_args.hpp),
+// libtl_cuda: tinyllm/norm.h on a CUDA device and its device-pointer twins,
+// as elementwise.cu. The checks are libtl_kernels' (impl/common/norm_args.hpp),
 // run before any CUDA call. Every statistic is summed in double and
 // tree-reduced (reduce.cuh): any order then meets the pairwise bound the
 // limits assume (docs/ops-norm.md); the mean is rounded to float once and
@@ -14,7 +14,7 @@
 #include "impl/cuda/map.cuh"
 #include "impl/cuda/reduce.cuh"
 #include "impl/cuda/rms.cuh"
-#include "tinyllm/norm.h"
+#include "tinyllm/cuda/norm.h"
 
 namespace kc = konform::cuda;
 namespace ki = konform::impl;
@@ -64,6 +64,8 @@ struct Modulation {  // AdaLN: t * (1 + scale[s, i]) + shift[s, i], sample s = l
 
 // y = affine((x - mean) * inv) over `lines` contiguous lines of n, one block
 // of kLineThreads per line (grid-striding): a line's bits depend on n only.
+// y == x is safe: line_stats' reductions end every read but the thread's own
+// x[i] before it writes y[i].
 template <class Affine>
 __global__ void normalize_lines(const float* x, float* y, int64_t lines, int64_t n, float eps, Affine affine) {
   __shared__ double shared[kLineThreads];
@@ -74,17 +76,14 @@ __global__ void normalize_lines(const float* x, float* y, int64_t lines, int64_t
   }
 }
 
-// Copies x in, normalizes its lines, copies y out (lines, n >= 1).
 template <class Affine>
-void run_normalize(const float* x, float* y, int64_t lines, int64_t n, float eps, Affine affine, const char* where) {
-  const size_t count = static_cast<size_t>(lines * n);
-  DeviceBuffer<float> dx(x, count, where), dy(count, where);
-  launch(normalize_lines<Affine>, grid_for_lines(lines), kLineThreads, dx.get(), dy.get(), lines, n, eps, affine);
+void run_normalize(const float* x, float* y, int64_t lines, int64_t n, float eps, Affine affine, const char* where,
+                   tl_cuda_stream stream) {
+  launch(normalize_lines<Affine>, grid_for_lines(lines), kLineThreads, stream, x, y, lines, n, eps, affine);
   check_launch(where);
-  dy.copy_to(y);
 }
 
-// BatchNorm, one thread per element of x[n, c, s]: the running statistics of
+// BatchNorm, one thread per element (y == x safe) of x[n, c, s]: the running statistics of
 // its channel, y = (x - mean) * (1 / sqrtf(var + eps)) * g + b in float.
 __global__ void batch_norm(const float* x, const float* mean, const float* var, const float* g, const float* b,
                            float* y, int64_t total, int64_t c, int64_t s, float eps) {
@@ -98,6 +97,7 @@ __global__ void batch_norm(const float* x, const float* mean, const float* var, 
 
 // AdaLN-Zero's h = x + gate[sample, i] * r: the product and the sum each
 // rounded to float (--fmad=false keeps them apart), as the unfused Mul, Add.
+// Per element, so h == x is safe.
 __global__ void gated_residual(const float* x, const float* r, const float* gate, float* h, int64_t total,
                                int64_t tokens, int64_t d) {
   const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
@@ -107,17 +107,31 @@ __global__ void gated_residual(const float* x, const float* r, const float* gate
 
 }  // namespace konform::cuda
 
+TL_CUDA_EXPORT tl_status tl_rms_norm_f32_dev(const float* x, const float* g, float* y, const int64_t* shape,
+                                             int32_t ndim, float eps, tl_cuda_stream stream) {
+  ki::RowsShape s;
+  if (tl_status st = ki::check_rows("tl_rms_norm_f32", shape, ndim, eps, &s)) return st;
+  if (s.rows == 0) return TL_OK;
+  kc::launch_rmsnorm(x, g, y, s.rows, s.d, eps, stream);
+  kc::check_launch("tl_rms_norm_f32_dev");
+  return TL_OK;
+}
+
 TL_CUDA_EXPORT tl_status tl_rms_norm_f32(const float* x, const float* g, float* y, const int64_t* shape, int32_t ndim,
                                          float eps) {
   ki::RowsShape s;
   if (tl_status st = ki::check_rows("tl_rms_norm_f32", shape, ndim, eps, &s)) return st;
   if (s.rows == 0) return TL_OK;
-  const char* where = "tl_rms_norm_f32";
-  const size_t n = static_cast<size_t>(s.rows * s.d);
-  kc::DeviceBuffer<float> dx(x, n, where), dg(g, static_cast<size_t>(s.d), where), dy(n, where);
-  kc::launch_rmsnorm(dx.get(), dg.get(), dy.get(), s.rows, s.d, eps);
-  kc::check_launch(where);
-  dy.copy_to(y);
+  return kc::on_device("tl_rms_norm_f32", tl_rms_norm_f32_dev, kc::in(x, s.rows * s.d), kc::in(g, s.d),
+                       kc::out(y, s.rows * s.d), shape, ndim, eps);
+}
+
+TL_CUDA_EXPORT tl_status tl_layer_norm_f32_dev(const float* x, const float* g, const float* b, float* y,
+                                               const int64_t* shape, int32_t ndim, float eps, tl_cuda_stream stream) {
+  ki::RowsShape s;
+  if (tl_status st = ki::check_rows("tl_layer_norm_f32", shape, ndim, eps, &s)) return st;
+  if (s.rows == 0) return TL_OK;
+  kc::run_normalize(x, y, s.rows, s.d, eps, kc::GainBias{g, b}, "tl_layer_norm_f32_dev", stream);
   return TL_OK;
 }
 
@@ -126,9 +140,20 @@ TL_CUDA_EXPORT tl_status tl_layer_norm_f32(const float* x, const float* g, const
   ki::RowsShape s;
   if (tl_status st = ki::check_rows("tl_layer_norm_f32", shape, ndim, eps, &s)) return st;
   if (s.rows == 0) return TL_OK;
-  const char* where = "tl_layer_norm_f32";
-  kc::DeviceBuffer<float> dg(g, static_cast<size_t>(s.d), where), db(b, static_cast<size_t>(s.d), where);
-  kc::run_normalize(x, y, s.rows, s.d, eps, kc::GainBias{dg.get(), db.get()}, where);
+  return kc::on_device("tl_layer_norm_f32", tl_layer_norm_f32_dev, kc::in(x, s.rows * s.d), kc::in(g, s.d),
+                       kc::in(b, s.d), kc::out(y, s.rows * s.d), shape, ndim, eps);
+}
+
+TL_CUDA_EXPORT tl_status tl_batch_norm_f32_dev(const float* x, const float* mean, const float* var, const float* g,
+                                               const float* b, float* y, const int64_t* shape, int32_t ndim, float eps,
+                                               tl_cuda_stream stream) {
+  ki::ChannelShape s;
+  if (tl_status st = ki::check_channels("tl_batch_norm_f32", shape, ndim, eps, false, &s)) return st;
+  const int64_t total = s.n * s.c * s.s;
+  if (total == 0) return TL_OK;
+  kc::launch(kc::batch_norm, kc::grid_for(total, kc::kThreads), kc::kThreads, stream, x, mean, var, g, b, y, total, s.c,
+             s.s, eps);
+  kc::check_launch("tl_batch_norm_f32_dev");
   return TL_OK;
 }
 
@@ -138,57 +163,98 @@ TL_CUDA_EXPORT tl_status tl_batch_norm_f32(const float* x, const float* mean, co
   if (tl_status st = ki::check_channels("tl_batch_norm_f32", shape, ndim, eps, false, &s)) return st;
   const int64_t total = s.n * s.c * s.s;
   if (total == 0) return TL_OK;
-  const char* where = "tl_batch_norm_f32";
-  const size_t c = static_cast<size_t>(s.c), n = static_cast<size_t>(total);
-  kc::DeviceBuffer<float> dmean(mean, c, where), dvar(var, c, where), dg(g, c, where), db(b, c, where);
-  kc::DeviceBuffer<float> dx(x, n, where), dy(n, where);
-  kc::launch(kc::batch_norm, kc::grid_for(total, kc::kThreads), kc::kThreads, dx.get(), dmean.get(), dvar.get(),
-             dg.get(), db.get(), dy.get(), total, s.c, s.s, eps);
-  kc::check_launch(where);
-  dy.copy_to(y);
-  return TL_OK;
+  return kc::on_device("tl_batch_norm_f32", tl_batch_norm_f32_dev, kc::in(x, total), kc::in(mean, s.c),
+                       kc::in(var, s.c), kc::in(g, s.c), kc::in(b, s.c), kc::out(y, total), shape, ndim, eps);
 }
 
 namespace {
 
 // GroupNorm and InstanceNorm: lines of c / groups * s contiguous elements.
-tl_status group_norm(const float* x, const float* g, const float* b, float* y, const ki::ChannelShape& s,
-                     int64_t groups, float eps, const char* where) {
-  if (s.n == 0) return TL_OK;
+void group_norm(const float* x, const float* g, const float* b, float* y, const ki::ChannelShape& s, int64_t groups,
+                float eps, const char* where, tl_cuda_stream stream) {
+  if (s.n == 0) return;
   const int64_t per_group = s.c / groups;
-  kc::DeviceBuffer<float> dg(g, static_cast<size_t>(s.c), where), db(b, static_cast<size_t>(s.c), where);
-  kc::run_normalize(x, y, s.n * groups, per_group * s.s, eps,
-                    kc::GroupGainBias{dg.get(), db.get(), groups, per_group, s.s}, where);
-  return TL_OK;
+  kc::run_normalize(x, y, s.n * groups, per_group * s.s, eps, kc::GroupGainBias{g, b, groups, per_group, s.s}, where,
+                    stream);
+}
+
+// Their host functions: x, g, b in, y out.
+template <class Dev, class... Params>
+tl_status group_norm_host(const char* where, Dev dev, const ki::ChannelShape& s, const float* x, const float* g,
+                          const float* b, float* y, Params... params) {
+  const int64_t total = s.n * s.c * s.s;
+  if (total == 0) return TL_OK;
+  return kc::on_device(where, dev, kc::in(x, total), kc::in(g, s.c), kc::in(b, s.c), kc::out(y, total), params...);
 }
 
 }  // namespace
+
+TL_CUDA_EXPORT tl_status tl_group_norm_f32_dev(const float* x, const float* g, const float* b, float* y,
+                                               const int64_t* shape, int32_t ndim, int64_t num_groups, float eps,
+                                               tl_cuda_stream stream) {
+  ki::ChannelShape s;
+  if (tl_status st = ki::check_groups("tl_group_norm_f32", shape, ndim, num_groups, eps, &s)) return st;
+  group_norm(x, g, b, y, s, num_groups, eps, "tl_group_norm_f32_dev", stream);
+  return TL_OK;
+}
 
 TL_CUDA_EXPORT tl_status tl_group_norm_f32(const float* x, const float* g, const float* b, float* y,
                                            const int64_t* shape, int32_t ndim, int64_t num_groups, float eps) {
   ki::ChannelShape s;
   if (tl_status st = ki::check_groups("tl_group_norm_f32", shape, ndim, num_groups, eps, &s)) return st;
-  return group_norm(x, g, b, y, s, num_groups, eps, "tl_group_norm_f32");
+  return group_norm_host("tl_group_norm_f32", tl_group_norm_f32_dev, s, x, g, b, y, shape, ndim, num_groups, eps);
+}
+
+TL_CUDA_EXPORT tl_status tl_instance_norm_f32_dev(const float* x, const float* g, const float* b, float* y,
+                                                  const int64_t* shape, int32_t ndim, float eps,
+                                                  tl_cuda_stream stream) {
+  ki::ChannelShape s;
+  if (tl_status st = ki::check_channels("tl_instance_norm_f32", shape, ndim, eps, true, &s)) return st;
+  if (s.c == 0) return TL_OK;  // no channel: no line (and no group count to divide by)
+  group_norm(x, g, b, y, s, s.c, eps, "tl_instance_norm_f32_dev", stream);
+  return TL_OK;
 }
 
 TL_CUDA_EXPORT tl_status tl_instance_norm_f32(const float* x, const float* g, const float* b, float* y,
                                               const int64_t* shape, int32_t ndim, float eps) {
   ki::ChannelShape s;
   if (tl_status st = ki::check_channels("tl_instance_norm_f32", shape, ndim, eps, true, &s)) return st;
-  if (s.c == 0) return TL_OK;  // no channel: no line (and no group count to divide by)
-  return group_norm(x, g, b, y, s, s.c, eps, "tl_instance_norm_f32");
+  return group_norm_host("tl_instance_norm_f32", tl_instance_norm_f32_dev, s, x, g, b, y, shape, ndim, eps);
+}
+
+TL_CUDA_EXPORT tl_status tl_ada_ln_f32_dev(const float* x, const float* scale, const float* shift, float* y,
+                                           const int64_t* shape, int32_t ndim, float eps, tl_cuda_stream stream) {
+  ki::SampleShape s;
+  if (tl_status st = ki::check_samples("tl_ada_ln_f32", shape, ndim, eps, &s)) return st;
+  if (s.batch * s.tokens == 0) return TL_OK;
+  kc::run_normalize(x, y, s.batch * s.tokens, s.d, eps, kc::Modulation{scale, shift, s.tokens, s.d},
+                    "tl_ada_ln_f32_dev", stream);
+  return TL_OK;
 }
 
 TL_CUDA_EXPORT tl_status tl_ada_ln_f32(const float* x, const float* scale, const float* shift, float* y,
                                        const int64_t* shape, int32_t ndim, float eps) {
   ki::SampleShape s;
   if (tl_status st = ki::check_samples("tl_ada_ln_f32", shape, ndim, eps, &s)) return st;
+  const int64_t total = s.batch * s.tokens * s.d;
   if (s.batch * s.tokens == 0) return TL_OK;
-  const char* where = "tl_ada_ln_f32";
-  const size_t bd = static_cast<size_t>(s.batch * s.d);
-  kc::DeviceBuffer<float> dscale(scale, bd, where), dshift(shift, bd, where);
-  kc::run_normalize(x, y, s.batch * s.tokens, s.d, eps, kc::Modulation{dscale.get(), dshift.get(), s.tokens, s.d},
-                    where);
+  return kc::on_device("tl_ada_ln_f32", tl_ada_ln_f32_dev, kc::in(x, total), kc::in(scale, s.batch * s.d),
+                       kc::in(shift, s.batch * s.d), kc::out(y, total), shape, ndim, eps);
+}
+
+// h, then y from h: h == x is safe (gated_residual is per element).
+TL_CUDA_EXPORT tl_status tl_ada_ln_zero_f32_dev(const float* x, const float* r, const float* gate, const float* scale,
+                                                const float* shift, float* h, float* y, const int64_t* shape,
+                                                int32_t ndim, float eps, tl_cuda_stream stream) {
+  ki::SampleShape s;
+  if (tl_status st = ki::check_samples("tl_ada_ln_zero_f32", shape, ndim, eps, &s)) return st;
+  const int64_t lines = s.batch * s.tokens, total = lines * s.d;
+  if (lines == 0) return TL_OK;
+  const char* where = "tl_ada_ln_zero_f32_dev";
+  kc::launch(kc::gated_residual, kc::grid_for(total, kc::kThreads), kc::kThreads, stream, x, r, gate, h, total,
+             s.tokens, s.d);
+  kc::check_launch(where);
+  kc::run_normalize(h, y, lines, s.d, eps, kc::Modulation{scale, shift, s.tokens, s.d}, where, stream);
   return TL_OK;
 }
 
@@ -197,20 +263,25 @@ TL_CUDA_EXPORT tl_status tl_ada_ln_zero_f32(const float* x, const float* r, cons
                                             float eps) {
   ki::SampleShape s;
   if (tl_status st = ki::check_samples("tl_ada_ln_zero_f32", shape, ndim, eps, &s)) return st;
-  const int64_t lines = s.batch * s.tokens, total = lines * s.d;
+  const int64_t lines = s.batch * s.tokens, total = lines * s.d, bd = s.batch * s.d;
   if (lines == 0) return TL_OK;
-  const char* where = "tl_ada_ln_zero_f32";
-  const size_t bd = static_cast<size_t>(s.batch * s.d), n = static_cast<size_t>(total);
-  kc::DeviceBuffer<float> dgate(gate, bd, where), dscale(scale, bd, where), dshift(shift, bd, where);
-  kc::DeviceBuffer<float> dx(x, n, where), dr(r, n, where), dh(n, where), dy(n, where);
-  kc::launch(kc::gated_residual, kc::grid_for(total, kc::kThreads), kc::kThreads, dx.get(), dr.get(), dgate.get(),
-             dh.get(), total, s.tokens, s.d);
+  return kc::on_device("tl_ada_ln_zero_f32", tl_ada_ln_zero_f32_dev, kc::in(x, total), kc::in(r, total),
+                       kc::in(gate, bd), kc::in(scale, bd), kc::in(shift, bd), kc::out(h, total), kc::out(y, total),
+                       shape, ndim, eps);
+}
+
+// sum = x + skip (sum == x or sum == skip is safe: per element), then y = RmsNorm(sum).
+TL_CUDA_EXPORT tl_status tl_fused_skip_norm_f32_dev(const float* x, const float* skip, const float* g, float* sum,
+                                                    float* y, const int64_t* shape, int32_t ndim, float eps,
+                                                    tl_cuda_stream stream) {
+  ki::RowsShape s;
+  if (tl_status st = ki::check_rows("tl_fused_skip_norm_f32", shape, ndim, eps, &s)) return st;
+  const int64_t total = s.rows * s.d;
+  if (total == 0) return TL_OK;
+  const char* where = "tl_fused_skip_norm_f32_dev";
+  kc::run_map2(x, skip, sum, total, kc::Add{}, where, stream);
+  kc::launch_rmsnorm(sum, g, y, s.rows, s.d, eps, stream);
   kc::check_launch(where);
-  kc::launch(kc::normalize_lines<kc::Modulation>, kc::grid_for_lines(lines), kc::kLineThreads, dh.get(), dy.get(),
-             lines, s.d, eps, kc::Modulation{dscale.get(), dshift.get(), s.tokens, s.d});
-  kc::check_launch(where);
-  dh.copy_to(h);
-  dy.copy_to(y);
   return TL_OK;
 }
 
@@ -220,16 +291,6 @@ TL_CUDA_EXPORT tl_status tl_fused_skip_norm_f32(const float* x, const float* ski
   if (tl_status st = ki::check_rows("tl_fused_skip_norm_f32", shape, ndim, eps, &s)) return st;
   const int64_t total = s.rows * s.d;
   if (total == 0) return TL_OK;
-  const char* where = "tl_fused_skip_norm_f32";
-  const size_t n = static_cast<size_t>(total);
-  kc::DeviceBuffer<float> dx(x, n, where), dskip(skip, n, where), dg(g, static_cast<size_t>(s.d), where);
-  kc::DeviceBuffer<float> dsum(n, where), dy(n, where);
-  kc::launch(kc::map2<kc::Add>, kc::grid_for(total, kc::kThreads), kc::kThreads, dx.get(), dskip.get(), dsum.get(),
-             total, kc::Add{});
-  kc::check_launch(where);
-  kc::launch_rmsnorm(dsum.get(), dg.get(), dy.get(), s.rows, s.d, eps);
-  kc::check_launch(where);
-  dsum.copy_to(sum);
-  dy.copy_to(y);
-  return TL_OK;
+  return kc::on_device("tl_fused_skip_norm_f32", tl_fused_skip_norm_f32_dev, kc::in(x, total), kc::in(skip, total),
+                       kc::in(g, s.d), kc::out(sum, total), kc::out(y, total), shape, ndim, eps);
 }

@@ -1,4 +1,4 @@
-// libtl_cuda: tinyllm/pos.h on a CUDA device, host pointers in and out as
+// libtl_cuda: tinyllm/pos.h on a CUDA device and its device-pointer twins, as
 // elementwise.cu. The checks are libtl_kernels' (impl/common/pos_args.hpp),
 // run before any CUDA call. Angles follow the header's contract: the
 // frequencies are computed on the host with the oracle's own double
@@ -14,8 +14,8 @@
 #include "impl/common/pos_buckets.hpp"
 #include "impl/cuda/abi.cuh"
 #include "impl/cuda/grid.cuh"
-#include "tinyllm/elementwise.h"
-#include "tinyllm/pos.h"
+#include "tinyllm/cuda/elementwise.h"
+#include "tinyllm/cuda/pos.h"
 
 namespace kc = konform::cuda;
 namespace check = konform::impl::pos_args;
@@ -49,8 +49,9 @@ struct AxisAngle {
 
 // Rotates pair p (entries ia[p], ib[p] of a head) of every (token, head) of
 // y [tokens, heads, D] in place, one thread per (token, head, pair): both
-// members read before either is written; a * c - b * s, a * s + b * c in
-// float, as the oracle's rotate_pair (--fmad=false keeps the products apart).
+// members read before either is written, and no other thread touches them,
+// so rotating in place is safe; a * c - b * s, a * s + b * c in float, as the
+// oracle's rotate_pair (--fmad=false keeps the products apart).
 template <class Angle>
 __global__ void rotate_pairs(float* y, int64_t tokens, int64_t heads, int64_t D, const int64_t* ia, const int64_t* ib,
                              int64_t pairs, Angle angle) {
@@ -122,66 +123,121 @@ void append_frequencies(float base, int64_t width, std::vector<double>& freq) {
     freq.push_back(std::pow(static_cast<double>(base), -static_cast<double>(2 * j) / static_cast<double>(width)));
 }
 
-// Copies x [tokens, heads, D] to the device, rotates its pairs with `angle`
-// (whose device arrays the caller holds), copies it back to y: entries in no
-// pair go there and back as bits.
+// y = x [tokens, heads, D] with its pairs rotated by `angle` (whose device
+// arrays the caller holds until `stream` is done): x's words to y unless
+// y == x, then the pairs rotated in y. Waits for `stream` (the pair tables are scratch).
 template <class Angle>
 void run_rotation(const float* x, float* y, int64_t tokens, int64_t heads, int64_t D, const std::vector<int64_t>& ia,
-                  const std::vector<int64_t>& ib, Angle angle, const char* where) {
+                  const std::vector<int64_t>& ib, Angle angle, const char* where, tl_cuda_stream stream) {
   const size_t n = static_cast<size_t>(tokens * heads * D), pairs = ia.size();
-  DeviceBuffer<float> dy(x, n, where);
-  DeviceBuffer<int64_t> dia(ia.data(), pairs, where), dib(ib.data(), pairs, where);
+  if (y != x) copy_on_device(y, x, n, stream, where);
+  DeviceBuffer<int64_t> dia(ia.data(), pairs, where, stream), dib(ib.data(), pairs, where, stream);
   const int64_t count = static_cast<int64_t>(pairs);
-  launch(rotate_pairs<Angle>, grid_for(tokens * heads * count, kThreads), kThreads, dy.get(), tokens, heads, D,
+  launch(rotate_pairs<Angle>, grid_for(tokens * heads * count, kThreads), kThreads, stream, y, tokens, heads, D,
          dia.get(), dib.get(), count, angle);
   check_launch(where);
-  dy.copy_to(y);
+}
+
+// Runs check(ints, n) on a host copy of n device ints. The checks read them
+// after every size check, so a call refused on its sizes (checked with
+// n = 0 first), or with n <= 0, reads nothing. Waits for `stream`.
+template <class Check>
+tl_status check_device_ints(const int32_t* ints, int64_t n, Check check, tl_cuda_stream stream, const char* where) {
+  if (n <= 0 || check(ints, 0) != TL_OK) return check(ints, n);
+  const std::vector<int32_t> host = fetch(ints, static_cast<size_t>(n), stream, where);
+  return check(host.data(), n);
+}
+
+// Rope on checked arguments: the cache's rows from position `first` on.
+void rope_apply(const float* x, float* y, const int32_t* pos, int64_t T, int64_t H, int64_t D, int64_t rot_dim,
+                const float* rows, int64_t first, int layout, tl_cuda_stream stream) {
+  std::vector<int64_t> ia, ib;
+  append_pairs(layout, 0, rot_dim, ia, ib);
+  run_rotation(x, y, T, H, D, ia, ib, CacheAngle{rows, pos, first, rot_dim}, "tl_rope_apply_f32", stream);
+}
+
+// RelativePosEmbedding on checked arguments, positions in host memory: the
+// buckets are libtl_kernels' exact rule (impl/common/pos_buckets.hpp),
+// decided on the host per (query, key); the device gathers the table.
+void gather_relative_bias(const float* table, const int32_t* q_pos, const int32_t* k_pos, float* bias, int64_t Lq,
+                          int64_t Lk, int64_t H, int64_t num_buckets, int64_t max_distance, int bidirectional,
+                          tl_cuda_stream stream) {
+  const char* where = "tl_relative_pos_embedding_f32";
+  const impl::T5Buckets buckets(num_buckets, max_distance, bidirectional != 0);
+  std::vector<int32_t> bucket(static_cast<size_t>(Lq * Lk));
+  for (int64_t i = 0; i < Lq; ++i)
+    for (int64_t j = 0; j < Lk; ++j)
+      bucket[static_cast<size_t>(i * Lk + j)] = buckets(static_cast<int64_t>(k_pos[j]) - q_pos[i]);
+  DeviceBuffer<int32_t> dbucket(bucket.data(), bucket.size(), where, stream);
+  launch(relative_bias, grid_for(Lq * Lk, kThreads), kThreads, stream, reinterpret_cast<const uint32_t*>(table),
+         dbucket.get(), reinterpret_cast<uint32_t*>(bias), Lq * Lk, H);
+  check_launch(where);
 }
 
 }  // namespace konform::cuda
 
-TL_CUDA_EXPORT tl_status tl_rope_cache_f32(float* cache, int64_t max_seq, int64_t rot_dim, float base) {
+// Waits for `stream` (the frequency table is scratch).
+TL_CUDA_EXPORT tl_status tl_rope_cache_f32_dev(float* cache, int64_t max_seq, int64_t rot_dim, float base,
+                                               tl_cuda_stream stream) {
   if (tl_status s = check::rope_cache(max_seq, rot_dim, base)) return s;
-  const char* where = "tl_rope_cache_f32";
+  const char* where = "tl_rope_cache_f32_dev";
   std::vector<double> freq;
   kc::append_frequencies(base, rot_dim, freq);
-  kc::DeviceBuffer<double> dfreq(freq.data(), freq.size(), where);
-  kc::DeviceBuffer<float> dcache(static_cast<size_t>(max_seq * rot_dim), where);
-  kc::launch(kc::rope_cache, kc::grid_for(max_seq * (rot_dim / 2), kc::kThreads), kc::kThreads, dcache.get(), max_seq,
+  kc::DeviceBuffer<double> dfreq(freq.data(), freq.size(), where, stream);
+  kc::launch(kc::rope_cache, kc::grid_for(max_seq * (rot_dim / 2), kc::kThreads), kc::kThreads, stream, cache, max_seq,
              rot_dim / 2, dfreq.get());
   kc::check_launch(where);
-  dcache.copy_to(cache);
   return TL_OK;
 }
 
+TL_CUDA_EXPORT tl_status tl_rope_cache_f32(float* cache, int64_t max_seq, int64_t rot_dim, float base) {
+  if (tl_status s = check::rope_cache(max_seq, rot_dim, base)) return s;
+  return kc::on_device("tl_rope_cache_f32", tl_rope_cache_f32_dev, kc::out(cache, max_seq * rot_dim), max_seq, rot_dim,
+                       base);
+}
+
 TL_CUDA_EXPORT int tl_rope_base_is_extreme(float base) { return check::base_is_extreme(base); }
+
+// A question about a scalar: no device work, the stream is not used.
+TL_CUDA_EXPORT int tl_rope_base_is_extreme_dev(float base, tl_cuda_stream) { return check::base_is_extreme(base); }
+
+// The check reads the positions: they are copied to the host first (waits for `stream`).
+TL_CUDA_EXPORT tl_status tl_rope_apply_f32_dev(const float* x, float* y, const int32_t* pos, int64_t T, int64_t H,
+                                               int64_t D, int64_t rot_dim, const float* cache, int64_t max_seq,
+                                               int layout, tl_cuda_stream stream) {
+  const auto check_pos = [&](const int32_t* p, int64_t n) {
+    return check::rope_apply(p, n, H, D, rot_dim, max_seq, layout);
+  };
+  if (tl_status s = kc::check_device_ints(pos, T, check_pos, stream, "tl_rope_apply_f32_dev")) return s;
+  if (T * H == 0) return TL_OK;
+  kc::rope_apply(x, y, pos, T, H, D, rot_dim, cache, 0, layout, stream);
+  return TL_OK;
+}
 
 TL_CUDA_EXPORT tl_status tl_rope_apply_f32(const float* x, float* y, const int32_t* pos, int64_t T, int64_t H,
                                            int64_t D, int64_t rot_dim, const float* cache, int64_t max_seq,
                                            int layout) {
   if (tl_status s = check::rope_apply(pos, T, H, D, rot_dim, max_seq, layout)) return s;
   if (T * H == 0) return TL_OK;
-  const char* where = "tl_rope_apply_f32";
   // Only the cache rows from the smallest to the largest position go to the device.
   int64_t first = pos[0], last = pos[0];
   for (int64_t t = 1; t < T; ++t) {
     first = pos[t] < first ? pos[t] : first;
     last = pos[t] > last ? pos[t] : last;
   }
-  kc::DeviceBuffer<float> drows(cache + first * rot_dim, static_cast<size_t>((last - first + 1) * rot_dim), where);
-  kc::DeviceBuffer<int32_t> dpos(pos, static_cast<size_t>(T), where);
-  std::vector<int64_t> ia, ib;
-  kc::append_pairs(layout, 0, rot_dim, ia, ib);
-  kc::run_rotation(x, y, T, H, D, ia, ib, kc::CacheAngle{drows.get(), dpos.get(), first, rot_dim}, where);
+  const int64_t n = T * H * D;
+  kc::on_device("tl_rope_apply_f32", kc::rope_apply, kc::in(x, n), kc::out(y, n), kc::in(pos, T), T, H, D, rot_dim,
+                kc::in(cache + first * rot_dim, (last - first + 1) * rot_dim), first, layout);
   return TL_OK;
 }
 
-TL_CUDA_EXPORT tl_status tl_multi_axis_rope_f32(const float* x, float* y, const int32_t* pos, int64_t T, int64_t H,
-                                                int64_t D, int64_t n_axes, const int64_t* axis_dims,
-                                                const float* axis_bases, int layout) {
+// Waits for `stream` (the pair, axis and frequency tables are scratch).
+TL_CUDA_EXPORT tl_status tl_multi_axis_rope_f32_dev(const float* x, float* y, const int32_t* pos, int64_t T, int64_t H,
+                                                    int64_t D, int64_t n_axes, const int64_t* axis_dims,
+                                                    const float* axis_bases, int layout, tl_cuda_stream stream) {
   if (tl_status s = check::multi_axis_rope(T, H, D, n_axes, axis_dims, axis_bases, layout)) return s;
   if (T * H == 0) return TL_OK;
-  const char* where = "tl_multi_axis_rope_f32";
+  const char* where = "tl_multi_axis_rope_f32_dev";
   std::vector<int64_t> ia, ib, axis;
   std::vector<double> freq;
   int64_t offset = 0;
@@ -191,10 +247,38 @@ TL_CUDA_EXPORT tl_status tl_multi_axis_rope_f32(const float* x, float* y, const 
     axis.resize(freq.size(), a);
     offset += axis_dims[a];
   }
-  kc::DeviceBuffer<int32_t> dpos(pos, static_cast<size_t>(T * n_axes), where);
-  kc::DeviceBuffer<int64_t> daxis(axis.data(), axis.size(), where);
-  kc::DeviceBuffer<double> dfreq(freq.data(), freq.size(), where);
-  kc::run_rotation(x, y, T, H, D, ia, ib, kc::AxisAngle{dpos.get(), n_axes, daxis.get(), dfreq.get()}, where);
+  kc::DeviceBuffer<int64_t> daxis(axis.data(), axis.size(), where, stream);
+  kc::DeviceBuffer<double> dfreq(freq.data(), freq.size(), where, stream);
+  kc::run_rotation(x, y, T, H, D, ia, ib, kc::AxisAngle{pos, n_axes, daxis.get(), dfreq.get()}, where, stream);
+  return TL_OK;
+}
+
+TL_CUDA_EXPORT tl_status tl_multi_axis_rope_f32(const float* x, float* y, const int32_t* pos, int64_t T, int64_t H,
+                                                int64_t D, int64_t n_axes, const int64_t* axis_dims,
+                                                const float* axis_bases, int layout) {
+  if (tl_status s = check::multi_axis_rope(T, H, D, n_axes, axis_dims, axis_bases, layout)) return s;
+  if (T * H == 0) return TL_OK;
+  const int64_t n = T * H * D;
+  return kc::on_device("tl_multi_axis_rope_f32", tl_multi_axis_rope_f32_dev, kc::in(x, n), kc::out(y, n),
+                       kc::in(pos, T * n_axes), T, H, D, n_axes, axis_dims, axis_bases, layout);
+}
+
+// Waits for `stream` (the frequency table is scratch).
+TL_CUDA_EXPORT tl_status tl_sinusoidal_embed_f32_dev(const float* t, float* y, int64_t n, int64_t dim, float max_period,
+                                                     float freq_shift, int layout, tl_cuda_stream stream) {
+  if (tl_status s = check::sinusoidal_embed(n, dim, max_period, freq_shift, layout)) return s;
+  if (n == 0) return TL_OK;
+  const char* where = "tl_sinusoidal_embed_f32_dev";
+  const int64_t half = dim / 2;
+  // f_j = exp(j * step) on the host, the oracle's double expression.
+  const double step =
+      -std::log(static_cast<double>(max_period)) / (static_cast<double>(half) - static_cast<double>(freq_shift));
+  std::vector<double> freq(static_cast<size_t>(half));
+  for (int64_t j = 0; j < half; ++j) freq[static_cast<size_t>(j)] = std::exp(static_cast<double>(j) * step);
+  kc::DeviceBuffer<double> dfreq(freq.data(), freq.size(), where, stream);
+  kc::launch(kc::sinusoidal, kc::grid_for(n * half, kc::kThreads), kc::kThreads, stream, t, y, n, half, dfreq.get(),
+             layout);
+  kc::check_launch(where);
   return TL_OK;
 }
 
@@ -202,27 +286,32 @@ TL_CUDA_EXPORT tl_status tl_sinusoidal_embed_f32(const float* t, float* y, int64
                                                  float freq_shift, int layout) {
   if (tl_status s = check::sinusoidal_embed(n, dim, max_period, freq_shift, layout)) return s;
   if (n == 0) return TL_OK;
-  const char* where = "tl_sinusoidal_embed_f32";
-  const int64_t half = dim / 2;
-  // f_j = exp(j * step) on the host, the oracle's double expression.
-  const double step =
-      -std::log(static_cast<double>(max_period)) / (static_cast<double>(half) - static_cast<double>(freq_shift));
-  std::vector<double> freq(static_cast<size_t>(half));
-  for (int64_t j = 0; j < half; ++j) freq[static_cast<size_t>(j)] = std::exp(static_cast<double>(j) * step);
-  kc::DeviceBuffer<double> dfreq(freq.data(), freq.size(), where);
-  kc::DeviceBuffer<float> dt(t, static_cast<size_t>(n), where), dy(static_cast<size_t>(n * dim), where);
-  kc::launch(kc::sinusoidal, kc::grid_for(n * half, kc::kThreads), kc::kThreads, dt.get(), dy.get(), n, half,
-             dfreq.get(), layout);
-  kc::check_launch(where);
-  dy.copy_to(y);
-  return TL_OK;
+  return kc::on_device("tl_sinusoidal_embed_f32", tl_sinusoidal_embed_f32_dev, kc::in(t, n), kc::out(y, n * dim), n,
+                       dim, max_period, freq_shift, layout);
 }
 
 // After the checks, a table's rows are tl_embedding_f32's gather (bits).
+// The checks read the ids: they are copied to the host first (waits for `stream`).
+TL_CUDA_EXPORT tl_status tl_token_embed_f32_dev(const float* table, const int32_t* ids, float* out, int64_t n,
+                                                int64_t vocab, int64_t d, tl_cuda_stream stream) {
+  const auto check_ids = [&](const int32_t* p, int64_t count) { return check::token_embed(p, count, vocab, d); };
+  if (tl_status s = kc::check_device_ints(ids, n, check_ids, stream, "tl_token_embed_f32_dev")) return s;
+  tl_embedding_f32_dev(table, ids, out, n, d, stream);
+  return TL_OK;
+}
+
 TL_CUDA_EXPORT tl_status tl_token_embed_f32(const float* table, const int32_t* ids, float* out, int64_t n,
                                             int64_t vocab, int64_t d) {
   if (tl_status s = check::token_embed(ids, n, vocab, d)) return s;
   tl_embedding_f32(table, ids, out, n, d);
+  return TL_OK;
+}
+
+TL_CUDA_EXPORT tl_status tl_pos_embed_f32_dev(const float* table, const int32_t* pos, float* out, int64_t n,
+                                              int64_t max_pos, int64_t d, tl_cuda_stream stream) {
+  const auto check_pos = [&](const int32_t* p, int64_t count) { return check::pos_embed(p, count, max_pos, d); };
+  if (tl_status s = kc::check_device_ints(pos, n, check_pos, stream, "tl_pos_embed_f32_dev")) return s;
+  tl_embedding_f32_dev(table, pos, out, n, d, stream);
   return TL_OK;
 }
 
@@ -233,26 +322,27 @@ TL_CUDA_EXPORT tl_status tl_pos_embed_f32(const float* table, const int32_t* pos
   return TL_OK;
 }
 
-// The buckets are libtl_kernels' exact rule (impl/common/pos_buckets.hpp),
-// decided on the host per (query, key); the device gathers the table.
+// The positions are copied to the host for the buckets; waits for `stream`.
+TL_CUDA_EXPORT tl_status tl_relative_pos_embedding_f32_dev(const float* table, const int32_t* q_pos,
+                                                           const int32_t* k_pos, float* bias, int64_t Lq, int64_t Lk,
+                                                           int64_t H, int64_t num_buckets, int64_t max_distance,
+                                                           int bidirectional, tl_cuda_stream stream) {
+  if (tl_status s = check::relative_pos_embedding(Lq, Lk, H, num_buckets, max_distance, bidirectional)) return s;
+  if (Lq * Lk == 0) return TL_OK;
+  const char* where = "tl_relative_pos_embedding_f32_dev";
+  const std::vector<int32_t> q = kc::fetch(q_pos, static_cast<size_t>(Lq), stream, where);
+  const std::vector<int32_t> k = kc::fetch(k_pos, static_cast<size_t>(Lk), stream, where);
+  kc::gather_relative_bias(table, q.data(), k.data(), bias, Lq, Lk, H, num_buckets, max_distance, bidirectional,
+                           stream);
+  return TL_OK;
+}
+
 TL_CUDA_EXPORT tl_status tl_relative_pos_embedding_f32(const float* table, const int32_t* q_pos, const int32_t* k_pos,
                                                        float* bias, int64_t Lq, int64_t Lk, int64_t H,
                                                        int64_t num_buckets, int64_t max_distance, int bidirectional) {
   if (tl_status s = check::relative_pos_embedding(Lq, Lk, H, num_buckets, max_distance, bidirectional)) return s;
   if (Lq * Lk == 0) return TL_OK;
-  const char* where = "tl_relative_pos_embedding_f32";
-  const konform::impl::T5Buckets buckets(num_buckets, max_distance, bidirectional != 0);
-  std::vector<int32_t> bucket(static_cast<size_t>(Lq * Lk));
-  for (int64_t i = 0; i < Lq; ++i)
-    for (int64_t j = 0; j < Lk; ++j)
-      bucket[static_cast<size_t>(i * Lk + j)] = buckets(static_cast<int64_t>(k_pos[j]) - q_pos[i]);
-  const auto* words = reinterpret_cast<const uint32_t*>(table);
-  kc::DeviceBuffer<uint32_t> dtable(words, static_cast<size_t>(num_buckets * H), where);
-  kc::DeviceBuffer<int32_t> dbucket(bucket.data(), bucket.size(), where);
-  kc::DeviceBuffer<uint32_t> dbias(static_cast<size_t>(H * Lq * Lk), where);
-  kc::launch(kc::relative_bias, kc::grid_for(Lq * Lk, kc::kThreads), kc::kThreads, dtable.get(), dbucket.get(),
-             dbias.get(), Lq * Lk, H);
-  kc::check_launch(where);
-  dbias.copy_to(reinterpret_cast<uint32_t*>(bias));
+  kc::on_device("tl_relative_pos_embedding_f32", kc::gather_relative_bias, kc::in(table, num_buckets * H), q_pos, k_pos,
+                kc::out(bias, H * Lq * Lk), Lq, Lk, H, num_buckets, max_distance, bidirectional);
   return TL_OK;
 }

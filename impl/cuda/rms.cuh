@@ -34,9 +34,12 @@ __global__ void rmsnorm_rows(const float* x, const float* w, float* y, int64_t r
   }
 }
 
-// Runs rmsnorm_rows on device buffers (rows, d >= 1).
-inline void launch_rmsnorm(const float* x, const float* w, float* y, int64_t rows, int64_t d, float eps) {
-  launch(rmsnorm_rows<kNormThreads>, grid_for_lines(rows), kNormThreads, x, w, y, rows, d, eps);
+// Runs rmsnorm_rows on device buffers (rows, d >= 1). In place (y == x) is
+// safe: a row's x is read before the block's reduction, whose barriers every
+// thread passes before any writes y, and each y[i] is its own x[i].
+inline void launch_rmsnorm(const float* x, const float* w, float* y, int64_t rows, int64_t d, float eps,
+                           tl_cuda_stream stream) {
+  launch(rmsnorm_rows<kNormThreads>, grid_for_lines(rows), kNormThreads, stream, x, w, y, rows, d, eps);
 }
 
 }  // namespace konform::cuda

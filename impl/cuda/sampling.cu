@@ -1,5 +1,5 @@
-// libtl_cuda: tl_sample_f32 of tinyllm/sampling.h on a CUDA device, host
-// pointers in and out as elementwise.cu. The checks, the seed and the PCG32
+// libtl_cuda: tl_sample_f32 of tinyllm/sampling.h on a CUDA device and its
+// device-pointer twin, as elementwise.cu. The checks, the seed and the PCG32
 // draw u of each row are libtl_kernels' host code (sampling_args.hpp); the
 // device does one block per row: the max and the weights by the block, the
 // TopK/TopP order by a bitonic sort of the row's indices, then one thread
@@ -13,8 +13,8 @@
 #include "impl/cuda/abi.cuh"
 #include "impl/cuda/grid.cuh"
 #include "impl/cuda/reduce.cuh"
-#include "tinyllm/sampling.h"
-#include "tinyllm/tensor.h"
+#include "tinyllm/cuda/sampling.h"
+#include "tinyllm/cuda/tensor.h"
 
 namespace kc = konform::cuda;
 namespace sa = konform::impl::sampling_args;
@@ -118,14 +118,15 @@ constexpr int64_t kSampleBlocks = 1024;  // each block holds a row's scratch
 
 }  // namespace konform::cuda
 
-TL_CUDA_EXPORT tl_status tl_sample_f32(const float* logits, int32_t* tokens, int64_t rows, int64_t vocab,
-                                       int32_t method, float temperature, int64_t top_k, float top_p, float min_p,
-                                       uint64_t seed) {
+// Waits for `stream` (the draws and each block's row of weights and order are scratch).
+TL_CUDA_EXPORT tl_status tl_sample_f32_dev(const float* logits, int32_t* tokens, int64_t rows, int64_t vocab,
+                                           int32_t method, float temperature, int64_t top_k, float top_p, float min_p,
+                                           uint64_t seed, tl_cuda_stream stream) {
   if (tl_status s = sa::check("tl_sample_f32", rows, vocab, method, temperature, top_k, top_p, min_p)) return s;
   if (rows == 0) return TL_OK;
   if (method == TL_SAMPLE_GREEDY) {  // tensor.cu's argmax along the vocab: the argmax of each row
     const int64_t shape[2] = {rows, vocab};
-    return tl_argmax_axis_f32(logits, shape, 2, 1, tokens);
+    return tl_argmax_axis_f32_dev(logits, shape, 2, 1, tokens, stream);
   }
   const uint64_t s = sa::resolve_seed(seed);
   std::vector<float> u(static_cast<size_t>(rows));
@@ -133,14 +134,21 @@ TL_CUDA_EXPORT tl_status tl_sample_f32(const float* logits, int32_t* tokens, int
   int64_t span = 1;
   while (span < vocab) span <<= 1;
   const kc::SampleCall c{rows, vocab, span, method, temperature, top_p, min_p, top_k};
-  const char* where = "tl_sample_f32";
+  const char* where = "tl_sample_f32_dev";
   const auto blocks = static_cast<unsigned>(std::min(rows, kc::kSampleBlocks));
-  kc::DeviceBuffer<float> dl(logits, static_cast<size_t>(rows * vocab), where), du(u.data(), u.size(), where);
-  kc::DeviceBuffer<float> w(static_cast<size_t>(blocks) * static_cast<size_t>(vocab), where);
-  kc::DeviceBuffer<int32_t> idx(static_cast<size_t>(blocks) * static_cast<size_t>(span), where);
-  kc::DeviceBuffer<int32_t> dt(static_cast<size_t>(rows), where);
-  kc::launch(kc::sample_rows, blocks, kc::kLineThreads, c, dl.get(), du.get(), dt.get(), w.get(), idx.get());
+  kc::DeviceBuffer<float> du(u.data(), u.size(), where, stream);
+  kc::DeviceBuffer<float> w(static_cast<size_t>(blocks) * static_cast<size_t>(vocab), where, stream);
+  kc::DeviceBuffer<int32_t> idx(static_cast<size_t>(blocks) * static_cast<size_t>(span), where, stream);
+  kc::launch(kc::sample_rows, blocks, kc::kLineThreads, stream, c, logits, du.get(), tokens, w.get(), idx.get());
   kc::check_launch(where);
-  dt.copy_to(tokens);
   return TL_OK;
+}
+
+TL_CUDA_EXPORT tl_status tl_sample_f32(const float* logits, int32_t* tokens, int64_t rows, int64_t vocab,
+                                       int32_t method, float temperature, int64_t top_k, float top_p, float min_p,
+                                       uint64_t seed) {
+  if (tl_status s = sa::check("tl_sample_f32", rows, vocab, method, temperature, top_k, top_p, min_p)) return s;
+  if (rows == 0) return TL_OK;
+  return kc::on_device("tl_sample_f32", tl_sample_f32_dev, kc::in(logits, rows * vocab), kc::out(tokens, rows), rows,
+                       vocab, method, temperature, top_k, top_p, min_p, seed);
 }

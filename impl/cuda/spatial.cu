@@ -1,5 +1,5 @@
-// libtl_cuda: the ops of tinyllm/spatial.h on a CUDA device, host pointers in
-// and out as elementwise.cu: PixelShuffle, PixelUnshuffle and Unpatchify
+// libtl_cuda: the ops of tinyllm/spatial.h on a CUDA device and their
+// device-pointer twins, as elementwise.cu: PixelShuffle, PixelUnshuffle and Unpatchify
 // (copies of 32-bit words, NaN payloads kept), Interpolate (the oracle's
 // float arithmetic, one thread per output, no FMA contraction: libtl_cuda is
 // built with --fmad=false) and PatchEmbed (the patches gathered into rows on
@@ -13,7 +13,7 @@
 #include "impl/cuda/abi.cuh"
 #include "impl/cuda/grid.cuh"
 #include "impl/cuda/matmul.cuh"
-#include "tinyllm/spatial.h"
+#include "tinyllm/cuda/spatial.h"
 
 namespace kc = konform::cuda;
 namespace args = konform::impl::spatial_args;
@@ -143,80 +143,104 @@ namespace {
 using Kernel = void (*)(const uint32_t*, uint32_t*, kc::Layout, int64_t);
 
 // A layout op: B C H W words from x to y, `kernel` mapping each output to its source.
-void run_layout(Kernel kernel, const float* x, float* y, const kc::Layout& s, const char* where) {
+void run_layout(Kernel kernel, const float* x, float* y, const kc::Layout& s, const char* where,
+                tl_cuda_stream stream) {
   const int64_t count = s.B * s.C * s.H * s.W;
   if (count == 0) return;
-  const size_t n = static_cast<size_t>(count);
-  kc::DeviceBuffer<uint32_t> dx(reinterpret_cast<const uint32_t*>(x), n, where), dy(n, where);
-  kc::launch(kernel, kc::grid_for(count, kc::kThreads), kc::kThreads, dx.get(), dy.get(), s, count);
+  kc::launch(kernel, kc::grid_for(count, kc::kThreads), kc::kThreads, stream, reinterpret_cast<const uint32_t*>(x),
+             reinterpret_cast<uint32_t*>(y), s, count);
   kc::check_launch(where);
-  dy.copy_to(reinterpret_cast<uint32_t*>(y));
 }
 
 }  // namespace
 
-TL_CUDA_EXPORT tl_status tl_pixel_shuffle_f32(const float* x, float* y, int64_t B, int64_t C, int64_t H, int64_t W,
-                                              int64_t r) {
-  const char* fn = "tl_pixel_shuffle_f32";
-  if (tl_status s = args::check_copy({fn, args::Kind::shuffle, B, C, H, W, r}, x, y)) return s;
-  run_layout(kc::pixel_shuffle, x, y, {B, C, H, W, r}, fn);
-  return TL_OK;
+// The layout ops, each checked by args::check_copy as its kind.
+#define TL_CUDA_LAYOUT(name, kind, kernel)                                                                             \
+  TL_CUDA_EXPORT tl_status name##_dev(const float* x, float* y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t f, \
+                                      tl_cuda_stream stream) {                                                         \
+    if (tl_status s = args::check_copy({#name, args::Kind::kind, B, C, H, W, f}, x, y)) return s;                      \
+    run_layout(kernel, x, y, {B, C, H, W, f}, #name "_dev", stream);                                                   \
+    return TL_OK;                                                                                                      \
+  }                                                                                                                    \
+  TL_CUDA_EXPORT tl_status name(const float* x, float* y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t f) {     \
+    if (tl_status s = args::check_copy({#name, args::Kind::kind, B, C, H, W, f}, x, y)) return s;                      \
+    const int64_t count = B * C * H * W;                                                                               \
+    if (count == 0) return TL_OK;                                                                                      \
+    return kc::on_device(#name, name##_dev, kc::in(x, count), kc::out(y, count), B, C, H, W, f);                       \
+  }
+TL_CUDA_LAYOUT(tl_pixel_shuffle_f32, shuffle, kc::pixel_shuffle)
+TL_CUDA_LAYOUT(tl_pixel_unshuffle_f32, unshuffle, kc::pixel_unshuffle)
+TL_CUDA_LAYOUT(tl_unpatchify_f32, unpatchify, kc::unpatchify)
+
+namespace {
+
+tl_status check_interpolate(const float* x, float* y, int64_t B, int64_t C, int64_t H, int64_t W, int64_t H_out,
+                            int64_t W_out, int32_t mode, int32_t align_corners) {
+  const char* fn = "tl_interpolate_f32";
+  if (tl_status s = args::check_interpolate(B, C, H, W, H_out, W_out, mode, align_corners)) return s;
+  if (tl_status s = args::need(fn, x, B * C * H * W, "x")) return s;
+  return args::need(fn, y, B * C * H_out * W_out, "y");
 }
 
-TL_CUDA_EXPORT tl_status tl_pixel_unshuffle_f32(const float* x, float* y, int64_t B, int64_t C, int64_t H, int64_t W,
-                                                int64_t r) {
-  const char* fn = "tl_pixel_unshuffle_f32";
-  if (tl_status s = args::check_copy({fn, args::Kind::unshuffle, B, C, H, W, r}, x, y)) return s;
-  run_layout(kc::pixel_unshuffle, x, y, {B, C, H, W, r}, fn);
-  return TL_OK;
+tl_status check_patch_embed(const float* x, const float* w, float* y, int64_t B, int64_t C, int64_t H, int64_t W,
+                            int64_t D, int64_t p) {
+  const char* fn = "tl_patch_embed_f32";
+  if (tl_status s = args::check({fn, args::Kind::patch_embed, B, C, H, W, p, D})) return s;
+  if (tl_status s = args::need(fn, x, B * C * H * W, "x")) return s;
+  if (tl_status s = args::need(fn, w, D * C * p * p, "w")) return s;
+  return args::need(fn, y, B * (H / p) * (W / p) * D, "y");
 }
 
-TL_CUDA_EXPORT tl_status tl_unpatchify_f32(const float* x, float* y, int64_t B, int64_t C, int64_t H, int64_t W,
-                                           int64_t p) {
-  const char* fn = "tl_unpatchify_f32";
-  if (tl_status s = args::check_copy({fn, args::Kind::unpatchify, B, C, H, W, p}, x, y)) return s;
-  run_layout(kc::unpatchify, x, y, {B, C, H, W, p}, fn);
+}  // namespace
+
+TL_CUDA_EXPORT tl_status tl_interpolate_f32_dev(const float* x, float* y, int64_t B, int64_t C, int64_t H, int64_t W,
+                                                int64_t H_out, int64_t W_out, int32_t mode, int32_t align_corners,
+                                                tl_cuda_stream stream) {
+  if (tl_status s = check_interpolate(x, y, B, C, H, W, H_out, W_out, mode, align_corners)) return s;
+  const int64_t count = B * C * H_out * W_out;
+  if (count == 0) return TL_OK;
+  kc::launch(kc::interpolate, kc::grid_for(count, kc::kThreads), kc::kThreads, stream, x, y,
+             kc::Resize{H, W, H_out, W_out, mode, align_corners}, count);
+  kc::check_launch("tl_interpolate_f32_dev");
   return TL_OK;
 }
 
 TL_CUDA_EXPORT tl_status tl_interpolate_f32(const float* x, float* y, int64_t B, int64_t C, int64_t H, int64_t W,
                                             int64_t H_out, int64_t W_out, int32_t mode, int32_t align_corners) {
-  const char* fn = "tl_interpolate_f32";
-  if (tl_status s = args::check_interpolate(B, C, H, W, H_out, W_out, mode, align_corners)) return s;
-  if (tl_status s = args::need(fn, x, B * C * H * W, "x")) return s;
-  if (tl_status s = args::need(fn, y, B * C * H_out * W_out, "y")) return s;
+  if (tl_status s = check_interpolate(x, y, B, C, H, W, H_out, W_out, mode, align_corners)) return s;
   const int64_t count = B * C * H_out * W_out;
   if (count == 0) return TL_OK;
-  kc::DeviceBuffer<float> dx(x, static_cast<size_t>(B * C * H * W), fn), dy(static_cast<size_t>(count), fn);
-  kc::launch(kc::interpolate, kc::grid_for(count, kc::kThreads), kc::kThreads, dx.get(), dy.get(),
-             kc::Resize{H, W, H_out, W_out, mode, align_corners}, count);
-  kc::check_launch(fn);
-  dy.copy_to(y);
+  return kc::on_device("tl_interpolate_f32", tl_interpolate_f32_dev, kc::in(x, B * C * H * W), kc::out(y, count), B, C,
+                       H, W, H_out, W_out, mode, align_corners);
+}
+
+// Waits for `stream` (the patches' rows are scratch).
+TL_CUDA_EXPORT tl_status tl_patch_embed_f32_dev(const float* x, const float* w, const float* bias, float* y, int64_t B,
+                                                int64_t C, int64_t H, int64_t W, int64_t D, int64_t p,
+                                                tl_cuda_stream stream) {
+  if (tl_status s = check_patch_embed(x, w, y, B, C, H, W, D, p)) return s;
+  const int64_t M = B * (H / p) * (W / p), K = C * p * p;
+  if (M == 0 || D == 0) return TL_OK;  // y has no element
+  const char* fn = "tl_patch_embed_f32_dev";
+  kc::DeviceBuffer<float> rows(static_cast<size_t>(M * K), fn, stream);
+  if (M * K > 0) {
+    kc::launch(kc::patch_rows, kc::grid_for(M * K, kc::kThreads), kc::kThreads, stream, x, rows.get(),
+               kc::Layout{B, C, H, W, p}, M * K);
+    kc::check_launch(fn);
+  }
+  kc::matmul_on_device(rows.get(), kc::F32Rows{w, K}, y, M, D, K, fn, stream);
+  if (bias != nullptr) {
+    kc::launch(kc::add_bias, kc::grid_for(M * D, kc::kThreads), kc::kThreads, stream, y, bias, D, M * D);
+    kc::check_launch(fn);
+  }
   return TL_OK;
 }
 
 TL_CUDA_EXPORT tl_status tl_patch_embed_f32(const float* x, const float* w, const float* bias, float* y, int64_t B,
                                             int64_t C, int64_t H, int64_t W, int64_t D, int64_t p) {
-  const char* fn = "tl_patch_embed_f32";
-  if (tl_status s = args::check({fn, args::Kind::patch_embed, B, C, H, W, p, D})) return s;
-  if (tl_status s = args::need(fn, x, B * C * H * W, "x")) return s;
-  if (tl_status s = args::need(fn, w, D * C * p * p, "w")) return s;
-  if (tl_status s = args::need(fn, y, B * (H / p) * (W / p) * D, "y")) return s;
+  if (tl_status s = check_patch_embed(x, w, y, B, C, H, W, D, p)) return s;
   const int64_t M = B * (H / p) * (W / p), K = C * p * p;
-  if (M == 0 || D == 0) return TL_OK;  // y has no element
-  kc::DeviceBuffer<float> dx(x, static_cast<size_t>(B * C * H * W), fn), rows(static_cast<size_t>(M * K), fn);
-  kc::DeviceBuffer<float> dw(w, static_cast<size_t>(D * K), fn), dy(static_cast<size_t>(M * D), fn);
-  if (M * K > 0) {
-    kc::launch(kc::patch_rows, kc::grid_for(M * K, kc::kThreads), kc::kThreads, dx.get(), rows.get(),
-               kc::Layout{B, C, H, W, p}, M * K);
-    kc::check_launch(fn);
-  }
-  kc::matmul_on_device(rows.get(), kc::F32Rows{dw.get(), K}, dy.get(), M, D, K, fn);
-  if (bias != nullptr) {
-    kc::DeviceBuffer<float> dbias(bias, static_cast<size_t>(D), fn);
-    kc::launch(kc::add_bias, kc::grid_for(M * D, kc::kThreads), kc::kThreads, dy.get(), dbias.get(), D, M * D);
-    kc::check_launch(fn);
-  }
-  dy.copy_to(y);
-  return TL_OK;
+  if (M == 0 || D == 0) return TL_OK;
+  return kc::on_device("tl_patch_embed_f32", tl_patch_embed_f32_dev, kc::in(x, B * C * H * W), kc::in(w, D * K),
+                       kc::in(bias, bias == nullptr ? 0 : D), kc::out(y, M * D), B, C, H, W, D, p);
 }

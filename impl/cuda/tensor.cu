@@ -1,5 +1,5 @@
-// libtl_cuda: the tensor ops of tinyllm/tensor.h on a CUDA device, host
-// pointers in and out as elementwise.cu: Add, Sub, Mul, Div with
+// libtl_cuda: the tensor ops of tinyllm/tensor.h on a CUDA device and their
+// device-pointer twins, as elementwise.cu: Add, Sub, Mul, Div with
 // broadcasting, Clamp, NanToNum, Argmax along an axis, and the layout ops.
 // The arguments are checked, and the broadcast and move plans made, by the
 // host code libtl_kernels runs too (impl/common/tensor_op_checks.hpp,
@@ -7,6 +7,8 @@
 // same status and words and makes no CUDA call. Arithmetic is one correctly rounded float operation per
 // element; the selections and moves copy bits.
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "impl/cuda/abi.cuh"
 #include "impl/cuda/best.cuh"
@@ -16,7 +18,7 @@
 #include "impl/cuda/reduce.cuh"
 #include "impl/common/tensor_cut_checks.hpp"
 #include "impl/common/tensor_op_checks.hpp"
-#include "tinyllm/tensor.h"
+#include "tinyllm/cuda/tensor.h"
 
 namespace kc = konform::cuda;
 namespace kt = konform::impl::tensor;
@@ -88,88 +90,141 @@ __global__ void copy_runs(const uint32_t* src, int64_t src_stride, uint32_t* dst
 namespace {
 
 // Elements of a shape PlanBroadcast has accepted (rank 0: one).
-size_t elements(const int64_t* shape, int64_t rank) {
-  size_t count = 1;
-  for (int64_t i = 0; i < rank; ++i) count *= static_cast<size_t>(shape[i]);
+int64_t elements(const int64_t* shape, int64_t rank) {
+  int64_t count = 1;
+  for (int64_t i = 0; i < rank; ++i) count *= shape[i];
   return count;
 }
 
-// y = a OP b, broadcast; y may be a or b (separate device buffers).
+// y = a OP b, broadcast. y may be a or b only where that operand has y's
+// shape (PlanBroadcast), so thread k reads its element k and writes it: safe in place.
 template <class Op>
-tl_status run_broadcast(Op op, const char* where, const float* a, const int64_t* a_shape, int64_t a_rank,
+tl_status broadcast_dev(Op op, const char* where, const float* a, const int64_t* a_shape, int64_t a_rank,
                         const float* b, const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
-                        int64_t y_rank) {
+                        int64_t y_rank, tl_cuda_stream stream) {
   kt::BroadcastPlan plan;
   if (tl_status s = kt::PlanBroadcast(a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank, &plan)) return s;
   if (plan.count == 0) return TL_OK;  // (then a and b may hold elements, but none is read)
-  kc::DeviceBuffer<float> da(a, elements(a_shape, a_rank), where), db(b, elements(b_shape, b_rank), where);
-  kc::DeviceBuffer<float> dy(static_cast<size_t>(plan.count), where);
-  kc::launch(kc::broadcast<Op>, kc::grid_for(plan.count, kc::kThreads), kc::kThreads, da.get(), db.get(), dy.get(),
-             plan, op);
+  kc::launch(kc::broadcast<Op>, kc::grid_for(plan.count, kc::kThreads), kc::kThreads, stream, a, b, y, plan, op);
   kc::check_launch(where);
-  dy.copy_to(y);
   return TL_OK;
 }
 
-void run_move(const float* x, float* y, const kt::MovePlan& plan, const char* where) {
+template <class Dev>
+tl_status broadcast_host(Dev dev, const char* where, const float* a, const int64_t* a_shape, int64_t a_rank,
+                         const float* b, const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
+                         int64_t y_rank) {
+  kt::BroadcastPlan plan;
+  if (tl_status s = kt::PlanBroadcast(a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank, &plan)) return s;
+  if (plan.count == 0) return TL_OK;
+  return kc::on_device(where, dev, kc::in(a, elements(a_shape, a_rank)), a_shape, a_rank,
+                       kc::in(b, elements(b_shape, b_rank)), b_shape, b_rank, kc::out(y, plan.count), y_shape, y_rank);
+}
+
+void run_move(const float* x, float* y, const kt::MovePlan& plan, const char* where, tl_cuda_stream stream) {
   if (plan.count == 0) return;
-  const size_t n = static_cast<size_t>(plan.count);
-  kc::DeviceBuffer<uint32_t> dx(reinterpret_cast<const uint32_t*>(x), n, where), dy(n, where);
-  kc::launch(kc::move_words, kc::grid_for(plan.count, kc::kThreads), kc::kThreads, dx.get(), dy.get(), plan);
-  kc::check_launch(where);
-  dy.copy_to(reinterpret_cast<uint32_t*>(y));
-}
-
-void launch_copy_runs(const uint32_t* src, int64_t src_stride, uint32_t* dst, int64_t dst_stride, int64_t outer,
-                      int64_t run, const char* where) {
-  kc::launch(kc::copy_runs, kc::grid_for(outer * run, kc::kThreads), kc::kThreads, src, src_stride, dst, dst_stride,
-             outer, run);
+  kc::launch(kc::move_words, kc::grid_for(plan.count, kc::kThreads), kc::kThreads, stream,
+             reinterpret_cast<const uint32_t*>(x), reinterpret_cast<uint32_t*>(y), plan);
   kc::check_launch(where);
 }
 
-// Split and Chunk: part k, length(k) long along the axis, to ys[k].
+void launch_copy_runs(const float* src, int64_t src_stride, float* dst, int64_t dst_stride, int64_t outer, int64_t run,
+                      const char* where, tl_cuda_stream stream) {
+  kc::launch(kc::copy_runs, kc::grid_for(outer * run, kc::kThreads), kc::kThreads, stream,
+             reinterpret_cast<const uint32_t*>(src), src_stride, reinterpret_cast<uint32_t*>(dst), dst_stride, outer,
+             run);
+  kc::check_launch(where);
+}
+
+// Split and Chunk: part k, length(k) long along the axis, from x to ys[k].
 template <class Length>
-void cut(const float* x, const kt::CutPlan& p, const Length& length, int64_t count, float* const* ys,
-         const char* where) {
+void cut(const float* x, const kt::CutPlan& p, const Length& length, int64_t count, float* const* ys, const char* where,
+         tl_cuda_stream stream) {
   if (p.x.count == 0) return;  // every part is empty
   const kt::Around a = kt::AroundAxis(p.x, p.axis);
   const int64_t line = p.x.d[p.axis] * a.inner;  // one outer step of x
-  kc::DeviceBuffer<uint32_t> dx(reinterpret_cast<const uint32_t*>(x), static_cast<size_t>(p.x.count), where);
   int64_t start = 0;
   for (int64_t k = 0; k < count; ++k) {
     const int64_t run = length(k) * a.inner;
-    if (run > 0) {
-      kc::DeviceBuffer<uint32_t> dpart(static_cast<size_t>(a.outer * run), where);
-      launch_copy_runs(dx.get() + start * a.inner, line, dpart.get(), run, a.outer, run, where);
-      dpart.copy_to(reinterpret_cast<uint32_t*>(ys[k]));
-    }
+    if (run > 0) launch_copy_runs(x + start * a.inner, line, ys[k], run, a.outer, run, where, stream);
     start += length(k);
   }
+}
+
+// The host Split and Chunk: x and a buffer per part on the device, cut
+// there by `dev(x, parts)`, each part back to ys[k].
+template <class Length, class Dev>
+void cut_on_device(const float* x, const kt::CutPlan& p, const Length& length, int64_t count, float* const* ys,
+                   const char* where, Dev dev) {
+  if (p.x.count == 0) return;
+  const kt::Around a = kt::AroundAxis(p.x, p.axis);
+  const kc::DeviceBuffer<float> dx(x, static_cast<size_t>(p.x.count), where);
+  std::vector<std::unique_ptr<kc::DeviceBuffer<float>>> parts;
+  std::vector<float*> dys;
+  for (int64_t k = 0; k < count; ++k) {
+    parts.push_back(
+        std::make_unique<kc::DeviceBuffer<float>>(static_cast<size_t>(a.outer * length(k) * a.inner), where));
+    dys.push_back(parts.back()->get());
+  }
+  dev(dx.get(), dys.data());
+  for (int64_t k = 0; k < count; ++k) parts[static_cast<size_t>(k)]->copy_to(ys[k]);
 }
 
 }  // namespace
 
 // The four arithmetic ops differ in their operation alone.
-#define TL_CUDA_BROADCAST(name, Op)                                                                       \
-  TL_CUDA_EXPORT tl_status name(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,   \
-                                const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape, \
-                                int64_t y_rank) {                                                         \
-    return run_broadcast(kc::Op{}, #name, a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank);    \
+#define TL_CUDA_BROADCAST(name, Op)                                                                                   \
+  TL_CUDA_EXPORT tl_status name##_dev(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,         \
+                                      const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,       \
+                                      int64_t y_rank, tl_cuda_stream stream) {                                        \
+    return broadcast_dev(kc::Op{}, #name "_dev", a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank, stream); \
+  }                                                                                                                   \
+  TL_CUDA_EXPORT tl_status name(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,               \
+                                const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,             \
+                                int64_t y_rank) {                                                                     \
+    return broadcast_host(name##_dev, #name, a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank);             \
   }
 TL_CUDA_BROADCAST(tl_add_broadcast_f32, Add)
 TL_CUDA_BROADCAST(tl_sub_broadcast_f32, Sub)
 TL_CUDA_BROADCAST(tl_mul_broadcast_f32, Mul)
 TL_CUDA_BROADCAST(tl_div_broadcast_f32, Div)
 
+// Clamp and NanToNum are maps: y == x is safe (map.cuh).
+TL_CUDA_EXPORT tl_status tl_clamp_f32_dev(const float* x, float* y, int64_t n, float lo, float hi,
+                                          tl_cuda_stream stream) {
+  if (tl_status s = kt::CheckClamp(x, y, n, lo, hi)) return s;
+  kc::run_map1(x, y, n, kc::Clamp{lo, hi}, "tl_clamp_f32_dev", stream);
+  return TL_OK;
+}
+
 TL_CUDA_EXPORT tl_status tl_clamp_f32(const float* x, float* y, int64_t n, float lo, float hi) {
   if (tl_status s = kt::CheckClamp(x, y, n, lo, hi)) return s;
-  kc::run_map1(x, y, n, kc::Clamp{lo, hi}, "tl_clamp_f32");
+  if (n == 0) return TL_OK;
+  return kc::on_device("tl_clamp_f32", tl_clamp_f32_dev, kc::in(x, n), kc::out(y, n), n, lo, hi);
+}
+
+TL_CUDA_EXPORT tl_status tl_nan_to_num_f32_dev(const float* x, float* y, int64_t n, float nan, float posinf,
+                                               float neginf, tl_cuda_stream stream) {
+  if (tl_status s = kt::CheckElementwise(x, y, n)) return s;
+  kc::run_map1(x, y, n, kc::NanToNum{nan, posinf, neginf}, "tl_nan_to_num_f32_dev", stream);
   return TL_OK;
 }
 
 TL_CUDA_EXPORT tl_status tl_nan_to_num_f32(const float* x, float* y, int64_t n, float nan, float posinf, float neginf) {
   if (tl_status s = kt::CheckElementwise(x, y, n)) return s;
-  kc::run_map1(x, y, n, kc::NanToNum{nan, posinf, neginf}, "tl_nan_to_num_f32");
+  if (n == 0) return TL_OK;
+  return kc::on_device("tl_nan_to_num_f32", tl_nan_to_num_f32_dev, kc::in(x, n), kc::out(y, n), n, nan, posinf, neginf);
+}
+
+TL_CUDA_EXPORT tl_status tl_argmax_axis_f32_dev(const float* x, const int64_t* shape, int64_t rank, int64_t axis,
+                                                int32_t* index, tl_cuda_stream stream) {
+  kt::AxisPlan p;
+  if (tl_status s = kt::PlanArgmaxAxis(x, shape, rank, axis, index, &p)) return s;
+  const int64_t lines = p.outer * p.inner;
+  if (lines == 0) return TL_OK;  // no index to write (a zero-length axis alone still has lines: all -1)
+  kc::launch(kc::argmax_lines, kc::grid_for_lines(lines), kc::kLineThreads, stream, x, index, p.outer, p.length,
+             p.inner);
+  kc::check_launch("tl_argmax_axis_f32_dev");
   return TL_OK;
 }
 
@@ -178,21 +233,32 @@ TL_CUDA_EXPORT tl_status tl_argmax_axis_f32(const float* x, const int64_t* shape
   kt::AxisPlan p;
   if (tl_status s = kt::PlanArgmaxAxis(x, shape, rank, axis, index, &p)) return s;
   const int64_t lines = p.outer * p.inner;
-  if (lines == 0) return TL_OK;  // no index to write (a zero-length axis alone still has lines: all -1)
-  const char* where = "tl_argmax_axis_f32";
-  kc::DeviceBuffer<float> dx(x, static_cast<size_t>(lines * p.length), where);
-  kc::DeviceBuffer<int32_t> dindex(static_cast<size_t>(lines), where);
-  kc::launch(kc::argmax_lines, kc::grid_for_lines(lines), kc::kLineThreads, dx.get(), dindex.get(), p.outer, p.length,
-             p.inner);
-  kc::check_launch(where);
-  dindex.copy_to(index);
+  if (lines == 0) return TL_OK;
+  return kc::on_device("tl_argmax_axis_f32", tl_argmax_axis_f32_dev, kc::in(x, lines * p.length), shape, rank, axis,
+                       kc::out(index, lines));
+}
+
+TL_CUDA_EXPORT tl_status tl_transpose_f32_dev(const float* x, const int64_t* shape, int64_t rank, float* y,
+                                              tl_cuda_stream stream) {
+  kt::MovePlan plan;
+  if (tl_status s = kt::PlanTranspose(x, shape, rank, y, &plan)) return s;
+  run_move(x, y, plan, "tl_transpose_f32_dev", stream);
   return TL_OK;
 }
 
 TL_CUDA_EXPORT tl_status tl_transpose_f32(const float* x, const int64_t* shape, int64_t rank, float* y) {
   kt::MovePlan plan;
   if (tl_status s = kt::PlanTranspose(x, shape, rank, y, &plan)) return s;
-  run_move(x, y, plan, "tl_transpose_f32");
+  if (plan.count == 0) return TL_OK;
+  return kc::on_device("tl_transpose_f32", tl_transpose_f32_dev, kc::in(x, plan.count), shape, rank,
+                       kc::out(y, plan.count));
+}
+
+TL_CUDA_EXPORT tl_status tl_permute_f32_dev(const float* x, const int64_t* shape, int64_t rank, const int64_t* perm,
+                                            float* y, tl_cuda_stream stream) {
+  kt::MovePlan plan;
+  if (tl_status s = kt::PlanPermuteChecked(x, shape, rank, perm, y, &plan)) return s;
+  run_move(x, y, plan, "tl_permute_f32_dev", stream);
   return TL_OK;
 }
 
@@ -200,19 +266,42 @@ TL_CUDA_EXPORT tl_status tl_permute_f32(const float* x, const int64_t* shape, in
                                         float* y) {
   kt::MovePlan plan;
   if (tl_status s = kt::PlanPermuteChecked(x, shape, rank, perm, y, &plan)) return s;
-  run_move(x, y, plan, "tl_permute_f32");
+  if (plan.count == 0) return TL_OK;
+  return kc::on_device("tl_permute_f32", tl_permute_f32_dev, kc::in(x, plan.count), shape, rank, perm,
+                       kc::out(y, plan.count));
+}
+
+// y == x is the view (nothing moves); a distinct y gets x's words.
+TL_CUDA_EXPORT tl_status tl_reshape_f32_dev(const float* x, const int64_t* shape, int64_t rank, float* y,
+                                            const int64_t* new_shape, int64_t new_rank, tl_cuda_stream stream) {
+  int64_t count = 0;
+  if (tl_status s = kt::CheckReshape(x, shape, rank, y, new_shape, new_rank, &count)) return s;
+  if (y != x) kc::copy_on_device(y, x, static_cast<size_t>(count), stream, "tl_reshape_f32_dev");
   return TL_OK;
 }
 
-// y == x is the view (nothing moves); a distinct y gets x's words through the device.
 TL_CUDA_EXPORT tl_status tl_reshape_f32(const float* x, const int64_t* shape, int64_t rank, float* y,
                                         const int64_t* new_shape, int64_t new_rank) {
   int64_t count = 0;
   if (tl_status s = kt::CheckReshape(x, shape, rank, y, new_shape, new_rank, &count)) return s;
   if (y == x || count == 0) return TL_OK;
-  const kc::DeviceBuffer<uint32_t> dx(reinterpret_cast<const uint32_t*>(x), static_cast<size_t>(count),
-                                      "tl_reshape_f32");
-  dx.copy_to(reinterpret_cast<uint32_t*>(y));
+  return kc::on_device("tl_reshape_f32", tl_reshape_f32_dev, kc::in(x, count), shape, rank, kc::out(y, count),
+                       new_shape, new_rank);
+}
+
+TL_CUDA_EXPORT tl_status tl_concat_f32_dev(const float* const* xs, const int64_t* shapes, int64_t count, int64_t rank,
+                                           int64_t axis, float* y, tl_cuda_stream stream) {
+  kt::ConcatPlan p;
+  if (tl_status s = kt::PlanConcat(xs, shapes, count, rank, axis, y, &p)) return s;
+  if (p.out.count == 0) return TL_OK;
+  const kt::Around a = kt::AroundAxis(p.out, p.axis);
+  const int64_t line = p.out.d[p.axis] * a.inner;  // one outer step of y
+  int64_t start = 0;
+  for (int64_t k = 0; k < count; ++k) {
+    const int64_t run = p.in[k].d[p.axis] * a.inner;
+    if (run > 0) launch_copy_runs(xs[k], run, y + start * a.inner, line, a.outer, run, "tl_concat_f32_dev", stream);
+    start += p.in[k].d[p.axis];
+  }
   return TL_OK;
 }
 
@@ -222,20 +311,22 @@ TL_CUDA_EXPORT tl_status tl_concat_f32(const float* const* xs, const int64_t* sh
   if (tl_status s = kt::PlanConcat(xs, shapes, count, rank, axis, y, &p)) return s;
   if (p.out.count == 0) return TL_OK;
   const char* where = "tl_concat_f32";
-  const kt::Around a = kt::AroundAxis(p.out, p.axis);
-  const int64_t line = p.out.d[p.axis] * a.inner;  // one outer step of y
-  kc::DeviceBuffer<uint32_t> dy(static_cast<size_t>(p.out.count), where);
-  int64_t start = 0;
+  std::vector<std::unique_ptr<kc::DeviceBuffer<float>>> inputs;
+  std::vector<const float*> dxs;
   for (int64_t k = 0; k < count; ++k) {
-    const int64_t run = p.in[k].d[p.axis] * a.inner;
-    if (run > 0) {
-      kc::DeviceBuffer<uint32_t> dx(reinterpret_cast<const uint32_t*>(xs[k]), static_cast<size_t>(p.in[k].count),
-                                    where);
-      launch_copy_runs(dx.get(), run, dy.get() + start * a.inner, line, a.outer, run, where);
-    }
-    start += p.in[k].d[p.axis];
+    inputs.push_back(std::make_unique<kc::DeviceBuffer<float>>(xs[k], static_cast<size_t>(p.in[k].count), where));
+    dxs.push_back(inputs.back()->get());
   }
-  dy.copy_to(reinterpret_cast<uint32_t*>(y));
+  return kc::on_device(where, tl_concat_f32_dev, dxs.data(), shapes, count, rank, axis, kc::out(y, p.out.count));
+}
+
+TL_CUDA_EXPORT tl_status tl_split_f32_dev(const float* x, const int64_t* shape, int64_t rank, int64_t axis,
+                                          const int64_t* sizes, int64_t count, float* const* ys,
+                                          tl_cuda_stream stream) {
+  kt::CutPlan p;
+  if (tl_status s = kt::CheckSplit(x, shape, rank, axis, sizes, count, ys, &p)) return s;
+  cut(
+      x, p, [sizes](int64_t k) { return sizes[k]; }, count, ys, "tl_split_f32_dev", stream);
   return TL_OK;
 }
 
@@ -243,8 +334,19 @@ TL_CUDA_EXPORT tl_status tl_split_f32(const float* x, const int64_t* shape, int6
                                       const int64_t* sizes, int64_t count, float* const* ys) {
   kt::CutPlan p;
   if (tl_status s = kt::CheckSplit(x, shape, rank, axis, sizes, count, ys, &p)) return s;
+  cut_on_device(
+      x, p, [sizes](int64_t k) { return sizes[k]; }, count, ys, "tl_split_f32",
+      [&](const float* dx, float* const* dys) { tl_split_f32_dev(dx, shape, rank, axis, sizes, count, dys, nullptr); });
+  return TL_OK;
+}
+
+TL_CUDA_EXPORT tl_status tl_chunk_f32_dev(const float* x, const int64_t* shape, int64_t rank, int64_t axis,
+                                          int64_t chunks, float* const* ys, tl_cuda_stream stream) {
+  kt::CutPlan p;
+  if (tl_status s = kt::CheckChunk(x, shape, rank, axis, chunks, ys, &p)) return s;
+  const int64_t length = p.x.d[p.axis];
   cut(
-      x, p, [sizes](int64_t k) { return sizes[k]; }, count, ys, "tl_split_f32");
+      x, p, [&](int64_t k) { return tl_chunk_length(length, chunks, k); }, chunks, ys, "tl_chunk_f32_dev", stream);
   return TL_OK;
 }
 
@@ -253,7 +355,8 @@ TL_CUDA_EXPORT tl_status tl_chunk_f32(const float* x, const int64_t* shape, int6
   kt::CutPlan p;
   if (tl_status s = kt::CheckChunk(x, shape, rank, axis, chunks, ys, &p)) return s;
   const int64_t length = p.x.d[p.axis];
-  cut(
-      x, p, [&](int64_t k) { return tl_chunk_length(length, chunks, k); }, chunks, ys, "tl_chunk_f32");
+  cut_on_device(
+      x, p, [&](int64_t k) { return tl_chunk_length(length, chunks, k); }, chunks, ys, "tl_chunk_f32",
+      [&](const float* dx, float* const* dys) { tl_chunk_f32_dev(dx, shape, rank, axis, chunks, dys, nullptr); });
   return TL_OK;
 }

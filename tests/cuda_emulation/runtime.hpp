@@ -17,6 +17,9 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <vector>
+
+typedef struct CUstream_st* cudaStream_t;  // as cuda_runtime.h; streams are ignored here
 
 struct EmulatedDim3 {
   unsigned x = 0, y = 0, z = 0;
@@ -40,9 +43,10 @@ inline std::mutex emulated_one_launch;
 
 // Runs kernel(args...) as a grid of `grid` blocks of `block` threads, one
 // block at a time, so that no block's __shared__ data is overwritten while
-// still in use. One launch at a time: the statics are shared.
+// still in use. One launch at a time: the statics are shared. Synchronous,
+// whatever the stream: every stream's work is done when its call returns.
 template <typename... Params, typename... Args>
-void launch(void (*kernel)(Params...), unsigned grid, unsigned block, Args... args) {
+void launch(void (*kernel)(Params...), unsigned grid, unsigned block, cudaStream_t, Args... args) {
   std::lock_guard<std::mutex> lock(emulated_one_launch);
   gridDim.x = grid;
   blockDim.x = block;
@@ -55,9 +59,26 @@ void launch(void (*kernel)(Params...), unsigned grid, unsigned block, Args... ar
 }
 
 inline void check_launch(const char*) {}
+inline void synchronize(cudaStream_t, const char*) {}
+
+template <typename T>
+void copy_on_device(T* dst, const T* src, size_t count, cudaStream_t, const char*) {
+  if (count > 0) std::memmove(dst, src, count * sizeof(T));
+}
+
+template <typename T>
+void copy_to_host(T* host, const T* device, size_t count, const char*) {
+  if (count > 0) std::memcpy(host, device, count * sizeof(T));
+}
+
+template <typename T>
+std::vector<T> fetch(const T* device, size_t count, cudaStream_t, const char*) {
+  return std::vector<T>(device, device + count);
+}
 
 // "Device" memory: a host copy, so the host code's copies in and out run as
 // they do on a GPU (and in-place calls see separate buffers, as there).
+// Device pointers handed to the _dev functions are host memory here.
 template <typename T>
 class DeviceBuffer {
  public:
@@ -65,6 +86,8 @@ class DeviceBuffer {
   DeviceBuffer(const T* host, size_t count, const char* where) : DeviceBuffer(count, where) {
     if (count_ > 0) std::memcpy(data_.get(), host, count_ * sizeof(T));
   }
+  DeviceBuffer(size_t count, const char* where, cudaStream_t) : DeviceBuffer(count, where) {}
+  DeviceBuffer(const T* host, size_t count, const char* where, cudaStream_t) : DeviceBuffer(host, count, where) {}
   T* get() const { return data_.get(); }
   void copy_to(T* host) const {
     if (count_ > 0) std::memcpy(host, data_.get(), count_ * sizeof(T));

@@ -1,0 +1,52 @@
+/* tinyllm/cuda/tensor.h: the device-pointer twins of tinyllm/tensor.h in libtl_cuda.
+ *
+ * Each tl_X_dev takes tl_X's parameters, whose semantics tinyllm/tensor.h gives,
+ * plus the stream its work is enqueued on; the contract (device pointers for
+ * tensor data, host pointers for parameters, asynchrony) is
+ * tinyllm/cuda/stream.h's. */
+#ifndef TINYLLM_CUDA_TENSOR_H
+#define TINYLLM_CUDA_TENSOR_H
+
+#include <stdint.h>
+
+#include "tinyllm/tensor.h"
+#include "tinyllm/cuda/stream.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+tl_status tl_add_broadcast_f32_dev(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
+                                   const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
+                                   int64_t y_rank, tl_cuda_stream stream);
+tl_status tl_sub_broadcast_f32_dev(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
+                                   const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
+                                   int64_t y_rank, tl_cuda_stream stream);
+tl_status tl_mul_broadcast_f32_dev(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
+                                   const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
+                                   int64_t y_rank, tl_cuda_stream stream);
+tl_status tl_div_broadcast_f32_dev(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
+                                   const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
+                                   int64_t y_rank, tl_cuda_stream stream);
+tl_status tl_clamp_f32_dev(const float* x, float* y, int64_t n, float lo, float hi, tl_cuda_stream stream);
+tl_status tl_nan_to_num_f32_dev(const float* x, float* y, int64_t n, float nan, float posinf, float neginf,
+                                tl_cuda_stream stream);
+tl_status tl_argmax_axis_f32_dev(const float* x, const int64_t* shape, int64_t rank, int64_t axis, int32_t* index,
+                                 tl_cuda_stream stream);
+tl_status tl_transpose_f32_dev(const float* x, const int64_t* shape, int64_t rank, float* y, tl_cuda_stream stream);
+tl_status tl_permute_f32_dev(const float* x, const int64_t* shape, int64_t rank, const int64_t* perm, float* y,
+                             tl_cuda_stream stream);
+tl_status tl_reshape_f32_dev(const float* x, const int64_t* shape, int64_t rank, float* y, const int64_t* new_shape,
+                             int64_t new_rank, tl_cuda_stream stream);
+tl_status tl_concat_f32_dev(const float* const* xs, const int64_t* shapes, int64_t count, int64_t rank, int64_t axis,
+                            float* y, tl_cuda_stream stream);
+tl_status tl_split_f32_dev(const float* x, const int64_t* shape, int64_t rank, int64_t axis, const int64_t* sizes,
+                           int64_t count, float* const* ys, tl_cuda_stream stream);
+tl_status tl_chunk_f32_dev(const float* x, const int64_t* shape, int64_t rank, int64_t axis, int64_t chunks,
+                           float* const* ys, tl_cuda_stream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TINYLLM_CUDA_TENSOR_H */
