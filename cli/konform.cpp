@@ -12,6 +12,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "args.hpp"
 #include "diff.hpp"
@@ -285,8 +286,12 @@ void print_result(const OpResult& r, int op_width) {
   if (r.unsupported_cases > 0)
     std::printf("      %lld cases unsupported: \"%s\" (TL_ERR_UNSUPPORTED, not judged)\n",
                 static_cast<long long>(r.unsupported_cases), r.unsupported_message.c_str());
+  // A reason every op of a backend shares (no_read_out_of_bounds on a
+  // device) is printed at its first op; the report has it on each.
+  static std::set<std::string> said;
   for (const auto& c : r.checks) {
-    if (!c.reason.empty()) std::printf("      NOT RUN %s: %s\n", c.name.c_str(), c.reason.c_str());
+    if (!c.reason.empty() && said.insert(r.backend + '\n' + c.name + '\n' + c.reason).second)
+      std::printf("      NOT RUN %s: %s\n", c.name.c_str(), c.reason.c_str());
     if (!c.mistrusted.empty() && c.failures == 0)
       std::printf("      MISTRUSTED %s: %s\n", c.name.c_str(), c.mistrusted.c_str());
   }

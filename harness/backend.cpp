@@ -157,9 +157,13 @@ Backend plugin_backend(const std::string& path, bool device = false) {
     if (void* s = dlsym(h, kernel_symbol(op, device).c_str())) b.symbols[op.symbol] = s;
   }
   if (device) {
-    if (b.symbols.empty())
-      throw BackendError(path + " exports none of konform's device-pointer symbols (" +
-                         kernel_symbol(*all.front(), true) + ", ...; see include/tinyllm/cuda/*.h)");
+    if (b.symbols.empty()) {
+      const bool host =
+          std::any_of(all.begin(), all.end(), [&](const OpSpec* op) { return dlsym(h, op->symbol.c_str()); });
+      throw BackendError(path + " exports none of konform's device-pointer symbols (tl_add_f32_dev, ...; see " +
+                         "include/tinyllm/cuda/*.h)" +
+                         (host ? ": it exports host-pointer ones, check it without :device" : ""));
+    }
     std::string why;
     b.device_runtime = load_device_runtime(h, path, &why);
     if (b.device_runtime == nullptr && b.unavailable.empty()) b.unavailable = one_line(why);

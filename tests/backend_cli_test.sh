@@ -36,6 +36,10 @@ expect 2 "'/dev/null': is not a regular file" -- check --backend /dev/null --op 
 printf 'not an ELF file\n' >"$tmp/text.so"
 expect 2 "cannot load backend library '$tmp/text.so': .*(too short|invalid ELF)" -- check --backend "$tmp/text.so" --op elementwise_add
 expect 2 "unknown backend 'scalr': expected scalar" -- check --backend scalr --op elementwise_add
+# LIB:device: a library without device-pointer twins, or a name that is none.
+expect 2 "cannot load backend library '$tmp/missing.so': no such file" -- check --backend "$tmp/missing.so:device" --op elementwise_add
+expect 2 "unknown backend 'scalr:device': LIB:device takes cuda or the path" -- check --backend scalr:device --op elementwise_add
+expect 2 "libtl_scalar.so exports none of konform's device-pointer symbols .*: it exports host-pointer ones, check it without :device" -- check --backend scalar:device --op elementwise_add
 
 # 17: a shared library that exports no catalog symbol is not a plugin.
 build none 'int not_a_kernel(int x) { return x + 1; }'
