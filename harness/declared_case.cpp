@@ -11,7 +11,7 @@ namespace konform {
 
 namespace {
 
-constexpr double kMaxElements = 0x1p26;  // as a reproducer's limit (repro.cpp)
+constexpr auto kMaxElements = static_cast<double>(kMaxCaseElements);
 
 // The declared dims of `spec` in c, or nothing where it declares none.
 std::optional<DeclaredShape> declared_dims(const ArgSpec& spec, const Case& c) {

@@ -26,7 +26,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr int64_t kMaxElements = int64_t{1} << 26;  // 256 MiB of f32: beyond it a file is not a test case
+constexpr int64_t kMaxElements = kMaxCaseElements;
 
 const char* access_name(Access a) { return a == Access::in ? "in" : a == Access::out ? "out" : "inout"; }
 const char* match_name(Match m) { return m == Match::exact ? "exact" : "tolerance"; }

@@ -10,6 +10,11 @@
 
 namespace konform {
 
+// The most elements a case's tensors may hold (256 MiB of f32): a reproducer
+// past it is refused, and a case built from parameters that ask for more
+// is not a test case either.
+inline constexpr int64_t kMaxCaseElements = int64_t{1} << 26;
+
 struct Tensor {
   DType dtype = DType::f32;
   std::vector<int64_t> shape;
