@@ -182,9 +182,10 @@ struct Timing {
 // The common part of every benchmark: the deadline, one untimed warm-up call
 // (the library's lazy module loading, first-touch costs) whose tl_status must
 // be TL_OK, then timed calls alternating with the reference (when given) to
-// fill --konform_seconds. op returns a tl_status (TL_OK for void functions).
+// fill --konform_seconds. op returns a tl_status (TL_OK for void functions),
+// or, when `of` names another library's function, its status (0: success).
 bool measure(State& state, const std::string& name, const std::function<int()>& op, const std::function<void()>& ref,
-             Timing& t) {
+             Timing& t, const char* of = nullptr) {
   const double started = std::chrono::duration<double>(Clock::now() - g_start).count();
   if (g_deadline_s > 0 && started >= g_deadline_s)
     return not_run(state, name, "the run's " + std::to_string(int(g_deadline_s)) + " s were spent before it started");
@@ -192,7 +193,10 @@ bool measure(State& state, const std::string& name, const std::function<int()>& 
   int status = 0;
   const double warm = timer.time([&] { status = op(); });
   if (warm < 0) return not_run(state, name, "CUDA error around the call: " + timer.error());
-  if (status != TL_OK) return not_run(state, name, "refused, status " + std::to_string(status) + ": " + tl_error());
+  if (status != 0)
+    return not_run(state, name,
+                   of ? std::string(of) + " returned status " + std::to_string(status)
+                      : "refused, status " + std::to_string(status) + ": " + tl_error());
   const int calls = static_cast<int>(std::clamp(std::ceil(g_seconds / std::max(warm, 1e-6)), 2.0, 1000.0));
   for (int c = 0; c < calls; ++c) {
     const double s = timer.time([&] { op(); });
@@ -256,7 +260,7 @@ void BM_Copy(State& state, const std::string& name, int64_t arg) {
   auto copy = [&] {
     return static_cast<int>(cudaMemcpyAsync(b[1].f(), b[0].f(), bytes, cudaMemcpyDeviceToDevice, g_stream));
   };
-  if (!measure(state, name, copy, nullptr, t)) return;
+  if (!measure(state, name, copy, nullptr, t, "cudaMemcpyAsync")) return;
   report_time(state, t);
   state.counters["bytes"] = 2.0 * bytes;
   state.counters["GBps"] = 2.0 * bytes / t.op_s / 1e9;
@@ -455,7 +459,7 @@ void BM_Matmul(State& state, const std::string& name, int64_t arg) {
       return (void)not_run(state, name, "cublasSetMathMode failed");
     Timing ct;
     if (!measure(
-            state, name, [&] { return sgemm() == CUBLAS_STATUS_SUCCESS ? int(TL_OK) : -1; }, nullptr, ct))
+            state, name, [&] { return int(sgemm()); }, nullptr, ct, "cublasSgemm"))
       return;
     cublas_s[m] = ct.op_s;
   }
