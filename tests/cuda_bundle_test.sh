@@ -88,4 +88,11 @@ fi
 grep -Eq "PASS +symbols" <<<"$out" || fail "check.sh did not pass konform_cuda_symbols_test"
 grep -Eq "PASS +refusals" <<<"$out" || fail "check.sh did not pass konform_cuda_refusals_test"
 [[ -s $tmp/elsewhere/reports/cuda.json ]] || fail "check.sh wrote no reports/cuda.json where it was started"
+# ci/cuda-check.sh given the bundle runs its check.sh, with its exit status.
+set +e
+REPORT_DIR=$tmp/via-cuda-check bash "$src/ci/cuda-check.sh" --bundle "$bundle" --op Relu --cases 3 >"$tmp/cuda-check.log" 2>&1
+rc2=$?
+set -e
+[[ $rc2 -eq $rc ]] || fail "ci/cuda-check.sh --bundle exited $rc2, check.sh $rc: $(tail -3 "$tmp/cuda-check.log")"
+[[ -s $tmp/via-cuda-check/cuda.json ]] || fail "ci/cuda-check.sh --bundle wrote no report into REPORT_DIR"
 echo "ok: the bundle ($(du -sh "$bundle" | cut -f1)) runs from $bundle"
