@@ -5,20 +5,21 @@
 # its own `timeout` (the budgets are caps; a step gets no more than what is
 # left):
 #   units       tests/konform_cuda_symbols_test, tests/konform_cuda_refusals_test
-#               (no GPU needed)                                        20 s, 40 s
+#               (no GPU needed)                                        10 s, 30 s
 #   cuda        konform check --backend cuda, the whole catalog:
-#               cuda.json, .xml, .html                                 120 s
+#               cuda.json, .xml, .html                                 110 s
 #               Without a usable device this says NOT RUN with why, nothing
 #               below runs, and check.sh exits 3.
 #   cuda:device konform check --backend cuda:device (the _dev twins, device
-#               pointers): cuda-device.json, .xml, .html               120 s
+#               pointers): cuda-device.json, .xml, .html               110 s
 #   memcheck    compute-sanitizer memcheck: every op of the catalog, 3 cases,
 #               no properties                                          60 s
 #   racecheck   compute-sanitizer racecheck: the ops that reduce a line in
 #               one block through shared memory, from the catalog: families
 #               norm and attention, and the ops `konform list max` names
 #               (Softmax, the argmaxes); 5 cases, no properties        45 s
-#   benchmarks  bin/konform_cuda_bench: cuda-bench.json                70 s
+#   benchmarks  bin/konform_cuda_bench, half a second of calls each:
+#               cuda-bench.json                                        100 s
 # Everything lands in REPORT_DIR (default ./reports), with each step's log.
 # Options go to both whole-catalog checks (e.g. --cases 100).
 # A summary ends the output: each step PASS, FAIL, ERROR or NOT RUN with why.
@@ -126,12 +127,12 @@ finish() {
   exit 0
 }
 
-step "symbols" 20 "$reports/units-symbols.log" "$here/tests/konform_cuda_symbols_test" "$lib"
+step "symbols" 10 "$reports/units-symbols.log" "$here/tests/konform_cuda_symbols_test" "$lib"
 judge "symbols" "$reports/units-symbols.log"
-step "refusals" 40 "$reports/units-refusals.log" "$here/tests/konform_cuda_refusals_test" "$lib"
+step "refusals" 30 "$reports/units-refusals.log" "$here/tests/konform_cuda_refusals_test" "$lib"
 judge "refusals" "$reports/units-refusals.log"
 
-step "cuda" 120 "$reports/cuda.log" "$konform" check --backend cuda --report "$reports/cuda.json" \
+step "cuda" 110 "$reports/cuda.log" "$konform" check --backend cuda --report "$reports/cuda.json" \
   --junit "$reports/cuda.xml" --html "$reports/cuda.html" "$@"
 judge "cuda" "$reports/cuda.log"
 if ((rc == 3)); then
@@ -140,7 +141,7 @@ if ((rc == 3)); then
   finish
 fi
 
-step "cuda:device" 120 "$reports/cuda-device.log" "$konform" check --backend cuda:device \
+step "cuda:device" 110 "$reports/cuda-device.log" "$konform" check --backend cuda:device \
   --report "$reports/cuda-device.json" --junit "$reports/cuda-device.xml" --html "$reports/cuda-device.html" "$@"
 judge "cuda:device" "$reports/cuda-device.log"
 
@@ -171,9 +172,9 @@ else
   # The benchmark starts nothing new past its deadline, so that a slow kernel
   # costs the benchmarks after it, not the whole JSON file.
   left=$((total - SECONDS))
-  cap=$((70 < left ? 70 : left))
-  step benchmarks 70 "$reports/cuda-bench.log" "$here/bin/konform_cuda_bench" --konform_library="$lib" \
-    --konform_deadline_s=$((cap > 40 ? cap - 30 : 10)) --benchmark_out="$reports/cuda-bench.json" \
+  cap=$((100 < left ? 100 : left))
+  step benchmarks 100 "$reports/cuda-bench.log" "$here/bin/konform_cuda_bench" --konform_library="$lib" \
+    --konform_seconds=0.5 --konform_deadline_s=$((cap > 50 ? cap - 40 : 10)) --benchmark_out="$reports/cuda-bench.json" \
     --benchmark_out_format=json --benchmark_counters_tabular=true
   if ((rc == 3)); then
     # Each benchmark not run is one line of its own, with why.

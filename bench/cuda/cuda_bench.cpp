@@ -30,11 +30,11 @@
 //                      [--konform_deadline_s=S] [Google Benchmark flags]
 //
 // --konform_seconds: timed calls per benchmark fill about S seconds (default
-// 1; at least 2 calls after one untimed warm-up call). --konform_deadline_s:
-// a benchmark that would start S seconds or more after the program did is
-// not run. --benchmark_list_tests lists them without a GPU. Exit: 0 every
-// benchmark ran, 3 something was not run (each named with its reason on
-// stderr; every benchmark when there is no usable GPU), 2 bad usage.
+// 1; at least one after an untimed warm-up call). --konform_deadline_s: a
+// benchmark that would start S seconds or more after the program did is not
+// run, and one that started makes no more timed calls than fit before it. --benchmark_list_tests lists them without a
+// GPU. Exit: 0 every benchmark ran, 3 something was not run (each named with its reason on stderr; every benchmark when
+// there is no usable GPU), 2 bad usage.
 #include <benchmark/benchmark.h>
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -197,7 +197,13 @@ bool measure(State& state, const std::string& name, const std::function<int()>& 
     return not_run(state, name,
                    of ? std::string(of) + " returned status " + std::to_string(status)
                       : "refused, status " + std::to_string(status) + ": " + tl_error());
-  const int calls = static_cast<int>(std::clamp(std::ceil(g_seconds / std::max(warm, 1e-6)), 2.0, 1000.0));
+  // A call as long as the time asked for is timed once; none past the deadline.
+  double fit = std::clamp(std::ceil(g_seconds / std::max(warm, 1e-6)), 1.0, 1000.0);
+  if (g_deadline_s > 0) {
+    const double now = std::chrono::duration<double>(Clock::now() - g_start).count();
+    fit = std::clamp(std::floor((g_deadline_s - now) / (2 * std::max(warm, 1e-6))), 1.0, fit);
+  }
+  const int calls = static_cast<int>(fit);
   for (int c = 0; c < calls; ++c) {
     const double s = timer.time([&] { op(); });
     const double r = ref ? timer.time(ref) : 0;
