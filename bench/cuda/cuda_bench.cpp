@@ -282,9 +282,8 @@ void BM_RmsNorm(State& state, const std::string& name, int64_t arg) {
   if (!fill(state, name, {{&b[0], 4.0f}, {&b[1], 2.0f}})) return;
   const int64_t shape[2] = {kRows, kCols};
   Timing t;
-  if (!measure(
-          state, name, [&] { return int(f(b[0].f(), b[1].f(), b[2].f(), shape, 2, 1e-6f, g_stream)); }, ref.fn(), t))
-    return;
+  auto op = [&] { return int(f(b[0].f(), b[1].f(), b[2].f(), shape, 2, 1e-6f, g_stream)); };
+  if (!measure(state, name, op, ref.fn(), t)) return;
   report_time(state, t);
   bandwidth_counters(state, t, bytes);
 }
@@ -315,9 +314,8 @@ void BM_Softmax(State& state, const std::string& name, int64_t arg) {
   if (!fill(state, name, {{&b[0], 8.0f}})) return;
   const int64_t shape[2] = {kRows, kCols};
   Timing t;
-  if (!measure(
-          state, name, [&] { return int(f(b[0].f(), b[1].f(), shape, 2, 1, g_stream)); }, ref.fn(), t))
-    return;
+  auto op = [&] { return int(f(b[0].f(), b[1].f(), shape, 2, 1, g_stream)); };
+  if (!measure(state, name, op, ref.fn(), t)) return;
   report_time(state, t);
   bandwidth_counters(state, t, bytes);
 }
@@ -464,18 +462,17 @@ void BM_Matmul(State& state, const std::string& name, int64_t arg) {
     if (cublas.set_math(handle, modes[m]) != CUBLAS_STATUS_SUCCESS)
       return (void)not_run(state, name, "cublasSetMathMode failed");
     Timing ct;
-    if (!measure(
-            state, name, [&] { return int(sgemm()); }, nullptr, ct, "cublasSgemm"))
-      return;
+    auto theirs = [&] { return int(sgemm()); };
+    if (!measure(state, name, theirs, nullptr, ct, "cublasSgemm")) return;
     cublas_s[m] = ct.op_s;
   }
   Timing t;
-  if (!measure(
-          state, name, [&] { return int(f(b[0].f(), b[1].f(), b[2].f(), M, N, K, g_stream)); }, nullptr, t))
-    return;
+  auto op = [&] { return int(f(b[0].f(), b[1].f(), b[2].f(), M, N, K, g_stream)); };
+  if (!measure(state, name, op, nullptr, t)) return;
   std::vector<float> ours(size_t(M * N)), theirs(size_t(M * N));
-  cudaMemcpy(ours.data(), b[2].f(), ours.size() * 4, cudaMemcpyDeviceToHost);
-  cudaMemcpy(theirs.data(), b[3].f(), theirs.size() * 4, cudaMemcpyDeviceToHost);
+  cudaError_t e = cudaMemcpy(ours.data(), b[2].f(), ours.size() * 4, cudaMemcpyDeviceToHost);
+  if (e == cudaSuccess) e = cudaMemcpy(theirs.data(), b[3].f(), theirs.size() * 4, cudaMemcpyDeviceToHost);
+  if (e != cudaSuccess) return (void)not_run(state, name, "copying the products back: " + cuda_error(e));
   double diff = 0, mag = 0;
   for (size_t i = 0; i < ours.size(); ++i) {
     diff = std::max(diff, double(std::fabs(ours[i] - theirs[i])));
