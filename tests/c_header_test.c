@@ -1,8 +1,22 @@
 /* The public headers are usable from C (C11, -pedantic-errors -Werror): this
- * file includes both, links libtl_kernels, and runs every one of the six
+ * file includes them (libtl_cuda's device-pointer headers, tinyllm/cuda/,
+ * declare its twins and include the family headers they mirror), links libtl_kernels, and runs every one of the six
  * functions on the spec's worked examples (elementwise-kernels.txt, section 3)
  * on every SIMD target the library offers here. Exit status 0 only if every
  * check passed. */
+#include <tinyllm/cuda/activations.h>
+#include <tinyllm/cuda/attention.h>
+#include <tinyllm/cuda/conv.h>
+#include <tinyllm/cuda/elementwise.h>
+#include <tinyllm/cuda/kv_cache.h>
+#include <tinyllm/cuda/linalg.h>
+#include <tinyllm/cuda/norm.h>
+#include <tinyllm/cuda/pos.h>
+#include <tinyllm/cuda/quant.h>
+#include <tinyllm/cuda/sampling.h>
+#include <tinyllm/cuda/spatial.h>
+#include <tinyllm/cuda/stream.h>
+#include <tinyllm/cuda/tensor.h>
 #include <tinyllm/dispatch.h>
 #include <tinyllm/elementwise.h>
 

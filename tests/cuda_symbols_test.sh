@@ -19,4 +19,14 @@ if [[ "$got" != "$want" ]]; then
   exit 1
 fi
 echo "ok: $cuda exports the $(wc -l <<<"$got") tl_* symbols of its emulated build and its probe"
+# Every host function has its device-pointer twin tl_X_dev and every twin its
+# host function (tinyllm/cuda/stream.h); the cache's table has its device table.
+host=$(grep -v '_dev$' <<<"$got" | grep -vx 'tl_last_error\|tl_backend_unavailable\|tl_kv_cache_api_v1\|tl_kv_cache_dev_api_v1')
+twins=$( (sed 's/$/_dev/' <<<"$host"; echo tl_kv_cache_dev_api_v1) | sort)
+if [[ "$(grep '_dev\(_api_v1\)\?$' <<<"$got" | sort)" != "$twins" ]]; then
+  echo "FAIL: the host functions and their _dev twins differ:"
+  diff <(echo "$twins") <(grep '_dev\(_api_v1\)\?$' <<<"$got" | sort) | sed 's/^</  no twin:/; s/^>/  no host function:/' | grep 'no '
+  exit 1
+fi
+echo "ok: each of its $(wc -l <<<"$host") host functions has its _dev twin"
 exec "$symbols_test" "$cuda"

@@ -10,7 +10,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 prefix=$work/prefix
 cmake --install "$build" --prefix "$prefix" > "$work/install.log"
-for f in bin/konform include/tinyllm/elementwise.h share/konform/schemas/report.schema.json \
+for f in bin/konform include/tinyllm/elementwise.h include/tinyllm/cuda/stream.h share/konform/schemas/report.schema.json \
          lib/cmake/konform/konformConfig.cmake lib/pkgconfig/konform.pc; do
   [[ -e $prefix/$f ]] || { echo "FAIL: the install has no $f"; exit 1; }
 done
