@@ -244,11 +244,12 @@ struct CopyRef {
   }
 };
 
-// Fills every float buffer given with uniform values; false (and why) on error.
-bool fill(State& state, const std::string& name, std::initializer_list<std::pair<DeviceBuffer*, float>> bufs) {
+// Fills the float buffers of `inputs` (index, scale) uniform in
+// [-scale, scale); false (and why) on error.
+bool fill(State& state, const std::string& name, Buffers& b, std::initializer_list<std::pair<int, float>> inputs) {
   uint32_t seed = 1;
-  for (auto [b, scale] : bufs) {
-    const cudaError_t e = fill_uniform(b->f(), b->bytes() / sizeof(float), seed++, -scale, scale, g_stream);
+  for (auto [i, scale] : inputs) {
+    const cudaError_t e = fill_uniform(b[i].f(), b[i].bytes() / sizeof(float), seed++, -scale, scale, g_stream);
     if (e != cudaSuccess) return not_run(state, name, "filling the inputs: " + cuda_error(e));
   }
   const cudaError_t e = cudaStreamSynchronize(g_stream);
@@ -272,134 +273,98 @@ void BM_Copy(State& state, const std::string& name, int64_t arg) {
   state.counters["GBps"] = 2.0 * bytes / t.op_s / 1e9;
 }
 
-void BM_RmsNorm(State& state, const std::string& name, int64_t arg) {
+// A bandwidth benchmark: device buffers of `sizes` bytes, those of `inputs`
+// (index, scale) filled uniform in [-scale, scale), `prepare` for anything
+// more (an error's words, or empty), then `op` on them timed against a copy
+// moving `bytes`, the op's bytes counted as `what`.
+void bandwidth_bench(State& state, const std::string& name, double bytes, std::initializer_list<size_t> sizes,
+                     std::initializer_list<std::pair<int, float>> inputs, const std::function<int(Buffers&)>& op,
+                     const std::function<std::string(Buffers&)>& prepare = nullptr, const char* what = "GBps") {
+  Buffers b(sizes);
+  CopyRef ref(bytes);
+  if (!b.error.empty() || !ref.buf.error.empty()) return (void)not_run(state, name, b.error + ref.buf.error);
+  if (!fill(state, name, b, inputs)) return;
+  if (const std::string why = prepare ? prepare(b) : ""; !why.empty()) return (void)not_run(state, name, why);
+  Timing t;
+  if (!measure(
+          state, name, [&] { return op(b); }, ref.fn(), t))
+    return;
+  report_time(state, t);
+  bandwidth_counters(state, t, bytes, what);
+}
+
+const int64_t kShape[2] = {kRows, kCols};
+
+void BM_RmsNorm(State& state, const std::string& name, int64_t) {
   auto* f = TL_FN(tl_rms_norm_f32_dev);
   if (!f) return (void)not_run(state, name, missing("tl_rms_norm_f32_dev"));
-  const double bytes = 8.0 * kN + 4.0 * kCols;
-  Buffers b{kN * 4, kCols * 4, kN * 4};
-  CopyRef ref(bytes);
-  if (!b.error.empty() || !ref.buf.error.empty()) return (void)not_run(state, name, b.error + ref.buf.error);
-  if (!fill(state, name, {{&b[0], 4.0f}, {&b[1], 2.0f}})) return;
-  const int64_t shape[2] = {kRows, kCols};
-  Timing t;
-  auto op = [&] { return int(f(b[0].f(), b[1].f(), b[2].f(), shape, 2, 1e-6f, g_stream)); };
-  if (!measure(state, name, op, ref.fn(), t)) return;
-  report_time(state, t);
-  bandwidth_counters(state, t, bytes);
+  bandwidth_bench(state, name, 8.0 * kN + 4.0 * kCols, {kN * 4, kCols * 4, kN * 4}, {{0, 4.0f}, {1, 2.0f}},
+                  [&](Buffers& b) { return int(f(b[0].f(), b[1].f(), b[2].f(), kShape, 2, 1e-6f, g_stream)); });
 }
 
-void BM_LayerNorm(State& state, const std::string& name, int64_t arg) {
+void BM_LayerNorm(State& state, const std::string& name, int64_t) {
   auto* f = TL_FN(tl_layer_norm_f32_dev);
   if (!f) return (void)not_run(state, name, missing("tl_layer_norm_f32_dev"));
-  const double bytes = 8.0 * kN + 8.0 * kCols;
-  Buffers b{kN * 4, kCols * 4, kCols * 4, kN * 4};
-  CopyRef ref(bytes);
-  if (!b.error.empty() || !ref.buf.error.empty()) return (void)not_run(state, name, b.error + ref.buf.error);
-  if (!fill(state, name, {{&b[0], 4.0f}, {&b[1], 2.0f}, {&b[2], 1.0f}})) return;
-  const int64_t shape[2] = {kRows, kCols};
-  Timing t;
-  auto op = [&] { return int(f(b[0].f(), b[1].f(), b[2].f(), b[3].f(), shape, 2, 1e-5f, g_stream)); };
-  if (!measure(state, name, op, ref.fn(), t)) return;
-  report_time(state, t);
-  bandwidth_counters(state, t, bytes);
+  bandwidth_bench(
+      state, name, 8.0 * kN + 8.0 * kCols, {kN * 4, kCols * 4, kCols * 4, kN * 4}, {{0, 4.0f}, {1, 2.0f}, {2, 1.0f}},
+      [&](Buffers& b) { return int(f(b[0].f(), b[1].f(), b[2].f(), b[3].f(), kShape, 2, 1e-5f, g_stream)); });
 }
 
-void BM_Softmax(State& state, const std::string& name, int64_t arg) {
+// Along the last axis of [65536, 4096].
+void BM_Softmax(State& state, const std::string& name, int64_t) {
   auto* f = TL_FN(tl_softmax_f32_dev);
   if (!f) return (void)not_run(state, name, missing("tl_softmax_f32_dev"));
-  const double bytes = 8.0 * kN;
-  Buffers b{kN * 4, kN * 4};
-  CopyRef ref(bytes);
-  if (!b.error.empty() || !ref.buf.error.empty()) return (void)not_run(state, name, b.error + ref.buf.error);
-  if (!fill(state, name, {{&b[0], 8.0f}})) return;
-  const int64_t shape[2] = {kRows, kCols};
-  Timing t;
-  auto op = [&] { return int(f(b[0].f(), b[1].f(), shape, 2, 1, g_stream)); };
-  if (!measure(state, name, op, ref.fn(), t)) return;
-  report_time(state, t);
-  bandwidth_counters(state, t, bytes);
+  bandwidth_bench(state, name, 8.0 * kN, {kN * 4, kN * 4}, {{0, 8.0f}},
+                  [&](Buffers& b) { return int(f(b[0].f(), b[1].f(), kShape, 2, 1, g_stream)); });
 }
 
-void BM_Silu(State& state, const std::string& name, int64_t arg) {
+void BM_Silu(State& state, const std::string& name, int64_t) {
   auto* f = TL_FN(tl_silu_f32_dev);
   if (!f) return (void)not_run(state, name, missing("tl_silu_f32_dev"));
-  const double bytes = 8.0 * kN;
-  Buffers b{kN * 4, kN * 4};
-  CopyRef ref(bytes);
-  if (!b.error.empty() || !ref.buf.error.empty()) return (void)not_run(state, name, b.error + ref.buf.error);
-  if (!fill(state, name, {{&b[0], 8.0f}})) return;
-  Timing t;
-  auto op = [&] {
+  bandwidth_bench(state, name, 8.0 * kN, {kN * 4, kN * 4}, {{0, 8.0f}}, [&](Buffers& b) {
     f(b[0].f(), b[1].f(), int64_t(kN), g_stream);
     return int(TL_OK);
-  };
-  if (!measure(state, name, op, ref.fn(), t)) return;
-  report_time(state, t);
-  bandwidth_counters(state, t, bytes);
+  });
 }
 
-void BM_SwiGlu(State& state, const std::string& name, int64_t arg) {
+void BM_SwiGlu(State& state, const std::string& name, int64_t) {
   auto* f = TL_FN(tl_swiglu_f32_dev);
   if (!f) return (void)not_run(state, name, missing("tl_swiglu_f32_dev"));
-  const double bytes = 12.0 * kN;
-  Buffers b{kN * 4, kN * 4, kN * 4};
-  CopyRef ref(bytes);
-  if (!b.error.empty() || !ref.buf.error.empty()) return (void)not_run(state, name, b.error + ref.buf.error);
-  if (!fill(state, name, {{&b[0], 8.0f}, {&b[1], 2.0f}})) return;
-  Timing t;
-  auto op = [&] {
+  bandwidth_bench(state, name, 12.0 * kN, {kN * 4, kN * 4, kN * 4}, {{0, 8.0f}, {1, 2.0f}}, [&](Buffers& b) {
     f(b[0].f(), b[1].f(), b[2].f(), int64_t(kN), g_stream);
     return int(TL_OK);
-  };
-  if (!measure(state, name, op, ref.fn(), t)) return;
-  report_time(state, t);
-  bandwidth_counters(state, t, bytes);
+  });
 }
 
 // tensor.h's Add (the catalog's op), both operands of y's shape: no broadcast.
-void BM_Add(State& state, const std::string& name, int64_t arg) {
+void BM_Add(State& state, const std::string& name, int64_t) {
   auto* f = TL_FN(tl_add_broadcast_f32_dev);
   if (!f) return (void)not_run(state, name, missing("tl_add_broadcast_f32_dev"));
-  const double bytes = 12.0 * kN;
-  Buffers b{kN * 4, kN * 4, kN * 4};
-  CopyRef ref(bytes);
-  if (!b.error.empty() || !ref.buf.error.empty()) return (void)not_run(state, name, b.error + ref.buf.error);
-  if (!fill(state, name, {{&b[0], 4.0f}, {&b[1], 4.0f}})) return;
-  const int64_t shape[2] = {kRows, kCols};
-  Timing t;
-  auto op = [&] { return int(f(b[0].f(), shape, 2, b[1].f(), shape, 2, b[2].f(), shape, 2, g_stream)); };
-  if (!measure(state, name, op, ref.fn(), t)) return;
-  report_time(state, t);
-  bandwidth_counters(state, t, bytes);
+  bandwidth_bench(state, name, 12.0 * kN, {kN * 4, kN * 4, kN * 4}, {{0, 4.0f}, {1, 4.0f}}, [&](Buffers& b) {
+    return int(f(b[0].f(), kShape, 2, b[1].f(), kShape, 2, b[2].f(), kShape, 2, g_stream));
+  });
 }
 
 // pos.h's Rope in place (y == x) on [T = 65536, H = 32, D = 128], positions
 // 0..T-1, the cache of as many rows (base 500000): x read and written, the
 // cache and the positions read once.
-void BM_Rope(State& state, const std::string& name, int64_t arg) {
+void BM_Rope(State& state, const std::string& name, int64_t) {
   auto* f = TL_FN(tl_rope_apply_f32_dev);
   auto* cache_fn = TL_FN(tl_rope_cache_f32_dev);
   if (!f || !cache_fn)
     return (void)not_run(state, name, missing(f ? "tl_rope_cache_f32_dev" : "tl_rope_apply_f32_dev"));
   const int64_t T = kRows, H = 32, D = 128;
-  const double bytes = 8.0 * kN + 4.0 * T * D + 4.0 * T;
-  Buffers b{kN * 4, size_t(T) * D * 4, size_t(T) * 4};
-  CopyRef ref(bytes);
-  if (!b.error.empty() || !ref.buf.error.empty()) return (void)not_run(state, name, b.error + ref.buf.error);
-  if (!fill(state, name, {{&b[0], 2.0f}})) return;
-  cudaError_t e = fill_iota(b[2].i(), size_t(T), g_stream);
-  if (e != cudaSuccess) return (void)not_run(state, name, "filling the positions: " + cuda_error(e));
-  if (cache_fn(b[1].f(), T, D, 500000.0f, g_stream) != TL_OK)
-    return (void)not_run(state, name, "tl_rope_cache_f32_dev refused: " + tl_error());
-  if ((e = cudaStreamSynchronize(g_stream)) != cudaSuccess)
-    return (void)not_run(state, name, "making the cache: " + cuda_error(e));
-  Timing t;
-  auto op = [&] { return int(f(b[0].f(), b[0].f(), b[2].i(), T, H, D, D, b[1].f(), T, 0, g_stream)); };
-  if (!measure(state, name, op, ref.fn(), t)) return;
-  report_time(state, t);
-  bandwidth_counters(state, t, bytes);
+  auto prepare = [&](Buffers& b) -> std::string {
+    cudaError_t e = fill_iota(b[2].i(), size_t(T), g_stream);
+    if (e != cudaSuccess) return "filling the positions: " + cuda_error(e);
+    if (cache_fn(b[1].f(), T, D, 500000.0f, g_stream) != TL_OK) return "tl_rope_cache_f32_dev refused: " + tl_error();
+    if ((e = cudaStreamSynchronize(g_stream)) != cudaSuccess) return "making the cache: " + cuda_error(e);
+    return "";
+  };
+  bandwidth_bench(
+      state, name, 8.0 * kN + 4.0 * T * D + 4.0 * T, {kN * 4, size_t(T) * D * 4, size_t(T) * 4}, {{0, 2.0f}},
+      [&](Buffers& b) { return int(f(b[0].f(), b[0].f(), b[2].i(), T, H, D, D, b[1].f(), T, 0, g_stream)); }, prepare);
 }
-
 // cuBLAS, dlopen'ed: the functions the Matmul benchmark calls.
 struct Cublas {
   void* h = nullptr;
@@ -440,7 +405,7 @@ void BM_Matmul(State& state, const std::string& name, int64_t arg) {
   const int64_t M = arg, N = M, K = M;
   Buffers b{size_t(M * K) * 4, size_t(N * K) * 4, size_t(M * N) * 4, size_t(M * N) * 4};
   if (!b.error.empty()) return (void)not_run(state, name, b.error);
-  if (!fill(state, name, {{&b[0], 1.0f}, {&b[1], 1.0f}})) return;
+  if (!fill(state, name, b, {{0, 1.0f}, {1, 1.0f}})) return;
   cublasHandle_t handle = nullptr;
   if (cublas.create(&handle) != CUBLAS_STATUS_SUCCESS) return (void)not_run(state, name, "cublasCreate failed");
   struct Destroy {
@@ -493,23 +458,18 @@ void BM_Matmul(State& state, const std::string& name, int64_t arg) {
 // Decode: Sdpa with one query per head over Sk cached keys (no mask, causal
 // 0: a decode query sees every key), GQA 32 over 8 KV heads. The bytes are K
 // and V, read once: what a decode step cannot avoid.
-void BM_Decode(State& state, const std::string& name, int64_t arg) {
+void BM_Decode(State& state, const std::string& name, int64_t B) {
   auto* f = TL_FN(tl_sdpa_f32_dev);
   if (!f) return (void)not_run(state, name, missing("tl_sdpa_f32_dev"));
-  const int64_t B = arg, H = 32, KV = 8, Sk = 4096, D = 128;
+  const int64_t H = 32, KV = 8, Sk = 4096, D = 128;
   const size_t q = size_t(B * H * D), kv = size_t(B * KV * Sk * D);
-  const double kv_bytes = 2.0 * 4.0 * double(kv);
-  Buffers b{q * 4, kv * 4, kv * 4, q * 4};
-  CopyRef ref(kv_bytes);
-  if (!b.error.empty() || !ref.buf.error.empty()) return (void)not_run(state, name, b.error + ref.buf.error);
-  if (!fill(state, name, {{&b[0], 1.0f}, {&b[1], 1.0f}, {&b[2], 1.0f}})) return;
-  Timing t;
-  auto op = [&] {
-    return int(f(b[0].f(), b[1].f(), b[2].f(), nullptr, b[3].f(), B, H, KV, 1, Sk, D, 0, TL_ATTN_MASK_NONE, g_stream));
-  };
-  if (!measure(state, name, op, ref.fn(), t)) return;
-  report_time(state, t);
-  bandwidth_counters(state, t, kv_bytes, "kv_GBps");
+  bandwidth_bench(
+      state, name, 2.0 * 4.0 * double(kv), {q * 4, kv * 4, kv * 4, q * 4}, {{0, 1.0f}, {1, 1.0f}, {2, 1.0f}},
+      [&](Buffers& b) {
+        return int(
+            f(b[0].f(), b[1].f(), b[2].f(), nullptr, b[3].f(), B, H, KV, 1, Sk, D, 0, TL_ATTN_MASK_NONE, g_stream));
+      },
+      nullptr, "kv_GBps");
 }
 
 // Prefill: FlashAttention, causal, Sq = Sk = T, 32 query and 32 KV heads.
@@ -520,7 +480,7 @@ void BM_FlashPrefill(State& state, const std::string& name, int64_t arg) {
   const size_t n = size_t(B * H * T * D);
   Buffers b{n * 4, n * 4, n * 4, n * 4};
   if (!b.error.empty()) return (void)not_run(state, name, b.error);
-  if (!fill(state, name, {{&b[0], 1.0f}, {&b[1], 1.0f}, {&b[2], 1.0f}})) return;
+  if (!fill(state, name, b, {{0, 1.0f}, {1, 1.0f}, {2, 1.0f}})) return;
   Timing t;
   auto op = [&] {
     return int(f(b[0].f(), b[1].f(), b[2].f(), nullptr, b[3].f(), B, H, H, T, T, D, 1, TL_ATTN_MASK_NONE, g_stream));
