@@ -71,7 +71,8 @@ note() { # VERDICT STEP WHY
 step() {
   local name=$1 budget=$2 log=$3
   shift 3
-  local left=$((total - SECONDS))
+  # timeout's grace before SIGKILL (10 s) comes out of what is left too.
+  local left=$((total - SECONDS - 10))
   limit=$((budget < left ? budget : left))
   if ((limit < 10)); then
     rc=-1
@@ -171,7 +172,7 @@ if [[ ! -x $here/bin/konform_cuda_bench ]]; then
 else
   # The benchmark starts nothing new past its deadline, so that a slow kernel
   # costs the benchmarks after it, not the whole JSON file.
-  left=$((total - SECONDS))
+  left=$((total - SECONDS - 10))
   cap=$((100 < left ? 100 : left))
   step benchmarks 100 "$reports/cuda-bench.log" "$here/bin/konform_cuda_bench" --konform_library="$lib" \
     --konform_seconds=0.5 --konform_deadline_s=$((cap > 50 ? cap - 40 : 10)) --benchmark_out="$reports/cuda-bench.json" \
