@@ -1,40 +1,82 @@
 #!/usr/bin/env bash
-# The cuda backend on a machine with a GPU (docs/cuda.md): builds konform with
-# KONFORM_CUDA=ON into build-cuda/ (nvcc required; only what the check needs),
-# then checks the cuda backend against the oracle, writing
-# reports/cuda.json (.xml, .html beside it), and runs the ctests cuda.*
-# Sized for a 10-minute device slot: on 16 cores the build takes a few
-# minutes from cold; the check itself is unmeasured (expected: a minute or two).
-# Exit: konform's status (0 conforms, 1 a finding, 3 NOT RUN: no usable
-# device), or ctest's when the check conformed.
-#   usage: bash ci/cuda-check.sh [extra konform check options, e.g. --cases 1000]
+# The one command for a machine with a GPU (docs/cuda.md): runs a bundle's
+# check.sh (ci/cuda-bundle-check.sh: unit tests, the whole catalog on cuda and
+# cuda:device, compute-sanitizer, the benchmarks, inside 8 minutes), writing
+# into reports/ (REPORT_DIR) at the root of this tree. Which bundle:
+#   --bundle DIR      that one;
+#   else, in a full build environment (nvcc, cmake, ninja and the Debian
+#   packages the build needs, ci/install-deps.sh): this tree built into
+#   KONFORM_BUILD_DIR (default build-cuda/, -DKONFORM_CUDA=ON, benchmarks on)
+#   and packed into its cuda-bundle/ by ci/cuda-bundle.sh, so that what runs
+#   is what this tree holds;
+#   else the bundle found next to this script: build/cuda-bundle,
+#   build-cuda/cuda-bundle or cuda-bundle at the root of the tree (a GPU
+#   machine with none of the Debian libraries: pack the bundle elsewhere with
+#   bash ci/cuda-bundle.sh and copy it there).
+# Exit: check.sh's (0 everything ran and conformed, 1 a finding, 2 a command
+# refused, 3 something not run: 3 alone when there is no usable device), or 2
+# when there is no bundle and none can be built here.
+#   usage: bash ci/cuda-check.sh [--bundle DIR] [konform check options, e.g. --cases 100]
 set -uo pipefail
-cd "$(dirname "$0")/.."
-jobs=$(nproc)
-nvcc_args=()
-if ! command -v nvcc >/dev/null && [[ -z ${CUDACXX:-} && -x /usr/local/cuda/bin/nvcc ]]; then
-  nvcc_args=(-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc)
+root=$(cd "$(dirname "$0")/.." && pwd)
+bundle=
+if [[ ${1:-} == --bundle ]]; then
+  bundle=${2:?usage: cuda-check.sh --bundle DIR [konform check options]}
+  shift 2
+elif [[ ${1:-} == --bundle=* ]]; then
+  bundle=${1#--bundle=}
+  shift
 fi
-command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv
+export REPORT_DIR=${REPORT_DIR:-$root/reports}
 
-set -e
-cmake -S . -B build-cuda -G Ninja -DCMAKE_BUILD_TYPE=Release -DKONFORM_CUDA=ON -DKONFORM_BENCH=OFF \
-  -DKONFORM_MUTANTS=OFF "${nvcc_args[@]}"
-cmake --build build-cuda -j"$jobs" --target konform tl_cuda konform_cuda_symbols_test konform_cuda_refusals_test \
-  konform_cuda_emulated
-set +e
+# nvcc, cmake, ninja and the packages whose CMake files the configure step
+# requires (CMakeLists.txt's find_package calls).
+full_build_environment() {
+  local nvcc=${CUDACXX:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+  [[ -x $nvcc ]] && command -v cmake >/dev/null && command -v ninja >/dev/null && command -v dpkg-query >/dev/null ||
+    return 1
+  local p
+  for p in libhwy-dev nlohmann-json3-dev libboost-dev libgtest-dev librapidcheck-dev libbenchmark-dev; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || return 1
+  done
+}
 
-mkdir -p reports
-# Every op of the catalog: those libtl_cuda does not export are SKIP
-# (unsupported), so the list of its ops lives in its sources alone (TL_CUDA_EXPORT).
-./build-cuda/cli/konform check --backend cuda \
-  --report reports/cuda.json --junit reports/cuda.xml --html reports/cuda.html "$@"
-status=$?
-echo "konform check --backend cuda: exit $status (0 conforms, 1 findings, 3 not run)"
-# cuda.symbols, cuda.check (the whole catalog on cuda; skipped, exit 77, without a device),
-# cuda.refusals and cuda.refusals_emulated; the label's plugin.cuda_emulated* need no GPU and
-# are left to ci/test.sh.
-ctest --test-dir build-cuda --output-on-failure -R '^cuda\.'
-ctest_status=$?
-[[ $status -ne 0 ]] && exit "$status"
-exit "$ctest_status"
+if [[ -z $bundle ]] && full_build_environment; then
+  b=$(realpath -m "${KONFORM_BUILD_DIR:-$root/build-cuda}")
+  nvcc_args=()
+  if ! command -v nvcc >/dev/null && [[ -z ${CUDACXX:-} && -x /usr/local/cuda/bin/nvcc ]]; then
+    nvcc_args=(-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc)
+  fi
+  echo "cuda-check: a full build environment: building $b and its bundle"
+  mkdir -p "$b"
+  if ! cmake -S "$root" -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKONFORM_CUDA=ON -DKONFORM_BENCH=ON \
+    -DKONFORM_MUTANTS=OFF "${nvcc_args[@]}" >"$b/configure.log" 2>&1; then
+    tail -20 "$b/configure.log"
+    echo "cuda-check: configuring $b failed (log: $b/configure.log)" >&2
+    exit 2
+  fi
+  if ! KONFORM_BUILD_DIR=$b bash "$root/ci/cuda-bundle.sh" "$b/cuda-bundle"; then
+    echo "cuda-check: building or packing the bundle failed" >&2
+    exit 2
+  fi
+  bundle=$b/cuda-bundle
+elif [[ -z $bundle ]]; then
+  for d in "$root/build/cuda-bundle" "$root/build-cuda/cuda-bundle" "$root/cuda-bundle"; do
+    if [[ -x $d/check.sh ]]; then
+      bundle=$d
+      break
+    fi
+  done
+  if [[ -z $bundle ]]; then
+    echo "cuda-check: no bundle (build/cuda-bundle, build-cuda/cuda-bundle, cuda-bundle) and no build environment" \
+      "here (nvcc, cmake, ninja and ci/install-deps.sh's packages): pack one with bash ci/cuda-bundle.sh where" \
+      "konform builds, copy it here, and run bash ci/cuda-check.sh --bundle DIR" >&2
+    exit 2
+  fi
+fi
+if [[ ! -x $bundle/check.sh ]]; then
+  echo "cuda-check: $bundle is not a bundle (no check.sh)" >&2
+  exit 2
+fi
+echo "cuda-check: running $bundle/check.sh ($(sed -n 's/^commit: //p' "$bundle/BUILD-INFO" 2>/dev/null || echo "no BUILD-INFO"))"
+exec "$bundle/check.sh" "$@"
