@@ -1,8 +1,9 @@
-/* tinyllm/cuda/elementwise.h: the device-pointer twins of tinyllm/elementwise.h in libtl_cuda.
+/* tinyllm/cuda/elementwise.h: the device-pointer twins of tinyllm/elementwise.h
+ * (generated from it by ci/op_tables.py).
  *
- * Each tl_X_dev takes tl_X's parameters, whose semantics tinyllm/elementwise.h gives,
- * plus the stream its work is enqueued on; the contract (device pointers for
- * tensor data, host pointers for parameters, asynchrony) is
+ * Each tl_X_dev takes tl_X's parameters, whose semantics tinyllm/elementwise.h
+ * gives, plus the stream its work is enqueued on; the contract (device
+ * pointers for tensor data, host pointers for parameters, asynchrony) is
  * tinyllm/cuda/stream.h's. */
 #ifndef TINYLLM_CUDA_ELEMENTWISE_H
 #define TINYLLM_CUDA_ELEMENTWISE_H
