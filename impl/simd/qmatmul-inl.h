@@ -93,6 +93,50 @@ HWY_INLINE void Q4KScales(const uint8_t* b, float* dsc, float* dm) {
   }
 }
 
+// Q4KScales of the super-blocks at b[0..3] (four rows of W) into
+// sd[n][0..8) (d * sc) and sd[n][8..16) (dmin * m): with 16 lanes the four
+// 16-byte heads share one vector (a 128-bit lane each), so the 6-bit fields
+// of all four are unpacked by byte shuffles, shifts and masks at once, where
+// Q4KScales takes a score of scalar operations a row. The same exact
+// products d * sc and dmin * m; elsewhere Q4KScales a row at a time.
+HWY_INLINE void Q4KScales4(const uint8_t* const* b, float (*sd)[16]) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  if constexpr (hn::MaxLanes(QTag()) == 16) {
+    __m512i v = _mm512_castsi128_si512(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b[0])));
+    v = _mm512_inserti32x4(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(b[1])), 1);
+    v = _mm512_inserti32x4(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(b[2])), 2);
+    v = _mm512_inserti32x4(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(b[3])), 3);
+    // A head: d, dmin (bytes 0-3), scales[12] (bytes 4-15). Out, per lane:
+    // bytes 0-7 sc_j, 8-15 m_j. Low bits: scales[j] & 63 (sc, j < 4),
+    // scales[j + 4] & 15 (sc, j >= 4), scales[j + 4] & 63 (m, j < 4),
+    // scales[j + 4] >> 4 (m, j >= 4); high bits (j >= 4): scales[j - 4] >> 6
+    // (sc) and scales[j] >> 6 (m), as bits 4-5.
+    const __m512i lo_idx = _mm512_broadcast_i32x4(_mm_setr_epi8(4, 5, 6, 7, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15));
+    const __m512i hi_idx = _mm512_broadcast_i32x4(_mm_setr_epi8(-1, -1, -1, -1, 4, 5, 6, 7, -1, -1, -1, -1, 8, 9, 10, 11));
+    const __m512i lo_mask = _mm512_broadcast_i32x4(_mm_setr_epi8(63, 63, 63, 63, 15, 15, 15, 15, 63, 63, 63, 63, 15, 15, 15, 15));
+    const __m512i lo = _mm512_shuffle_epi8(v, lo_idx);
+    const __m512i low = _mm512_and_si512(_mm512_mask_blend_epi8(0xF000F000F000F000ull, lo, _mm512_srli_epi16(lo, 4)), lo_mask);
+    const __m512i high = _mm512_and_si512(_mm512_srli_epi16(_mm512_shuffle_epi8(v, hi_idx), 2), _mm512_set1_epi8(0x30));
+    const __m512i q = _mm512_or_si512(low, high);
+    // d, dmin of row n: words 8n and 8n + 1 of v, gathered and converted.
+    const __m512i w_idx = _mm512_setr_epi32(0x00010000, 0x00090008, 0x00110010, 0x00190018, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    const __m512 dd = _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutexvar_epi16(w_idx, v)));
+    const __m512i half = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
+    const __m512 f0 = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm512_castsi512_si128(q)));
+    const __m512 f1 = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(q, 1)));
+    const __m512 f2 = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(q, 2)));
+    const __m512 f3 = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(q, 3)));
+    const __m512i two = _mm512_set1_epi32(2);
+    _mm512_store_ps(sd[0], _mm512_mul_ps(_mm512_permutexvar_ps(half, dd), f0));
+    _mm512_store_ps(sd[1], _mm512_mul_ps(_mm512_permutexvar_ps(_mm512_add_epi32(half, two), dd), f1));
+    _mm512_store_ps(sd[2], _mm512_mul_ps(_mm512_permutexvar_ps(_mm512_add_epi32(half, _mm512_set1_epi32(4)), dd), f2));
+    _mm512_store_ps(sd[3], _mm512_mul_ps(_mm512_permutexvar_ps(_mm512_add_epi32(half, _mm512_set1_epi32(6)), dd), f3));
+    return;
+  }
+#endif
+  for (int64_t n = 0; n < 4; ++n) Q4KScales(b[n], sd[n], sd[n] + 8);
+}
+
 // Lanes(d) bytes from p as int32 lanes.
 template <class D>
 HWY_INLINE hn::Vec<hn::Rebind<int32_t, D>> Bytes32(D d, const uint8_t* p) {
@@ -141,6 +185,9 @@ HWY_NOINLINE void QTile(const float* HWY_RESTRICT x, int64_t ldx, const QuantWei
   const hn::Rebind<int32_t, QTag> di;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   constexpr bool kQ4K = F == QFormat::q4_k;
+  // 16 lanes (AVX-512): Nibbles is one table lookup, and the bytes of both
+  // nibbles are widened once.
+  constexpr bool kWide = hn::MaxLanes(QTag()) == 16 && HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3;
   const MinTag d8;
   const int64_t L8 = static_cast<int64_t>(hn::Lanes(d8));
   V total[MR][NR];
@@ -193,32 +240,62 @@ HWY_NOINLINE void QTile(const float* HWY_RESTRICT x, int64_t ldx, const QuantWei
           dq[n] = hn::Set(d, scale);
           table[n] = NibbleTable(d, scale, 8);
         }
-        block(kb, [&](int64_t n, int64_t j) {
-          return Nibbles(d, Bytes32(d, row[n] + off + 2 + (j & 15)), j >= 16, table[n], dq[n], 8);
-        });
+        if constexpr (kWide) {  // the 16 bytes widened once for both nibbles
+          hn::Vec<hn::Rebind<int32_t, QTag>> bytes[NR];
+          for (int64_t n = 0; n < NR; ++n) bytes[n] = Bytes32(d, row[n] + off + 2);
+          block(kb, [&](int64_t n, int64_t j) { return Nibbles(d, bytes[n], j >= 16, table[n], dq[n], 8); });
+        } else {
+          block(kb, [&](int64_t n, int64_t j) {
+            return Nibbles(d, Bytes32(d, row[n] + off + 2 + (j & 15)), j >= 16, table[n], dq[n], 8);
+          });
+        }
       }
     } else {
       const int64_t off = k0 / 256 * 144;
-      HWY_ALIGN float dsc[NR][8], dm[NR][8];
+      HWY_ALIGN float sd[NR][16];  // per row: d * sc of the 8 sub-blocks, then dmin * m
+      const uint8_t* head[NR];
       for (int64_t n = 0; n < NR; ++n) {
+        head[n] = row[n] + off;
         hwy::Prefetch(row[n] + off + 576);
         hwy::Prefetch(row[n] + off + 640);
-        Q4KScales(row[n] + off, dsc[n], dm[n]);
       }
-      for (int64_t s = 0; s < 8; ++s) {
-        V scale[NR], table[NR];
-        for (int64_t n = 0; n < NR; ++n) {
-          scale[n] = hn::Set(d, dsc[n][s]);
-          table[n] = NibbleTable(d, dsc[n][s], 0);
+      if constexpr (NR == 4) {
+        Q4KScales4(head, sd);
+      } else {
+        for (int64_t n = 0; n < NR; ++n) Q4KScales(head[n], sd[n], sd[n] + 8);
+      }
+      if constexpr (kWide) {
+        // A pair of sub-blocks at a time: 32 bytes of each row, widened once,
+        // the low nibbles sub-block 2p, the high ones 2p + 1.
+        for (int64_t p = 0; p < 4; ++p) {
+          hn::Vec<hn::Rebind<int32_t, QTag>> bytes[NR][2];
+          V table[NR];
+          for (int64_t n = 0; n < NR; ++n) {
+            bytes[n][0] = Bytes32(d, row[n] + off + 16 + 32 * p);
+            bytes[n][1] = Bytes32(d, row[n] + off + 32 + 32 * p);
+            table[n] = NibbleTable(d, sd[n][2 * p], 0);
+          }
+          block(k0 + 64 * p, [&](int64_t n, int64_t j) { return Nibbles(d, bytes[n][j / 16], false, table[n], table[n], 0); });
+          for (int64_t n = 0; n < NR; ++n) table[n] = NibbleTable(d, sd[n][2 * p + 1], 0);
+          block(k0 + 64 * p + 32, [&](int64_t n, int64_t j) { return Nibbles(d, bytes[n][j / 16], true, table[n], table[n], 0); });
         }
-        block(k0 + 32 * s, [&](int64_t n, int64_t j) {
-          return Nibbles(d, Bytes32(d, row[n] + off + 16 + 32 * (s / 2) + j), (s & 1) != 0, table[n], scale[n], 0);
-        });
+      } else {
+        for (int64_t s = 0; s < 8; ++s) {
+          V scale[NR], table[NR];
+          for (int64_t n = 0; n < NR; ++n) {
+            scale[n] = hn::Set(d, sd[n][s]);
+            table[n] = NibbleTable(d, sd[n][s], 0);
+          }
+          block(k0 + 32 * s, [&](int64_t n, int64_t j) {
+            return Nibbles(d, Bytes32(d, row[n] + off + 16 + 32 * (s / 2) + j), (s & 1) != 0, table[n], scale[n], 0);
+          });
+        }
       }
       for (int64_t p = 0; p < kMinPieces; ++p)
         for (int64_t m = 0; m < MR; ++m) {
           const auto s8 = hn::LoadU(d8, sx + m * (K / 32) + k0 / 32 + p * L8);
-          for (int64_t n = 0; n < NR; ++n) mins[m][n][p] = hn::MulAdd(hn::Load(d8, dm[n] + p * L8), s8, mins[m][n][p]);
+          for (int64_t n = 0; n < NR; ++n)
+            mins[m][n][p] = hn::MulAdd(hn::Load(d8, sd[n] + 8 + p * L8), s8, mins[m][n][p]);
         }
     }
     for (int64_t m = 0; m < MR; ++m)
