@@ -175,6 +175,10 @@ HWY_INLINE hn::Vec<D> NibbleTable(D d, float scale, int32_t offset) {
   return hn::Mul(hn::Sub(hn::Iota(d, 0.0f), hn::Set(d, static_cast<float>(offset))), hn::Set(d, scale));
 }
 
+// Tiles of rows of W between the one read and the one prefetched (2 ran
+// no faster than 1).
+constexpr int64_t kQAhead = 1;
+
 // y[m][n0 .. n0 + NR) for MR rows of x (row stride ldx) and NR rows of W
 // from n0; sx: Q4_K's sub-block sums of x (row stride K / 32).
 template <QFormat F, int64_t MR, int64_t NR>
@@ -199,7 +203,14 @@ HWY_NOINLINE void QTile(const float* HWY_RESTRICT x, int64_t ldx, const QuantWei
     }
   const uint8_t* row[NR];
   for (int64_t n = 0; n < NR; ++n) row[n] = w.Block(n0 + n, 0);
-  for (int64_t k0 = 0; k0 < K; k0 += kQGroup) {
+  // The NR rows are contiguous in W, and so are the next tile's: each group
+  // prefetches its share of the tile kQAhead tiles on, a line at a time (the
+  // hardware's prefetcher, given four interleaved streams, fell behind).
+  constexpr int64_t kGroupBytes = kQGroup / QuantWeights<F>::kValues * QuantWeights<F>::kBytes;
+  const int64_t row_bytes = K / QuantWeights<F>::kValues * QuantWeights<F>::kBytes;
+  const uint8_t* ahead = row[0] + kQAhead * NR * row_bytes;
+  for (int64_t k0 = 0; k0 < K; k0 += kQGroup, ahead += NR * kGroupBytes) {
+    for (int64_t i = 0; i < NR * kGroupBytes; i += 64) hwy::Prefetch(ahead + i);
     const int64_t k1 = std::min(K, k0 + kQGroup);
     V acc[MR][NR];
     for (int64_t m = 0; m < MR; ++m)
@@ -221,7 +232,6 @@ HWY_NOINLINE void QTile(const float* HWY_RESTRICT x, int64_t ldx, const QuantWei
         const int64_t off = kb / 32 * 34;
         V dq[NR];
         for (int64_t n = 0; n < NR; ++n) {
-          hwy::Prefetch(row[n] + off + 1024);
           dq[n] = hn::Set(d, ScaleF16(row[n] + off));
         }
         const hn::Rebind<int8_t, QTag> d8s;
@@ -235,7 +245,6 @@ HWY_NOINLINE void QTile(const float* HWY_RESTRICT x, int64_t ldx, const QuantWei
         const int64_t off = kb / 32 * 18;
         V dq[NR], table[NR];
         for (int64_t n = 0; n < NR; ++n) {
-          hwy::Prefetch(row[n] + off + 576);
           const float scale = ScaleF16(row[n] + off);
           dq[n] = hn::Set(d, scale);
           table[n] = NibbleTable(d, scale, 8);
@@ -256,8 +265,6 @@ HWY_NOINLINE void QTile(const float* HWY_RESTRICT x, int64_t ldx, const QuantWei
       const uint8_t* head[NR];
       for (int64_t n = 0; n < NR; ++n) {
         head[n] = row[n] + off;
-        hwy::Prefetch(row[n] + off + 576);
-        hwy::Prefetch(row[n] + off + 640);
       }
       if constexpr (NR == 4) {
         Q4KScales4(head, sd);
