@@ -66,6 +66,24 @@ HWY_INLINE float ScaleF16(const uint8_t* p) {
 #endif
 }
 
+// The eight f16 scales of a whole group of Q4_0 blocks from b (18 bytes
+// apart, all in the group's first 128 bytes) into sc: with 16 lanes two
+// loads, one word permute and one conversion, where each block took a
+// scalar load, a move to a vector, a conversion and a broadcast.
+HWY_INLINE void Q4_0GroupScales(const uint8_t* b, float* sc) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  if constexpr (hn::MaxLanes(QTag()) == 16) {
+    const __m512i lo = _mm512_loadu_si512(b), hi = _mm512_loadu_si512(b + 64);
+    const __m512i idx = _mm512_setr_epi32(0x00090000, 0x001b0012, 0x002d0024, 0x003f0036, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                          0, 0, 0);
+    const __m512i words = _mm512_permutex2var_epi16(lo, idx, hi);
+    _mm256_store_ps(sc, _mm512_castps512_ps256(_mm512_cvtph_ps(_mm512_castsi512_si256(words))));
+    return;
+  }
+#endif
+  for (int64_t i = 0; i < 8; ++i) sc[i] = ScaleF16(b + 18 * i);
+}
+
 // Q4_K: the eight sub-block scales d * sc and mins dmin * m of a super-block
 // (exact: 11 x 6 significant bits). The 6-bit fields are unpacked four at a
 // time from 32-bit words of scales[12] (tinyllm/quant.h's layout: byte j of
@@ -240,6 +258,27 @@ HWY_NOINLINE void QTile(const float* HWY_RESTRICT x, int64_t ldx, const QuantWei
           return hn::Mul(hn::ConvertTo(d, q), dq[n]);
         });
       }
+    } else if constexpr (F == QFormat::q4_0 && kWide) {
+      // A whole group's scales at once (a shorter last group block by block).
+      HWY_ALIGN float sc[NR][8];
+      for (int64_t n = 0; n < NR; ++n) {
+        const uint8_t* g = row[n] + k0 / 32 * 18;
+        if (k1 - k0 == kQGroup) {
+          Q4_0GroupScales(g, sc[n]);
+        } else {
+          for (int64_t i = 0; i < (k1 - k0) / 32; ++i) sc[n][i] = ScaleF16(g + 18 * i);
+        }
+      }
+      for (int64_t kb = k0; kb < k1; kb += 32) {
+        const int64_t off = kb / 32 * 18;
+        V table[NR];
+        hn::Vec<hn::Rebind<int32_t, QTag>> bytes[NR];  // the 16 bytes widened once for both nibbles
+        for (int64_t n = 0; n < NR; ++n) {
+          table[n] = NibbleTable(d, sc[n][(kb - k0) / 32], 8);
+          bytes[n] = Bytes32(d, row[n] + off + 2);
+        }
+        block(kb, [&](int64_t n, int64_t j) { return Nibbles(d, bytes[n], j >= 16, table[n], table[n], 8); });
+      }
     } else if constexpr (F == QFormat::q4_0) {
       for (int64_t kb = k0; kb < k1; kb += 32) {
         const int64_t off = kb / 32 * 18;
@@ -249,15 +288,9 @@ HWY_NOINLINE void QTile(const float* HWY_RESTRICT x, int64_t ldx, const QuantWei
           dq[n] = hn::Set(d, scale);
           table[n] = NibbleTable(d, scale, 8);
         }
-        if constexpr (kWide) {  // the 16 bytes widened once for both nibbles
-          hn::Vec<hn::Rebind<int32_t, QTag>> bytes[NR];
-          for (int64_t n = 0; n < NR; ++n) bytes[n] = Bytes32(d, row[n] + off + 2);
-          block(kb, [&](int64_t n, int64_t j) { return Nibbles(d, bytes[n], j >= 16, table[n], dq[n], 8); });
-        } else {
-          block(kb, [&](int64_t n, int64_t j) {
-            return Nibbles(d, Bytes32(d, row[n] + off + 2 + (j & 15)), j >= 16, table[n], dq[n], 8);
-          });
-        }
+        block(kb, [&](int64_t n, int64_t j) {
+          return Nibbles(d, Bytes32(d, row[n] + off + 2 + (j & 15)), j >= 16, table[n], dq[n], 8);
+        });
       }
     } else {
       const int64_t off = k0 / 256 * 144;
