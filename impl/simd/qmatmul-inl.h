@@ -84,6 +84,23 @@ HWY_INLINE void Q4_0GroupScales(const uint8_t* b, float* sc) {
   for (int64_t i = 0; i < 8; ++i) sc[i] = ScaleF16(b + 18 * i);
 }
 
+// The same for a whole group of Q8_0 blocks (34 bytes apart, in the group's
+// first 256 bytes): four loads, two word permutes, a blend, one conversion.
+HWY_INLINE void Q8_0GroupScales(const uint8_t* b, float* sc) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  if constexpr (hn::MaxLanes(QTag()) == 16) {
+    const __m512i idx0 = _mm512_setr_epi32(0x00110000, 0x00330022, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    const __m512i idx1 = _mm512_setr_epi32(0, 0, 0x00150004, 0x00370026, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    const __m512i w0 = _mm512_permutex2var_epi16(_mm512_loadu_si512(b), idx0, _mm512_loadu_si512(b + 64));
+    const __m512i w1 = _mm512_permutex2var_epi16(_mm512_loadu_si512(b + 128), idx1, _mm512_loadu_si512(b + 192));
+    const __m512i words = _mm512_mask_blend_epi16(0xF0, w0, w1);
+    _mm256_store_ps(sc, _mm512_castps512_ps256(_mm512_cvtph_ps(_mm512_castsi512_si256(words))));
+    return;
+  }
+#endif
+  for (int64_t i = 0; i < 8; ++i) sc[i] = ScaleF16(b + 34 * i);
+}
+
 // Q4_K: the eight sub-block scales d * sc and mins dmin * m of a super-block
 // (exact: 11 x 6 significant bits). The 6-bit fields are unpacked four at a
 // time from 32-bit words of scales[12] (tinyllm/quant.h's layout: byte j of
@@ -246,12 +263,19 @@ HWY_NOINLINE void QTile(const float* HWY_RESTRICT x, int64_t ldx, const QuantWei
       }
     };
     if constexpr (F == QFormat::q8_0) {
+      HWY_ALIGN float sc[NR][8];
+      for (int64_t n = 0; n < NR; ++n) {
+        const uint8_t* g = row[n] + k0 / 32 * 34;
+        if (kWide && k1 - k0 == kQGroup) {  // a whole group's scales at once
+          Q8_0GroupScales(g, sc[n]);
+        } else {
+          for (int64_t i = 0; i < (k1 - k0) / 32; ++i) sc[n][i] = ScaleF16(g + 34 * i);
+        }
+      }
       for (int64_t kb = k0; kb < k1; kb += 32) {
         const int64_t off = kb / 32 * 34;
         V dq[NR];
-        for (int64_t n = 0; n < NR; ++n) {
-          dq[n] = hn::Set(d, ScaleF16(row[n] + off));
-        }
+        for (int64_t n = 0; n < NR; ++n) dq[n] = hn::Set(d, sc[n][(kb - k0) / 32]);
         const hn::Rebind<int8_t, QTag> d8s;
         block(kb, [&](int64_t n, int64_t j) {
           const auto q = hn::PromoteTo(di, hn::LoadU(d8s, reinterpret_cast<const int8_t*>(row[n] + off + 2 + j)));
