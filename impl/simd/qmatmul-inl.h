@@ -53,6 +53,54 @@ using QTag = hn::ScalableTag<float>;
 using MinTag = hn::CappedTag<float, 8>;  // Q4_K's mins: one lane per sub-block
 constexpr int64_t kMinPieces = 8 / static_cast<int64_t>(hn::MaxLanes(MinTag()));
 
+// The f16 at p as a float: F16C's conversion where the target has it (AVX2
+// and up: one instruction where F16ToF32 takes a dozen and a branch). Both
+// are exact for every finite f16 and keep Inf; a NaN scale makes every
+// product NaN either way (the hardware only sets a signalling NaN's quiet
+// bit, which the first multiply sets too).
+HWY_INLINE float ScaleF16(const uint8_t* p) {
+#if HWY_TARGET <= HWY_AVX2 && HWY_TARGET != HWY_SCALAR && HWY_ARCH_X86
+  return _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(static_cast<int>(LoadF16(p)))));
+#else
+  return F16ToF32(LoadF16(p));
+#endif
+}
+
+// The eight f16 scales of a whole group of Q4_0 blocks from b (18 bytes
+// apart, all in the group's first 128 bytes) into sc: with 16 lanes two
+// loads, one word permute and one conversion, where each block took a
+// scalar load, a move to a vector, a conversion and a broadcast.
+HWY_INLINE void Q4_0GroupScales(const uint8_t* b, float* sc) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  if constexpr (hn::MaxLanes(QTag()) == 16) {
+    const __m512i lo = _mm512_loadu_si512(b), hi = _mm512_loadu_si512(b + 64);
+    const __m512i idx = _mm512_setr_epi32(0x00090000, 0x001b0012, 0x002d0024, 0x003f0036, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                          0, 0, 0);
+    const __m512i words = _mm512_permutex2var_epi16(lo, idx, hi);
+    _mm256_store_ps(sc, _mm512_castps512_ps256(_mm512_cvtph_ps(_mm512_castsi512_si256(words))));
+    return;
+  }
+#endif
+  for (int64_t i = 0; i < 8; ++i) sc[i] = ScaleF16(b + 18 * i);
+}
+
+// The same for a whole group of Q8_0 blocks (34 bytes apart, in the group's
+// first 256 bytes): four loads, two word permutes, a blend, one conversion.
+HWY_INLINE void Q8_0GroupScales(const uint8_t* b, float* sc) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  if constexpr (hn::MaxLanes(QTag()) == 16) {
+    const __m512i idx0 = _mm512_setr_epi32(0x00110000, 0x00330022, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    const __m512i idx1 = _mm512_setr_epi32(0, 0, 0x00150004, 0x00370026, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    const __m512i w0 = _mm512_permutex2var_epi16(_mm512_loadu_si512(b), idx0, _mm512_loadu_si512(b + 64));
+    const __m512i w1 = _mm512_permutex2var_epi16(_mm512_loadu_si512(b + 128), idx1, _mm512_loadu_si512(b + 192));
+    const __m512i words = _mm512_mask_blend_epi16(0xF0, w0, w1);
+    _mm256_store_ps(sc, _mm512_castps512_ps256(_mm512_cvtph_ps(_mm512_castsi512_si256(words))));
+    return;
+  }
+#endif
+  for (int64_t i = 0; i < 8; ++i) sc[i] = ScaleF16(b + 34 * i);
+}
+
 // Q4_K: the eight sub-block scales d * sc and mins dmin * m of a super-block
 // (exact: 11 x 6 significant bits). The 6-bit fields are unpacked four at a
 // time from 32-bit words of scales[12] (tinyllm/quant.h's layout: byte j of
@@ -70,7 +118,7 @@ HWY_INLINE void Q4KScales(const uint8_t* b, float* dsc, float* dm) {
   const MinTag d8;
   const hn::Rebind<int32_t, MinTag> di8;
   const hn::Rebind<uint8_t, MinTag> du8;
-  const auto d = hn::Set(d8, F16ToF32(LoadF16(b))), dmin = hn::Set(d8, F16ToF32(LoadF16(b + 2)));
+  const auto d = hn::Set(d8, ScaleF16(b)), dmin = hn::Set(d8, ScaleF16(b + 2));
   const auto* scb = reinterpret_cast<const uint8_t*>(sc);
   const auto* mb = reinterpret_cast<const uint8_t*>(m);
   const int64_t L8 = static_cast<int64_t>(hn::Lanes(d8));
@@ -78,6 +126,50 @@ HWY_INLINE void Q4KScales(const uint8_t* b, float* dsc, float* dm) {
     hn::Store(hn::Mul(d, hn::ConvertTo(d8, hn::PromoteTo(di8, hn::LoadU(du8, scb + p)))), d8, dsc + p);
     hn::Store(hn::Mul(dmin, hn::ConvertTo(d8, hn::PromoteTo(di8, hn::LoadU(du8, mb + p)))), d8, dm + p);
   }
+}
+
+// Q4KScales of the super-blocks at b[0..3] (four rows of W) into
+// sd[n][0..8) (d * sc) and sd[n][8..16) (dmin * m): with 16 lanes the four
+// 16-byte heads share one vector (a 128-bit lane each), so the 6-bit fields
+// of all four are unpacked by byte shuffles, shifts and masks at once, where
+// Q4KScales takes a score of scalar operations a row. The same exact
+// products d * sc and dmin * m; elsewhere Q4KScales a row at a time.
+HWY_INLINE void Q4KScales4(const uint8_t* const* b, float (*sd)[16]) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  if constexpr (hn::MaxLanes(QTag()) == 16) {
+    __m512i v = _mm512_castsi128_si512(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b[0])));
+    v = _mm512_inserti32x4(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(b[1])), 1);
+    v = _mm512_inserti32x4(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(b[2])), 2);
+    v = _mm512_inserti32x4(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(b[3])), 3);
+    // A head: d, dmin (bytes 0-3), scales[12] (bytes 4-15). Out, per lane:
+    // bytes 0-7 sc_j, 8-15 m_j. Low bits: scales[j] & 63 (sc, j < 4),
+    // scales[j + 4] & 15 (sc, j >= 4), scales[j + 4] & 63 (m, j < 4),
+    // scales[j + 4] >> 4 (m, j >= 4); high bits (j >= 4): scales[j - 4] >> 6
+    // (sc) and scales[j] >> 6 (m), as bits 4-5.
+    const __m512i lo_idx = _mm512_broadcast_i32x4(_mm_setr_epi8(4, 5, 6, 7, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15));
+    const __m512i hi_idx = _mm512_broadcast_i32x4(_mm_setr_epi8(-1, -1, -1, -1, 4, 5, 6, 7, -1, -1, -1, -1, 8, 9, 10, 11));
+    const __m512i lo_mask = _mm512_broadcast_i32x4(_mm_setr_epi8(63, 63, 63, 63, 15, 15, 15, 15, 63, 63, 63, 63, 15, 15, 15, 15));
+    const __m512i lo = _mm512_shuffle_epi8(v, lo_idx);
+    const __m512i low = _mm512_and_si512(_mm512_mask_blend_epi8(0xF000F000F000F000ull, lo, _mm512_srli_epi16(lo, 4)), lo_mask);
+    const __m512i high = _mm512_and_si512(_mm512_srli_epi16(_mm512_shuffle_epi8(v, hi_idx), 2), _mm512_set1_epi8(0x30));
+    const __m512i q = _mm512_or_si512(low, high);
+    // d, dmin of row n: words 8n and 8n + 1 of v, gathered and converted.
+    const __m512i w_idx = _mm512_setr_epi32(0x00010000, 0x00090008, 0x00110010, 0x00190018, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    const __m512 dd = _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutexvar_epi16(w_idx, v)));
+    const __m512i half = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
+    const __m512 f0 = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm512_castsi512_si128(q)));
+    const __m512 f1 = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(q, 1)));
+    const __m512 f2 = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(q, 2)));
+    const __m512 f3 = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(q, 3)));
+    const __m512i two = _mm512_set1_epi32(2);
+    _mm512_store_ps(sd[0], _mm512_mul_ps(_mm512_permutexvar_ps(half, dd), f0));
+    _mm512_store_ps(sd[1], _mm512_mul_ps(_mm512_permutexvar_ps(_mm512_add_epi32(half, two), dd), f1));
+    _mm512_store_ps(sd[2], _mm512_mul_ps(_mm512_permutexvar_ps(_mm512_add_epi32(half, _mm512_set1_epi32(4)), dd), f2));
+    _mm512_store_ps(sd[3], _mm512_mul_ps(_mm512_permutexvar_ps(_mm512_add_epi32(half, _mm512_set1_epi32(6)), dd), f3));
+    return;
+  }
+#endif
+  for (int64_t n = 0; n < 4; ++n) Q4KScales(b[n], sd[n], sd[n] + 8);
 }
 
 // Lanes(d) bytes from p as int32 lanes.
@@ -118,6 +210,10 @@ HWY_INLINE hn::Vec<D> NibbleTable(D d, float scale, int32_t offset) {
   return hn::Mul(hn::Sub(hn::Iota(d, 0.0f), hn::Set(d, static_cast<float>(offset))), hn::Set(d, scale));
 }
 
+// Tiles of rows of W between the one read and the one prefetched (2 ran
+// no faster than 1).
+constexpr int64_t kQAhead = 1;
+
 // y[m][n0 .. n0 + NR) for MR rows of x (row stride ldx) and NR rows of W
 // from n0; sx: Q4_K's sub-block sums of x (row stride K / 32).
 template <QFormat F, int64_t MR, int64_t NR>
@@ -128,6 +224,9 @@ HWY_NOINLINE void QTile(const float* HWY_RESTRICT x, int64_t ldx, const QuantWei
   const hn::Rebind<int32_t, QTag> di;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   constexpr bool kQ4K = F == QFormat::q4_k;
+  // 16 lanes (AVX-512): Nibbles is one table lookup, and the bytes of both
+  // nibbles are widened once.
+  constexpr bool kWide = hn::MaxLanes(QTag()) == 16 && HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3;
   const MinTag d8;
   const int64_t L8 = static_cast<int64_t>(hn::Lanes(d8));
   V total[MR][NR];
@@ -139,7 +238,14 @@ HWY_NOINLINE void QTile(const float* HWY_RESTRICT x, int64_t ldx, const QuantWei
     }
   const uint8_t* row[NR];
   for (int64_t n = 0; n < NR; ++n) row[n] = w.Block(n0 + n, 0);
-  for (int64_t k0 = 0; k0 < K; k0 += kQGroup) {
+  // The NR rows are contiguous in W, and so are the next tile's: each group
+  // prefetches its share of the tile kQAhead tiles on, a line at a time (the
+  // hardware's prefetcher, given four interleaved streams, fell behind).
+  constexpr int64_t kGroupBytes = kQGroup / QuantWeights<F>::kValues * QuantWeights<F>::kBytes;
+  const int64_t row_bytes = K / QuantWeights<F>::kValues * QuantWeights<F>::kBytes;
+  const uint8_t* ahead = row[0] + kQAhead * NR * row_bytes;
+  for (int64_t k0 = 0; k0 < K; k0 += kQGroup, ahead += NR * kGroupBytes) {
+    for (int64_t i = 0; i < NR * kGroupBytes; i += 64) hwy::Prefetch(ahead + i);
     const int64_t k1 = std::min(K, k0 + kQGroup);
     V acc[MR][NR];
     for (int64_t m = 0; m < MR; ++m)
@@ -157,26 +263,52 @@ HWY_NOINLINE void QTile(const float* HWY_RESTRICT x, int64_t ldx, const QuantWei
       }
     };
     if constexpr (F == QFormat::q8_0) {
+      HWY_ALIGN float sc[NR][8];
+      for (int64_t n = 0; n < NR; ++n) {
+        const uint8_t* g = row[n] + k0 / 32 * 34;
+        if (kWide && k1 - k0 == kQGroup) {  // a whole group's scales at once
+          Q8_0GroupScales(g, sc[n]);
+        } else {
+          for (int64_t i = 0; i < (k1 - k0) / 32; ++i) sc[n][i] = ScaleF16(g + 34 * i);
+        }
+      }
       for (int64_t kb = k0; kb < k1; kb += 32) {
         const int64_t off = kb / 32 * 34;
         V dq[NR];
-        for (int64_t n = 0; n < NR; ++n) {
-          hwy::Prefetch(row[n] + off + 1024);
-          dq[n] = hn::Set(d, F16ToF32(LoadF16(row[n] + off)));
-        }
+        for (int64_t n = 0; n < NR; ++n) dq[n] = hn::Set(d, sc[n][(kb - k0) / 32]);
         const hn::Rebind<int8_t, QTag> d8s;
         block(kb, [&](int64_t n, int64_t j) {
           const auto q = hn::PromoteTo(di, hn::LoadU(d8s, reinterpret_cast<const int8_t*>(row[n] + off + 2 + j)));
           return hn::Mul(hn::ConvertTo(d, q), dq[n]);
         });
       }
+    } else if constexpr (F == QFormat::q4_0 && kWide) {
+      // A whole group's scales at once (a shorter last group block by block).
+      HWY_ALIGN float sc[NR][8];
+      for (int64_t n = 0; n < NR; ++n) {
+        const uint8_t* g = row[n] + k0 / 32 * 18;
+        if (k1 - k0 == kQGroup) {
+          Q4_0GroupScales(g, sc[n]);
+        } else {
+          for (int64_t i = 0; i < (k1 - k0) / 32; ++i) sc[n][i] = ScaleF16(g + 18 * i);
+        }
+      }
+      for (int64_t kb = k0; kb < k1; kb += 32) {
+        const int64_t off = kb / 32 * 18;
+        V table[NR];
+        hn::Vec<hn::Rebind<int32_t, QTag>> bytes[NR];  // the 16 bytes widened once for both nibbles
+        for (int64_t n = 0; n < NR; ++n) {
+          table[n] = NibbleTable(d, sc[n][(kb - k0) / 32], 8);
+          bytes[n] = Bytes32(d, row[n] + off + 2);
+        }
+        block(kb, [&](int64_t n, int64_t j) { return Nibbles(d, bytes[n], j >= 16, table[n], table[n], 8); });
+      }
     } else if constexpr (F == QFormat::q4_0) {
       for (int64_t kb = k0; kb < k1; kb += 32) {
         const int64_t off = kb / 32 * 18;
         V dq[NR], table[NR];
         for (int64_t n = 0; n < NR; ++n) {
-          hwy::Prefetch(row[n] + off + 576);
-          const float scale = F16ToF32(LoadF16(row[n] + off));
+          const float scale = ScaleF16(row[n] + off);
           dq[n] = hn::Set(d, scale);
           table[n] = NibbleTable(d, scale, 8);
         }
@@ -186,26 +318,48 @@ HWY_NOINLINE void QTile(const float* HWY_RESTRICT x, int64_t ldx, const QuantWei
       }
     } else {
       const int64_t off = k0 / 256 * 144;
-      HWY_ALIGN float dsc[NR][8], dm[NR][8];
+      HWY_ALIGN float sd[NR][16];  // per row: d * sc of the 8 sub-blocks, then dmin * m
+      const uint8_t* head[NR];
       for (int64_t n = 0; n < NR; ++n) {
-        hwy::Prefetch(row[n] + off + 576);
-        hwy::Prefetch(row[n] + off + 640);
-        Q4KScales(row[n] + off, dsc[n], dm[n]);
+        head[n] = row[n] + off;
       }
-      for (int64_t s = 0; s < 8; ++s) {
-        V scale[NR], table[NR];
-        for (int64_t n = 0; n < NR; ++n) {
-          scale[n] = hn::Set(d, dsc[n][s]);
-          table[n] = NibbleTable(d, dsc[n][s], 0);
+      if constexpr (NR == 4) {
+        Q4KScales4(head, sd);
+      } else {
+        for (int64_t n = 0; n < NR; ++n) Q4KScales(head[n], sd[n], sd[n] + 8);
+      }
+      if constexpr (kWide) {
+        // A pair of sub-blocks at a time: 32 bytes of each row, widened once,
+        // the low nibbles sub-block 2p, the high ones 2p + 1.
+        for (int64_t p = 0; p < 4; ++p) {
+          hn::Vec<hn::Rebind<int32_t, QTag>> bytes[NR][2];
+          V table[NR];
+          for (int64_t n = 0; n < NR; ++n) {
+            bytes[n][0] = Bytes32(d, row[n] + off + 16 + 32 * p);
+            bytes[n][1] = Bytes32(d, row[n] + off + 32 + 32 * p);
+            table[n] = NibbleTable(d, sd[n][2 * p], 0);
+          }
+          block(k0 + 64 * p, [&](int64_t n, int64_t j) { return Nibbles(d, bytes[n][j / 16], false, table[n], table[n], 0); });
+          for (int64_t n = 0; n < NR; ++n) table[n] = NibbleTable(d, sd[n][2 * p + 1], 0);
+          block(k0 + 64 * p + 32, [&](int64_t n, int64_t j) { return Nibbles(d, bytes[n][j / 16], true, table[n], table[n], 0); });
         }
-        block(k0 + 32 * s, [&](int64_t n, int64_t j) {
-          return Nibbles(d, Bytes32(d, row[n] + off + 16 + 32 * (s / 2) + j), (s & 1) != 0, table[n], scale[n], 0);
-        });
+      } else {
+        for (int64_t s = 0; s < 8; ++s) {
+          V scale[NR], table[NR];
+          for (int64_t n = 0; n < NR; ++n) {
+            scale[n] = hn::Set(d, sd[n][s]);
+            table[n] = NibbleTable(d, sd[n][s], 0);
+          }
+          block(k0 + 32 * s, [&](int64_t n, int64_t j) {
+            return Nibbles(d, Bytes32(d, row[n] + off + 16 + 32 * (s / 2) + j), (s & 1) != 0, table[n], scale[n], 0);
+          });
+        }
       }
       for (int64_t p = 0; p < kMinPieces; ++p)
         for (int64_t m = 0; m < MR; ++m) {
           const auto s8 = hn::LoadU(d8, sx + m * (K / 32) + k0 / 32 + p * L8);
-          for (int64_t n = 0; n < NR; ++n) mins[m][n][p] = hn::MulAdd(hn::Load(d8, dm[n] + p * L8), s8, mins[m][n][p]);
+          for (int64_t n = 0; n < NR; ++n)
+            mins[m][n][p] = hn::MulAdd(hn::Load(d8, sd[n] + 8 + p * L8), s8, mins[m][n][p]);
         }
     }
     for (int64_t m = 0; m < MR; ++m)
@@ -273,7 +427,7 @@ HWY_INLINE void DecodeGroup(const QuantWeights<F>& w, int64_t n, int64_t k0, int
     const hn::Rebind<int8_t, QTag> d8s;
     for (int64_t kb = k0; kb < k1; kb += 32) {
       const uint8_t* b = row + kb / 32 * 34;
-      const auto dq = hn::Set(d, F16ToF32(LoadF16(b)));
+      const auto dq = hn::Set(d, ScaleF16(b));
       for (int64_t j = 0; j < 32; j += L, dst += stride) {
         const auto q = hn::PromoteTo(di, hn::LoadU(d8s, reinterpret_cast<const int8_t*>(b + 2 + j)));
         hn::Store(hn::Mul(hn::ConvertTo(d, q), dq), d, dst);
@@ -283,7 +437,7 @@ HWY_INLINE void DecodeGroup(const QuantWeights<F>& w, int64_t n, int64_t k0, int
     (void)dm;
     for (int64_t kb = k0; kb < k1; kb += 32) {
       const uint8_t* b = row + kb / 32 * 18;
-      const float scale = F16ToF32(LoadF16(b));
+      const float scale = ScaleF16(b);
       const auto dq = hn::Set(d, scale), table = NibbleTable(d, scale, 8);
       for (int64_t j = 0; j < 32; j += L, dst += stride)
         hn::Store(Nibbles(d, Bytes32(d, b + 2 + (j & 15)), j >= 16, table, dq, 8), d, dst);
