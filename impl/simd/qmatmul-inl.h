@@ -74,8 +74,8 @@ HWY_INLINE void Q4_0GroupScales(const uint8_t* b, float* sc) {
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
   if constexpr (hn::MaxLanes(QTag()) == 16) {
     const __m512i lo = _mm512_loadu_si512(b), hi = _mm512_loadu_si512(b + 64);
-    const __m512i idx = _mm512_setr_epi32(0x00090000, 0x001b0012, 0x002d0024, 0x003f0036, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                                          0, 0, 0);
+    const __m512i idx =
+        _mm512_setr_epi32(0x00090000, 0x001b0012, 0x002d0024, 0x003f0036, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
     const __m512i words = _mm512_permutex2var_epi16(lo, idx, hi);
     _mm256_store_ps(sc, _mm512_castps512_ps256(_mm512_cvtph_ps(_mm512_castsi512_si256(words))));
     return;
@@ -99,6 +99,21 @@ HWY_INLINE void Q8_0GroupScales(const uint8_t* b, float* sc) {
   }
 #endif
   for (int64_t i = 0; i < 8; ++i) sc[i] = ScaleF16(b + 34 * i);
+}
+
+// The scales of the Q8_0 or Q4_0 blocks of [k0, k1) of one row of W: a
+// whole group's at once, a shorter last group's block by block.
+template <QFormat F>
+HWY_INLINE void BlockScales(const uint8_t* row, int64_t k0, int64_t k1, float* sc) {
+  constexpr int64_t kBlockBytes = F == QFormat::q8_0 ? 34 : 18;
+  const uint8_t* g = row + k0 / 32 * kBlockBytes;
+  if (k1 - k0 != kQGroup) {
+    for (int64_t i = 0; i < (k1 - k0) / 32; ++i) sc[i] = ScaleF16(g + kBlockBytes * i);
+  } else if constexpr (F == QFormat::q8_0) {
+    Q8_0GroupScales(g, sc);
+  } else {
+    Q4_0GroupScales(g, sc);
+  }
 }
 
 // Q4_K: the eight sub-block scales d * sc and mins dmin * m of a super-block
@@ -146,15 +161,20 @@ HWY_INLINE void Q4KScales4(const uint8_t* const* b, float (*sd)[16]) {
     // scales[j + 4] & 15 (sc, j >= 4), scales[j + 4] & 63 (m, j < 4),
     // scales[j + 4] >> 4 (m, j >= 4); high bits (j >= 4): scales[j - 4] >> 6
     // (sc) and scales[j] >> 6 (m), as bits 4-5.
-    const __m512i lo_idx = _mm512_broadcast_i32x4(_mm_setr_epi8(4, 5, 6, 7, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15));
-    const __m512i hi_idx = _mm512_broadcast_i32x4(_mm_setr_epi8(-1, -1, -1, -1, 4, 5, 6, 7, -1, -1, -1, -1, 8, 9, 10, 11));
-    const __m512i lo_mask = _mm512_broadcast_i32x4(_mm_setr_epi8(63, 63, 63, 63, 15, 15, 15, 15, 63, 63, 63, 63, 15, 15, 15, 15));
+    const __m512i lo_idx =
+        _mm512_broadcast_i32x4(_mm_setr_epi8(4, 5, 6, 7, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15));
+    const __m512i hi_idx =
+        _mm512_broadcast_i32x4(_mm_setr_epi8(-1, -1, -1, -1, 4, 5, 6, 7, -1, -1, -1, -1, 8, 9, 10, 11));
+    const __m512i lo_mask =
+        _mm512_broadcast_i32x4(_mm_setr_epi8(63, 63, 63, 63, 15, 15, 15, 15, 63, 63, 63, 63, 15, 15, 15, 15));
     const __m512i lo = _mm512_shuffle_epi8(v, lo_idx);
-    const __m512i low = _mm512_and_si512(_mm512_mask_blend_epi8(0xF000F000F000F000ull, lo, _mm512_srli_epi16(lo, 4)), lo_mask);
+    const __m512i low =
+        _mm512_and_si512(_mm512_mask_blend_epi8(0xF000F000F000F000ull, lo, _mm512_srli_epi16(lo, 4)), lo_mask);
     const __m512i high = _mm512_and_si512(_mm512_srli_epi16(_mm512_shuffle_epi8(v, hi_idx), 2), _mm512_set1_epi8(0x30));
     const __m512i q = _mm512_or_si512(low, high);
     // d, dmin of row n: words 8n and 8n + 1 of v, gathered and converted.
-    const __m512i w_idx = _mm512_setr_epi32(0x00010000, 0x00090008, 0x00110010, 0x00190018, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    const __m512i w_idx =
+        _mm512_setr_epi32(0x00010000, 0x00090008, 0x00110010, 0x00190018, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
     const __m512 dd = _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutexvar_epi16(w_idx, v)));
     const __m512i half = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
     const __m512 f0 = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm512_castsi512_si128(q)));
@@ -264,14 +284,7 @@ HWY_NOINLINE void QTile(const float* HWY_RESTRICT x, int64_t ldx, const QuantWei
     };
     if constexpr (F == QFormat::q8_0) {
       HWY_ALIGN float sc[NR][8];
-      for (int64_t n = 0; n < NR; ++n) {
-        const uint8_t* g = row[n] + k0 / 32 * 34;
-        if (kWide && k1 - k0 == kQGroup) {  // a whole group's scales at once
-          Q8_0GroupScales(g, sc[n]);
-        } else {
-          for (int64_t i = 0; i < (k1 - k0) / 32; ++i) sc[n][i] = ScaleF16(g + 34 * i);
-        }
-      }
+      for (int64_t n = 0; n < NR; ++n) BlockScales<F>(row[n], k0, k1, sc[n]);
       for (int64_t kb = k0; kb < k1; kb += 32) {
         const int64_t off = kb / 32 * 34;
         V dq[NR];
@@ -285,14 +298,7 @@ HWY_NOINLINE void QTile(const float* HWY_RESTRICT x, int64_t ldx, const QuantWei
     } else if constexpr (F == QFormat::q4_0 && kWide) {
       // A whole group's scales at once (a shorter last group block by block).
       HWY_ALIGN float sc[NR][8];
-      for (int64_t n = 0; n < NR; ++n) {
-        const uint8_t* g = row[n] + k0 / 32 * 18;
-        if (k1 - k0 == kQGroup) {
-          Q4_0GroupScales(g, sc[n]);
-        } else {
-          for (int64_t i = 0; i < (k1 - k0) / 32; ++i) sc[n][i] = ScaleF16(g + 18 * i);
-        }
-      }
+      for (int64_t n = 0; n < NR; ++n) BlockScales<F>(row[n], k0, k1, sc[n]);
       for (int64_t kb = k0; kb < k1; kb += 32) {
         const int64_t off = kb / 32 * 18;
         V table[NR];
@@ -339,9 +345,11 @@ HWY_NOINLINE void QTile(const float* HWY_RESTRICT x, int64_t ldx, const QuantWei
             bytes[n][1] = Bytes32(d, row[n] + off + 32 + 32 * p);
             table[n] = NibbleTable(d, sd[n][2 * p], 0);
           }
-          block(k0 + 64 * p, [&](int64_t n, int64_t j) { return Nibbles(d, bytes[n][j / 16], false, table[n], table[n], 0); });
+          block(k0 + 64 * p,
+                [&](int64_t n, int64_t j) { return Nibbles(d, bytes[n][j / 16], false, table[n], table[n], 0); });
           for (int64_t n = 0; n < NR; ++n) table[n] = NibbleTable(d, sd[n][2 * p + 1], 0);
-          block(k0 + 64 * p + 32, [&](int64_t n, int64_t j) { return Nibbles(d, bytes[n][j / 16], true, table[n], table[n], 0); });
+          block(k0 + 64 * p + 32,
+                [&](int64_t n, int64_t j) { return Nibbles(d, bytes[n][j / 16], true, table[n], table[n], 0); });
         }
       } else {
         for (int64_t s = 0; s < 8; ++s) {
