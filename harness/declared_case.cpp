@@ -6,12 +6,17 @@
 #include <stdexcept>
 
 #include "konform/shape_expr.hpp"
+#include "tinyllm/status.h"
 
 namespace konform {
 
 namespace {
 
 constexpr auto kMaxElements = static_cast<double>(kMaxCaseElements);
+// Outputs past this many elements are made full size only for a call the
+// oracle accepts: a refused call must not write anywhere, which one element
+// shows as well as 2^26 would, without allocating and poisoning them.
+constexpr double kLargeOutput = double(1 << 20);
 
 // The declared dims of `spec` in c, or nothing where it declares none.
 std::optional<DeclaredShape> declared_dims(const ArgSpec& spec, const Case& c) {
@@ -80,15 +85,25 @@ Case declared_case(const OpSpec& op, const CaseInputs& in) {
   }
   // Outputs: given, aliased, declared, or sized by the oracle (asked once, if at all).
   std::optional<Oracle> oracle;
-  auto oracle_count = [&](const std::string& name) -> std::optional<int64_t> {
+  auto ask_oracle = [&]() -> const Oracle& {
     if (!oracle) try {
         oracle = op.oracle(c);
       } catch (const std::exception&) {
         oracle = Oracle{};  // a case it cannot judge: one-element buffers
       }
-    auto it = oracle->find(name);
-    if (it == oracle->end()) return std::nullopt;
+    return *oracle;
+  };
+  auto oracle_count = [&](const std::string& name) -> std::optional<int64_t> {
+    const Oracle& o = ask_oracle();
+    auto it = o.find(name);
+    if (it == o.end()) return std::nullopt;
     return static_cast<int64_t>(it->second.value.size());
+  };
+  auto refused = [&]() {
+    if (op.status.empty()) return false;
+    const Oracle& o = ask_oracle();
+    auto it = o.find(op.status);
+    return it != o.end() && !it->second.value.empty() && it->second.value[0] != TL_OK;
   };
   auto add_output = [&](const ArgSpec& spec, const std::string& name) {
     std::vector<int64_t> shape = {1};
@@ -96,8 +111,10 @@ Case declared_case(const OpSpec& op, const CaseInputs& in) {
     if (alias != in.aliases.end() && alias->second.empty()) alias = in.aliases.end();
     if (auto it = in.output_shapes.find(name); it != in.output_shapes.end()) shape = it->second;
     else if (alias != in.aliases.end()) shape = c.arg(alias->second).value.shape;  // its buffer is the input's
-    else if (const auto d = declared_dims(spec, c)) shape = buffer_shape(*d);
-    else if (const auto n = oracle_count(name)) shape = {*n};
+    else if (const auto d = declared_dims(spec, c)) {
+      shape = buffer_shape(*d);
+      if (elements(shape) > kLargeOutput && refused()) shape = {1};
+    } else if (const auto n = oracle_count(name)) shape = {*n};
     c.args.push_back({name, Access::out, Tensor::zeros(arg_dtype(op, spec), shape), spec.match.front(),
                       alias == in.aliases.end() ? "" : alias->second});
   };

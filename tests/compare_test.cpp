@@ -708,6 +708,13 @@ TEST(DeclaredCase, TensorsTakeTheirDeclaredShapes) {
   EXPECT_EQ(shape_of(s, "y1"), (std::vector<int64_t>{3}));
   EXPECT_EQ(s.args.size(), 4u);  // x, y0, y1, status
   EXPECT_EQ(check_case_shape(split, s), "");
+  // A large output of a refused call (max_seq past TL_ROPE_MAX_POSITIONS) is one element; accepted, full size.
+  const OpSpec& cache = *find_op("Rope_cache");
+  const auto cache_case = [&](double max_seq) {
+    return declared_case(cache, {{{"max_seq", max_seq}, {"rot_dim", 2}, {"base", 10000}}, {}});
+  };
+  EXPECT_EQ(shape_of(cache_case(double(1 << 24) + 1), "cache"), (std::vector<int64_t>{1}));
+  EXPECT_EQ(shape_of(cache_case(double(1 << 21)), "cache"), (std::vector<int64_t>{1 << 21, 2}));
   EXPECT_THROW(declared_case(rms, {{}, {{"w", flat(std::vector<float>(1))}}}), std::logic_error);
   EXPECT_THROW(declared_case(rms, {{}, {{"x", flat(std::vector<int32_t>(1))}}}), std::logic_error);
   EXPECT_THROW(declared_case(rms, {{}, {{"x", flat(std::vector<float>(1))}}, {{"y", "g"}}}), std::logic_error);

@@ -31,7 +31,8 @@ struct CaseInputs {
 // zeros of its declared shape. A dimension the parameters make negative,
 // fractional or missing becomes 1, and a tensor past 2^26 elements has one
 // element: in a call the op must refuse, the buffer exists and must not be
-// touched. An output the oracle sizes (kShapeByOracle, or kShapeByCode with
+// touched. So has a declared output past 2^20 elements in a call the oracle
+// refuses (the status it expects is not TL_OK). An output the oracle sizes (kShapeByOracle, or kShapeByCode with
 // no count) takes the oracle's element count, one element where the oracle
 // computes none (it refuses the call); a numbered family of outputs (Split's
 // y#) is every member the oracle computes. Throws std::logic_error for a name
