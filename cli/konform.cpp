@@ -121,7 +121,8 @@ nlohmann::json op_entry(const OpSpec& op) {
           {"summary", op.summary},  {"spec", op.spec},
           {"args", args},           {"params", params},
           {"call", call},           {"domain", op.domain},
-          {"tolerance", tolerance}, {"properties", props}};
+          {"tolerance", tolerance}, {"verify", static_cast<bool>(op.verify)},
+          {"properties", props}};
 }
 
 void print_op(const nlohmann::json& e) {
