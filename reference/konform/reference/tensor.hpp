@@ -355,4 +355,123 @@ void cut(const float* x, const Shape& s, int64_t axis, const Shape& lengths, T* 
   }
 }
 
+// ------------------------------------------------ the scalar backend's entries
+
+// Each tl_* function of tinyllm/tensor.h as the scalar backend runs it (the
+// generated impl/scalar forwarders call these): the op's check, then its
+// template in float. A refusal is the check's Verdict, which libtl_scalar
+// turns into the status and tl_last_error's words.
+namespace abi {
+
+namespace detail {
+
+inline Verdict broadcast(Arith op, const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
+                         const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape, int64_t y_rank) {
+  BroadcastShapes s;
+  const Verdict v = check_broadcast(a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank, &s);
+  if (!v.ok()) return v;
+  broadcast_arith<float>(op, a, s.a, b, s.b, y, s.y);
+  return {};
+}
+
+}  // namespace detail
+
+inline Verdict add_broadcast_f32(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
+                                 const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
+                                 int64_t y_rank) {
+  return detail::broadcast(Arith::add, a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank);
+}
+
+inline Verdict sub_broadcast_f32(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
+                                 const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
+                                 int64_t y_rank) {
+  return detail::broadcast(Arith::sub, a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank);
+}
+
+inline Verdict mul_broadcast_f32(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
+                                 const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
+                                 int64_t y_rank) {
+  return detail::broadcast(Arith::mul, a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank);
+}
+
+inline Verdict div_broadcast_f32(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
+                                 const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
+                                 int64_t y_rank) {
+  return detail::broadcast(Arith::div, a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank);
+}
+
+// y == x is allowed: element i is read before it is written.
+inline Verdict clamp_f32(const float* x, float* y, int64_t n, float lo, float hi) {
+  if (const Verdict v = check_clamp(x, y, n, lo, hi); !v.ok()) return v;
+  clamp<float>(x, y, n, lo, hi);
+  return {};
+}
+
+inline Verdict nan_to_num_f32(const float* x, float* y, int64_t n, float nan, float posinf, float neginf) {
+  if (const Verdict v = check_elementwise(x, y, n); !v.ok()) return v;
+  nan_to_num<float>(x, y, n, nan, posinf, neginf);
+  return {};
+}
+
+inline Verdict argmax_axis_f32(const float* x, const int64_t* shape, int64_t rank, int64_t axis, int32_t* index) {
+  Shape s;
+  int64_t ax = 0;
+  if (const Verdict v = check_argmax_axis(x, shape, rank, axis, index, &s, &ax); !v.ok()) return v;
+  argmax_axis(x, s, ax, index);
+  return {};
+}
+
+inline Verdict transpose_f32(const float* x, const int64_t* shape, int64_t rank, float* y) {
+  Shape s;
+  if (const Verdict v = check_transpose(x, shape, rank, y, &s); !v.ok()) return v;
+  transpose<float>(x, s, y);
+  return {};
+}
+
+inline Verdict permute_f32(const float* x, const int64_t* shape, int64_t rank, const int64_t* perm, float* y) {
+  Shape s, p;
+  if (const Verdict v = check_permute(x, shape, rank, perm, y, &s, &p); !v.ok()) return v;
+  permute<float>(x, s, p, y);
+  return {};
+}
+
+// y == x is the view: the elements are already where the new shape wants them.
+inline Verdict reshape_f32(const float* x, const int64_t* shape, int64_t rank, float* y, const int64_t* new_shape,
+                           int64_t new_rank) {
+  Shape s, ns;
+  if (const Verdict v = check_reshape(x, shape, rank, y, new_shape, new_rank, &s, &ns); !v.ok()) return v;
+  if (y != x) reshape<float>(x, s, y);
+  return {};
+}
+
+inline Verdict concat_f32(const float* const* xs, const int64_t* shapes, int64_t count, int64_t rank, int64_t axis,
+                          float* y) {
+  std::vector<Shape> in;
+  Shape out;
+  int64_t ax = 0;
+  if (const Verdict v = check_concat(xs, shapes, count, rank, axis, y, &in, &out, &ax); !v.ok()) return v;
+  concat<float>(xs, in, ax, y);
+  return {};
+}
+
+inline Verdict split_f32(const float* x, const int64_t* shape, int64_t rank, int64_t axis, const int64_t* sizes,
+                         int64_t count, float* const* ys) {
+  Shape s, lengths;
+  int64_t ax = 0;
+  if (const Verdict v = check_split(x, shape, rank, axis, sizes, count, ys, &s, &ax, &lengths); !v.ok()) return v;
+  cut<float>(x, s, ax, lengths, ys);
+  return {};
+}
+
+inline Verdict chunk_f32(const float* x, const int64_t* shape, int64_t rank, int64_t axis, int64_t chunks,
+                         float* const* ys) {
+  Shape s, lengths;
+  int64_t ax = 0;
+  if (const Verdict v = check_chunk(x, shape, rank, axis, chunks, ys, &s, &ax, &lengths); !v.ok()) return v;
+  cut<float>(x, s, ax, lengths, ys);
+  return {};
+}
+
+}  // namespace abi
+
 }  // namespace konform::reference
