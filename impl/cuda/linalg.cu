@@ -1,6 +1,6 @@
 // libtl_cuda: tinyllm/linalg.h on a CUDA device and its device-pointer
-// twins, as elementwise.cu. Every product is matmul.cuh's (double sums in k order,
-// rounded once); the gates are activations.cu's (gates.cuh); the hidden layer
+// twins, as elementwise.cu. Every product is matmul.cuh's tiled one (a float
+// multiply-add chain in k order per output); the gates are activations.cu's (gates.cuh); the hidden layer
 // is one f32 [M, H] tensor as in libtl_kernels. The checks are libtl_kernels'
 // (impl/common/linalg_args.hpp), before any CUDA call.
 #include <cstddef>
