@@ -10,9 +10,9 @@
 // 256 threads, each thread 8 x 8 of them in registers, x's and W's tiles of
 // 8 columns staged in shared memory, so a value read from memory serves 128
 // multiply-adds. Under 32 rows or columns, one thread per output
-// (matmul_chains) computes the same chains.
+// (matmul_rows<float>) computes the same chains.
 //
-// Decoded weights (matmul_rows): one thread per output, which decodes each
+// Decoded weights (matmul_rows<double>): one thread per output, which decodes each
 // weight as it reads it; the K products are exact in double (24-bit by
 // 24-bit significands), summed in double in k order and rounded to float
 // once: 0.5 u of the result plus K 2^-53 of s.
@@ -32,30 +32,27 @@ struct F32Rows {
   __device__ float operator()(int64_t n, int64_t k) const { return w[n * K + k]; }
 };
 
-// x: [M, K], w(n, k) the weight of output column n at k, y: [M, N].
-template <class W>
+// a * b added to a sum: exactly in double (the product of two floats is
+// exact there), or as one float fma.
+__device__ inline double multiply_add(float a, float b, double sum) {
+  return sum + static_cast<double>(a) * static_cast<double>(b);
+}
+__device__ inline float multiply_add(float a, float b, float sum) { return fmaf(a, b, sum); }
+
+// One thread per output, grid-striding: its K products summed in k order in
+// Sum (double for decoded weights; float, matmul_tiled's chains, for f32
+// weights with a few rows or columns, where a 128 x 128 tile would mostly
+// compute padding). x: [M, K], w(n, k) the weight of output column n at k,
+// y: [M, N].
+template <class Sum, class W>
 __global__ void matmul_rows(const float* x, W w, float* y, int64_t M, int64_t N, int64_t K) {
   const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < M * N; i += stride) {
     const int64_t m = i / N, n = i % N;
     const float* xm = x + m * K;
-    double sum = 0.0;
-    for (int64_t k = 0; k < K; ++k) sum += static_cast<double>(xm[k]) * static_cast<double>(w(n, k));
+    Sum sum = 0;
+    for (int64_t k = 0; k < K; ++k) sum = multiply_add(xm[k], w(n, k), sum);
     y[i] = static_cast<float>(sum);
-  }
-}
-
-// The same float chains as matmul_tiled, one thread per output: for a few
-// rows or columns, where a 128 x 128 tile would mostly compute padding.
-template <class W>
-__global__ void matmul_chains(const float* x, W w, float* y, int64_t M, int64_t N, int64_t K) {
-  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < M * N; i += stride) {
-    const int64_t m = i / N, n = i % N;
-    const float* xm = x + m * K;
-    float acc = 0.0f;
-    for (int64_t k = 0; k < K; ++k) acc = fmaf(xm[k], w(n, k), acc);
-    y[i] = acc;
   }
 }
 
@@ -123,7 +120,7 @@ template <class W>
 void matmul_on_device(const float* x, W w, float* y, int64_t M, int64_t N, int64_t K, const char* where,
                       tl_cuda_stream stream) {
   if (M == 0 || N == 0) return;
-  launch(matmul_rows<W>, grid_for(M * N, kThreads), kThreads, stream, x, w, y, M, N, K);
+  launch(matmul_rows<double, W>, grid_for(M * N, kThreads), kThreads, stream, x, w, y, M, N, K);
   check_launch(where);
 }
 
@@ -131,7 +128,7 @@ inline void matmul_on_device(const float* x, F32Rows w, float* y, int64_t M, int
                              tl_cuda_stream stream) {
   if (M == 0 || N == 0) return;
   if (M < kTile / 4 || N < kTile / 4) {
-    launch(matmul_chains<F32Rows>, grid_for(M * N, kThreads), kThreads, stream, x, w, y, M, N, K);
+    launch(matmul_rows<float, F32Rows>, grid_for(M * N, kThreads), kThreads, stream, x, w, y, M, N, K);
     check_launch(where);
     return;
   }
