@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 #include <stdexcept>
+#include <utility>
 
 #include "konform/shape_expr.hpp"
 #include "tinyllm/status.h"
@@ -54,17 +55,20 @@ Tensor flat(const std::vector<int32_t>& values) {
 }
 Tensor flat(const std::vector<uint8_t>& values) { return Tensor::of_u8({static_cast<int64_t>(values.size())}, values); }
 
-Case declared_case(const OpSpec& op, const CaseInputs& in) {
+Case declared_case(const OpSpec& op, CaseInputs in) {
   Case c;
   c.params = in.params;
-  for (const auto& [name, given] : in.inputs) {
+  for (auto& [name, input] : in.inputs) {
+    if (input.slot->taken) throw std::logic_error(op.name + " input '" + name + "' was already taken by a case");
+    Tensor& given = input.slot->tensor;
     const ArgSpec* spec = declared_arg(op, name);
     if (spec == nullptr || spec->access == Access::out)
       throw std::logic_error(op.name + " has no input '" + name + "'");
     if (given.dtype != arg_dtype(op, *spec))
       throw std::logic_error(op.name + " input '" + name + "': " + std::string(dtype_name(given.dtype)) +
                              ", declared " + std::string(dtype_name(arg_dtype(op, *spec))));
-    Tensor t = given;
+    Tensor t = std::move(given);
+    input.slot->taken = true;
     if (const auto d = declared_dims(*spec, c)) {
       const auto shape = buffer_shape(*d);
       if (elements(shape) == static_cast<double>(t.elements())) t.shape = shape;

@@ -1,6 +1,7 @@
 #include "calls.hpp"
 
 #include <stdexcept>
+#include <utility>
 
 #include "konform/call.hpp"
 #include "konform/op.hpp"
@@ -25,17 +26,17 @@ std::vector<int32_t> Outcome::i32(const std::string& name) const {
 }
 std::vector<uint8_t> Outcome::u8(const std::string& name) const { return out.at(name).bytes; }
 
-Outcome call(const Backend& b, const std::string& name, const CaseInputs& in) {
+Outcome call(const Backend& b, const std::string& name, CaseInputs in) {
   const OpSpec& o = op(name);
   Outcome r;
-  r.c = declared_case(o, in);
+  r.c = declared_case(o, std::move(in));
   r.out = run_op(b, o, r.c);
   if (!o.status.empty()) r.status = r.out.at(o.status).i32()[0];
   return r;
 }
 
-Outcome call_valid(const Backend& b, const std::string& name, const CaseInputs& in) {
-  Outcome r = call(b, name, in);
+Outcome call_valid(const Backend& b, const std::string& name, CaseInputs in) {
+  Outcome r = call(b, name, std::move(in));
   if (r.status != 0) throw std::runtime_error(name + " refused valid arguments: status " + std::to_string(r.status));
   return r;
 }

@@ -29,10 +29,10 @@ struct Outcome {
   std::vector<int32_t> i32(const std::string& name) const;
   std::vector<uint8_t> u8(const std::string& name) const;
 };
-Outcome call(const Backend& b, const std::string& name, const CaseInputs& in);
+Outcome call(const Backend& b, const std::string& name, CaseInputs in);
 // call() of arguments the op must accept: a status other than TL_OK throws
 // std::runtime_error, a property failure.
-Outcome call_valid(const Backend& b, const std::string& name, const CaseInputs& in);
+Outcome call_valid(const Backend& b, const std::string& name, CaseInputs in);
 
 std::vector<float> rmsnorm(const Backend& b, const std::vector<float>& x, const std::vector<float>& w, int64_t rows,
                            int64_t d, float eps, bool in_place = false);

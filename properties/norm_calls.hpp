@@ -35,16 +35,16 @@ struct Result {
 // tensor takes its declared shape (a bad shape still gets buffers, of its
 // non-negative dims: declared_case).
 inline Result run(const Backend& b, const char* op_name, const Shape& shape, float eps,
-                  const std::vector<std::pair<std::string, Tensor>>& inputs,
+                  std::vector<std::pair<std::string, InputTensor>> inputs,
                   const std::vector<std::pair<std::string, std::string>>& outputs,
                   std::optional<int64_t> groups = std::nullopt) {
   Case params;
   ops::norm::set_shape(params, shape);
-  CaseInputs in{params.params, inputs};
+  CaseInputs in{params.params, std::move(inputs)};
   in.params["eps"] = static_cast<double>(eps);
   if (groups) in.params["groups"] = static_cast<double>(*groups);
   for (const auto& [name, alias] : outputs) in.aliases[name] = alias;
-  const Outcome got = call(b, op_name, in);
+  const Outcome got = call(b, op_name, std::move(in));
   const OpSpec& op = calls::op(op_name);
   Result r;
   r.status = got.status;

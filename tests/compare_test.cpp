@@ -718,6 +718,11 @@ TEST(DeclaredCase, TensorsTakeTheirDeclaredShapes) {
   EXPECT_THROW(declared_case(rms, {{}, {{"w", flat(std::vector<float>(1))}}}), std::logic_error);
   EXPECT_THROW(declared_case(rms, {{}, {{"x", flat(std::vector<int32_t>(1))}}}), std::logic_error);
   EXPECT_THROW(declared_case(rms, {{}, {{"x", flat(std::vector<float>(1))}}, {{"y", "g"}}}), std::logic_error);
+  // A CaseInputs makes one case: its tensors move into it, and a second case of it is refused.
+  const CaseInputs once{{{"ndim", 1}, {"s0", 2}, {"eps", 1e-5}},
+                        {{"x", flat(std::vector<float>(2, 1.0f))}, {"g", flat(std::vector<float>(2, 1.0f))}}};
+  EXPECT_EQ(declared_case(rms, once).arg("x").value.elements(), 2);
+  EXPECT_THROW(declared_case(rms, once), std::logic_error);
 }
 
 // Every parameter of every generated case is declared, with a type its

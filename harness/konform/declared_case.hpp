@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,12 +16,25 @@
 
 namespace konform {
 
+// An input's contents, handed to declared_case, which takes them (moves, not
+// copies: a braced list of inputs is copied element by element, and a large
+// tensor should not be). So a CaseInputs makes one case; a second
+// declared_case of it throws std::logic_error.
+struct InputTensor {
+  struct Slot {
+    Tensor tensor;
+    bool taken = false;
+  };
+  std::shared_ptr<Slot> slot;
+  InputTensor(Tensor t) : slot(std::make_shared<Slot>(Slot{std::move(t)})) {}  // NOLINT: implicit, a Tensor is given
+};
+
 struct CaseInputs {
   std::map<std::string, double> params;
   // Inputs (and in-out arguments) by name, in any shape: each takes its
   // declared shape where the parameters give one with as many elements, and
   // keeps its own otherwise (a call the op must refuse).
-  std::vector<std::pair<std::string, Tensor>> inputs;
+  std::vector<std::pair<std::string, InputTensor>> inputs;
   // Outputs that share an input's buffer: {"y", "x"} for y == x ({"y", ""}: none).
   std::map<std::string, std::string> aliases = {};
   // Output shapes the caller gives instead of the declared ones.
@@ -37,7 +51,7 @@ struct CaseInputs {
 // computes none (it refuses the call); a numbered family of outputs (Split's
 // y#) is every member the oracle computes. Throws std::logic_error for a name
 // the op does not declare, or an input of another element type.
-Case declared_case(const OpSpec& op, const CaseInputs& in);
+Case declared_case(const OpSpec& op, CaseInputs in);
 
 // A flat tensor of `values` (declared_case gives it its shape).
 Tensor flat(const std::vector<float>& values);
