@@ -24,6 +24,10 @@ expect 2 "unknown option '--opp' \\(did you mean '--op'\\?\\)" -- check --backen
 expect 2 "unknown op 'rmsnrm' \\(did you mean 'RmsNorm'\\?\\)" -- check --backend scalar --op rmsnrm
 expect 0 "^konform [0-9]+\\.[0-9]+\\.[0-9]+ \\(git " -- --version
 expect 0 "^2 of [0-9]+ ops" -- list rmsnorm
+# The JSON says which ops judge outputs by checks of their own (Quantize's blocks by what they decode to).
+expect 0 '"name": "Quantize_Q8_0"' -- list Quantize_Q8_0 --format json
+[[ $("$konform" list Quantize_Q8_0 --format json | grep -c '"verify": true') == 1 ]] ||
+  { echo "FAIL: list --format json: Quantize_Q8_0 alone (not Dequantize_Q8_0) should have verify true"; failures=$((failures + 1)); }
 expect 2 "unknown option '--bogus'" -- check --backend scalar --bogus
 expect 2 "check needs at least one --backend" -- check
 expect 2 "--backend needs a value" -- check --backend
