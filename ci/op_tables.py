@@ -65,7 +65,11 @@ def names(ops):
 
 
 def catalog_table(ops, headers, link_prefix):
-    rows = [f"{len(ops)} ops in f32:", "",
+    by_dtype = {}
+    for op in ops:
+        by_dtype[op["dtype"]] = by_dtype.get(op["dtype"], 0) + 1
+    counts = ", ".join(f"{n} in {t}" for t, n in sorted(by_dtype.items(), key=lambda kv: -kv[1]))
+    rows = [f"{len(ops)} ops ({counts}):", "",
             "| header | ops | doc |", "|---|---|---|"]
     for header, hops in headers.items():
         doc = doc_of(header)

@@ -2,6 +2,7 @@
 
 #include <cfloat>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -187,9 +188,19 @@ std::optional<Case> inputs_flushed(const Case& c) {
   Case flushed = c;
   bool any = false;
   for (Arg& a : flushed.args) {
-    if (a.access == Access::out || a.value.dtype != DType::f32) continue;
-    float* v = a.value.f32();
-    for (int64_t k = 0; k < a.value.elements(); ++k) any |= flush_value(v[k]);
+    if (a.access == Access::out) continue;
+    if (a.value.dtype == DType::f32) {
+      float* v = a.value.f32();
+      for (int64_t k = 0; k < a.value.elements(); ++k) any |= flush_value(v[k]);
+    } else if (a.value.dtype == DType::f16 || a.value.dtype == DType::bf16) {  // a subnormal's bits: its sign alone
+      for (int64_t k = 0; k < a.value.elements(); ++k) {
+        const double v = a.value.at(k);
+        if (v == 0 || std::fabs(v) >= smallest_normal(a.value.dtype)) continue;
+        const auto zero = static_cast<uint16_t>(a.value.bits(k) & 0x8000u);
+        std::memcpy(a.value.bytes.data() + 2 * k, &zero, 2);
+        any = true;
+      }
+    }
   }
   for (auto& [name, v] : flushed.params) any |= flush_value(v);
   if (!any) return std::nullopt;

@@ -34,11 +34,11 @@ const char* match_name(Match m) { return m == Match::exact ? "exact" : "toleranc
 // One hex word per element: 8 digits for 4-byte elements, 2 for u8.
 std::string hex_words(const Tensor& t) {
   std::string s;
-  const bool byte = t.dtype == DType::u8;
-  s.reserve(static_cast<size_t>(t.elements()) * (byte ? 3 : 9));
+  const int digits = 2 * static_cast<int>(dtype_size(t.dtype));  // a word per element: 2, 4 or 8 hex digits
+  s.reserve(static_cast<size_t>(t.elements()) * static_cast<size_t>(digits + 1));
   char word[10];
   for (int64_t k = 0; k < t.elements(); ++k) {
-    std::snprintf(word, sizeof word, byte ? (k == 0 ? "%02x" : " %02x") : (k == 0 ? "%08x" : " %08x"), t.bits(k));
+    std::snprintf(word, sizeof word, k == 0 ? "%0*x" : " %0*x", digits, t.bits(k));
     s += word;
   }
   return s;
@@ -144,10 +144,17 @@ class Reader {
         t.i32()[k] = static_cast<int32_t>(integer(values[k], at, INT32_MIN, INT32_MAX));
       } else if (dtype == DType::u8) {
         t.u8()[k] = static_cast<uint8_t>(integer(values[k], at, 0, 255));
-      } else {
+      } else if (dtype == DType::f32) {
         const double v = number(values[k], at);
         if (std::isfinite(v) && std::fabs(v) > 3.4028235677973366e38) fail(at, "beyond the range of f32");
         t.f32()[k] = static_cast<float>(v);
+      } else {  // f16, bf16: a value of the dtype exactly, as the bits would give it
+        const double v = number(values[k], at);
+        if (!std::isnan(v) && round_to(dtype, v) != v)
+          fail(at, json_number(v).dump() + " is not a " + std::string(dtype_name(dtype)) + " value (the nearest is " +
+                       json_number(round_to(dtype, v)).dump() + "); give its bits");
+        const uint16_t h = half_bits(dtype, v);
+        std::memcpy(t.bytes.data() + 2 * k, &h, 2);
       }
     }
     return t;

@@ -9,14 +9,6 @@
 
 namespace konform {
 
-bool parse_dtype(std::string_view s, DType* out) {
-  if (s == "f32") *out = DType::f32;
-  else if (s == "i32") *out = DType::i32;
-  else if (s == "u8") *out = DType::u8;
-  else return false;
-  return true;
-}
-
 Tensor Tensor::zeros(DType dtype, std::vector<int64_t> shape) {
   Tensor t;
   t.dtype = dtype;
@@ -34,6 +26,18 @@ Tensor Tensor::of_f32(std::vector<int64_t> shape, const std::vector<float>& valu
   // Copied once, not zeroed first: some inputs are hundreds of MB.
   const auto* bytes = reinterpret_cast<const uint8_t*>(values.data());
   t.bytes.assign(bytes, bytes + values.size() * sizeof(float));
+  return t;
+}
+
+Tensor Tensor::of_half(DType dtype, std::vector<int64_t> shape, const std::vector<float>& values) {
+  Tensor t = zeros(dtype, std::move(shape));
+  if (static_cast<int64_t>(values.size()) != t.elements())
+    throw std::logic_error("Tensor::of_half: " + std::to_string(values.size()) + " values for shape " +
+                           shape_string(t.shape));
+  for (size_t k = 0; k < values.size(); ++k) {
+    const uint16_t h = half_bits(dtype, values[k]);
+    std::memcpy(t.bytes.data() + 2 * k, &h, 2);
+  }
   return t;
 }
 
@@ -62,7 +66,14 @@ int64_t Tensor::elements() const {
 }
 
 double Tensor::at(int64_t k) const {
-  return dtype == DType::f32 ? double(f32()[k]) : dtype == DType::i32 ? double(i32()[k]) : double(u8()[k]);
+  switch (dtype) {
+    case DType::f32: return f32()[k];
+    case DType::i32: return i32()[k];
+    case DType::u8: return u8()[k];
+    case DType::f16:
+    case DType::bf16: return half_value(dtype, static_cast<uint16_t>(bits(k)));
+  }
+  return 0;
 }
 
 std::string shape_string(const std::vector<int64_t>& shape) {

@@ -106,10 +106,11 @@ CParam describe(const char* name) {
   if constexpr (std::is_pointer_v<P>) {
     const bool in = std::is_const_v<std::remove_pointer_t<P>>;
     return {name,
-            std::is_same_v<E, float>     ? "f32"
-            : std::is_same_v<E, int32_t> ? "i32"
-            : std::is_same_v<E, int64_t> ? "i64"  // an array of parameters, s#[ndim]
-                                         : "u8",
+            std::is_same_v<E, float>      ? "f32"
+            : std::is_same_v<E, int32_t>  ? "i32"
+            : std::is_same_v<E, int64_t>  ? "i64"  // an array of parameters, s#[ndim]
+            : std::is_same_v<E, uint16_t> ? "u16"  // f16 or bf16 bits
+                                          : "u8",
             true, in};
   } else {
     return {name,

@@ -22,6 +22,8 @@ struct Tensor {
 
   static Tensor zeros(DType dtype, std::vector<int64_t> shape);
   static Tensor of_f32(std::vector<int64_t> shape, const std::vector<float>& values);
+  // f16 or bf16: each value rounded to the dtype (to nearest, ties to even).
+  static Tensor of_half(DType dtype, std::vector<int64_t> shape, const std::vector<float>& values);
   static Tensor of_i32(std::vector<int64_t> shape, const std::vector<int32_t>& values);
   static Tensor of_u8(std::vector<int64_t> shape, const std::vector<uint8_t>& values);
 
@@ -35,9 +37,15 @@ struct Tensor {
   const uint8_t* u8() const { return bytes.data(); }
   // Element k as a double, whatever the dtype.
   double at(int64_t k) const;
-  // The bits of element k (a 4-byte element's word, or a byte).
+  // The bits of element k (a 4-byte element's word, a 2-byte one's half
+  // word, or a byte).
   uint32_t bits(int64_t k) const {
     if (dtype == DType::u8) return bytes[static_cast<size_t>(k)];
+    if (dtype_size(dtype) == 2) {
+      uint16_t h;
+      std::memcpy(&h, bytes.data() + 2 * k, 2);
+      return h;
+    }
     uint32_t b;
     std::memcpy(&b, bytes.data() + 4 * k, 4);
     return b;

@@ -2,6 +2,7 @@
 // Gelu_erf, Gelu_tanh, Relu, LeakyRelu, PRelu, Sigmoid, Tanh
 // (tinyllm/activations.h).
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "konform/c_call.hpp"
@@ -47,9 +48,42 @@ Case make_unary(const Unary& u, Rng& rng, int64_t index) {
   return c;
 }
 
+// A case of the f16 or bf16 twin: case 0 holds every one of the 65536 values
+// of the dtype (its infinities and NaNs included), the exhaustive sweep; then
+// the f32 op's edge sizes; then the f32 op's value classes rounded to the
+// dtype, or uniformly random bit patterns (every class of the dtype alike).
+Case make_unary_half(const Unary& u, DType t, Rng& rng, int64_t index) {
+  const bool exhaustive = index == 0;
+  const int64_t n = exhaustive ? act::kHalfPatterns : act::length(rng, index - 1);
+  Case c;
+  c.params = {{"n", double(n)}};
+  if (u.alpha) c.params["alpha"] = double(rng.pick(kAlphas));
+  std::string values;
+  Tensor x;
+  if (exhaustive) {
+    x = act::every_half(t);
+    values = "every " + std::string(dtype_name(t)) + " value";
+  } else if (rng.chance(0.25)) {
+    x = act::random_half_bits(rng, t, n);
+    values = "random bits";
+  } else {
+    const act::Inputs kind = rng.pick(act::kAllInputs);
+    x = Tensor::of_half(t, {n}, act::values(rng, kind, n));
+    values = act::inputs_name(kind);
+  }
+  const bool in_place = !exhaustive && rng.chance(0.3);
+  c.args.push_back({"x", Access::in, std::move(x)});
+  c.args.push_back({"y", Access::out, Tensor::zeros(t, {n}), Match::tolerance, in_place ? "x" : ""});
+  c.label = "n=" + std::to_string(n) + " x=" + values + (u.alpha ? " alpha=" + std::to_string(c.param("alpha")) : "") +
+            (in_place ? " y==x" : "");
+  return c;
+}
+
 Oracle unary_oracle(const Unary& u, const Case& c) {
   const int64_t n = c.iparam("n");
-  const float* x = c.in("x").f32();
+  const Tensor& xt = c.in("x");
+  std::vector<double> x(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) x[i] = xt.at(i);  // exact: f32 and the half dtypes fit a double
   Expected e;
   e.value.resize(static_cast<size_t>(n));
   e.scale.resize(e.value.size());
@@ -67,22 +101,32 @@ Oracle unary_oracle(const Unary& u, const Case& c) {
   return {{"y", e}};
 }
 
-OpSpec unary_op(const Unary& u, std::vector<ToleranceRule> tolerances) {
+OpSpec unary_op(const Unary& u, std::vector<ToleranceRule> tolerances, DType t = DType::f32) {
   OpSpec op;
-  op.name = u.name;
+  const bool half = t != DType::f32;
+  const std::string suffix = "_" + std::string(dtype_name(t));
+  op.name = half ? u.name + suffix : u.name;
+  op.dtype = t;
   op.tolerances = std::move(tolerances);
   op.args = {{"x", Access::in, "T", "n"}, {"y", Access::out, "T", "n", {Match::tolerance}, {"x"}}};
   op.group = "activations";
-  op.symbol = u.symbol;
+  op.symbol = half ? std::string(u.symbol).substr(0, std::string(u.symbol).size() - 4) + suffix : u.symbol;
   op.summary = u.summary;
+  if (half) op.summary += "; " + std::string(dtype_name(t)) + " in and out, computed in f32";
   op.spec = u.spec;
   op.params = {{"n", ParamType::i64, ">= 0"}};
   if (u.alpha) op.params.push_back({"alpha", ParamType::f32, "any finite float (0, 1, > 1 and < 0 included)"});
-  op.domain = u.domain;
-  op.edge_cases = static_cast<int64_t>(edge_sizes().size());
-  op.make_case = [u](Rng& rng, int64_t i) { return make_unary(u, rng, i); };
-  if (u.alpha) declare_c_call<decltype(tl_leaky_relu_f32)>(op, {"x", "y", "n", "alpha"});
-  else declare_c_call<decltype(tl_silu_f32)>(op, {"x", "y", "n"});  // every unary activation's signature
+  op.domain = half ? "every " + std::string(dtype_name(t)) + " value (case 0), then " + u.domain +
+                         ", rounded to the dtype, and random bit patterns"
+                   : u.domain;
+  op.edge_cases = static_cast<int64_t>(edge_sizes().size()) + (half ? 1 : 0);
+  if (half) op.make_case = [u, t](Rng& rng, int64_t i) { return make_unary_half(u, t, rng, i); };
+  else op.make_case = [u](Rng& rng, int64_t i) { return make_unary(u, rng, i); };
+  // Every unary activation has one of two signatures per dtype.
+  if (t == DType::f32 && u.alpha) declare_c_call<decltype(tl_leaky_relu_f32)>(op, {"x", "y", "n", "alpha"});
+  else if (t == DType::f32) declare_c_call<decltype(tl_silu_f32)>(op, {"x", "y", "n"});
+  else if (u.alpha) declare_c_call<decltype(tl_leaky_relu_f16)>(op, {"x", "y", "n", "alpha"});
+  else declare_c_call<decltype(tl_silu_f16)>(op, {"x", "y", "n"});  // f16 and bf16 alike: uint16_t
   op.oracle = [u](const Case& c) { return unary_oracle(u, c); };
   return op;
 }
@@ -165,6 +209,34 @@ OpSpec prelu_op() {
 // cancels and that formula has an absolute error of about u |x|.
 double gelu_scale(double x, double t) { return 0.5 * std::fabs(x) * (1.0 + std::fabs(t)); }
 
+// The f32 rule's limit L (units of 2^-24) carried to a half dtype: the f32
+// computation from the exact half input, within L u_f of the scale s, then
+// one rounding to the dtype, within u of the result (half the subnormal
+// spacing below the smallest normal, the floor of the rule): |y - y*| <= u
+// |y_f| + L u_f s <= u s (1 + L (u_f / u) (1 + u)). A selection (L = 0)
+// stays exact.
+ToleranceRule half_rule(DType t, const ToleranceRule& f32) {
+  const double l = std::stod(f32.limit), u = unit_roundoff(t), ratio = unit_roundoff(DType::f32) / u;
+  if (l == 0) return {t, "0", "-", "a selection: y is x or +0, exactly, in any dtype"};
+  const double bound = std::ceil((1 + l * ratio * (1 + u)) * 1e4) / 1e4;
+  char limit[32];
+  std::snprintf(limit, sizeof limit, "%.4f", bound);
+  const std::string u_text = t == DType::f16 ? "2^-11" : "2^-8", ratio_text = t == DType::f16 ? "2^-13" : "2^-16";
+  return {t, limit, "-",
+          "computed in f32 from the exact " + std::string(dtype_name(t)) + " input within the f32 rule (" + f32.limit +
+              " u_f32 of the scale), then rounded once to " + std::string(dtype_name(t)) + " (u = " + u_text +
+              " of the result, half the subnormal spacing below the smallest normal): u (1 + " + f32.limit + " " +
+              ratio_text + " (1 + u)) of the scale, rounded up to 4 decimals"};
+}
+
+// The op in f32 and its f16 and bf16 twins, whose rules follow from the f32
+// one (half_rule).
+void add_unary(std::vector<OpSpec>& ops, const Unary& u, std::vector<ToleranceRule> f32_rules) {
+  const ToleranceRule f32 = f32_rules.at(0);
+  ops.push_back(unary_op(u, std::move(f32_rules)));
+  for (DType t : {DType::f16, DType::bf16}) ops.push_back(unary_op(u, {half_rule(t, f32)}, t));
+}
+
 }  // namespace
 
 std::vector<OpSpec> activations() {
@@ -180,24 +252,25 @@ std::vector<OpSpec> activations() {
              [](double x, double y) { return std::fabs(y) + std::fabs(x) * act::factored_sigmoid(x); }};
   // x * sigmoid(x): a flushed sigmoid's loss reaches y times |x|.
   silu.flush_factor = [](double x) { return act::flush_factor(act::sigmoid(x), x); };
-  ops.push_back(
-      unary_op(silu, {{DType::f32, "16", "-",
-                       "x * sigmoid(x): Sigmoid's <= 15 u then the product 1 u; x / (1 + e^-x) <= 10 u (all from "
-                       "the exp budget (<= 4 ulp, 8 u)): <= 16 u of |y|; the scale's |x| 2^-104 admits the spec's "
-                       "x / (1 + e^-x), -0 where e^-x overflows (x <= -88.72283935546875, |silu| < 2^-128 |x| "
-                       "there), and only there; above, |x| FLT_MIN admits x * sigmoid(x) with the sigmoid rounded "
-                       "into the subnormals (x < -87.34: 2^-150 = u FLT_MIN, times |x|)"}}));
-  ops.push_back(
-      unary_op({"Gelu_erf", "tl_gelu_erf_f32", "y = x * 0.5 * (1 + erf(x / sqrt(2))), the exact GELU; y == x allowed",
-                "operations.txt 4. Activation: Gelu", all_values, [](double x) { return ref::gelu_erf<double>(x); },
-                [](double x, double) { return gelu_scale(x, std::erf(x / std::sqrt(2.0))); }},
-               {{DType::f32, "20", "-",
-                 "scale 0.5 |x| (1 + |erf|), the terms of 1 + erf (it cancels for x < 0): the erf budget (<="
-                 " 16 u absolute, <= 16 u of 1 + |erf|), the argument x / sqrt(2) rounded (u |a| erf'(a) <= "
-                 "0.49 u), 1 + erf 1 u, 0.5 x exact, the product 1 u, a second product or sum of another "
-                 "form 1 u: <= 19.5 u; independent float kernels measured 9.4 u (oneDNN) and 9.5 u (PyTorch)"
-                 " (issue 26), 20 >= 1.5 x that"}}));
-  ops.push_back(unary_op(
+  add_unary(ops, silu,
+            {{DType::f32, "16", "-",
+              "x * sigmoid(x): Sigmoid's <= 15 u then the product 1 u; x / (1 + e^-x) <= 10 u (all from "
+              "the exp budget (<= 4 ulp, 8 u)): <= 16 u of |y|; the scale's |x| 2^-104 admits the spec's "
+              "x / (1 + e^-x), -0 where e^-x overflows (x <= -88.72283935546875, |silu| < 2^-128 |x| "
+              "there), and only there; above, |x| FLT_MIN admits x * sigmoid(x) with the sigmoid rounded "
+              "into the subnormals (x < -87.34: 2^-150 = u FLT_MIN, times |x|)"}});
+  add_unary(ops,
+            {"Gelu_erf", "tl_gelu_erf_f32", "y = x * 0.5 * (1 + erf(x / sqrt(2))), the exact GELU; y == x allowed",
+             "operations.txt 4. Activation: Gelu", all_values, [](double x) { return ref::gelu_erf<double>(x); },
+             [](double x, double) { return gelu_scale(x, std::erf(x / std::sqrt(2.0))); }},
+            {{DType::f32, "20", "-",
+              "scale 0.5 |x| (1 + |erf|), the terms of 1 + erf (it cancels for x < 0): the erf budget (<="
+              " 16 u absolute, <= 16 u of 1 + |erf|), the argument x / sqrt(2) rounded (u |a| erf'(a) <= "
+              "0.49 u), 1 + erf 1 u, 0.5 x exact, the product 1 u, a second product or sum of another "
+              "form 1 u: <= 19.5 u; independent float kernels measured 9.4 u (oneDNN) and 9.5 u (PyTorch)"
+              " (issue 26), 20 >= 1.5 x that"}});
+  add_unary(
+      ops,
       {"Gelu_tanh", "tl_gelu_tanh_f32", "y = 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))); y == x allowed",
        "operations.txt 4. Activation: Gelu", all_values, [](double x) { return ref::gelu_tanh<double>(x); },
        [](double x, double) { return gelu_scale(x, std::tanh(ref::gelu_tanh_argument<double>(x))); }},
@@ -205,13 +278,13 @@ std::vector<OpSpec> activations() {
         "scale 0.5 |x| (1 + |tanh|): the spec's form with the tanh budget (12 u of |t|, <= 6 u of 1"
         " + |t|), the argument's ~2.5 u times (1 - t^2) |a| <= 0.45, 1 + t 1 u, the product 1 u: <="
         " 9.2 u; the form x * sigmoid(2a) with the sigmoid from the exp budget (<= 4 ulp, 8 u): "
-        "Sigmoid's 15 u, the argument 1.2 u, the product 1 u: <= 17.2 u"}}));
-  ops.push_back(
-      unary_op({"Relu", "tl_relu_f32", "y = x if x > 0 else +0 (NaN stays NaN); y == x allowed",
-                "operations.txt 4. Activation: Relu, LeakyRelu, PRelu, Sigmoid, Tanh", all_values,
-                [](double x) { return ref::relu<double>(x); }, [](double, double y) { return std::fabs(y); }},
-               {{DType::f32, "0", "-",
-                 "a selection: y is x or 0, exactly (limit 0 still lets a NaN match any NaN and -0 match +0)"}}));
+        "Sigmoid's 15 u, the argument 1.2 u, the product 1 u: <= 17.2 u"}});
+  add_unary(ops,
+            {"Relu", "tl_relu_f32", "y = x if x > 0 else +0 (NaN stays NaN); y == x allowed",
+             "operations.txt 4. Activation: Relu, LeakyRelu, PRelu, Sigmoid, Tanh", all_values,
+             [](double x) { return ref::relu<double>(x); }, [](double, double y) { return std::fabs(y); }},
+            {{DType::f32, "0", "-",
+              "a selection: y is x or 0, exactly (limit 0 still lets a NaN match any NaN and -0 match +0)"}});
   Unary leaky{"LeakyRelu",
               "tl_leaky_relu_f32",
               "y = x if x > 0 else alpha * x; y == x allowed",
@@ -220,29 +293,32 @@ std::vector<OpSpec> activations() {
               nullptr,
               [](double, double y) { return std::fabs(y); },
               true};
-  ops.push_back(unary_op(leaky, {{DType::f32, "1", "-",
-                                  "x or one correctly rounded product alpha * x: |y - y*| <= u |y*| (2^-150 in the "
-                                  "subnormals, the FLT_MIN floor)"}}));
+  add_unary(ops, leaky,
+            {{DType::f32, "1", "-",
+              "x or one correctly rounded product alpha * x: |y - y*| <= u |y*| (2^-150 in the "
+              "subnormals, the FLT_MIN floor)"}});
   ops.push_back(prelu_op());
-  ops.push_back(unary_op({"Sigmoid", "tl_sigmoid_f32", "y = 1 / (1 + exp(-x)); y == x allowed",
-                          "operations.txt 4. Activation: Relu, LeakyRelu, PRelu, Sigmoid, Tanh", all_values,
-                          [](double x) { return ref::sigmoid<double>(x); },
-                          // 2^-104 admits the spec's 1 / (1 + e^-x), 0 where e^-x overflows
-                          // (x <= -88.7228, sigmoid < 2^-128), and only there.
-                          [](double x, double y) { return std::fabs(y) + act::flushed_sigmoid(x); }},
-                         {{DType::f32, "15", "-",
-                           "from the exp budget (<= 4 ulp, 8 u): 1 / (1 + e^-x): e's 8 u carried by e / (1 + e) <= 1, "
-                           "1 + e and the quotient 1 u each: <= 10 u; e^x / (1 + e^x) (x < 0): 8 u + 8 u e / (1 + e) "
-                           "<= 4 u + 2 roundings: <= 14 u, e^x * (1 / (1 + e^x)) one more: <= 15 u of |y|; the scale's"
-                           " 2^-104 admits the spec's 1/(1 + e^-x), 0 where e^-x overflows (x <= -88.72283935546875, "
-                           "sigmoid < 2^-128 there), and only there; an independent float kernel measured 6.6 u (issue"
-                           " 26), 15 >= 1.5 x that"}}));
-  ops.push_back(unary_op({"Tanh", "tl_tanh_f32", "y = tanh(x); y == x allowed",
-                          "operations.txt 4. Activation: Relu, LeakyRelu, PRelu, Sigmoid, Tanh", all_values,
-                          [](double x) { return std::tanh(x); }, [](double, double y) { return std::fabs(y); }},
-                         {{DType::f32, "12", "-",
-                           "the tanh budget itself (<= 12 u relative: tanhf within 4 ulp, or 1 - 2 / (e^2|x| + 1) from"
-                           " the exp budget (<= 4 ulp, 8 u) above |x| = 0.55 with an odd polynomial below)"}}));
+  add_unary(ops,
+            {"Sigmoid", "tl_sigmoid_f32", "y = 1 / (1 + exp(-x)); y == x allowed",
+             "operations.txt 4. Activation: Relu, LeakyRelu, PRelu, Sigmoid, Tanh", all_values,
+             [](double x) { return ref::sigmoid<double>(x); },
+             // 2^-104 admits the spec's 1 / (1 + e^-x), 0 where e^-x overflows
+             // (x <= -88.7228, sigmoid < 2^-128), and only there.
+             [](double x, double y) { return std::fabs(y) + act::flushed_sigmoid(x); }},
+            {{DType::f32, "15", "-",
+              "from the exp budget (<= 4 ulp, 8 u): 1 / (1 + e^-x): e's 8 u carried by e / (1 + e) <= 1, "
+              "1 + e and the quotient 1 u each: <= 10 u; e^x / (1 + e^x) (x < 0): 8 u + 8 u e / (1 + e) "
+              "<= 4 u + 2 roundings: <= 14 u, e^x * (1 / (1 + e^x)) one more: <= 15 u of |y|; the scale's"
+              " 2^-104 admits the spec's 1/(1 + e^-x), 0 where e^-x overflows (x <= -88.72283935546875, "
+              "sigmoid < 2^-128 there), and only there; an independent float kernel measured 6.6 u (issue"
+              " 26), 15 >= 1.5 x that"}});
+  add_unary(ops,
+            {"Tanh", "tl_tanh_f32", "y = tanh(x); y == x allowed",
+             "operations.txt 4. Activation: Relu, LeakyRelu, PRelu, Sigmoid, Tanh", all_values,
+             [](double x) { return std::tanh(x); }, [](double, double y) { return std::fabs(y); }},
+            {{DType::f32, "12", "-",
+              "the tanh budget itself (<= 12 u relative: tanhf within 4 ulp, or 1 - 2 / (e^2|x| + 1) from"
+              " the exp budget (<= 4 ulp, 8 u) above |x| = 0.55 with an odd polynomial below)"}});
   return ops;
 }
 

@@ -87,6 +87,37 @@ TL_CUDA_MAP1(tl_relu_f32, kc::Relu{})
 TL_CUDA_MAP1(tl_sigmoid_f32, kc::Sigmoid{})
 TL_CUDA_MAP1(tl_tanh_f32, kc::Tanh{})
 
+// f16 and bf16: the same functors in float on each widened element.
+#define TL_CUDA_MAP1_HALF(name, Format, f)                                                           \
+  TL_CUDA_EXPORT void name##_dev(const uint16_t* x, uint16_t* y, int64_t n, tl_cuda_stream stream) { \
+    kc::run_map1_half<kc::Format>(x, y, n, f, #name "_dev", stream);                                 \
+  }                                                                                                  \
+  TL_CUDA_EXPORT void name(const uint16_t* x, uint16_t* y, int64_t n) {                              \
+    kc::map1_half_on_device(#name, name##_dev, x, y, n);                                             \
+  }
+TL_CUDA_MAP1_HALF(tl_silu_f16, F16, kc::Silu{})
+TL_CUDA_MAP1_HALF(tl_silu_bf16, BF16, kc::Silu{})
+TL_CUDA_MAP1_HALF(tl_gelu_erf_f16, F16, kc::GeluErf{})
+TL_CUDA_MAP1_HALF(tl_gelu_erf_bf16, BF16, kc::GeluErf{})
+TL_CUDA_MAP1_HALF(tl_gelu_tanh_f16, F16, kc::GeluTanh{})
+TL_CUDA_MAP1_HALF(tl_gelu_tanh_bf16, BF16, kc::GeluTanh{})
+TL_CUDA_MAP1_HALF(tl_relu_f16, F16, kc::Relu{})
+TL_CUDA_MAP1_HALF(tl_relu_bf16, BF16, kc::Relu{})
+TL_CUDA_MAP1_HALF(tl_sigmoid_f16, F16, kc::Sigmoid{})
+TL_CUDA_MAP1_HALF(tl_sigmoid_bf16, BF16, kc::Sigmoid{})
+TL_CUDA_MAP1_HALF(tl_tanh_f16, F16, kc::Tanh{})
+TL_CUDA_MAP1_HALF(tl_tanh_bf16, BF16, kc::Tanh{})
+
+#define TL_CUDA_LEAKY_HALF(name, Format)                                                                          \
+  TL_CUDA_EXPORT void name##_dev(const uint16_t* x, uint16_t* y, int64_t n, float alpha, tl_cuda_stream stream) { \
+    kc::run_map1_half<kc::Format>(x, y, n, kc::LeakyRelu{alpha}, #name "_dev", stream);                           \
+  }                                                                                                               \
+  TL_CUDA_EXPORT void name(const uint16_t* x, uint16_t* y, int64_t n, float alpha) {                              \
+    if (n > 0) kc::on_device(#name, name##_dev, kc::in(x, n), kc::out(y, n), n, alpha);                           \
+  }
+TL_CUDA_LEAKY_HALF(tl_leaky_relu_f16, F16)
+TL_CUDA_LEAKY_HALF(tl_leaky_relu_bf16, BF16)
+
 TL_CUDA_EXPORT void tl_leaky_relu_f32_dev(const float* x, float* y, int64_t n, float alpha, tl_cuda_stream stream) {
   kc::run_map1(x, y, n, kc::LeakyRelu{alpha}, "tl_leaky_relu_f32_dev", stream);
 }

@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "impl/common/bf16.hpp"
+#include "impl/common/f16.hpp"
 #include "impl/cuda/grid.cuh"
 
 namespace konform::cuda {
@@ -21,6 +23,24 @@ __global__ void map2(const float* a, const float* b, float* y, int64_t n, F f) {
   const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
   for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride)
     y[k] = f(a[k], b[k]);
+}
+
+// f16 or bf16 elements through a float functor: widened exactly, f in float,
+// rounded to nearest even (impl/common/f16.hpp, bf16.hpp).
+struct F16 {
+  KONFORM_HD static float widen(uint16_t h) { return impl::f16::F16ToF32(h); }
+  KONFORM_HD static uint16_t narrow(float f) { return impl::f16::F32ToF16(f); }
+};
+struct BF16 {
+  KONFORM_HD static float widen(uint16_t h) { return impl::bf16::BF16ToF32(h); }
+  KONFORM_HD static uint16_t narrow(float f) { return impl::bf16::F32ToBF16(f); }
+};
+
+template <class Format, class F>
+__global__ void map1_half(const uint16_t* x, uint16_t* y, int64_t n, F f) {
+  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride)
+    y[k] = Format::narrow(f(Format::widen(x[k])));
 }
 
 // Each thread reads element k before it writes element k and touches no
@@ -39,9 +59,21 @@ void run_map2(const float* a, const float* b, float* y, int64_t n, F f, const ch
   check_launch(where);
 }
 
+template <class Format, class F>
+void run_map1_half(const uint16_t* x, uint16_t* y, int64_t n, F f, const char* where, tl_cuda_stream stream) {
+  if (n <= 0) return;
+  launch(map1_half<Format, F>, grid_for(n, kThreads), kThreads, stream, x, y, n, f);
+  check_launch(where);
+}
+
 // The host functions of the maps: device copies in, the _dev function, y back.
 template <class Dev>
 void map1_on_device(const char* where, Dev dev, const float* x, float* y, int64_t n) {
+  if (n > 0) on_device(where, dev, in(x, n), out(y, n), n);
+}
+
+template <class Dev>
+void map1_half_on_device(const char* where, Dev dev, const uint16_t* x, uint16_t* y, int64_t n) {
   if (n > 0) on_device(where, dev, in(x, n), out(y, n), n);
 }
 

@@ -2,6 +2,8 @@
 
 #include "impl/common/activation_args.hpp"
 #include "konform/reference/activations.hpp"
+#include "konform/reference/bf16.hpp"
+#include "konform/reference/f16.hpp"
 
 namespace konform::scalar {
 namespace act = konform::reference::act;
@@ -18,6 +20,75 @@ void prelu_f32(const float* x, const float* slope, float* y, int64_t outer, int6
 }
 void sigmoid_f32(const float* x, float* y, int64_t n) { act::sigmoid<float>(x, y, n); }
 void tanh_f32(const float* x, float* y, int64_t n) { act::tanh<float>(x, y, n); }
+
+// ---- f16 and bf16: each element widened to float exactly, the float
+// template on it, the result rounded to nearest even (the oracle's
+// conversions, reference/konform/reference/f16.hpp and bf16.hpp). One
+// element at a time: y == x works.
+namespace {
+
+struct F16 {
+  static float widen(uint16_t h) { return reference::f16_to_f32(h); }
+  static uint16_t narrow(float f) { return reference::f32_to_f16(f); }
+};
+struct BF16 {
+  static float widen(uint16_t h) { return reference::bf16_to_f32(h); }
+  static uint16_t narrow(float f) { return reference::f32_to_bf16(f); }
+};
+
+template <class Format, class F>
+void in_float(const uint16_t* x, uint16_t* y, int64_t n, const F& f32_kernel) {
+  for (int64_t i = 0; i < n; ++i) {
+    float v = Format::widen(x[i]);
+    f32_kernel(&v, &v, 1);
+    y[i] = Format::narrow(v);
+  }
+}
+
+}  // namespace
+
+void silu_f16(const uint16_t* x, uint16_t* y, int64_t n) {
+  in_float<F16>(x, y, n, [](const float* a, float* b, int64_t m) { act::silu<float>(a, b, m); });
+}
+void silu_bf16(const uint16_t* x, uint16_t* y, int64_t n) {
+  in_float<BF16>(x, y, n, [](const float* a, float* b, int64_t m) { act::silu<float>(a, b, m); });
+}
+void gelu_erf_f16(const uint16_t* x, uint16_t* y, int64_t n) {
+  in_float<F16>(x, y, n, [](const float* a, float* b, int64_t m) { act::gelu_erf<float>(a, b, m); });
+}
+void gelu_erf_bf16(const uint16_t* x, uint16_t* y, int64_t n) {
+  in_float<BF16>(x, y, n, [](const float* a, float* b, int64_t m) { act::gelu_erf<float>(a, b, m); });
+}
+void gelu_tanh_f16(const uint16_t* x, uint16_t* y, int64_t n) {
+  in_float<F16>(x, y, n, [](const float* a, float* b, int64_t m) { act::gelu_tanh<float>(a, b, m); });
+}
+void gelu_tanh_bf16(const uint16_t* x, uint16_t* y, int64_t n) {
+  in_float<BF16>(x, y, n, [](const float* a, float* b, int64_t m) { act::gelu_tanh<float>(a, b, m); });
+}
+void relu_f16(const uint16_t* x, uint16_t* y, int64_t n) {
+  in_float<F16>(x, y, n, [](const float* a, float* b, int64_t m) { act::relu<float>(a, b, m); });
+}
+void relu_bf16(const uint16_t* x, uint16_t* y, int64_t n) {
+  in_float<BF16>(x, y, n, [](const float* a, float* b, int64_t m) { act::relu<float>(a, b, m); });
+}
+void leaky_relu_f16(const uint16_t* x, uint16_t* y, int64_t n, float alpha) {
+  in_float<F16>(x, y, n, [alpha](const float* a, float* b, int64_t m) { act::leaky_relu<float>(a, b, m, alpha); });
+}
+void leaky_relu_bf16(const uint16_t* x, uint16_t* y, int64_t n, float alpha) {
+  in_float<BF16>(x, y, n, [alpha](const float* a, float* b, int64_t m) { act::leaky_relu<float>(a, b, m, alpha); });
+}
+void sigmoid_f16(const uint16_t* x, uint16_t* y, int64_t n) {
+  in_float<F16>(x, y, n, [](const float* a, float* b, int64_t m) { act::sigmoid<float>(a, b, m); });
+}
+void sigmoid_bf16(const uint16_t* x, uint16_t* y, int64_t n) {
+  in_float<BF16>(x, y, n, [](const float* a, float* b, int64_t m) { act::sigmoid<float>(a, b, m); });
+}
+void tanh_f16(const uint16_t* x, uint16_t* y, int64_t n) {
+  in_float<F16>(x, y, n, [](const float* a, float* b, int64_t m) { act::tanh<float>(a, b, m); });
+}
+void tanh_bf16(const uint16_t* x, uint16_t* y, int64_t n) {
+  in_float<BF16>(x, y, n, [](const float* a, float* b, int64_t m) { act::tanh<float>(a, b, m); });
+}
 
 // The template reads a whole line before writing it: y == x works.
 tl_status softmax_f32(const float* x, float* y, const int64_t* shape, int rank, int axis) {

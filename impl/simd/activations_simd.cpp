@@ -9,6 +9,7 @@
 
 #include "hwy/highway.h"
 #include "impl/simd/activations-inl.h"
+#include "impl/simd/half-inl.h"
 #include "impl/simd/softmax-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -35,6 +36,26 @@ void ActGeGlu(const float* gate, const float* up, float* y, int64_t n, int appro
 }
 void ActGlu(const float* gate, const float* up, float* y, int64_t n) { act::GluF32(gate, up, y, n); }
 
+// f16 and bf16: the f32 kernels on blocks widened to float (half-inl.h).
+#define KONFORM_HALF_UNARY(Name, Kernel)                                                                      \
+  void Name##F16(const uint16_t* x, uint16_t* y, int64_t n) { half::ThroughF32<half::F16>(x, y, n, Kernel); } \
+  void Name##BF16(const uint16_t* x, uint16_t* y, int64_t n) { half::ThroughF32<half::BF16>(x, y, n, Kernel); }
+KONFORM_HALF_UNARY(ActSilu, act::SiluF32)
+KONFORM_HALF_UNARY(ActGeluErf, act::GeluErfF32)
+KONFORM_HALF_UNARY(ActGeluTanh, act::GeluTanhF32)
+KONFORM_HALF_UNARY(ActRelu, act::ReluF32)
+KONFORM_HALF_UNARY(ActSigmoid, act::SigmoidF32)
+KONFORM_HALF_UNARY(ActTanh, act::TanhF32)
+#undef KONFORM_HALF_UNARY
+void ActLeakyReluF16(const uint16_t* x, uint16_t* y, int64_t n, float alpha) {
+  half::ThroughF32<half::F16>(x, y, n,
+                              [alpha](const float* a, float* b, int64_t m) { act::LeakyReluF32(a, b, m, alpha); });
+}
+void ActLeakyReluBF16(const uint16_t* x, uint16_t* y, int64_t n, float alpha) {
+  half::ThroughF32<half::BF16>(x, y, n,
+                               [alpha](const float* a, float* b, int64_t m) { act::LeakyReluF32(a, b, m, alpha); });
+}
+
 }  // namespace konform::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -56,6 +77,20 @@ HWY_EXPORT(ActSoftmax);
 HWY_EXPORT(ActSwiGlu);
 HWY_EXPORT(ActGeGlu);
 HWY_EXPORT(ActGlu);
+HWY_EXPORT(ActSiluF16);
+HWY_EXPORT(ActSiluBF16);
+HWY_EXPORT(ActGeluErfF16);
+HWY_EXPORT(ActGeluErfBF16);
+HWY_EXPORT(ActGeluTanhF16);
+HWY_EXPORT(ActGeluTanhBF16);
+HWY_EXPORT(ActReluF16);
+HWY_EXPORT(ActReluBF16);
+HWY_EXPORT(ActLeakyReluF16);
+HWY_EXPORT(ActLeakyReluBF16);
+HWY_EXPORT(ActSigmoidF16);
+HWY_EXPORT(ActSigmoidBF16);
+HWY_EXPORT(ActTanhF16);
+HWY_EXPORT(ActTanhBF16);
 
 }  // namespace konform::simd
 
@@ -82,6 +117,27 @@ void tl_prelu_f32(const float* x, const float* slope, float* y, int64_t outer, i
 void tl_sigmoid_f32(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(ks::ActSigmoid)(x, y, n); }
 
 void tl_tanh_f32(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(ks::ActTanh)(x, y, n); }
+
+void tl_silu_f16(const uint16_t* x, uint16_t* y, int64_t n) { HWY_DYNAMIC_DISPATCH(ks::ActSiluF16)(x, y, n); }
+void tl_silu_bf16(const uint16_t* x, uint16_t* y, int64_t n) { HWY_DYNAMIC_DISPATCH(ks::ActSiluBF16)(x, y, n); }
+void tl_gelu_erf_f16(const uint16_t* x, uint16_t* y, int64_t n) { HWY_DYNAMIC_DISPATCH(ks::ActGeluErfF16)(x, y, n); }
+void tl_gelu_erf_bf16(const uint16_t* x, uint16_t* y, int64_t n) { HWY_DYNAMIC_DISPATCH(ks::ActGeluErfBF16)(x, y, n); }
+void tl_gelu_tanh_f16(const uint16_t* x, uint16_t* y, int64_t n) { HWY_DYNAMIC_DISPATCH(ks::ActGeluTanhF16)(x, y, n); }
+void tl_gelu_tanh_bf16(const uint16_t* x, uint16_t* y, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(ks::ActGeluTanhBF16)(x, y, n);
+}
+void tl_relu_f16(const uint16_t* x, uint16_t* y, int64_t n) { HWY_DYNAMIC_DISPATCH(ks::ActReluF16)(x, y, n); }
+void tl_relu_bf16(const uint16_t* x, uint16_t* y, int64_t n) { HWY_DYNAMIC_DISPATCH(ks::ActReluBF16)(x, y, n); }
+void tl_leaky_relu_f16(const uint16_t* x, uint16_t* y, int64_t n, float alpha) {
+  HWY_DYNAMIC_DISPATCH(ks::ActLeakyReluF16)(x, y, n, alpha);
+}
+void tl_leaky_relu_bf16(const uint16_t* x, uint16_t* y, int64_t n, float alpha) {
+  HWY_DYNAMIC_DISPATCH(ks::ActLeakyReluBF16)(x, y, n, alpha);
+}
+void tl_sigmoid_f16(const uint16_t* x, uint16_t* y, int64_t n) { HWY_DYNAMIC_DISPATCH(ks::ActSigmoidF16)(x, y, n); }
+void tl_sigmoid_bf16(const uint16_t* x, uint16_t* y, int64_t n) { HWY_DYNAMIC_DISPATCH(ks::ActSigmoidBF16)(x, y, n); }
+void tl_tanh_f16(const uint16_t* x, uint16_t* y, int64_t n) { HWY_DYNAMIC_DISPATCH(ks::ActTanhF16)(x, y, n); }
+void tl_tanh_bf16(const uint16_t* x, uint16_t* y, int64_t n) { HWY_DYNAMIC_DISPATCH(ks::ActTanhBF16)(x, y, n); }
 
 tl_status tl_softmax_f32(const float* x, float* y, const int64_t* shape, int rank, int axis) {
   konform::impl::AxisSplit s;

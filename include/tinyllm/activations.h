@@ -59,6 +59,27 @@ void tl_sigmoid_f32(const float* x, float* y, int64_t n);
 /* Tanh: the hyperbolic tangent. */
 void tl_tanh_f32(const float* x, float* y, int64_t n);
 
+/* ---- the same in f16 and bf16: x and y are uint16_t bit patterns ---------
+ * _f16: IEEE binary16; _bf16: bfloat16 (the top half of a binary32). Each
+ * y[i] is f(x[i]) computed in float from the exact value of x[i], then
+ * rounded once to the dtype, to nearest with ties to even (an overflow past
+ * the largest finite value by half an ulp or more gives an infinity; a NaN
+ * stays a NaN). LeakyRelu's alpha stays a float. y == x allowed. */
+void tl_silu_f16(const uint16_t* x, uint16_t* y, int64_t n);
+void tl_silu_bf16(const uint16_t* x, uint16_t* y, int64_t n);
+void tl_gelu_erf_f16(const uint16_t* x, uint16_t* y, int64_t n);
+void tl_gelu_erf_bf16(const uint16_t* x, uint16_t* y, int64_t n);
+void tl_gelu_tanh_f16(const uint16_t* x, uint16_t* y, int64_t n);
+void tl_gelu_tanh_bf16(const uint16_t* x, uint16_t* y, int64_t n);
+void tl_relu_f16(const uint16_t* x, uint16_t* y, int64_t n);
+void tl_relu_bf16(const uint16_t* x, uint16_t* y, int64_t n);
+void tl_leaky_relu_f16(const uint16_t* x, uint16_t* y, int64_t n, float alpha);
+void tl_leaky_relu_bf16(const uint16_t* x, uint16_t* y, int64_t n, float alpha);
+void tl_sigmoid_f16(const uint16_t* x, uint16_t* y, int64_t n);
+void tl_sigmoid_bf16(const uint16_t* x, uint16_t* y, int64_t n);
+void tl_tanh_f16(const uint16_t* x, uint16_t* y, int64_t n);
+void tl_tanh_bf16(const uint16_t* x, uint16_t* y, int64_t n);
+
 /* ---- softmax along any axis ------------------------------------------------ */
 
 /* Softmax(x, axis) for x of rank 1..4 with dims shape[0..rank), numerically

@@ -26,6 +26,20 @@ void tl_prelu_f32_dev(const float* x, const float* slope, float* y, int64_t oute
                       tl_cuda_stream stream);
 void tl_sigmoid_f32_dev(const float* x, float* y, int64_t n, tl_cuda_stream stream);
 void tl_tanh_f32_dev(const float* x, float* y, int64_t n, tl_cuda_stream stream);
+void tl_silu_f16_dev(const uint16_t* x, uint16_t* y, int64_t n, tl_cuda_stream stream);
+void tl_silu_bf16_dev(const uint16_t* x, uint16_t* y, int64_t n, tl_cuda_stream stream);
+void tl_gelu_erf_f16_dev(const uint16_t* x, uint16_t* y, int64_t n, tl_cuda_stream stream);
+void tl_gelu_erf_bf16_dev(const uint16_t* x, uint16_t* y, int64_t n, tl_cuda_stream stream);
+void tl_gelu_tanh_f16_dev(const uint16_t* x, uint16_t* y, int64_t n, tl_cuda_stream stream);
+void tl_gelu_tanh_bf16_dev(const uint16_t* x, uint16_t* y, int64_t n, tl_cuda_stream stream);
+void tl_relu_f16_dev(const uint16_t* x, uint16_t* y, int64_t n, tl_cuda_stream stream);
+void tl_relu_bf16_dev(const uint16_t* x, uint16_t* y, int64_t n, tl_cuda_stream stream);
+void tl_leaky_relu_f16_dev(const uint16_t* x, uint16_t* y, int64_t n, float alpha, tl_cuda_stream stream);
+void tl_leaky_relu_bf16_dev(const uint16_t* x, uint16_t* y, int64_t n, float alpha, tl_cuda_stream stream);
+void tl_sigmoid_f16_dev(const uint16_t* x, uint16_t* y, int64_t n, tl_cuda_stream stream);
+void tl_sigmoid_bf16_dev(const uint16_t* x, uint16_t* y, int64_t n, tl_cuda_stream stream);
+void tl_tanh_f16_dev(const uint16_t* x, uint16_t* y, int64_t n, tl_cuda_stream stream);
+void tl_tanh_bf16_dev(const uint16_t* x, uint16_t* y, int64_t n, tl_cuda_stream stream);
 tl_status tl_softmax_f32_dev(const float* x, float* y, const int64_t* shape, int rank, int axis, tl_cuda_stream stream);
 void tl_swiglu_f32_dev(const float* gate, const float* up, float* y, int64_t n, tl_cuda_stream stream);
 tl_status tl_geglu_f32_dev(const float* gate, const float* up, float* y, int64_t n, int approximation,

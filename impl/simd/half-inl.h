@@ -1,0 +1,127 @@
+// f16 and bf16 arrays through an f32 kernel: blocks widened into a float
+// buffer on the stack, the kernel run on the buffer in place, the results
+// rounded back to nearest with ties to even. Each block is read whole before
+// any of it is written, so y == x works.
+//
+// Why not hwy::DemoteTo alone: in Highway 1.0.3 its bf16 demotion drops the
+// low half (truncation) on every target, and its f16 demotion truncates on
+// SSE4 and below; only F16C's vcvtps2ph (AVX2 and AVX3 targets) rounds to
+// nearest even. bf16 is rounded here with integer operations on every
+// target, f16 by F16C where the target has it and one element at a time
+// (impl/common/f16.hpp) where it does not.
+
+#if defined(KONFORM_SIMD_HALF_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef KONFORM_SIMD_HALF_INL_H_
+#undef KONFORM_SIMD_HALF_INL_H_
+#else
+#define KONFORM_SIMD_HALF_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+
+#include "hwy/highway.h"
+#include "impl/common/bf16.hpp"
+#include "impl/common/f16.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace konform::simd::HWY_NAMESPACE::half {
+namespace hn = hwy::HWY_NAMESPACE;
+
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+#define KONFORM_SIMD_F16C 1
+#else
+#define KONFORM_SIMD_F16C 0
+#endif
+
+struct F16 {
+  static float Widen(uint16_t h) { return impl::f16::F16ToF32(h); }
+  static uint16_t Narrow(float f) { return impl::f16::F32ToF16(f); }
+  static constexpr bool kVector = KONFORM_SIMD_F16C;
+
+  template <class D>
+  static HWY_INLINE hn::Vec<D> WidenVec(D d, const uint16_t* p) {
+    const hn::Rebind<hwy::float16_t, D> dh;
+    return hn::PromoteTo(d, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(p)));
+  }
+  template <class D>
+  static HWY_INLINE void NarrowVec(D d, hn::Vec<D> v, uint16_t* p) {
+    const hn::Rebind<hwy::float16_t, D> dh;
+    hn::StoreU(hn::DemoteTo(dh, v), dh, reinterpret_cast<hwy::float16_t*>(p));
+  }
+};
+
+struct BF16 {
+  static float Widen(uint16_t h) { return impl::bf16::BF16ToF32(h); }
+  static uint16_t Narrow(float f) { return impl::bf16::F32ToBF16(f); }
+  static constexpr bool kVector = true;
+
+  template <class D>
+  static HWY_INLINE hn::Vec<D> WidenVec(D d, const uint16_t* p) {
+    const hn::RebindToUnsigned<D> du;
+    const hn::Rebind<uint16_t, D> dh;
+    return hn::BitCast(d, hn::ShiftLeft<16>(hn::PromoteTo(du, hn::LoadU(dh, p))));
+  }
+  // As impl::bf16::F32ToBF16, lane by lane: the rounding bias 0x7fff plus
+  // the lowest kept bit, carried into the top half; a NaN's top half with
+  // the quiet bit set.
+  template <class D>
+  static HWY_INLINE void NarrowVec(D d, hn::Vec<D> v, uint16_t* p) {
+    const hn::RebindToSigned<D> di;
+    const hn::Rebind<uint16_t, D> dh;
+    const auto bits = hn::BitCast(di, v);
+    const auto top = hn::ShiftRight<16>(hn::BitCast(hn::RebindToUnsigned<D>(), v));
+    const auto lowest_kept = hn::BitCast(di, hn::And(top, hn::Set(hn::RebindToUnsigned<D>(), 1u)));
+    const auto rounded = hn::BitCast(
+        di, hn::ShiftRight<16>(hn::BitCast(hn::RebindToUnsigned<D>(),
+                                           hn::Add(hn::Add(bits, hn::Set(di, 0x7fff)), lowest_kept))));
+    const auto quiet = hn::BitCast(di, hn::Or(top, hn::Set(hn::RebindToUnsigned<D>(), 0x40u)));
+    const auto nan = hn::Not(hn::Eq(v, v));
+    const auto out = hn::IfThenElse(hn::RebindMask(di, nan), quiet, rounded);  // 0 .. 0xffff
+    hn::StoreU(hn::DemoteTo(dh, out), dh, p);
+  }
+};
+
+// The elements per block: 1 KiB of floats on the stack, and a whole number
+// of vectors on every target.
+constexpr size_t kBlock = 256;
+
+template <class Format>
+HWY_INLINE void Widen(const uint16_t* x, float* out, size_t m) {
+  size_t i = 0;
+  if constexpr (Format::kVector) {
+    const hn::ScalableTag<float> d;
+    const size_t N = hn::Lanes(d);
+    for (; i + N <= m; i += N) hn::Store(Format::WidenVec(d, x + i), d, out + i);
+  }
+  for (; i < m; ++i) out[i] = Format::Widen(x[i]);
+}
+
+template <class Format>
+HWY_INLINE void Narrow(const float* in, uint16_t* y, size_t m) {
+  size_t i = 0;
+  if constexpr (Format::kVector) {
+    const hn::ScalableTag<float> d;
+    const size_t N = hn::Lanes(d);
+    for (; i + N <= m; i += N) Format::NarrowVec(d, hn::Load(d, in + i), y + i);
+  }
+  for (; i < m; ++i) y[i] = Format::Narrow(in[i]);
+}
+
+// y[i] = kernel(x[i]) for an f32 kernel `void(const float*, float*, int64_t)`
+// that allows its output to be its input.
+template <class Format, class Kernel>
+HWY_INLINE void ThroughF32(const uint16_t* x, uint16_t* y, int64_t n, const Kernel& kernel) {
+  HWY_ALIGN float buf[kBlock];
+  for (int64_t i = 0; i < n; i += static_cast<int64_t>(kBlock)) {
+    const size_t m = static_cast<size_t>(n - i < static_cast<int64_t>(kBlock) ? n - i : static_cast<int64_t>(kBlock));
+    Widen<Format>(x + i, buf, m);
+    kernel(buf, buf, static_cast<int64_t>(m));
+    Narrow<Format>(buf, y + i, m);
+  }
+}
+
+}  // namespace konform::simd::HWY_NAMESPACE::half
+HWY_AFTER_NAMESPACE();
+
+#endif  // KONFORM_SIMD_HALF_INL_H_
