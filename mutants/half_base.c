@@ -76,7 +76,7 @@ static uint16_t to_bf16(float f) {
 #if MUTANT(2) /* bf16 as the top 16 bits of the f32 (truncation) */
   return (uint16_t)(b >> 16);
 #else
-  uint16_t r = (uint16_t)((b + 0x8000u) >> 16);  /* half up */
+  uint16_t r = (uint16_t)((b + 0x8000u) >> 16);     /* half up */
   if ((b & 0xffffu) == 0x8000u) r &= (uint16_t)~1u; /* a tie goes to even */
   return r;
 #endif
@@ -97,9 +97,7 @@ static uint16_t to_f16_at(float f, int64_t i, int64_t n) {
 static float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
 static float silu(float x) { return x / (1.0f + expf(-x)); }
 static float gelu_erf(float x) { return x * 0.5f * (1.0f + erff(x / sqrtf(2.0f))); }
-static float gelu_tanh(float x) {
-  return 0.5f * x * (1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x)));
-}
+static float gelu_tanh(float x) { return 0.5f * x * (1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x))); }
 static float relu(float x) { return x > 0.0f || isnan(x) ? x : 0.0f; }
 
 /* Sigmoid of the f16 op. */
@@ -115,15 +113,15 @@ static float sigmoid_f16(float x) {
 /* ---- the arrays: each element read before its result is written ------------- */
 
 /* Each op in f32 too (the properties compare the half ops with it). */
-#define HALF_UNARY(name, f)                                                                       \
-  void tl_##name##_f32(const float* x, float* y, int64_t n) {                                       \
-    for (int64_t i = 0; i < n; ++i) y[i] = f(x[i]);                                                 \
-  }                                                                                                 \
-  void tl_##name##_f16(const uint16_t* x, uint16_t* y, int64_t n) {                                 \
-    for (int64_t i = 0; i < n; ++i) y[i] = to_f16_at(f(from_f16(x[i])), i, n);                      \
-  }                                                                                                 \
-  void tl_##name##_bf16(const uint16_t* x, uint16_t* y, int64_t n) {                                \
-    for (int64_t i = 0; i < n; ++i) y[i] = to_bf16(f(from_bf16(x[i])));                             \
+#define HALF_UNARY(name, f)                                                    \
+  void tl_##name##_f32(const float* x, float* y, int64_t n) {                  \
+    for (int64_t i = 0; i < n; ++i) y[i] = f(x[i]);                            \
+  }                                                                            \
+  void tl_##name##_f16(const uint16_t* x, uint16_t* y, int64_t n) {            \
+    for (int64_t i = 0; i < n; ++i) y[i] = to_f16_at(f(from_f16(x[i])), i, n); \
+  }                                                                            \
+  void tl_##name##_bf16(const uint16_t* x, uint16_t* y, int64_t n) {           \
+    for (int64_t i = 0; i < n; ++i) y[i] = to_bf16(f(from_bf16(x[i])));        \
   }
 HALF_UNARY(silu, silu)
 HALF_UNARY(gelu_erf, gelu_erf)

@@ -72,9 +72,9 @@ struct BF16 {
     const auto bits = hn::BitCast(di, v);
     const auto top = hn::ShiftRight<16>(hn::BitCast(hn::RebindToUnsigned<D>(), v));
     const auto lowest_kept = hn::BitCast(di, hn::And(top, hn::Set(hn::RebindToUnsigned<D>(), 1u)));
-    const auto rounded = hn::BitCast(
-        di, hn::ShiftRight<16>(hn::BitCast(hn::RebindToUnsigned<D>(),
-                                           hn::Add(hn::Add(bits, hn::Set(di, 0x7fff)), lowest_kept))));
+    const auto rounded =
+        hn::BitCast(di, hn::ShiftRight<16>(hn::BitCast(hn::RebindToUnsigned<D>(),
+                                                       hn::Add(hn::Add(bits, hn::Set(di, 0x7fff)), lowest_kept))));
     const auto quiet = hn::BitCast(di, hn::Or(top, hn::Set(hn::RebindToUnsigned<D>(), 0x40u)));
     const auto nan = hn::Not(hn::Eq(v, v));
     const auto out = hn::IfThenElse(hn::RebindMask(di, nan), quiet, rounded);  // 0 .. 0xffff
