@@ -1,5 +1,6 @@
-/* half_base.c: the f16 and bf16 activations of tinyllm/activations.h in
- * plain C11, and their mutants (manifest ids half_mNN).
+/* half_base.c: the f16 and bf16 activations of tinyllm/activations.h and the
+ * casts of tinyllm/tensor.h in plain C11, and their mutants (manifest ids
+ * half_mNN).
  *
  * Compiled as is (KONFORM_MUTANT undefined or 0) this is a correct plugin
  * (konform_plugin_half_base) of those ops and their f32 twins, written apart
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "tinyllm/activations.h"
+#include "tinyllm/tensor.h"
 
 #ifndef KONFORM_MUTANT
 #define KONFORM_MUTANT 0
@@ -148,4 +150,19 @@ void tl_leaky_relu_f16(const uint16_t* x, uint16_t* y, int64_t n, float alpha) {
 }
 void tl_leaky_relu_bf16(const uint16_t* x, uint16_t* y, int64_t n, float alpha) {
   for (int64_t i = 0; i < n; ++i) y[i] = to_bf16(leaky(from_bf16(x[i]), alpha));
+}
+
+/* ---- the casts of tinyllm/tensor.h ------------------------------------------- */
+
+void tl_cast_f32_to_f16(const float* x, uint16_t* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = to_f16(x[i]);
+}
+void tl_cast_f32_to_bf16(const float* x, uint16_t* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = to_bf16(x[i]);
+}
+void tl_cast_f16_to_f32(const uint16_t* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = from_f16(x[i]);
+}
+void tl_cast_bf16_to_f32(const uint16_t* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = from_bf16(x[i]);
 }

@@ -90,7 +90,7 @@ inline int64_t largest_param(const Case& c, std::initializer_list<const char*> n
 struct ArgSpec {
   std::string name;  // "x"; "y#" for a numbered family (y0, y1, ...: Split's pieces)
   Access access = Access::in;
-  // "T": the op's element type (OpSpec::dtype, f32 today; f16 and bf16 later),
+  // "T": the op's element type (OpSpec::dtype: f32, f16 or bf16),
   // or a fixed type whatever T is: "i32" (indices, a status), "u8" (blocks).
   std::string dtype = "T";
   // Its dimensions in the case's parameters: "rows, d", "s# for # < ndim",

@@ -59,6 +59,20 @@ void run_map2(const float* a, const float* b, float* y, int64_t n, F f, const ch
   check_launch(where);
 }
 
+// The casts: one element per thread (grid-striding), no aliasing.
+template <class Format>
+__global__ void demote(const float* x, uint16_t* y, int64_t n) {
+  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride)
+    y[k] = Format::narrow(x[k]);
+}
+template <class Format>
+__global__ void promote(const uint16_t* x, float* y, int64_t n) {
+  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride)
+    y[k] = Format::widen(x[k]);
+}
+
 template <class Format, class F>
 void run_map1_half(const uint16_t* x, uint16_t* y, int64_t n, F f, const char* where, tl_cuda_stream stream) {
   if (n <= 0) return;

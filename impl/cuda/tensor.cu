@@ -197,6 +197,21 @@ TL_CUDA_EXPORT tl_status tl_clamp_f32_dev(const float* x, float* y, int64_t n, f
   return TL_OK;
 }
 
+// The casts between f32 and f16 or bf16 (map.cuh's demote and promote).
+#define TL_CUDA_CAST(name, Kernel, From, To)                                               \
+  TL_CUDA_EXPORT void name##_dev(const From* x, To* y, int64_t n, tl_cuda_stream stream) { \
+    if (n <= 0) return;                                                                    \
+    kc::launch(Kernel, kc::grid_for(n, kc::kThreads), kc::kThreads, stream, x, y, n);      \
+    kc::check_launch(#name "_dev");                                                        \
+  }                                                                                        \
+  TL_CUDA_EXPORT void name(const From* x, To* y, int64_t n) {                              \
+    if (n > 0) kc::on_device(#name, name##_dev, kc::in(x, n), kc::out(y, n), n);           \
+  }
+TL_CUDA_CAST(tl_cast_f32_to_f16, kc::demote<kc::F16>, float, uint16_t)
+TL_CUDA_CAST(tl_cast_f32_to_bf16, kc::demote<kc::BF16>, float, uint16_t)
+TL_CUDA_CAST(tl_cast_f16_to_f32, kc::promote<kc::F16>, uint16_t, float)
+TL_CUDA_CAST(tl_cast_bf16_to_f32, kc::promote<kc::BF16>, uint16_t, float)
+
 TL_CUDA_EXPORT tl_status tl_clamp_f32(const float* x, float* y, int64_t n, float lo, float hi) {
   if (tl_status s = kt::CheckClamp(x, y, n, lo, hi)) return s;
   if (n == 0) return TL_OK;

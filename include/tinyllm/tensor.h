@@ -76,6 +76,18 @@ tl_status tl_div_broadcast_f32(const float* a, const int64_t* a_shape, int64_t a
  * bound, or lo > hi, is TL_ERR_INVALID_ARGUMENT. y == x is allowed. */
 tl_status tl_clamp_f32(const float* x, float* y, int64_t n, float lo, float hi);
 
+/* Cast between f32 and the 16-bit floats, element by element (no aliasing:
+ * the element sizes differ). x and y of a 16-bit dtype are uint16_t bit
+ * patterns: _f16 IEEE binary16, _bf16 bfloat16 (the top half of a binary32).
+ * f32 to f16 or bf16 rounds to nearest with ties to even: past the largest
+ * finite value (65504 for f16) by half an ulp or more gives an infinity,
+ * below half the smallest subnormal a zero of x's sign, a NaN a NaN.
+ * f16 or bf16 to f32 is exact. */
+void tl_cast_f32_to_f16(const float* x, uint16_t* y, int64_t n);
+void tl_cast_f32_to_bf16(const float* x, uint16_t* y, int64_t n);
+void tl_cast_f16_to_f32(const uint16_t* x, float* y, int64_t n);
+void tl_cast_bf16_to_f32(const uint16_t* x, float* y, int64_t n);
+
 /* ---- NanToNum: finite values kept, NaN and +-Inf replaced ---------------
  *
  * y[i] = nan for a NaN, posinf for +Inf, neginf for -Inf, x[i] (its bits)
