@@ -102,11 +102,12 @@ OpSpec cast_spec(DType t, bool demote) {
                    : std::vector<ArgSpec>{{"x", Access::in, "T", "n"}, {"y", Access::out, "f32", "n", {Match::exact}}};
   op.group = "tensor";
   op.symbol = "tl_cast_" + std::string(demote ? "f32_to_" + half : half + "_to_f32");
-  op.summary = demote ? "y = x rounded to " + half + ", to nearest with ties to even (overflow to infinity)"
-                      : "y = x, exactly";
+  op.summary =
+      demote ? "y = x rounded to " + half + ", to nearest with ties to even (overflow to infinity)" : "y = x, exactly";
   op.spec = "operations.txt: the F16 dtype (storage and accumulation)";
   op.params = {{"n", ParamType::i64, ">= 0"}};
-  op.domain = demote ? "case 0: every " + half + " value, the midpoint to each neighbour and the floats either side"
+  op.domain = demote ? "case 0: every " + half +
+                           " value, the midpoint to each neighbour and the floats either side"
                            " of it, the overflow threshold; then every value class and random f32 bit patterns"
                      : "case 0: every " + half + " bit pattern; then random bit patterns";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size()) + 1;
