@@ -104,7 +104,8 @@ OpSpec cast_spec(DType t, bool demote) {
   op.symbol = "tl_cast_" + std::string(demote ? "f32_to_" + half : half + "_to_f32");
   op.summary =
       demote ? "y = x rounded to " + half + ", to nearest with ties to even (overflow to infinity)" : "y = x, exactly";
-  op.spec = "operations.txt: the F16 dtype (storage and accumulation)";
+  // The spec has no cast op; it names F16 as a dtype its ops run in, first here.
+  op.spec = "operations.txt 2. Normalization: Tolerance: F32 1e-6, F16 1e-3.";
   op.params = {{"n", ParamType::i64, ">= 0"}};
   op.domain = demote ? "case 0: every " + half +
                            " value, the midpoint to each neighbour and the floats either side"
