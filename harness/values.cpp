@@ -145,4 +145,22 @@ const std::vector<int64_t>& edge_sizes() {
   return sizes;
 }
 
+Tensor every_half(DType t) {
+  Tensor x = Tensor::zeros(t, {kHalfPatterns});
+  for (int64_t k = 0; k < kHalfPatterns; ++k) {
+    const auto bits = static_cast<uint16_t>(k);
+    std::memcpy(x.bytes.data() + 2 * k, &bits, 2);
+  }
+  return x;
+}
+
+Tensor random_half_bits(Rng& rng, DType t, int64_t n) {
+  Tensor x = Tensor::zeros(t, {n});
+  for (int64_t k = 0; k < n; ++k) {
+    const auto bits = static_cast<uint16_t>(rng.range(0, kHalfPatterns - 1));
+    std::memcpy(x.bytes.data() + 2 * k, &bits, 2);
+  }
+  return x;
+}
+
 }  // namespace konform

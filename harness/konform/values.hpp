@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "konform/rng.hpp"
+#include "konform/tensor.hpp"
 
 namespace konform {
 
@@ -34,5 +35,13 @@ std::vector<float> make_values(Rng& rng, ValueClass c, int64_t n, double max_abs
 // Sizes around every vector width (4, 8, 16 floats and unrolls of them), odd
 // primes, and the large sizes of real models.
 const std::vector<int64_t>& edge_sizes();
+
+// Every bit pattern of a 16-bit dtype (f16, bf16), in order: the
+// exhaustive case of the half ops, infinities and NaNs included.
+inline constexpr int64_t kHalfPatterns = 65536;
+Tensor every_half(DType t);
+// n uniformly random bit patterns of a 16-bit dtype: every class of its
+// values at the frequency it has among the patterns.
+Tensor random_half_bits(Rng& rng, DType t, int64_t n);
 
 }  // namespace konform

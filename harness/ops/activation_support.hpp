@@ -7,7 +7,6 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -140,29 +139,6 @@ inline std::vector<float> values(Rng& rng, Inputs k, int64_t n) {
   std::vector<float> v(static_cast<size_t>(n));
   for (float& x : v) x = one_value(rng, k);
   return v;
-}
-
-// Every bit pattern of a 16-bit dtype, in order: the exhaustive case of the
-// f16 and bf16 ops (their infinities and NaNs included).
-inline constexpr int64_t kHalfPatterns = 65536;
-inline Tensor every_half(DType t) {
-  Tensor x = Tensor::zeros(t, {kHalfPatterns});
-  for (int64_t k = 0; k < kHalfPatterns; ++k) {
-    const auto bits = static_cast<uint16_t>(k);
-    std::memcpy(x.bytes.data() + 2 * k, &bits, 2);
-  }
-  return x;
-}
-
-// n uniformly random bit patterns of a 16-bit dtype: every class of its
-// values at the frequency it has among the patterns.
-inline Tensor random_half_bits(Rng& rng, DType t, int64_t n) {
-  Tensor x = Tensor::zeros(t, {n});
-  for (int64_t k = 0; k < n; ++k) {
-    const auto bits = static_cast<uint16_t>(rng.range(0, kHalfPatterns - 1));
-    std::memcpy(x.bytes.data() + 2 * k, &bits, 2);
-  }
-  return x;
 }
 
 // Case `index`'s length: the edge sizes first, then mostly short random ones.

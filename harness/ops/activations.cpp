@@ -54,17 +54,17 @@ Case make_unary(const Unary& u, Rng& rng, int64_t index) {
 // dtype, or uniformly random bit patterns (every class of the dtype alike).
 Case make_unary_half(const Unary& u, DType t, Rng& rng, int64_t index) {
   const bool exhaustive = index == 0;
-  const int64_t n = exhaustive ? act::kHalfPatterns : act::length(rng, index - 1);
+  const int64_t n = exhaustive ? kHalfPatterns : act::length(rng, index - 1);
   Case c;
   c.params = {{"n", double(n)}};
   if (u.alpha) c.params["alpha"] = double(rng.pick(kAlphas));
   std::string values;
   Tensor x;
   if (exhaustive) {
-    x = act::every_half(t);
+    x = every_half(t);
     values = "every " + std::string(dtype_name(t)) + " value";
   } else if (rng.chance(0.25)) {
-    x = act::random_half_bits(rng, t, n);
+    x = random_half_bits(rng, t, n);
     values = "random bits";
   } else {
     const act::Inputs kind = rng.pick(act::kAllInputs);

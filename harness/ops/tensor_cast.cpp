@@ -6,8 +6,8 @@
 #include <limits>
 #include <string>
 
-#include "activation_support.hpp"
 #include "konform/c_call.hpp"
+#include "konform/values.hpp"
 #include "tensor_support.hpp"
 #include "tinyllm/tensor.h"
 
@@ -28,7 +28,7 @@ int64_t pick_n(Rng& rng, int64_t index) {
 // floats just either side of each midpoint: all the demotion's decisions.
 std::vector<float> every_decision(DType t) {
   std::vector<float> x;
-  for (uint32_t p = 0; p < act::kHalfPatterns; ++p) {
+  for (uint32_t p = 0; p < kHalfPatterns; ++p) {
     const double v = half_value(t, static_cast<uint16_t>(p));
     if (!std::isfinite(v)) continue;
     x.push_back(static_cast<float>(v));
@@ -74,7 +74,7 @@ Case make_demotion(DType t, Rng& rng, int64_t index) {
 }
 
 Case make_promotion(DType t, Rng& rng, int64_t index) {
-  Tensor x = index == 0 ? act::every_half(t) : act::random_half_bits(rng, t, pick_n(rng, index - 1));
+  Tensor x = index == 0 ? every_half(t) : random_half_bits(rng, t, pick_n(rng, index - 1));
   const int64_t n = x.elements();
   Case c;
   c.params = {{"n", double(n)}};
