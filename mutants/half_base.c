@@ -1,6 +1,6 @@
 /* half_base.c: the f16 and bf16 activations of tinyllm/activations.h and the
- * casts of tinyllm/tensor.h in plain C11, and their mutants (manifest ids
- * half_mNN).
+ * casts, Clamp and NanToNum of tinyllm/tensor.h in plain C11, and their
+ * mutants (manifest ids half_mNN).
  *
  * Compiled as is (KONFORM_MUTANT undefined or 0) this is a correct plugin
  * (konform_plugin_half_base) of those ops and their f32 twins, written apart
@@ -22,12 +22,19 @@
 #ifndef KONFORM_MUTANT
 #define KONFORM_MUTANT 0
 #endif
-#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 6
-#error "KONFORM_MUTANT must be 0 (the correct base) or 1..6 (mutant half_m01..half_m06)"
+#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 8
+#error "KONFORM_MUTANT must be 0 (the correct base) or 1..8 (mutant half_m01..half_m08)"
 #endif
 #define MUTANT(n) (KONFORM_MUTANT == (n))
 
-const char* tl_last_error(void) { return ""; }
+static const char* last_error = "";
+const char* tl_last_error(void) { return last_error; }
+
+/* A refusal of tinyllm/status.h: the status, and words for tl_last_error. */
+static tl_status refuse(const char* why) {
+  last_error = why;
+  return TL_ERR_INVALID_ARGUMENT;
+}
 
 /* ---- the two formats -------------------------------------------------------- */
 
@@ -165,4 +172,84 @@ void tl_cast_f16_to_f32(const uint16_t* x, float* y, int64_t n) {
 }
 void tl_cast_bf16_to_f32(const uint16_t* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = from_bf16(x[i]);
+}
+
+/* ---- Clamp and NanToNum of tinyllm/tensor.h ---------------------------------- */
+
+static const char* bad_elementwise(const void* x, const void* y, int64_t n) {
+  if (n < 0) return "n < 0";
+  if (n > 0 && (x == NULL || y == NULL)) return "x or y is NULL";
+  return NULL;
+}
+
+static const char* bad_clamp(const void* x, const void* y, int64_t n, float lo, float hi) {
+  if (isnan(lo) || isnan(hi)) return "a clamp bound is NaN";
+  if (lo > hi) return "clamp needs lo <= hi";
+  return bad_elementwise(x, y, n);
+}
+
+static float clampf(float x, float lo, float hi) { return x < lo ? lo : x > hi ? hi : x; }
+
+/* In f32 too (the properties compare the half ops with it). */
+tl_status tl_clamp_f32(const float* x, float* y, int64_t n, float lo, float hi) {
+  const char* bad = bad_clamp(x, y, n, lo, hi);
+  if (bad) return refuse(bad);
+  for (int64_t i = 0; i < n; ++i) y[i] = clampf(x[i], lo, hi);
+  return TL_OK;
+}
+
+tl_status tl_clamp_f16(const uint16_t* x, uint16_t* y, int64_t n, float lo, float hi) {
+  const char* bad = bad_clamp(x, y, n, lo, hi);
+  if (bad) return refuse(bad);
+#if MUTANT(8) /* bounds and x compared as 16-bit signed integers: right for the positives, reversed for negatives */
+  const int16_t l = (int16_t)to_f16(lo), h = (int16_t)to_f16(hi);
+  for (int64_t i = 0; i < n; ++i) {
+    const int16_t v = (int16_t)x[i];
+    y[i] = isnan(from_f16(x[i])) ? x[i] : v < l ? (uint16_t)l : v > h ? (uint16_t)h : x[i];
+  }
+#else
+  for (int64_t i = 0; i < n; ++i) y[i] = to_f16_at(clampf(from_f16(x[i]), lo, hi), i, n);
+#endif
+  return TL_OK;
+}
+tl_status tl_clamp_bf16(const uint16_t* x, uint16_t* y, int64_t n, float lo, float hi) {
+  const char* bad = bad_clamp(x, y, n, lo, hi);
+  if (bad) return refuse(bad);
+  for (int64_t i = 0; i < n; ++i) y[i] = to_bf16(clampf(from_bf16(x[i]), lo, hi));
+  return TL_OK;
+}
+
+static float replace(float x, float nan, float posinf, float neginf) {
+  return isnan(x) ? nan : x == INFINITY ? posinf : x == -INFINITY ? neginf : x;
+}
+
+tl_status tl_nan_to_num_f32(const float* x, float* y, int64_t n, float nan, float posinf, float neginf) {
+  const char* bad = bad_elementwise(x, y, n);
+  if (bad) return refuse(bad);
+  for (int64_t i = 0; i < n; ++i) y[i] = replace(x[i], nan, posinf, neginf);
+  return TL_OK;
+}
+
+tl_status tl_nan_to_num_f16(const uint16_t* x, uint16_t* y, int64_t n, float nan, float posinf, float neginf) {
+  const char* bad = bad_elementwise(x, y, n);
+  if (bad) return refuse(bad);
+  for (int64_t i = 0; i < n; ++i) y[i] = to_f16_at(replace(from_f16(x[i]), nan, posinf, neginf), i, n);
+  return TL_OK;
+}
+tl_status tl_nan_to_num_bf16(const uint16_t* x, uint16_t* y, int64_t n, float nan, float posinf, float neginf) {
+  const char* bad = bad_elementwise(x, y, n);
+  if (bad) return refuse(bad);
+  for (int64_t i = 0; i < n; ++i) {
+#if MUTANT(7) /* a NaN known by the canonical quiet pattern alone: other payloads kept as if numbers */
+    if ((x[i] & 0x7fffu) == 0x7fc0u) {
+      y[i] = to_bf16(nan);
+      continue;
+    }
+    const float v = from_bf16(x[i]);
+    y[i] = to_bf16(v == INFINITY ? posinf : v == -INFINITY ? neginf : v);
+#else
+    y[i] = to_bf16(replace(from_bf16(x[i]), nan, posinf, neginf));
+#endif
+  }
+  return TL_OK;
 }

@@ -16,13 +16,13 @@ namespace konform::impl::tensor {
 
 // The checks of the elementwise ops: n >= 0, x and y not NULL unless n is 0;
 // Clamp's bounds first (numbers, lo <= hi).
-[[gnu::always_inline]] inline tl_status CheckElementwise(const float* x, const float* y, int64_t n) {
+[[gnu::always_inline]] inline tl_status CheckElementwise(const void* x, const void* y, int64_t n) {
   if (n < 0) return impl::fail(TL_ERR_INVALID_ARGUMENT, "n = " + std::to_string(n) + " < 0");
   if (tl_status s = NeedData(x, n, "x")) return s;
   return NeedData(y, n, "y");
 }
 
-[[gnu::always_inline]] inline tl_status CheckClamp(const float* x, const float* y, int64_t n, float lo, float hi) {
+[[gnu::always_inline]] inline tl_status CheckClamp(const void* x, const void* y, int64_t n, float lo, float hi) {
   if (lo != lo || hi != hi)
     return impl::fail(TL_ERR_INVALID_ARGUMENT, "clamp bounds must be numbers (lo = " + std::to_string(lo) +
                                                    ", hi = " + std::to_string(hi) + ")");

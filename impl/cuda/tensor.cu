@@ -231,6 +231,37 @@ TL_CUDA_EXPORT tl_status tl_nan_to_num_f32(const float* x, float* y, int64_t n, 
   return kc::on_device("tl_nan_to_num_f32", tl_nan_to_num_f32_dev, kc::in(x, n), kc::out(y, n), n, nan, posinf, neginf);
 }
 
+// The f16 and bf16 twins: the same functors on widened elements, the result
+// rounded to the dtype (map.cuh's map1_half).
+#define TL_CUDA_SELECT_HALF(Dtype, Format)                                                                             \
+  TL_CUDA_EXPORT tl_status tl_clamp_##Dtype##_dev(const uint16_t* x, uint16_t* y, int64_t n, float lo, float hi,       \
+                                                  tl_cuda_stream stream) {                                             \
+    if (tl_status s = kt::CheckClamp(x, y, n, lo, hi)) return s;                                                       \
+    kc::run_map1_half<kc::Format>(x, y, n, kc::Clamp{lo, hi}, "tl_clamp_" #Dtype "_dev", stream);                      \
+    return TL_OK;                                                                                                      \
+  }                                                                                                                    \
+  TL_CUDA_EXPORT tl_status tl_clamp_##Dtype(const uint16_t* x, uint16_t* y, int64_t n, float lo, float hi) {           \
+    if (tl_status s = kt::CheckClamp(x, y, n, lo, hi)) return s;                                                       \
+    if (n == 0) return TL_OK;                                                                                          \
+    return kc::on_device("tl_clamp_" #Dtype, tl_clamp_##Dtype##_dev, kc::in(x, n), kc::out(y, n), n, lo, hi);          \
+  }                                                                                                                    \
+  TL_CUDA_EXPORT tl_status tl_nan_to_num_##Dtype##_dev(const uint16_t* x, uint16_t* y, int64_t n, float nan,           \
+                                                       float posinf, float neginf, tl_cuda_stream stream) {            \
+    if (tl_status s = kt::CheckElementwise(x, y, n)) return s;                                                         \
+    kc::run_map1_half<kc::Format>(x, y, n, kc::NanToNum{nan, posinf, neginf}, "tl_nan_to_num_" #Dtype "_dev", stream); \
+    return TL_OK;                                                                                                      \
+  }                                                                                                                    \
+  TL_CUDA_EXPORT tl_status tl_nan_to_num_##Dtype(const uint16_t* x, uint16_t* y, int64_t n, float nan, float posinf,   \
+                                                 float neginf) {                                                       \
+    if (tl_status s = kt::CheckElementwise(x, y, n)) return s;                                                         \
+    if (n == 0) return TL_OK;                                                                                          \
+    return kc::on_device("tl_nan_to_num_" #Dtype, tl_nan_to_num_##Dtype##_dev, kc::in(x, n), kc::out(y, n), n, nan,    \
+                         posinf, neginf);                                                                              \
+  }
+TL_CUDA_SELECT_HALF(f16, F16)
+TL_CUDA_SELECT_HALF(bf16, BF16)
+#undef TL_CUDA_SELECT_HALF
+
 TL_CUDA_EXPORT tl_status tl_argmax_axis_f32_dev(const float* x, const int64_t* shape, int64_t rank, int64_t axis,
                                                 int32_t* index, tl_cuda_stream stream) {
   kt::AxisPlan p;

@@ -28,6 +28,7 @@ HWY_BEFORE_NAMESPACE();
 namespace konform::simd::HWY_NAMESPACE::half {
 namespace hn = hwy::HWY_NAMESPACE;
 
+#undef KONFORM_SIMD_F16C  // set again for each target
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
 #define KONFORM_SIMD_F16C 1
 #else

@@ -19,6 +19,7 @@
 #include <limits>
 
 #include "hwy/highway.h"
+#include "impl/simd/half-inl.h"
 #include "impl/simd/tail-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -61,6 +62,26 @@ inline void NanToNum(const float* x, float* y, int64_t n, float nan, float posin
   });
 }
 
+template <class Format>
+void ClampHalf(const uint16_t* x, uint16_t* y, int64_t n, float lo, float hi) {
+  half::ThroughF32<Format>(x, y, n, [lo, hi](const float* a, float* b, int64_t m) { Clamp(a, b, m, lo, hi); });
+}
+template <class Format>
+void NanToNumHalf(const uint16_t* x, uint16_t* y, int64_t n, float nan, float posinf, float neginf) {
+  half::ThroughF32<Format>(x, y, n,
+                           [=](const float* a, float* b, int64_t m) { NanToNum(a, b, m, nan, posinf, neginf); });
+}
+void ClampF16(const uint16_t* x, uint16_t* y, int64_t n, float lo, float hi) { ClampHalf<half::F16>(x, y, n, lo, hi); }
+void ClampBF16(const uint16_t* x, uint16_t* y, int64_t n, float lo, float hi) {
+  ClampHalf<half::BF16>(x, y, n, lo, hi);
+}
+void NanToNumF16(const uint16_t* x, uint16_t* y, int64_t n, float nan, float posinf, float neginf) {
+  NanToNumHalf<half::F16>(x, y, n, nan, posinf, neginf);
+}
+void NanToNumBF16(const uint16_t* x, uint16_t* y, int64_t n, float nan, float posinf, float neginf) {
+  NanToNumHalf<half::BF16>(x, y, n, nan, posinf, neginf);
+}
+
 }  // namespace konform::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -72,6 +93,10 @@ HWY_AFTER_NAMESPACE();
 namespace konform::simd {
 HWY_EXPORT(Clamp);
 HWY_EXPORT(NanToNum);
+HWY_EXPORT(ClampF16);
+HWY_EXPORT(ClampBF16);
+HWY_EXPORT(NanToNumF16);
+HWY_EXPORT(NanToNumBF16);
 }  // namespace konform::simd
 
 namespace ks = konform::simd;
@@ -90,6 +115,21 @@ tl_status tl_nan_to_num_f32(const float* x, float* y, int64_t n, float nan, floa
   HWY_DYNAMIC_DISPATCH(ks::NanToNum)(x, y, n, nan, posinf, neginf);
   return TL_OK;
 }
+
+#define KONFORM_HALF_SELECT(Dtype, Kernel)                                                                            \
+  tl_status tl_clamp_##Dtype(const uint16_t* x, uint16_t* y, int64_t n, float lo, float hi) {                         \
+    if (tl_status s = kt::CheckClamp(x, y, n, lo, hi)) return s;                                                      \
+    HWY_DYNAMIC_DISPATCH(ks::Clamp##Kernel)(x, y, n, lo, hi);                                                         \
+    return TL_OK;                                                                                                     \
+  }                                                                                                                   \
+  tl_status tl_nan_to_num_##Dtype(const uint16_t* x, uint16_t* y, int64_t n, float nan, float posinf, float neginf) { \
+    if (tl_status s = kt::CheckElementwise(x, y, n)) return s;                                                        \
+    HWY_DYNAMIC_DISPATCH(ks::NanToNum##Kernel)(x, y, n, nan, posinf, neginf);                                         \
+    return TL_OK;                                                                                                     \
+  }
+KONFORM_HALF_SELECT(f16, F16)
+KONFORM_HALF_SELECT(bf16, BF16)
+#undef KONFORM_HALF_SELECT
 
 }  // extern "C"
 #endif  // HWY_ONCE

@@ -76,6 +76,14 @@ tl_status tl_div_broadcast_f32(const float* a, const int64_t* a_shape, int64_t a
  * bound, or lo > hi, is TL_ERR_INVALID_ARGUMENT. y == x is allowed. */
 tl_status tl_clamp_f32(const float* x, float* y, int64_t n, float lo, float hi);
 
+/* Clamp of f16 or bf16 (uint16_t bit patterns, as the casts below): x is
+ * compared in float with the float bounds as above, and the result is
+ * rounded to the dtype, to nearest with ties to even. A kept x keeps its
+ * value; a bound becomes its nearest value of the dtype (a bound beyond
+ * 65504 in f16, an infinity). Same refusals; y == x is allowed. */
+tl_status tl_clamp_f16(const uint16_t* x, uint16_t* y, int64_t n, float lo, float hi);
+tl_status tl_clamp_bf16(const uint16_t* x, uint16_t* y, int64_t n, float lo, float hi);
+
 /* Cast between f32 and the 16-bit floats, element by element (no aliasing:
  * the element sizes differ). x and y of a 16-bit dtype are uint16_t bit
  * patterns: _f16 IEEE binary16, _bf16 bfloat16 (the top half of a binary32).
@@ -101,6 +109,17 @@ void tl_cast_bf16_to_f32(const uint16_t* x, float* y, int64_t n);
 #define TL_NAN_TO_NUM_DEFAULT_POSINF FLT_MAX
 #define TL_NAN_TO_NUM_DEFAULT_NEGINF (-FLT_MAX)
 tl_status tl_nan_to_num_f32(const float* x, float* y, int64_t n, float nan, float posinf, float neginf);
+
+/* NanToNum of f16 or bf16: as above, with the replacement rounded to the
+ * dtype (to nearest with ties to even; beyond its range, an infinity). The
+ * defaults are the dtype's largest finite values, as NumPy and PyTorch take
+ * them (FLT_MAX would round to an infinity): */
+#define TL_NAN_TO_NUM_F16_DEFAULT_POSINF 65504.0f
+#define TL_NAN_TO_NUM_F16_DEFAULT_NEGINF (-65504.0f)
+#define TL_NAN_TO_NUM_BF16_DEFAULT_POSINF 3.38953139e38f /* 0x7f7f: (2 - 2^-7) 2^127 */
+#define TL_NAN_TO_NUM_BF16_DEFAULT_NEGINF (-3.38953139e38f)
+tl_status tl_nan_to_num_f16(const uint16_t* x, uint16_t* y, int64_t n, float nan, float posinf, float neginf);
+tl_status tl_nan_to_num_bf16(const uint16_t* x, uint16_t* y, int64_t n, float nan, float posinf, float neginf);
 
 /* ---- Argmax along one axis ---------------------------------------------
  *

@@ -30,12 +30,18 @@ tl_status tl_div_broadcast_f32_dev(const float* a, const int64_t* a_shape, int64
                                    const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
                                    int64_t y_rank, tl_cuda_stream stream);
 tl_status tl_clamp_f32_dev(const float* x, float* y, int64_t n, float lo, float hi, tl_cuda_stream stream);
+tl_status tl_clamp_f16_dev(const uint16_t* x, uint16_t* y, int64_t n, float lo, float hi, tl_cuda_stream stream);
+tl_status tl_clamp_bf16_dev(const uint16_t* x, uint16_t* y, int64_t n, float lo, float hi, tl_cuda_stream stream);
 void tl_cast_f32_to_f16_dev(const float* x, uint16_t* y, int64_t n, tl_cuda_stream stream);
 void tl_cast_f32_to_bf16_dev(const float* x, uint16_t* y, int64_t n, tl_cuda_stream stream);
 void tl_cast_f16_to_f32_dev(const uint16_t* x, float* y, int64_t n, tl_cuda_stream stream);
 void tl_cast_bf16_to_f32_dev(const uint16_t* x, float* y, int64_t n, tl_cuda_stream stream);
 tl_status tl_nan_to_num_f32_dev(const float* x, float* y, int64_t n, float nan, float posinf, float neginf,
                                 tl_cuda_stream stream);
+tl_status tl_nan_to_num_f16_dev(const uint16_t* x, uint16_t* y, int64_t n, float nan, float posinf, float neginf,
+                                tl_cuda_stream stream);
+tl_status tl_nan_to_num_bf16_dev(const uint16_t* x, uint16_t* y, int64_t n, float nan, float posinf, float neginf,
+                                 tl_cuda_stream stream);
 tl_status tl_argmax_axis_f32_dev(const float* x, const int64_t* shape, int64_t rank, int64_t axis, int32_t* index,
                                  tl_cuda_stream stream);
 tl_status tl_transpose_f32_dev(const float* x, const int64_t* shape, int64_t rank, float* y, tl_cuda_stream stream);

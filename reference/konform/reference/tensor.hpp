@@ -13,7 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "konform/reference/bf16.hpp"
 #include "konform/reference/elementwise.hpp"  // argmax: the rule of each slice
+#include "konform/reference/f16.hpp"
 #include "konform/reference/tensor_shape.hpp"
 
 namespace konform::reference {
@@ -69,14 +71,14 @@ void broadcast_arith(Arith op, const float* a, const Shape& as, const float* b, 
 
 // ------------------------------------------------------ Clamp, NanToNum
 
-inline Verdict check_elementwise(const float* x, const float* y, int64_t n) {
+inline Verdict check_elementwise(const void* x, const void* y, int64_t n) {
   if (n < 0) return refuse(TL_ERR_INVALID_ARGUMENT, "n = " + std::to_string(n) + " < 0");
   if (n > 0 && x == nullptr) return refuse(TL_ERR_INVALID_ARGUMENT, "x is NULL");
   if (n > 0 && y == nullptr) return refuse(TL_ERR_INVALID_ARGUMENT, "y is NULL");
   return {};
 }
 
-inline Verdict check_clamp(const float* x, const float* y, int64_t n, float lo, float hi) {
+inline Verdict check_clamp(const void* x, const void* y, int64_t n, float lo, float hi) {
   if (std::isnan(lo) || std::isnan(hi))
     return refuse(TL_ERR_INVALID_ARGUMENT,
                   "clamp bounds must be numbers (lo = " + std::to_string(lo) + ", hi = " + std::to_string(hi) + ")");
@@ -411,6 +413,35 @@ inline Verdict nan_to_num_f32(const float* x, float* y, int64_t n, float nan, fl
   if (const Verdict v = check_elementwise(x, y, n); !v.ok()) return v;
   nan_to_num<float>(x, y, n, nan, posinf, neginf);
   return {};
+}
+
+// The f16 and bf16 twins: x widened exactly, the f32 rule, the result
+// rounded to the dtype (x's value, or a bound or replacement rounded).
+template <float (*Widen)(uint16_t), uint16_t (*Narrow)(float)>
+Verdict clamp_half(const uint16_t* x, uint16_t* y, int64_t n, float lo, float hi) {
+  if (const Verdict v = check_clamp(x, y, n, lo, hi); !v.ok()) return v;
+  for (int64_t i = 0; i < n; ++i) y[i] = Narrow(clamp(Widen(x[i]), lo, hi));
+  return {};
+}
+
+template <float (*Widen)(uint16_t), uint16_t (*Narrow)(float)>
+Verdict nan_to_num_half(const uint16_t* x, uint16_t* y, int64_t n, float nan, float posinf, float neginf) {
+  if (const Verdict v = check_elementwise(x, y, n); !v.ok()) return v;
+  for (int64_t i = 0; i < n; ++i) y[i] = Narrow(nan_to_num(Widen(x[i]), nan, posinf, neginf));
+  return {};
+}
+
+inline Verdict clamp_f16(const uint16_t* x, uint16_t* y, int64_t n, float lo, float hi) {
+  return clamp_half<f16_to_f32, f32_to_f16>(x, y, n, lo, hi);
+}
+inline Verdict clamp_bf16(const uint16_t* x, uint16_t* y, int64_t n, float lo, float hi) {
+  return clamp_half<bf16_to_f32, f32_to_bf16>(x, y, n, lo, hi);
+}
+inline Verdict nan_to_num_f16(const uint16_t* x, uint16_t* y, int64_t n, float nan, float posinf, float neginf) {
+  return nan_to_num_half<f16_to_f32, f32_to_f16>(x, y, n, nan, posinf, neginf);
+}
+inline Verdict nan_to_num_bf16(const uint16_t* x, uint16_t* y, int64_t n, float nan, float posinf, float neginf) {
+  return nan_to_num_half<bf16_to_f32, f32_to_bf16>(x, y, n, nan, posinf, neginf);
 }
 
 inline Verdict argmax_axis_f32(const float* x, const int64_t* shape, int64_t rank, int64_t axis, int32_t* index) {
