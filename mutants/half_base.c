@@ -1,6 +1,6 @@
-/* half_base.c: the f16 and bf16 activations of tinyllm/activations.h and the
- * casts, Clamp and NanToNum of tinyllm/tensor.h in plain C11, and their
- * mutants (manifest ids half_mNN).
+/* half_base.c: the f16 and bf16 activations of tinyllm/activations.h, the
+ * casts, Clamp and NanToNum of tinyllm/tensor.h and RmsNorm of
+ * tinyllm/norm.h in plain C11, and their mutants (manifest ids half_mNN).
  *
  * Compiled as is (KONFORM_MUTANT undefined or 0) this is a correct plugin
  * (konform_plugin_half_base) of those ops and their f32 twins, written apart
@@ -14,16 +14,18 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tinyllm/activations.h"
+#include "tinyllm/norm.h"
 #include "tinyllm/tensor.h"
 
 #ifndef KONFORM_MUTANT
 #define KONFORM_MUTANT 0
 #endif
-#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 8
-#error "KONFORM_MUTANT must be 0 (the correct base) or 1..8 (mutant half_m01..half_m08)"
+#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 10
+#error "KONFORM_MUTANT must be 0 (the correct base) or 1..10 (mutant half_m01..half_m10)"
 #endif
 #define MUTANT(n) (KONFORM_MUTANT == (n))
 
@@ -252,4 +254,94 @@ tl_status tl_nan_to_num_bf16(const uint16_t* x, uint16_t* y, int64_t n, float na
 #endif
   }
   return TL_OK;
+}
+
+/* ---- RmsNorm of tinyllm/norm.h: x and y f32, f16 or bf16, g f32 ------------- */
+
+/* The shape [..., D]: the refusals of the header, and rows and D. */
+static tl_status rows_of(const int64_t* shape, int32_t ndim, float eps, int64_t* rows, int64_t* d) {
+  if (ndim < 1 || ndim > TL_NORM_MAX_DIMS) return refuse("ndim outside [1, 8]");
+  if (shape == NULL) return refuse("shape is NULL");
+  int64_t elements = 1;
+  for (int32_t k = 0; k < ndim; ++k) {
+    if (shape[k] < 0) return refuse("a negative dimension");
+    if (shape[k] > 0 && __builtin_mul_overflow(elements, shape[k], &elements)) return refuse("too many elements");
+  }
+  if (elements > INT64_MAX / 4) return refuse("too many elements");
+  if (!(eps >= 0.0f) || isinf(eps)) return refuse("eps must be finite and >= 0");
+  if (shape[ndim - 1] == 0) {
+    last_error = "D is 0";
+    return TL_ERR_SHAPE;
+  }
+  *rows = 1;
+  for (int32_t k = 0; k + 1 < ndim; ++k) *rows *= shape[k];
+  *d = shape[ndim - 1];
+  return TL_OK;
+}
+
+/* One row: the sum of squares in double (exact squares, then one rounding
+ * of the mean), 1 / sqrtf, then x * inv * g. */
+static float inverse_rms(const float* x, int64_t d, float eps) {
+  double sum = 0.0;
+  for (int64_t i = 0; i < d; ++i) sum += (double)x[i] * x[i];
+  return 1.0f / sqrtf((float)(sum / (double)d) + eps);
+}
+
+tl_status tl_rms_norm_f32(const float* x, const float* g, float* y, const int64_t* shape, int32_t ndim, float eps) {
+  int64_t rows, d;
+  const tl_status st = rows_of(shape, ndim, eps, &rows, &d);
+  if (st != TL_OK) return st;
+  for (int64_t r = 0; r < rows; ++r) {
+    const float inv = inverse_rms(x + r * d, d, eps);
+    for (int64_t i = 0; i < d; ++i) y[r * d + i] = x[r * d + i] * inv * g[i];
+  }
+  return TL_OK;
+}
+
+/* The half rows, each widened into a float row first (y may be x). */
+static tl_status rms_norm_half(const uint16_t* x, const float* g, uint16_t* y, const int64_t* shape, int32_t ndim,
+                               float eps, int f16) {
+  int64_t rows, d;
+  const tl_status st = rows_of(shape, ndim, eps, &rows, &d);
+  if (st != TL_OK) return st;
+  float* row = malloc((size_t)d * sizeof(float));
+  if (row == NULL) {
+    last_error = "out of memory for a row";
+    return TL_ERR_UNSUPPORTED;
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t i = 0; i < d; ++i) row[i] = f16 ? from_f16(x[r * d + i]) : from_bf16(x[r * d + i]);
+#if MUTANT(9) /* f16 squares summed in f16: past |x| = 256 a square is +Inf, and the row's output 0 */
+    float inv = 0.0f;
+    if (f16) {
+      float sum = 0.0f;
+      for (int64_t i = 0; i < d; ++i) sum = from_f16(to_f16(sum + from_f16(to_f16(row[i] * row[i]))));
+      inv = 1.0f / sqrtf(sum / (float)d + eps);
+    } else {
+      inv = inverse_rms(row, d, eps);
+    }
+#else
+    const float inv = inverse_rms(row, d, eps);
+#endif
+    for (int64_t i = 0; i < d; ++i) {
+#if MUTANT(10) /* the f32 gain rounded to the activations' dtype before the product */
+      const float gain = f16 ? from_f16(to_f16(g[i])) : from_bf16(to_bf16(g[i]));
+#else
+      const float gain = g[i];
+#endif
+      const float v = row[i] * inv * gain;
+      y[r * d + i] = f16 ? to_f16_at(v, i, d) : to_bf16(v);
+    }
+  }
+  free(row);
+  return TL_OK;
+}
+
+tl_status tl_rms_norm_f16(const uint16_t* x, const float* g, uint16_t* y, const int64_t* shape, int32_t ndim,
+                          float eps) {
+  return rms_norm_half(x, g, y, shape, ndim, eps, 1);
+}
+tl_status tl_rms_norm_bf16(const uint16_t* x, const float* g, uint16_t* y, const int64_t* shape, int32_t ndim,
+                           float eps) {
+  return rms_norm_half(x, g, y, shape, ndim, eps, 0);
 }

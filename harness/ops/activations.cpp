@@ -7,6 +7,7 @@
 
 #include "konform/c_call.hpp"
 #include "activation_support.hpp"
+#include "half_support.hpp"
 #include "konform/op.hpp"
 #include "konform/reference/activations.hpp"
 #include "tinyllm/activations.h"
@@ -208,26 +209,6 @@ OpSpec prelu_op() {
 // 1 + tanh, against which the spec's f32 formula rounds. For x < 0 the sum
 // cancels and that formula has an absolute error of about u |x|.
 double gelu_scale(double x, double t) { return 0.5 * std::fabs(x) * (1.0 + std::fabs(t)); }
-
-// The f32 rule's limit L (units of 2^-24) carried to a half dtype: the f32
-// computation from the exact half input, within L u_f of the scale s, then
-// one rounding to the dtype, within u of the result (half the subnormal
-// spacing below the smallest normal, the floor of the rule): |y - y*| <= u
-// |y_f| + L u_f s <= u s (1 + L (u_f / u) (1 + u)). A selection (L = 0)
-// stays exact.
-ToleranceRule half_rule(DType t, const ToleranceRule& f32) {
-  const double l = std::stod(f32.limit), u = unit_roundoff(t), ratio = unit_roundoff(DType::f32) / u;
-  if (l == 0) return {t, "0", "-", "a selection: y is x or +0, exactly, in any dtype"};
-  const double bound = std::ceil((1 + l * ratio * (1 + u)) * 1e4) / 1e4;
-  char limit[32];
-  std::snprintf(limit, sizeof limit, "%.4f", bound);
-  const std::string u_text = t == DType::f16 ? "2^-11" : "2^-8", ratio_text = t == DType::f16 ? "2^-13" : "2^-16";
-  return {t, limit, "-",
-          "computed in f32 from the exact " + std::string(dtype_name(t)) + " input within the f32 rule (" + f32.limit +
-              " u_f32 of the scale), then rounded once to " + std::string(dtype_name(t)) + " (u = " + u_text +
-              " of the result, half the subnormal spacing below the smallest normal): u (1 + " + f32.limit + " " +
-              ratio_text + " (1 + u)) of the scale, rounded up to 4 decimals"};
-}
 
 // The op in f32 and its f16 and bf16 twins, whose rules follow from the f32
 // one (half_rule).

@@ -126,6 +126,30 @@ TL_CUDA_EXPORT tl_status tl_rms_norm_f32(const float* x, const float* g, float* 
                        kc::out(y, s.rows * s.d), shape, ndim, eps);
 }
 
+// f16 and bf16 rows with an f32 gain: rms.cuh's kernel on widened elements.
+#define TL_CUDA_RMS_NORM_HALF(Dtype, Format)                                                                         \
+  TL_CUDA_EXPORT tl_status tl_rms_norm_##Dtype##_dev(const uint16_t* x, const float* g, uint16_t* y,                 \
+                                                     const int64_t* shape, int32_t ndim, float eps,                  \
+                                                     tl_cuda_stream stream) {                                        \
+    ki::RowsShape s;                                                                                                 \
+    if (tl_status st = ki::check_rows("tl_rms_norm_" #Dtype, shape, ndim, eps, &s)) return st;                       \
+    if (s.rows == 0) return TL_OK;                                                                                   \
+    kc::launch_rmsnorm<kc::Format>(x, g, y, s.rows, s.d, eps, stream);                                               \
+    kc::check_launch("tl_rms_norm_" #Dtype "_dev");                                                                  \
+    return TL_OK;                                                                                                    \
+  }                                                                                                                  \
+  TL_CUDA_EXPORT tl_status tl_rms_norm_##Dtype(const uint16_t* x, const float* g, uint16_t* y, const int64_t* shape, \
+                                               int32_t ndim, float eps) {                                            \
+    ki::RowsShape s;                                                                                                 \
+    if (tl_status st = ki::check_rows("tl_rms_norm_" #Dtype, shape, ndim, eps, &s)) return st;                       \
+    if (s.rows == 0) return TL_OK;                                                                                   \
+    return kc::on_device("tl_rms_norm_" #Dtype, tl_rms_norm_##Dtype##_dev, kc::in(x, s.rows * s.d), kc::in(g, s.d),  \
+                         kc::out(y, s.rows * s.d), shape, ndim, eps);                                                \
+  }
+TL_CUDA_RMS_NORM_HALF(f16, F16)
+TL_CUDA_RMS_NORM_HALF(bf16, BF16)
+#undef TL_CUDA_RMS_NORM_HALF
+
 TL_CUDA_EXPORT tl_status tl_layer_norm_f32_dev(const float* x, const float* g, const float* b, float* y,
                                                const int64_t* shape, int32_t ndim, float eps, tl_cuda_stream stream) {
   ki::RowsShape s;

@@ -1,10 +1,11 @@
 // RmsNorm's kernel, shared by tl_rmsnorm_f32 (elementwise.cu) and norm.h's
 // RmsNorm and FusedSkipNorm (norm.cu), so that the two ABIs give the same
-// bits. A template only so that both files can include it.
+// bits. Templates, so that both files can include it.
 #pragma once
 
 #include <cstdint>
 
+#include "impl/common/host_device.hpp"
 #include "impl/cuda/grid.cuh"
 #include "impl/cuda/reduce.cuh"
 
@@ -17,29 +18,37 @@ constexpr unsigned kNormThreads = 256;  // rmsnorm's: fixed, so a row's bits nev
 // squares of floats are exact there) and tree-reduced across the block: far
 // inside the pairwise-summation bound the limits assume (docs/tolerances.md,
 // "Reductions"), and its order depends on d only, not on the row count.
-template <unsigned kBlock>
-__global__ void rmsnorm_rows(const float* x, const float* w, float* y, int64_t rows, int64_t d, float eps) {
+// f32 elements as they are; map.cuh's F16 and BF16 widen and round halves.
+struct AsFloat {
+  KONFORM_HD static float widen(float v) { return v; }
+  KONFORM_HD static float narrow(float v) { return v; }
+};
+
+template <unsigned kBlock, class Format, class T>
+__global__ void rmsnorm_rows(const T* x, const float* w, T* y, int64_t rows, int64_t d, float eps) {
   __shared__ double partial[kBlock];
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
-    const float* xr = x + r * d;
+    const T* xr = x + r * d;
     double acc = 0.0;
     for (int64_t i = threadIdx.x; i < d; i += kBlock) {
-      const double v = xr[i];
+      const double v = Format::widen(xr[i]);
       acc += v * v;
     }
     // eps inside the root (spec §2.1); the mean rounded to float once.
     const float mean_sq = static_cast<float>(reduce_block<kBlock>(acc, partial, Plus{}) / static_cast<double>(d));
     const float inv = 1.0f / sqrtf(mean_sq + eps);
-    for (int64_t i = threadIdx.x; i < d; i += kBlock) y[r * d + i] = xr[i] * inv * w[i];
+    for (int64_t i = threadIdx.x; i < d; i += kBlock) y[r * d + i] = Format::narrow(Format::widen(xr[i]) * inv * w[i]);
   }
 }
 
 // Runs rmsnorm_rows on device buffers (rows, d >= 1). In place (y == x) is
 // safe: a row's x is read before the block's reduction, whose barriers every
-// thread passes before any writes y, and each y[i] is its own x[i].
-inline void launch_rmsnorm(const float* x, const float* w, float* y, int64_t rows, int64_t d, float eps,
-                           tl_cuda_stream stream) {
-  launch(rmsnorm_rows<kNormThreads>, grid_for_lines(rows), kNormThreads, stream, x, w, y, rows, d, eps);
+// thread passes before any writes y, and each y[i] is its own x[i]. x and y
+// are f32, or f16 or bf16 (Format map.cuh's F16 or BF16) with the sum of
+// squares still in double.
+template <class Format = AsFloat, class T>
+void launch_rmsnorm(const T* x, const float* w, T* y, int64_t rows, int64_t d, float eps, tl_cuda_stream stream) {
+  launch(rmsnorm_rows<kNormThreads, Format, T>, grid_for_lines(rows), kNormThreads, stream, x, w, y, rows, d, eps);
 }
 
 }  // namespace konform::cuda

@@ -1,6 +1,10 @@
 #include "scalar/kernels.hpp"
 
+#include <vector>
+
 #include "impl/common/norm_args.hpp"
+#include "konform/reference/bf16.hpp"
+#include "konform/reference/f16.hpp"
 #include "konform/reference/norm.hpp"
 
 namespace konform::scalar {
@@ -18,6 +22,28 @@ tl_status rms_norm_f32(const float* x, const float* g, float* y, const int64_t* 
   if (tl_status st = impl::check_rows("tl_rms_norm_f32", shape, ndim, eps, &s)) return st;
   ref::rms_norm<float>(x, g, y, s.rows, s.d, eps);
   return TL_OK;
+}
+
+// f16 and bf16: x widened whole, the f32 template, y rounded; in place is
+// safe as the copy is read, not x.
+template <float (*Widen)(uint16_t), uint16_t (*Narrow)(float)>
+tl_status rms_norm_half(const char* name, const uint16_t* x, const float* g, uint16_t* y, const int64_t* shape,
+                        int32_t ndim, float eps) {
+  RowsShape s;
+  if (tl_status st = impl::check_rows(name, shape, ndim, eps, &s)) return st;
+  std::vector<float> wide(static_cast<size_t>(s.rows * s.d));
+  for (size_t k = 0; k < wide.size(); ++k) wide[k] = Widen(x[k]);
+  ref::rms_norm<float>(wide.data(), g, wide.data(), s.rows, s.d, eps);
+  for (size_t k = 0; k < wide.size(); ++k) y[k] = Narrow(wide[k]);
+  return TL_OK;
+}
+
+tl_status rms_norm_f16(const uint16_t* x, const float* g, uint16_t* y, const int64_t* shape, int32_t ndim, float eps) {
+  return rms_norm_half<ref::f16_to_f32, ref::f32_to_f16>("tl_rms_norm_f16", x, g, y, shape, ndim, eps);
+}
+
+tl_status rms_norm_bf16(const uint16_t* x, const float* g, uint16_t* y, const int64_t* shape, int32_t ndim, float eps) {
+  return rms_norm_half<ref::bf16_to_f32, ref::f32_to_bf16>("tl_rms_norm_bf16", x, g, y, shape, ndim, eps);
 }
 
 tl_status layer_norm_f32(const float* x, const float* g, const float* b, float* y, const int64_t* shape, int32_t ndim,

@@ -19,8 +19,10 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "hwy/aligned_allocator.h"
 #include "hwy/highway.h"
 #include "impl/simd/cache_size.h"
+#include "impl/simd/half-inl.h"
 #include "impl/simd/norm_reduce-inl.h"
 #include "impl/simd/tail-inl.h"
 
@@ -346,6 +348,27 @@ inline void NormRms(const float* x, const float* g, float* y, int64_t rows, int6
   }
   if (r < rows)
     norm::Backwards(df, n, norm::ScaleByGain{x + r * d, g, y + r * d, norm::RmsInverse(df, x + r * d, n, eps)});
+}
+
+// f16 and bf16 rows (g f32): each row widened into an aligned float row,
+// normed there by the f32 kernel, rounded back (half-inl.h). The row is read
+// whole before its y is written, so y == x works.
+template <class Format>
+void NormRmsHalf(const uint16_t* x, const float* g, uint16_t* y, int64_t rows, int64_t d, float eps) {
+  if (rows <= 0) return;
+  const size_t n = static_cast<size_t>(d);
+  const auto row = hwy::AllocateAligned<float>(n);
+  for (int64_t r = 0; r < rows; ++r) {
+    half::Widen<Format>(x + r * d, row.get(), n);
+    NormRms(row.get(), g, row.get(), 1, d, eps);
+    half::Narrow<Format>(row.get(), y + r * d, n);
+  }
+}
+inline void NormRmsF16(const uint16_t* x, const float* g, uint16_t* y, int64_t rows, int64_t d, float eps) {
+  NormRmsHalf<half::F16>(x, g, y, rows, d, eps);
+}
+inline void NormRmsBF16(const uint16_t* x, const float* g, uint16_t* y, int64_t rows, int64_t d, float eps) {
+  NormRmsHalf<half::BF16>(x, g, y, rows, d, eps);
 }
 
 inline void NormLayer(const float* x, const float* g, const float* b, float* y, int64_t rows, int64_t d, float eps) {

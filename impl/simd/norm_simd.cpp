@@ -16,6 +16,8 @@
 namespace konform::simd {
 
 HWY_EXPORT(NormRms);
+HWY_EXPORT(NormRmsF16);
+HWY_EXPORT(NormRmsBF16);
 HWY_EXPORT(NormLayer);
 HWY_EXPORT(NormBatch);
 HWY_EXPORT(NormGroup);
@@ -36,6 +38,19 @@ tl_status tl_rms_norm_f32(const float* x, const float* g, float* y, const int64_
   HWY_DYNAMIC_DISPATCH(ks::NormRms)(x, g, y, s.rows, s.d, eps);
   return TL_OK;
 }
+
+// f16 and bf16 rows with an f32 gain (norm-inl.h's NormRmsHalf).
+#define KONFORM_RMS_NORM_HALF(Dtype, Kernel)                                                                        \
+  tl_status tl_rms_norm_##Dtype(const uint16_t* x, const float* g, uint16_t* y, const int64_t* shape, int32_t ndim, \
+                                float eps) {                                                                        \
+    ki::RowsShape s;                                                                                                \
+    if (tl_status st = ki::check_rows("tl_rms_norm_" #Dtype, shape, ndim, eps, &s)) return st;                      \
+    HWY_DYNAMIC_DISPATCH(ks::Kernel)(x, g, y, s.rows, s.d, eps);                                                    \
+    return TL_OK;                                                                                                   \
+  }
+KONFORM_RMS_NORM_HALF(f16, NormRmsF16)
+KONFORM_RMS_NORM_HALF(bf16, NormRmsBF16)
+#undef KONFORM_RMS_NORM_HALF
 
 tl_status tl_layer_norm_f32(const float* x, const float* g, const float* b, float* y, const int64_t* shape,
                             int32_t ndim, float eps) {

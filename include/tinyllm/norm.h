@@ -39,6 +39,15 @@ extern "C" {
  *   y = x / sqrt(mean(x^2) + eps) * g,   g: [D].
  * y == x is allowed. */
 tl_status tl_rms_norm_f32(const float* x, const float* g, float* y, const int64_t* shape, int32_t ndim, float eps);
+/* The same with x and y f16 or bf16 (uint16_t bit patterns) and g f32, as
+ * models keep their norm weights: each row widened to f32, its sum of
+ * squares accumulated in f32 (never in the half dtype: f16 squares overflow
+ * past |x| = 256), y rounded once to the dtype, to nearest with ties to
+ * even. y == x is allowed. */
+tl_status tl_rms_norm_f16(const uint16_t* x, const float* g, uint16_t* y, const int64_t* shape, int32_t ndim,
+                          float eps);
+tl_status tl_rms_norm_bf16(const uint16_t* x, const float* g, uint16_t* y, const int64_t* shape, int32_t ndim,
+                           float eps);
 
 /* LayerNorm over the last dimension of x: [..., D] (1 <= ndim):
  *   y = (x - mean) / sqrt(var + eps) * g + b,   g, b: [D].
