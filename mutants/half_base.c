@@ -1,6 +1,6 @@
 /* half_base.c: the f16 and bf16 activations of tinyllm/activations.h, the
- * casts, Clamp and NanToNum of tinyllm/tensor.h and RmsNorm of
- * tinyllm/norm.h in plain C11, and their mutants (manifest ids half_mNN).
+ * casts, Clamp and NanToNum of tinyllm/tensor.h, RmsNorm of tinyllm/norm.h
+ * and Softmax in plain C11, and their mutants (manifest ids half_mNN).
  *
  * Compiled as is (KONFORM_MUTANT undefined or 0) this is a correct plugin
  * (konform_plugin_half_base) of those ops and their f32 twins, written apart
@@ -24,8 +24,8 @@
 #ifndef KONFORM_MUTANT
 #define KONFORM_MUTANT 0
 #endif
-#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 10
-#error "KONFORM_MUTANT must be 0 (the correct base) or 1..10 (mutant half_m01..half_m10)"
+#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 13
+#error "KONFORM_MUTANT must be 0 (the correct base) or 1..13 (mutant half_m01..half_m13)"
 #endif
 #define MUTANT(n) (KONFORM_MUTANT == (n))
 
@@ -344,4 +344,99 @@ tl_status tl_rms_norm_f16(const uint16_t* x, const float* g, uint16_t* y, const 
 tl_status tl_rms_norm_bf16(const uint16_t* x, const float* g, uint16_t* y, const int64_t* shape, int32_t ndim,
                            float eps) {
   return rms_norm_half(x, g, y, shape, ndim, eps, 0);
+}
+
+/* ---- Softmax: x and y f32, f16 or bf16; max, exp and sum in float ----------- */
+
+/* The shape: rank 1..4, -rank <= axis < rank, dims >= 0 whose non-zero
+ * product fits; outer, length and inner around the axis. */
+static tl_status split_axis(const int64_t* shape, int rank, int axis, int64_t* outer, int64_t* length, int64_t* inner) {
+  if (rank < 1 || rank > 4) return refuse("rank outside 1..4");
+  if (axis < -rank || axis >= rank) return refuse("axis outside -rank..rank-1");
+  if (shape == NULL) return refuse("shape is NULL");
+  int64_t elements = 1;
+  for (int k = 0; k < rank; ++k) {
+    if (shape[k] < 0) return refuse("a negative dim");
+    if (shape[k] > 0 && __builtin_mul_overflow(elements, shape[k], &elements)) return refuse("too many elements");
+  }
+  const int a = axis < 0 ? axis + rank : axis;
+  *outer = *length = *inner = 1;
+  for (int k = 0; k < rank; ++k) {
+    if (k < a) *outer *= shape[k];
+    else if (k == a) *length = shape[k];
+    else *inner *= shape[k];
+  }
+  return TL_OK;
+}
+
+/* One line of `length` floats at stride `inner`, in place. */
+static void softmax_line(float* v, int64_t length, int64_t inner, int format) {
+  (void)format; /* what the f16 mutants look at */
+  float m = -INFINITY;
+  for (int64_t l = 0; l < length; ++l) {
+    const float x = v[l * inner];
+    m = isnan(x) || isnan(m) ? NAN : (x > m ? x : m);
+  }
+  double sum = 0.0;
+#if MUTANT(12) /* f16 exps summed in f16: a rounding per term, and the sum saturates past 65504 */
+  float half_sum = 0.0f;
+#endif
+  for (int64_t l = 0; l < length; ++l) {
+#if MUTANT(11) /* the max taken out after the f16 conversion: f16(e^x) / f16(e^m), Inf / Inf from x = 11.09 on */
+    float e = expf(v[l * inner] - m);
+    if (format == 1) e = from_f16(to_f16(expf(v[l * inner]))) / from_f16(to_f16(expf(m)));
+#elif MUTANT(13) /* x - max rounded to f16 before the exp */
+    const float d = v[l * inner] - m;
+    const float e = expf(format == 1 ? from_f16(to_f16(d)) : d);
+#else
+    const float e = expf(v[l * inner] - m);
+#endif
+    v[l * inner] = e;
+    sum += e;
+#if MUTANT(12)
+    half_sum = from_f16(to_f16(half_sum + e));
+#endif
+  }
+#if MUTANT(12)
+  if (format == 1) sum = half_sum;
+#endif
+  const float total = (float)sum;
+  for (int64_t l = 0; l < length; ++l) v[l * inner] /= total;
+}
+
+/* format: 0 f32, 1 f16, 2 bf16; x and y of that format. */
+static tl_status softmax_any(const void* x, void* y, const int64_t* shape, int rank, int axis, int format) {
+  int64_t outer, length, inner;
+  const tl_status st = split_axis(shape, rank, axis, &outer, &length, &inner);
+  if (st != TL_OK) return st;
+  const int64_t n = outer * length * inner;
+  if (n == 0) return TL_OK;
+  float* v = malloc((size_t)n * sizeof(float));
+  if (v == NULL) {
+    last_error = "out of memory for the widened tensor";
+    return TL_ERR_UNSUPPORTED;
+  }
+  for (int64_t k = 0; k < n; ++k)
+    v[k] = format == 0   ? ((const float*)x)[k]
+           : format == 1 ? from_f16(((const uint16_t*)x)[k])
+                         : from_bf16(((const uint16_t*)x)[k]);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t j = 0; j < inner; ++j) softmax_line(v + o * length * inner + j, length, inner, format);
+  for (int64_t k = 0; k < n; ++k) {
+    if (format == 0) ((float*)y)[k] = v[k];
+    else if (format == 1) ((uint16_t*)y)[k] = to_f16(v[k]);
+    else ((uint16_t*)y)[k] = to_bf16(v[k]);
+  }
+  free(v);
+  return TL_OK;
+}
+
+tl_status tl_softmax_f32(const float* x, float* y, const int64_t* shape, int rank, int axis) {
+  return softmax_any(x, y, shape, rank, axis, 0);
+}
+tl_status tl_softmax_f16(const uint16_t* x, uint16_t* y, const int64_t* shape, int rank, int axis) {
+  return softmax_any(x, y, shape, rank, axis, 1);
+}
+tl_status tl_softmax_bf16(const uint16_t* x, uint16_t* y, const int64_t* shape, int rank, int axis) {
+  return softmax_any(x, y, shape, rank, axis, 2);
 }

@@ -17,24 +17,43 @@ namespace konform::ops {
 // computation from the exact half input, within L u_f of the scale s, then
 // one rounding to the dtype, within u of the result (half the subnormal
 // spacing below the smallest normal, the floor of the rule): |y - y*| <= u
-// |y_f| + L u_f s <= u s (1 + L (u_f / u) (1 + u)). A selection (L = 0)
-// stays exact. spec: the spec's own figure for the dtype, a ceiling.
+// |y_f| + L u_f s <= u s (1 + L (u_f / u) (1 + u)). A limit that grows with
+// the sum's length, A + B n, carries over part by part (1 + A k + B k n, k =
+// (u_f / u)(1 + u)), as does a strict limit. A selection (L = 0) stays
+// exact. spec: the spec's own figure for the dtype, a ceiling.
 inline ToleranceRule half_rule(DType t, const ToleranceRule& f32, const std::string& spec = "-") {
-  // A limit that grows with n ("19+1n") has no single bound here.
-  size_t used = 0;
-  const double l = std::stod(f32.limit, &used);
-  if (used != f32.limit.size()) throw std::logic_error("half_rule: f32 limit '" + f32.limit + "' is not one number");
-  const double u = unit_roundoff(t), ratio = unit_roundoff(DType::f32) / u;
-  if (l == 0) return {t, "0", "-", "a selection: y is x or +0, exactly, in any dtype"};
-  const double bound = std::ceil((1 + l * ratio * (1 + u)) * 1e4) / 1e4;
-  char limit[32];
-  std::snprintf(limit, sizeof limit, "%.4f", bound);
+  const double u = unit_roundoff(t), k = unit_roundoff(DType::f32) / u * (1 + u);
+  const auto number = [&](const std::string& text) {
+    size_t used = 0;
+    const double v = std::stod(text, &used);
+    if (used != text.size()) throw std::logic_error("half_rule: cannot read '" + f32.limit + "'");
+    return v;
+  };
+  const auto up = [](double v, int decimals) {  // v rounded up to `decimals` places, as text
+    const double scale = std::pow(10.0, decimals);
+    char text[48];
+    std::snprintf(text, sizeof text, "%.*f", decimals, std::ceil(v * scale - 1e-9) / scale);
+    return std::string(text);
+  };
+  const std::string strict_mark = "; strict ";
+  const size_t mark = f32.limit.find(strict_mark);
+  const std::string fixed_part = f32.limit.substr(0, mark);
+  const size_t plus = fixed_part.find('+');
+  const double a = number(fixed_part.substr(0, plus));
+  if (a == 0 && plus == std::string::npos) return {t, "0", "-", "a selection: y is x or +0, exactly, in any dtype"};
+  std::string limit = up(1 + a * k, 4);
+  if (plus != std::string::npos) {
+    const std::string term = fixed_part.substr(plus + 1, fixed_part.size() - plus - 2);  // B of "A+Bn"
+    limit += "+" + up((term.empty() ? 1.0 : number(term)) * k, 7) + "n";
+  }
+  if (mark != std::string::npos)
+    limit += "; strict " + up(1 + number(f32.limit.substr(mark + strict_mark.size())) * k, 4);
   const std::string u_text = t == DType::f16 ? "2^-11" : "2^-8", ratio_text = t == DType::f16 ? "2^-13" : "2^-16";
   return {t, limit, spec,
-          "computed in f32 from the exact " + std::string(dtype_name(t)) + " input within the f32 rule (" + f32.limit +
-              " u_f32 of the scale), then rounded once to " + std::string(dtype_name(t)) + " (u = " + u_text +
-              " of the result, half the subnormal spacing below the smallest normal): u (1 + " + f32.limit + " " +
-              ratio_text + " (1 + u)) of the scale, rounded up to 4 decimals"};
+          "computed in f32 from the exact " + std::string(dtype_name(t)) + " input within the f32 rule (L = " +
+              f32.limit + " u_f32 of the scale), then rounded once to " + std::string(dtype_name(t)) +
+              " (u = " + u_text + " of the result, half the subnormal spacing below the smallest normal): u (1 + L " +
+              ratio_text + " (1 + u)) of the scale, each part rounded up"};
 }
 
 }  // namespace konform::ops

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "activation_support.hpp"
+#include "half_support.hpp"
 #include "konform/op.hpp"
 #include "konform/reference/activations.hpp"
 #include "tinyllm/activations.h"
@@ -83,7 +84,9 @@ const char* logits_name(Logits k) {
   return names[static_cast<int>(k)];
 }
 
-std::vector<float> logits(Rng& rng, Logits k, int64_t n) {
+// In f16, whose range ends at 65504, the saturating logits are +-65504.
+std::vector<float> logits(Rng& rng, Logits k, int64_t n, DType t) {
+  const float big = t == DType::f16 ? 65504.0f : 1e30f;
   std::vector<float> v(static_cast<size_t>(n));
   const auto normal = [&] { return make_values(rng, ValueClass::normal, 1)[0]; };
   for (float& x : v) {
@@ -92,7 +95,7 @@ std::vector<float> logits(Rng& rng, Logits k, int64_t n) {
       case Logits::normal10: x = 10.0f * normal(); break;
       case Logits::normal100: x = 100.0f * normal(); break;
       case Logits::offset1000: x = 1000.0f + 4.0f * normal(); break;
-      case Logits::huge: x = rng.chance(0.5) ? 1e30f : rng.chance(0.5) ? -1e30f : normal(); break;
+      case Logits::huge: x = rng.chance(0.5) ? big : rng.chance(0.5) ? -big : normal(); break;
       case Logits::masked: x = rng.chance(0.4) ? -1e4f : normal(); break;
       case Logits::masked_inf: x = rng.chance(0.4) ? -std::numeric_limits<float>::infinity() : normal(); break;
       case Logits::wide: x = make_values(rng, ValueClass::wide, 1)[0]; break;
@@ -131,7 +134,7 @@ std::vector<int64_t> random_shape(Rng& rng, int64_t rank, int64_t axis) {
 // The last edge cases: two softmaxes of rows whose output is 16 MiB and more.
 constexpr int64_t kStreamedEdges = 2;
 
-Case make(Rng& rng, int64_t index) {
+Case make(DType t, Rng& rng, int64_t index) {
   const auto& sizes = edge_sizes();
   int64_t rank, axis;
   std::vector<int64_t> dims;
@@ -183,8 +186,9 @@ Case make(Rng& rng, int64_t index) {
   c.params = {{"rank", double(rank)}, {"axis", double(axis)}};
   for (int k = 0; k < 5; ++k) c.params["d" + std::to_string(k)] = double(dims[static_cast<size_t>(k)]);
   c.args.push_back(act::status_arg());
-  c.args.push_back({"x", Access::in, Tensor::of_f32(shape, logits(rng, kind, n))});
-  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, shape), Match::tolerance, in_place ? "x" : ""});
+  const std::vector<float> x = logits(rng, kind, n, t);
+  c.args.push_back({"x", Access::in, t == DType::f32 ? Tensor::of_f32(shape, x) : Tensor::of_half(t, shape, x)});
+  c.args.push_back({"y", Access::out, Tensor::zeros(t, shape), Match::tolerance, in_place ? "x" : ""});
   std::string s = "[";
   for (int64_t k = 0; k < std::max<int64_t>(rank, 0) && k < 5; ++k) s += (k ? ", " : "") + std::to_string(dims[k]);
   c.label = "shape=" + s + "] rank=" + std::to_string(rank) + " axis=" + std::to_string(axis) +
@@ -203,7 +207,9 @@ Oracle oracle(const Case& c) {
   out["status"] = act::status_expected(st);
   if (st != TL_OK) return out;
   const Split s = split(dims, rank, axis);
-  const float* x = c.in("x").f32();
+  std::vector<float> xs(static_cast<size_t>(c.in("x").elements()));  // exact for f32 and the half dtypes
+  for (size_t k = 0; k < xs.size(); ++k) xs[k] = static_cast<float>(c.in("x").at(static_cast<int64_t>(k)));
+  const float* x = xs.data();
   Expected e;
   e.value.resize(static_cast<size_t>(s.outer * s.length * s.inner));
   e.scale.assign(e.value.size(), 0.0);
@@ -229,25 +235,30 @@ Oracle oracle(const Case& c) {
   return out;
 }
 
-}  // namespace
-
-std::vector<OpSpec> softmax() {
+// In f16 and bf16: the f32 computation from the exact half input, rounded
+// once (half_rule).
+OpSpec softmax_op(DType t) {
+  const bool half = t != DType::f32;
+  const std::string dtype(dtype_name(t));
   OpSpec op;
-  op.name = "Softmax";
+  op.name = half ? "Softmax_" + dtype : "Softmax";
+  op.dtype = t;
   op.args = {status_output(),
              {"x", Access::in, "T", "d#[rank]"},
              {"y", Access::out, "T", "d#[rank]", {Match::tolerance}, {"x"}}};
-  op.tolerances = {{DType::f32, "37+1n; strict 38", "-",
-                    "scale y (1 + |d_i| + sum_j y_j |d_j|), d = x - max, covers rounding x - max; each e_j from"
-                    " the exp budget (<= 4 ulp, 8 u) (e_i's 8 u and the sum's 8 u), 1/sum and e_i * (1/sum) or "
-                    "e_i / sum 2 u: 18 u; the sum of the L = n terms e_j > 0 (condition 1) in any order <= (n -"
-                    " 1) u: 17 + n, written 37 + n so that it never falls below the strict 38, by default "
-                    "(serial lanes along any axis pass: oneDNN and PyTorch measured up to 813 u at L = 16384, "
-                    "inside); strict: the sum pairwise-accurate (7 + log2(L/8) <= 20 roundings for L <= 2^16, "
-                    "or float lanes of <= 8 terms added into a double, <= 14): 38"}};
+  const ToleranceRule f32{DType::f32, "37+1n; strict 38", "-",
+                          "scale y (1 + |d_i| + sum_j y_j |d_j|), d = x - max, covers rounding x - max; each e_j from"
+                          " the exp budget (<= 4 ulp, 8 u) (e_i's 8 u and the sum's 8 u), 1/sum and e_i * (1/sum) or "
+                          "e_i / sum 2 u: 18 u; the sum of the L = n terms e_j > 0 (condition 1) in any order <= (n -"
+                          " 1) u: 17 + n, written 37 + n so that it never falls below the strict 38, by default "
+                          "(serial lanes along any axis pass: oneDNN and PyTorch measured up to 813 u at L = 16384, "
+                          "inside); strict: the sum pairwise-accurate (7 + log2(L/8) <= 20 roundings for L <= 2^16, "
+                          "or float lanes of <= 8 terms added into a double, <= 14): 38"};
+  op.tolerances = {half ? half_rule(t, f32) : f32};
   op.group = "activations";
-  op.symbol = "tl_softmax_f32";
+  op.symbol = "tl_softmax_" + dtype;
   op.summary = "y = exp(x - max) / sum(exp(x - max)) along `axis` of a rank 1..4 tensor; y == x allowed";
+  if (half) op.summary += "; " + dtype + " in and out, max, exp and sum in f32";
   op.spec = "operations.txt 4. Activation: Softmax";
   op.params = {{"rank", ParamType::i32, "1 .. 4"},
                {"axis", ParamType::i32, "-rank <= axis < rank (negative counts from the end)"},
@@ -258,21 +269,36 @@ std::vector<OpSpec> softmax() {
       "logits N(0, s^2) for s = 1, 10, 100, offset by 1000, +-1e30, -1e4 and -Inf masks, wide, ties, tiny, "
       "NaN/Inf (their lines are NaN); shapes up to ~6000 elements, axis lengths up to 4097, empty dims, "
       "two of 1025 x 4097; 8% refused arguments";
+  if (half)
+    op.domain = "the f32 op's logits rounded to " + dtype + (t == DType::f16 ? " (+-65504 for +-1e30)" : "") + "; " +
+                op.domain.substr(op.domain.find("shapes"));
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size()) + kStreamedEdges;
-  op.make_case = make;
-  op.invoke = [](const KernelFn& fn, const Case& c, const Pointers& p) {
-    const auto dims = dims_of(c);
-    *p.i32("status") = fn.call<decltype(tl_softmax_f32)>(fn.arg(p.f32("x")), fn.arg(p.f32("y")), dims.data(),
-                                                         c.iparam32("rank"), c.iparam32("axis"));
-  };
+  op.make_case = [t](Rng& rng, int64_t i) { return make(t, rng, i); };
+  if (half)
+    op.invoke = [](const KernelFn& fn, const Case& c, const Pointers& p) {
+      const auto dims = dims_of(c);
+      *p.i32("status") = fn.call<decltype(tl_softmax_f16)>(  // bf16 alike
+          fn.arg(static_cast<const uint16_t*>(p.get("x"))), fn.arg(static_cast<uint16_t*>(p.get("y"))), dims.data(),
+          c.iparam32("rank"), c.iparam32("axis"));
+    };
+  else
+    op.invoke = [](const KernelFn& fn, const Case& c, const Pointers& p) {
+      const auto dims = dims_of(c);
+      *p.i32("status") = fn.call<decltype(tl_softmax_f32)>(fn.arg(p.f32("x")), fn.arg(p.f32("y")), dims.data(),
+                                                           c.iparam32("rank"), c.iparam32("axis"));
+    };
   op.oracle = oracle;
   op.sum_length = [](const Case& c) {  // the line: sum_j e_j along the axis
     const auto dims = dims_of(c);
     const int64_t rank = c.iparam("rank"), axis = c.iparam("axis");
     return expected_status(dims, rank, axis) == TL_OK ? split(dims, rank, axis).length : int64_t{0};
   };
-  return {op};
+  return op;
 }
+
+}  // namespace
+
+std::vector<OpSpec> softmax() { return {softmax_op(DType::f32), softmax_op(DType::f16), softmax_op(DType::bf16)}; }
 
 }  // namespace konform::ops

@@ -56,19 +56,24 @@ __global__ void prelu(const float* x, const float* slope, float* y, int64_t n, i
 // oracle's); e = expf(x - m); the sum of e in double; y = e / (float)sum.
 // Every element is read before any is written, by the same block, and a
 // thread writes only elements it alone reads in the last pass: y == x is safe.
-__global__ void softmax_lines(const float* x, float* y, int64_t outer, int64_t length, int64_t inner) {
+// f16 and bf16 (Format map.cuh's F16 or BF16): each element widened where it
+// is read, y rounded once.
+template <class Format, class T>
+__global__ void softmax_lines(const T* x, T* y, int64_t outer, int64_t length, int64_t inner) {
   __shared__ float shared_max[kLineThreads];
   __shared__ double shared_sum[kLineThreads];
   for (int64_t line = blockIdx.x; line < outer * inner; line += gridDim.x) {
-    const float* xl = x + (line / inner) * length * inner + line % inner;
-    float* yl = y + (xl - x);
+    const T* xl = x + (line / inner) * length * inner + line % inner;
+    T* yl = y + (xl - x);
     float m = -INFINITY;
-    for (int64_t l = threadIdx.x; l < length; l += kLineThreads) m = MaxOrNan{}(m, xl[l * inner]);
+    for (int64_t l = threadIdx.x; l < length; l += kLineThreads) m = MaxOrNan{}(m, Format::widen(xl[l * inner]));
     m = reduce_block<kLineThreads>(m, shared_max, MaxOrNan{});
     double sum = 0.0;
-    for (int64_t l = threadIdx.x; l < length; l += kLineThreads) sum += static_cast<double>(expf(xl[l * inner] - m));
+    for (int64_t l = threadIdx.x; l < length; l += kLineThreads)
+      sum += static_cast<double>(expf(Format::widen(xl[l * inner]) - m));
     const float total = static_cast<float>(reduce_block<kLineThreads>(sum, shared_sum, Plus{}));
-    for (int64_t l = threadIdx.x; l < length; l += kLineThreads) yl[l * inner] = expf(xl[l * inner] - m) / total;
+    for (int64_t l = threadIdx.x; l < length; l += kLineThreads)
+      yl[l * inner] = Format::narrow(expf(Format::widen(xl[l * inner]) - m) / total);
   }
 }
 
@@ -147,8 +152,8 @@ TL_CUDA_EXPORT tl_status tl_softmax_f32_dev(const float* x, float* y, const int6
   konform::impl::AxisSplit s;
   if (const tl_status st = konform::impl::split_at_axis(shape, rank, axis, &s); st != TL_OK) return st;
   if (s.outer * s.length * s.inner == 0) return TL_OK;
-  kc::launch(kc::softmax_lines, kc::grid_for_lines(s.outer * s.inner), kc::kLineThreads, stream, x, y, s.outer,
-             s.length, s.inner);
+  kc::launch(kc::softmax_lines<kc::AsFloat, float>, kc::grid_for_lines(s.outer * s.inner), kc::kLineThreads, stream, x,
+             y, s.outer, s.length, s.inner);
   kc::check_launch("tl_softmax_f32_dev");
   return TL_OK;
 }
@@ -160,6 +165,30 @@ TL_CUDA_EXPORT tl_status tl_softmax_f32(const float* x, float* y, const int64_t*
   if (n == 0) return TL_OK;
   return kc::on_device("tl_softmax_f32", tl_softmax_f32_dev, kc::in(x, n), kc::out(y, n), shape, rank, axis);
 }
+
+#define TL_CUDA_SOFTMAX_HALF(Dtype, Format)                                                                         \
+  TL_CUDA_EXPORT tl_status tl_softmax_##Dtype##_dev(const uint16_t* x, uint16_t* y, const int64_t* shape, int rank, \
+                                                    int axis, tl_cuda_stream stream) {                              \
+    konform::impl::AxisSplit s;                                                                                     \
+    if (const tl_status st = konform::impl::split_at_axis(shape, rank, axis, &s); st != TL_OK) return st;           \
+    if (s.outer * s.length * s.inner == 0) return TL_OK;                                                            \
+    kc::launch(kc::softmax_lines<kc::Format, uint16_t>, kc::grid_for_lines(s.outer* s.inner), kc::kLineThreads,     \
+               stream, x, y, s.outer, s.length, s.inner);                                                           \
+    kc::check_launch("tl_softmax_" #Dtype "_dev");                                                                  \
+    return TL_OK;                                                                                                   \
+  }                                                                                                                 \
+  TL_CUDA_EXPORT tl_status tl_softmax_##Dtype(const uint16_t* x, uint16_t* y, const int64_t* shape, int rank,       \
+                                              int axis) {                                                           \
+    konform::impl::AxisSplit s;                                                                                     \
+    if (const tl_status st = konform::impl::split_at_axis(shape, rank, axis, &s); st != TL_OK) return st;           \
+    const int64_t n = s.outer * s.length * s.inner;                                                                 \
+    if (n == 0) return TL_OK;                                                                                       \
+    return kc::on_device("tl_softmax_" #Dtype, tl_softmax_##Dtype##_dev, kc::in(x, n), kc::out(y, n), shape, rank,  \
+                         axis);                                                                                     \
+  }
+TL_CUDA_SOFTMAX_HALF(f16, F16)
+TL_CUDA_SOFTMAX_HALF(bf16, BF16)
+#undef TL_CUDA_SOFTMAX_HALF
 
 // The gated maps: y == gate or y == up is safe (map.cuh).
 TL_CUDA_EXPORT void tl_swiglu_f32_dev(const float* gate, const float* up, float* y, int64_t n, tl_cuda_stream stream) {

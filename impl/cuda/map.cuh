@@ -27,6 +27,10 @@ __global__ void map2(const float* a, const float* b, float* y, int64_t n, F f) {
 
 // f16 or bf16 elements through a float functor: widened exactly, f in float,
 // rounded to nearest even (impl/common/f16.hpp, bf16.hpp).
+struct AsFloat {  // f32 elements as they are, for kernels templated on the format
+  KONFORM_HD static float widen(float v) { return v; }
+  KONFORM_HD static float narrow(float v) { return v; }
+};
 struct F16 {
   KONFORM_HD static float widen(uint16_t h) { return impl::f16::F16ToF32(h); }
   KONFORM_HD static uint16_t narrow(float f) { return impl::f16::F32ToF16(f); }

@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "impl/common/host_device.hpp"
 #include "impl/cuda/grid.cuh"
+#include "impl/cuda/map.cuh"
 #include "impl/cuda/reduce.cuh"
 
 namespace konform::cuda {
@@ -18,12 +18,6 @@ constexpr unsigned kNormThreads = 256;  // rmsnorm's: fixed, so a row's bits nev
 // squares of floats are exact there) and tree-reduced across the block: far
 // inside the pairwise-summation bound the limits assume (docs/tolerances.md,
 // "Reductions"), and its order depends on d only, not on the row count.
-// f32 elements as they are; map.cuh's F16 and BF16 widen and round halves.
-struct AsFloat {
-  KONFORM_HD static float widen(float v) { return v; }
-  KONFORM_HD static float narrow(float v) { return v; }
-};
-
 template <unsigned kBlock, class Format, class T>
 __global__ void rmsnorm_rows(const T* x, const float* w, T* y, int64_t rows, int64_t d, float eps) {
   __shared__ double partial[kBlock];
@@ -44,7 +38,7 @@ __global__ void rmsnorm_rows(const T* x, const float* w, T* y, int64_t rows, int
 // Runs rmsnorm_rows on device buffers (rows, d >= 1). In place (y == x) is
 // safe: a row's x is read before the block's reduction, whose barriers every
 // thread passes before any writes y, and each y[i] is its own x[i]. x and y
-// are f32, or f16 or bf16 (Format map.cuh's F16 or BF16) with the sum of
+// are f32 (AsFloat), or f16 or bf16 (F16, BF16: map.cuh) with the sum of
 // squares still in double.
 template <class Format = AsFloat, class T>
 void launch_rmsnorm(const T* x, const float* w, T* y, int64_t rows, int64_t d, float eps, tl_cuda_stream stream) {

@@ -1,5 +1,7 @@
 #include "scalar/kernels.hpp"
 
+#include <vector>
+
 #include "impl/common/activation_args.hpp"
 #include "konform/reference/activations.hpp"
 #include "konform/reference/bf16.hpp"
@@ -96,6 +98,24 @@ tl_status softmax_f32(const float* x, float* y, const int64_t* shape, int rank, 
   if (const tl_status st = impl::split_at_axis(shape, rank, axis, &s); st != TL_OK) return st;
   act::softmax<float>(x, y, s.outer, s.length, s.inner);
   return TL_OK;
+}
+
+// f16 and bf16: the whole tensor widened, the f32 template, y rounded.
+template <class Format>
+tl_status softmax_half(const uint16_t* x, uint16_t* y, const int64_t* shape, int rank, int axis) {
+  impl::AxisSplit s;
+  if (const tl_status st = impl::split_at_axis(shape, rank, axis, &s); st != TL_OK) return st;
+  std::vector<float> wide(static_cast<size_t>(s.outer * s.length * s.inner));
+  for (size_t k = 0; k < wide.size(); ++k) wide[k] = Format::widen(x[k]);
+  act::softmax<float>(wide.data(), wide.data(), s.outer, s.length, s.inner);
+  for (size_t k = 0; k < wide.size(); ++k) y[k] = Format::narrow(wide[k]);
+  return TL_OK;
+}
+tl_status softmax_f16(const uint16_t* x, uint16_t* y, const int64_t* shape, int rank, int axis) {
+  return softmax_half<F16>(x, y, shape, rank, axis);
+}
+tl_status softmax_bf16(const uint16_t* x, uint16_t* y, const int64_t* shape, int rank, int axis) {
+  return softmax_half<BF16>(x, y, shape, rank, axis);
 }
 
 void swiglu_f32(const float* gate, const float* up, float* y, int64_t n) { act::swiglu<float>(gate, up, y, n); }

@@ -7,6 +7,7 @@
 #define HWY_TARGET_INCLUDE "impl/simd/activations_simd.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
+#include "hwy/aligned_allocator.h"
 #include "hwy/highway.h"
 #include "impl/simd/activations-inl.h"
 #include "impl/simd/half-inl.h"
@@ -47,6 +48,22 @@ KONFORM_HALF_UNARY(ActRelu, act::ReluF32)
 KONFORM_HALF_UNARY(ActSigmoid, act::SigmoidF32)
 KONFORM_HALF_UNARY(ActTanh, act::TanhF32)
 #undef KONFORM_HALF_UNARY
+// Softmax's lines cross the blocks, so the whole tensor is widened at once.
+template <class Format>
+void SoftmaxHalf(const uint16_t* x, uint16_t* y, int64_t outer, int64_t length, int64_t inner) {
+  const size_t n = static_cast<size_t>(outer * length * inner);
+  if (n == 0) return;
+  const auto wide = hwy::AllocateAligned<float>(n);
+  half::Widen<Format>(x, wide.get(), n);
+  act::SoftmaxF32(wide.get(), wide.get(), outer, length, inner);
+  half::Narrow<Format>(wide.get(), y, n);
+}
+void ActSoftmaxF16(const uint16_t* x, uint16_t* y, int64_t outer, int64_t length, int64_t inner) {
+  SoftmaxHalf<half::F16>(x, y, outer, length, inner);
+}
+void ActSoftmaxBF16(const uint16_t* x, uint16_t* y, int64_t outer, int64_t length, int64_t inner) {
+  SoftmaxHalf<half::BF16>(x, y, outer, length, inner);
+}
 void ActLeakyReluF16(const uint16_t* x, uint16_t* y, int64_t n, float alpha) {
   half::ThroughF32<half::F16>(x, y, n,
                               [alpha](const float* a, float* b, int64_t m) { act::LeakyReluF32(a, b, m, alpha); });
@@ -74,6 +91,8 @@ HWY_EXPORT(ActPRelu);
 HWY_EXPORT(ActSigmoid);
 HWY_EXPORT(ActTanh);
 HWY_EXPORT(ActSoftmax);
+HWY_EXPORT(ActSoftmaxF16);
+HWY_EXPORT(ActSoftmaxBF16);
 HWY_EXPORT(ActSwiGlu);
 HWY_EXPORT(ActGeGlu);
 HWY_EXPORT(ActGlu);
@@ -145,6 +164,17 @@ tl_status tl_softmax_f32(const float* x, float* y, const int64_t* shape, int ran
   HWY_DYNAMIC_DISPATCH(ks::ActSoftmax)(x, y, s.outer, s.length, s.inner);
   return TL_OK;
 }
+
+#define KONFORM_SOFTMAX_HALF(Dtype, Kernel)                                                                \
+  tl_status tl_softmax_##Dtype(const uint16_t* x, uint16_t* y, const int64_t* shape, int rank, int axis) { \
+    konform::impl::AxisSplit s;                                                                            \
+    if (const tl_status st = konform::impl::split_at_axis(shape, rank, axis, &s); st != TL_OK) return st;  \
+    HWY_DYNAMIC_DISPATCH(ks::Kernel)(x, y, s.outer, s.length, s.inner);                                    \
+    return TL_OK;                                                                                          \
+  }
+KONFORM_SOFTMAX_HALF(f16, ActSoftmaxF16)
+KONFORM_SOFTMAX_HALF(bf16, ActSoftmaxBF16)
+#undef KONFORM_SOFTMAX_HALF
 
 void tl_swiglu_f32(const float* gate, const float* up, float* y, int64_t n) {
   HWY_DYNAMIC_DISPATCH(ks::ActSwiGlu)(gate, up, y, n);

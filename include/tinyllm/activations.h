@@ -91,6 +91,12 @@ void tl_tanh_bf16(const uint16_t* x, uint16_t* y, int64_t n);
  * y == x allowed. A line holding NaN or +Inf, or only -Inf, is all NaN (the
  * formula's own result); -Inf entries elsewhere give 0. */
 tl_status tl_softmax_f32(const float* x, float* y, const int64_t* shape, int rank, int axis);
+/* The same over f16 or bf16 (uint16_t bit patterns): each element widened
+ * to f32, the max, exp(x - m) and the sum in f32 (never in the half dtype:
+ * exp overflows f16 past x - m = 11.09, and a half sum loses a rounding per
+ * term), y rounded once to the dtype, to nearest with ties to even. */
+tl_status tl_softmax_f16(const uint16_t* x, uint16_t* y, const int64_t* shape, int rank, int axis);
+tl_status tl_softmax_bf16(const uint16_t* x, uint16_t* y, const int64_t* shape, int rank, int axis);
 
 /* ---- gated elementwise middle of the FFNs: y[i] = act(gate[i]) * up[i] ---- */
 /* y may be gate or up. In FFN terms gate = x @ W_gate^T, up = x @ W_up^T. */

@@ -41,6 +41,10 @@ void tl_sigmoid_bf16_dev(const uint16_t* x, uint16_t* y, int64_t n, tl_cuda_stre
 void tl_tanh_f16_dev(const uint16_t* x, uint16_t* y, int64_t n, tl_cuda_stream stream);
 void tl_tanh_bf16_dev(const uint16_t* x, uint16_t* y, int64_t n, tl_cuda_stream stream);
 tl_status tl_softmax_f32_dev(const float* x, float* y, const int64_t* shape, int rank, int axis, tl_cuda_stream stream);
+tl_status tl_softmax_f16_dev(const uint16_t* x, uint16_t* y, const int64_t* shape, int rank, int axis,
+                             tl_cuda_stream stream);
+tl_status tl_softmax_bf16_dev(const uint16_t* x, uint16_t* y, const int64_t* shape, int rank, int axis,
+                              tl_cuda_stream stream);
 void tl_swiglu_f32_dev(const float* gate, const float* up, float* y, int64_t n, tl_cuda_stream stream);
 tl_status tl_geglu_f32_dev(const float* gate, const float* up, float* y, int64_t n, int approximation,
                            tl_cuda_stream stream);
