@@ -1,6 +1,7 @@
 /* half_base.c: the f16 and bf16 activations of tinyllm/activations.h, the
- * casts, Clamp and NanToNum of tinyllm/tensor.h, RmsNorm of tinyllm/norm.h
- * and Softmax in plain C11, and their mutants (manifest ids half_mNN).
+ * casts, Clamp and NanToNum of tinyllm/tensor.h, RmsNorm and LayerNorm of
+ * tinyllm/norm.h and Softmax in plain C11, and their mutants (manifest ids
+ * half_mNN).
  *
  * Compiled as is (KONFORM_MUTANT undefined or 0) this is a correct plugin
  * (konform_plugin_half_base) of those ops and their f32 twins, written apart
@@ -24,8 +25,8 @@
 #ifndef KONFORM_MUTANT
 #define KONFORM_MUTANT 0
 #endif
-#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 13
-#error "KONFORM_MUTANT must be 0 (the correct base) or 1..13 (mutant half_m01..half_m13)"
+#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 14
+#error "KONFORM_MUTANT must be 0 (the correct base) or 1..14 (mutant half_m01..half_m14)"
 #endif
 #define MUTANT(n) (KONFORM_MUTANT == (n))
 
@@ -258,6 +259,13 @@ tl_status tl_nan_to_num_bf16(const uint16_t* x, uint16_t* y, int64_t n, float na
 
 /* ---- RmsNorm of tinyllm/norm.h: x and y f32, f16 or bf16, g f32 ------------- */
 
+/* A float row of d, or NULL with the words for tl_last_error. */
+static float* new_row(int64_t d) {
+  float* row = malloc((size_t)d * sizeof(float));
+  if (row == NULL) last_error = "out of memory for a row";
+  return row;
+}
+
 /* The shape [..., D]: the refusals of the header, and rows and D. */
 static tl_status rows_of(const int64_t* shape, int32_t ndim, float eps, int64_t* rows, int64_t* d) {
   if (ndim < 1 || ndim > TL_NORM_MAX_DIMS) return refuse("ndim outside [1, 8]");
@@ -304,11 +312,8 @@ static tl_status rms_norm_half(const uint16_t* x, const float* g, uint16_t* y, c
   int64_t rows, d;
   const tl_status st = rows_of(shape, ndim, eps, &rows, &d);
   if (st != TL_OK) return st;
-  float* row = malloc((size_t)d * sizeof(float));
-  if (row == NULL) {
-    last_error = "out of memory for a row";
-    return TL_ERR_UNSUPPORTED;
-  }
+  float* row = new_row(d);
+  if (row == NULL) return TL_ERR_UNSUPPORTED;
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t i = 0; i < d; ++i) row[i] = f16 ? from_f16(x[r * d + i]) : from_bf16(x[r * d + i]);
 #if MUTANT(9) /* f16 squares summed in f16: past |x| = 256 a square is +Inf, and the row's output 0 */
@@ -344,6 +349,66 @@ tl_status tl_rms_norm_f16(const uint16_t* x, const float* g, uint16_t* y, const 
 tl_status tl_rms_norm_bf16(const uint16_t* x, const float* g, uint16_t* y, const int64_t* shape, int32_t ndim,
                            float eps) {
   return rms_norm_half(x, g, y, shape, ndim, eps, 0);
+}
+
+/* ---- LayerNorm: x and y f32, f16 or bf16; g and b f32; two passes in double  */
+
+/* One row in place: the mean, the variance about it, then t * g + b. */
+static void layer_norm_row(float* v, const float* g, const float* b, int64_t d, float eps, int format) {
+  (void)format; /* what the f16 mutant looks at */
+  double sum = 0.0, sq = 0.0;
+  for (int64_t i = 0; i < d; ++i) sum += v[i];
+  const double mean = sum / (double)d;
+  for (int64_t i = 0; i < d; ++i) sq += (v[i] - mean) * (v[i] - mean);
+  const float inv = (float)(1.0 / sqrt(sq / (double)d + eps)), m = (float)mean;
+  for (int64_t i = 0; i < d; ++i) {
+#if MUTANT(14) /* x - mean held in f16 before the scaling: rows far from zero lose their low bits */
+    const float c = format == 1 ? from_f16(to_f16(v[i] - m)) : v[i] - m;
+#else
+    const float c = v[i] - m;
+#endif
+    v[i] = c * inv * g[i] + b[i];
+  }
+}
+
+/* format: 0 f32, 1 f16, 2 bf16, as Softmax's below. */
+static tl_status layer_norm_any(const void* x, const float* g, const float* b, void* y, const int64_t* shape,
+                                int32_t ndim, float eps, int format) {
+  int64_t rows, d;
+  const tl_status st = rows_of(shape, ndim, eps, &rows, &d);
+  if (st != TL_OK) return st;
+  float* row = new_row(d);
+  if (row == NULL) return TL_ERR_UNSUPPORTED;
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t i = 0; i < d; ++i) {
+      const int64_t k = r * d + i;
+      row[i] = format == 0   ? ((const float*)x)[k]
+               : format == 1 ? from_f16(((const uint16_t*)x)[k])
+                             : from_bf16(((const uint16_t*)x)[k]);
+    }
+    layer_norm_row(row, g, b, d, eps, format);
+    for (int64_t i = 0; i < d; ++i) {
+      const int64_t k = r * d + i;
+      if (format == 0) ((float*)y)[k] = row[i];
+      else if (format == 1) ((uint16_t*)y)[k] = to_f16(row[i]);
+      else ((uint16_t*)y)[k] = to_bf16(row[i]);
+    }
+  }
+  free(row);
+  return TL_OK;
+}
+
+tl_status tl_layer_norm_f32(const float* x, const float* g, const float* b, float* y, const int64_t* shape,
+                            int32_t ndim, float eps) {
+  return layer_norm_any(x, g, b, y, shape, ndim, eps, 0);
+}
+tl_status tl_layer_norm_f16(const uint16_t* x, const float* g, const float* b, uint16_t* y, const int64_t* shape,
+                            int32_t ndim, float eps) {
+  return layer_norm_any(x, g, b, y, shape, ndim, eps, 1);
+}
+tl_status tl_layer_norm_bf16(const uint16_t* x, const float* g, const float* b, uint16_t* y, const int64_t* shape,
+                             int32_t ndim, float eps) {
+  return layer_norm_any(x, g, b, y, shape, ndim, eps, 2);
 }
 
 /* ---- Softmax: x and y f32, f16 or bf16; max, exp and sum in float ----------- */

@@ -41,13 +41,19 @@ inline ToleranceRule half_rule(DType t, const ToleranceRule& f32, const std::str
   const size_t plus = fixed_part.find('+');
   const double a = number(fixed_part.substr(0, plus));
   if (a == 0 && plus == std::string::npos) return {t, "0", "-", "a selection: y is x or +0, exactly, in any dtype"};
-  std::string limit = up(1 + a * k, 4);
+  const std::string fixed = up(1 + a * k, 4);
+  std::string limit = fixed;
+  double per_term = 0;
   if (plus != std::string::npos) {
     const std::string term = fixed_part.substr(plus + 1, fixed_part.size() - plus - 2);  // B of "A+Bn"
-    limit += "+" + up((term.empty() ? 1.0 : number(term)) * k, 7) + "n";
+    per_term = std::stod(up((term.empty() ? 1.0 : number(term)) * k, 7));
+    limit += "+" + up(per_term, 7) + "n";
   }
-  if (mark != std::string::npos)
-    limit += "; strict " + up(1 + number(f32.limit.substr(mark + strict_mark.size())) * k, 4);
+  if (mark != std::string::npos) {  // strict only narrows: never above the default's limit for one term
+    const double strict = 1 + number(f32.limit.substr(mark + strict_mark.size())) * k;
+    const double widest = std::stod(fixed) + per_term;
+    limit += "; strict " + (std::stod(up(strict, 4)) <= widest ? up(strict, 4) : up(widest - 5e-8, 7));
+  }
   const std::string u_text = t == DType::f16 ? "2^-11" : "2^-8", ratio_text = t == DType::f16 ? "2^-13" : "2^-16";
   return {t, limit, spec,
           "computed in f32 from the exact " + std::string(dtype_name(t)) + " input within the f32 rule (L = " +

@@ -71,38 +71,54 @@ Case make_rms(Rng& rng, int64_t index, int64_t edges) {
   return c;
 }
 
-// A case of the f16 or bf16 twin: the f32 op's rows, in f16 folded below
-// 2^15 (the largest finite f16 is 65504), and rows of 256 <= |x| <= 65504
-// (2^8 .. 2^40 in bf16), whose squares overflow f16; rounded to the dtype.
-// eps = 0 only where every row's mean square is a normal float.
-Case make_rms_half(DType t, Rng& rng, int64_t index, int64_t edges) {
-  const auto shape = make_shape(rng, index, edges);
+// The rows of an f16 or bf16 case: the f32 op's rows, in f16 folded below
+// 2^15 (the largest finite f16 is 65504), and a fifth of the time rows of
+// 256 <= |x| <= 65504 (2^8 .. 2^40 in bf16), whose squares overflow f16;
+// rounded to the dtype. eps may be 0 where every row's mean square (about
+// the mean, for `centred`) is a normal float.
+struct HalfRows {
+  Tensor x;
+  std::string label;
+  bool eps_zero_ok = true;
+};
+HalfRows half_rows(DType t, Rng& rng, const std::vector<int64_t>& shape, bool centred) {
   const int64_t d = shape.back(), n = product(shape, 0, shape.size());
-  Row x;
+  Row row;
   if (rng.chance(0.2)) {
     const double top = t == DType::f16 ? std::log2(65504.0) : 40.0;
-    x.values.resize(static_cast<size_t>(n));
-    for (float& v : x.values) v = static_cast<float>((rng.chance(0.5) ? 1 : -1) * std::exp2(rng.uniform(8.0, top)));
-    x.label = "large";
+    row.values.resize(static_cast<size_t>(n));
+    for (float& v : row.values) v = static_cast<float>((rng.chance(0.5) ? 1 : -1) * std::exp2(rng.uniform(8.0, top)));
+    row.label = "large";
   } else {
-    x = make_row(rng, n);
+    row = make_row(rng, n);
     if (t == DType::f16)
-      for (float& v : x.values)
+      for (float& v : row.values)
         if (std::isfinite(v) && std::fabs(v) >= 0x1p15f) v = std::ldexp(v, -(std::ilogb(v) - 14) - 1);
   }
-  Tensor xt = Tensor::of_half(t, shape, x.values);
-  bool eps_zero_ok = d > 0;
-  for (int64_t r = 0; d > 0 && r < n / d; ++r) {
-    double sum = 0;
-    for (int64_t i = 0; i < d; ++i) sum += xt.at(r * d + i) * xt.at(r * d + i);
-    eps_zero_ok = eps_zero_ok && std::isfinite(sum) && sum / static_cast<double>(d) >= 0x1p-126;
+  HalfRows h{Tensor::of_half(t, shape, row.values), row.label, d > (centred ? 1 : 0)};
+  for (int64_t r = 0; h.eps_zero_ok && r < n / d; ++r) {
+    double mean = 0, sum = 0;
+    if (centred)
+      for (int64_t i = 0; i < d; ++i) mean += h.x.at(r * d + i) / static_cast<double>(d);
+    for (int64_t i = 0; i < d; ++i) sum += (h.x.at(r * d + i) - mean) * (h.x.at(r * d + i) - mean);
+    h.eps_zero_ok = std::isfinite(sum) && sum / static_cast<double>(d) >= 0x1p-126;
   }
-  const float eps = pick_eps(rng, eps_zero_ok);
+  return h;
+}
+
+// A case of RmsNorm's (g) or LayerNorm's (`layer`: g and b) f16 or bf16
+// twin.
+Case make_norm_half(DType t, bool layer, Rng& rng, int64_t index, int64_t edges) {
+  const auto shape = make_shape(rng, index, edges);
+  const int64_t d = shape.back();
+  HalfRows x = half_rows(t, rng, shape, layer);
+  const float eps = pick_eps(rng, x.eps_zero_ok);
   const bool in_place = rng.chance(0.3);
   Case c;
   c.label = "x=" + x.label + (in_place ? " y==x" : "");
-  c.args.push_back({"x", Access::in, std::move(xt)});
+  c.args.push_back({"x", Access::in, std::move(x.x)});
   c.args.push_back({"g", Access::in, Tensor::of_f32({d}, make_gain(rng, d))});
+  if (layer) c.args.push_back({"b", Access::in, Tensor::of_f32({d}, make_values(rng, ValueClass::normal, d))});
   c.args.push_back({"y", Access::out, Tensor::zeros(t, shape), Match::tolerance, in_place ? "x" : ""});
   finish(rng, c, index, edges, shape, eps);
   return c;
@@ -162,7 +178,8 @@ OpSpec rms_norm(DType t) {
                 "), whose squares overflow f16; " + op.domain.substr(op.domain.find("eps = 0"));
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_widths().size());
-  if (half) op.make_case = [t, edges = op.edge_cases](Rng& rng, int64_t i) { return make_rms_half(t, rng, i, edges); };
+  if (half)
+    op.make_case = [t, edges = op.edge_cases](Rng& rng, int64_t i) { return make_norm_half(t, false, rng, i, edges); };
   else op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_rms(rng, i, edges); };
   if (half) declare_c_call<decltype(tl_rms_norm_f16)>(op, {"x", "g", "y", "s#[ndim]", "ndim", "eps"});  // bf16 alike
   else declare_c_call<decltype(tl_rms_norm_f32)>(op, {"x", "g", "y", "s#[ndim]", "ndim", "eps"});
@@ -193,7 +210,8 @@ Oracle layer_oracle(const Case& c) {
   const auto& shape = c.in("x").shape;
   const int64_t d = shape.back(), rows = product(shape, 0, shape.size() - 1);
   const float eps = static_cast<float>(c.param("eps"));
-  const float *x = c.in("x").f32(), *g = c.in("g").f32(), *b = c.in("b").f32();
+  const std::vector<float> xs = floats_of(c.in("x"));
+  const float *x = xs.data(), *g = c.in("g").f32(), *b = c.in("b").f32();
   Expected y;
   y.value.resize(static_cast<size_t>(rows * d));
   reference::layer_norm<double>(x, g, b, y.value.data(), rows, d, eps);
@@ -204,36 +222,51 @@ Oracle layer_oracle(const Case& c) {
   return {{"status", status_expected(TL_OK)}, {"y", y}};
 }
 
-OpSpec layer_norm() {
+// In f16 and bf16: x and y of the dtype, g and b f32, the f32 computation
+// rounded once (half_rule).
+OpSpec layer_norm(DType t) {
+  const bool half = t != DType::f32;
+  const std::string dtype(dtype_name(t));
   OpSpec op;
-  op.name = "LayerNorm";
+  op.name = half ? "LayerNorm_" + dtype : "LayerNorm";
+  op.dtype = t;
   op.args = {{"x", Access::in, "T", "s#[ndim]"},
-             {"g", Access::in, "T", "s(ndim - 1)"},
-             {"b", Access::in, "T", "s(ndim - 1)"},
+             {"g", Access::in, half ? "f32" : "T", "s(ndim - 1)"},
+             {"b", Access::in, half ? "f32" : "T", "s(ndim - 1)"},
              {"y", Access::out, "T", "s#[ndim]", {Match::tolerance}, {"x"}},
              status_output()};
-  op.tolerances = {{DType::f32, "19+1n; strict 20", "-",
-                    "two-pass over the row's n = D terms; the mean's sum plus its division reaches x - mean "
-                    "whole, the variance's sum (squares, condition 1) is halved by the root; centring, root, "
-                    "reciprocal and gain product <= 7 u, the bias 1 u of |y|. Any order (default): the mean <= "
-                    "n u of the scale's g mean|x| / std term, the centred term <= (n - 1)/2 + 7 u: <= n + 1 u; "
-                    "19 + n also covers the strict bound for n >= 1. Strict: sums pairwise-accurate (<= 18 u "
-                    "for D <= 16384): the mean's <= 19 u, the centred term <= 16 u: 20"}};
+  const ToleranceRule f32{DType::f32, "19+1n; strict 20", "-",
+                          "two-pass over the row's n = D terms; the mean's sum plus its division reaches x - mean "
+                          "whole, the variance's sum (squares, condition 1) is halved by the root; centring, root, "
+                          "reciprocal and gain product <= 7 u, the bias 1 u of |y|. Any order (default): the mean <= "
+                          "n u of the scale's g mean|x| / std term, the centred term <= (n - 1)/2 + 7 u: <= n + 1 u; "
+                          "19 + n also covers the strict bound for n >= 1. Strict: sums pairwise-accurate (<= 18 u "
+                          "for D <= 16384): the mean's <= 19 u, the centred term <= 16 u: 20"};
+  op.tolerances = {half ? half_rule(t, f32) : f32};
   op.sum_length = row_length;
   op.group = "norm";
-  op.symbol = "tl_layer_norm_f32";
+  op.symbol = "tl_layer_norm_" + dtype;
   op.summary =
       "y = (x - mean) / sqrt(var + eps) * g + b over the last dim of x[..., D], two-pass; y == x allowed; "
       "validates";
+  if (half) op.summary += "; x and y " + dtype + ", g and b f32, both passes in f32";
   op.spec = "operations.txt 2. Normalization: LayerNorm";
   op.params = shape_params();
   op.domain =
       "|x| <= 1e15; rows far from zero (|mean| / std up to 2^14) among the value classes; eps = 0 only for "
       "rows of two or more normal or wide values; one case in ten past the edges has one bad argument";
+  if (half)
+    op.domain = "the f32 op's rows rounded to " + dtype + (t == DType::f16 ? " (folded below 2^15)" : std::string()) +
+                ", and rows of |x| from 256 up (" + (t == DType::f16 ? "65504" : "2^40") +
+                "); eps = 0 only where every row's variance is a normal float; one case in ten past the edges "
+                "has one bad argument";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_widths().size());
-  op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_layer(rng, i, edges); };
-  declare_c_call<decltype(tl_layer_norm_f32)>(op, {"x", "g", "b", "y", "s#[ndim]", "ndim", "eps"});
+  if (half)
+    op.make_case = [t, edges = op.edge_cases](Rng& rng, int64_t i) { return make_norm_half(t, true, rng, i, edges); };
+  else op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_layer(rng, i, edges); };
+  if (half) declare_c_call<decltype(tl_layer_norm_f16)>(op, {"x", "g", "b", "y", "s#[ndim]", "ndim", "eps"});
+  else declare_c_call<decltype(tl_layer_norm_f32)>(op, {"x", "g", "b", "y", "s#[ndim]", "ndim", "eps"});
   op.oracle = layer_oracle;
   return op;
 }
@@ -329,7 +362,11 @@ OpSpec fused_skip_norm() {
 }  // namespace
 
 std::vector<OpSpec> norm_rows() {
-  return {rms_norm(DType::f32), rms_norm(DType::f16), rms_norm(DType::bf16), layer_norm(), fused_skip_norm()};
+  std::vector<OpSpec> ops;
+  for (DType t : {DType::f32, DType::f16, DType::bf16}) ops.push_back(rms_norm(t));
+  for (DType t : {DType::f32, DType::f16, DType::bf16}) ops.push_back(layer_norm(t));
+  ops.push_back(fused_skip_norm());
+  return ops;
 }
 
 }  // namespace konform::ops

@@ -26,14 +26,16 @@ struct Stats {
 };
 
 // Two passes over x[0, n) by one block, every thread gets the result: the
-// mean, then the mean square about it (never mean(x^2) - mean^2).
-__device__ inline Stats line_stats(const float* x, int64_t n, float eps, double* shared) {
+// mean, then the mean square about it (never mean(x^2) - mean^2). x f32
+// (AsFloat), or f16 or bf16 (F16, BF16: map.cuh) widened as it is read.
+template <class Format = AsFloat, class T>
+__device__ inline Stats line_stats(const T* x, int64_t n, float eps, double* shared) {
   double sum = 0.0;
-  for (int64_t i = threadIdx.x; i < n; i += kLineThreads) sum += x[i];
+  for (int64_t i = threadIdx.x; i < n; i += kLineThreads) sum += Format::widen(x[i]);
   const double mean = reduce_block<kLineThreads>(sum, shared, Plus{}) / static_cast<double>(n);
   double sq = 0.0;
   for (int64_t i = threadIdx.x; i < n; i += kLineThreads) {
-    const double c = x[i] - mean;
+    const double c = Format::widen(x[i]) - mean;
     sq += c * c;
   }
   const double var = reduce_block<kLineThreads>(sq, shared, Plus{}) / static_cast<double>(n);
@@ -66,20 +68,23 @@ struct Modulation {  // AdaLN: t * (1 + scale[s, i]) + shift[s, i], sample s = l
 // of kLineThreads per line (grid-striding): a line's bits depend on n only.
 // y == x is safe: line_stats' reductions end every read but the thread's own
 // x[i] before it writes y[i].
-template <class Affine>
-__global__ void normalize_lines(const float* x, float* y, int64_t lines, int64_t n, float eps, Affine affine) {
+template <class Affine, class Format, class T>
+__global__ void normalize_lines(const T* x, T* y, int64_t lines, int64_t n, float eps, Affine affine) {
   __shared__ double shared[kLineThreads];
   for (int64_t line = blockIdx.x; line < lines; line += gridDim.x) {
-    const float* xl = x + line * n;
-    const Stats s = line_stats(xl, n, eps, shared);
-    for (int64_t i = threadIdx.x; i < n; i += kLineThreads) y[line * n + i] = affine(line, i, (xl[i] - s.mean) * s.inv);
+    const T* xl = x + line * n;
+    const Stats s = line_stats<Format>(xl, n, eps, shared);
+    for (int64_t i = threadIdx.x; i < n; i += kLineThreads)
+      y[line * n + i] = Format::narrow(affine(line, i, (Format::widen(xl[i]) - s.mean) * s.inv));
   }
 }
 
-template <class Affine>
-void run_normalize(const float* x, float* y, int64_t lines, int64_t n, float eps, Affine affine, const char* where,
+// f32 lines by default; f16 or bf16 lines with Format F16 or BF16, the
+// statistics and the affine map in float, y rounded once.
+template <class Format = AsFloat, class Affine, class T>
+void run_normalize(const T* x, T* y, int64_t lines, int64_t n, float eps, Affine affine, const char* where,
                    tl_cuda_stream stream) {
-  launch(normalize_lines<Affine>, grid_for_lines(lines), kLineThreads, stream, x, y, lines, n, eps, affine);
+  launch(normalize_lines<Affine, Format, T>, grid_for_lines(lines), kLineThreads, stream, x, y, lines, n, eps, affine);
   check_launch(where);
 }
 
@@ -167,6 +172,29 @@ TL_CUDA_EXPORT tl_status tl_layer_norm_f32(const float* x, const float* g, const
   return kc::on_device("tl_layer_norm_f32", tl_layer_norm_f32_dev, kc::in(x, s.rows * s.d), kc::in(g, s.d),
                        kc::in(b, s.d), kc::out(y, s.rows * s.d), shape, ndim, eps);
 }
+
+// f16 and bf16 rows with f32 gain and bias: normalize_lines on widened elements.
+#define TL_CUDA_LAYER_NORM_HALF(Dtype, Format)                                                                         \
+  TL_CUDA_EXPORT tl_status tl_layer_norm_##Dtype##_dev(const uint16_t* x, const float* g, const float* b, uint16_t* y, \
+                                                       const int64_t* shape, int32_t ndim, float eps,                  \
+                                                       tl_cuda_stream stream) {                                        \
+    ki::RowsShape s;                                                                                                   \
+    if (tl_status st = ki::check_rows("tl_layer_norm_" #Dtype, shape, ndim, eps, &s)) return st;                       \
+    if (s.rows == 0) return TL_OK;                                                                                     \
+    kc::run_normalize<kc::Format>(x, y, s.rows, s.d, eps, kc::GainBias{g, b}, "tl_layer_norm_" #Dtype "_dev", stream); \
+    return TL_OK;                                                                                                      \
+  }                                                                                                                    \
+  TL_CUDA_EXPORT tl_status tl_layer_norm_##Dtype(const uint16_t* x, const float* g, const float* b, uint16_t* y,       \
+                                                 const int64_t* shape, int32_t ndim, float eps) {                      \
+    ki::RowsShape s;                                                                                                   \
+    if (tl_status st = ki::check_rows("tl_layer_norm_" #Dtype, shape, ndim, eps, &s)) return st;                       \
+    if (s.rows == 0) return TL_OK;                                                                                     \
+    return kc::on_device("tl_layer_norm_" #Dtype, tl_layer_norm_##Dtype##_dev, kc::in(x, s.rows * s.d),                \
+                         kc::in(g, s.d), kc::in(b, s.d), kc::out(y, s.rows * s.d), shape, ndim, eps);                  \
+  }
+TL_CUDA_LAYER_NORM_HALF(f16, F16)
+TL_CUDA_LAYER_NORM_HALF(bf16, BF16)
+#undef TL_CUDA_LAYER_NORM_HALF
 
 TL_CUDA_EXPORT tl_status tl_batch_norm_f32_dev(const float* x, const float* mean, const float* var, const float* g,
                                                const float* b, float* y, const int64_t* shape, int32_t ndim, float eps,

@@ -26,24 +26,42 @@ tl_status rms_norm_f32(const float* x, const float* g, float* y, const int64_t* 
 
 // f16 and bf16: x widened whole, the f32 template, y rounded; in place is
 // safe as the copy is read, not x.
-template <float (*Widen)(uint16_t), uint16_t (*Narrow)(float)>
-tl_status rms_norm_half(const char* name, const uint16_t* x, const float* g, uint16_t* y, const int64_t* shape,
-                        int32_t ndim, float eps) {
+template <float (*Widen)(uint16_t), uint16_t (*Narrow)(float), class F32Rows>
+tl_status rows_in_float(const char* name, const uint16_t* x, uint16_t* y, const int64_t* shape, int32_t ndim, float eps,
+                        const F32Rows& f32_rows) {
   RowsShape s;
   if (tl_status st = impl::check_rows(name, shape, ndim, eps, &s)) return st;
   std::vector<float> wide(static_cast<size_t>(s.rows * s.d));
   for (size_t k = 0; k < wide.size(); ++k) wide[k] = Widen(x[k]);
-  ref::rms_norm<float>(wide.data(), g, wide.data(), s.rows, s.d, eps);
+  f32_rows(wide.data(), s.rows, s.d);
   for (size_t k = 0; k < wide.size(); ++k) y[k] = Narrow(wide[k]);
   return TL_OK;
 }
 
 tl_status rms_norm_f16(const uint16_t* x, const float* g, uint16_t* y, const int64_t* shape, int32_t ndim, float eps) {
-  return rms_norm_half<ref::f16_to_f32, ref::f32_to_f16>("tl_rms_norm_f16", x, g, y, shape, ndim, eps);
+  return rows_in_float<ref::f16_to_f32, ref::f32_to_f16>(
+      "tl_rms_norm_f16", x, y, shape, ndim, eps,
+      [&](float* w, int64_t rows, int64_t d) { ref::rms_norm<float>(w, g, w, rows, d, eps); });
 }
 
 tl_status rms_norm_bf16(const uint16_t* x, const float* g, uint16_t* y, const int64_t* shape, int32_t ndim, float eps) {
-  return rms_norm_half<ref::bf16_to_f32, ref::f32_to_bf16>("tl_rms_norm_bf16", x, g, y, shape, ndim, eps);
+  return rows_in_float<ref::bf16_to_f32, ref::f32_to_bf16>(
+      "tl_rms_norm_bf16", x, y, shape, ndim, eps,
+      [&](float* w, int64_t rows, int64_t d) { ref::rms_norm<float>(w, g, w, rows, d, eps); });
+}
+
+tl_status layer_norm_f16(const uint16_t* x, const float* g, const float* b, uint16_t* y, const int64_t* shape,
+                         int32_t ndim, float eps) {
+  return rows_in_float<ref::f16_to_f32, ref::f32_to_f16>(
+      "tl_layer_norm_f16", x, y, shape, ndim, eps,
+      [&](float* w, int64_t rows, int64_t d) { ref::layer_norm<float>(w, g, b, w, rows, d, eps); });
+}
+
+tl_status layer_norm_bf16(const uint16_t* x, const float* g, const float* b, uint16_t* y, const int64_t* shape,
+                          int32_t ndim, float eps) {
+  return rows_in_float<ref::bf16_to_f32, ref::f32_to_bf16>(
+      "tl_layer_norm_bf16", x, y, shape, ndim, eps,
+      [&](float* w, int64_t rows, int64_t d) { ref::layer_norm<float>(w, g, b, w, rows, d, eps); });
 }
 
 tl_status layer_norm_f32(const float* x, const float* g, const float* b, float* y, const int64_t* shape, int32_t ndim,

@@ -350,25 +350,20 @@ inline void NormRms(const float* x, const float* g, float* y, int64_t rows, int6
     norm::Backwards(df, n, norm::ScaleByGain{x + r * d, g, y + r * d, norm::RmsInverse(df, x + r * d, n, eps)});
 }
 
-// f16 and bf16 rows (g f32): each row widened into an aligned float row,
-// normed there by the f32 kernel, rounded back (half-inl.h). The row is read
-// whole before its y is written, so y == x works.
-template <class Format>
-void NormRmsHalf(const uint16_t* x, const float* g, uint16_t* y, int64_t rows, int64_t d, float eps) {
+// f16 and bf16 rows (g, b f32): each row widened into an aligned float row,
+// normed there by an f32 kernel `void(const float*, float*)`, rounded back
+// (half-inl.h). The row is read whole before its y is written, so y == x
+// works.
+template <class Format, class F32Row>
+void RowsInFloat(const uint16_t* x, uint16_t* y, int64_t rows, int64_t d, const F32Row& f32_row) {
   if (rows <= 0) return;
   const size_t n = static_cast<size_t>(d);
   const auto row = hwy::AllocateAligned<float>(n);
   for (int64_t r = 0; r < rows; ++r) {
     half::Widen<Format>(x + r * d, row.get(), n);
-    NormRms(row.get(), g, row.get(), 1, d, eps);
+    f32_row(row.get(), row.get());
     half::Narrow<Format>(row.get(), y + r * d, n);
   }
-}
-inline void NormRmsF16(const uint16_t* x, const float* g, uint16_t* y, int64_t rows, int64_t d, float eps) {
-  NormRmsHalf<half::F16>(x, g, y, rows, d, eps);
-}
-inline void NormRmsBF16(const uint16_t* x, const float* g, uint16_t* y, int64_t rows, int64_t d, float eps) {
-  NormRmsHalf<half::BF16>(x, g, y, rows, d, eps);
 }
 
 inline void NormLayer(const float* x, const float* g, const float* b, float* y, int64_t rows, int64_t d, float eps) {
@@ -399,6 +394,29 @@ inline void NormLayer(const float* x, const float* g, const float* b, float* y, 
 
 // Per (sample, channel) range of s elements with the running statistics. When
 // s == 1 ([N, C]) the channels run along the vector instead.
+template <class Format>
+void NormRmsHalf(const uint16_t* x, const float* g, uint16_t* y, int64_t rows, int64_t d, float eps) {
+  RowsInFloat<Format>(x, y, rows, d, [&](const float* in, float* out) { NormRms(in, g, out, 1, d, eps); });
+}
+template <class Format>
+void NormLayerHalf(const uint16_t* x, const float* g, const float* b, uint16_t* y, int64_t rows, int64_t d, float eps) {
+  RowsInFloat<Format>(x, y, rows, d, [&](const float* in, float* out) { NormLayer(in, g, b, out, 1, d, eps); });
+}
+inline void NormRmsF16(const uint16_t* x, const float* g, uint16_t* y, int64_t rows, int64_t d, float eps) {
+  NormRmsHalf<half::F16>(x, g, y, rows, d, eps);
+}
+inline void NormRmsBF16(const uint16_t* x, const float* g, uint16_t* y, int64_t rows, int64_t d, float eps) {
+  NormRmsHalf<half::BF16>(x, g, y, rows, d, eps);
+}
+inline void NormLayerF16(const uint16_t* x, const float* g, const float* b, uint16_t* y, int64_t rows, int64_t d,
+                         float eps) {
+  NormLayerHalf<half::F16>(x, g, b, y, rows, d, eps);
+}
+inline void NormLayerBF16(const uint16_t* x, const float* g, const float* b, uint16_t* y, int64_t rows, int64_t d,
+                          float eps) {
+  NormLayerHalf<half::BF16>(x, g, b, y, rows, d, eps);
+}
+
 inline void NormBatch(const float* x, const float* mean, const float* var, const float* g, const float* b, float* y,
                       int64_t n, int64_t c, int64_t s, float eps) {
   const hn::ScalableTag<float> df;

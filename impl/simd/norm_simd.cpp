@@ -19,6 +19,8 @@ HWY_EXPORT(NormRms);
 HWY_EXPORT(NormRmsF16);
 HWY_EXPORT(NormRmsBF16);
 HWY_EXPORT(NormLayer);
+HWY_EXPORT(NormLayerF16);
+HWY_EXPORT(NormLayerBF16);
 HWY_EXPORT(NormBatch);
 HWY_EXPORT(NormGroup);
 HWY_EXPORT(NormAdaLn);
@@ -59,6 +61,19 @@ tl_status tl_layer_norm_f32(const float* x, const float* g, const float* b, floa
   HWY_DYNAMIC_DISPATCH(ks::NormLayer)(x, g, b, y, s.rows, s.d, eps);
   return TL_OK;
 }
+
+// f16 and bf16 rows with f32 gain and bias.
+#define KONFORM_LAYER_NORM_HALF(Dtype, Kernel)                                                    \
+  tl_status tl_layer_norm_##Dtype(const uint16_t* x, const float* g, const float* b, uint16_t* y, \
+                                  const int64_t* shape, int32_t ndim, float eps) {                \
+    ki::RowsShape s;                                                                              \
+    if (tl_status st = ki::check_rows("tl_layer_norm_" #Dtype, shape, ndim, eps, &s)) return st;  \
+    HWY_DYNAMIC_DISPATCH(ks::Kernel)(x, g, b, y, s.rows, s.d, eps);                               \
+    return TL_OK;                                                                                 \
+  }
+KONFORM_LAYER_NORM_HALF(f16, NormLayerF16)
+KONFORM_LAYER_NORM_HALF(bf16, NormLayerBF16)
+#undef KONFORM_LAYER_NORM_HALF
 
 tl_status tl_batch_norm_f32(const float* x, const float* mean, const float* var, const float* g, const float* b,
                             float* y, const int64_t* shape, int32_t ndim, float eps) {

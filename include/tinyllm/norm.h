@@ -54,6 +54,12 @@ tl_status tl_rms_norm_bf16(const uint16_t* x, const float* g, uint16_t* y, const
  * y == x is allowed. */
 tl_status tl_layer_norm_f32(const float* x, const float* g, const float* b, float* y, const int64_t* shape,
                             int32_t ndim, float eps);
+/* The same with x and y f16 or bf16 (uint16_t bit patterns), g and b f32:
+ * the row widened to f32, both passes in f32, y rounded once. */
+tl_status tl_layer_norm_f16(const uint16_t* x, const float* g, const float* b, uint16_t* y, const int64_t* shape,
+                            int32_t ndim, float eps);
+tl_status tl_layer_norm_bf16(const uint16_t* x, const float* g, const float* b, uint16_t* y, const int64_t* shape,
+                             int32_t ndim, float eps);
 
 /* BatchNorm in inference mode, x: [N, C, spatial...] (2 <= ndim), per channel c
  * with the running statistics, never the batch's own:

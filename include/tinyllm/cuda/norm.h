@@ -25,6 +25,10 @@ tl_status tl_rms_norm_bf16_dev(const uint16_t* x, const float* g, uint16_t* y, c
                                float eps, tl_cuda_stream stream);
 tl_status tl_layer_norm_f32_dev(const float* x, const float* g, const float* b, float* y, const int64_t* shape,
                                 int32_t ndim, float eps, tl_cuda_stream stream);
+tl_status tl_layer_norm_f16_dev(const uint16_t* x, const float* g, const float* b, uint16_t* y, const int64_t* shape,
+                                int32_t ndim, float eps, tl_cuda_stream stream);
+tl_status tl_layer_norm_bf16_dev(const uint16_t* x, const float* g, const float* b, uint16_t* y, const int64_t* shape,
+                                 int32_t ndim, float eps, tl_cuda_stream stream);
 tl_status tl_batch_norm_f32_dev(const float* x, const float* mean, const float* var, const float* g, const float* b,
                                 float* y, const int64_t* shape, int32_t ndim, float eps, tl_cuda_stream stream);
 tl_status tl_group_norm_f32_dev(const float* x, const float* g, const float* b, float* y, const int64_t* shape,
