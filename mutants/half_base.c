@@ -25,8 +25,8 @@
 #ifndef KONFORM_MUTANT
 #define KONFORM_MUTANT 0
 #endif
-#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 14
-#error "KONFORM_MUTANT must be 0 (the correct base) or 1..14 (mutant half_m01..half_m14)"
+#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 15
+#error "KONFORM_MUTANT must be 0 (the correct base) or 1..15 (mutant half_m01..half_m15)"
 #endif
 #define MUTANT(n) (KONFORM_MUTANT == (n))
 
@@ -47,7 +47,7 @@ static float from_f16(uint16_t h) {
   return (float)v;
 }
 
-#if MUTANT(1) || MUTANT(6)
+#if MUTANT(1) || MUTANT(6) || MUTANT(15)
 /* The f32 bits cut to f16: truncation, the mistake of mutants 1 and 6. */
 static uint16_t truncated_f16(float f) {
   uint32_t b;
@@ -96,7 +96,7 @@ static uint16_t to_bf16(float f) {
 
 /* Element i of n: the vector body and the tail alike, */
 static uint16_t to_f16_at(float f, int64_t i, int64_t n) {
-#if MUTANT(6) /* but a scalar tail (the last n % 8) that truncates: results depend on n */
+#if MUTANT(6) || MUTANT(15) /* but a scalar tail (the last n % 8) that truncates: results depend on n */
   if (i >= n - n % 8) return truncated_f16(f);
 #endif
   (void)i;
@@ -335,7 +335,11 @@ static tl_status rms_norm_half(const uint16_t* x, const float* g, uint16_t* y, c
       const float gain = g[i];
 #endif
       const float v = row[i] * inv * gain;
+#if MUTANT(15) /* the tail over the flat index: the last (rows * D) % 8 of the call truncated */
+      y[r * d + i] = f16 ? to_f16_at(v, r * d + i, rows * d) : to_bf16(v);
+#else
       y[r * d + i] = f16 ? to_f16_at(v, i, d) : to_bf16(v);
+#endif
     }
   }
   free(row);

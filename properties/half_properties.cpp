@@ -1,6 +1,7 @@
-// The properties of the f16 and bf16 elementwise ops (the activations of
-// tinyllm/activations.h, Clamp and NanToNum of tinyllm/tensor.h): what the
-// half dtypes add to the f32 ops' own properties. Each can fail: the mutants
+// The properties of the f16 and bf16 ops (the activations and Softmax of
+// tinyllm/activations.h, Clamp and NanToNum of tinyllm/tensor.h, RmsNorm and
+// LayerNorm of tinyllm/norm.h): what the half dtypes add to the f32 ops' own
+// properties. Each can fail: the mutants
 // of mutants/half_base.c break them (mutants/manifest.tsv).
 #include <algorithm>
 #include <cmath>
@@ -13,6 +14,7 @@
 
 #include "calls.hpp"
 #include "konform/properties.hpp"
+#include "tinyllm/status.h"
 #include "support.hpp"
 
 namespace konform {
@@ -69,6 +71,28 @@ Tensor widened(const Tensor& x) {
 // The f32 op the half op rounds (Silu_f16 -> Silu).
 std::string f32_twin(const std::string& half_op) { return half_op.substr(0, half_op.rfind('_')); }
 
+// y (of dtype t) against yf, the same backend's f32 result: each element
+// within half_limit u_t of the oracle's scale plus f32_limit u_f32 of it;
+// where the oracle's value rounds past the dtype's range, that infinity;
+// NaN for NaN.
+void assert_within_one_rounding(DType t, const Tensor& y, const std::vector<float>& yf, const Expected& e,
+                                double half_limit, double f32_limit) {
+  for (int64_t k = 0; k < y.elements(); ++k) {
+    const double h = y.at(k), want = e.value[k], s = e.scale[k];
+    if (std::isnan(want)) {
+      RC_ASSERT(std::isnan(h));
+      continue;
+    }
+    if (std::isinf(round_to(t, want))) {
+      RC_ASSERT(h == round_to(t, want));
+      continue;
+    }
+    const double bound =
+        half_limit * unit_roundoff(t) * std::fmax(s, smallest_normal(t)) + f32_limit * 0x1p-24 * std::fmax(s, 0x1p-126);
+    RC_ASSERT(std::fabs(h - yf[k]) <= bound);
+  }
+}
+
 // On the same inputs (exact in f32 too) the half op is the backend's own f32
 // op rounded once: y* the oracle's value and s its scale, the half result is
 // within its limit L_h u_h max(s, N_h) of y* and the f32 result within L u_f
@@ -87,20 +111,7 @@ void within_one_rounding_of_f32(const Backend& b, const std::string& name) {
   c.args.push_back({"y", Access::out, Tensor::zeros(t, {x.elements()})});
   const Expected e = op.oracle(c).at("y");
   const double half_limit = ToleranceTable::builtin().find(name, t)->limit, f32_limit = limit_of(f32_twin(name));
-  for (int64_t k = 0; k < x.elements(); ++k) {
-    const double h = y.at(k), want = e.value[k], s = e.scale[k];
-    if (std::isnan(want)) {
-      RC_ASSERT(std::isnan(h));
-      continue;
-    }
-    if (std::isinf(round_to(t, want))) {
-      RC_ASSERT(h == round_to(t, want));
-      continue;
-    }
-    const double bound =
-        half_limit * unit_roundoff(t) * std::fmax(s, smallest_normal(t)) + f32_limit * 0x1p-24 * std::fmax(s, 0x1p-126);
-    RC_ASSERT(std::fabs(h - yf[k]) <= bound);
-  }
+  assert_within_one_rounding(t, y, yf, e, half_limit, f32_limit);
 }
 
 // Element k of a call is the element a call of that element alone gives,
@@ -132,6 +143,90 @@ void is_the_f32_result_rounded(const Backend& b, const std::string& name) {
   }
 }
 
+// ------------------------------------- the ops over rows and lines (norms, Softmax)
+
+// A case of the op from its own generator, past its edge cases: the sweep's
+// shapes and values, drawn by RapidCheck's seed.
+Case drawn_case(const OpSpec& op) {
+  Rng rng(*rc::gen::arbitrary<uint64_t>());
+  return op.make_case(rng, op.edge_cases + *rc::gen::inRange<int64_t>(0, 1 << 20));
+}
+
+bool accepted(const OpSpec& op, const Case& c) {
+  const Oracle o = op.oracle(c);
+  return o.count("status") == 0 || o.at("status").value.at(0) == static_cast<double>(TL_OK);
+}
+
+// The case's inputs as given, or with every half tensor widened to f32 (the
+// f32 twin's call), shapes kept.
+CaseInputs inputs_of(const Case& c, bool widen) {
+  CaseInputs in{c.params, {}};
+  for (const Arg& a : c.args) {
+    if (a.access != Access::in) continue;
+    Tensor t = a.value;
+    if (widen && dtype_size(t.dtype) == 2) {
+      std::vector<float> wide(static_cast<size_t>(t.elements()));
+      for (int64_t k = 0; k < t.elements(); ++k) wide[static_cast<size_t>(k)] = static_cast<float>(t.at(k));
+      t = Tensor::of_f32(t.shape, wide);
+    }
+    in.inputs.emplace_back(a.name, std::move(t));
+  }
+  return in;
+}
+
+// within_one_rounding_of_f32 on the op's own cases, the limits at the case's
+// sum length (Softmax's line, a norm's row).
+void rows_within_one_rounding_of_f32(const Backend& b, const std::string& name) {
+  const OpSpec& op = calls::op(name);
+  const DType t = op.dtype;
+  const Case c = drawn_case(op);
+  RC_PRE(accepted(op, c));
+  const calls::Outcome h = calls::call(b, name, inputs_of(c, false));
+  const calls::Outcome f = calls::call(b, f32_twin(name), inputs_of(c, true));
+  RC_ASSERT(h.status == TL_OK);
+  RC_ASSERT(f.status == TL_OK);
+  const Expected e = op.oracle(c).at("y");
+  const int64_t n = op.sum_length ? op.sum_length(c) : 0;
+  const double half_limit = ToleranceTable::builtin().find(name, t)->at(n, unit_roundoff(t));
+  const double f32_limit = limit_of(f32_twin(name), n);
+  assert_within_one_rounding(t, h.out.at("y"), f.f32("y"), e, half_limit, f32_limit);
+}
+
+bool same_bits_or_nan(const Tensor& a, int64_t i, const Tensor& b, int64_t j) {
+  return a.bits(i) == b.bits(j) || (std::isnan(a.at(i)) && std::isnan(b.at(j)));
+}
+
+// The same call twice gives the same bits (NaN for NaN): no result depends
+// on threads, timing or uninitialized memory.
+void deterministic(const Backend& b, const std::string& name) {
+  const OpSpec& op = calls::op(name);
+  const Case c = drawn_case(op);
+  RC_PRE(accepted(op, c));
+  const Tensor first = calls::call(b, name, inputs_of(c, false)).out.at("y");
+  const Tensor second = calls::call(b, name, inputs_of(c, false)).out.at("y");
+  for (int64_t k = 0; k < first.elements(); ++k) RC_ASSERT(same_bits_or_nan(first, k, second, k));
+}
+
+// A norm's row alone (shape [D]) has the bits it has among the case's rows.
+void rows_independent(const Backend& b, const std::string& name) {
+  const OpSpec& op = calls::op(name);
+  const Case c = drawn_case(op);
+  RC_PRE(accepted(op, c));
+  const Tensor& x = c.in("x");
+  const int64_t d = x.shape.back(), rows = x.elements() / std::max<int64_t>(d, 1);
+  RC_PRE(rows >= 2);
+  const Tensor y = calls::call(b, name, inputs_of(c, false)).out.at("y");
+  const int64_t r = *rc::gen::inRange<int64_t>(0, rows);
+  CaseInputs one{{{"ndim", 1.0}, {"s0", double(d)}, {"eps", c.param("eps")}}, {}};
+  Tensor row = Tensor::zeros(x.dtype, {d});
+  std::memcpy(row.bytes.data(), x.bytes.data() + 2 * r * d, static_cast<size_t>(2 * d));
+  one.inputs.emplace_back("x", row);
+  for (const Arg& a : c.args)
+    if (a.access == Access::in && a.name != "x") one.inputs.emplace_back(a.name, a.value);
+  const Tensor alone = calls::call(b, name, std::move(one)).out.at("y");
+  for (int64_t i = 0; i < d; ++i) RC_ASSERT(same_bits_or_nan(alone, i, y, r * d + i));
+}
+
 }  // namespace
 
 namespace props {
@@ -144,6 +239,15 @@ std::vector<Property> half_properties() {
       out.push_back({"half_within_one_rounding_of_f32", name, "property",
                      [name](const Backend& b) { within_one_rounding_of_f32(b, name); }});
       out.push_back({"half_batch_invariant", name, "property", [name](const Backend& b) { batch_invariant(b, name); }});
+    }
+    for (const char* base : {"RmsNorm", "LayerNorm", "Softmax"}) {
+      const std::string name = std::string(base) + dtype;
+      out.push_back({"half_within_one_rounding_of_f32", name, "property",
+                     [name](const Backend& b) { rows_within_one_rounding_of_f32(b, name); }});
+      out.push_back({"half_deterministic", name, "property", [name](const Backend& b) { deterministic(b, name); }});
+      if (std::string(base) != "Softmax")
+        out.push_back(
+            {"half_rows_independent", name, "property", [name](const Backend& b) { rows_independent(b, name); }});
     }
     for (const char* base : {"Clamp", "NanToNum"}) {
       const std::string name = std::string(base) + dtype;
