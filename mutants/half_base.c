@@ -1,7 +1,7 @@
 /* half_base.c: the f16 and bf16 activations of tinyllm/activations.h, the
- * casts, Clamp and NanToNum of tinyllm/tensor.h, RmsNorm and LayerNorm of
- * tinyllm/norm.h and Softmax in plain C11, and their mutants (manifest ids
- * half_mNN).
+ * casts, Clamp, NanToNum and the broadcast Add, Sub, Mul, Div of
+ * tinyllm/tensor.h, RmsNorm and LayerNorm of tinyllm/norm.h and Softmax in
+ * plain C11, and their mutants (manifest ids half_mNN).
  *
  * Compiled as is (KONFORM_MUTANT undefined or 0) this is a correct plugin
  * (konform_plugin_half_base) of those ops and their f32 twins, written apart
@@ -25,8 +25,8 @@
 #ifndef KONFORM_MUTANT
 #define KONFORM_MUTANT 0
 #endif
-#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 15
-#error "KONFORM_MUTANT must be 0 (the correct base) or 1..15 (mutant half_m01..half_m15)"
+#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 16
+#error "KONFORM_MUTANT must be 0 (the correct base) or 1..16 (mutant half_m01..half_m16)"
 #endif
 #define MUTANT(n) (KONFORM_MUTANT == (n))
 
@@ -509,3 +509,121 @@ tl_status tl_softmax_f16(const uint16_t* x, uint16_t* y, const int64_t* shape, i
 tl_status tl_softmax_bf16(const uint16_t* x, uint16_t* y, const int64_t* shape, int rank, int axis) {
   return softmax_any(x, y, shape, rank, axis, 2);
 }
+
+/* ---- Add, Sub, Mul, Div with broadcasting, in f16 and bf16 ------------------ */
+
+enum { ADD, SUB, MUL, DIV };
+
+/* A shape's refusals; its element count in *count. */
+static tl_status read_dims(const int64_t* dims, int64_t rank, int64_t* count) {
+  if (rank < 0 || rank > TL_TENSOR_MAX_RANK) return refuse("a rank outside 0..6");
+  if (rank > 0 && dims == NULL) return refuse("a shape pointer is NULL");
+  int64_t n = 1, empty = 0;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (dims[i] < 0) return refuse("a negative dimension");
+    empty = empty || dims[i] == 0;
+  }
+  for (int64_t i = 0; i < rank && !empty; ++i) {
+    if (dims[i] > (INT64_MAX / 4) / n) return refuse("too many elements");
+    n *= dims[i];
+  }
+  *count = empty ? 0 : n;
+  return TL_OK;
+}
+
+/* a's dimension i of y's rank (aligned right; 1 where a has none). */
+static int64_t dim_at(const int64_t* dims, int64_t rank, int64_t y_rank, int64_t i) {
+  const int64_t k = i - (y_rank - rank);
+  return k < 0 ? 1 : dims[k];
+}
+
+/* The offset into an operand of y's flat index k (row-major, broadcast). */
+static int64_t offset_of(int64_t k, const int64_t* y_dims, int64_t y_rank, const int64_t* dims, int64_t rank) {
+  int64_t offset = 0, step = 1;
+  for (int64_t i = y_rank - 1; i >= 0; --i) {
+    const int64_t n = y_dims[i], d = dim_at(dims, rank, y_rank, i), idx = k % n;
+    k /= n;
+    if (d != 1) offset += idx * step;
+    step *= d;
+  }
+  return offset;
+}
+
+/* The exact sum, difference or product of two halves in double (f16's need
+ * at most 50 bits, bf16's at most 16 + 254), the quotient rounded once. */
+static double arith(int op, double a, double b) {
+  return op == ADD ? a + b : op == SUB ? a - b : op == MUL ? a * b : a / b;
+}
+
+static uint16_t f16_from_double(double v) {
+#if MUTANT(1) /* its truncation reaches these results too */
+  return to_f16((float)v);
+#endif
+  const _Float16 h = (_Float16)v; /* one rounding, to nearest even */
+  uint16_t bits;
+  memcpy(&bits, &h, 2);
+  return bits;
+}
+
+static tl_status broadcast_half(int op, int f16, const uint16_t* a, const int64_t* a_shape, int64_t a_rank,
+                                const uint16_t* b, const int64_t* b_shape, int64_t b_rank, uint16_t* y,
+                                const int64_t* y_shape, int64_t y_rank) {
+  int64_t na, nb, ny;
+  tl_status st = read_dims(a_shape, a_rank, &na);
+  if (st == TL_OK) st = read_dims(b_shape, b_rank, &nb);
+  if (st == TL_OK) st = read_dims(y_shape, y_rank, &ny);
+  if (st != TL_OK) return st;
+  const int64_t rank = a_rank > b_rank ? a_rank : b_rank;
+  for (int64_t i = 0; i < rank; ++i) {
+    const int64_t da = dim_at(a_shape, a_rank, rank, i), db = dim_at(b_shape, b_rank, rank, i);
+    if (da != db && da != 1 && db != 1) {
+      last_error = "the shapes do not broadcast";
+      return TL_ERR_SHAPE;
+    }
+  }
+  int y_ok = y_rank == rank;
+  for (int64_t i = 0; y_ok && i < rank; ++i) {
+    const int64_t da = dim_at(a_shape, a_rank, rank, i), db = dim_at(b_shape, b_rank, rank, i);
+    y_ok = y_shape[i] == (da == 1 ? db : da);
+  }
+  if (!y_ok) {
+    last_error = "y's shape is not the broadcast one";
+    return TL_ERR_SHAPE;
+  }
+  if ((a == NULL && na > 0) || (b == NULL && nb > 0) || (y == NULL && ny > 0)) return refuse("a NULL operand");
+  /* Every result first, then y: y may be a or b. */
+  uint16_t* out = malloc((size_t)(ny > 0 ? ny : 1) * sizeof(uint16_t));
+  if (out == NULL) return refuse("out of memory for the result");
+  for (int64_t k = 0; k < ny; ++k) {
+    const uint16_t ha = a[offset_of(k, y_shape, y_rank, a_shape, a_rank)];
+    const uint16_t hb = b[offset_of(k, y_shape, y_rank, b_shape, b_rank)];
+    if (!f16) {
+      out[k] = to_bf16((float)arith(op, from_bf16(ha), from_bf16(hb)));
+      continue;
+    }
+#if MUTANT(16) /* f16 division as a times the reciprocal of b rounded to f16 */
+    if (op == DIV) {
+      out[k] = to_f16(from_f16(ha) * from_f16(to_f16(1.0f / from_f16(hb))));
+      continue;
+    }
+#endif
+    out[k] = f16_from_double(arith(op, from_f16(ha), from_f16(hb)));
+  }
+  memcpy(y, out, (size_t)ny * sizeof(uint16_t));
+  free(out);
+  return TL_OK;
+}
+
+#define HALF_BROADCAST(name, op, f16)                                                                                  \
+  tl_status name(const uint16_t* a, const int64_t* a_shape, int64_t a_rank, const uint16_t* b, const int64_t* b_shape, \
+                 int64_t b_rank, uint16_t* y, const int64_t* y_shape, int64_t y_rank) {                                \
+    return broadcast_half(op, f16, a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank);                        \
+  }
+HALF_BROADCAST(tl_add_broadcast_f16, ADD, 1)
+HALF_BROADCAST(tl_sub_broadcast_f16, SUB, 1)
+HALF_BROADCAST(tl_mul_broadcast_f16, MUL, 1)
+HALF_BROADCAST(tl_div_broadcast_f16, DIV, 1)
+HALF_BROADCAST(tl_add_broadcast_bf16, ADD, 0)
+HALF_BROADCAST(tl_sub_broadcast_bf16, SUB, 0)
+HALF_BROADCAST(tl_mul_broadcast_bf16, MUL, 0)
+HALF_BROADCAST(tl_div_broadcast_bf16, DIV, 0)

@@ -3,11 +3,14 @@
 // broadcast patterns of real models (same shape, a bias row, a per-row
 // scale, a scalar, an outer product) at SIMD edges, random shapes of rank
 // 0..6, every value class, and shapes that must be refused.
+#include <array>
 #include <algorithm>
 #include <cmath>
 #include <string>
 
+#include "half_support.hpp"
 #include "konform/c_call.hpp"
+#include "konform/values.hpp"
 #include "konform/reference/tensor.hpp"
 #include "tensor_support.hpp"
 #include "tinyllm/tensor.h"
@@ -120,7 +123,20 @@ std::vector<float> second_values(Rng& rng, Arith op, const Shapes& s, const std:
   return random_values(rng, n, label);
 }
 
-Case make(Rng& rng, int64_t index, Arith op) {
+// One operand's tensor: f32, or the values rounded to f16 or bf16, now and
+// then uniformly random bit patterns of the dtype instead.
+Tensor operand(Rng& rng, DType t, const Shape& shape, const std::vector<float>& values, std::string* label) {
+  if (t == DType::f32) return Tensor::of_f32(shape, values);
+  if (rng.chance(0.2)) {
+    *label = "random bits";
+    Tensor bits = random_half_bits(rng, t, static_cast<int64_t>(values.size()));
+    bits.shape = shape;
+    return bits;
+  }
+  return Tensor::of_half(t, shape, values);
+}
+
+Case make(Rng& rng, int64_t index, Arith op, DType t) {
   static const auto edges = edge_pairs();
   Case c;
   Shapes s;
@@ -146,9 +162,9 @@ Case make(Rng& rng, int64_t index, Arith op) {
   set_shape(c, "a", s.a);
   set_shape(c, "b", s.b);
   set_shape(c, "y", s.y);
-  c.args.push_back({"a", Access::in, Tensor::of_f32(ab, a)});
-  c.args.push_back({"b", Access::in, Tensor::of_f32(bb, b)});
-  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, yb), Match::tolerance, alias});
+  c.args.push_back({"a", Access::in, operand(rng, t, ab, a, &a_label)});
+  c.args.push_back({"b", Access::in, operand(rng, t, bb, b, &b_label)});
+  c.args.push_back({"y", Access::out, Tensor::zeros(t, yb), Match::tolerance, alias});
   c.args.push_back(status_arg());
   c.label = "a=" + reference::to_string(s.a) + " b=" + reference::to_string(s.b) + " y=" + reference::to_string(s.y) +
             " a:" + a_label + " b:" + b_label + (alias.empty() ? "" : " y==" + alias) + (bad.empty() ? "" : " " + bad);
@@ -168,26 +184,37 @@ Oracle oracle(Arith op, const Case& c) {
   if (!v.ok()) return {{"status", status_expected(v.status)}};
   Expected e;
   e.value.resize(static_cast<size_t>(reference::element_count(s.y)));
-  reference::broadcast_arith<double>(op, c.in("a").f32(), s.a, c.in("b").f32(), s.b, e.value.data(), s.y);
+  const auto floats = [](const Tensor& x) {  // exact for f32 and the half dtypes
+    std::vector<float> v(static_cast<size_t>(x.elements()));
+    for (int64_t k = 0; k < x.elements(); ++k) v[static_cast<size_t>(k)] = static_cast<float>(x.at(k));
+    return v;
+  };
+  const std::vector<float> a = floats(c.in("a")), bv = floats(c.in("b"));
+  reference::broadcast_arith<double>(op, a.data(), s.a, bv.data(), s.b, e.value.data(), s.y);
   e.scale.resize(e.value.size());
   for (size_t k = 0; k < e.value.size(); ++k) e.scale[k] = std::fabs(e.value[k]);  // one rounding of the exact value
   return {{"y", e}, {"status", status_expected(TL_OK)}};
 }
 
-OpSpec declare(const char* name, const char* symbol, Arith op, const char* formula,
-               std::vector<ToleranceRule> tolerances) {
+// In f16 and bf16 (`t`): the f32 op on the widened elements, rounded once:
+// the f32 rule carried to the dtype (half_rule).
+OpSpec declare(const char* name, const char* symbol, Arith op, const char* formula, const ToleranceRule& f32, DType t) {
+  const bool half = t != DType::f32;
+  const std::string dtype(dtype_name(t));
   OpSpec spec;
-  spec.name = name;
-  spec.tolerances = std::move(tolerances);
+  spec.name = half ? std::string(name) + "_" + dtype : name;
+  spec.dtype = t;
+  spec.tolerances = {half ? half_rule(t, f32) : f32};
   spec.args = {{"a", Access::in, "T", "a.#[a.rank]"},
                {"b", Access::in, "T", "b.#[b.rank]"},
                {"y", Access::out, "T", "y.#[y.rank]", {Match::tolerance}, {"a", "b"}},
                status_output()};
   spec.group = "tensor";
-  spec.symbol = symbol;
+  spec.symbol = half ? std::string(symbol).substr(0, std::string(symbol).size() - 3) + dtype : symbol;
   spec.summary = std::string(formula) +
                  " with NumPy broadcasting; the caller passes y's shape, which must be the "
                  "broadcast one; y == a or y == b when that operand has y's shape";
+  if (half) spec.summary += "; " + dtype + " in and out, computed in f32";
   spec.spec = "operations.txt 1. Linear algebra: Add, Mul, Sub, Div";
   spec.params = {
       {"a.rank", ParamType::i64, "0 .. 6 (a's rank)"},
@@ -204,10 +231,13 @@ OpSpec declare(const char* name, const char* symbol, Arith op, const char* formu
                 "broadcast, a wrong y shape, ranks over 6, negative dimensions, 2^62 elements, a NULL operand";
   spec.status = "status";
   spec.edge_cases = static_cast<int64_t>(edge_pairs().size());
-  spec.make_case = [op](Rng& rng, int64_t i) { return make(rng, i, op); };
+  if (half) spec.domain = "the f32 op's values rounded to " + dtype + ", and random bit patterns; " + spec.domain;
+  spec.make_case = [op, t](Rng& rng, int64_t i) { return make(rng, i, op, t); };
   // Add's signature, which Sub, Mul and Div share; b is NULL in the cases that pass null_b
-  declare_c_call<decltype(tl_add_broadcast_f32)>(
-      spec, {"a", "a.#[a.rank]", "a.rank", "b?!null_b", "b.#[b.rank]", "b.rank", "y", "y.#[y.rank]", "y.rank"});
+  const std::array<const char*, 9> names = {"a",      "a.#[a.rank]", "a.rank",      "b?!null_b", "b.#[b.rank]",
+                                            "b.rank", "y",           "y.#[y.rank]", "y.rank"};
+  if (half) declare_c_call<decltype(tl_add_broadcast_f16)>(spec, names);  // bf16 alike
+  else declare_c_call<decltype(tl_add_broadcast_f32)>(spec, names);
   spec.oracle = [op](const Case& c) { return oracle(op, c); };
   return spec;
 }
@@ -215,26 +245,28 @@ OpSpec declare(const char* name, const char* symbol, Arith op, const char* formu
 }  // namespace
 
 std::vector<OpSpec> tensor_arith() {
-  return {
-      declare("Add", "tl_add_broadcast_f32", Arith::add, "y = a + b",
-              {{DType::f32, "1", "-",
-                "one correctly rounded float addition of the two broadcast elements: |y - y*| <= u |y*| (a "
-                "subnormal result: half its spacing, 2^-150 = u FLT_MIN); the double oracle of two floats "
-                "is exact or off by < 2^-53 |y*| only where the float rounding has slack"}}),
-      declare("Sub", "tl_sub_broadcast_f32", Arith::sub, "y = a - b",
-              {{DType::f32, "1", "-",
-                "one correctly rounded float subtraction, as Add: |y - y*| <= u |y*|; exact cancellation "
-                "gives +0 in both"}}),
-      declare("Mul", "tl_mul_broadcast_f32", Arith::mul, "y = a * b",
-              {{DType::f32, "1", "-",
-                "one correctly rounded float product: the double oracle of two 24-bit significands is "
-                "exact, so |y - y*| <= u |y*|"}}),
-      declare("Div", "tl_div_broadcast_f32", Arith::div, "y = a / b (IEEE)",
-              {{DType::f32, "1", "-",
-                "one correctly rounded float quotient: |y - q| <= u |q|; a float quotient is never a "
-                "rounding midpoint (it lies >= 2^-49 |q| away), which covers the double oracle's < 2^-53 "
-                "|q|"}}),
-  };
+  const ToleranceRule add{DType::f32, "1", "-",
+                          "one correctly rounded float addition of the two broadcast elements: |y - y*| <= u |y*| (a "
+                          "subnormal result: half its spacing, 2^-150 = u FLT_MIN); the double oracle of two floats "
+                          "is exact or off by < 2^-53 |y*| only where the float rounding has slack"};
+  const ToleranceRule sub{DType::f32, "1", "-",
+                          "one correctly rounded float subtraction, as Add: |y - y*| <= u |y*|; exact cancellation "
+                          "gives +0 in both"};
+  const ToleranceRule mul{DType::f32, "1", "-",
+                          "one correctly rounded float product: the double oracle of two 24-bit significands is "
+                          "exact, so |y - y*| <= u |y*|"};
+  const ToleranceRule div{DType::f32, "1", "-",
+                          "one correctly rounded float quotient: |y - q| <= u |q|; a float quotient is never a "
+                          "rounding midpoint (it lies >= 2^-49 |q| away), which covers the double oracle's < 2^-53 "
+                          "|q|"};
+  std::vector<OpSpec> ops;
+  for (DType t : {DType::f32, DType::f16, DType::bf16}) {
+    ops.push_back(declare("Add", "tl_add_broadcast_f32", Arith::add, "y = a + b", add, t));
+    ops.push_back(declare("Sub", "tl_sub_broadcast_f32", Arith::sub, "y = a - b", sub, t));
+    ops.push_back(declare("Mul", "tl_mul_broadcast_f32", Arith::mul, "y = a * b", mul, t));
+    ops.push_back(declare("Div", "tl_div_broadcast_f32", Arith::div, "y = a / b (IEEE)", div, t));
+  }
+  return ops;
 }
 
 }  // namespace konform::ops

@@ -93,8 +93,8 @@ tl_status ResolveAxis(int64_t axis, int rank, int* out) {
   return TL_OK;
 }
 
-tl_status PlanBroadcast(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b, const int64_t* b_shape,
-                        int64_t b_rank, const float* y, const int64_t* y_shape, int64_t y_rank, BroadcastPlan* plan) {
+tl_status PlanBroadcast(const void* a, const int64_t* a_shape, int64_t a_rank, const void* b, const int64_t* b_shape,
+                        int64_t b_rank, const void* y, const int64_t* y_shape, int64_t y_rank, BroadcastPlan* plan) {
   Dims da, db, dy;
   if (tl_status s = ReadDims(a_shape, a_rank, 0, "a", &da)) return s;
   if (tl_status s = ReadDims(b_shape, b_rank, 0, "b", &db)) return s;

@@ -39,8 +39,8 @@ struct BroadcastPlan {
   int64_t sa[kMaxRank], sb[kMaxRank];
   int64_t count = 0;
 };
-tl_status PlanBroadcast(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b, const int64_t* b_shape,
-                        int64_t b_rank, const float* y, const int64_t* y_shape, int64_t y_rank, BroadcastPlan* plan);
+tl_status PlanBroadcast(const void* a, const int64_t* a_shape, int64_t a_rank, const void* b, const int64_t* b_shape,
+                        int64_t b_rank, const void* y, const int64_t* y_shape, int64_t y_rank, BroadcastPlan* plan);
 
 // The calls most made: y and a of one shape, b of that shape, a trailing part
 // of it (a bias) or a scalar, a not empty, no NULL. They run as `rows` rows of

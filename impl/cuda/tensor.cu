@@ -8,6 +8,7 @@
 // element; the selections and moves copy bits.
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "impl/cuda/abi.cuh"
@@ -41,6 +42,16 @@ __global__ void broadcast(const float* a, const float* b, float* y, kt::Broadcas
   const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
   for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < plan.count; k += stride)
     y[k] = op(a[offset_of(k, plan.rank, plan.n, plan.sa)], b[offset_of(k, plan.rank, plan.n, plan.sb)]);
+}
+
+// f16 and bf16 (Format map.cuh's F16 or BF16): each operand widened, the
+// float operation, y rounded once.
+template <class Format, class Op>
+__global__ void broadcast_half(const uint16_t* a, const uint16_t* b, uint16_t* y, kt::BroadcastPlan plan, Op op) {
+  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < plan.count; k += stride)
+    y[k] = Format::narrow(op(Format::widen(a[offset_of(k, plan.rank, plan.n, plan.sa)]),
+                             Format::widen(b[offset_of(k, plan.rank, plan.n, plan.sb)])));
 }
 
 // Comparisons and selections only, so a kept x keeps its bits (NaN payload,
@@ -98,22 +109,26 @@ int64_t elements(const int64_t* shape, int64_t rank) {
 
 // y = a OP b, broadcast. y may be a or b only where that operand has y's
 // shape (PlanBroadcast), so thread k reads its element k and writes it: safe in place.
-template <class Op>
-tl_status broadcast_dev(Op op, const char* where, const float* a, const int64_t* a_shape, int64_t a_rank,
-                        const float* b, const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
-                        int64_t y_rank, tl_cuda_stream stream) {
+// T float (Format void), or uint16_t with Format F16 or BF16.
+template <class Format, class Op, class T>
+tl_status broadcast_dev(Op op, const char* where, const T* a, const int64_t* a_shape, int64_t a_rank, const T* b,
+                        const int64_t* b_shape, int64_t b_rank, T* y, const int64_t* y_shape, int64_t y_rank,
+                        tl_cuda_stream stream) {
   kt::BroadcastPlan plan;
   if (tl_status s = kt::PlanBroadcast(a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank, &plan)) return s;
   if (plan.count == 0) return TL_OK;  // (then a and b may hold elements, but none is read)
-  kc::launch(kc::broadcast<Op>, kc::grid_for(plan.count, kc::kThreads), kc::kThreads, stream, a, b, y, plan, op);
+  if constexpr (std::is_same_v<T, float>)
+    kc::launch(kc::broadcast<Op>, kc::grid_for(plan.count, kc::kThreads), kc::kThreads, stream, a, b, y, plan, op);
+  else
+    kc::launch(kc::broadcast_half<Format, Op>, kc::grid_for(plan.count, kc::kThreads), kc::kThreads, stream, a, b, y,
+               plan, op);
   kc::check_launch(where);
   return TL_OK;
 }
 
-template <class Dev>
-tl_status broadcast_host(Dev dev, const char* where, const float* a, const int64_t* a_shape, int64_t a_rank,
-                         const float* b, const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
-                         int64_t y_rank) {
+template <class Dev, class T>
+tl_status broadcast_host(Dev dev, const char* where, const T* a, const int64_t* a_shape, int64_t a_rank, const T* b,
+                         const int64_t* b_shape, int64_t b_rank, T* y, const int64_t* y_shape, int64_t y_rank) {
   kt::BroadcastPlan plan;
   if (tl_status s = kt::PlanBroadcast(a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank, &plan)) return s;
   if (plan.count == 0) return TL_OK;
@@ -173,21 +188,45 @@ void cut_on_device(const float* x, const kt::CutPlan& p, const Length& length, i
 }  // namespace
 
 // The four arithmetic ops differ in their operation alone.
-#define TL_CUDA_BROADCAST(name, Op)                                                                                   \
-  TL_CUDA_EXPORT tl_status name##_dev(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,         \
-                                      const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,       \
-                                      int64_t y_rank, tl_cuda_stream stream) {                                        \
-    return broadcast_dev(kc::Op{}, #name "_dev", a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank, stream); \
-  }                                                                                                                   \
-  TL_CUDA_EXPORT tl_status name(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,               \
-                                const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,             \
-                                int64_t y_rank) {                                                                     \
-    return broadcast_host(name##_dev, #name, a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank);             \
+#define TL_CUDA_BROADCAST(name, Op)                                                                                \
+  TL_CUDA_EXPORT tl_status name##_dev(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,      \
+                                      const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,    \
+                                      int64_t y_rank, tl_cuda_stream stream) {                                     \
+    return broadcast_dev<void>(kc::Op{}, #name "_dev", a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank, \
+                               stream);                                                                            \
+  }                                                                                                                \
+  TL_CUDA_EXPORT tl_status name(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,            \
+                                const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,          \
+                                int64_t y_rank) {                                                                  \
+    return broadcast_host(name##_dev, #name, a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank);          \
   }
 TL_CUDA_BROADCAST(tl_add_broadcast_f32, Add)
 TL_CUDA_BROADCAST(tl_sub_broadcast_f32, Sub)
 TL_CUDA_BROADCAST(tl_mul_broadcast_f32, Mul)
 TL_CUDA_BROADCAST(tl_div_broadcast_f32, Div)
+
+#define TL_CUDA_BROADCAST_HALF(op, Dtype, Format, Op)                                                                 \
+  TL_CUDA_EXPORT tl_status tl_##op##_broadcast_##Dtype##_dev(                                                         \
+      const uint16_t* a, const int64_t* a_shape, int64_t a_rank, const uint16_t* b, const int64_t* b_shape,           \
+      int64_t b_rank, uint16_t* y, const int64_t* y_shape, int64_t y_rank, tl_cuda_stream stream) {                   \
+    return broadcast_dev<kc::Format>(kc::Op{}, "tl_" #op "_broadcast_" #Dtype "_dev", a, a_shape, a_rank, b, b_shape, \
+                                     b_rank, y, y_shape, y_rank, stream);                                             \
+  }                                                                                                                   \
+  TL_CUDA_EXPORT tl_status tl_##op##_broadcast_##Dtype(const uint16_t* a, const int64_t* a_shape, int64_t a_rank,     \
+                                                       const uint16_t* b, const int64_t* b_shape, int64_t b_rank,     \
+                                                       uint16_t* y, const int64_t* y_shape, int64_t y_rank) {         \
+    return broadcast_host(tl_##op##_broadcast_##Dtype##_dev, "tl_" #op "_broadcast_" #Dtype, a, a_shape, a_rank, b,   \
+                          b_shape, b_rank, y, y_shape, y_rank);                                                       \
+  }
+TL_CUDA_BROADCAST_HALF(add, f16, F16, Add)
+TL_CUDA_BROADCAST_HALF(sub, f16, F16, Sub)
+TL_CUDA_BROADCAST_HALF(mul, f16, F16, Mul)
+TL_CUDA_BROADCAST_HALF(div, f16, F16, Div)
+TL_CUDA_BROADCAST_HALF(add, bf16, BF16, Add)
+TL_CUDA_BROADCAST_HALF(sub, bf16, BF16, Sub)
+TL_CUDA_BROADCAST_HALF(mul, bf16, BF16, Mul)
+TL_CUDA_BROADCAST_HALF(div, bf16, BF16, Div)
+#undef TL_CUDA_BROADCAST_HALF
 
 // Clamp and NanToNum are maps: y == x is safe (map.cuh).
 TL_CUDA_EXPORT tl_status tl_clamp_f32_dev(const float* x, float* y, int64_t n, float lo, float hi,

@@ -17,6 +17,7 @@
 
 #if HWY_ONCE
 #include <string>
+#include <vector>
 
 #include "impl/common/status.hpp"
 #include "impl/common/tensor_op_checks.hpp"
@@ -100,6 +101,56 @@ tl_status tl_div_broadcast_f32(const float* a, const int64_t* a_shape, int64_t a
                    [] { return HWY_DYNAMIC_DISPATCH(ks::DivBroadcast); }, a, a_shape, a_rank, b, b_shape, b_rank, y,
                    y_shape, y_rank);
 }
+
+}  // extern "C"
+
+namespace {
+
+// f16 and bf16: the operands widened whole by the library's own casts
+// (cast_simd.cpp), the f32 op, y rounded back; a and b are read whole before
+// y is written, so y == a and y == b work.
+using F32Broadcast = tl_status (*)(const float*, const int64_t*, int64_t, const float*, const int64_t*, int64_t, float*,
+                                   const int64_t*, int64_t);
+tl_status BroadcastHalf(F32Broadcast f32, bool bf16, const uint16_t* a, const int64_t* a_shape, int64_t a_rank,
+                        const uint16_t* b, const int64_t* b_shape, int64_t b_rank, uint16_t* y, const int64_t* y_shape,
+                        int64_t y_rank) {
+  kt::BroadcastPlan plan;
+  if (tl_status s = kt::PlanBroadcast(a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank, &plan)) return s;
+  const auto count = [](const int64_t* shape, int64_t rank) {
+    int64_t n = 1;
+    for (int64_t i = 0; i < rank; ++i) n *= shape[i];
+    return n;
+  };
+  const int64_t na = count(a_shape, a_rank), nb = count(b_shape, b_rank);
+  const auto widen = bf16 ? tl_cast_bf16_to_f32 : tl_cast_f16_to_f32;
+  std::vector<float> wa(static_cast<size_t>(na)), wb(static_cast<size_t>(nb)), wy(static_cast<size_t>(plan.count));
+  widen(a, wa.data(), na);
+  widen(b, wb.data(), nb);
+  if (tl_status s = f32(wa.data(), a_shape, a_rank, wb.data(), b_shape, b_rank, wy.data(), y_shape, y_rank)) return s;
+  (bf16 ? tl_cast_f32_to_bf16 : tl_cast_f32_to_f16)(wy.data(), y, plan.count);
+  return TL_OK;
+}
+
+}  // namespace
+
+extern "C" {
+
+#define KONFORM_BROADCAST_HALF(op, Dtype, is_bf16)                                                                    \
+  tl_status tl_##op##_broadcast_##Dtype(const uint16_t* a, const int64_t* a_shape, int64_t a_rank, const uint16_t* b, \
+                                        const int64_t* b_shape, int64_t b_rank, uint16_t* y, const int64_t* y_shape,  \
+                                        int64_t y_rank) {                                                             \
+    return BroadcastHalf(tl_##op##_broadcast_f32, is_bf16, a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape,        \
+                         y_rank);                                                                                     \
+  }
+KONFORM_BROADCAST_HALF(add, f16, false)
+KONFORM_BROADCAST_HALF(sub, f16, false)
+KONFORM_BROADCAST_HALF(mul, f16, false)
+KONFORM_BROADCAST_HALF(div, f16, false)
+KONFORM_BROADCAST_HALF(add, bf16, true)
+KONFORM_BROADCAST_HALF(sub, bf16, true)
+KONFORM_BROADCAST_HALF(mul, bf16, true)
+KONFORM_BROADCAST_HALF(div, bf16, true)
+#undef KONFORM_BROADCAST_HALF
 
 tl_status tl_argmax_axis_f32(const float* x, const int64_t* shape, int64_t rank, int64_t axis, int32_t* index) {
   kt::AxisPlan p;

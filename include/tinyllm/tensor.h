@@ -67,6 +67,34 @@ tl_status tl_mul_broadcast_f32(const float* a, const int64_t* a_shape, int64_t a
 tl_status tl_div_broadcast_f32(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
                                const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
                                int64_t y_rank);
+/* The same over f16 or bf16 operands and result (uint16_t bit patterns):
+ * each element pair widened to f32, the f32 operation, y rounded once to
+ * the dtype, to nearest with ties to even (the f32 rounding and this one:
+ * within 1 + 2^-13 of an f16 ulp's half, 1 + 2^-16 of a bf16 one's). */
+tl_status tl_add_broadcast_f16(const uint16_t* a, const int64_t* a_shape, int64_t a_rank, const uint16_t* b,
+                               const int64_t* b_shape, int64_t b_rank, uint16_t* y, const int64_t* y_shape,
+                               int64_t y_rank);
+tl_status tl_add_broadcast_bf16(const uint16_t* a, const int64_t* a_shape, int64_t a_rank, const uint16_t* b,
+                                const int64_t* b_shape, int64_t b_rank, uint16_t* y, const int64_t* y_shape,
+                                int64_t y_rank);
+tl_status tl_sub_broadcast_f16(const uint16_t* a, const int64_t* a_shape, int64_t a_rank, const uint16_t* b,
+                               const int64_t* b_shape, int64_t b_rank, uint16_t* y, const int64_t* y_shape,
+                               int64_t y_rank);
+tl_status tl_sub_broadcast_bf16(const uint16_t* a, const int64_t* a_shape, int64_t a_rank, const uint16_t* b,
+                                const int64_t* b_shape, int64_t b_rank, uint16_t* y, const int64_t* y_shape,
+                                int64_t y_rank);
+tl_status tl_mul_broadcast_f16(const uint16_t* a, const int64_t* a_shape, int64_t a_rank, const uint16_t* b,
+                               const int64_t* b_shape, int64_t b_rank, uint16_t* y, const int64_t* y_shape,
+                               int64_t y_rank);
+tl_status tl_mul_broadcast_bf16(const uint16_t* a, const int64_t* a_shape, int64_t a_rank, const uint16_t* b,
+                                const int64_t* b_shape, int64_t b_rank, uint16_t* y, const int64_t* y_shape,
+                                int64_t y_rank);
+tl_status tl_div_broadcast_f16(const uint16_t* a, const int64_t* a_shape, int64_t a_rank, const uint16_t* b,
+                               const int64_t* b_shape, int64_t b_rank, uint16_t* y, const int64_t* y_shape,
+                               int64_t y_rank);
+tl_status tl_div_broadcast_bf16(const uint16_t* a, const int64_t* a_shape, int64_t a_rank, const uint16_t* b,
+                                const int64_t* b_shape, int64_t b_rank, uint16_t* y, const int64_t* y_shape,
+                                int64_t y_rank);
 
 /* ---- Clamp: y[i] = min(max(x[i], lo), hi) -------------------------------
  *

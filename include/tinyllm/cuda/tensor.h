@@ -29,6 +29,30 @@ tl_status tl_mul_broadcast_f32_dev(const float* a, const int64_t* a_shape, int64
 tl_status tl_div_broadcast_f32_dev(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
                                    const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
                                    int64_t y_rank, tl_cuda_stream stream);
+tl_status tl_add_broadcast_f16_dev(const uint16_t* a, const int64_t* a_shape, int64_t a_rank, const uint16_t* b,
+                                   const int64_t* b_shape, int64_t b_rank, uint16_t* y, const int64_t* y_shape,
+                                   int64_t y_rank, tl_cuda_stream stream);
+tl_status tl_add_broadcast_bf16_dev(const uint16_t* a, const int64_t* a_shape, int64_t a_rank, const uint16_t* b,
+                                    const int64_t* b_shape, int64_t b_rank, uint16_t* y, const int64_t* y_shape,
+                                    int64_t y_rank, tl_cuda_stream stream);
+tl_status tl_sub_broadcast_f16_dev(const uint16_t* a, const int64_t* a_shape, int64_t a_rank, const uint16_t* b,
+                                   const int64_t* b_shape, int64_t b_rank, uint16_t* y, const int64_t* y_shape,
+                                   int64_t y_rank, tl_cuda_stream stream);
+tl_status tl_sub_broadcast_bf16_dev(const uint16_t* a, const int64_t* a_shape, int64_t a_rank, const uint16_t* b,
+                                    const int64_t* b_shape, int64_t b_rank, uint16_t* y, const int64_t* y_shape,
+                                    int64_t y_rank, tl_cuda_stream stream);
+tl_status tl_mul_broadcast_f16_dev(const uint16_t* a, const int64_t* a_shape, int64_t a_rank, const uint16_t* b,
+                                   const int64_t* b_shape, int64_t b_rank, uint16_t* y, const int64_t* y_shape,
+                                   int64_t y_rank, tl_cuda_stream stream);
+tl_status tl_mul_broadcast_bf16_dev(const uint16_t* a, const int64_t* a_shape, int64_t a_rank, const uint16_t* b,
+                                    const int64_t* b_shape, int64_t b_rank, uint16_t* y, const int64_t* y_shape,
+                                    int64_t y_rank, tl_cuda_stream stream);
+tl_status tl_div_broadcast_f16_dev(const uint16_t* a, const int64_t* a_shape, int64_t a_rank, const uint16_t* b,
+                                   const int64_t* b_shape, int64_t b_rank, uint16_t* y, const int64_t* y_shape,
+                                   int64_t y_rank, tl_cuda_stream stream);
+tl_status tl_div_broadcast_bf16_dev(const uint16_t* a, const int64_t* a_shape, int64_t a_rank, const uint16_t* b,
+                                    const int64_t* b_shape, int64_t b_rank, uint16_t* y, const int64_t* y_shape,
+                                    int64_t y_rank, tl_cuda_stream stream);
 tl_status tl_clamp_f32_dev(const float* x, float* y, int64_t n, float lo, float hi, tl_cuda_stream stream);
 tl_status tl_clamp_f16_dev(const uint16_t* x, uint16_t* y, int64_t n, float lo, float hi, tl_cuda_stream stream);
 tl_status tl_clamp_bf16_dev(const uint16_t* x, uint16_t* y, int64_t n, float lo, float hi, tl_cuda_stream stream);

@@ -40,8 +40,8 @@ struct BroadcastShapes {
 };
 
 // The arguments of tl_{add,sub,mul,div}_broadcast_f32.
-inline Verdict check_broadcast(const float* a, const int64_t* a_dims, int64_t a_rank, const float* b,
-                               const int64_t* b_dims, int64_t b_rank, const float* y, const int64_t* y_dims,
+inline Verdict check_broadcast(const void* a, const int64_t* a_dims, int64_t a_rank, const void* b,
+                               const int64_t* b_dims, int64_t b_rank, const void* y, const int64_t* y_dims,
                                int64_t y_rank, BroadcastShapes* s) {
   Verdict v = read_shape(a_dims, a_rank, 0, TL_TENSOR_MAX_RANK, "a", &s->a);
   if (v.ok()) v = read_shape(b_dims, b_rank, 0, TL_TENSOR_MAX_RANK, "b", &s->b);
@@ -376,7 +376,44 @@ inline Verdict broadcast(Arith op, const float* a, const int64_t* a_shape, int64
   return {};
 }
 
+// f16 and bf16: both operands widened whole, the float template, y rounded
+// (y may be a or b: both are read before y is written).
+template <float (*Widen)(uint16_t), uint16_t (*Narrow)(float)>
+Verdict broadcast_half(Arith op, const uint16_t* a, const int64_t* a_shape, int64_t a_rank, const uint16_t* b,
+                       const int64_t* b_shape, int64_t b_rank, uint16_t* y, const int64_t* y_shape, int64_t y_rank) {
+  BroadcastShapes s;
+  const Verdict v = check_broadcast(a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank, &s);
+  if (!v.ok()) return v;
+  const auto widen = [](const uint16_t* h, int64_t n) {
+    std::vector<float> f(static_cast<size_t>(n));
+    for (int64_t k = 0; k < n; ++k) f[static_cast<size_t>(k)] = Widen(h[k]);
+    return f;
+  };
+  const std::vector<float> wa = widen(a, element_count(s.a)), wb = widen(b, element_count(s.b));
+  std::vector<float> wy(static_cast<size_t>(element_count(s.y)));
+  broadcast_arith<float>(op, wa.data(), s.a, wb.data(), s.b, wy.data(), s.y);
+  for (size_t k = 0; k < wy.size(); ++k) y[k] = Narrow(wy[k]);
+  return {};
+}
+
 }  // namespace detail
+
+#define KONFORM_BROADCAST_HALF(name, op, Dtype)                                                                   \
+  inline Verdict name##_broadcast_##Dtype(const uint16_t* a, const int64_t* a_shape, int64_t a_rank,              \
+                                          const uint16_t* b, const int64_t* b_shape, int64_t b_rank, uint16_t* y, \
+                                          const int64_t* y_shape, int64_t y_rank) {                               \
+    return detail::broadcast_half<Dtype##_to_f32, f32_to_##Dtype>(op, a, a_shape, a_rank, b, b_shape, b_rank, y,  \
+                                                                  y_shape, y_rank);                               \
+  }
+KONFORM_BROADCAST_HALF(add, Arith::add, f16)
+KONFORM_BROADCAST_HALF(sub, Arith::sub, f16)
+KONFORM_BROADCAST_HALF(mul, Arith::mul, f16)
+KONFORM_BROADCAST_HALF(div, Arith::div, f16)
+KONFORM_BROADCAST_HALF(add, Arith::add, bf16)
+KONFORM_BROADCAST_HALF(sub, Arith::sub, bf16)
+KONFORM_BROADCAST_HALF(mul, Arith::mul, bf16)
+KONFORM_BROADCAST_HALF(div, Arith::div, bf16)
+#undef KONFORM_BROADCAST_HALF
 
 inline Verdict add_broadcast_f32(const float* a, const int64_t* a_shape, int64_t a_rank, const float* b,
                                  const int64_t* b_shape, int64_t b_rank, float* y, const int64_t* y_shape,
