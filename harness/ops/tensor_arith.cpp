@@ -6,6 +6,7 @@
 #include <array>
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 
 #include "half_support.hpp"
@@ -136,8 +137,44 @@ Tensor operand(Rng& rng, DType t, const Shape& shape, const std::vector<float>& 
   return Tensor::of_half(t, shape, values);
 }
 
+// Case 0 of the f16 and bf16 twins: every bit pattern of the dtype as a
+// column [65536, 1] against a row [1, 32] of b: both signs of 16 exponents
+// spread over the dtype's range (subnormals and the largest included), each
+// with a random significand, and a zero and an infinity among them.
+Case make_grid(Rng& rng, DType t) {
+  const int64_t columns = 32;
+  const int exponent_bits = t == DType::f16 ? 5 : 8, mantissa_bits = t == DType::f16 ? 10 : 7;
+  const int top = (1 << exponent_bits) - 2;  // the largest finite biased exponent
+  std::vector<uint16_t> row;
+  for (int k = 0; k < columns / 2; ++k) {
+    const auto e = static_cast<uint32_t>(k * top / (columns / 2 - 1));  // 0 (subnormals) .. top
+    const auto m = static_cast<uint32_t>(rng.range(0, (1 << mantissa_bits) - 1));
+    for (const uint32_t sign : {0u, 1u}) row.push_back(static_cast<uint16_t>((sign << 15) | (e << mantissa_bits) | m));
+  }
+  row[0] = 0;                                                               // +0
+  row[1] = static_cast<uint16_t>(((top + 1u) << mantissa_bits) | 0x8000u);  // -Inf
+  Tensor b = Tensor::zeros(t, {1, columns});
+  std::memcpy(b.bytes.data(), row.data(), 2 * row.size());
+  Tensor a = every_half(t);
+  a.shape = {kHalfPatterns, 1};
+  Case c;
+  set_shape(c, "a", {kHalfPatterns, 1});
+  set_shape(c, "b", {1, columns});
+  set_shape(c, "y", {kHalfPatterns, columns});
+  c.args.push_back({"a", Access::in, std::move(a)});
+  c.args.push_back({"b", Access::in, std::move(b)});
+  c.args.push_back({"y", Access::out, Tensor::zeros(t, {kHalfPatterns, columns}), Match::tolerance, ""});
+  c.args.push_back(status_arg());
+  c.label = "every " + std::string(dtype_name(t)) + " a x 32 b (both signs of 16 exponents, +0, -Inf)";
+  return c;
+}
+
 Case make(Rng& rng, int64_t index, Arith op, DType t) {
   static const auto edges = edge_pairs();
+  if (t != DType::f32) {  // case 0 the grid, then the f32 op's cases
+    if (index == 0) return make_grid(rng, t);
+    --index;
+  }
   Case c;
   Shapes s;
   if (index < static_cast<int64_t>(edges.size())) {
@@ -230,8 +267,10 @@ OpSpec declare(const char* name, const char* symbol, Arith op, const char* formu
                 ", cancelling operands; results beyond FLT_MAX must be the infinity; refused: shapes that do not "
                 "broadcast, a wrong y shape, ranks over 6, negative dimensions, 2^62 elements, a NULL operand";
   spec.status = "status";
-  spec.edge_cases = static_cast<int64_t>(edge_pairs().size());
-  if (half) spec.domain = "the f32 op's values rounded to " + dtype + ", and random bit patterns; " + spec.domain;
+  spec.edge_cases = static_cast<int64_t>(edge_pairs().size()) + (half ? 1 : 0);
+  if (half)
+    spec.domain = "case 0: every " + dtype + " value against 32 of b (both signs of 16 exponents across the range); " +
+                  "then the f32 op's values rounded to " + dtype + ", and random bit patterns; " + spec.domain;
   spec.make_case = [op, t](Rng& rng, int64_t i) { return make(rng, i, op, t); };
   // Add's signature, which Sub, Mul and Div share; b is NULL in the cases that pass null_b
   const std::array<const char*, 9> names = {"a",      "a.#[a.rank]", "a.rank",      "b?!null_b", "b.#[b.rank]",
