@@ -1,7 +1,8 @@
 /* half_base.c: the f16 and bf16 activations of tinyllm/activations.h, the
  * casts, Clamp, NanToNum and the broadcast Add, Sub, Mul, Div of
- * tinyllm/tensor.h, RmsNorm and LayerNorm of tinyllm/norm.h and Softmax in
- * plain C11, and their mutants (manifest ids half_mNN).
+ * tinyllm/tensor.h, RmsNorm and LayerNorm of tinyllm/norm.h, Softmax, and
+ * TokenEmbed and PosEmbed of tinyllm/pos.h in plain C11, and their mutants
+ * (manifest ids half_mNN).
  *
  * Compiled as is (KONFORM_MUTANT undefined or 0) this is a correct plugin
  * (konform_plugin_half_base) of those ops and their f32 twins, written apart
@@ -20,13 +21,14 @@
 
 #include "tinyllm/activations.h"
 #include "tinyllm/norm.h"
+#include "tinyllm/pos.h"
 #include "tinyllm/tensor.h"
 
 #ifndef KONFORM_MUTANT
 #define KONFORM_MUTANT 0
 #endif
-#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 16
-#error "KONFORM_MUTANT must be 0 (the correct base) or 1..16 (mutant half_m01..half_m16)"
+#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 17
+#error "KONFORM_MUTANT must be 0 (the correct base) or 1..17 (mutant half_m01..half_m17)"
 #endif
 #define MUTANT(n) (KONFORM_MUTANT == (n))
 
@@ -627,3 +629,50 @@ HALF_BROADCAST(tl_add_broadcast_bf16, ADD, 0)
 HALF_BROADCAST(tl_sub_broadcast_bf16, SUB, 0)
 HALF_BROADCAST(tl_mul_broadcast_bf16, MUL, 0)
 HALF_BROADCAST(tl_div_broadcast_bf16, DIV, 0)
+
+/* ---- TokenEmbed and PosEmbed of f16 and bf16 tables ------------------------- */
+
+/* The ids' refusals: sizes first, then each id in order (a position past the
+ * table is a context overflow). */
+static tl_status embed_ids(const int32_t* ids, int64_t n, int64_t rows, int64_t d, int positions) {
+  if (n < 0 || rows < 1 || d < 1) return refuse("n < 0, or no rows, or d < 1");
+  for (int64_t i = 0; i < n; ++i) {
+    if (ids[i] < 0) return refuse("a negative index");
+    if (ids[i] >= rows) {
+      if (!positions) return refuse("an id past the vocabulary");
+      last_error = "a position past the table";
+      return TL_ERR_CONTEXT_OVERFLOW;
+    }
+  }
+  return TL_OK;
+}
+
+static tl_status embed_half(const uint16_t* table, const int32_t* ids, uint16_t* out, int64_t n, int64_t rows,
+                            int64_t d, int positions) {
+  const tl_status st = embed_ids(ids, n, rows, d, positions);
+  if (st != TL_OK) return st;
+  for (int64_t i = 0; i < n; ++i)
+#if MUTANT(17) /* rows copied as 4-byte words: an odd d leaves each row's last element unwritten */
+    memcpy(out + i * d, table + (int64_t)ids[i] * d, (size_t)(d / 2) * 4);
+#else
+    memcpy(out + i * d, table + (int64_t)ids[i] * d, (size_t)d * 2);
+#endif
+  return TL_OK;
+}
+
+tl_status tl_token_embed_f16(const uint16_t* table, const int32_t* ids, uint16_t* out, int64_t n, int64_t vocab,
+                             int64_t d) {
+  return embed_half(table, ids, out, n, vocab, d, 0);
+}
+tl_status tl_token_embed_bf16(const uint16_t* table, const int32_t* ids, uint16_t* out, int64_t n, int64_t vocab,
+                              int64_t d) {
+  return embed_half(table, ids, out, n, vocab, d, 0);
+}
+tl_status tl_pos_embed_f16(const uint16_t* table, const int32_t* pos, uint16_t* out, int64_t n, int64_t max_pos,
+                           int64_t d) {
+  return embed_half(table, pos, out, n, max_pos, d, 1);
+}
+tl_status tl_pos_embed_bf16(const uint16_t* table, const int32_t* pos, uint16_t* out, int64_t n, int64_t max_pos,
+                            int64_t d) {
+  return embed_half(table, pos, out, n, max_pos, d, 1);
+}

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "konform/c_call.hpp"
+#include "konform/values.hpp"
 #include "konform/op.hpp"
 #include "konform/reference/pos.hpp"
 #include "pos_support.hpp"
@@ -49,7 +50,7 @@ std::string make_invalid(Rng& rng, Case& c) {
   }
 }
 
-Case make(Rng& rng, int64_t index, int64_t edges, Table kind) {
+Case make(Rng& rng, int64_t index, int64_t edges, Table kind, DType t) {
   const auto& sizes = edge_sizes();
   const int64_t d = index < edges ? sizes[static_cast<size_t>(index)] : rng.range(1, 300);
   const int64_t rows = rng.range(1, d > 1024 ? 6 : 60);
@@ -66,12 +67,20 @@ Case make(Rng& rng, int64_t index, int64_t edges, Table kind) {
 
   Case c;
   c.params = {{"n", double(n)}, {"rows", double(rows)}, {"d", double(d)}};
-  c.args.push_back({"table", Access::in, Tensor::of_f32({rows, d}, make_values(rng, vc, rows * d))});
+  // f16 and bf16 tables: the value class rounded to the dtype, or (a third
+  // of the time) random bit patterns, NaN payloads of every kind among them.
+  const bool bits = t != DType::f32 && rng.chance(0.3);
+  const std::vector<float> values = make_values(rng, vc, rows * d);
+  Tensor table = t == DType::f32 ? Tensor::of_f32({rows, d}, values)
+                 : bits          ? random_half_bits(rng, t, rows * d)
+                                 : Tensor::of_half(t, {rows, d}, values);
+  table.shape = {rows, d};
+  c.args.push_back({"table", Access::in, std::move(table)});
   c.args.push_back({"index", Access::in, Tensor::of_i32({n}, idx)});
-  c.args.push_back({"out", Access::out, Tensor::zeros(DType::f32, {n, d}), Match::exact});
+  c.args.push_back({"out", Access::out, Tensor::zeros(t, {n, d}), Match::exact});
   c.args.push_back(status_arg());
   c.label = "n=" + std::to_string(n) + " rows=" + std::to_string(rows) + " d=" + std::to_string(d) +
-            " table=" + std::string(value_class_name(vc));
+            " table=" + (bits ? std::string("random bits") : std::string(value_class_name(vc)));
   if (index >= edges && rng.chance(0.12)) c.label += " " + make_invalid(rng, c);
   return c;
 }
@@ -81,16 +90,23 @@ Oracle oracle(const Case& c, Table kind) {
   const int64_t n = c.iparam("n"), d = c.iparam("d");
   Expected e;
   e.value.resize(static_cast<size_t>(n * d));
-  reference::gather_rows<double>(c.in("table").f32(), c.in("index").i32(), e.value.data(), n, d);
+  const Tensor& table = c.in("table");
+  std::vector<float> rows(static_cast<size_t>(table.elements()));  // exact for f32 and the half dtypes
+  for (int64_t k = 0; k < table.elements(); ++k) rows[static_cast<size_t>(k)] = static_cast<float>(table.at(k));
+  reference::gather_rows<double>(rows.data(), c.in("index").i32(), e.value.data(), n, d);
   return {{"status", status_expected(TL_OK)}, {"out", e}};
 }
 
-OpSpec declare(Table kind) {
+// In f16 and bf16: the table and out of the dtype, rows copied bit for bit.
+OpSpec declare(Table kind, DType t) {
+  const bool half = t != DType::f32;
+  const std::string dtype(dtype_name(t));
   OpSpec op;
+  op.dtype = t;
   op.group = "pos";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
-  op.make_case = [edges = op.edge_cases, kind](Rng& rng, int64_t i) { return make(rng, i, edges, kind); };
+  op.make_case = [edges = op.edge_cases, kind, t](Rng& rng, int64_t i) { return make(rng, i, edges, kind, t); };
   op.oracle = [kind](const Case& c) { return oracle(c, kind); };
   if (kind == Table::token) {
     op.name = "TokenEmbed";
@@ -105,7 +121,8 @@ OpSpec declare(Table kind) {
                  {"rows", ParamType::i64, "vocab: the table's rows, >= 1"},
                  {"d", ParamType::i64, ">= 1"}};
     op.domain = "ids (index[i]) 0 .. vocab - 1, else refused; ";
-    declare_c_call<decltype(tl_token_embed_f32)>(op, {"table", "index", "out", "n", "rows", "d"});
+    if (half) declare_c_call<decltype(tl_token_embed_f16)>(op, {"table", "index", "out", "n", "rows", "d"});
+    else declare_c_call<decltype(tl_token_embed_f32)>(op, {"table", "index", "out", "n", "rows", "d"});
   } else {
     op.name = "PosEmbed";
     op.args = {{"table", Access::in, "T", "rows, d"},
@@ -119,16 +136,30 @@ OpSpec declare(Table kind) {
                  {"rows", ParamType::i64, "max_pos: the table's rows, >= 1"},
                  {"d", ParamType::i64, ">= 1"}};
     op.domain = "positions (index[i]) 0 .. max_pos - 1; negative refused, past the end ContextOverflowError; ";
-    declare_c_call<decltype(tl_pos_embed_f32)>(op, {"table", "index", "out", "n", "rows", "d"});
+    if (half) declare_c_call<decltype(tl_pos_embed_f16)>(op, {"table", "index", "out", "n", "rows", "d"});
+    else declare_c_call<decltype(tl_pos_embed_f32)>(op, {"table", "index", "out", "n", "rows", "d"});
   }
   op.domain +=
       "every value class, NaN payloads included (a copy is exact); 1 case in 8 has a bad argument, most "
       "often an index past the table";
+  if (half) {
+    op.name += "_" + dtype;
+    op.symbol = op.symbol.substr(0, op.symbol.size() - 3) + dtype;
+    op.summary += "; " + dtype + " table and out";
+    op.domain = "tables of the value classes rounded to " + dtype + " and of random bit patterns; " + op.domain;
+  }
   return op;
 }
 
 }  // namespace
 
-std::vector<OpSpec> pos_embed() { return {declare(Table::token), declare(Table::position)}; }
+std::vector<OpSpec> pos_embed() {
+  std::vector<OpSpec> ops;
+  for (DType t : {DType::f32, DType::f16, DType::bf16}) {
+    ops.push_back(declare(Table::token, t));
+    ops.push_back(declare(Table::position, t));
+  }
+  return ops;
+}
 
 }  // namespace konform::ops

@@ -60,8 +60,8 @@ namespace konform::cuda {
 // out[t, :] = rows[ids[t] - first, :] as 32-bit words.
 void embed_rows(const float* rows, const int32_t* ids, int64_t first, float* out, int64_t n, int64_t d,
                 tl_cuda_stream stream) {
-  launch(gather_rows, grid_for(n * d, kThreads), kThreads, stream, reinterpret_cast<const uint32_t*>(rows), ids, first,
-         reinterpret_cast<uint32_t*>(out), n, d);
+  launch(gather_rows<uint32_t>, grid_for(n * d, kThreads), kThreads, stream, reinterpret_cast<const uint32_t*>(rows),
+         ids, first, reinterpret_cast<uint32_t*>(out), n, d);
   check_launch("tl_embedding_f32");
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "impl/cuda/best.cuh"
+#include "impl/cuda/gather.cuh"
 #include "impl/cuda/grid.cuh"
 #include "impl/cuda/reduce.cuh"
 #include "impl/cuda/rms.cuh"
@@ -40,17 +41,6 @@ __global__ void rope_pairs(float* x, const int32_t* pos, int64_t tokens, int64_t
 struct SiluMul {
   __device__ float operator()(float g, float u) const { return g / (1.0f + expf(-g)) * u; }
 };
-// out[t, :] = rows[ids[t] - first_id, :], where rows holds table rows
-// first_id .. the largest id. Copied as bits (NaN payloads included).
-__global__ void gather_rows(const uint32_t* rows, const int32_t* ids, int64_t first_id, uint32_t* out, int64_t n,
-                            int64_t d) {
-  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
-  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n * d; k += stride) {
-    const int64_t t = k / d, i = k % d;
-    out[k] = rows[(static_cast<int64_t>(ids[t]) - first_id) * d + i];
-  }
-}
-
 // Pass 1: each block's best of x (NaN skipped) into partial[blockIdx.x].
 __global__ void argmax_blocks(const float* x, int64_t n, Best* partial) {
   __shared__ Best shared[kThreads];

@@ -14,6 +14,7 @@
 #include "impl/common/pos_buckets.hpp"
 #include "impl/cuda/abi.cuh"
 #include "impl/cuda/grid.cuh"
+#include "impl/cuda/gather.cuh"
 #include "tinyllm/cuda/elementwise.h"
 #include "tinyllm/cuda/pos.h"
 
@@ -146,6 +147,27 @@ tl_status check_device_ints(const int32_t* ints, int64_t n, Check check, tl_cuda
   if (n <= 0 || check(ints, 0) != TL_OK) return check(ints, n);
   const std::vector<int32_t> host = fetch(ints, static_cast<size_t>(n), stream, where);
   return check(host.data(), n);
+}
+
+// out[t, :] = rows[ids[t] - first, :] for f16 and bf16 tables (16-bit words).
+void embed_half_rows(const uint16_t* rows, const int32_t* ids, int64_t first, uint16_t* out, int64_t n, int64_t d,
+                     tl_cuda_stream stream) {
+  launch(gather_rows<uint16_t>, grid_for(n * d, kThreads), kThreads, stream, rows, ids, first, out, n, d);
+  check_launch("the f16 and bf16 embeddings");
+}
+
+// The host call on checked ids: only the table's rows from the smallest to
+// the largest id go to the device.
+void embed_half_on_device(const char* where, const uint16_t* table, const int32_t* ids, uint16_t* y, int64_t n,
+                          int64_t d) {
+  if (n <= 0) return;
+  int64_t first = ids[0], last = ids[0];
+  for (int64_t t = 1; t < n; ++t) {
+    first = ids[t] < first ? ids[t] : first;
+    last = ids[t] > last ? ids[t] : last;
+  }
+  on_device(where, embed_half_rows, in(table + first * d, (last - first + 1) * d), in(ids, n), first, out(y, n * d), n,
+            d);
 }
 
 // Rope on checked arguments: the cache's rows from position `first` on.
@@ -321,6 +343,28 @@ TL_CUDA_EXPORT tl_status tl_pos_embed_f32(const float* table, const int32_t* pos
   tl_embedding_f32(table, pos, out, n, d);
   return TL_OK;
 }
+
+// f16 and bf16 tables: the same checks, rows as 16-bit words.
+#define TL_CUDA_EMBED_HALF(kind, Dtype, Check)                                                                         \
+  TL_CUDA_EXPORT tl_status tl_##kind##_embed_##Dtype##_dev(const uint16_t* table, const int32_t* ids, uint16_t* out,   \
+                                                           int64_t n, int64_t rows, int64_t d,                         \
+                                                           tl_cuda_stream stream) {                                    \
+    const auto check_ids = [&](const int32_t* p, int64_t count) { return check::Check(p, count, rows, d); };           \
+    if (tl_status s = kc::check_device_ints(ids, n, check_ids, stream, "tl_" #kind "_embed_" #Dtype "_dev")) return s; \
+    if (n > 0) kc::embed_half_rows(table, ids, 0, out, n, d, stream);                                                  \
+    return TL_OK;                                                                                                      \
+  }                                                                                                                    \
+  TL_CUDA_EXPORT tl_status tl_##kind##_embed_##Dtype(const uint16_t* table, const int32_t* ids, uint16_t* out,         \
+                                                     int64_t n, int64_t rows, int64_t d) {                             \
+    if (tl_status s = check::Check(ids, n, rows, d)) return s;                                                         \
+    kc::embed_half_on_device("tl_" #kind "_embed_" #Dtype, table, ids, out, n, d);                                     \
+    return TL_OK;                                                                                                      \
+  }
+TL_CUDA_EMBED_HALF(token, f16, token_embed)
+TL_CUDA_EMBED_HALF(token, bf16, token_embed)
+TL_CUDA_EMBED_HALF(pos, f16, pos_embed)
+TL_CUDA_EMBED_HALF(pos, bf16, pos_embed)
+#undef TL_CUDA_EMBED_HALF
 
 // The positions are copied to the host for the buckets; waits for `stream`.
 TL_CUDA_EXPORT tl_status tl_relative_pos_embedding_f32_dev(const float* table, const int32_t* q_pos,

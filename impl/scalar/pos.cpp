@@ -50,6 +50,35 @@ tl_status pos_embed_f32(const float* table, const int32_t* pos, float* out, int6
   return TL_OK;
 }
 
+// The half tables: once the ids' check `status` passes, rows of 2-byte
+// elements copied element by element.
+namespace {
+tl_status gather_half_rows(tl_status status, const uint16_t* table, const int32_t* index, uint16_t* out, int64_t n,
+                           int64_t d) {
+  if (status != TL_OK) return status;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t k = 0; k < d; ++k) out[i * d + k] = table[int64_t(index[i]) * d + k];
+  return TL_OK;
+}
+}  // namespace
+
+tl_status token_embed_f16(const uint16_t* table, const int32_t* ids, uint16_t* out, int64_t n, int64_t vocab,
+                          int64_t d) {
+  return gather_half_rows(check::token_embed(ids, n, vocab, d), table, ids, out, n, d);
+}
+tl_status token_embed_bf16(const uint16_t* table, const int32_t* ids, uint16_t* out, int64_t n, int64_t vocab,
+                           int64_t d) {
+  return gather_half_rows(check::token_embed(ids, n, vocab, d), table, ids, out, n, d);
+}
+tl_status pos_embed_f16(const uint16_t* table, const int32_t* pos, uint16_t* out, int64_t n, int64_t max_pos,
+                        int64_t d) {
+  return gather_half_rows(check::pos_embed(pos, n, max_pos, d), table, pos, out, n, d);
+}
+tl_status pos_embed_bf16(const uint16_t* table, const int32_t* pos, uint16_t* out, int64_t n, int64_t max_pos,
+                         int64_t d) {
+  return gather_half_rows(check::pos_embed(pos, n, max_pos, d), table, pos, out, n, d);
+}
+
 tl_status relative_pos_embedding_f32(const float* table, const int32_t* q_pos, const int32_t* k_pos, float* bias,
                                      int64_t Lq, int64_t Lk, int64_t H, int64_t num_buckets, int64_t max_distance,
                                      int bidirectional) {

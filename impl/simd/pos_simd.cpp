@@ -27,8 +27,10 @@ HWY_EXPORT(RelativePosEmbedding);
 
 // Rows copied with glibc's memcpy, itself dispatched on the CPU: bits,
 // NaN payloads included, which is the contract.
-void GatherRows(const float* table, const int32_t* index, float* out, int64_t n, int64_t d) {
-  const size_t row_bytes = static_cast<size_t>(d) * sizeof(float);
+// (f32, or the 2-byte elements of f16 and bf16.)
+template <class T>
+void GatherRows(const T* table, const int32_t* index, T* out, int64_t n, int64_t d) {
+  const size_t row_bytes = static_cast<size_t>(d) * sizeof(T);
   for (int64_t i = 0; i < n; ++i) std::memcpy(out + i * d, table + int64_t(index[i]) * d, row_bytes);
 }
 
@@ -79,6 +81,23 @@ tl_status tl_pos_embed_f32(const float* table, const int32_t* pos, float* out, i
   ks::GatherRows(table, pos, out, n, d);
   return TL_OK;
 }
+
+#define KONFORM_EMBED_HALF(Dtype)                                                                                      \
+  tl_status tl_token_embed_##Dtype(const uint16_t* table, const int32_t* ids, uint16_t* out, int64_t n, int64_t vocab, \
+                                   int64_t d) {                                                                        \
+    if (tl_status s = check::token_embed(ids, n, vocab, d)) return s;                                                  \
+    ks::GatherRows(table, ids, out, n, d);                                                                             \
+    return TL_OK;                                                                                                      \
+  }                                                                                                                    \
+  tl_status tl_pos_embed_##Dtype(const uint16_t* table, const int32_t* pos, uint16_t* out, int64_t n, int64_t max_pos, \
+                                 int64_t d) {                                                                          \
+    if (tl_status s = check::pos_embed(pos, n, max_pos, d)) return s;                                                  \
+    ks::GatherRows(table, pos, out, n, d);                                                                             \
+    return TL_OK;                                                                                                      \
+  }
+KONFORM_EMBED_HALF(f16)
+KONFORM_EMBED_HALF(bf16)
+#undef KONFORM_EMBED_HALF
 
 tl_status tl_relative_pos_embedding_f32(const float* table, const int32_t* q_pos, const int32_t* k_pos, float* bias,
                                         int64_t Lq, int64_t Lk, int64_t H, int64_t num_buckets, int64_t max_distance,

@@ -132,6 +132,17 @@ tl_status tl_token_embed_f32(const float* table, const int32_t* ids, float* out,
  * d >= 1. */
 tl_status tl_pos_embed_f32(const float* table, const int32_t* pos, float* out, int64_t n, int64_t max_pos, int64_t d);
 
+/* TokenEmbed and PosEmbed of f16 or bf16 tables (uint16_t bit patterns): the
+ * same rules, rows of 2-byte elements copied bit for bit. */
+tl_status tl_token_embed_f16(const uint16_t* table, const int32_t* ids, uint16_t* out, int64_t n, int64_t vocab,
+                             int64_t d);
+tl_status tl_token_embed_bf16(const uint16_t* table, const int32_t* ids, uint16_t* out, int64_t n, int64_t vocab,
+                              int64_t d);
+tl_status tl_pos_embed_f16(const uint16_t* table, const int32_t* pos, uint16_t* out, int64_t n, int64_t max_pos,
+                           int64_t d);
+tl_status tl_pos_embed_bf16(const uint16_t* table, const int32_t* pos, uint16_t* out, int64_t n, int64_t max_pos,
+                            int64_t d);
+
 /* ---- RelativePosEmbedding (T5) ---------------------------------------------
  * The attention bias of T5's relative positions, to be added to the scores:
  *   bias[h, i, j] = table[bucket(k_pos[j] - q_pos[i]), h]

@@ -31,6 +31,14 @@ tl_status tl_token_embed_f32_dev(const float* table, const int32_t* ids, float* 
                                  int64_t d, tl_cuda_stream stream);
 tl_status tl_pos_embed_f32_dev(const float* table, const int32_t* pos, float* out, int64_t n, int64_t max_pos,
                                int64_t d, tl_cuda_stream stream);
+tl_status tl_token_embed_f16_dev(const uint16_t* table, const int32_t* ids, uint16_t* out, int64_t n, int64_t vocab,
+                                 int64_t d, tl_cuda_stream stream);
+tl_status tl_token_embed_bf16_dev(const uint16_t* table, const int32_t* ids, uint16_t* out, int64_t n, int64_t vocab,
+                                  int64_t d, tl_cuda_stream stream);
+tl_status tl_pos_embed_f16_dev(const uint16_t* table, const int32_t* pos, uint16_t* out, int64_t n, int64_t max_pos,
+                               int64_t d, tl_cuda_stream stream);
+tl_status tl_pos_embed_bf16_dev(const uint16_t* table, const int32_t* pos, uint16_t* out, int64_t n, int64_t max_pos,
+                                int64_t d, tl_cuda_stream stream);
 tl_status tl_relative_pos_embedding_f32_dev(const float* table, const int32_t* q_pos, const int32_t* k_pos, float* bias,
                                             int64_t Lq, int64_t Lk, int64_t H, int64_t num_buckets,
                                             int64_t max_distance, int bidirectional, tl_cuda_stream stream);
