@@ -23,7 +23,7 @@ expect 2 "unknown command 'chekc' \\(did you mean 'check'\\?\\)" -- chekc
 expect 2 "unknown option '--opp' \\(did you mean '--op'\\?\\)" -- check --backend scalar --opp elementwise_add
 expect 2 "unknown op 'rmsnrm' \\(did you mean 'RmsNorm'\\?\\)" -- check --backend scalar --op rmsnrm
 expect 0 "^konform [0-9]+\\.[0-9]+\\.[0-9]+ \\(git " -- --version
-expect 0 "^2 of [0-9]+ ops" -- list rmsnorm
+expect 0 "^4 of [0-9]+ ops" -- list rmsnorm  # RmsNorm, its f16 and bf16 twins, elementwise_rmsnorm
 # The JSON says which ops judge outputs by checks of their own (Quantize's blocks by what they decode to).
 expect 0 '"name": "Quantize_Q8_0"' -- list Quantize_Q8_0 --format json
 [[ $("$konform" list Quantize_Q8_0 --format json | grep -c '"verify": true') == 1 ]] ||
