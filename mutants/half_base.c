@@ -660,19 +660,12 @@ static tl_status embed_half(const uint16_t* table, const int32_t* ids, uint16_t*
   return TL_OK;
 }
 
-tl_status tl_token_embed_f16(const uint16_t* table, const int32_t* ids, uint16_t* out, int64_t n, int64_t vocab,
-                             int64_t d) {
-  return embed_half(table, ids, out, n, vocab, d, 0);
-}
-tl_status tl_token_embed_bf16(const uint16_t* table, const int32_t* ids, uint16_t* out, int64_t n, int64_t vocab,
-                              int64_t d) {
-  return embed_half(table, ids, out, n, vocab, d, 0);
-}
-tl_status tl_pos_embed_f16(const uint16_t* table, const int32_t* pos, uint16_t* out, int64_t n, int64_t max_pos,
-                           int64_t d) {
-  return embed_half(table, pos, out, n, max_pos, d, 1);
-}
-tl_status tl_pos_embed_bf16(const uint16_t* table, const int32_t* pos, uint16_t* out, int64_t n, int64_t max_pos,
-                            int64_t d) {
-  return embed_half(table, pos, out, n, max_pos, d, 1);
-}
+/* f16 and bf16 rows alike: 2-byte words. */
+#define HALF_EMBED(name, positions)                                                                              \
+  tl_status name(const uint16_t* table, const int32_t* ids, uint16_t* out, int64_t n, int64_t rows, int64_t d) { \
+    return embed_half(table, ids, out, n, rows, d, positions);                                                   \
+  }
+HALF_EMBED(tl_token_embed_f16, 0)
+HALF_EMBED(tl_token_embed_bf16, 0)
+HALF_EMBED(tl_pos_embed_f16, 1)
+HALF_EMBED(tl_pos_embed_bf16, 1)

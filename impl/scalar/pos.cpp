@@ -62,13 +62,14 @@ tl_status gather_half_rows(tl_status status, const uint16_t* table, const int32_
 }
 }  // namespace
 
+// generate_exports.py finds these definitions at the start of a line.
 tl_status token_embed_f16(const uint16_t* table, const int32_t* ids, uint16_t* out, int64_t n, int64_t vocab,
                           int64_t d) {
   return gather_half_rows(check::token_embed(ids, n, vocab, d), table, ids, out, n, d);
 }
 tl_status token_embed_bf16(const uint16_t* table, const int32_t* ids, uint16_t* out, int64_t n, int64_t vocab,
                            int64_t d) {
-  return gather_half_rows(check::token_embed(ids, n, vocab, d), table, ids, out, n, d);
+  return token_embed_f16(table, ids, out, n, vocab, d);  // the same 2-byte rows
 }
 tl_status pos_embed_f16(const uint16_t* table, const int32_t* pos, uint16_t* out, int64_t n, int64_t max_pos,
                         int64_t d) {
@@ -76,7 +77,7 @@ tl_status pos_embed_f16(const uint16_t* table, const int32_t* pos, uint16_t* out
 }
 tl_status pos_embed_bf16(const uint16_t* table, const int32_t* pos, uint16_t* out, int64_t n, int64_t max_pos,
                          int64_t d) {
-  return gather_half_rows(check::pos_embed(pos, n, max_pos, d), table, pos, out, n, d);
+  return pos_embed_f16(table, pos, out, n, max_pos, d);
 }
 
 tl_status relative_pos_embedding_f32(const float* table, const int32_t* q_pos, const int32_t* k_pos, float* bias,
