@@ -1,7 +1,7 @@
 /* half_base.c: the f16 and bf16 activations of tinyllm/activations.h, the
  * casts, Clamp, NanToNum and the broadcast Add, Sub, Mul, Div of
  * tinyllm/tensor.h, RmsNorm and LayerNorm of tinyllm/norm.h, Softmax, and
- * TokenEmbed and PosEmbed of tinyllm/pos.h in plain C11, and their mutants
+ * Rope, TokenEmbed and PosEmbed of tinyllm/pos.h in plain C11, and their mutants
  * (manifest ids half_mNN).
  *
  * Compiled as is (KONFORM_MUTANT undefined or 0) this is a correct plugin
@@ -27,8 +27,8 @@
 #ifndef KONFORM_MUTANT
 #define KONFORM_MUTANT 0
 #endif
-#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 17
-#error "KONFORM_MUTANT must be 0 (the correct base) or 1..17 (mutant half_m01..half_m17)"
+#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 18
+#error "KONFORM_MUTANT must be 0 (the correct base) or 1..18 (mutant half_m01..half_m18)"
 #endif
 #define MUTANT(n) (KONFORM_MUTANT == (n))
 
@@ -669,3 +669,82 @@ HALF_EMBED(tl_token_embed_f16, 0)
 HALF_EMBED(tl_token_embed_bf16, 0)
 HALF_EMBED(tl_pos_embed_f16, 1)
 HALF_EMBED(tl_pos_embed_bf16, 1)
+
+/* ---- Rope of tinyllm/pos.h: x and y f32, f16 or bf16, the cache f32 --------- */
+
+/* The header's refusals: sizes, then each position in order. */
+static tl_status rope_checks(const int32_t* pos, int64_t T, int64_t H, int64_t D, int64_t rot, int64_t max_seq,
+                             int layout) {
+  if (T < 0 || H < 0 || D < 0) return refuse("a negative size");
+  if (D % 2 != 0 || rot < 2 || rot % 2 != 0 || rot > D) return refuse("an odd head_dim, or a bad rot_dim");
+  if (layout != TL_ROPE_NEOX && layout != TL_ROPE_INTERLEAVED) return refuse("an unknown layout");
+  if (max_seq < 1) return refuse("max_seq < 1");
+  for (int64_t t = 0; t < T; ++t) {
+    if (pos[t] < 0) return refuse("a negative position");
+    if (pos[t] >= max_seq) {
+      last_error = "a position past the cache";
+      return TL_ERR_CONTEXT_OVERFLOW;
+    }
+  }
+  return TL_OK;
+}
+
+static double load_any(const void* x, int64_t k, int format) {
+  return format == 0   ? ((const float*)x)[k]
+         : format == 1 ? from_f16(((const uint16_t*)x)[k])
+                       : from_bf16(((const uint16_t*)x)[k]);
+}
+
+/* A result in double rounded to float, then to the dtype (the second
+ * rounding adds at most 2^-24 of the value to the dtype's half unit). */
+static void store_any(void* y, int64_t k, double v, int format) {
+  if (format == 0) ((float*)y)[k] = (float)v;
+  else if (format == 1) ((uint16_t*)y)[k] = to_f16((float)v);
+  else ((uint16_t*)y)[k] = to_bf16((float)v);
+}
+
+/* Each pair's products and sum in double (exact products of a half and a
+ * float), rounded once more than the oracle; the tail copied as bits. Both
+ * members are read before either is written: y == x works. */
+static tl_status rope_any(const void* x, void* y, const int32_t* pos, int64_t T, int64_t H, int64_t D, int64_t rot,
+                          const float* cache, int64_t max_seq, int layout, int format) {
+  const tl_status st = rope_checks(pos, T, H, D, rot, max_seq, layout);
+  if (st != TL_OK) return st;
+  const size_t size = format == 0 ? 4 : 2;
+  for (int64_t t = 0; t < T; ++t)
+    for (int64_t h = 0; h < H; ++h) {
+      const int64_t base = (t * H + h) * D;
+      if (x != y)
+        memcpy((char*)y + (base + rot) * size, (const char*)x + (base + rot) * size, (size_t)(D - rot) * size);
+      for (int64_t j = 0; j < rot / 2; ++j) {
+        const int64_t ia = base + (layout == TL_ROPE_NEOX ? j : 2 * j);
+        const int64_t ib = base + (layout == TL_ROPE_NEOX ? j + rot / 2 : 2 * j + 1);
+        const double c = cache[pos[t] * rot + j], s = cache[pos[t] * rot + rot / 2 + j];
+        const double a = load_any(x, ia, format), b = load_any(x, ib, format);
+#if MUTANT(18) /* f16 as HF's half models: cos and sin rounded to f16, each product rounded to f16 */
+        if (format == 1) {
+          const double ch = from_f16(to_f16((float)c)), sh = from_f16(to_f16((float)s));
+          store_any(y, ia, from_f16(to_f16((float)(a * ch))) - from_f16(to_f16((float)(b * sh))), format);
+          store_any(y, ib, from_f16(to_f16((float)(a * sh))) + from_f16(to_f16((float)(b * ch))), format);
+          continue;
+        }
+#endif
+        store_any(y, ia, a * c - b * s, format);
+        store_any(y, ib, a * s + b * c, format);
+      }
+    }
+  return TL_OK;
+}
+
+tl_status tl_rope_apply_f32(const float* x, float* y, const int32_t* pos, int64_t T, int64_t H, int64_t D,
+                            int64_t rot_dim, const float* cache, int64_t max_seq, int layout) {
+  return rope_any(x, y, pos, T, H, D, rot_dim, cache, max_seq, layout, 0);
+}
+tl_status tl_rope_apply_f16(const uint16_t* x, uint16_t* y, const int32_t* pos, int64_t T, int64_t H, int64_t D,
+                            int64_t rot_dim, const float* cache, int64_t max_seq, int layout) {
+  return rope_any(x, y, pos, T, H, D, rot_dim, cache, max_seq, layout, 1);
+}
+tl_status tl_rope_apply_bf16(const uint16_t* x, uint16_t* y, const int32_t* pos, int64_t T, int64_t H, int64_t D,
+                             int64_t rot_dim, const float* cache, int64_t max_seq, int layout) {
+  return rope_any(x, y, pos, T, H, D, rot_dim, cache, max_seq, layout, 2);
+}

@@ -1,6 +1,6 @@
 // The properties of the f16 and bf16 ops (the activations and Softmax of
 // tinyllm/activations.h, Clamp and NanToNum of tinyllm/tensor.h, RmsNorm and
-// LayerNorm of tinyllm/norm.h): what the half dtypes add to the f32 ops' own
+// LayerNorm of tinyllm/norm.h, Rope of tinyllm/pos.h): what the half dtypes add to the f32 ops' own
 // properties. Each can fail: the mutants
 // of mutants/half_base.c break them (mutants/manifest.tsv).
 #include <algorithm>
@@ -143,7 +143,7 @@ void is_the_f32_result_rounded(const Backend& b, const std::string& name) {
   }
 }
 
-// ------------------------------------- the ops over rows and lines (norms, Softmax)
+// ------------------------------------- the ops over rows and lines (norms, Softmax, Rope)
 
 // A case of the op from its own generator, past its edge cases: the sweep's
 // shapes and values, drawn by RapidCheck's seed. Of at most 2^14 input
@@ -251,12 +251,12 @@ std::vector<Property> half_properties() {
                      [name](const Backend& b) { within_one_rounding_of_f32(b, name); }});
       out.push_back({"half_batch_invariant", name, "property", [name](const Backend& b) { batch_invariant(b, name); }});
     }
-    for (const char* base : {"RmsNorm", "LayerNorm", "Softmax"}) {
+    for (const char* base : {"RmsNorm", "LayerNorm", "Softmax", "Rope"}) {
       const std::string name = std::string(base) + dtype;
       out.push_back({"half_within_one_rounding_of_f32", name, "property",
                      [name](const Backend& b) { rows_within_one_rounding_of_f32(b, name); }});
       out.push_back({"half_deterministic", name, "property", [name](const Backend& b) { deterministic(b, name); }});
-      if (std::string(base) != "Softmax")
+      if (std::string(base) == "RmsNorm" || std::string(base) == "LayerNorm")
         out.push_back(
             {"half_rows_independent", name, "property", [name](const Backend& b) { rows_independent(b, name); }});
     }

@@ -8,6 +8,8 @@
 #include "konform/c_call.hpp"
 #include "konform/op.hpp"
 #include "konform/reference/pos.hpp"
+#include "konform/values.hpp"
+#include "half_support.hpp"
 #include "pos_support.hpp"
 #include "tinyllm/pos.h"
 
@@ -154,7 +156,23 @@ std::string make_invalid_apply(Rng& rng, Case& c) {
   }
 }
 
-Case make_apply(Rng& rng, int64_t index, int64_t edges) {
+// x of the dtype: f32's value classes; in f16 and bf16 the classes rounded
+// (f16's huge class up to 65504, where a rotated pair overflows to an
+// infinity) or, a third of the time, random bit patterns.
+Tensor rotated_x(DType t, Rng& rng, ValueClass vc, const std::vector<int64_t>& shape, std::string* label) {
+  const int64_t n = shape[0] * shape[1] * shape[2];
+  *label = value_class_name(vc);
+  if (t == DType::f32) return Tensor::of_f32(shape, make_values(rng, vc, n, kRotatedMaxAbs));
+  if (rng.chance(0.3)) {
+    *label = "random bits";
+    Tensor x = random_half_bits(rng, t, n);
+    x.shape = shape;
+    return x;
+  }
+  return Tensor::of_half(t, shape, make_values(rng, vc, n, t == DType::f16 ? 65504.0 : kRotatedMaxAbs));
+}
+
+Case make_apply(DType t, Rng& rng, int64_t index, int64_t edges) {
   const int64_t D = pick_width(rng, index, edges);
   const int64_t rot = rng.chance(0.6) ? D : 2 * rng.range(1, D / 2);
   const int64_t T = rng.chance(0.04) ? 0 : rng.range(1, 5), H = rng.range(1, 4);
@@ -180,14 +198,15 @@ Case make_apply(Rng& rng, int64_t index, int64_t edges) {
               {"rot_dim", double(rot)},
               {"max_seq", double(max_seq)},
               {"layout", double(layout)}};
-  c.args.push_back({"x", Access::in, Tensor::of_f32({T, H, D}, make_values(rng, vc, T * H * D, kRotatedMaxAbs))});
+  std::string x_label;
+  c.args.push_back({"x", Access::in, rotated_x(t, rng, vc, {T, H, D}, &x_label)});
   c.args.push_back({"pos", Access::in, Tensor::of_i32({T}, pos)});
   c.args.push_back({"cache", Access::in, Tensor::of_f32({max_seq, rot}, cache)});
-  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {T, H, D}), Match::tolerance, in_place ? "x" : ""});
+  c.args.push_back({"y", Access::out, Tensor::zeros(t, {T, H, D}), Match::tolerance, in_place ? "x" : ""});
   c.args.push_back(status_arg());
   c.label = "T=" + std::to_string(T) + " H=" + std::to_string(H) + " D=" + std::to_string(D) +
             " rot_dim=" + std::to_string(rot) + " max_seq=" + std::to_string(max_seq) + " base=" + str(base) +
-            (layout ? " interleaved" : " neox") + " x=" + std::string(value_class_name(vc)) + (in_place ? " y==x" : "");
+            (layout ? " interleaved" : " neox") + " x=" + x_label + (in_place ? " y==x" : "");
   if (index >= edges && rng.chance(0.12)) c.label += " " + make_invalid_apply(rng, c);
   return c;
 }
@@ -196,7 +215,9 @@ Oracle apply_oracle(const Case& c) {
   if (tl_status s = apply_status(c)) return refused(s);
   const int64_t T = c.iparam("T"), H = c.iparam("H"), D = c.iparam("D"), rot = c.iparam("rot_dim");
   const int layout = c.iparam32("layout");
-  const float* x = c.in("x").f32();
+  std::vector<float> xs(static_cast<size_t>(T * H * D));  // exact for f32 and the half dtypes
+  for (int64_t k = 0; k < T * H * D; ++k) xs[static_cast<size_t>(k)] = static_cast<float>(c.in("x").at(k));
+  const float* x = xs.data();
   const float* cache = c.in("cache").f32();
   const int32_t* pos = c.in("pos").i32();
   Expected e;
@@ -225,25 +246,32 @@ Oracle apply_oracle(const Case& c) {
   return {{"status", status_expected(TL_OK)}, {"y", e}};
 }
 
-OpSpec rope_op() {
+// In f16 and bf16: x and y of the dtype, the cache f32, the f32 rotation
+// rounded once (half_rule).
+OpSpec rope_op(DType t) {
+  const bool half = t != DType::f32;
+  const std::string dtype(dtype_name(t));
   OpSpec op;
-  op.name = "Rope";
+  op.name = half ? "Rope_" + dtype : "Rope";
+  op.dtype = t;
   op.args = {{"x", Access::in, "T", "T, H, D"},
              {"pos", Access::in, "i32", "T"},
-             {"cache", Access::in, "T", "max_seq, rot_dim"},
+             {"cache", Access::in, half ? "f32" : "T", "max_seq, rot_dim"},
              {"y", Access::out, "T", "T, H, D", {Match::tolerance}, {"x"}},
              status_output()};
-  op.tolerances = {{DType::f32, "4", "-",
-                    "from the cache's own c, s: two products and a difference (or sum), each rounding <= u "
-                    "relative (u = 2^-24): <= u |a c| + u |b s| + u |y| <= 2 u (|a c| + |b s|), the scale s; a "
-                    "rounding into the subnormals errs by <= 2^-150 = u FLT_MIN instead, so in all <= u (2 s + "
-                    "FLT_MIN): r <= 3 against max(s, FLT_MIN); the tail past rot_dim is a copy, compared bit "
-                    "for bit"}};
+  const ToleranceRule f32{DType::f32, "4", "-",
+                          "from the cache's own c, s: two products and a difference (or sum), each rounding <= u "
+                          "relative (u = 2^-24): <= u |a c| + u |b s| + u |y| <= 2 u (|a c| + |b s|), the scale s; a "
+                          "rounding into the subnormals errs by <= 2^-150 = u FLT_MIN instead, so in all <= u (2 s + "
+                          "FLT_MIN): r <= 3 against max(s, FLT_MIN); the tail past rot_dim is a copy, compared bit "
+                          "for bit"};
+  op.tolerances = {half ? half_rule(t, f32) : f32};
   op.group = "pos";
-  op.symbol = "tl_rope_apply_f32";
+  op.symbol = "tl_rope_apply_" + dtype;
   op.summary =
       "rotate x[T, H, D] by the cos/sin cache at pos[t]: NeoX or interleaved pairs, partial rotary; "
       "past the cache is ContextOverflowError; y == x allowed";
+  if (half) op.summary += "; x and y " + dtype + ", the cache f32, each pair rotated in f32";
   op.spec = "operations.txt 3. Position encoding: Rope (Rotary Position Embedding)";
   op.params = {
       {"T", ParamType::i64, ">= 0"},
@@ -257,17 +285,27 @@ OpSpec rope_op() {
       "caches built by the oracle's convention from real and extreme bases; |x| <= 1e37 so no product or sum "
       "of the rotation overflows where the exact result does not; 1 case in 8 has a bad argument, most often "
       "a position past the cache";
+  if (half)
+    op.domain = "as Rope's, x the f32 value classes rounded to " + dtype +
+                (t == DType::f16 ? " (|x| <= 65504: a rotated pair may overflow to an infinity)" : std::string()) +
+                " or, a third of the time, random bit patterns (infinities and NaNs among them)";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
-  op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_apply(rng, i, edges); };
-  declare_c_call<decltype(tl_rope_apply_f32)>(
-      op, {"x", "y", "pos", "T", "H", "D", "rot_dim", "cache", "max_seq", "layout"});
+  op.make_case = [t, edges = op.edge_cases](Rng& rng, int64_t i) { return make_apply(t, rng, i, edges); };
+  if (half)  // bf16 alike
+    declare_c_call<decltype(tl_rope_apply_f16)>(
+        op, {"x", "y", "pos", "T", "H", "D", "rot_dim", "cache", "max_seq", "layout"});
+  else
+    declare_c_call<decltype(tl_rope_apply_f32)>(
+        op, {"x", "y", "pos", "T", "H", "D", "rot_dim", "cache", "max_seq", "layout"});
   op.oracle = apply_oracle;
   return op;
 }
 
 }  // namespace
 
-std::vector<OpSpec> pos_rope() { return {rope_op(), rope_cache_op()}; }
+std::vector<OpSpec> pos_rope() {
+  return {rope_op(DType::f32), rope_cache_op(), rope_op(DType::f16), rope_op(DType::bf16)};
+}
 
 }  // namespace konform::ops

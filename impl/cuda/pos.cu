@@ -15,6 +15,7 @@
 #include "impl/cuda/abi.cuh"
 #include "impl/cuda/grid.cuh"
 #include "impl/cuda/gather.cuh"
+#include "impl/cuda/map.cuh"
 #include "tinyllm/cuda/elementwise.h"
 #include "tinyllm/cuda/pos.h"
 
@@ -52,9 +53,10 @@ struct AxisAngle {
 // y [tokens, heads, D] in place, one thread per (token, head, pair): both
 // members read before either is written, and no other thread touches them,
 // so rotating in place is safe; a * c - b * s, a * s + b * c in float, as the
-// oracle's rotate_pair (--fmad=false keeps the products apart).
-template <class Angle>
-__global__ void rotate_pairs(float* y, int64_t tokens, int64_t heads, int64_t D, const int64_t* ia, const int64_t* ib,
+// oracle's rotate_pair (--fmad=false keeps the products apart). Elements of
+// f16 or bf16 are widened exactly and each member rounded once (Format).
+template <class Format, class Elem, class Angle>
+__global__ void rotate_pairs(Elem* y, int64_t tokens, int64_t heads, int64_t D, const int64_t* ia, const int64_t* ib,
                              int64_t pairs, Angle angle) {
   const int64_t total = tokens * heads * pairs;
   const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
@@ -62,10 +64,10 @@ __global__ void rotate_pairs(float* y, int64_t tokens, int64_t heads, int64_t D,
     const int64_t p = k % pairs, th = k / pairs, t = th / heads;
     float c, s;
     angle(t, p, &c, &s);
-    float* head = y + th * D;
-    const float a = head[ia[p]], b = head[ib[p]];
-    head[ia[p]] = a * c - b * s;
-    head[ib[p]] = a * s + b * c;
+    Elem* head = y + th * D;
+    const float a = Format::widen(head[ia[p]]), b = Format::widen(head[ib[p]]);
+    head[ia[p]] = Format::narrow(a * c - b * s);
+    head[ib[p]] = Format::narrow(a * s + b * c);
   }
 }
 
@@ -127,15 +129,15 @@ void append_frequencies(float base, int64_t width, std::vector<double>& freq) {
 // y = x [tokens, heads, D] with its pairs rotated by `angle` (whose device
 // arrays the caller holds until `stream` is done): x's words to y unless
 // y == x, then the pairs rotated in y. Waits for `stream` (the pair tables are scratch).
-template <class Angle>
-void run_rotation(const float* x, float* y, int64_t tokens, int64_t heads, int64_t D, const std::vector<int64_t>& ia,
+template <class Format, class Elem, class Angle>
+void run_rotation(const Elem* x, Elem* y, int64_t tokens, int64_t heads, int64_t D, const std::vector<int64_t>& ia,
                   const std::vector<int64_t>& ib, Angle angle, const char* where, tl_cuda_stream stream) {
   const size_t n = static_cast<size_t>(tokens * heads * D), pairs = ia.size();
   if (y != x) copy_on_device(y, x, n, stream, where);
   DeviceBuffer<int64_t> dia(ia.data(), pairs, where, stream), dib(ib.data(), pairs, where, stream);
   const int64_t count = static_cast<int64_t>(pairs);
-  launch(rotate_pairs<Angle>, grid_for(tokens * heads * count, kThreads), kThreads, stream, y, tokens, heads, D,
-         dia.get(), dib.get(), count, angle);
+  launch(rotate_pairs<Format, Elem, Angle>, grid_for(tokens * heads * count, kThreads), kThreads, stream, y, tokens,
+         heads, D, dia.get(), dib.get(), count, angle);
   check_launch(where);
 }
 
@@ -170,12 +172,29 @@ void embed_half_on_device(const char* where, const uint16_t* table, const int32_
             d);
 }
 
-// Rope on checked arguments: the cache's rows from position `first` on.
-void rope_apply(const float* x, float* y, const int32_t* pos, int64_t T, int64_t H, int64_t D, int64_t rot_dim,
+// Rope on checked arguments: the cache's rows from position `first` on;
+// f32 (AsFloat) or the 16-bit words of f16 and bf16 (F16, BF16).
+template <class Format, class Elem>
+void rope_apply(const Elem* x, Elem* y, const int32_t* pos, int64_t T, int64_t H, int64_t D, int64_t rot_dim,
                 const float* rows, int64_t first, int layout, tl_cuda_stream stream) {
   std::vector<int64_t> ia, ib;
   append_pairs(layout, 0, rot_dim, ia, ib);
-  run_rotation(x, y, T, H, D, ia, ib, CacheAngle{rows, pos, first, rot_dim}, "tl_rope_apply_f32", stream);
+  run_rotation<Format>(x, y, T, H, D, ia, ib, CacheAngle{rows, pos, first, rot_dim}, "tl_rope_apply", stream);
+}
+
+// The host call of Rope on checked arguments, T * H > 0: only the cache
+// rows from the smallest to the largest position go to the device.
+template <class Format, class Elem>
+void rope_on_device(const char* where, const Elem* x, Elem* y, const int32_t* pos, int64_t T, int64_t H, int64_t D,
+                    int64_t rot_dim, const float* cache, int layout) {
+  int64_t first = pos[0], last = pos[0];
+  for (int64_t t = 1; t < T; ++t) {
+    first = pos[t] < first ? pos[t] : first;
+    last = pos[t] > last ? pos[t] : last;
+  }
+  const int64_t n = T * H * D;
+  on_device(where, rope_apply<Format, Elem>, in(x, n), out(y, n), in(pos, T), T, H, D, rot_dim,
+            in(cache + first * rot_dim, (last - first + 1) * rot_dim), first, layout);
 }
 
 // RelativePosEmbedding on checked arguments, positions in host memory: the
@@ -232,7 +251,7 @@ TL_CUDA_EXPORT tl_status tl_rope_apply_f32_dev(const float* x, float* y, const i
   };
   if (tl_status s = kc::check_device_ints(pos, T, check_pos, stream, "tl_rope_apply_f32_dev")) return s;
   if (T * H == 0) return TL_OK;
-  kc::rope_apply(x, y, pos, T, H, D, rot_dim, cache, 0, layout, stream);
+  kc::rope_apply<kc::AsFloat>(x, y, pos, T, H, D, rot_dim, cache, 0, layout, stream);
   return TL_OK;
 }
 
@@ -241,17 +260,35 @@ TL_CUDA_EXPORT tl_status tl_rope_apply_f32(const float* x, float* y, const int32
                                            int layout) {
   if (tl_status s = check::rope_apply(pos, T, H, D, rot_dim, max_seq, layout)) return s;
   if (T * H == 0) return TL_OK;
-  // Only the cache rows from the smallest to the largest position go to the device.
-  int64_t first = pos[0], last = pos[0];
-  for (int64_t t = 1; t < T; ++t) {
-    first = pos[t] < first ? pos[t] : first;
-    last = pos[t] > last ? pos[t] : last;
-  }
-  const int64_t n = T * H * D;
-  kc::on_device("tl_rope_apply_f32", kc::rope_apply, kc::in(x, n), kc::out(y, n), kc::in(pos, T), T, H, D, rot_dim,
-                kc::in(cache + first * rot_dim, (last - first + 1) * rot_dim), first, layout);
+  kc::rope_on_device<kc::AsFloat>("tl_rope_apply_f32", x, y, pos, T, H, D, rot_dim, cache, layout);
   return TL_OK;
 }
+
+// f16 and bf16: the same checks and cache rows, the pairs in float, each
+// member rounded once; the tail copied as 16-bit words.
+#define TL_CUDA_ROPE_HALF(Dtype, Format)                                                                              \
+  TL_CUDA_EXPORT tl_status tl_rope_apply_##Dtype##_dev(const uint16_t* x, uint16_t* y, const int32_t* pos, int64_t T, \
+                                                       int64_t H, int64_t D, int64_t rot_dim, const float* cache,     \
+                                                       int64_t max_seq, int layout, tl_cuda_stream stream) {          \
+    const auto check_pos = [&](const int32_t* p, int64_t n) {                                                         \
+      return check::rope_apply(p, n, H, D, rot_dim, max_seq, layout);                                                 \
+    };                                                                                                                \
+    if (tl_status s = kc::check_device_ints(pos, T, check_pos, stream, "tl_rope_apply_" #Dtype "_dev")) return s;     \
+    if (T * H == 0) return TL_OK;                                                                                     \
+    kc::rope_apply<Format>(x, y, pos, T, H, D, rot_dim, cache, 0, layout, stream);                                    \
+    return TL_OK;                                                                                                     \
+  }                                                                                                                   \
+  TL_CUDA_EXPORT tl_status tl_rope_apply_##Dtype(const uint16_t* x, uint16_t* y, const int32_t* pos, int64_t T,       \
+                                                 int64_t H, int64_t D, int64_t rot_dim, const float* cache,           \
+                                                 int64_t max_seq, int layout) {                                       \
+    if (tl_status s = check::rope_apply(pos, T, H, D, rot_dim, max_seq, layout)) return s;                            \
+    if (T * H == 0) return TL_OK;                                                                                     \
+    kc::rope_on_device<Format>("tl_rope_apply_" #Dtype, x, y, pos, T, H, D, rot_dim, cache, layout);                  \
+    return TL_OK;                                                                                                     \
+  }
+TL_CUDA_ROPE_HALF(f16, kc::F16)
+TL_CUDA_ROPE_HALF(bf16, kc::BF16)
+#undef TL_CUDA_ROPE_HALF
 
 // Waits for `stream` (the pair, axis and frequency tables are scratch).
 TL_CUDA_EXPORT tl_status tl_multi_axis_rope_f32_dev(const float* x, float* y, const int32_t* pos, int64_t T, int64_t H,
@@ -271,7 +308,8 @@ TL_CUDA_EXPORT tl_status tl_multi_axis_rope_f32_dev(const float* x, float* y, co
   }
   kc::DeviceBuffer<int64_t> daxis(axis.data(), axis.size(), where, stream);
   kc::DeviceBuffer<double> dfreq(freq.data(), freq.size(), where, stream);
-  kc::run_rotation(x, y, T, H, D, ia, ib, kc::AxisAngle{pos, n_axes, daxis.get(), dfreq.get()}, where, stream);
+  kc::run_rotation<kc::AsFloat>(x, y, T, H, D, ia, ib, kc::AxisAngle{pos, n_axes, daxis.get(), dfreq.get()}, where,
+                                stream);
   return TL_OK;
 }
 

@@ -1,6 +1,8 @@
 #include "scalar/kernels.hpp"
 
 #include "impl/common/pos_args.hpp"
+#include "konform/reference/bf16.hpp"
+#include "konform/reference/f16.hpp"
 #include "konform/reference/pos.hpp"
 
 namespace konform::scalar {
@@ -21,6 +23,21 @@ tl_status rope_apply_f32(const float* x, float* y, const int32_t* pos, int64_t T
                          const float* cache, int64_t max_seq, int layout) {
   if (tl_status s = check::rope_apply(pos, T, H, D, rot_dim, max_seq, layout)) return s;
   ref::rope_apply<float>(x, y, pos, T, H, D, rot_dim, cache, layout);
+  return TL_OK;
+}
+
+// The f16 and bf16 twins: the pair in float from the same cache, each member
+// rounded once; the tail copied as bits.
+tl_status rope_apply_f16(const uint16_t* x, uint16_t* y, const int32_t* pos, int64_t T, int64_t H, int64_t D,
+                         int64_t rot_dim, const float* cache, int64_t max_seq, int layout) {
+  if (tl_status s = check::rope_apply(pos, T, H, D, rot_dim, max_seq, layout)) return s;
+  ref::rope_apply_half<ref::f16_to_f32, ref::f32_to_f16>(x, y, pos, T, H, D, rot_dim, cache, layout);
+  return TL_OK;
+}
+tl_status rope_apply_bf16(const uint16_t* x, uint16_t* y, const int32_t* pos, int64_t T, int64_t H, int64_t D,
+                          int64_t rot_dim, const float* cache, int64_t max_seq, int layout) {
+  if (tl_status s = check::rope_apply(pos, T, H, D, rot_dim, max_seq, layout)) return s;
+  ref::rope_apply_half<ref::bf16_to_f32, ref::f32_to_bf16>(x, y, pos, T, H, D, rot_dim, cache, layout);
   return TL_OK;
 }
 

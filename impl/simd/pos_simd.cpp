@@ -13,9 +13,11 @@
 
 #if HWY_ONCE
 #include <cstring>
+#include <vector>
 
 #include "impl/common/pos_args.hpp"
 #include "tinyllm/pos.h"
+#include "tinyllm/tensor.h"
 
 namespace konform::simd {
 
@@ -32,6 +34,26 @@ template <class T>
 void GatherRows(const T* table, const int32_t* index, T* out, int64_t n, int64_t d) {
   const size_t row_bytes = static_cast<size_t>(d) * sizeof(T);
   for (int64_t i = 0; i < n; ++i) std::memcpy(out + i * d, table + int64_t(index[i]) * d, row_bytes);
+}
+
+// Rope of f16 or bf16: a token's heads widened by the library's own casts
+// (cast_simd.cpp), the f32 rotation in place, the rotated entries of each
+// head rounded back; the tail stays x's bits (copied when y != x).
+template <bool kBF16>
+void RopeApplyHalf(const uint16_t* x, uint16_t* y, const int32_t* pos, int64_t T, int64_t H, int64_t D, int64_t rot_dim,
+                   const float* cache, int layout) {
+  std::vector<float> f(static_cast<size_t>(H * D));
+  for (int64_t t = 0; t < T; ++t) {
+    const uint16_t* xt = x + t * H * D;
+    uint16_t* yt = y + t * H * D;
+    (kBF16 ? tl_cast_bf16_to_f32 : tl_cast_f16_to_f32)(xt, f.data(), H * D);
+    HWY_DYNAMIC_DISPATCH(RopeApply)(f.data(), f.data(), pos + t, 1, H, D, rot_dim, cache, layout);
+    for (int64_t h = 0; h < H; ++h) {
+      (kBF16 ? tl_cast_f32_to_bf16 : tl_cast_f32_to_f16)(f.data() + h * D, yt + h * D, rot_dim);
+      if (yt != xt && rot_dim < D)
+        std::memcpy(yt + h * D + rot_dim, xt + h * D + rot_dim, static_cast<size_t>(D - rot_dim) * 2);
+    }
+  }
 }
 
 }  // namespace konform::simd
@@ -53,6 +75,20 @@ tl_status tl_rope_apply_f32(const float* x, float* y, const int32_t* pos, int64_
                             int64_t rot_dim, const float* cache, int64_t max_seq, int layout) {
   if (tl_status s = check::rope_apply(pos, T, H, D, rot_dim, max_seq, layout)) return s;
   HWY_DYNAMIC_DISPATCH(ks::RopeApply)(x, y, pos, T, H, D, rot_dim, cache, layout);
+  return TL_OK;
+}
+
+tl_status tl_rope_apply_f16(const uint16_t* x, uint16_t* y, const int32_t* pos, int64_t T, int64_t H, int64_t D,
+                            int64_t rot_dim, const float* cache, int64_t max_seq, int layout) {
+  if (tl_status s = check::rope_apply(pos, T, H, D, rot_dim, max_seq, layout)) return s;
+  ks::RopeApplyHalf<false>(x, y, pos, T, H, D, rot_dim, cache, layout);
+  return TL_OK;
+}
+
+tl_status tl_rope_apply_bf16(const uint16_t* x, uint16_t* y, const int32_t* pos, int64_t T, int64_t H, int64_t D,
+                             int64_t rot_dim, const float* cache, int64_t max_seq, int layout) {
+  if (tl_status s = check::rope_apply(pos, T, H, D, rot_dim, max_seq, layout)) return s;
+  ks::RopeApplyHalf<true>(x, y, pos, T, H, D, rot_dim, cache, layout);
   return TL_OK;
 }
 

@@ -84,6 +84,20 @@ int tl_rope_base_is_extreme(float base);
 tl_status tl_rope_apply_f32(const float* x, float* y, const int32_t* pos, int64_t T, int64_t H, int64_t D,
                             int64_t rot_dim, const float* cache, int64_t max_seq, int layout);
 
+/* Rope of f16 or bf16 activations (uint16_t bit patterns) from the same f32
+ * cache (what ggml does for an f16 tensor): each pair widened exactly, the
+ * rotation in f32 as tl_rope_apply_f32 computes it, each member rounded once
+ * to the dtype (to nearest, ties to even; past the dtype's range to an
+ * infinity). The tail rot_dim .. D-1 of each head is copied bit for bit (NaN
+ * payloads included). HF's half models round cos and sin to the dtype first
+ * and multiply in it: up to about two more units of the dtype's roundoff,
+ * which this contract does not allow. Same rules and statuses; y == x is
+ * allowed. */
+tl_status tl_rope_apply_f16(const uint16_t* x, uint16_t* y, const int32_t* pos, int64_t T, int64_t H, int64_t D,
+                            int64_t rot_dim, const float* cache, int64_t max_seq, int layout);
+tl_status tl_rope_apply_bf16(const uint16_t* x, uint16_t* y, const int32_t* pos, int64_t T, int64_t H, int64_t D,
+                             int64_t rot_dim, const float* cache, int64_t max_seq, int layout);
+
 /* ---- MultiAxisRope (video/image DiT) ----------------------------------------
  * head_dim D is split into n_axes consecutive sub-ranges of axis_dims[a]
  * entries (e.g. [t, h, w]); sub-range a is an independent Rope with the

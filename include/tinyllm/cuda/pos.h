@@ -22,6 +22,12 @@ int tl_rope_base_is_extreme_dev(float base, tl_cuda_stream stream);
 tl_status tl_rope_apply_f32_dev(const float* x, float* y, const int32_t* pos, int64_t T, int64_t H, int64_t D,
                                 int64_t rot_dim, const float* cache, int64_t max_seq, int layout,
                                 tl_cuda_stream stream);
+tl_status tl_rope_apply_f16_dev(const uint16_t* x, uint16_t* y, const int32_t* pos, int64_t T, int64_t H, int64_t D,
+                                int64_t rot_dim, const float* cache, int64_t max_seq, int layout,
+                                tl_cuda_stream stream);
+tl_status tl_rope_apply_bf16_dev(const uint16_t* x, uint16_t* y, const int32_t* pos, int64_t T, int64_t H, int64_t D,
+                                 int64_t rot_dim, const float* cache, int64_t max_seq, int layout,
+                                 tl_cuda_stream stream);
 tl_status tl_multi_axis_rope_f32_dev(const float* x, float* y, const int32_t* pos, int64_t T, int64_t H, int64_t D,
                                      int64_t n_axes, const int64_t* axis_dims, const float* axis_bases, int layout,
                                      tl_cuda_stream stream);

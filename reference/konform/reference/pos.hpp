@@ -79,6 +79,29 @@ void rope_apply(const float* x, T* y, const int32_t* pos, int64_t tokens, int64_
   }
 }
 
+// Rope of f16 or bf16 bit patterns: each pair widened exactly, rotated in
+// float as rotate_pair does, each member rounded once by Narrow; the tail
+// copied as bits. Both members are read before either is written: y == x.
+template <float (*Widen)(uint16_t), uint16_t (*Narrow)(float)>
+void rope_apply_half(const uint16_t* x, uint16_t* y, const int32_t* pos, int64_t tokens, int64_t heads, int64_t D,
+                     int64_t rot_dim, const float* cache, int layout) {
+  const int64_t half = rot_dim / 2;
+  for (int64_t t = 0; t < tokens; ++t) {
+    const float* row = cache + int64_t(pos[t]) * rot_dim;
+    for (int64_t h = 0; h < heads; ++h) {
+      const int64_t base = (t * heads + h) * D;
+      for (int64_t i = rot_dim; i < D; ++i) y[base + i] = x[base + i];
+      for (int64_t j = 0; j < half; ++j) {
+        int64_t ia, ib;
+        pos_pair(layout, base, rot_dim, j, &ia, &ib);
+        const float a = Widen(x[ia]), b = Widen(x[ib]), c = row[j], s = row[half + j];
+        y[ia] = Narrow(a * c - b * s);
+        y[ib] = Narrow(a * s + b * c);
+      }
+    }
+  }
+}
+
 // Rope straight from the spec's formula (no cache): what the cache must
 // reproduce. cos and sin in pos_wide<T>, rounded to T.
 template <typename T>
