@@ -1,6 +1,7 @@
 // konform: the command line. It parses the arguments, runs the harness and
 // prints: `list` shows the catalog; `check` runs every op of every backend
 // against the oracle (check_op.hpp: each op in child processes of its own).
+#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -538,6 +539,11 @@ int main(int argc, char** argv) {
   if (!self.empty()) konform::set_replay_program(self);
   std::string command_line = "konform";
   for (const auto& s : args) command_line += " " + s;
+  // Tensors of up to 1 GiB from the heap, kept when freed: the next case's
+  // tensors reuse their pages instead of mapping fresh ones and faulting on
+  // each page (the sweep's large cases allocate hundreds of MiB per call).
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
   konform::load_rapidcheck_quietly();
   konform::kill_children_on_signal();  // a cancelled run leaves no child and no temporary file
   const int status = konform::cli::run(args, command_line);
