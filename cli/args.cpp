@@ -90,6 +90,10 @@ const std::vector<std::pair<std::string, std::string>>& usage_sections() {
     --profile P        default (the spec's limits) or strict (also fail on pairwise-accurate
                        sums and batch invariance beyond the spec); strict checks are measured
                        and reported either way (docs/tolerances.md#profiles)
+    --exhaustive       case 0 of the f16 and bf16 Add, Sub, Mul and Div: every pattern of a
+                       against 512 values of b (256 exponents, both signs), not 32: 2^25
+                       results per op, minutes on every backend (the unary half ops are
+                       exhaustive in every run)
     Options other than --backend, --op and --property may be given once; output
     files are opened, and DIR created, before anything runs.
 )"},
@@ -305,6 +309,7 @@ CheckArgs parse_check(const std::vector<std::string>& args) {
     else if (flag == "--verbose") in.once(), o.verbose = true;
     else if (flag == "--quiet") in.once(), a.quiet = true;
     else if (flag == "--flush-subnormals") in.once(), o.sweep.flush_subnormals = true;
+    else if (flag == "--exhaustive") in.once(), o.exhaustive = true;
     else if (flag == "--profile") o.profile = in.single_value();
     else throw unknown_option("check", flag);
   }

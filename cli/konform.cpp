@@ -31,6 +31,7 @@
 #include "konform/report_diff.hpp"
 #include "konform/report.hpp"
 #include "konform/tolerance.hpp"
+#include "konform/values.hpp"
 #include "konform/version.hpp"
 
 namespace konform::cli {
@@ -327,6 +328,7 @@ int check(const CheckArgs& a, const std::string& command_line) {
   }
   CheckOptions options = a.check;
   set_flush_subnormals(options.sweep.flush_subnormals);  // the properties' policy too
+  set_exhaustive_grids(options.exhaustive);              // forked children inherit it
   std::unique_ptr<ToleranceTable> custom;
   if (!options.sweep.tolerances_file.empty()) {
     custom = std::make_unique<ToleranceTable>(
@@ -381,11 +383,14 @@ int check(const CheckArgs& a, const std::string& command_line) {
   run.cases = options.sweep.cases;
   run.flush_subnormals = options.sweep.flush_subnormals;
   run.profile = options.profile;
+  run.exhaustive = options.exhaustive;
   if (!a.quiet)
-    std::printf("konform check: %zu backend(s) x %zu op(s), seed %llu, %lld cases per op, subnormals %s, profile %s\n",
-                backends.size(), ops.size(), static_cast<unsigned long long>(options.sweep.seed),
-                static_cast<long long>(options.sweep.cases),
-                options.sweep.flush_subnormals ? "flush (--flush-subnormals)" : "strict", options.profile.c_str());
+    std::printf(
+        "konform check: %zu backend(s) x %zu op(s), seed %llu, %lld cases per op, subnormals %s, profile %s%s\n",
+        backends.size(), ops.size(), static_cast<unsigned long long>(options.sweep.seed),
+        static_cast<long long>(options.sweep.cases),
+        options.sweep.flush_subnormals ? "flush (--flush-subnormals)" : "strict", options.profile.c_str(),
+        options.exhaustive ? ", exhaustive grids" : "");
 
   std::vector<OpResult> results;
   bool harness_failed = false;

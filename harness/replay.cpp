@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "konform/backend.hpp"
+#include "konform/values.hpp"
 
 namespace konform {
 
@@ -69,7 +70,7 @@ std::string replay_backend(const Backend& b) {
 std::string replay_command(const Backend& b, const std::string& op, uint64_t seed, int64_t index,
                            const std::string& tolerances_file) {
   return check_command(b, op) + " --seed " + std::to_string(seed) + " --case " + std::to_string(index) +
-         tolerances_option(tolerances_file);
+         tolerances_option(tolerances_file) + (exhaustive_grids() ? " --exhaustive" : "");
 }
 
 std::string property_command(const Backend& b, const std::string& op, const std::string& property, uint64_t seed,

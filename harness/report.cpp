@@ -239,8 +239,9 @@ class Validator {
     object(
         j, "",
         {"schema", "created", "command", "seed", "cases_per_op", "machine", "build", "backends", "results", "summary"},
-        {"subnormals", "profile"});
+        {"subnormals", "profile", "exhaustive"});
     if (j.contains("subnormals")) one_of(j.at("subnormals"), "subnormals", {"strict", "flush"});
+    if (j.contains("exhaustive") && j.at("exhaustive") != true) fail("exhaustive", "expected true when present");
     if (j.contains("profile")) one_of(j.at("profile"), "profile", {"default", "strict"});
     if (string(j.at("schema"), "schema") != "konform-report/1")
       fail("schema", "'" + j.at("schema").get<std::string>() + "' is not konform-report/1");
@@ -445,6 +446,7 @@ json make_report(const RunInfo& run, const std::vector<OpResult>& results) {
   j["seed"] = run.seed;
   j["cases_per_op"] = run.cases;
   j["subnormals"] = run.flush_subnormals ? "flush" : "strict";
+  if (run.exhaustive) j["exhaustive"] = true;
   j["profile"] = run.profile;
   j["machine"] = machine_info();
   j["build"] = build_info();

@@ -163,4 +163,11 @@ Tensor random_half_bits(Rng& rng, DType t, int64_t n) {
   return x;
 }
 
+namespace {
+bool g_exhaustive_grids = false;
+}  // namespace
+
+void set_exhaustive_grids(bool on) { g_exhaustive_grids = on; }
+bool exhaustive_grids() { return g_exhaustive_grids; }
+
 }  // namespace konform

@@ -6,11 +6,15 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <set>
 
 #include "impl/common/bf16.hpp"
 #include "impl/common/f16.hpp"
 #include "konform/compare.hpp"
 #include "konform/dtype.hpp"
+#include "konform/op.hpp"
+#include "konform/rng.hpp"
+#include "konform/values.hpp"
 #include "konform/reference/bf16.hpp"
 #include "konform/reference/f16.hpp"
 
@@ -109,3 +113,23 @@ TEST(HalfDType, JudgedInUnitsOfTheOutputDtype) {
 
 }  // namespace
 }  // namespace konform
+
+// --exhaustive makes case 0 of the binary half ops the denser grid: every
+// pattern of a against 512 values of b, 256 exponents with both signs, where
+// the default grid has 32.
+TEST(HalfGrid, ExhaustiveIsTheDenserGrid) {
+  const konform::OpSpec* op = konform::find_op("Add_f16");
+  ASSERT_NE(op, nullptr);
+  for (const bool exhaustive : {false, true}) {
+    konform::set_exhaustive_grids(exhaustive);
+    konform::Rng rng(1);
+    const konform::Case c = op->make_case(rng, 0);
+    const int64_t columns = exhaustive ? 512 : 32;
+    EXPECT_EQ(c.in("a").elements(), konform::kHalfPatterns);
+    EXPECT_EQ(c.in("b").elements(), columns);
+    std::set<uint32_t> exponents;
+    for (int64_t k = 0; k < columns; ++k) exponents.insert((c.in("b").bits(k) >> 10) & 31);
+    EXPECT_EQ(exponents.size(), exhaustive ? 32u : 17u);  // every f16 exponent (with -Inf's) under --exhaustive
+  }
+  konform::set_exhaustive_grids(false);
+}

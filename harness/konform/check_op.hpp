@@ -28,6 +28,7 @@ struct CheckOptions {
   bool verbose = false;             // each case named on standard error
   std::string repro_dir;            // a reproducer per finding written here, "" for none
   std::string profile = "default";  // "strict": the strict profile's checks fail the op too
+  bool exhaustive = false;          // --exhaustive: the binary half ops' denser case-0 grid
 };
 
 // An empty result of `op` on `b`: what it is of, no verdict reached yet.

@@ -33,6 +33,7 @@ struct RunInfo {
   uint64_t seed = 0;
   int64_t cases = 0;
   bool flush_subnormals = false;    // the subnormal policy: strict, or flush (--flush-subnormals)
+  bool exhaustive = false;          // --exhaustive: the denser case-0 grids
   std::string profile = "default";  // the profile whose checks decide the verdicts (--profile)
   std::vector<std::string> backends;
   std::vector<nlohmann::json> backend_details;  // name, kind, library, target

@@ -44,4 +44,10 @@ Tensor every_half(DType t);
 // values at the frequency it has among the patterns.
 Tensor random_half_bits(Rng& rng, DType t, int64_t n);
 
+// `konform check --exhaustive`: the binary half ops' case 0 is a denser grid
+// (every pattern of a against 512 values of b, not 32). A process-wide
+// setting, read by the case makers; the check's children inherit it.
+void set_exhaustive_grids(bool on);
+bool exhaustive_grids();
+
 }  // namespace konform

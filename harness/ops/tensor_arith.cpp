@@ -140,9 +140,11 @@ Tensor operand(Rng& rng, DType t, const Shape& shape, const std::vector<float>& 
 // Case 0 of the f16 and bf16 twins: every bit pattern of the dtype as a
 // column [65536, 1] against a row [1, 32] of b: both signs of 16 exponents
 // spread over the dtype's range (subnormals and the largest included), each
-// with a random significand, and a zero and an infinity among them.
+// with a random significand, and a zero and an infinity among them. Under
+// --exhaustive a row [1, 512]: both signs of 256 exponents (f16's 31 each
+// about 8 times, bf16's 255 each once), 2^25 results.
 Case make_grid(Rng& rng, DType t) {
-  const int64_t columns = 32;
+  const int64_t columns = exhaustive_grids() ? 512 : 32;
   const int exponent_bits = t == DType::f16 ? 5 : 8, mantissa_bits = t == DType::f16 ? 10 : 7;
   const int top = (1 << exponent_bits) - 2;  // the largest finite biased exponent
   std::vector<uint16_t> row;
@@ -165,7 +167,8 @@ Case make_grid(Rng& rng, DType t) {
   c.args.push_back({"b", Access::in, std::move(b)});
   c.args.push_back({"y", Access::out, Tensor::zeros(t, {kHalfPatterns, columns}), Match::tolerance, ""});
   c.args.push_back(status_arg());
-  c.label = "every " + std::string(dtype_name(t)) + " a x 32 b (both signs of 16 exponents, +0, -Inf)";
+  c.label = "every " + std::string(dtype_name(t)) + " a x " + std::to_string(columns) + " b (both signs of " +
+            std::to_string(columns / 2) + " exponents, +0, -Inf)";
   return c;
 }
 
@@ -269,8 +272,10 @@ OpSpec declare(const char* name, const char* symbol, Arith op, const char* formu
   spec.status = "status";
   spec.edge_cases = static_cast<int64_t>(edge_pairs().size()) + (half ? 1 : 0);
   if (half)
-    spec.domain = "case 0: every " + dtype + " value against 32 of b (both signs of 16 exponents across the range); " +
-                  "then the f32 op's values rounded to " + dtype + ", and random bit patterns; " + spec.domain;
+    spec.domain = "case 0: every " + dtype +
+                  " value against 32 of b (both signs of 16 exponents across the range; 512 of " +
+                  "b, 256 exponents, under --exhaustive); " + "then the f32 op's values rounded to " + dtype +
+                  ", and random bit patterns; " + spec.domain;
   spec.make_case = [op, t](Rng& rng, int64_t i) { return make(rng, i, op, t); };
   // Add's signature, which Sub, Mul and Div share; b is NULL in the cases that pass null_b
   const std::array<const char*, 9> names = {"a",      "a.#[a.rank]", "a.rank",      "b?!null_b", "b.#[b.rank]",
