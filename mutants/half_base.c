@@ -1,7 +1,8 @@
 /* half_base.c: the f16 and bf16 activations of tinyllm/activations.h, the
  * casts, Clamp, NanToNum and the broadcast Add, Sub, Mul, Div of
- * tinyllm/tensor.h, RmsNorm and LayerNorm of tinyllm/norm.h, Softmax, and
- * Rope, TokenEmbed and PosEmbed of tinyllm/pos.h in plain C11, and their mutants
+ * tinyllm/tensor.h, RmsNorm and LayerNorm of tinyllm/norm.h, Softmax,
+ * Rope, TokenEmbed and PosEmbed of tinyllm/pos.h and FlashAttention of
+ * tinyllm/attention.h in plain C11, and their mutants
  * (manifest ids half_mNN).
  *
  * Compiled as is (KONFORM_MUTANT undefined or 0) this is a correct plugin
@@ -20,6 +21,7 @@
 #include <string.h>
 
 #include "tinyllm/activations.h"
+#include "tinyllm/attention.h"
 #include "tinyllm/norm.h"
 #include "tinyllm/pos.h"
 #include "tinyllm/tensor.h"
@@ -27,8 +29,8 @@
 #ifndef KONFORM_MUTANT
 #define KONFORM_MUTANT 0
 #endif
-#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 18
-#error "KONFORM_MUTANT must be 0 (the correct base) or 1..18 (mutant half_m01..half_m18)"
+#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 21
+#error "KONFORM_MUTANT must be 0 (the correct base) or 1..21 (mutant half_m01..half_m21)"
 #endif
 #define MUTANT(n) (KONFORM_MUTANT == (n))
 
@@ -747,4 +749,109 @@ tl_status tl_rope_apply_f16(const uint16_t* x, uint16_t* y, const int32_t* pos, 
 tl_status tl_rope_apply_bf16(const uint16_t* x, uint16_t* y, const int32_t* pos, int64_t T, int64_t H, int64_t D,
                              int64_t rot_dim, const float* cache, int64_t max_seq, int layout) {
   return rope_any(x, y, pos, T, H, D, rot_dim, cache, max_seq, layout, 2);
+}
+
+/* ---- FlashAttention of tinyllm/attention.h: q, k, v, y f32, f16 or bf16 ------ */
+
+/* The header's refusals, in its order. */
+static tl_status attention_checks(int64_t B, int64_t H, int64_t KV, int64_t Sq, int64_t Sk, int64_t D, int kind) {
+  if (B < 0 || H < 0 || KV < 0 || Sq < 0 || Sk < 0 || D < 0) return refuse("a negative size");
+  if (H < 1 || KV < 1) return refuse("num_heads and kv_heads must be at least 1");
+  if (kind < TL_ATTN_MASK_NONE || kind > TL_ATTN_MASK_BATCH) return refuse("an unknown mask kind");
+  const int64_t sizes[3][4] = {{B, H, Sq, D}, {B, KV, Sk, D}, {B, H, Sq, Sk}};
+  for (int t = 0; t < (kind == TL_ATTN_MASK_NONE ? 2 : 3); ++t) {
+    int empty = 0;
+    for (int i = 0; i < 4; ++i) empty = empty || sizes[t][i] == 0;
+    int64_t p = 4;
+    for (int i = 0; i < 4 && !empty; ++i)
+      if (__builtin_mul_overflow(p, sizes[t][i], &p)) return refuse("a tensor's byte count does not fit an int64_t");
+  }
+  last_error = "a shape that does not fit";
+  if (H % KV != 0 || D == 0 || (Sk == 0 && Sq > 0)) return TL_ERR_SHAPE;
+  return TL_OK;
+}
+
+/* The mask's element for (b, h, i, j) by its kind. */
+static double mask_at(const float* mask, int kind, int64_t H, int64_t Sq, int64_t Sk, int64_t b, int64_t h, int64_t i,
+                      int64_t j) {
+  switch (kind) {
+    case TL_ATTN_MASK_PADDING: return mask[b * Sk + j];
+    case TL_ATTN_MASK_FULL: return mask[((b * H + h) * Sq + i) * Sk + j];
+    case TL_ATTN_MASK_SEQ: return mask[i * Sk + j];
+    case TL_ATTN_MASK_BATCH: return mask[(b * Sq + i) * Sk + j];
+    default: return 0.0;
+  }
+}
+
+/* Each query row in double: scores, the softmax and the weighted sum of v,
+ * y rounded once more than the oracle's. */
+static tl_status flash_any(const void* q, const void* k, const void* v, const float* mask, void* y, int64_t B,
+                           int64_t H, int64_t KV, int64_t Sq, int64_t Sk, int64_t D, int32_t causal, int kind,
+                           int format) {
+  const tl_status st = attention_checks(B, H, KV, Sq, Sk, D, kind);
+  if (st != TL_OK) return st;
+  double* p = malloc((size_t)(Sk > 0 ? Sk : 1) * sizeof(double));
+  if (p == NULL) return refuse("out of memory for a row of scores");
+  const double scale = sqrt((double)D);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h) {
+      const int64_t g = h / (H / KV);
+      for (int64_t i = 0; i < Sq; ++i) {
+        const int64_t qi = ((b * H + h) * Sq + i) * D;
+        double top = -INFINITY;
+        for (int64_t j = 0; j < Sk; ++j) {
+          const int64_t kj = ((b * KV + g) * Sk + j) * D;
+          double dot = 0;
+#if MUTANT(20) /* f16 scores: the dot product's running sum rounded to f16 after each term */
+          if (format == 1)
+            for (int64_t d = 0; d < D; ++d)
+              dot = from_f16(to_f16((float)(dot + load_any(q, qi + d, format) * load_any(k, kj + d, format))));
+          else
+#endif
+            for (int64_t d = 0; d < D; ++d) dot += load_any(q, qi + d, format) * load_any(k, kj + d, format);
+          double s = dot / scale;
+          if (causal && j > i + Sk - Sq)
+#if MUTANT(19) /* the causal mask -inf, where the spec asks -1e4 */
+            s = format == 1 ? -INFINITY : s - 1e4;
+#else
+            s -= 1e4;
+#endif
+          s += mask_at(mask, kind, H, Sq, Sk, b, h, i, j);
+          p[j] = s;
+          top = s > top ? s : top;
+        }
+        double sum = 0;
+        for (int64_t j = 0; j < Sk; ++j) sum += (p[j] = exp(p[j] - top));
+        for (int64_t d = 0; d < D; ++d) {
+          double acc = 0;
+          for (int64_t j = 0; j < Sk; ++j) {
+            const double term = p[j] * load_any(v, ((b * KV + g) * Sk + j) * D + d, format);
+#if MUTANT(21) /* f16 weighted sum of v: the running sum rounded to f16 after each key */
+            acc = format == 1 ? from_f16(to_f16((float)(acc + term / sum))) : acc + term / sum;
+#else
+            acc += term / sum;
+#endif
+          }
+          store_any(y, qi + d, acc, format);
+        }
+      }
+    }
+  free(p);
+  return TL_OK;
+}
+
+tl_status tl_flash_attention_f32(const float* q, const float* k, const float* v, const float* mask, float* y,
+                                 int64_t batch, int64_t num_heads, int64_t kv_heads, int64_t sq, int64_t sk,
+                                 int64_t head_dim, int32_t causal, tl_attn_mask mask_kind) {
+  return flash_any(q, k, v, mask, y, batch, num_heads, kv_heads, sq, sk, head_dim, causal, mask_kind, 0);
+}
+tl_status tl_flash_attention_f16(const uint16_t* q, const uint16_t* k, const uint16_t* v, const float* mask,
+                                 uint16_t* y, int64_t batch, int64_t num_heads, int64_t kv_heads, int64_t sq,
+                                 int64_t sk, int64_t head_dim, int32_t causal, tl_attn_mask mask_kind) {
+  return flash_any(q, k, v, mask, y, batch, num_heads, kv_heads, sq, sk, head_dim, causal, mask_kind, 1);
+}
+tl_status tl_flash_attention_bf16(const uint16_t* q, const uint16_t* k, const uint16_t* v, const float* mask,
+                                  uint16_t* y, int64_t batch, int64_t num_heads, int64_t kv_heads, int64_t sq,
+                                  int64_t sk, int64_t head_dim, int32_t causal, tl_attn_mask mask_kind) {
+  return flash_any(q, k, v, mask, y, batch, num_heads, kv_heads, sq, sk, head_dim, causal, mask_kind, 2);
 }

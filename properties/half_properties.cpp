@@ -1,6 +1,7 @@
 // The properties of the f16 and bf16 ops (the activations and Softmax of
 // tinyllm/activations.h, Clamp and NanToNum of tinyllm/tensor.h, RmsNorm and
-// LayerNorm of tinyllm/norm.h, Rope of tinyllm/pos.h): what the half dtypes add to the f32 ops' own
+// LayerNorm of tinyllm/norm.h, Rope of tinyllm/pos.h, FlashAttention of
+// tinyllm/attention.h): what the half dtypes add to the f32 ops' own
 // properties. Each can fail: the mutants
 // of mutants/half_base.c break them (mutants/manifest.tsv).
 #include <algorithm>
@@ -143,7 +144,7 @@ void is_the_f32_result_rounded(const Backend& b, const std::string& name) {
   }
 }
 
-// ------------------------------------- the ops over rows and lines (norms, Softmax, Rope)
+// -------------------- the ops over rows and lines (norms, Softmax, Rope, FlashAttention)
 
 // A case of the op from its own generator, past its edge cases: the sweep's
 // shapes and values, drawn by RapidCheck's seed. Of at most 2^14 input
@@ -251,7 +252,7 @@ std::vector<Property> half_properties() {
                      [name](const Backend& b) { within_one_rounding_of_f32(b, name); }});
       out.push_back({"half_batch_invariant", name, "property", [name](const Backend& b) { batch_invariant(b, name); }});
     }
-    for (const char* base : {"RmsNorm", "LayerNorm", "Softmax", "Rope"}) {
+    for (const char* base : {"RmsNorm", "LayerNorm", "Softmax", "Rope", "FlashAttention"}) {
       const std::string name = std::string(base) + dtype;
       out.push_back({"half_within_one_rounding_of_f32", name, "property",
                      [name](const Backend& b) { rows_within_one_rounding_of_f32(b, name); }});

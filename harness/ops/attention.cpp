@@ -11,6 +11,7 @@
 #include "konform/op.hpp"
 #include "konform/reference/attention.hpp"
 #include "konform/values.hpp"
+#include "half_support.hpp"
 #include "norm_support.hpp"
 #include "tinyllm/attention.h"
 
@@ -384,8 +385,19 @@ const float* mask_ptr(const Case& c) {
   return nullptr;
 }
 
+// q, k or v as floats: the tensor's own for f32, widened exactly into
+// `scratch` for f16 and bf16.
+const float* floats_of(const Tensor& t, std::vector<float>& scratch) {
+  if (t.dtype == DType::f32) return t.f32();
+  scratch.resize(static_cast<size_t>(t.elements()));
+  for (int64_t k = 0; k < t.elements(); ++k) scratch[static_cast<size_t>(k)] = static_cast<float>(t.at(k));
+  return scratch.data();
+}
+
 Oracle sdpa_oracle(const Case& c) {
   if (tl_status st = call_status(c)) return {{"status", status_expected(st)}};
+  std::vector<float> qs, ks, vs;
+  const float *q = floats_of(c.in("q"), qs), *k = floats_of(c.in("k"), ks), *v = floats_of(c.in("v"), vs);
   const ref::Dims n = dims_of(c);
   const int kind = c.params.count("mask") ? c.iparam32("mask") : 0;
   const bool causal = c.params.count("causal") && c.param("causal") != 0;
@@ -397,8 +409,7 @@ Oracle sdpa_oracle(const Case& c) {
   for (int64_t b = 0; b < n.batch; ++b)
     for (int64_t h = 0; h < n.heads; ++h)
       for (int64_t i = 0; i < n.sq; ++i) {
-        const ref::Row r =
-            ref::row_of(c.in("q").f32(), c.in("k").f32(), c.in("v").f32(), mask_ptr(c), n, kind, causal, b, h, i);
+        const ref::Row r = ref::row_of(q, k, v, mask_ptr(c), n, kind, causal, b, h, i);
         const int64_t j0 = windowed ? i / w * w : 0, j1 = windowed ? j0 + w : n.sk;
         const size_t at = static_cast<size_t>(((b * n.heads + h) * n.sq + i) * n.d);
         row_oracle(r, n, j0, j1, y.value.data() + at, y.scale.data() + at);
@@ -414,6 +425,31 @@ void invoke_sdpa(const KernelFn& fn, const Case& c, const Pointers& p) {
       fn.arg(p.f32("q")), fn.arg(p.f32("k")), fn.arg(p.f32("v")), kind == 0 ? nullptr : fn.arg(p.f32("mask")),
       fn.arg(p.f32("y")), c.iparam("B"), c.iparam("H"), c.iparam("KV"), c.iparam("Sq"), c.iparam("Sk"), c.iparam("D"),
       c.iparam32("causal"), static_cast<tl_attn_mask>(kind));
+}
+
+// FlashAttention of f16 or bf16 q, k, v and y; the mask stays f32.
+void invoke_flash_half(const KernelFn& fn, const Case& c, const Pointers& p) {
+  const int64_t kind = c.iparam("mask");
+  const auto half = [&](const char* name) { return static_cast<uint16_t*>(p.get(name)); };
+  *p.i32("status") = fn.call<decltype(tl_flash_attention_f16)>(  // bf16 alike
+      fn.arg(static_cast<const uint16_t*>(half("q"))), fn.arg(static_cast<const uint16_t*>(half("k"))),
+      fn.arg(static_cast<const uint16_t*>(half("v"))), kind == 0 ? nullptr : fn.arg(p.f32("mask")), fn.arg(half("y")),
+      c.iparam("B"), c.iparam("H"), c.iparam("KV"), c.iparam("Sq"), c.iparam("Sk"), c.iparam("D"), c.iparam32("causal"),
+      static_cast<tl_attn_mask>(kind));
+}
+
+// A case of FlashAttention's f16 or bf16 twin: the f32 op's case with q, k
+// and v rounded to the dtype (a half KV cache's keys and values: the f32
+// values are well inside f16's range) and y of the dtype; the mask f32.
+Case make_flash_half(DType t, Rng& rng, int64_t index, int64_t edges) {
+  Case c = make_sdpa(rng, index, edges);
+  for (Arg& a : c.args) {
+    if (a.name == "y") a.value = Tensor::zeros(t, a.value.shape);
+    if (a.name != "q" && a.name != "k" && a.name != "v") continue;
+    const std::vector<float> values(a.value.f32(), a.value.f32() + a.value.elements());
+    a.value = Tensor::of_half(t, a.value.shape, values);
+  }
+  return c;
 }
 
 const char* kSdpaDomain =
@@ -598,6 +634,22 @@ std::vector<OpSpec> attention() {
                   "left to right across the tiles measured <= 22 u on the sweep (its long contexts included, "
                   "Sk <= 16384), under the pairwise summation contract at long contexts as Sdpa"}});
 
+  std::vector<OpSpec> flash_half;
+  for (const DType t : {DType::f16, DType::bf16}) {
+    const std::string dtype(dtype_name(t));
+    OpSpec h = flash;
+    h.name = "FlashAttention_" + dtype;
+    h.dtype = t;
+    h.symbol = "tl_flash_attention_" + dtype;
+    h.args[3].dtype = "f32";  // the mask
+    h.tolerances = {half_rule(t, flash.tolerances.front())};
+    h.summary += "; q, k, v and y " + dtype + ", the mask f32, scores, softmax and sums in f32";
+    h.domain = "FlashAttention's cases with q, k and v rounded to " + dtype + "; " + h.domain;
+    h.make_case = [t, edges = h.edge_cases](Rng& rng, int64_t i) { return make_flash_half(t, rng, i, edges); };
+    h.invoke = invoke_flash_half;
+    flash_half.push_back(std::move(h));
+  }
+
   OpSpec cross;
   cross.name = "SdpaCross";
   cross.args = {{"q", Access::in, "T", "B, H, Sq, D"},
@@ -661,7 +713,7 @@ std::vector<OpSpec> attention() {
   window.oracle = sdpa_oracle;
   window.sum_length = attention_sum_length;
 
-  return {sdpa, flash, cross, window, qk_norm_spec()};
+  return {sdpa, flash, cross, window, qk_norm_spec(), flash_half[0], flash_half[1]};
 }
 
 }  // namespace konform::ops

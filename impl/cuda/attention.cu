@@ -14,6 +14,7 @@
 #include "impl/cuda/reduce.cuh"
 #include "tinyllm/cuda/attention.h"
 #include "tinyllm/cuda/elementwise.h"
+#include "tinyllm/cuda/tensor.h"
 
 namespace kc = konform::cuda;
 namespace ka = konform::impl::attention_args;
@@ -172,10 +173,11 @@ tl_status run_attention(const char* where, const float* q, const float* k, const
   return TL_OK;
 }
 
-// The host functions: q, k, v (and the mask of `kind`) in, y out.
-template <class Dev, class... Params>
-tl_status attention_host(const char* fn, Dev dev, const ka::Dims& n, int kind, const float* q, const float* k,
-                         const float* v, const float* mask, float* y, Params... params) {
+// The host functions: q, k, v (and the mask of `kind`) in, y out; their
+// elements f32, or the 16-bit words of f16 and bf16.
+template <class Elem, class Dev, class... Params>
+tl_status attention_host(const char* fn, Dev dev, const ka::Dims& n, int kind, const Elem* q, const Elem* k,
+                         const Elem* v, const float* mask, Elem* y, Params... params) {
   if (n.batch == 0 || n.sq == 0) return TL_OK;
   const int64_t q_count = n.batch * n.heads * n.sq * n.d, kv_count = n.batch * n.kv_heads * n.sk * n.d;
   return on_device(fn, dev, in(q, q_count), in(k, kv_count), in(v, kv_count),
@@ -228,6 +230,43 @@ TL_CUDA_EXPORT tl_status tl_flash_attention_f32(const float* q, const float* k, 
   return kc::attention_host("tl_flash_attention_f32", tl_flash_attention_f32_dev, n, mask_kind, q, k, v, mask, y, batch,
                             num_heads, kv_heads, sq, sk, head_dim, causal, mask_kind);
 }
+
+// f16 and bf16: q, k, v widened on the device by the casts' kernels into
+// scratch, the f32 kernel, y rounded back (waits for `stream`: the scratch).
+#define TL_CUDA_FLASH_HALF(Dtype)                                                                                     \
+  TL_CUDA_EXPORT tl_status tl_flash_attention_##Dtype##_dev(                                                          \
+      const uint16_t* q, const uint16_t* k, const uint16_t* v, const float* mask, uint16_t* y, int64_t batch,         \
+      int64_t num_heads, int64_t kv_heads, int64_t sq, int64_t sk, int64_t head_dim, int32_t causal,                  \
+      tl_attn_mask mask_kind, tl_cuda_stream stream) {                                                                \
+    const char* where = "tl_flash_attention_" #Dtype;                                                                 \
+    const ka::Dims n{batch, num_heads, kv_heads, sq, sk, head_dim};                                                   \
+    if (tl_status s = ka::check_sdpa(where, n, mask_kind)) return s;                                                  \
+    if (n.batch == 0 || n.sq == 0) return TL_OK;                                                                      \
+    const int64_t q_count = n.batch * n.heads * n.sq * n.d, kv_count = n.batch * n.kv_heads * n.sk * n.d;             \
+    const auto nq = static_cast<size_t>(q_count), nkv = static_cast<size_t>(kv_count);                                \
+    kc::DeviceBuffer<float> qf(nq, where, stream), kf(nkv, where, stream), vf(nkv, where, stream),                    \
+        yf(nq, where, stream);                                                                                        \
+    tl_cast_##Dtype##_to_f32_dev(q, qf.get(), q_count, stream);                                                       \
+    tl_cast_##Dtype##_to_f32_dev(k, kf.get(), kv_count, stream);                                                      \
+    tl_cast_##Dtype##_to_f32_dev(v, vf.get(), kv_count, stream);                                                      \
+    if (tl_status s = kc::run_attention(where, qf.get(), kf.get(), vf.get(), mask, yf.get(), n, causal, mask_kind, 0, \
+                                        true, stream))                                                                \
+      return s;                                                                                                       \
+    tl_cast_f32_to_##Dtype##_dev(yf.get(), y, q_count, stream);                                                       \
+    return TL_OK;                                                                                                     \
+  }                                                                                                                   \
+  TL_CUDA_EXPORT tl_status tl_flash_attention_##Dtype(const uint16_t* q, const uint16_t* k, const uint16_t* v,        \
+                                                      const float* mask, uint16_t* y, int64_t batch,                  \
+                                                      int64_t num_heads, int64_t kv_heads, int64_t sq, int64_t sk,    \
+                                                      int64_t head_dim, int32_t causal, tl_attn_mask mask_kind) {     \
+    const ka::Dims n{batch, num_heads, kv_heads, sq, sk, head_dim};                                                   \
+    if (tl_status s = ka::check_sdpa("tl_flash_attention_" #Dtype, n, mask_kind)) return s;                           \
+    return kc::attention_host("tl_flash_attention_" #Dtype, tl_flash_attention_##Dtype##_dev, n, mask_kind, q, k, v,  \
+                              mask, y, batch, num_heads, kv_heads, sq, sk, head_dim, causal, mask_kind);              \
+  }
+TL_CUDA_FLASH_HALF(f16)
+TL_CUDA_FLASH_HALF(bf16)
+#undef TL_CUDA_FLASH_HALF
 
 TL_CUDA_EXPORT tl_status tl_sdpa_cross_f32_dev(const float* q, const float* k, const float* v, float* y, int64_t batch,
                                                int64_t num_heads, int64_t sq, int64_t se, int64_t head_dim,

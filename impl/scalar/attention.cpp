@@ -1,7 +1,11 @@
 #include "scalar/kernels.hpp"
 
 #include "impl/common/attention_args.hpp"
+#include <vector>
+
 #include "konform/reference/attention.hpp"
+#include "konform/reference/bf16.hpp"
+#include "konform/reference/f16.hpp"
 
 namespace konform::scalar {
 namespace ref = konform::reference::attn;
@@ -32,6 +36,42 @@ tl_status flash_attention_f32(const float* q, const float* k, const float* v, co
   if (tl_status s = args::check_sdpa("tl_flash_attention_f32", n, mask_kind)) return s;
   ref::flash_attention<float>(q, k, v, mask, y, dims(n), causal != 0, mask_kind, kFlashTile);
   return TL_OK;
+}
+
+// f16 and bf16: q, k, v widened exactly, the float kernel, y rounded once.
+namespace {
+tl_status flash_half(bool bf16, const uint16_t* q, const uint16_t* k, const uint16_t* v, const float* mask, uint16_t* y,
+                     const args::Dims& n, int32_t causal, tl_attn_mask mask_kind) {
+  const char* fn = bf16 ? "tl_flash_attention_bf16" : "tl_flash_attention_f16";
+  if (tl_status s = args::check_sdpa(fn, n, mask_kind)) return s;
+  const auto widen = [bf16](const uint16_t* h, int64_t count) {
+    std::vector<float> f(static_cast<size_t>(count));
+    for (int64_t i = 0; i < count; ++i)
+      f[static_cast<size_t>(i)] = bf16 ? reference::bf16_to_f32(h[i]) : reference::f16_to_f32(h[i]);
+    return f;
+  };
+  const int64_t q_count = n.batch * n.heads * n.sq * n.d, kv_count = n.batch * n.kv_heads * n.sk * n.d;
+  const std::vector<float> qf = widen(q, q_count), kf = widen(k, kv_count), vf = widen(v, kv_count);
+  std::vector<float> yf(static_cast<size_t>(q_count));
+  ref::flash_attention<float>(qf.data(), kf.data(), vf.data(), mask, yf.data(), dims(n), causal != 0, mask_kind,
+                              kFlashTile);
+  for (int64_t i = 0; i < q_count; ++i)
+    y[i] =
+        bf16 ? reference::f32_to_bf16(yf[static_cast<size_t>(i)]) : reference::f32_to_f16(yf[static_cast<size_t>(i)]);
+  return TL_OK;
+}
+}  // namespace
+
+// generate_exports.py finds these definitions at the start of a line.
+tl_status flash_attention_f16(const uint16_t* q, const uint16_t* k, const uint16_t* v, const float* mask, uint16_t* y,
+                              int64_t batch, int64_t num_heads, int64_t kv_heads, int64_t sq, int64_t sk,
+                              int64_t head_dim, int32_t causal, tl_attn_mask mask_kind) {
+  return flash_half(false, q, k, v, mask, y, {batch, num_heads, kv_heads, sq, sk, head_dim}, causal, mask_kind);
+}
+tl_status flash_attention_bf16(const uint16_t* q, const uint16_t* k, const uint16_t* v, const float* mask, uint16_t* y,
+                               int64_t batch, int64_t num_heads, int64_t kv_heads, int64_t sq, int64_t sk,
+                               int64_t head_dim, int32_t causal, tl_attn_mask mask_kind) {
+  return flash_half(true, q, k, v, mask, y, {batch, num_heads, kv_heads, sq, sk, head_dim}, causal, mask_kind);
 }
 
 tl_status sdpa_cross_f32(const float* q, const float* k, const float* v, float* y, int64_t batch, int64_t num_heads,

@@ -30,9 +30,12 @@ inline void AttnWindow(const float* q, const float* k, const float* v, float* y,
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include <vector>
+
 #include "impl/common/attention_args.hpp"
 #include "tinyllm/attention.h"
 #include "tinyllm/norm.h"
+#include "tinyllm/tensor.h"
 
 namespace konform::simd {
 
@@ -52,6 +55,23 @@ ks::AttnGeometry geometry(const ka::Dims& n, const float* mask, int32_t causal, 
   const ka::MaskLayout m = ka::mask_layout(n, kind);
   return {n.batch, n.heads, n.kv_heads, n.sq, n.sk, n.d, causal != 0, kind == TL_ATTN_MASK_NONE ? nullptr : mask,
           m.b,     m.h,     m.i};
+}
+
+// f16 and bf16: q, k, v widened by the library's own casts (cast_simd.cpp),
+// the f32 kernel, y rounded back.
+tl_status FlashHalf(bool bf16, const uint16_t* q, const uint16_t* k, const uint16_t* v, const float* mask, uint16_t* y,
+                    const ka::Dims& n, int32_t causal, tl_attn_mask mask_kind) {
+  if (tl_status s = ka::check_sdpa(bf16 ? "tl_flash_attention_bf16" : "tl_flash_attention_f16", n, mask_kind)) return s;
+  const int64_t q_count = n.batch * n.heads * n.sq * n.d, kv_count = n.batch * n.kv_heads * n.sk * n.d;
+  const auto widen = bf16 ? tl_cast_bf16_to_f32 : tl_cast_f16_to_f32;
+  std::vector<float> qf(static_cast<size_t>(q_count)), kf(static_cast<size_t>(kv_count)),
+      vf(static_cast<size_t>(kv_count)), yf(static_cast<size_t>(q_count));
+  widen(q, qf.data(), q_count);
+  widen(k, kf.data(), kv_count);
+  widen(v, vf.data(), kv_count);
+  HWY_DYNAMIC_DISPATCH(ks::AttnFlash)(qf.data(), kf.data(), vf.data(), yf.data(), geometry(n, mask, causal, mask_kind));
+  (bf16 ? tl_cast_f32_to_bf16 : tl_cast_f32_to_f16)(yf.data(), y, q_count);
+  return TL_OK;
 }
 
 }  // namespace
@@ -74,6 +94,18 @@ tl_status tl_flash_attention_f32(const float* q, const float* k, const float* v,
   if (tl_status s = ka::check_sdpa("tl_flash_attention_f32", n, mask_kind)) return s;
   HWY_DYNAMIC_DISPATCH(ks::AttnFlash)(q, k, v, y, geometry(n, mask, causal, mask_kind));
   return TL_OK;
+}
+
+tl_status tl_flash_attention_f16(const uint16_t* q, const uint16_t* k, const uint16_t* v, const float* mask,
+                                 uint16_t* y, int64_t batch, int64_t num_heads, int64_t kv_heads, int64_t sq,
+                                 int64_t sk, int64_t head_dim, int32_t causal, tl_attn_mask mask_kind) {
+  return FlashHalf(false, q, k, v, mask, y, {batch, num_heads, kv_heads, sq, sk, head_dim}, causal, mask_kind);
+}
+
+tl_status tl_flash_attention_bf16(const uint16_t* q, const uint16_t* k, const uint16_t* v, const float* mask,
+                                  uint16_t* y, int64_t batch, int64_t num_heads, int64_t kv_heads, int64_t sq,
+                                  int64_t sk, int64_t head_dim, int32_t causal, tl_attn_mask mask_kind) {
+  return FlashHalf(true, q, k, v, mask, y, {batch, num_heads, kv_heads, sq, sk, head_dim}, causal, mask_kind);
 }
 
 tl_status tl_sdpa_cross_f32(const float* q, const float* k, const float* v, float* y, int64_t batch, int64_t num_heads,

@@ -69,6 +69,21 @@ tl_status tl_flash_attention_f32(const float* q, const float* k, const float* v,
                                  int64_t batch, int64_t num_heads, int64_t kv_heads, int64_t sq, int64_t sk,
                                  int64_t head_dim, int32_t causal, tl_attn_mask mask_kind);
 
+/* FlashAttention of f16 or bf16 q, k, v (a half KV cache's keys and values)
+ * and y (uint16_t bit patterns), the mask f32: the inputs widened exactly,
+ * the scores, softmax and weighted sums in f32 as tl_flash_attention_f32
+ * computes them, y rounded once to the dtype. The causal mask stays -1e4,
+ * which f16 holds exactly (not -inf: a row whose unmasked scores are all
+ * padded keeps its causally masked keys in play, as the spec's -1e4 says).
+ * Accumulating the scores or the weighted sum of v in half is outside this
+ * contract (f16's sums lose 2^-11 a term and end at 65504). */
+tl_status tl_flash_attention_f16(const uint16_t* q, const uint16_t* k, const uint16_t* v, const float* mask,
+                                 uint16_t* y, int64_t batch, int64_t num_heads, int64_t kv_heads, int64_t sq,
+                                 int64_t sk, int64_t head_dim, int32_t causal, tl_attn_mask mask_kind);
+tl_status tl_flash_attention_bf16(const uint16_t* q, const uint16_t* k, const uint16_t* v, const float* mask,
+                                  uint16_t* y, int64_t batch, int64_t num_heads, int64_t kv_heads, int64_t sq,
+                                  int64_t sk, int64_t head_dim, int32_t causal, tl_attn_mask mask_kind);
+
 /* SdpaCross: decoder queries over encoder keys and values, no mask, no causal;
  *   q: [B, num_heads, Sq, head_dim], k, v: [B, num_heads, Se, head_dim]. */
 tl_status tl_sdpa_cross_f32(const float* q, const float* k, const float* v, float* y, int64_t batch, int64_t num_heads,

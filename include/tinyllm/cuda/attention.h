@@ -23,6 +23,14 @@ tl_status tl_sdpa_f32_dev(const float* q, const float* k, const float* v, const 
 tl_status tl_flash_attention_f32_dev(const float* q, const float* k, const float* v, const float* mask, float* y,
                                      int64_t batch, int64_t num_heads, int64_t kv_heads, int64_t sq, int64_t sk,
                                      int64_t head_dim, int32_t causal, tl_attn_mask mask_kind, tl_cuda_stream stream);
+tl_status tl_flash_attention_f16_dev(const uint16_t* q, const uint16_t* k, const uint16_t* v, const float* mask,
+                                     uint16_t* y, int64_t batch, int64_t num_heads, int64_t kv_heads, int64_t sq,
+                                     int64_t sk, int64_t head_dim, int32_t causal, tl_attn_mask mask_kind,
+                                     tl_cuda_stream stream);
+tl_status tl_flash_attention_bf16_dev(const uint16_t* q, const uint16_t* k, const uint16_t* v, const float* mask,
+                                      uint16_t* y, int64_t batch, int64_t num_heads, int64_t kv_heads, int64_t sq,
+                                      int64_t sk, int64_t head_dim, int32_t causal, tl_attn_mask mask_kind,
+                                      tl_cuda_stream stream);
 tl_status tl_sdpa_cross_f32_dev(const float* q, const float* k, const float* v, float* y, int64_t batch,
                                 int64_t num_heads, int64_t sq, int64_t se, int64_t head_dim, tl_cuda_stream stream);
 tl_status tl_sdpa_window_f32_dev(const float* q, const float* k, const float* v, float* y, int64_t batch,
