@@ -17,6 +17,7 @@
 #include "hwy/highway.h"
 #include "impl/common/q8x.hpp"
 #include "impl/simd/parallel.h"
+#include "impl/simd/qmatmul_q8x_vnni.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace konform::simd::HWY_NAMESPACE {
@@ -85,6 +86,10 @@ HWY_INLINE void DotQ4_KPair(const uint8_t* q, const int8_t* x, int32_t* lo_sum, 
 // Columns [n0, n1) of y for every row; xq holds each row's K / QK x blocks.
 void Q8xColumns(int format, const void* xq, const uint8_t* w, float* y, int64_t M, int64_t N, int64_t K, int64_t n0,
                 int64_t n1) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  // The same sums by VNNI where the CPU has it (qmatmul_q8x_vnni.cpp): the same bits.
+  if (HasAvx512Vnni()) return Q8xColumnsVnni(format, xq, w, y, M, N, K, n0, n1);
+#endif
   if (format == 2) {
     const auto* xb = static_cast<const q8x::XBlockQ8K*>(xq);
     const int64_t nb = K / 256, rb = nb * 144;
