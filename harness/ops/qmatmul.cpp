@@ -38,38 +38,52 @@ std::vector<Shape> edge_shapes(Format f) {
 
 constexpr int64_t kOracleWork = int64_t{1} << 24;  // as Matmul: past it, projection
 
-Case make(Rng& rng, int64_t index, Format f) {
-  const auto edges = edge_shapes(f);
+// Case `index`'s shape: an edge shape, or a random one.
+Shape pick_shape(Rng& rng, int64_t index, Format f, const std::vector<Shape>& edges) {
+  if (index < static_cast<int64_t>(edges.size())) return edges[static_cast<size_t>(index)];
   Shape s;
-  if (index < static_cast<int64_t>(edges.size())) {
-    s = edges[static_cast<size_t>(index)];
-  } else {
-    s.M = rng.chance(0.7) ? rng.range(1, 12) : rng.range(13, 40);
-    s.N = rng.range(1, 96);
-    s.blocks = f == Format::q4_k ? rng.range(0, 3) : rng.range(0, 24);
-  }
-  const int64_t K = s.blocks * info(f).values;
-  const bool big = s.M * s.N * K > kOracleWork;
-  const ValueClass xc = big ? ValueClass::normal : pick_class(rng);
-  const auto w = random_blocks(rng, f, s.N * s.blocks);
+  s.M = rng.chance(0.7) ? rng.range(1, 12) : rng.range(13, 40);
+  s.N = rng.range(1, 96);
+  s.blocks = f == Format::q4_k ? rng.range(0, 3) : rng.range(0, 24);
+  return s;
+}
+
+// The case of shape s with x and W's blocks w, its label naming x's values.
+Case shaped_case(const Shape& s, int64_t K, std::vector<float> x, const std::vector<uint8_t>& w,
+                 const std::string& x_label) {
   Case c;
-  c.params = {{"M", double(s.M)}, {"N", double(s.N)}, {"K", double(K)}, {"big", big ? 1.0 : 0.0}};
-  c.args.push_back(
-      {"x", Access::in, Tensor::of_f32({s.M, K}, big ? fast_operand(rng, s.M * K) : operand(rng, xc, s.M * K))});
+  c.params = {{"M", double(s.M)}, {"N", double(s.N)}, {"K", double(K)}};
+  c.args.push_back({"x", Access::in, Tensor::of_f32({s.M, K}, std::move(x))});
   c.args.push_back({"w", Access::in, Tensor::of_u8({static_cast<int64_t>(w.size())}, w)});
   c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {s.M, s.N})});
   c.args.push_back(status_arg());
   c.label = "x [" + std::to_string(s.M) + ", " + std::to_string(K) + "] w " + std::to_string(s.N) + " rows of " +
-            std::to_string(s.blocks) +
-            " blocks, x=" + (big ? std::string("uniform, verified by projection") : std::string(value_class_name(xc)));
-  if (index >= static_cast<int64_t>(edges.size()) && rng.chance(0.1)) {
-    if (rng.chance(0.4)) {
-      c.params["K"] = static_cast<double>(K + rng.range(1, info(f).values - 1));
-      c.label += " bad: K = " + std::to_string(c.iparam("K"));
-    } else {
-      c.label += " " + make_size_invalid(rng, c, {"M", "N", "K"});
-    }
+            std::to_string(s.blocks) + " blocks, x=" + x_label;
+  return c;
+}
+
+// One random case in ten made bad: K not a whole number of blocks, or a bad size.
+void maybe_bad(Rng& rng, Case& c, Format f) {
+  if (!rng.chance(0.1)) return;
+  if (rng.chance(0.4)) {
+    c.params["K"] = static_cast<double>(c.iparam("K") + rng.range(1, info(f).values - 1));
+    c.label += " bad: K = " + std::to_string(c.iparam("K"));
+  } else {
+    c.label += " " + make_size_invalid(rng, c, {"M", "N", "K"});
   }
+}
+
+Case make(Rng& rng, int64_t index, Format f) {
+  const auto edges = edge_shapes(f);
+  const Shape s = pick_shape(rng, index, f, edges);
+  const int64_t K = s.blocks * info(f).values;
+  const bool big = s.M * s.N * K > kOracleWork;
+  const ValueClass xc = big ? ValueClass::normal : pick_class(rng);
+  const auto w = random_blocks(rng, f, s.N * s.blocks);
+  Case c = shaped_case(s, K, big ? fast_operand(rng, s.M * K) : operand(rng, xc, s.M * K), w,
+                       big ? std::string("uniform, verified by projection") : std::string(value_class_name(xc)));
+  c.params["big"] = big ? 1.0 : 0.0;
+  if (index >= static_cast<int64_t>(edges.size())) maybe_bad(rng, c, f);
   return c;
 }
 
@@ -138,19 +152,19 @@ const char* limit_derivation(Format f) {
   }
 }
 
-OpSpec qmatmul_op(Format f) {
+// What both kinds of quantized matmul declare alike: the arguments, the
+// spec, M, N and K, the status and the C call (every format's signature is
+// tl_qmatmul_q8_0_f32's).
+OpSpec shared_op(Format f, const std::string& name, const std::string& symbol) {
   const FormatInfo& fi = info(f);
   OpSpec op;
-  op.name = std::string("QMatmul_") + fi.name;
-  op.tolerances = {{DType::f32, "257+1n; strict 258", "-", limit_derivation(f)}};
+  op.name = name;
   op.args = {{"x", Access::in, "T", "M, K"},
              {"w", Access::in, "u8", blocks_shape(f, "N * K")},
              {"y", Access::out, "T", "M, N"},
              status_output()};
   op.group = "quant";
-  op.symbol = std::string("tl_qmatmul_") + fi.lower + "_f32";
-  op.summary = std::string("y = x @ Dequantize(W)^T, x [M, K] f32, W N rows of ") + fi.name +
-               " blocks, read directly; validates";
+  op.symbol = symbol;
   op.spec =
       "operations.txt 9. Quantize / Dequantize: Quantized matmul is conceptually Dequantize(W) ⊙ x but implemented as "
       "a fused kernel that reads quantized bytes and produces f32/f16 output without materializing the dequantized "
@@ -158,16 +172,25 @@ OpSpec qmatmul_op(Format f) {
   const std::string sizes = ">= 0, each product of two of M, N, K times 4 bytes within int64_t";
   op.params = {{"M", ParamType::i64, sizes},
                {"N", ParamType::i64, sizes},
-               {"K", ParamType::i64, sizes + "; a multiple of " + std::to_string(fi.values) + " (else TL_ERR_SHAPE)"},
-               {"big", ParamType::i64, "1 when M N K > 2^24 (y verified by projection, x uniform), else 0"}};
+               {"K", ParamType::i64, sizes + "; a multiple of " + std::to_string(fi.values) + " (else TL_ERR_SHAPE)"}};
+  op.status = "status";
+  declare_c_call<decltype(tl_qmatmul_q8_0_f32)>(op, {"x", "w", "y", "M", "N", "K"});
+  return op;
+}
+
+OpSpec qmatmul_op(Format f) {
+  const FormatInfo& fi = info(f);
+  OpSpec op = shared_op(f, std::string("QMatmul_") + fi.name, std::string("tl_qmatmul_") + fi.lower + "_f32");
+  op.tolerances = {{DType::f32, "257+1n; strict 258", "-", limit_derivation(f)}};
+  op.summary = std::string("y = x @ Dequantize(W)^T, x [M, K] f32, W N rows of ") + fi.name +
+               " blocks, read directly; validates";
+  op.params.push_back({"big", ParamType::i64, "1 when M N K > 2^24 (y verified by projection, x uniform), else 0"});
   op.domain =
       "|x| <= 1e15, every value class; random blocks with finite f16 scales; the scale is sum |x| |w| (Q4_K: "
       "|x| (|d sc q| + |dmin m|)); the largest shape verified by projection; bad sizes and K not a whole "
       "number of blocks must be refused";
-  op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_shapes(f).size());
   op.make_case = [f](Rng& rng, int64_t i) { return make(rng, i, f); };
-  declare_c_call<decltype(tl_qmatmul_q8_0_f32)>(op, {"x", "w", "y", "M", "N", "K"});  // every format's signature
   op.oracle = [f](const Case& c) { return oracle(c, f); };
   op.sum_length = [](const Case& c) { return largest_param(c, {"K"}); };
   op.verify = [f](const Case& c, const std::map<std::string, Tensor>& out, double limit) {
@@ -206,15 +229,8 @@ tl_status q8x_status(const Case& c, Format f) {
 Case make_q8x(Rng& rng, int64_t index, Format f) {
   auto edges = edge_shapes(f);
   if (f == Format::q4_k) edges.pop_back();  // no product past the oracle's work here
-  Shape s;
+  const Shape s = pick_shape(rng, index, f, edges);
   const bool edge = index < static_cast<int64_t>(edges.size());
-  if (edge) {
-    s = edges[static_cast<size_t>(index)];
-  } else {
-    s.M = rng.chance(0.7) ? rng.range(1, 12) : rng.range(13, 40);
-    s.N = rng.range(1, 96);
-    s.blocks = f == Format::q4_k ? rng.range(0, 3) : rng.range(0, 24);
-  }
   const int64_t K = s.blocks * info(f).values;
   const ValueClass xc = pick_class(rng);
   std::vector<float> x = make_values(rng, xc, s.M * K, kQ8xMaxAbs);
@@ -223,23 +239,8 @@ Case make_q8x(Rng& rng, int64_t index, Format f) {
   const bool large = !edge && !x.empty() && rng.chance(0.05);
   if (large) x[static_cast<size_t>(rng.range(0, static_cast<int64_t>(x.size()) - 1))] = 1.0e7f;
   const auto w = random_blocks(rng, f, s.N * s.blocks);
-  Case c;
-  c.params = {{"M", double(s.M)}, {"N", double(s.N)}, {"K", double(K)}};
-  c.args.push_back({"x", Access::in, Tensor::of_f32({s.M, K}, x)});
-  c.args.push_back({"w", Access::in, Tensor::of_u8({static_cast<int64_t>(w.size())}, w)});
-  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {s.M, s.N})});
-  c.args.push_back(status_arg());
-  c.label = "x [" + std::to_string(s.M) + ", " + std::to_string(K) + "] w " + std::to_string(s.N) + " rows of " +
-            std::to_string(s.blocks) + " blocks, x=" + std::string(value_class_name(xc)) +
-            (large ? ", one x = 1e7" : "");
-  if (!edge && rng.chance(0.1)) {
-    if (rng.chance(0.4)) {
-      c.params["K"] = static_cast<double>(K + rng.range(1, info(f).values - 1));
-      c.label += " bad: K = " + std::to_string(c.iparam("K"));
-    } else {
-      c.label += " " + make_size_invalid(rng, c, {"M", "N", "K"});
-    }
-  }
+  Case c = shaped_case(s, K, std::move(x), w, std::string(value_class_name(xc)) + (large ? ", one x = 1e7" : ""));
+  if (!edge) maybe_bad(rng, c, f);
   return c;
 }
 
@@ -354,35 +355,18 @@ const char* q8x_derivation(Format f) {
 
 OpSpec qmatmul_q8x_op(Format f) {
   const FormatInfo& fi = info(f);
-  OpSpec op;
-  op.name = std::string("QMatmulQ8x_") + fi.name;
+  OpSpec op = shared_op(f, std::string("QMatmulQ8x_") + fi.name, std::string("tl_qmatmul_") + fi.lower + "_q8x_f32");
   op.tolerances = {{DType::f32, "1", "-", q8x_derivation(f)}};
-  op.args = {{"x", Access::in, "T", "M, K"},
-             {"w", Access::in, "u8", blocks_shape(f, "N * K")},
-             {"y", Access::out, "T", "M, N"},
-             status_output()};
-  op.group = "quant";
-  op.symbol = std::string("tl_qmatmul_") + fi.lower + "_q8x_f32";
   op.summary = std::string("y = x @ Dequantize(W)^T with x quantized per block to ") +
                (f == Format::q4_k ? "Q8_K" : "Q8_0") + " (ggml's CPU backend), integer dot products, W N rows of " +
                fi.name + " blocks; validates";
-  op.spec =
-      "operations.txt 9. Quantize / Dequantize: Quantized matmul is conceptually Dequantize(W) ⊙ x but implemented as "
-      "a fused kernel that reads quantized bytes and produces f32/f16 output without materializing the dequantized "
-      "weight.";
-  const std::string sizes = ">= 0, each product of two of M, N, K times 4 bytes within int64_t";
-  op.params = {{"M", ParamType::i64, sizes},
-               {"N", ParamType::i64, sizes},
-               {"K", ParamType::i64, sizes + "; a multiple of " + std::to_string(fi.values) + " (else TL_ERR_SHAPE)"}};
   op.domain = std::string(
                   "|x| <= 1e6, every value class (NaN and Inf must be refused); one case in 20 holds an x of "
                   "1e7, ") +
               (f == Format::q4_k ? "valid with Q8_K's f32 scale" : "refused: its block's Q8_0 scale passes f16") +
               "; random blocks with finite f16 scales; bad sizes and K not a whole number of blocks must be refused";
-  op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_shapes(f).size()) - (f == Format::q4_k ? 1 : 0);
   op.make_case = [f](Rng& rng, int64_t i) { return make_q8x(rng, i, f); };
-  declare_c_call<decltype(tl_qmatmul_q8_0_q8x_f32)>(op, {"x", "w", "y", "M", "N", "K"});
   op.oracle = [f](const Case& c) { return oracle_q8x(c, f); };
   op.verify = [f](const Case& c, const std::map<std::string, Tensor>& out, double limit) {
     return verify_q8x(c, out, limit, f);
