@@ -1,6 +1,8 @@
 // Properties of Quantize, Dequantize and the quantized matmuls (tinyllm/quant.h).
 // Each states a fact of the formats a correct kernel cannot break and some
 // defect does: the mutant of mutants/quant_base.c named in mutants/manifest.tsv.
+#include <dlfcn.h>
+
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -264,8 +266,8 @@ void q8x_q4_0_hand_example(const Backend& b) {
 }
 
 // Each row computed alone (M = 1, the decode GEMV) has the bits it has in a
-// batch of up to 24 rows: the strict profile's, as Matmul's (ggml itself
-// takes other paths for batches).
+// batch of up to 24 rows: the strict profile's, as Matmul's (a backend may
+// sum a batch in another order than a single row).
 void q8x_rows_are_batch_invariant(const Backend& b, Format f) {
   const int64_t qk = ops::qfmt::info(f).values;
   const int64_t M = *rc::gen::inRange<int64_t>(2, 25), N = *rc::gen::inRange<int64_t>(1, 40);
@@ -280,6 +282,29 @@ void q8x_rows_are_batch_invariant(const Backend& b, Format f) {
     for (int64_t n = 0; n < N; ++n) RC_ASSERT(same_bits(alone[n], y[m * N + n]));
   }
 }
+// A backend that lets its thread count be set (tinyllm/threads.h) gives the
+// same bits on 1 and 2 threads, at a GEMV past the 2^22 multiply-adds where
+// libtl_kernels starts threads (strict, as Matmul's).
+void q8x_threads_do_not_change_bits(const Backend& b, Format f) {
+  using SetThreads = int (*)(int);
+  auto set = b.handle ? reinterpret_cast<SetThreads>(dlsym(b.handle.get(), "tl_set_num_threads")) : nullptr;
+  if (set == nullptr) return;  // nothing to vary
+  const int64_t qk = ops::qfmt::info(f).values;
+  // The GEMV, M = 1: N K just past 2^22 (the columns are what threads split).
+  const int64_t M = 1, N = *rc::gen::inRange<int64_t>(1024, 1100), K = 16 * 256;
+  Rng rng(*rc::gen::arbitrary<uint64_t>());
+  const Bytes w = ops::qfmt::random_blocks(rng, f, N * K / qk);
+  const Floats x = make_values(rng, ValueClass::normal, M * K);
+  const int before = set(1);
+  const auto one = calls::quant::qmatmul_q8x(b, f, x, w, M, N, K);
+  set(2);
+  const auto two = calls::quant::qmatmul_q8x(b, f, x, w, M, N, K);
+  set(before);
+  for (size_t i = 0; i < one.size(); ++i) RC_ASSERT(same_bits(one[i], two[i]));
+}
+void q8x_q8_0_threads(const Backend& b) { q8x_threads_do_not_change_bits(b, Format::q8_0); }
+void q8x_q4_0_threads(const Backend& b) { q8x_threads_do_not_change_bits(b, Format::q4_0); }
+void q8x_q4_k_threads(const Backend& b) { q8x_threads_do_not_change_bits(b, Format::q4_k); }
 void q8x_q8_0_batch_invariant(const Backend& b) { q8x_rows_are_batch_invariant(b, Format::q8_0); }
 void q8x_q4_0_batch_invariant(const Backend& b) { q8x_rows_are_batch_invariant(b, Format::q4_0); }
 void q8x_q4_k_batch_invariant(const Backend& b) { q8x_rows_are_batch_invariant(b, Format::q4_k); }
@@ -310,6 +335,9 @@ std::vector<Property> quant_properties() {
       {"q8x_rows_are_batch_invariant", "QMatmulQ8x_Q8_0", "property", q8x_q8_0_batch_invariant},
       {"q8x_rows_are_batch_invariant", "QMatmulQ8x_Q4_0", "property", q8x_q4_0_batch_invariant},
       {"q8x_rows_are_batch_invariant", "QMatmulQ8x_Q4_K", "property", q8x_q4_k_batch_invariant},
+      {"q8x_threads_do_not_change_bits", "QMatmulQ8x_Q8_0", "property", q8x_q8_0_threads},
+      {"q8x_threads_do_not_change_bits", "QMatmulQ8x_Q4_0", "property", q8x_q4_0_threads},
+      {"q8x_threads_do_not_change_bits", "QMatmulQ8x_Q4_K", "property", q8x_q4_k_threads},
   };
 }
 

@@ -2,11 +2,12 @@
 // products of an unsigned and a signed byte summed into 8 int32 lanes per
 // 256-bit instruction), for CPUs that have it (Ice Lake and later, Zen 4
 // and later). Highway 1.0.3 compiles its AVX3_DL target only when
-// HWY_WANT_AVX3_DL is defined, and that target also demands VAES, VPCLMULQDQ,
-// VBMI2 and BITALG, which guests do not always report; so these functions
-// carry their own target attribute and run only where the CPU says
-// avx512vnni and Highway dispatched its AVX3 target (qmatmul_q8x.cpp), so
-// that simd:AVX2 and the others still test their own code.
+// HWY_WANT_AVX3_DL is defined, which would compile every simd translation
+// unit once more and make AVX3_DL the target of every op on such a CPU; so
+// these functions carry their own target attribute and run only where the
+// CPU says avx512vnni and Highway dispatched its AVX3 target
+// (qmatmul_q8x.cpp), so that simd:AVX2 and the others still test their own
+// code.
 //
 // Integer sums are exact, and the f32 part is the same operations in the
 // same order as q8x.hpp's (each block's (dw dx) float(isum), added in block

@@ -92,7 +92,7 @@ tl_status tl_qmatmul_q4_k_f32(const float* x, const void* w, float* y, int64_t M
  *     value of largest magnitude (the first of equals); a block of zeros
  *     has dx = 0 and qx = 0; else iscale = -127 / x_max,
  *     qx = min(127, nearest_int(iscale * x)) (ties to even), dx = 1 / iscale
- *     kept in f32; where iscale overflows (|x_max| < 2^-120 or so) qx = 0 and
+ *     kept in f32; where iscale overflows (|x_max| below about 2^-121) qx = 0 and
  *     dx = 0. bsums[j] = the sum of qx over values 16 j .. 16 j + 15.
  * The dot product, each integer sum exact in int32:
  *   Q8_0: t_b = (f16(dw) * dx) * float(sum_j qw_j qx_j)
