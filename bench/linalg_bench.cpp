@@ -146,6 +146,10 @@ const QFormatInfo kQFormats[] = {
     {"q8_0", TL_QK8_0, TL_Q8_0_BLOCK_BYTES, tl_quantize_q8_0_f32, tl_qmatmul_q8_0_f32},
     {"q4_0", TL_QK4_0, TL_Q4_0_BLOCK_BYTES, tl_quantize_q4_0_f32, tl_qmatmul_q4_0_f32},
     {"q4_k", TL_QK_K, TL_Q4_K_BLOCK_BYTES, tl_quantize_q4_k_f32, tl_qmatmul_q4_k_f32},
+    // ggml's form: x quantized to Q8 per block, integer dot products (fmt 3..5)
+    {"q8_0_q8x", TL_QK8_0, TL_Q8_0_BLOCK_BYTES, tl_quantize_q8_0_f32, tl_qmatmul_q8_0_q8x_f32},
+    {"q4_0_q8x", TL_QK4_0, TL_Q4_0_BLOCK_BYTES, tl_quantize_q4_0_f32, tl_qmatmul_q4_0_q8x_f32},
+    {"q4_k_q8x", TL_QK_K, TL_Q4_K_BLOCK_BYTES, tl_quantize_q4_k_f32, tl_qmatmul_q4_k_q8x_f32},
 };
 
 // Copies of `bytes` that one round cycles through so that each call reads
@@ -199,6 +203,12 @@ BENCHMARK(BM_QGemv)
     ->Args({11008, 4096, 0, 2})
     ->Args({11008, 4096, 1, 2})
     ->Args({11008, 4096, 2, 2})
+    ->Args({11008, 4096, 3, 1})
+    ->Args({11008, 4096, 4, 1})
+    ->Args({11008, 4096, 5, 1})
+    ->Args({11008, 4096, 3, 2})
+    ->Args({11008, 4096, 4, 2})
+    ->Args({11008, 4096, 5, 2})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(2);
 

@@ -4,7 +4,9 @@
  * Compiled as is (KONFORM_MUTANT undefined or 0) this is the correct plugin
  * konform_quant_base: ggml's reference quantizers in float, the formats'
  * dequantization, and a quantized matmul that decodes one block at a time
- * and accumulates in double. With -DKONFORM_MUTANT=N it is mutant quant_mNN:
+ * and accumulates in double, and the q8x matmuls (x quantized as ggml's CPU
+ * backend does, integer dot products per block, the terms added in float).
+ * With -DKONFORM_MUTANT=N it is mutant quant_mNN:
  * one defect switched on; mutants/manifest.tsv names the check that must
  * catch it.
  */
@@ -18,8 +20,8 @@
 #ifndef KONFORM_MUTANT
 #define KONFORM_MUTANT 0
 #endif
-#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 25
-#error "KONFORM_MUTANT must be 0 (the correct base) or 1..25 (quant_m01..m25)"
+#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 30
+#error "KONFORM_MUTANT must be 0 (the correct base) or 1..30 (quant_m01..m30)"
 #endif
 #define MUTANT(n) (KONFORM_MUTANT == (n))
 
@@ -466,6 +468,151 @@ static tl_status qmatmul(enum fmt f, const float* x, const void* w, float* y, in
   return TL_OK;
 }
 
+/* ---- q8x: x quantized too ---------------------------------------------------- */
+
+/* x's block of 32 as ggml's quantize_row_q8_0: d = max|x| / 127 rounded to f16,
+ * q = roundf(x * (1 / d)) with the f32 d; returns the f16 scale as a float.
+ * KONFORM_Q8X_ALT (alternatives/alt_quant_q8x.c): q = roundf(x / d). */
+static float quantize_x_q8_0(const float* x, int8_t* q) {
+  float amax = 0.0f;
+  for (int j = 0; j < 32; ++j)
+    if (fabsf(x[j]) > amax) amax = fabsf(x[j]);
+#if MUTANT(28) /* m28: the scale for 128 levels, max|x| / 128: the extreme's 128 wraps to -128 in int8 */
+  const float d = amax / 128.0f;
+#else
+  const float d = amax / 127.0f;
+#endif
+  const float id = inverse(d);
+  for (int j = 0; j < 32; ++j) {
+#if MUTANT(26) /* m26: x's quants truncated toward zero, not rounded */
+    q[j] = (int8_t)truncf(x[j] * id);
+#elif defined(KONFORM_Q8X_ALT)
+    q[j] = (int8_t)(d != 0.0f && id != 0.0f ? roundf(x[j] / d) : 0.0f);
+#else
+    q[j] = (int8_t)(int)roundf(x[j] * id);
+#endif
+  }
+#if MUTANT(27) /* m27: x's scale kept in f32, never rounded to f16 (more accurate, not ggml's) */
+  return d;
+#else
+  return from_f16(to_f16(d));
+#endif
+}
+
+/* x's block of 256 as ggml's quantize_row_q8_K: iscale = -127 / x_max,
+ * q = min(127, nearest_int(iscale x)), d = 1 / iscale (f32), bsums of 16;
+ * zeros, or an iscale that overflows, give d = 0 and zero quants. */
+static float quantize_x_q8_k(const float* x, int8_t* q, int* bsums) {
+  float amax = 0.0f, max = 0.0f;
+  for (int j = 0; j < 256; ++j)
+    if (fabsf(x[j]) > amax) amax = fabsf(x[j]), max = x[j];
+  const float iscale = amax != 0.0f ? finite_or_zero(-127.0f / max) : 0.0f;
+  for (int j = 0; j < 256; ++j) {
+#if defined(KONFORM_Q8X_ALT)
+    const int v = iscale != 0.0f ? (int)roundf(x[j] / (1.0f / iscale)) : 0;
+#else
+    const int v = iscale != 0.0f ? nearest_int(iscale * x[j]) : 0;
+#endif
+    q[j] = (int8_t)(v < 127 ? v : 127);
+  }
+  for (int g = 0; g < 16; ++g) {
+    bsums[g] = 0;
+    for (int i = 0; i < 16; ++i) bsums[g] += q[16 * g + i];
+  }
+  return iscale != 0.0f ? 1.0f / iscale : 0.0f;
+}
+
+/* sum of w[j] x[j] over 32 int8 values. m30 models a kernel that sums pairs
+ * of products in int16 with saturation (maddubs) and then adds two pairs in
+ * int16 with saturation again before widening. */
+static int32_t dot_i8(const int8_t* w, const int8_t* x) {
+  int32_t s = 0;
+  for (int j = 0; j < 32; j += 4) {
+#if MUTANT(30) /* m30: four products summed in saturating int16 (maddubs, then adds), not widened first */
+    int32_t p0 = w[j] * x[j] + w[j + 1] * x[j + 1], p1 = w[j + 2] * x[j + 2] + w[j + 3] * x[j + 3];
+    p0 = p0 > 32767 ? 32767 : p0 < -32768 ? -32768 : p0;
+    p1 = p1 > 32767 ? 32767 : p1 < -32768 ? -32768 : p1;
+    int32_t p = p0 + p1;
+    s += p > 32767 ? 32767 : p < -32768 ? -32768 : p;
+#else
+    s += w[j] * x[j] + w[j + 1] * x[j + 1] + w[j + 2] * x[j + 2] + w[j + 3] * x[j + 3];
+#endif
+  }
+  return s;
+}
+
+/* One output of the q8x matmul of row xq (its quants), w's row n: the
+ * blocks' terms (dw dx) isum (Q4_K: minus (dmin dx) isum_min) added in
+ * float, from the first block (KONFORM_Q8X_ALT: from the last). */
+static float q8x_row(enum fmt f, const int8_t* xq, const float* dx, const int* bsums, const uint8_t* wrow, int64_t nb) {
+  float acc = 0.0f;
+  for (int64_t i = 0; i < nb; ++i) {
+#if defined(KONFORM_Q8X_ALT)
+    const int64_t b = nb - 1 - i;
+#else
+    const int64_t b = i;
+#endif
+    const uint8_t* block = wrow + b * kBytes[f];
+    const float dw = from_f16(load16(block));
+    int8_t wq[32];
+    if (f == Q8_0) {
+      memcpy(wq, block + 2, 32);
+      acc += (dw * dx[b]) * (float)dot_i8(wq, xq + 32 * b);
+    } else if (f == Q4_0) {
+      for (int j = 0; j < 16; ++j)
+        wq[j] = (int8_t)((block[2 + j] & 15) - 8), wq[j + 16] = (int8_t)((block[2 + j] >> 4) - 8);
+      acc += (dw * dx[b]) * (float)dot_i8(wq, xq + 32 * b);
+    } else {
+      int32_t isum = 0, isum_min = 0;
+      for (int j = 0; j < 8; ++j) {
+        int sc, mm;
+        q4_k_scale_min(j, block + 4, &sc, &mm);
+        for (int l = 0; l < 32; ++l) wq[l] = (int8_t)((block[16 + 32 * (j / 2) + l] >> (4 * (j % 2))) & 15);
+        isum += sc * dot_i8(wq, xq + 256 * b + 32 * j);
+#if MUTANT(29) /* m29: the mins take the bsums of sub-block j's first half twice, not both halves */
+        isum_min += mm * 2 * bsums[16 * b + 2 * j];
+#else
+        isum_min += mm * (bsums[16 * b + 2 * j] + bsums[16 * b + 2 * j + 1]);
+#endif
+      }
+      const float dmin = from_f16(load16(block + 2));
+      acc += (dw * dx[b]) * (float)isum - (dmin * dx[b]) * (float)isum_min;
+    }
+  }
+  return acc;
+}
+
+static tl_status qmatmul_q8x(enum fmt f, const float* x, const void* w, float* y, int64_t M, int64_t N, int64_t K) {
+  if (M < 0 || N < 0 || K < 0 || bad_sizes(M, N) || bad_sizes(M, K) || bad_sizes(N, K)) return TL_ERR_INVALID_ARGUMENT;
+  if (K % kValues[f] != 0) return TL_ERR_SHAPE;
+  for (int64_t i = 0; i < M * K; ++i)
+    if (!isfinite(x[i])) return TL_ERR_INVALID_ARGUMENT;
+  const int64_t qx = f == Q4_K ? 256 : 32, nb = K / kValues[f];
+  if (f != Q4_K)
+    for (int64_t b = 0; b < M * K / 32; ++b) {
+      float amax = 0.0f;
+      for (int j = 0; j < 32; ++j)
+        if (fabsf(x[32 * b + j]) > amax) amax = fabsf(x[32 * b + j]);
+      if (!(amax / 127.0f < 65520.0f)) return TL_ERR_INVALID_ARGUMENT;
+    }
+  int8_t* xq = malloc((size_t)(K + 1));
+  float* dx = malloc((size_t)(K / qx + 1) * sizeof(float));
+  int* bsums = malloc((size_t)(K / 16 + 1) * sizeof(int));
+  if (xq == NULL || dx == NULL || bsums == NULL) {
+    free(xq), free(dx), free(bsums);
+    return TL_ERR_UNSUPPORTED;
+  }
+  for (int64_t m = 0; m < M; ++m) {
+    for (int64_t b = 0; b < K / qx; ++b)
+      dx[b] = f == Q4_K ? quantize_x_q8_k(x + m * K + 256 * b, xq + 256 * b, bsums + 16 * b)
+                        : quantize_x_q8_0(x + m * K + 32 * b, xq + 32 * b);
+    for (int64_t n = 0; n < N; ++n)
+      y[m * N + n] = q8x_row(f, xq, dx, bsums, (const uint8_t*)w + n * nb * kBytes[f], nb);
+  }
+  free(xq), free(dx), free(bsums);
+  return TL_OK;
+}
+
 tl_status tl_quantize_q8_0_f32(const float* x, void* blocks, int64_t rows, int64_t k) {
   return quantize(Q8_0, x, blocks, rows, k);
 }
@@ -505,4 +652,13 @@ tl_status tl_qmatmul_q4_0_f32(const float* x, const void* w, float* y, int64_t M
 }
 tl_status tl_qmatmul_q4_k_f32(const float* x, const void* w, float* y, int64_t M, int64_t N, int64_t K) {
   return qmatmul(Q4_K, x, w, y, M, N, K);
+}
+tl_status tl_qmatmul_q8_0_q8x_f32(const float* x, const void* w, float* y, int64_t M, int64_t N, int64_t K) {
+  return qmatmul_q8x(Q8_0, x, w, y, M, N, K);
+}
+tl_status tl_qmatmul_q4_0_q8x_f32(const float* x, const void* w, float* y, int64_t M, int64_t N, int64_t K) {
+  return qmatmul_q8x(Q4_0, x, w, y, M, N, K);
+}
+tl_status tl_qmatmul_q4_k_q8x_f32(const float* x, const void* w, float* y, int64_t M, int64_t N, int64_t K) {
+  return qmatmul_q8x(Q4_K, x, w, y, M, N, K);
 }

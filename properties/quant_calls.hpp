@@ -37,4 +37,12 @@ inline Floats qmatmul(const Backend& b, Format f, const Floats& x, const Bytes& 
       .f32("y");
 }
 
+// The q8x matmul (x quantized to Q8 per block): the same shapes.
+inline Floats qmatmul_q8x(const Backend& b, Format f, const Floats& x, const Bytes& w, int64_t M, int64_t N,
+                          int64_t K) {
+  return call_valid(b, std::string("QMatmulQ8x_") + info(f).name,
+                    {{{"M", double(M)}, {"N", double(N)}, {"K", double(K)}}, {{"x", flat(x)}, {"w", flat(w)}}})
+      .f32("y");
+}
+
 }  // namespace konform::calls::quant

@@ -1,6 +1,8 @@
 // Properties of Quantize, Dequantize and the quantized matmuls (tinyllm/quant.h).
 // Each states a fact of the formats a correct kernel cannot break and some
 // defect does: the mutant of mutants/quant_base.c named in mutants/manifest.tsv.
+#include <dlfcn.h>
+
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -237,6 +239,76 @@ void q8_0_qmatmul_matches_dequantized(const Backend& b) { qmatmul_matches_dequan
 void q4_0_qmatmul_matches_dequantized(const Backend& b) { qmatmul_matches_dequantized(b, Format::q4_0); }
 void q4_k_qmatmul_matches_dequantized(const Backend& b) { qmatmul_matches_dequantized(b, Format::q4_k); }
 
+// ---------------------------------------------------------------- q8x
+
+// x: values j - 16 for j < 31 and 127, so max|x| = 127 and d = 1: any
+// round-to-nearest quantizer keeps these integers exactly, and the integer
+// dot products make y exact. Q8_0 weights d = 0.5, every quant 1: y = 0.5
+// sum x = 48. Q4_0 weights d = 2, bytes 0x98: values 0..15 are (8 - 8) 2 = 0,
+// values 16..31 (9 - 8) 2 = 2: y = 2 (0 + 1 + ... + 14 + 127) = 464. A
+// kernel that pairs x's values with the wrong nibbles, drops the offset or
+// reads the scale wrongly misses both.
+Floats q8x_hand_x() {
+  Floats x(32);
+  for (int j = 0; j < 31; ++j) x[static_cast<size_t>(j)] = static_cast<float>(j - 16);
+  x[31] = 127.0f;
+  return x;
+}
+void q8x_q8_0_hand_example(const Backend& b) {
+  Bytes w(34, 1);
+  w[0] = 0x00, w[1] = 0x38;
+  RC_ASSERT(calls::quant::qmatmul_q8x(b, Format::q8_0, q8x_hand_x(), w, 1, 1, 32)[0] == 48.0f);
+}
+void q8x_q4_0_hand_example(const Backend& b) {
+  Bytes w(18, 0x98);
+  w[0] = 0x00, w[1] = 0x40;
+  RC_ASSERT(calls::quant::qmatmul_q8x(b, Format::q4_0, q8x_hand_x(), w, 1, 1, 32)[0] == 464.0f);
+}
+
+// Each row computed alone (M = 1, the decode GEMV) has the bits it has in a
+// batch of up to 24 rows: the strict profile's, as Matmul's (a backend may
+// sum a batch in another order than a single row).
+void q8x_rows_are_batch_invariant(const Backend& b, Format f) {
+  const int64_t qk = ops::qfmt::info(f).values;
+  const int64_t M = *rc::gen::inRange<int64_t>(2, 25), N = *rc::gen::inRange<int64_t>(1, 40);
+  const int64_t K = qk * *rc::gen::inRange<int64_t>(1, f == Format::q4_k ? 5 : 25);
+  Rng rng(*rc::gen::arbitrary<uint64_t>());
+  const Bytes w = ops::qfmt::random_blocks(rng, f, N * K / qk);
+  const Floats x = make_values(rng, ValueClass::normal, M * K);
+  const auto y = calls::quant::qmatmul_q8x(b, f, x, w, M, N, K);
+  for (int64_t m = 0; m < M; ++m) {
+    const Floats row(x.begin() + m * K, x.begin() + (m + 1) * K);
+    const auto alone = calls::quant::qmatmul_q8x(b, f, row, w, 1, N, K);
+    for (int64_t n = 0; n < N; ++n) RC_ASSERT(same_bits(alone[n], y[m * N + n]));
+  }
+}
+// A backend that lets its thread count be set (tinyllm/threads.h) gives the
+// same bits on 1 and 2 threads, at a GEMV past the 2^22 multiply-adds where
+// libtl_kernels starts threads (strict, as Matmul's).
+void q8x_threads_do_not_change_bits(const Backend& b, Format f) {
+  using SetThreads = int (*)(int);
+  auto set = b.handle ? reinterpret_cast<SetThreads>(dlsym(b.handle.get(), "tl_set_num_threads")) : nullptr;
+  if (set == nullptr) return;  // nothing to vary
+  const int64_t qk = ops::qfmt::info(f).values;
+  // The GEMV, M = 1: N K just past 2^22 (the columns are what threads split).
+  const int64_t M = 1, N = *rc::gen::inRange<int64_t>(1024, 1100), K = 16 * 256;
+  Rng rng(*rc::gen::arbitrary<uint64_t>());
+  const Bytes w = ops::qfmt::random_blocks(rng, f, N * K / qk);
+  const Floats x = make_values(rng, ValueClass::normal, M * K);
+  const int before = set(1);
+  const auto one = calls::quant::qmatmul_q8x(b, f, x, w, M, N, K);
+  set(2);
+  const auto two = calls::quant::qmatmul_q8x(b, f, x, w, M, N, K);
+  set(before);
+  for (size_t i = 0; i < one.size(); ++i) RC_ASSERT(same_bits(one[i], two[i]));
+}
+void q8x_q8_0_threads(const Backend& b) { q8x_threads_do_not_change_bits(b, Format::q8_0); }
+void q8x_q4_0_threads(const Backend& b) { q8x_threads_do_not_change_bits(b, Format::q4_0); }
+void q8x_q4_k_threads(const Backend& b) { q8x_threads_do_not_change_bits(b, Format::q4_k); }
+void q8x_q8_0_batch_invariant(const Backend& b) { q8x_rows_are_batch_invariant(b, Format::q8_0); }
+void q8x_q4_0_batch_invariant(const Backend& b) { q8x_rows_are_batch_invariant(b, Format::q4_0); }
+void q8x_q4_k_batch_invariant(const Backend& b) { q8x_rows_are_batch_invariant(b, Format::q4_k); }
+
 }  // namespace
 
 namespace props {
@@ -258,6 +330,14 @@ std::vector<Property> quant_properties() {
       {"qmatmul_matches_dequantized", "QMatmul_Q8_0", "property", q8_0_qmatmul_matches_dequantized},
       {"qmatmul_matches_dequantized", "QMatmul_Q4_0", "property", q4_0_qmatmul_matches_dequantized},
       {"qmatmul_matches_dequantized", "QMatmul_Q4_K", "property", q4_k_qmatmul_matches_dequantized},
+      {"hand_example", "QMatmulQ8x_Q8_0", "unit", q8x_q8_0_hand_example},
+      {"hand_example", "QMatmulQ8x_Q4_0", "unit", q8x_q4_0_hand_example},
+      {"q8x_rows_are_batch_invariant", "QMatmulQ8x_Q8_0", "property", q8x_q8_0_batch_invariant},
+      {"q8x_rows_are_batch_invariant", "QMatmulQ8x_Q4_0", "property", q8x_q4_0_batch_invariant},
+      {"q8x_rows_are_batch_invariant", "QMatmulQ8x_Q4_K", "property", q8x_q4_k_batch_invariant},
+      {"q8x_threads_do_not_change_bits", "QMatmulQ8x_Q8_0", "property", q8x_q8_0_threads},
+      {"q8x_threads_do_not_change_bits", "QMatmulQ8x_Q4_0", "property", q8x_q4_0_threads},
+      {"q8x_threads_do_not_change_bits", "QMatmulQ8x_Q4_K", "property", q8x_q4_k_threads},
   };
 }
 

@@ -13,12 +13,11 @@ namespace {
 // The strict profile's properties: contracts beyond the spec, measured and
 // reported on every run, failing it only under --profile strict
 // (docs/tolerances.md#profiles). The spec asks batch invariance of rmsnorm
-// alone (and this project's norm headers of every norm), so the Matmul's is
-// strict; determinism across thread counts is asked by no one.
+// alone (and this project's norm headers of every norm), so the Matmul's
+// and the q8x matmuls' are strict; determinism across thread counts is asked by no one.
 const std::set<std::string> kStrictProperties = {
-    "matmul_rows_are_batch_invariant",
-    "matmul_threads_do_not_change_bits",
-    "conv_threads_do_not_change_bits",
+    "matmul_rows_are_batch_invariant", "matmul_threads_do_not_change_bits", "conv_threads_do_not_change_bits",
+    "q8x_rows_are_batch_invariant",    "q8x_threads_do_not_change_bits",
 };
 
 std::vector<Property> tagged() {

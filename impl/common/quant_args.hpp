@@ -65,4 +65,13 @@ inline tl_status check_block_scales(const char* fn, const uint8_t* blocks, int64
   return TL_OK;
 }
 
+// The q8x matmuls (x quantized too): the sizes, then x's values (finite),
+// then, for Q8_0 and Q4_0 weights, each block of 32 values of x whose Q8_0
+// scale would not fit f16.
+inline tl_status check_qmatmul_q8x(const char* fn, const float* x, int64_t M, int64_t N, int64_t K, int64_t qk) {
+  if (tl_status s = check_qmatmul(fn, M, N, K, qk)) return s;
+  if (tl_status s = check_finite(fn, x, M * K)) return s;
+  return qk == 32 ? check_block_maxima(fn, x, M * K, 127.0f) : TL_OK;
+}
+
 }  // namespace konform::impl::quant_args

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "impl/common/quant_args.hpp"
@@ -16,6 +17,7 @@
 #include "impl/cuda/matmul.cuh"
 #include "impl/cuda/quant_blocks.cuh"
 #include "impl/cuda/quantize.cuh"
+#include "impl/common/q8x.hpp"
 #include "tinyllm/cuda/quant.h"
 
 namespace kc = konform::cuda;
@@ -107,6 +109,75 @@ tl_status qmatmul(const char* fn, Dev dev, const float* x, const void* w, float*
                    out(y, M * N), M, N, K);
 }
 
+// ---------------------------------------------------------------- q8x
+
+// x's blocks, one thread each (impl/common/q8x.hpp, the simd kernels' math).
+template <class XBlock>
+__global__ void quantize_x_blocks(const float* x, XBlock* out, int64_t count) {
+  const int64_t b = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (b >= count) return;
+  if constexpr (sizeof(XBlock) == sizeof(impl::q8x::XBlockQ8K)) impl::q8x::quantize_x_q8_k(x + 256 * b, out + b);
+  else impl::q8x::quantize_x_q8_0(x + 32 * b, out + b);
+}
+
+// One thread per output: the blocks' terms added in block order, each from
+// its exact integer sums (the bits of the scalar and simd backends).
+template <int kFormat, class XBlock>
+__global__ void q8x_outputs(const XBlock* xq, const uint8_t* w, float* y, int64_t M, int64_t N, int64_t K) {
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= M * N) return;
+  const int64_t m = i / N, n = i % N;
+  constexpr int64_t qk = kFormat == 2 ? 256 : 32, bytes = kFormat == 0 ? 34 : kFormat == 1 ? 18 : 144;
+  const int64_t nb = K / qk;
+  float acc = 0.0f;
+  for (int64_t b = 0; b < nb; ++b) {
+    const uint8_t* wb = w + (n * nb + b) * bytes;
+    const XBlock& x = xq[m * nb + b];
+    const float dw = impl::f16::F16ToF32(impl::f16::LoadF16(wb));
+    if constexpr (kFormat == 2) {
+      int32_t isum, isum_min;
+      impl::q8x::isum_q4_k(wb, x, &isum, &isum_min);
+      acc = acc + impl::q8x::term_q4_k(dw, impl::f16::F16ToF32(impl::f16::LoadF16(wb + 2)), x.d, isum, isum_min);
+    } else {
+      const int32_t isum = kFormat == 0 ? impl::q8x::isum_q8_0(wb, x.qs) : impl::q8x::isum_q4_0(wb, x.qs);
+      acc = acc + impl::q8x::term(dw, x.d, isum);
+    }
+  }
+  y[i] = acc;
+}
+
+// The device twin: x is fetched to the host for its checks (waits for `stream`).
+template <int kFormat>
+tl_status qmatmul_q8x_dev(const char* fn, const float* x, const void* w, float* y, int64_t M, int64_t N, int64_t K,
+                          tl_cuda_stream stream) {
+  constexpr int64_t qk = kFormat == 2 ? 256 : 32;
+  if (tl_status s = qargs::check_qmatmul(fn, M, N, K, qk)) return s;
+  if (tl_status s = qargs::check_qmatmul_q8x(fn, fetch(x, static_cast<size_t>(M * K), stream, fn).data(), M, N, K, qk))
+    return s;
+  if (M == 0 || N == 0) return TL_OK;
+  using XBlock = std::conditional_t<kFormat == 2, impl::q8x::XBlockQ8K, impl::q8x::XBlockQ8>;
+  const int64_t count = M * K / qk;
+  DeviceBuffer<XBlock> xq(static_cast<size_t>(count > 0 ? count : 1), fn, stream);
+  if (count > 0) {
+    launch(quantize_x_blocks<XBlock>, grid_for(count, kThreads), kThreads, stream, x, xq.get(), count);
+    check_launch(fn);
+  }
+  launch(q8x_outputs<kFormat, XBlock>, grid_for(M * N, kThreads), kThreads, stream,
+         static_cast<const XBlock*>(xq.get()), static_cast<const uint8_t*>(w), y, M, N, K);
+  check_launch(fn);
+  return TL_OK;
+}
+
+template <int kFormat, class Dev>
+tl_status qmatmul_q8x(const char* fn, Dev dev, const float* x, const void* w, float* y, int64_t M, int64_t N,
+                      int64_t K) {
+  constexpr int64_t qk = kFormat == 2 ? 256 : 32, bytes = kFormat == 0 ? 34 : kFormat == 1 ? 18 : 144;
+  if (tl_status s = qargs::check_qmatmul_q8x(fn, x, M, N, K, qk)) return s;
+  if (M == 0 || N == 0) return TL_OK;
+  return on_device(fn, dev, in(x, M * K), in(static_cast<const uint8_t*>(w), N * (K / qk * bytes)), out(y, M * N), M, N,
+                   K);
+}
+
 }  // namespace konform::cuda
 
 // Each format's Quantize, Dequantize and QMatmul, host and device.
@@ -137,3 +208,17 @@ tl_status qmatmul(const char* fn, Dev dev, const float* x, const void* w, float*
 TL_CUDA_QUANT(q8_0, QuantizeQ8_0, Q8_0)
 TL_CUDA_QUANT(q4_0, QuantizeQ4_0, Q4_0)
 TL_CUDA_QUANT(q4_k, QuantizeQ4_K, Q4_K)
+
+// The q8x matmuls (x quantized too), host and device.
+#define TL_CUDA_Q8X(fmt, kFormat)                                                                                     \
+  TL_CUDA_EXPORT tl_status tl_qmatmul_##fmt##_q8x_f32_dev(const float* x, const void* w, float* y, int64_t M,         \
+                                                          int64_t N, int64_t K, tl_cuda_stream stream) {              \
+    return kc::qmatmul_q8x_dev<kFormat>("tl_qmatmul_" #fmt "_q8x_f32", x, w, y, M, N, K, stream);                     \
+  }                                                                                                                   \
+  TL_CUDA_EXPORT tl_status tl_qmatmul_##fmt##_q8x_f32(const float* x, const void* w, float* y, int64_t M, int64_t N,  \
+                                                      int64_t K) {                                                    \
+    return kc::qmatmul_q8x<kFormat>("tl_qmatmul_" #fmt "_q8x_f32", tl_qmatmul_##fmt##_q8x_f32_dev, x, w, y, M, N, K); \
+  }
+TL_CUDA_Q8X(q8_0, 0)
+TL_CUDA_Q8X(q4_0, 1)
+TL_CUDA_Q8X(q4_k, 2)

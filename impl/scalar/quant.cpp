@@ -48,6 +48,15 @@ tl_status qmatmul(const char* fn, Format f, const float* x, const void* w, float
   return TL_OK;
 }
 
+// ggml's form: x quantized per block, integer dot products (the oracle's
+// qmatmul_q8x in float).
+tl_status qmatmul_q8x(const char* fn, Format f, const float* x, const void* w, float* y, int64_t M, int64_t N,
+                      int64_t K) {
+  if (tl_status s = args::check_qmatmul_q8x(fn, x, M, N, K, q::block_values(f))) return s;
+  q::qmatmul_q8x<float>(f, x, static_cast<const uint8_t*>(w), y, M, N, K);
+  return TL_OK;
+}
+
 }  // namespace
 
 tl_status quantize_q8_0_f32(const float* x, void* blocks, int64_t rows, int64_t k) {
@@ -76,6 +85,16 @@ tl_status qmatmul_q4_0_f32(const float* x, const void* w, float* y, int64_t M, i
 }
 tl_status qmatmul_q4_k_f32(const float* x, const void* w, float* y, int64_t M, int64_t N, int64_t K) {
   return qmatmul("tl_qmatmul_q4_k_f32", Format::q4_k, x, w, y, M, N, K);
+}
+
+tl_status qmatmul_q8_0_q8x_f32(const float* x, const void* w, float* y, int64_t M, int64_t N, int64_t K) {
+  return qmatmul_q8x("tl_qmatmul_q8_0_q8x_f32", Format::q8_0, x, w, y, M, N, K);
+}
+tl_status qmatmul_q4_0_q8x_f32(const float* x, const void* w, float* y, int64_t M, int64_t N, int64_t K) {
+  return qmatmul_q8x("tl_qmatmul_q4_0_q8x_f32", Format::q4_0, x, w, y, M, N, K);
+}
+tl_status qmatmul_q4_k_q8x_f32(const float* x, const void* w, float* y, int64_t M, int64_t N, int64_t K) {
+  return qmatmul_q8x("tl_qmatmul_q4_k_q8x_f32", Format::q4_k, x, w, y, M, N, K);
 }
 
 }  // namespace konform::scalar

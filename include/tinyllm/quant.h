@@ -76,6 +76,43 @@ tl_status tl_qmatmul_q8_0_f32(const float* x, const void* w, float* y, int64_t M
 tl_status tl_qmatmul_q4_0_f32(const float* x, const void* w, float* y, int64_t M, int64_t N, int64_t K);
 tl_status tl_qmatmul_q4_k_f32(const float* x, const void* w, float* y, int64_t M, int64_t N, int64_t K);
 
+/* The quantized matmul of ggml's CPU backend ("q8x": activations quantized
+ * too): each row of x is first quantized per block, then every block of w
+ * meets its block of x in an integer dot product, and the blocks' scaled
+ * integer sums are added in f32. x: [M, K] f32, w: N rows of K / QK blocks,
+ * y: [M, N] f32, as tl_qmatmul_*_f32.
+ *
+ * x's quantizer (ggml's, evaluated in float in program order, no fused
+ * multiply-add):
+ *   Q8_0 and Q4_0 weights: x as Q8_0 blocks of 32 (quantize_row_q8_0_ref,
+ *     tl_quantize_q8_0_f32's rule): dx = max|x| / 127, qx = roundf(x * (1 / dx))
+ *     (halves away from zero; 0 where 1 / dx overflows), dx then rounded to f16
+ *     (to nearest, ties to even): x ~ f16(dx) qx.
+ *   Q4_K weights: x as Q8_K blocks of 256 (quantize_row_q8_K_ref): x_max the
+ *     value of largest magnitude (the first of equals); a block of zeros
+ *     has dx = 0 and qx = 0; else iscale = -127 / x_max,
+ *     qx = min(127, nearest_int(iscale * x)) (ties to even), dx = 1 / iscale
+ *     kept in f32; where iscale overflows (|x_max| below about 2^-121) qx = 0 and
+ *     dx = 0. bsums[j] = the sum of qx over values 16 j .. 16 j + 15.
+ * The dot product, each integer sum exact in int32:
+ *   Q8_0: t_b = (f16(dw) * dx) * float(sum_j qw_j qx_j)
+ *   Q4_0: t_b = (f16(dw) * dx) * float(sum_j (qw_j - 8) qx_j)
+ *   Q4_K: t_b = (f16(d) * dx) * float(sum_s sc_s sum_{j in s} q_j qx_j)
+ *             - (f16(dmin) * dx) * float(sum_s m_s (bsums[2 s] + bsums[2 s + 1]))
+ *   y = t_0 + t_1 + ..., added in f32 in block order from +0. Every rounding
+ *   here depends on K alone: rows are batch and thread invariant.
+ * konform judges these ops against the exact product of the unquantized x
+ * with the dequantized w, within the error any round-to-nearest Q8
+ * quantizer of x may make (docs/ops-linalg.md, "The q8x matmuls"); ggml's
+ * quantizer bit for bit is the strict profile's demand.
+ *
+ * Refused (TL_ERR_INVALID_ARGUMENT) beside the sizes and K % QK: a value of
+ * x that is not finite, and (Q8_0 and Q4_0 weights) a block of 32 values of
+ * x whose scale max|x| / 127 does not fit f16 (rounds to 65520 or more). */
+tl_status tl_qmatmul_q8_0_q8x_f32(const float* x, const void* w, float* y, int64_t M, int64_t N, int64_t K);
+tl_status tl_qmatmul_q4_0_q8x_f32(const float* x, const void* w, float* y, int64_t M, int64_t N, int64_t K);
+tl_status tl_qmatmul_q4_k_q8x_f32(const float* x, const void* w, float* y, int64_t M, int64_t N, int64_t K);
+
 #ifdef __cplusplus
 }
 #endif

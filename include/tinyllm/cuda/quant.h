@@ -29,6 +29,12 @@ tl_status tl_qmatmul_q4_0_f32_dev(const float* x, const void* w, float* y, int64
                                   tl_cuda_stream stream);
 tl_status tl_qmatmul_q4_k_f32_dev(const float* x, const void* w, float* y, int64_t M, int64_t N, int64_t K,
                                   tl_cuda_stream stream);
+tl_status tl_qmatmul_q8_0_q8x_f32_dev(const float* x, const void* w, float* y, int64_t M, int64_t N, int64_t K,
+                                      tl_cuda_stream stream);
+tl_status tl_qmatmul_q4_0_q8x_f32_dev(const float* x, const void* w, float* y, int64_t M, int64_t N, int64_t K,
+                                      tl_cuda_stream stream);
+tl_status tl_qmatmul_q4_k_q8x_f32_dev(const float* x, const void* w, float* y, int64_t M, int64_t N, int64_t K,
+                                      tl_cuda_stream stream);
 
 #ifdef __cplusplus
 }

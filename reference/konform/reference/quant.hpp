@@ -316,6 +316,138 @@ void qmatmul(Format f, const float* x, const uint8_t* w, T* y, int64_t M, int64_
   matmul<T>(x, wf.data(), y, M, N, K);
 }
 
+// ---------------------------------------------------------------- q8x
+
+// The q8x matmuls (tinyllm/quant.h): x quantized per block as ggml's CPU
+// backend does, integer dot products per block, the blocks' terms added.
+// x's format is Q8_0 (blocks of 32, f16 scale) for Q8_0 and Q4_0 weights,
+// Q8_K (blocks of 256, f32 scale, sums of 16 quants) for Q4_K.
+constexpr int64_t x_block_values(Format f) { return f == Format::q4_k ? 256 : 32; }
+
+// One row of x quantized: a scale per block, the quants, Q8_K's bsums.
+struct QuantizedX {
+  std::vector<float> d;
+  std::vector<int8_t> q;
+  std::vector<int32_t> bsums;
+};
+
+// quantize_row_q8_0_ref (Quantize_Q8_0's rule) with the scale read back as
+// its f16, or quantize_row_q8_K_ref: iscale = -127 / x_max, q = min(127,
+// nearest_int(iscale x)), d = 1 / iscale in f32; a block of zeros, or one
+// whose iscale overflows (finite_or_zero), is d = 0 with zero quants.
+inline QuantizedX quantize_x(Format f, const float* x, int64_t K) {
+  QuantizedX r;
+  r.q.resize(static_cast<size_t>(K));
+  const int64_t qk = x_block_values(f);
+  for (int64_t b = 0; b < K / qk; ++b) {
+    const float* xb = x + b * qk;
+    int8_t* q = r.q.data() + b * qk;
+    if (f != Format::q4_k) {
+      uint8_t block[34];
+      quantize_q8_0_block(xb, block);
+      r.d.push_back(f16_to_f32(load_u16(block)));
+      std::memcpy(q, block + 2, 32);
+      continue;
+    }
+    float amax = 0, max = 0;
+    for (int j = 0; j < 256; ++j)
+      if (std::fabs(xb[j]) > amax) {
+        amax = std::fabs(xb[j]);
+        max = xb[j];
+      }
+    const float iscale = amax != 0 ? finite_or_zero(-127.0f / max) : 0.0f;
+    for (int j = 0; j < 256; ++j)
+      q[j] = static_cast<int8_t>(iscale != 0 ? std::min(127, nearest_int(iscale * xb[j])) : 0);
+    for (int g = 0; g < 16; ++g) {
+      int32_t sum = 0;
+      for (int i = 0; i < 16; ++i) sum += q[16 * g + i];
+      r.bsums.push_back(sum);
+    }
+    r.d.push_back(iscale != 0 ? 1.0f / iscale : 0.0f);
+  }
+  return r;
+}
+
+// The terms of one weight block against its x block: the exact integer
+// sums, and their magnitudes (sum |qw qx|, Q4_K: sum sc |q qx| and sum m |qx|).
+struct BlockSums {
+  int64_t isum = 0, isum_min = 0;
+  int64_t mag = 0, mag_min = 0;
+};
+
+inline BlockSums block_sums(Format f, const uint8_t* wb, const QuantizedX& xq, int64_t b) {
+  BlockSums s;
+  const int8_t* qx = xq.q.data() + b * x_block_values(f);
+  if (f == Format::q8_0) {
+    for (int j = 0; j < 32; ++j) {
+      const int64_t p = static_cast<int64_t>(static_cast<int8_t>(wb[2 + j])) * qx[j];
+      s.isum += p;
+      s.mag += p < 0 ? -p : p;
+    }
+  } else if (f == Format::q4_0) {
+    for (int j = 0; j < 32; ++j) {
+      const int qw = (j < 16 ? (wb[2 + j] & 15) : (wb[2 + j - 16] >> 4)) - 8;
+      const int64_t p = static_cast<int64_t>(qw) * qx[j];
+      s.isum += p;
+      s.mag += p < 0 ? -p : p;
+    }
+  } else {
+    for (int sub = 0; sub < 8; ++sub) {
+      int sc, m;
+      q4_k_scale_min(sub, wb + 4, &sc, &m);
+      for (int l = 0; l < 32; ++l) {
+        const int64_t p = static_cast<int64_t>(q4_k_quant(wb, 32 * sub + l)) * qx[32 * sub + l];
+        s.isum += sc * p;
+        s.mag += sc * (p < 0 ? -p : p);
+        s.mag_min += m * std::abs(static_cast<int>(qx[32 * sub + l]));
+      }
+      s.isum_min +=
+          m * (xq.bsums[static_cast<size_t>(b * 16 + 2 * sub)] + xq.bsums[static_cast<size_t>(b * 16 + 2 * sub + 1)]);
+    }
+  }
+  return s;
+}
+
+// y = sum over blocks of (dw dx) isum (Q4_K: minus (dmin dx) isum_min), in
+// T, each block's term formed and added in block order as tinyllm/quant.h
+// states (in double the products lose at most 2^-53 relative, far below
+// float's roundings). With `scale`, also each output's magnitude
+// sum_b |dw dx| mag (+ |dmin dx| mag_min), and with `floor` the absolute
+// error of float roundings into the subnormals: Q8_K's f32 dx may be so
+// small that dw dx, dmin dx or the term is subnormal, each then off by up
+// to 2^-150 times what multiplies it: sum_b 2^-150 (mag + mag_min + 3).
+// The strict profile's scale.
+template <typename T>
+void qmatmul_q8x(Format f, const float* x, const uint8_t* w, T* y, int64_t M, int64_t N, int64_t K,
+                 double* scale = nullptr, double* floor = nullptr) {
+  const int64_t nb = K / block_values(f), rb = row_bytes(f, K);
+  for (int64_t m = 0; m < M; ++m) {
+    const QuantizedX xq = quantize_x(f, x + m * K, K);
+    for (int64_t n = 0; n < N; ++n) {
+      T acc = 0;
+      double mag = 0, lost = 0;
+      for (int64_t b = 0; b < nb; ++b) {
+        const uint8_t* wb = w + n * rb + b * block_bytes(f);
+        const BlockSums s = block_sums(f, wb, xq, b);
+        const T dx = static_cast<T>(xq.d[static_cast<size_t>(b)]);
+        const T dw = static_cast<T>(f16_to_f32(load_u16(wb)));
+        T t = static_cast<T>(dw * dx) * static_cast<T>(s.isum);
+        mag += std::fabs(static_cast<double>(dw) * static_cast<double>(dx)) * static_cast<double>(s.mag);
+        if (f == Format::q4_k) {
+          const T dmin = static_cast<T>(f16_to_f32(load_u16(wb + 2)));
+          t = t - static_cast<T>(dmin * dx) * static_cast<T>(s.isum_min);
+          mag += std::fabs(static_cast<double>(dmin) * static_cast<double>(dx)) * static_cast<double>(s.mag_min);
+        }
+        lost += 0x1p-150 * static_cast<double>(s.mag + s.mag_min + 3);
+        acc = acc + t;
+      }
+      y[m * N + n] = acc;
+      if (scale != nullptr) scale[m * N + n] = mag;
+      if (floor != nullptr) floor[m * N + n] = lost;
+    }
+  }
+}
+
 }  // namespace konform::reference::quant
 
 #if defined(__clang__)
