@@ -52,6 +52,7 @@ struct HalfRows {
 template <class Format>
 struct HalfWeights {
   static constexpr bool kRowPointers = false;  // Row() widens into the caller's buffer
+  static constexpr bool kVectorLoads = true;   // Load() at any k: PackW's transposed tiles
   const uint16_t* w;
   int64_t K;
 

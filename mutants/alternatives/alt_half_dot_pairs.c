@@ -55,8 +55,11 @@ static uint16_t to_bf16(float f) {
 
 enum { kLanes = 16, kBlock = 2 * kLanes };
 
-/* One output: a[k] * b[k] summed in the instruction's order. */
-static float dot_pairs(const float* a, const float* b, int64_t K) {
+/* One output: a[k] * b[k] summed in the instruction's order. Not loop
+ * vectorized: GCC 12.2's -O3 loop vectorizer returned wrong sums for these
+ * loops (-16 for the exact -6 of small integers at K = 64; right at -O2 and
+ * with -fno-tree-loop-vectorize). */
+__attribute__((optimize("no-tree-loop-vectorize"))) static float dot_pairs(const float* a, const float* b, int64_t K) {
   float lane[kLanes] = {0};
   int64_t k = 0;
   for (; k + kBlock <= K; k += kBlock)
