@@ -169,18 +169,23 @@ std::vector<float> int_operand(Rng& rng, int64_t b, int64_t n) {
   return v;
 }
 
-// Where a correct f32 sum may land on either side of f16's overflow
-// threshold (65520 rounds to infinity): |y*| within twice the f32 rule of
-// it. Such a case is halved (the comparator has no tolerance between a
-// finite result and an infinity).
-bool near_f16_overflow(const std::vector<float>& x, const std::vector<float>& w, int64_t M, int64_t N, int64_t K) {
+// How many halvings of x keep every correct f32 sum on one side of f16's
+// overflow threshold (65520 rounds to infinity): |y*| 2^-k farther from it
+// than twice the f32 rule, (256 + K) u_f32 s 2^-k (between a finite result
+// and an infinity the comparator has no tolerance). 0: none needed.
+int halvings_for_f16(const std::vector<float>& x, const std::vector<float>& w, int64_t M, int64_t N, int64_t K) {
   std::vector<double> y(static_cast<size_t>(M * N));
   reference::matmul<double>(x.data(), w.data(), y.data(), M, N, K);
   const std::vector<double> s = dot_scale(x.data(), w.data(), M, N, K);
-  for (size_t i = 0; i < y.size(); ++i)
-    if (std::isfinite(y[i]) && std::fabs(std::fabs(y[i]) - 65520.0) <= 2 * (256.0 + double(K)) * 0x1p-24 * s[i])
-      return true;
-  return false;
+  for (int k = 0; k < 160; ++k) {
+    bool clear = true;
+    for (size_t i = 0; i < y.size() && clear; ++i)
+      clear = !std::isfinite(y[i]) || !std::isfinite(s[i]) ||
+              std::fabs(std::ldexp(std::fabs(y[i]), -k) - 65520.0) >
+                  std::ldexp(2 * (256.0 + double(K)) * 0x1p-24 * s[i], -k);
+    if (clear) return k;
+  }
+  return 160;
 }
 
 // Large operands fast, exact in the dtype: uniform in [-8, 8) at a step of
@@ -247,12 +252,11 @@ Case make_half(DType t, Rng& rng, int64_t index, int64_t edges) {
       make_cancelling(x, w, s.M, s.N, s.K);
       values += " cancelling";
     }
-    for (int halved = 0; t == DType::f16 && halved < 4 && near_f16_overflow(x, w, s.M, s.N, s.K); ++halved) {
-      x = rounded(t, [&] {
-        for (float& e : x) e *= 0.5f;
-        return x;
-      }());
-      values += " halved";
+    // Halved x is exact but for its subnormals, so the count is checked again.
+    for (int k = t == DType::f16 ? halvings_for_f16(x, w, s.M, s.N, s.K) : 0, round = 0; k > 0 && round < 4;
+         k = halvings_for_f16(x, w, s.M, s.N, s.K), ++round) {
+      for (float& e : x) e = static_cast<float>(round_to(t, std::ldexp(double(e), -k)));
+      values += " x 2^-" + std::to_string(k);
     }
   }
   if (!big) {
@@ -322,7 +326,9 @@ OpSpec matmul_op(DType t) {
         "), specials, cancelling rows; one case in five integers with K b^2 < 2^24 (exact sums, y bit for "
         "bit" +
         (t == DType::f16 ? ", often an infinity past 65504" : "") + ")" +
-        (t == DType::f16 ? "; a case whose exact sum lies within twice the f32 rule of 65520 has x halved" : "") +
+        (t == DType::f16 ? "; x of a case whose exact sums lie within twice the f32 rule of 65520 is scaled by a power "
+                           "of 2 until none does"
+                         : "") +
         "; the f32 op's shapes, the large ones by projection; one case in ten past the edges has a bad "
         "size, which must be refused";
   op.status = "status";
