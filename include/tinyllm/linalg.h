@@ -49,11 +49,12 @@ tl_status tl_matmul_f32(const float* x, const float* w, float* y, int64_t M, int
  * f32, y rounded once to the dtype, to nearest with ties to even (past the
  * largest finite f16, 65504, an infinity), which is what PyTorch's CPU half
  * matmul and cuBLAS with an f32 compute type give. The products of two half
- * values are exact in f32 (11- or 8-bit significands), so only the K - 1
- * additions and the final rounding err; the order of the additions depends
- * on K alone, as tl_matmul_f32's (batch invariance, determinism), and any
- * order (pairs first, as AVX512_BF16's vdpbf16ps sums them, chains, blocks)
- * is within the rule of docs/tolerances.md. A kernel that accumulates in the
+ * values are exact in f32 (11- or 8-bit significands; a bf16 product below
+ * 2^-126 aside), so only the K - 1 additions and the final rounding err;
+ * the order of the additions depends on K alone, as tl_matmul_f32's (batch
+ * invariance, determinism), and any order (pairs first, as AVX512_BF16's
+ * vdpbf16ps sums them, chains, blocks) is within the rule of
+ * docs/tolerances.md. A kernel that accumulates in the
  * half dtype (f16 or bf16 FMAs, GPUs' fast half mode) is outside it: each
  * addition rounds at 2^-11 (f16) or 2^-8 (bf16) of the partial sum instead
  * of 2^-24, and an f16 partial sum past 65504 is an infinity even where the
