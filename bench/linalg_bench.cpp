@@ -6,6 +6,8 @@
 //   sgemm  y = x W^T at 2048^3 and the linear layer 32 x 4096 x 4096, 1 and 2
 //          threads: GFLOP/s of each library and ours as % of BLIS and of the
 //          FMA peak measured here on as many threads;
+//   hgemm  Matmul_f16 and Matmul_bf16 at the same shapes beside our f32
+//          Matmul, measured in turn: GFLOP/s and % of the f32 rate;
 //   gemv   decode, M = 1, W 4096 x 4096 and 11008 x 4096 (DRAM-bound): GB/s
 //          of W read, against the peers' sgemv and the read limit (the best
 //          of peaks.hpp's read candidates, OpenBLAS sgemv among them);
@@ -37,6 +39,8 @@
 #include "bench/blas_peer.hpp"
 #include "bench/json_report.hpp"
 #include "bench/peaks.hpp"
+#include "impl/common/bf16.hpp"
+#include "impl/common/f16.hpp"
 #include "tinyllm/linalg.h"
 #include "tinyllm/quant.h"
 #include "tinyllm/threads.h"
@@ -86,6 +90,46 @@ BENCHMARK(BM_Sgemm)
     ->Args({2048, 2048, 2048, 2})
     ->Args({32, 4096, 4096, 1})
     ->Args({32, 4096, 4096, 2})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(2);
+
+// Matmul_f16 and Matmul_bf16 beside our f32 Matmul on the same values (f32
+// inputs rounded to the dtype), the three measured in turn: GFLOP/s and the
+// half rates as % of the f32 one.
+void BM_HalfGemm(benchmark::State& state) {
+  const int64_t M = state.range(0), N = state.range(1), K = state.range(2);
+  const int threads = static_cast<int>(state.range(3));
+  const auto x = filled(static_cast<size_t>(M * K), 1.0f), w = filled(static_cast<size_t>(N * K), 1.0f);
+  const auto to = [](const std::vector<float>& v, uint16_t (*narrow)(float)) {
+    std::vector<uint16_t> h(v.size());
+    for (size_t i = 0; i < v.size(); ++i) h[i] = narrow(v[i]);
+    return h;
+  };
+  const auto xh = to(x, konform::impl::f16::F32ToF16), wh = to(w, konform::impl::f16::F32ToF16);
+  const auto xb = to(x, konform::impl::bf16::F32ToBF16), wb = to(w, konform::impl::bf16::F32ToBF16);
+  std::vector<float> y(static_cast<size_t>(M * N));
+  std::vector<uint16_t> yh(static_cast<size_t>(M * N));
+  tl_set_num_threads(threads);
+  auto f32 = [&] { tl_matmul_f32(x.data(), w.data(), y.data(), M, N, K); };
+  auto f16 = [&] { tl_matmul_f16(xh.data(), wh.data(), yh.data(), M, N, K); };
+  auto bf16 = [&] { tl_matmul_bf16(xb.data(), wb.data(), yh.data(), M, N, K); };
+  for (auto _ : state) f16();
+  const double flops = 2.0 * double(M) * double(N) * double(K);
+  const auto r = best_rates({f32, f16, bf16}, flops);
+  state.counters["f32_GFLOPs"] = r[0] / 1e9;
+  state.counters["f16_GFLOPs"] = r[1] / 1e9;
+  state.counters["bf16_GFLOPs"] = r[2] / 1e9;
+  state.counters["f16_pct_of_f32"] = 100 * r[1] / r[0];
+  state.counters["bf16_pct_of_f32"] = 100 * r[2] / r[0];
+  const std::string shape = std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
+  record("matmul_f16", shape, threads, r[1] / 1e9, "GFLOP/s", "matmul_f32", r[0] / 1e9);
+  record("matmul_bf16", shape, threads, r[2] / 1e9, "GFLOP/s", "matmul_f32", r[0] / 1e9);
+  tl_set_num_threads(0);
+}
+BENCHMARK(BM_HalfGemm)
+    ->ArgNames({"M", "N", "K", "threads"})
+    ->Args({2048, 2048, 2048, 1})
+    ->Args({32, 4096, 4096, 1})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(2);
 

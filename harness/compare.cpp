@@ -252,10 +252,9 @@ Comparison compare_tolerance(const Tensor& got, const Expected& expected, double
   return c;
 }
 
-Comparison compare_values(const std::vector<double>& got, const Expected& expected, double limit) {
+Comparison compare_values(const std::vector<double>& got, const Expected& expected, double limit, DType t) {
   Comparison c;
   const int64_t n = static_cast<int64_t>(got.size());
-  const DType t = DType::f32;  // the quantities are judged as f32 results
   const double tail_below = tail_threshold(t, expected.scale);
   for (int64_t k = 0; k < n; ++k) {
     const double y = got[k], e = expected.value[k];

@@ -1,8 +1,8 @@
 /* half_base.c: the f16 and bf16 activations of tinyllm/activations.h, the
  * casts, Clamp, NanToNum and the broadcast Add, Sub, Mul, Div of
- * tinyllm/tensor.h, RmsNorm and LayerNorm of tinyllm/norm.h, Softmax,
- * Rope, TokenEmbed and PosEmbed of tinyllm/pos.h and FlashAttention of
- * tinyllm/attention.h in plain C11, and their mutants
+ * tinyllm/tensor.h, RmsNorm and LayerNorm of tinyllm/norm.h, Softmax, Rope,
+ * TokenEmbed and PosEmbed of tinyllm/pos.h, Matmul of tinyllm/linalg.h and
+ * FlashAttention of tinyllm/attention.h in plain C11, and their mutants
  * (manifest ids half_mNN).
  *
  * Compiled as is (KONFORM_MUTANT undefined or 0) this is a correct plugin
@@ -22,6 +22,7 @@
 
 #include "tinyllm/activations.h"
 #include "tinyllm/attention.h"
+#include "tinyllm/linalg.h"
 #include "tinyllm/norm.h"
 #include "tinyllm/pos.h"
 #include "tinyllm/tensor.h"
@@ -29,8 +30,8 @@
 #ifndef KONFORM_MUTANT
 #define KONFORM_MUTANT 0
 #endif
-#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 21
-#error "KONFORM_MUTANT must be 0 (the correct base) or 1..21 (mutant half_m01..half_m21)"
+#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 25
+#error "KONFORM_MUTANT must be 0 (the correct base) or 1..25 (mutant half_m01..half_m25)"
 #endif
 #define MUTANT(n) (KONFORM_MUTANT == (n))
 
@@ -672,6 +673,80 @@ HALF_EMBED(tl_token_embed_bf16, 0)
 HALF_EMBED(tl_pos_embed_f16, 1)
 HALF_EMBED(tl_pos_embed_bf16, 1)
 
+/* ---- Matmul: y = x @ W^T in f32, f16 or bf16; the K products summed in double */
+
+static tl_status matmul_sizes(int64_t M, int64_t N, int64_t K) {
+  if (M < 0 || N < 0 || K < 0) return refuse("a negative size");
+  const double limit = (double)INT64_MAX / 4;
+  if ((double)M * (double)N > limit || (double)M * (double)K > limit || (double)N * (double)K > limit)
+    return refuse("a tensor of more bytes than an int64_t counts");
+  return TL_OK;
+}
+
+tl_status tl_matmul_f32(const float* x, const float* w, float* y, int64_t M, int64_t N, int64_t K) {
+  const tl_status st = matmul_sizes(M, N, K);
+  if (st != TL_OK) return st;
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      double sum = 0.0;
+      for (int64_t k = 0; k < K; ++k) sum += (double)x[m * K + k] * (double)w[n * K + k];
+      y[m * N + n] = (float)sum;
+    }
+  return TL_OK;
+}
+
+static float widen(int f16, uint16_t h) { return f16 ? from_f16(h) : from_bf16(h); }
+
+/* Row m of x by row n of w: the exact products (at most 22 significant bits)
+ * summed in double, one rounding to the dtype: f16 straight from the double,
+ * bf16 through the float (the double's own rounding is inside the f32 rule). */
+static uint16_t dot_half(int f16, const uint16_t* xm, const uint16_t* wn, int64_t K, int64_t M) {
+  (void)M;
+#if MUTANT(18) /* f16: the products summed in f16, each partial sum rounded to it (accumulation in half) */
+  if (f16) {
+    float acc = 0.0f;
+    for (int64_t k = 0; k < K; ++k) acc = from_f16(to_f16(acc + from_f16(xm[k]) * from_f16(wn[k])));
+    return to_f16(acc);
+  }
+#elif MUTANT(20) /* bf16: the products summed in bf16, each partial sum rounded to it */
+  if (!f16) {
+    float acc = 0.0f;
+    for (int64_t k = 0; k < K; ++k) acc = from_bf16(to_bf16(acc + from_bf16(xm[k]) * from_bf16(wn[k])));
+    return to_bf16(acc);
+  }
+#endif
+#if MUTANT(21) /* a batch summed in float pairs, a row alone in double: a row's bits depend on M */
+  if (M > 1) {
+    float acc = 0.0f;
+    for (int64_t k = 0; k < K; k += 2)
+      acc += widen(f16, xm[k]) * widen(f16, wn[k]) + (k + 1 < K ? widen(f16, xm[k + 1]) * widen(f16, wn[k + 1]) : 0.0f);
+    return f16 ? to_f16(acc) : to_bf16(acc);
+  }
+#endif
+  double sum = 0.0;
+  for (int64_t k = 0; k < K; ++k) sum += (double)widen(f16, xm[k]) * (double)widen(f16, wn[k]);
+#if MUTANT(19) /* f16 results past 65504 saturated to the largest finite value, not an infinity */
+  if (f16 && fabs(sum) > 65504.0) sum = copysign(65504.0, sum);
+#endif
+  return f16 ? f16_from_double(sum) : to_bf16((float)sum);
+}
+
+static tl_status matmul_half(int f16, const uint16_t* x, const uint16_t* w, uint16_t* y, int64_t M, int64_t N,
+                             int64_t K) {
+  const tl_status st = matmul_sizes(M, N, K);
+  if (st != TL_OK) return st;
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) y[m * N + n] = dot_half(f16, x + m * K, w + n * K, K, M);
+  return TL_OK;
+}
+
+tl_status tl_matmul_f16(const uint16_t* x, const uint16_t* w, uint16_t* y, int64_t M, int64_t N, int64_t K) {
+  return matmul_half(1, x, w, y, M, N, K);
+}
+tl_status tl_matmul_bf16(const uint16_t* x, const uint16_t* w, uint16_t* y, int64_t M, int64_t N, int64_t K) {
+  return matmul_half(0, x, w, y, M, N, K);
+}
+
 /* ---- Rope of tinyllm/pos.h: x and y f32, f16 or bf16, the cache f32 --------- */
 
 /* The header's refusals: sizes, then each position in order. */
@@ -723,7 +798,7 @@ static tl_status rope_any(const void* x, void* y, const int32_t* pos, int64_t T,
         const int64_t ib = base + (layout == TL_ROPE_NEOX ? j + rot / 2 : 2 * j + 1);
         const double c = cache[pos[t] * rot + j], s = cache[pos[t] * rot + rot / 2 + j];
         const double a = load_any(x, ia, format), b = load_any(x, ib, format);
-#if MUTANT(18) /* f16 as HF's half models: cos and sin rounded to f16, each product rounded to f16 */
+#if MUTANT(22) /* f16 as HF's half models: cos and sin rounded to f16, each product rounded to f16 */
         if (format == 1) {
           const double ch = from_f16(to_f16((float)c)), sh = from_f16(to_f16((float)s));
           store_any(y, ia, from_f16(to_f16((float)(a * ch))) - from_f16(to_f16((float)(b * sh))), format);
@@ -802,7 +877,7 @@ static tl_status flash_any(const void* q, const void* k, const void* v, const fl
         for (int64_t j = 0; j < Sk; ++j) {
           const int64_t kj = ((b * KV + g) * Sk + j) * D;
           double dot = 0;
-#if MUTANT(20) /* f16 scores: the dot product's running sum rounded to f16 after each term */
+#if MUTANT(24) /* f16 scores: the dot product's running sum rounded to f16 after each term */
           if (format == 1)
             for (int64_t d = 0; d < D; ++d)
               dot = from_f16(to_f16((float)(dot + load_any(q, qi + d, format) * load_any(k, kj + d, format))));
@@ -811,7 +886,7 @@ static tl_status flash_any(const void* q, const void* k, const void* v, const fl
             for (int64_t d = 0; d < D; ++d) dot += load_any(q, qi + d, format) * load_any(k, kj + d, format);
           double s = dot / scale;
           if (causal && j > i + Sk - Sq)
-#if MUTANT(19) /* the causal mask -inf, where the spec asks -1e4 */
+#if MUTANT(23) /* the causal mask -inf, where the spec asks -1e4 */
             s = format == 1 ? -INFINITY : s - 1e4;
 #else
             s -= 1e4;
@@ -826,7 +901,7 @@ static tl_status flash_any(const void* q, const void* k, const void* v, const fl
           double acc = 0;
           for (int64_t j = 0; j < Sk; ++j) {
             const double term = p[j] * load_any(v, ((b * KV + g) * Sk + j) * D + d, format);
-#if MUTANT(21) /* f16 weighted sum of v: the running sum rounded to f16 after each key */
+#if MUTANT(25) /* f16 weighted sum of v: the running sum rounded to f16 after each key */
             acc = format == 1 ? from_f16(to_f16((float)(acc + term / sum))) : acc + term / sum;
 #else
             acc += term / sum;

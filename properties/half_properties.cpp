@@ -1,7 +1,8 @@
 // The properties of the f16 and bf16 ops (the activations and Softmax of
 // tinyllm/activations.h, Clamp and NanToNum of tinyllm/tensor.h, RmsNorm and
-// LayerNorm of tinyllm/norm.h, Rope of tinyllm/pos.h, FlashAttention of
-// tinyllm/attention.h): what the half dtypes add to the f32 ops' own
+// LayerNorm of tinyllm/norm.h, Rope of tinyllm/pos.h, Matmul of
+// tinyllm/linalg.h, FlashAttention of tinyllm/attention.h): what the half
+// dtypes add to the f32 ops' own
 // properties. Each can fail: the mutants
 // of mutants/half_base.c break them (mutants/manifest.tsv).
 #include <algorithm>
@@ -239,6 +240,24 @@ void rows_independent(const Backend& b, const std::string& name) {
   for (int64_t i = 0; i < d; ++i) RC_ASSERT(same_bits_or_nan(alone, i, y, r * d + i));
 }
 
+// A row of Matmul's x alone (M = 1) has the bits it has in the case's batch:
+// the summation order depends on K alone.
+void matmul_rows_batch_invariant(const Backend& b, const std::string& name) {
+  const OpSpec& op = calls::op(name);
+  const Case c = drawn_case(op);
+  RC_PRE(accepted(op, c));
+  const int64_t M = c.iparam("M"), N = c.iparam("N"), K = c.iparam("K");
+  RC_PRE(M >= 2 && N >= 1);
+  const Tensor y = calls::call(b, name, inputs_of(c, false)).out.at("y");
+  const int64_t r = *rc::gen::inRange<int64_t>(0, M);
+  const Tensor& x = c.in("x");
+  Tensor row = Tensor::zeros(x.dtype, {1, K});
+  std::memcpy(row.bytes.data(), x.bytes.data() + 2 * r * K, static_cast<size_t>(2 * K));
+  CaseInputs one{{{"M", 1.0}, {"N", double(N)}, {"K", double(K)}, {"big", 0.0}}, {{"x", row}, {"w", c.in("w")}}};
+  const Tensor alone = calls::call(b, name, std::move(one)).out.at("y");
+  for (int64_t n = 0; n < N; ++n) RC_ASSERT(same_bits_or_nan(alone, n, y, r * N + n));
+}
+
 }  // namespace
 
 namespace props {
@@ -260,6 +279,14 @@ std::vector<Property> half_properties() {
       if (std::string(base) == "RmsNorm" || std::string(base) == "LayerNorm")
         out.push_back(
             {"half_rows_independent", name, "property", [name](const Backend& b) { rows_independent(b, name); }});
+    }
+    {
+      const std::string name = std::string("Matmul") + dtype;  // on its own cases, as the norms
+      out.push_back({"half_within_one_rounding_of_f32", name, "property",
+                     [name](const Backend& b) { rows_within_one_rounding_of_f32(b, name); }});
+      out.push_back({"half_deterministic", name, "property", [name](const Backend& b) { deterministic(b, name); }});
+      out.push_back({"half_batch_invariant", name, "property",
+                     [name](const Backend& b) { matmul_rows_batch_invariant(b, name); }});
     }
     for (const char* base : {"Clamp", "NanToNum"}) {
       const std::string name = std::string(base) + dtype;

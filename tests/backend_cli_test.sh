@@ -50,8 +50,8 @@ void tl_add_f32(const float *a, const float *b, float *y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = a[i] + b[i];
 }'
 expect 0 '^1 passed, 0 failed, [0-9]+ unsupported$' -- check --backend "$tmp/partial.so" --cases 3 --no-properties
-# The fuzz targets share the check, for their own ops (FUZZ_TARGET: Matmul's).
-run_expect 2 "$tmp/partial.so exports none of this target's symbols \(tl_matmul_f32; " -- \
+# The fuzz targets share the check, for their own ops (FUZZ_TARGET: matmul.cpp's: Matmul and its f16 and bf16 twins).
+run_expect 2 "$tmp/partial.so exports none of this target's symbols \(tl_matmul_f32, tl_matmul_f16, tl_matmul_bf16; " -- \
   env KONFORM_FUZZ_BACKEND="$tmp/partial.so" "$fuzz_target" "$tmp"
 run_expect 2 "$tmp/none.so exports none of konform's C ABI symbols" -- \
   env KONFORM_FUZZ_BACKEND="$tmp/none.so" "$fuzz_target" "$tmp"

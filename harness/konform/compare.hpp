@@ -91,8 +91,9 @@ Comparison compare_exact(const Tensor& got, const Expected& expected, const Subn
 
 // The tolerance rule for quantities the harness derives in double from an
 // output (a projection y @ r, a sum): as compare_tolerance, without first
-// rounding `got` to the dtype.
-Comparison compare_values(const std::vector<double>& got, const Expected& expected, double limit);
+// rounding `got` to the dtype; judged in units of the dtype t's roundoff
+// (the output's: a half matmul's limit is in u_f16 or u_bf16).
+Comparison compare_values(const std::vector<double>& got, const Expected& expected, double limit, DType t = DType::f32);
 
 // The first element where two outputs of one call differ, NaN matching any
 // NaN (f32), bits elsewhere; -1 when none does. For the deterministic guard.

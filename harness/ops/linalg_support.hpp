@@ -121,7 +121,8 @@ std::vector<double> dot_scale(const X* x, const W* w, int64_t M, int64_t N, int6
 //  - sampled_elements: 64 random columns of every row against their dot
 //    products, element by element: errors spread thinly over all of y.
 // `w_mag`, when given, is the magnitude of each weight's terms for the scale
-// (a quantized weight's parts), in place of |w|.
+// (a quantized weight's parts), in place of |w|. y may be f32, f16 or bf16;
+// both checks judge in units of its dtype's roundoff, as the limit is.
 inline std::vector<Verification> verify_product(const float* x, const float* w, const Tensor& y, int64_t M, int64_t N,
                                                 int64_t K, double limit, uint64_t seed, const std::string& output,
                                                 const float* w_mag = nullptr) {
@@ -143,7 +144,7 @@ inline std::vector<Verification> verify_product(const float* x, const float* w, 
     }
     for (int64_t m = 0; m < M; ++m) {
       double g = 0, e = 0, s = 0;
-      for (int64_t n = 0; n < N; ++n) g += static_cast<double>(y.f32()[m * N + n]) * r[static_cast<size_t>(n)];
+      for (int64_t n = 0; n < N; ++n) g += y.at(m * N + n) * r[static_cast<size_t>(n)];
       for (int64_t k = 0; k < K; ++k) {
         e += static_cast<double>(x[m * K + k]) * v[static_cast<size_t>(k)];
         s += std::fabs(static_cast<double>(x[m * K + k])) * va[static_cast<size_t>(k)];
@@ -153,7 +154,7 @@ inline std::vector<Verification> verify_product(const float* x, const float* w, 
       scale.push_back(s);
     }
   }
-  proj.comparison = compare_values(got, Expected{value, scale}, limit);
+  proj.comparison = compare_values(got, Expected{value, scale}, limit, y.dtype);
   out.push_back(proj);
 
   const int64_t samples = std::min<int64_t>(N, 64);
@@ -169,11 +170,11 @@ inline std::vector<Verification> verify_product(const float* x, const float* w, 
         e += static_cast<double>(x[m * K + k]) * static_cast<double>(w[n * K + k]);
         s += std::fabs(static_cast<double>(x[m * K + k]) * static_cast<double>(w_mag[n * K + k]));
       }
-      got.push_back(y.f32()[m * N + n]);
+      got.push_back(y.at(m * N + n));
       value.push_back(e);
       scale.push_back(s);
     }
-  sampled.comparison = compare_values(got, Expected{value, scale}, limit);
+  sampled.comparison = compare_values(got, Expected{value, scale}, limit, y.dtype);
   out.push_back(sampled);
   return out;
 }

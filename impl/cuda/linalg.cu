@@ -84,6 +84,26 @@ TL_CUDA_EXPORT tl_status tl_matmul_f32(const float* x, const float* w, float* y,
   return kc::on_device(fn, tl_matmul_f32_dev, kc::in(x, M * K), kc::in(w, N * K), kc::out(y, M * N), M, N, K);
 }
 
+// f16 and bf16: the f32 chains on widened values, y rounded once (matmul.cuh).
+#define TL_CUDA_MATMUL_HALF(Dtype, Format)                                                                             \
+  TL_CUDA_EXPORT tl_status tl_matmul_##Dtype##_dev(const uint16_t* x, const uint16_t* w, uint16_t* y, int64_t M,       \
+                                                   int64_t N, int64_t K, tl_cuda_stream stream) {                      \
+    const char* fn = "tl_matmul_" #Dtype;                                                                              \
+    if (tl_status s = args::check_sizes(fn, {{"M", M}, {"N", N}, {"K", K}})) return s;                                 \
+    kc::matmul_chains_on_device<kc::Format>(x, w, y, M, N, K, fn, stream);                                             \
+    return TL_OK;                                                                                                      \
+  }                                                                                                                    \
+  TL_CUDA_EXPORT tl_status tl_matmul_##Dtype(const uint16_t* x, const uint16_t* w, uint16_t* y, int64_t M, int64_t N,  \
+                                             int64_t K) {                                                              \
+    const char* fn = "tl_matmul_" #Dtype;                                                                              \
+    if (tl_status s = args::check_sizes(fn, {{"M", M}, {"N", N}, {"K", K}})) return s;                                 \
+    if (M == 0 || N == 0) return TL_OK;                                                                                \
+    return kc::on_device(fn, tl_matmul_##Dtype##_dev, kc::in(x, M * K), kc::in(w, N * K), kc::out(y, M * N), M, N, K); \
+  }
+TL_CUDA_MATMUL_HALF(f16, F16)
+TL_CUDA_MATMUL_HALF(bf16, BF16)
+#undef TL_CUDA_MATMUL_HALF
+
 TL_CUDA_EXPORT tl_status tl_swiglu_ffn_f32_dev(const float* x, const float* w_gate, const float* w_up,
                                                const float* w_down, float* y, int64_t M, int64_t D, int64_t H,
                                                tl_cuda_stream stream) {

@@ -12,6 +12,10 @@
 // multiply-adds. Under 32 rows or columns, one thread per output
 // (matmul_rows<float>) computes the same chains.
 //
+// f16 and bf16 (matmul_chains_on_device<F16 or BF16>): the same kernels on values widened
+// where they are read (exactly), the f32 chains, y rounded once to the dtype
+// (map.cuh's formats): cuBLAS's f32 compute type, never a half accumulator.
+//
 // Decoded weights (matmul_rows<double>): one thread per output, which decodes each
 // weight as it reads it; the K products are exact in double (24-bit by
 // 24-bit significands), summed in double in k order and rounded to float
@@ -20,8 +24,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "impl/cuda/grid.cuh"
+#include "impl/cuda/map.cuh"
 
 namespace konform::cuda {
 
@@ -30,6 +36,14 @@ struct F32Rows {
   const float* w;
   int64_t K;
   __device__ float operator()(int64_t n, int64_t k) const { return w[n * K + k]; }
+};
+
+// W as N rows of K f16 or bf16 values, widened as read.
+template <class Format>
+struct HalfRows {
+  const uint16_t* w;
+  int64_t K;
+  __device__ float operator()(int64_t n, int64_t k) const { return Format::widen(w[n * K + k]); }
 };
 
 // a * b added to a sum: exactly in double (the product of two floats is
@@ -43,16 +57,17 @@ __device__ inline float multiply_add(float a, float b, float sum) { return fmaf(
 // Sum (double for decoded weights; float, matmul_tiled's chains, for f32
 // weights with a few rows or columns, where a 128 x 128 tile would mostly
 // compute padding). x: [M, K], w(n, k) the weight of output column n at k,
-// y: [M, N].
-template <class Sum, class W>
-__global__ void matmul_rows(const float* x, W w, float* y, int64_t M, int64_t N, int64_t K) {
+// y: [M, N]. x and y of the element format (AsFloat, or map.cuh's F16, BF16:
+// widened as read, y rounded once).
+template <class Sum, class W, class Format = AsFloat, class E = float>
+__global__ void matmul_rows(const E* x, W w, E* y, int64_t M, int64_t N, int64_t K) {
   const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < M * N; i += stride) {
     const int64_t m = i / N, n = i % N;
-    const float* xm = x + m * K;
+    const E* xm = x + m * K;
     Sum sum = 0;
-    for (int64_t k = 0; k < K; ++k) sum = multiply_add(xm[k], w(n, k), sum);
-    y[i] = static_cast<float>(sum);
+    for (int64_t k = 0; k < K; ++k) sum = multiply_add(Format::widen(xm[k]), w(n, k), sum);
+    y[i] = Format::narrow(static_cast<float>(sum));
   }
 }
 
@@ -61,15 +76,15 @@ constexpr int kTileK = 8;   // columns of k per shared-memory stage
 constexpr int kMicro = 4;   // a thread's outputs per side and half tile: rows r and 64 + r
 constexpr unsigned kTileThreads = 256;
 
-// y = x @ W^T for W as N rows of K floats. The tiles are 1-D block indices
+// y = x @ W^T for W as N rows of K values of the element format E (floats,
+// or f16 / bf16 widened where they are staged, y rounded once). The tiles are 1-D block indices
 // (grid-striding), each thread's 8 x 8 outputs the rows ty * 4 + i and
 // 64 + ty * 4 + i by the columns tx * 4 + j and 64 + tx * 4 + j (i, j < 4),
 // so the threads of a warp read consecutive shared words. Only the K real
 // columns are multiplied: zeros padding a tile never enter a sum.
 // (A template, as every kernel here, so that each .cu may include it.)
-template <class Rows>
-__global__ void matmul_tiled(const float* x, Rows rows, float* y, int64_t M, int64_t N, int64_t K) {
-  const float* w = rows.w;
+template <class Format, class E>
+__global__ void matmul_tiled(const E* x, const E* w, E* y, int64_t M, int64_t N, int64_t K) {
   __shared__ float xs[kTileK][kTile];
   __shared__ float ws[kTileK][kTile];
   const int t = static_cast<int>(threadIdx.x);
@@ -86,8 +101,8 @@ __global__ void matmul_tiled(const float* x, Rows rows, float* y, int64_t M, int
     for (int64_t k0 = 0; k0 < K; k0 += kTileK) {
       for (int c = 0; c < 4; ++c) {
         const int64_t k = k0 + load_col + c;
-        xs[load_col + c][load_row] = xm < M && k < K ? x[xm * K + k] : 0.0f;
-        ws[load_col + c][load_row] = wn < N && k < K ? w[wn * K + k] : 0.0f;
+        xs[load_col + c][load_row] = xm < M && k < K ? Format::widen(x[xm * K + k]) : 0.0f;
+        ws[load_col + c][load_row] = wn < N && k < K ? Format::widen(w[wn * K + k]) : 0.0f;
       }
       __syncthreads();
       const int columns = K - k0 < kTileK ? static_cast<int>(K - k0) : kTileK;
@@ -109,7 +124,7 @@ __global__ void matmul_tiled(const float* x, Rows rows, float* y, int64_t M, int
       if (m >= M) continue;
       for (int j = 0; j < 2 * kMicro; ++j) {
         const int64_t n = n0 + (j < kMicro ? tx * kMicro + j : kTile / 2 + tx * kMicro + j - kMicro);
-        if (n < N) y[m * N + n] = acc[i][j];
+        if (n < N) y[m * N + n] = Format::narrow(acc[i][j]);
       }
     }
   }
@@ -124,18 +139,27 @@ void matmul_on_device(const float* x, W w, float* y, int64_t M, int64_t N, int64
   check_launch(where);
 }
 
-inline void matmul_on_device(const float* x, F32Rows w, float* y, int64_t M, int64_t N, int64_t K, const char* where,
+// The float chains of matmul_tiled, or of matmul_rows<float> under 32 rows
+// or columns, on x, W and y of the element format E.
+template <class Format, class E>
+void matmul_chains_on_device(const E* x, const E* w, E* y, int64_t M, int64_t N, int64_t K, const char* where,
                              tl_cuda_stream stream) {
   if (M == 0 || N == 0) return;
   if (M < kTile / 4 || N < kTile / 4) {
-    launch(matmul_rows<float, F32Rows>, grid_for(M * N, kThreads), kThreads, stream, x, w, y, M, N, K);
+    using Rows = std::conditional_t<std::is_same_v<E, float>, F32Rows, HalfRows<Format>>;
+    launch(matmul_rows<float, Rows, Format, E>, grid_for(M * N, kThreads), kThreads, stream, x, Rows{w, K}, y, M, N, K);
     check_launch(where);
     return;
   }
   const long long tiles = (M + kTile - 1) / kTile * ((N + kTile - 1) / kTile);
-  launch(matmul_tiled<F32Rows>, static_cast<unsigned>(tiles < 65536 ? tiles : 65536), kTileThreads, stream, x, w, y, M,
-         N, K);
+  launch(matmul_tiled<Format, E>, static_cast<unsigned>(tiles < 65536 ? tiles : 65536), kTileThreads, stream, x, w, y,
+         M, N, K);
   check_launch(where);
+}
+
+inline void matmul_on_device(const float* x, F32Rows w, float* y, int64_t M, int64_t N, int64_t K, const char* where,
+                             tl_cuda_stream stream) {
+  matmul_chains_on_device<AsFloat>(x, w.w, y, M, N, K, where, stream);
 }
 
 }  // namespace konform::cuda

@@ -15,7 +15,9 @@
 
 #include "hwy/highway.h"
 #include "impl/simd/ffn_gate-inl.h"
+#include "impl/simd/half-inl.h"
 #include "impl/simd/matmul_gemm-inl.h"
+#include "impl/simd/matmul_half-inl.h"
 #include "impl/simd/matmul_strip-inl.h"
 #include "impl/simd/matmul_weights-inl.h"
 #include "impl/simd/parallel.h"
@@ -60,6 +62,29 @@ void MatmulPlain(const float* x, const Weights& w, float* y, int64_t ldy, int64_
 
 void MatmulF32(const float* x, const float* w, float* y, int64_t M, int64_t N, int64_t K) {
   MatmulPlain(x, F32Weights{w, K}, y, N, M, N, K);
+}
+
+// f16 and bf16 (matmul_half-inl.h): the f32 matmul's sums of the widened
+// values into an f32 buffer, rounded once. A few rows (the strip path reads
+// x as floats) are widened whole first.
+template <class Format>
+void MatmulHalf(const uint16_t* x, const uint16_t* w, uint16_t* y, int64_t M, int64_t N, int64_t K) {
+  if (M <= 0 || N <= 0) return;
+  auto yf = hwy::AllocateAligned<float>(static_cast<size_t>(M * N));
+  hwy::AlignedFreeUniquePtr<float[]> xf;
+  if (M <= kStripRows) {
+    xf = hwy::AllocateAligned<float>(static_cast<size_t>(std::max<int64_t>(M * K, 1)));
+    WidenRun<Format>(x, xf.get(), M * K);
+  }
+  MatmulFrom(HalfRows<Format>{x, K}, xf.get(), K, HalfWeights<Format>{w, K}, yf.get(), N, M, N, K);
+  half::Narrow<Format>(yf.get(), y, static_cast<size_t>(M * N));
+}
+
+void MatmulF16(const uint16_t* x, const uint16_t* w, uint16_t* y, int64_t M, int64_t N, int64_t K) {
+  MatmulHalf<half::F16>(x, w, y, M, N, K);
+}
+void MatmulBF16(const uint16_t* x, const uint16_t* w, uint16_t* y, int64_t M, int64_t N, int64_t K) {
+  MatmulHalf<half::BF16>(x, w, y, M, N, K);
 }
 
 // The quantized matmuls have their own order (qmatmul-inl.h): k along the
@@ -157,6 +182,8 @@ HWY_AFTER_NAMESPACE();
 namespace konform::simd {
 
 HWY_EXPORT(MatmulF32);
+HWY_EXPORT(MatmulF16);
+HWY_EXPORT(MatmulBF16);
 HWY_EXPORT(QMatmul);
 HWY_EXPORT(FusedNormMatmulF32);
 HWY_EXPORT(FusedSwiGluF32);
@@ -194,6 +221,19 @@ extern "C" {
 tl_status tl_matmul_f32(const float* x, const float* w, float* y, int64_t M, int64_t N, int64_t K) {
   if (tl_status s = args::check_sizes("tl_matmul_f32", {{"M", M}, {"N", N}, {"K", K}})) return s;
   HWY_DYNAMIC_DISPATCH(ks::MatmulF32)(x, w, y, M, N, K);
+  return TL_OK;
+}
+
+// f16 and bf16: the same checks (the sizes rule counts 4 bytes an element).
+tl_status tl_matmul_f16(const uint16_t* x, const uint16_t* w, uint16_t* y, int64_t M, int64_t N, int64_t K) {
+  if (tl_status s = args::check_sizes("tl_matmul_f16", {{"M", M}, {"N", N}, {"K", K}})) return s;
+  HWY_DYNAMIC_DISPATCH(ks::MatmulF16)(x, w, y, M, N, K);
+  return TL_OK;
+}
+
+tl_status tl_matmul_bf16(const uint16_t* x, const uint16_t* w, uint16_t* y, int64_t M, int64_t N, int64_t K) {
+  if (tl_status s = args::check_sizes("tl_matmul_bf16", {{"M", M}, {"N", N}, {"K", K}})) return s;
+  HWY_DYNAMIC_DISPATCH(ks::MatmulBF16)(x, w, y, M, N, K);
   return TL_OK;
 }
 

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <type_traits>
 
 #include "hwy/aligned_allocator.h"
 #include "hwy/cache_control.h"
@@ -145,10 +146,17 @@ void PackX(const Rows& rows, int64_t m0, int64_t mc, int64_t k0, int64_t kc, flo
 
 // W rows [n0, n0 + nc), columns [k0, k0 + kc) into micro-panels of NR rows
 // of W (columns of y): panel p holds b[k][j] = W[n0 + p NR + j][k0 + k].
-// Weights whose rows are plain floats in memory (kRowPointers) go L x L
+// Weights whose rows are plain floats in memory (kRowPointers), or whose
+// Load takes any k (kVectorLoads: half rows widened as loaded), go L x L
 // tiles at a time, transposed in registers, with the next panel's rows
-// prefetched: with few rows of x (a linear layer at M = 32) packing W is most
-// of the work, and one scalar store per element left it latency-bound.
+// prefetched where they are floats: with few rows of x (a linear layer at
+// M = 32) packing W is most of the work, and one scalar store per element
+// left it latency-bound.
+template <class W, class = void>
+struct VectorLoads : std::false_type {};
+template <class W>
+struct VectorLoads<W, std::void_t<decltype(W::kVectorLoads)>> : std::bool_constant<W::kVectorLoads> {};
+
 template <class Weights>
 void PackW(const Weights& w, int64_t n0, int64_t nc, int64_t k0, int64_t kc, float* out, float* row_buf) {
   const int64_t nr = GemmNR();
@@ -158,14 +166,16 @@ void PackW(const Weights& w, int64_t n0, int64_t nc, int64_t k0, int64_t kc, flo
     float* panel = out + p * nr * kc;
     const int64_t n_cols = std::min(nr, nc - p * nr);
     int64_t j = 0, k_vec = 0;
-    if constexpr (Weights::kRowPointers) {
-      for (int64_t i = 0; i < std::min(nr, nc - (p + 1) * nr); ++i)
-        for (int64_t b = 0; b < kc; b += 16) hwy::Prefetch(w.Row(n0 + (p + 1) * nr + i, k0 + b, 0, nullptr));
+    if constexpr (Weights::kRowPointers || VectorLoads<Weights>::value) {
+      if constexpr (Weights::kRowPointers) {
+        for (int64_t i = 0; i < std::min(nr, nc - (p + 1) * nr); ++i)
+          for (int64_t b = 0; b < kc; b += 16) hwy::Prefetch(w.Row(n0 + (p + 1) * nr + i, k0 + b, 0, nullptr));
+      }
       k_vec = kc / L * L;
       for (; j + L <= n_cols; j += L) {
         hn::Vec<StripTag> rows[8], cols[8];
         for (int64_t k = 0; k < k_vec; k += L) {
-          for (int64_t i = 0; i < L; ++i) rows[i] = hn::LoadU(d, w.Row(n0 + p * nr + j + i, k0 + k, 0, nullptr));
+          for (int64_t i = 0; i < L; ++i) rows[i] = w.Load(d, n0 + p * nr + j + i, k0 + k);
           Transpose(d, rows, cols);
           for (int64_t i = 0; i < L; ++i) hn::StoreU(cols[i], d, panel + (k + i) * nr + j);
         }

@@ -44,6 +44,24 @@ extern "C" {
  *   x: [M, K], w: [N, K], y: [M, N]. */
 tl_status tl_matmul_f32(const float* x, const float* w, float* y, int64_t M, int64_t N, int64_t K);
 
+/* The same with x, w and y f16 or bf16 (uint16_t bit patterns: IEEE binary16,
+ * or bfloat16, the top half of a binary32): each product and every sum in
+ * f32, y rounded once to the dtype, to nearest with ties to even (past the
+ * largest finite f16, 65504, an infinity), which is what PyTorch's CPU half
+ * matmul and cuBLAS with an f32 compute type give. The products of two half
+ * values are exact in f32 (11- or 8-bit significands; a bf16 product below
+ * 2^-126 aside), so only the K - 1 additions and the final rounding err;
+ * the order of the additions depends on K alone, as tl_matmul_f32's (batch
+ * invariance, determinism), and any order (pairs first, as AVX512_BF16's
+ * vdpbf16ps sums them, chains, blocks) is within the rule of
+ * docs/tolerances.md. A kernel that accumulates in the
+ * half dtype (f16 or bf16 FMAs, GPUs' fast half mode) is outside it: each
+ * addition rounds at 2^-11 (f16) or 2^-8 (bf16) of the partial sum instead
+ * of 2^-24, and an f16 partial sum past 65504 is an infinity even where the
+ * whole sum is in range. */
+tl_status tl_matmul_f16(const uint16_t* x, const uint16_t* w, uint16_t* y, int64_t M, int64_t N, int64_t K);
+tl_status tl_matmul_bf16(const uint16_t* x, const uint16_t* w, uint16_t* y, int64_t M, int64_t N, int64_t K);
+
 /* The GELU of GeGlu: the exact one, or the tanh approximation. */
 typedef enum tl_ffn_gelu {
   TL_FFN_GELU_ERF = 0, /* x * 0.5 * (1 + erf(x / sqrt(2))) */

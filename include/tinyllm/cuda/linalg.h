@@ -19,6 +19,10 @@ extern "C" {
 
 tl_status tl_matmul_f32_dev(const float* x, const float* w, float* y, int64_t M, int64_t N, int64_t K,
                             tl_cuda_stream stream);
+tl_status tl_matmul_f16_dev(const uint16_t* x, const uint16_t* w, uint16_t* y, int64_t M, int64_t N, int64_t K,
+                            tl_cuda_stream stream);
+tl_status tl_matmul_bf16_dev(const uint16_t* x, const uint16_t* w, uint16_t* y, int64_t M, int64_t N, int64_t K,
+                             tl_cuda_stream stream);
 tl_status tl_swiglu_ffn_f32_dev(const float* x, const float* w_gate, const float* w_up, const float* w_down, float* y,
                                 int64_t M, int64_t D, int64_t H, tl_cuda_stream stream);
 tl_status tl_geglu_ffn_f32_dev(const float* x, const float* w_gate, const float* w_up, const float* w_down, float* y,
