@@ -60,6 +60,7 @@ const std::vector<std::pair<std::string, std::string>>& usage_sections() {
       without a GPU) runs nothing: each op is NOT RUN with that reason.
     --op NAME          only this op (repeatable, or comma-separated)
     --family F         also every op of family F (repeatable, or comma-separated)
+    --dtype D          also every op of dtype D: f32, f16, bf16 (repeatable, or comma-separated)
     --seed N           seed of the cases and properties, 0 to 2^64-1 (default 1)
     --cases N          sweep cases per op, at most 1e9 (default 300)
     --case N           replay case N alone (needs exactly one --op; no --cases, no --property)
@@ -94,6 +95,9 @@ const std::vector<std::pair<std::string, std::string>>& usage_sections() {
                        against 512 values of b (256 exponents, both signs), not 32: 2^25
                        results per op, minutes on every backend (the unary half ops are
                        exhaustive in every run)
+    --fail-fast        stop checking an op at its first failure (a case, a property, a crash
+                       or a hang; under --profile strict a strict failure too): its later
+                       cases and properties are not run, and the report says so
     Options other than --backend, --op and --property may be given once; output
     files are opened, and DIR created, before anything runs.
 )"},
@@ -245,6 +249,17 @@ void check_family(const std::string& family) {
   throw UsageError("unknown family '" + family + "'" + did_you_mean(family, families) + "; the families: " + known);
 }
 
+void check_dtype(const std::string& dtype) {
+  std::vector<std::string> dtypes;
+  for (const OpSpec& op : catalog())
+    if (std::find(dtypes.begin(), dtypes.end(), dtype_name(op.dtype)) == dtypes.end())
+      dtypes.emplace_back(dtype_name(op.dtype));
+  if (std::find(dtypes.begin(), dtypes.end(), dtype) != dtypes.end()) return;
+  std::string known;
+  for (const auto& d : dtypes) known += (known.empty() ? "" : ", ") + d;
+  throw UsageError("no op has dtype '" + dtype + "'" + did_you_mean(dtype, dtypes) + "; the ops' dtypes: " + known);
+}
+
 void warn_former_name(const std::string& note) {
   if (!note.empty()) std::fprintf(stderr, "konform: warning: %s\n", note.c_str());
 }
@@ -284,12 +299,13 @@ CheckArgs parse_check(const std::vector<std::string>& args) {
   CheckOptions& o = a.check;
   ArgReader in("check", args);
   bool cases_given = false, runs_given = false, jobs_given = false;
-  std::vector<std::string> families;
+  std::vector<std::string> families, dtypes;
   while (in.next()) {
     const std::string flag = in.arg();
     if (flag == "--backend") add_name(flag, in.value(), &a.backends);
     else if (flag == "--op") add_names(flag, in.value(), &a.ops);
     else if (flag == "--family") add_names(flag, in.value(), &families);
+    else if (flag == "--dtype") add_names(flag, in.value(), &dtypes);
     else if (flag == "--property") add_names(flag, in.value(), &o.properties);
     else if (flag == "--seed") o.sweep.seed = parse_uint64(flag, in.single_value());
     else if (flag == "--cases") o.sweep.cases = parse_int(flag, in.single_value(), 0, kMaxCases), cases_given = true;
@@ -310,6 +326,7 @@ CheckArgs parse_check(const std::vector<std::string>& args) {
     else if (flag == "--quiet") in.once(), a.quiet = true;
     else if (flag == "--flush-subnormals") in.once(), o.sweep.flush_subnormals = true;
     else if (flag == "--exhaustive") in.once(), o.exhaustive = true;
+    else if (flag == "--fail-fast") in.once(), o.sweep.fail_fast = true;
     else if (flag == "--profile") o.profile = in.single_value();
     else throw unknown_option("check", flag);
   }
@@ -321,9 +338,16 @@ CheckArgs parse_check(const std::vector<std::string>& args) {
     for (const OpSpec& op : catalog())  // an op also given by --op is chosen once
       if (op.group == family && std::find(ops.begin(), ops.end(), op.name) == ops.end()) ops.push_back(op.name);
   }
+  for (const auto& dtype : dtypes) {
+    check_dtype(dtype);
+    for (const OpSpec& op : catalog())
+      if (dtype_name(op.dtype) == dtype && std::find(ops.begin(), ops.end(), op.name) == ops.end())
+        ops.push_back(op.name);
+  }
   a.ops = std::move(ops);
   if (o.profile != "default" && o.profile != "strict")
     throw UsageError("--profile '" + o.profile + "' is not default or strict");
+  o.sweep.strict_counts = o.profile == "strict";
   if (o.sweep.only_case >= 0 && a.ops.size() != 1) throw UsageError("--case needs exactly one --op");
   if (o.sweep.only_case >= 0 && !o.properties.empty())
     throw UsageError("--case replays a sweep case and --property runs no sweep: give one or the other");

@@ -384,13 +384,14 @@ int check(const CheckArgs& a, const std::string& command_line) {
   run.flush_subnormals = options.sweep.flush_subnormals;
   run.profile = options.profile;
   run.exhaustive = options.exhaustive;
+  run.fail_fast = options.sweep.fail_fast;
   if (!a.quiet)
     std::printf(
-        "konform check: %zu backend(s) x %zu op(s), seed %llu, %lld cases per op, subnormals %s, profile %s%s\n",
+        "konform check: %zu backend(s) x %zu op(s), seed %llu, %lld cases per op, subnormals %s, profile %s%s%s\n",
         backends.size(), ops.size(), static_cast<unsigned long long>(options.sweep.seed),
         static_cast<long long>(options.sweep.cases),
         options.sweep.flush_subnormals ? "flush (--flush-subnormals)" : "strict", options.profile.c_str(),
-        options.exhaustive ? ", exhaustive grids" : "");
+        options.exhaustive ? ", exhaustive grids" : "", options.sweep.fail_fast ? ", fail-fast" : "");
 
   std::vector<OpResult> results;
   bool harness_failed = false;

@@ -65,8 +65,12 @@ std::string check_op_child(const Backend& b, const OpSpec& op, const CheckOption
   }
   const std::vector<const Property*> props = chosen_properties(op, options);
   for (; s.next_property < props.size(); ++s.next_property) {
-    send();
     const Property& p = *props[s.next_property];
+    if (sweep.settled(s.result)) {  // --fail-fast: shown, neither passed nor failed
+      s.result.check(p.name, "property").reason = "not run: --fail-fast, the op had failed before it";
+      continue;
+    }
+    send();
     channel.progress(-1, "property " + p.name, property_deadline(options));
     const PropertyOutcome o = check_property(p, b, sweep.seed, static_cast<int>(options.property_runs));
     CheckSummary& c = s.result.check(p.name, "property");

@@ -156,6 +156,12 @@ OpResult check_op(const Backend& b, const OpSpec& op, const CheckOptions& option
                                           : "; after 100 children the op's remaining cases and properties were not run";
       break;
     }
+    if (sweep.settled(total) || ((hung || crashed) && sweep.fail_fast)) {  // --fail-fast: no child after it
+      for (size_t i = at.next_property; i < property_count; ++i)
+        total.check(chosen_properties(op, options)[i]->name, "property").reason =
+            "not run: --fail-fast, the op had failed before it";
+      break;
+    }
     int64_t next = at.next_case;
     while (next < last && sweep.skip.count(next) != 0) ++next;
     if (next >= last && at.next_property >= property_count) break;

@@ -239,9 +239,10 @@ class Validator {
     object(
         j, "",
         {"schema", "created", "command", "seed", "cases_per_op", "machine", "build", "backends", "results", "summary"},
-        {"subnormals", "profile", "exhaustive"});
+        {"subnormals", "profile", "exhaustive", "fail_fast"});
     if (j.contains("subnormals")) one_of(j.at("subnormals"), "subnormals", {"strict", "flush"});
     if (j.contains("exhaustive") && j.at("exhaustive") != true) fail("exhaustive", "expected true when present");
+    if (j.contains("fail_fast") && j.at("fail_fast") != true) fail("fail_fast", "expected true when present");
     if (j.contains("profile")) one_of(j.at("profile"), "profile", {"default", "strict"});
     if (string(j.at("schema"), "schema") != "konform-report/1")
       fail("schema", "'" + j.at("schema").get<std::string>() + "' is not konform-report/1");
@@ -447,6 +448,7 @@ json make_report(const RunInfo& run, const std::vector<OpResult>& results) {
   j["cases_per_op"] = run.cases;
   j["subnormals"] = run.flush_subnormals ? "flush" : "strict";
   if (run.exhaustive) j["exhaustive"] = true;
+  if (run.fail_fast) j["fail_fast"] = true;
   j["profile"] = run.profile;
   j["machine"] = machine_info();
   j["build"] = build_info();

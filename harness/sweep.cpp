@@ -132,6 +132,7 @@ void sweep_op(const Backend& backend, const OpSpec& op, const SweepOptions& opti
       if (worse_than(w, result.worst)) result.worst = w;
     }
     if (done) done(i, failed_list);
+    if (options.settled(result)) break;  // --fail-fast
   }
   result.settle_unsupported();
 }

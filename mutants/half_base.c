@@ -7,8 +7,8 @@
  *
  * Compiled as is (KONFORM_MUTANT undefined or 0) this is a correct plugin
  * (konform_plugin_half_base) of those ops and their f32 twins, written apart
- * from the in-tree kernels: f16
- * through the compiler's _Float16 conversions, bf16 rounded half up with the
+ * from the in-tree kernels: f16 widened from its bit fields and rounded
+ * through the compiler's _Float16 conversion, bf16 rounded half up with the
  * ties fixed to even afterwards, and the spec's own f32 formulas (silu as
  * x / (1 + e^-x), sigmoid as 1 / (1 + e^-x), libm's erff and tanhf). With
  * -DKONFORM_MUTANT=N exactly one mistake of half precision is switched on;
@@ -46,10 +46,19 @@ static tl_status refuse(const char* why) {
 
 /* ---- the two formats -------------------------------------------------------- */
 
+/* Widened from its bit fields, exactly: the compiler's _Float16 widening is
+ * a libgcc call without F16C, and made the base's Matmul and FlashAttention
+ * take minutes. A NaN comes out quiet, its payload kept, as F16C's does. */
 static float from_f16(uint16_t h) {
-  _Float16 v;
-  memcpy(&v, &h, 2);
-  return (float)v;
+  const uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  if (e == 0) {
+    const float v = (float)m * 0x1p-24f; /* zero or subnormal: m 2^-24 */
+    return sign ? -v : v;
+  }
+  const uint32_t b = sign | (e == 0x1fu ? 0x7f800000u | (m ? 0x400000u : 0u) : (e + 112u) << 23) | (m << 13);
+  float f;
+  memcpy(&f, &b, 4);
+  return f;
 }
 
 #if MUTANT(1) || MUTANT(6) || MUTANT(15)

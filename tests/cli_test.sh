@@ -203,6 +203,34 @@ else
   sed 's/^/    /' <<<"$quiet" | head -20
 fi
 
+# --fail-fast: a failing op stops at its first failing case; its properties
+# are shown not run, with the reason; the report says so. A passing op runs
+# every case.
+"$konform" check --backend scalar --op elementwise_add,elementwise_argmax --cases 30 --tolerances "$tmp/tol_zero.tsv" \
+  --fail-fast --report "$tmp/ff.json" >"$tmp/ff.out" 2>&1
+rc=$?
+if [[ $rc -eq 1 ]] && python3 - "$tmp/ff.json" <<'PY'; then
+import json, sys
+d = json.load(open(sys.argv[1]))
+add, argmax = (next(r for r in d["results"] if r["op"] == op) for op in ("elementwise_add", "elementwise_argmax"))
+skipped = [c for c in add["checks"] if c["kind"] == "property"]
+assert d.get("fail_fast") is True, "no fail_fast in the report"
+assert add["verdict"] == "fail" and add["cases"] < 30, (add["verdict"], add["cases"])
+assert skipped and all(c["runs"] == 0 and "--fail-fast" in c.get("reason", "") for c in skipped), skipped
+assert argmax["verdict"] == "pass" and argmax["cases"] == 30, (argmax["verdict"], argmax["cases"])
+PY
+  echo "ok:   --fail-fast stops a failing op at its first failure, shows its properties not run, and runs a passing op whole"
+else
+  fail "--fail-fast exited $rc; report $(cat "$tmp/ff.json" 2>/dev/null | head -c 300)"
+fi
+
+# --dtype: every op of a dtype, the union with --op.
+expect 2 "no op has dtype 'f17' \\(did you mean 'f16'\\?\\); the ops' dtypes: " -- check --backend scalar --dtype f17
+expect 0 '^[0-9]+ passed, 0 failed, 0 unsupported$' -- check --backend scalar --dtype bf16 --cases 3 --no-properties
+[[ $("$konform" check --backend scalar --dtype bf16 --op Add --cases 3 --no-properties | grep -c '^PASS') -eq \
+   $(($("$konform" list --format json | python3 -c 'import json,sys; print(sum(o["dtype"] == "bf16" for o in json.load(sys.stdin)))') + 1)) ]] &&
+  echo "ok:   --dtype bf16 --op Add checks every bf16 op and Add" || fail "--dtype bf16 --op Add: not every bf16 op and Add"
+
 # --family: every op of a family, once even when --op names one too.
 expect 2 "unknown family 'norms' \\(did you mean 'norm'\\?\\); the families: " -- check --backend scalar --family norms
 expect 0 '^6 passed, 0 failed, 0 unsupported$' -- \

@@ -34,6 +34,7 @@ struct RunInfo {
   int64_t cases = 0;
   bool flush_subnormals = false;    // the subnormal policy: strict, or flush (--flush-subnormals)
   bool exhaustive = false;          // --exhaustive: the denser case-0 grids
+  bool fail_fast = false;           // --fail-fast: each op stopped at its first failure
   std::string profile = "default";  // the profile whose checks decide the verdicts (--profile)
   std::vector<std::string> backends;
   std::vector<nlohmann::json> backend_details;  // name, kind, library, target

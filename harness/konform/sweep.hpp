@@ -31,6 +31,13 @@ struct SweepOptions {
   // that is one finding, and the rest of the sweep (that case included) is
   // judged without it, not stopped at every case.
   bool fence_inputs = true;
+  // --fail-fast: the op is settled by its first failure under the run's
+  // profile (strict_counts: --profile strict, whose strict findings fail it).
+  bool fail_fast = false;
+  bool strict_counts = false;
+  bool settled(const OpResult& r) const {
+    return fail_fast && (r.verdict == "fail" || (strict_counts && r.strict_failed));
+  }
 };
 
 // Called before each case, so an isolating parent knows which case was
