@@ -31,6 +31,7 @@ HWY_AFTER_NAMESPACE();
 #include "impl/common/sampling_args.hpp"
 #include "tinyllm/elementwise.h"
 #include "tinyllm/sampling.h"
+#include "tinyllm/tensor.h"
 
 namespace konform::simd {
 
@@ -119,6 +120,28 @@ tl_status tl_sample_f32(const float* logits, int32_t* tokens, int64_t rows, int6
     tokens[r] = sample_row(logits + r * vocab, vocab, method, temperature, top_k, top_p, min_p, g.uniform(), w, idx);
   }
   return TL_OK;
+}
+
+// f16 and bf16: the logits widened whole by the library's own casts
+// (cast_simd.cpp: exact, every NaN payload a NaN), then the f32 op.
+static tl_status SampleHalf(bool bf16, const uint16_t* logits, int32_t* tokens, int64_t rows, int64_t vocab,
+                            int32_t method, float temperature, int64_t top_k, float top_p, float min_p, uint64_t seed) {
+  if (tl_status s =
+          sa::check(bf16 ? "tl_sample_bf16" : "tl_sample_f16", rows, vocab, method, temperature, top_k, top_p, min_p))
+    return s;
+  std::vector<float> wide(static_cast<size_t>(rows * vocab));
+  (bf16 ? tl_cast_bf16_to_f32 : tl_cast_f16_to_f32)(logits, wide.data(), rows * vocab);
+  return tl_sample_f32(wide.data(), tokens, rows, vocab, method, temperature, top_k, top_p, min_p, seed);
+}
+
+tl_status tl_sample_f16(const uint16_t* logits, int32_t* tokens, int64_t rows, int64_t vocab, int32_t method,
+                        float temperature, int64_t top_k, float top_p, float min_p, uint64_t seed) {
+  return SampleHalf(false, logits, tokens, rows, vocab, method, temperature, top_k, top_p, min_p, seed);
+}
+
+tl_status tl_sample_bf16(const uint16_t* logits, int32_t* tokens, int64_t rows, int64_t vocab, int32_t method,
+                         float temperature, int64_t top_k, float top_p, float min_p, uint64_t seed) {
+  return SampleHalf(true, logits, tokens, rows, vocab, method, temperature, top_k, top_p, min_p, seed);
 }
 
 }  // extern "C"
