@@ -2,7 +2,8 @@
  * casts, Clamp, NanToNum and the broadcast Add, Sub, Mul, Div of
  * tinyllm/tensor.h, RmsNorm and LayerNorm of tinyllm/norm.h, Softmax, Rope,
  * TokenEmbed and PosEmbed of tinyllm/pos.h, Matmul of tinyllm/linalg.h and
- * FlashAttention of tinyllm/attention.h in plain C11, and their mutants
+ * FlashAttention of tinyllm/attention.h, Sample of tinyllm/sampling.h and
+ * Argmax of tinyllm/tensor.h on half logits in plain C11, and their mutants
  * (manifest ids half_mNN).
  *
  * Compiled as is (KONFORM_MUTANT undefined or 0) this is a correct plugin
@@ -25,13 +26,14 @@
 #include "tinyllm/linalg.h"
 #include "tinyllm/norm.h"
 #include "tinyllm/pos.h"
+#include "tinyllm/sampling.h"
 #include "tinyllm/tensor.h"
 
 #ifndef KONFORM_MUTANT
 #define KONFORM_MUTANT 0
 #endif
-#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 25
-#error "KONFORM_MUTANT must be 0 (the correct base) or 1..25 (mutant half_m01..half_m25)"
+#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 39
+#error "KONFORM_MUTANT must be 0 (the correct base) or 1..39 (mutant half_m01..half_m39)"
 #endif
 #define MUTANT(n) (KONFORM_MUTANT == (n))
 
@@ -939,3 +941,200 @@ tl_status tl_flash_attention_bf16(const uint16_t* q, const uint16_t* k, const ui
                                   int64_t sk, int64_t head_dim, int32_t causal, tl_attn_mask mask_kind) {
   return flash_any(q, k, v, mask, y, batch, num_heads, kv_heads, sq, sk, head_dim, causal, mask_kind, 2);
 }
+
+/* ==== Sample and Argmax on f16 and bf16 logits (half_m35 .. half_m39) ======== */
+/* Each logit compared through a key whose unsigned order is the values' order
+ * (NaN aside, -0 as +0), as a half kernel that never widens for a comparison;
+ * the weights exp((l - m) / t) in double from the exact widened logits. */
+
+static int half_is_nan(uint16_t h, int bf16) {
+#if MUTANT(35) /* bf16 NaN known by the canonical quiet pattern 0x7fc0 alone: other payloads are numbers */
+  if (bf16) return (h & 0x7fffu) == 0x7fc0u;
+#endif
+  return bf16 ? (h & 0x7f80u) == 0x7f80u && (h & 0x7fu) != 0 : (h & 0x7c00u) == 0x7c00u && (h & 0x3ffu) != 0;
+}
+
+/* The order key: sign-magnitude patterns to an unsigned order, -0 as +0. */
+static int32_t half_key(uint16_t h, int bf16) {
+#if MUTANT(36) /* f16 patterns compared as signed 16-bit integers: the order reversed among negatives, -0 below +0 */
+  if (!bf16) return (int16_t)h;
+#endif
+  (void)bf16;
+  if ((h & 0x7fffu) == 0) return 0x8000;
+  return (h & 0x8000u) ? (int32_t)(0xffffu - h) : (int32_t)(h | 0x8000u);
+}
+
+/* A logit as read: its pattern, */
+static uint16_t half_load(uint16_t h, int bf16) {
+#if MUTANT(37) /* f16 subnormal logits flushed to zero on the way in (denormals-are-zero) */
+  if (!bf16 && (h & 0x7c00u) == 0) h &= 0x8000u;
+#endif
+  (void)bf16;
+  return h;
+}
+/* and its value. */
+static float half_widen(uint16_t h, int bf16) {
+  h = half_load(h, bf16);
+  return bf16 ? from_bf16(h) : from_f16(h);
+}
+
+/* The lowest index of the largest number among x[0], x[step], ...; -1 if none. */
+static int32_t half_argmax(const uint16_t* x, int64_t n, int64_t step, int bf16) {
+  int32_t best = -1;
+  int32_t best_key = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const uint16_t h = x[i * step];
+    if (half_is_nan(h, bf16)) continue;
+    const int32_t key = half_key(half_load(h, bf16), bf16);
+    if (best < 0 || key > best_key) best = (int32_t)i, best_key = key;
+  }
+  return best;
+}
+
+static tl_status argmax_axis_half(const uint16_t* x, const int64_t* shape, int64_t rank, int64_t axis, int32_t* index,
+                                  int bf16) {
+  int64_t n = 0;
+  if (rank < 1) return refuse("argmax: rank 0");
+  tl_status s = read_dims(shape, rank, &n);
+  if (s != TL_OK) return s;
+  if (axis < -rank || axis >= rank) return refuse("argmax: axis out of range");
+  const int64_t ax = axis < 0 ? axis + rank : axis;
+  if (shape[ax] > INT32_MAX) return refuse("argmax: the axis is too long for int32");
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (i < ax) outer *= shape[i];
+    if (i > ax) inner *= shape[i];
+  }
+  if (n > 0 && x == NULL) return refuse("argmax: x is NULL");
+  if (outer * inner > 0 && index == NULL) return refuse("argmax: index is NULL");
+  const int64_t length = shape[ax];
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i)
+      index[o * inner + i] = half_argmax(x + o * length * inner + i, length, inner, bf16);
+  return TL_OK;
+}
+
+tl_status tl_argmax_axis_f16(const uint16_t* x, const int64_t* shape, int64_t rank, int64_t axis, int32_t* index) {
+  return argmax_axis_half(x, shape, rank, axis, index, 0);
+}
+tl_status tl_argmax_axis_bf16(const uint16_t* x, const int64_t* shape, int64_t rank, int64_t axis, int32_t* index) {
+  return argmax_axis_half(x, shape, rank, axis, index, 1);
+}
+
+/* TopK's and TopP's order: value descending, ties by lower index, NaN last. */
+static const uint16_t* g_half_sort;
+static int g_half_sort_bf16;
+
+static int half_before(const void* pa, const void* pb) {
+  const int64_t a = *(const int64_t*)pa, b = *(const int64_t*)pb;
+  const uint16_t ha = g_half_sort[a], hb = g_half_sort[b];
+  const int bf16 = g_half_sort_bf16, na = half_is_nan(ha, bf16), nb = half_is_nan(hb, bf16);
+  if (na != nb) return na ? 1 : -1;
+#if MUTANT(39) /* bf16 sorted on the raw patterns as unsigned integers: negatives above positives, reversed */
+  const int32_t ka = bf16 ? ha : half_key(ha, bf16), kb = bf16 ? hb : half_key(hb, bf16);
+#else
+  const int32_t ka = half_key(ha, bf16), kb = half_key(hb, bf16);
+#endif
+  if (!na && ka != kb) return ka > kb ? -1 : 1;
+  return a < b ? -1 : (a > b ? 1 : 0);
+}
+
+/* PCG32 XSH-RR of tinyllm/sampling.h: u of row r. */
+static double half_draw_u(uint64_t seed, uint64_t r) {
+  uint64_t state = 0;
+  const uint64_t inc = (r << 1u) | 1u;
+  state = state * 6364136223846793005ULL + inc;
+  state += seed;
+  state = state * 6364136223846793005ULL + inc;
+  const uint64_t old = state;
+  const uint32_t x = (uint32_t)(((old >> 18u) ^ old) >> 27u), rot = (uint32_t)(old >> 59u);
+  return (double)(((x >> rot) | (x << ((32u - rot) & 31u))) >> 8) * 0x1p-24;
+}
+
+static int32_t sample_half_row(const uint16_t* h, int64_t n, int bf16, int32_t method, float t, int64_t k, float p,
+                               float min_p, double u, double* w, int64_t* idx) {
+  const int32_t top = half_argmax(h, n, 1, bf16);
+  if (method == TL_SAMPLE_GREEDY) return top;
+  if (top < 0) return -1;
+  const double m = half_widen(h[top], bf16);
+  if (m == -INFINITY) return -1;
+  for (int64_t i = 0; i < n; ++i) {
+    const double l = half_widen(h[i], bf16);
+    if (isnan(l) || l == -INFINITY) w[i] = 0;
+    else if (isinf(m)) w[i] = l == m ? 1.0 : 0.0;
+    else w[i] = exp((l - m) / t);
+#if MUTANT(38) /* the weights held in the logits' dtype (softmax output in half, then the draw) */
+    w[i] = bf16 ? from_bf16(to_bf16((float)w[i])) : from_f16(to_f16((float)w[i]));
+#endif
+  }
+  for (int64_t i = 0; i < n; ++i) idx[i] = i;
+  int64_t count = n;
+  if (method == TL_SAMPLE_TOP_K || method == TL_SAMPLE_TOP_P) {
+    g_half_sort = h;
+    g_half_sort_bf16 = bf16;
+    qsort(idx, (size_t)n, sizeof *idx, half_before);
+  }
+  if (method == TL_SAMPLE_TOP_K) {
+    count = k;
+  } else if (method == TL_SAMPLE_TOP_P) {
+    double z = 0, c = 0;
+    for (int64_t i = 0; i < n; ++i) z += w[i];
+    count = 0;
+    for (int64_t j = 0; j < n && (c += w[idx[j]]) / z <= p; ++j) ++count;
+    if (count < 1) count = 1;
+  } else if (method == TL_SAMPLE_MIN_P) {
+    count = 0;
+    for (int64_t i = 0; i < n; ++i)
+      if (w[i] >= min_p) idx[count++] = i; /* max(w) = 1 */
+  }
+  double z = 0;
+  for (int64_t j = 0; j < count; ++j) z += w[idx[j]];
+  if (!(z > 0)) return -1;
+  double c = 0;
+  int64_t last = -1;
+  for (int64_t j = 0; j < count; ++j) {
+    c += w[idx[j]];
+    if (w[idx[j]] > 0) last = idx[j];
+    if (u * z < c) return (int32_t)idx[j];
+  }
+  return (int32_t)last;
+}
+
+static tl_status sample_half(const uint16_t* logits, int32_t* tokens, int64_t rows, int64_t vocab, int32_t method,
+                             float t, int64_t k, float p, float min_p, uint64_t seed, int bf16) {
+  if (rows < 0 || vocab < 1 || vocab > INT32_MAX) return refuse("sample: rows < 0 or vocab outside 1..INT32_MAX");
+  if ((double)rows * (double)vocab * 4.0 > (double)INT64_MAX) return refuse("sample: rows * vocab * 4 overflows");
+  if (method < 0 || method > 4) return refuse("sample: unknown method");
+  if (method != TL_SAMPLE_GREEDY) {
+    if (!(t > 0.0f) || isinf(t)) return refuse("sample: temperature");
+    if (method == TL_SAMPLE_TOP_K && (k < 1 || k > vocab)) return refuse("sample: top_k");
+    if (method == TL_SAMPLE_TOP_P && !(p > 0.0f && p <= 1.0f)) return refuse("sample: top_p");
+    if (method == TL_SAMPLE_MIN_P && !(min_p >= 0.0f && min_p <= 1.0f)) return refuse("sample: min_p");
+  }
+  if (rows == 0) return TL_OK;
+  static uint64_t counter = 0;
+  if (seed == 0) seed = 0x9E3779B97F4A7C15ULL * ++counter ^ (uint64_t)(uintptr_t)&counter;
+  double* w = malloc((size_t)vocab * sizeof *w);
+  int64_t* idx = malloc((size_t)vocab * sizeof *idx);
+  if (w == NULL || idx == NULL) {
+    free(w);
+    free(idx);
+    return refuse("sample: out of memory");
+  }
+  for (int64_t r = 0; r < rows; ++r)
+    tokens[r] = sample_half_row(logits + r * vocab, vocab, bf16, method, t, k, p, min_p, half_draw_u(seed, (uint64_t)r),
+                                w, idx);
+  free(w);
+  free(idx);
+  return TL_OK;
+}
+
+tl_status tl_sample_f16(const uint16_t* logits, int32_t* tokens, int64_t rows, int64_t vocab, int32_t method,
+                        float temperature, int64_t top_k, float top_p, float min_p, uint64_t seed) {
+  return sample_half(logits, tokens, rows, vocab, method, temperature, top_k, top_p, min_p, seed, 0);
+}
+tl_status tl_sample_bf16(const uint16_t* logits, int32_t* tokens, int64_t rows, int64_t vocab, int32_t method,
+                         float temperature, int64_t top_k, float top_p, float min_p, uint64_t seed) {
+  return sample_half(logits, tokens, rows, vocab, method, temperature, top_k, top_p, min_p, seed, 1);
+}
+/* ==== end of Sample and Argmax on half logits ================================ */

@@ -269,6 +269,12 @@ int main(int argc, char** argv) {
   SAME(tl_sample_f32, "top_k 9 of 8", x, tokens, one, int64_t{8}, 2, 1.0f, int64_t{9}, 1.0f, 0.0f, uint64_t{1});
   SAME(tl_sample_f32, "top_p 0", x, tokens, one, int64_t{8}, 3, 1.0f, one, 0.0f, 0.0f, uint64_t{1});
   SAME(tl_sample_f32, "min_p NaN", x, tokens, one, int64_t{8}, 4, 1.0f, one, 1.0f, nan, uint64_t{1});
+  const auto* halves = reinterpret_cast<const uint16_t*>(x);  // 16 patterns of f16 or bf16
+  SAME(tl_sample_f16, "temperature 0", halves, tokens, one, int64_t{16}, 1, 0.0f, one, 1.0f, 0.0f, uint64_t{1});
+  SAME(tl_sample_bf16, "top_k 17 of 16", halves, tokens, one, int64_t{16}, 2, 1.0f, int64_t{17}, 1.0f, 0.0f,
+       uint64_t{1});
+  SAME(tl_argmax_axis_f16, "axis 3 of rank 2", halves, s24, int64_t{2}, int64_t{3}, tokens);
+  SAME(tl_argmax_axis_bf16, "axis -3 of rank 2", halves, s24, int64_t{2}, int64_t{-3}, tokens);
   // tinyllm/conv.h
   const int64_t in2[2] = {2, 2}, k2[2] = {1, 1}, s2[2] = {1, 1}, p2[2] = {0, 0}, d2[2] = {1, 1}, k33[2] = {3, 3};
   SAME(tl_conv_f32, "groups 3 of 2 channels", x, x, x, y, one, two, two, int64_t{3}, two, in2, k2, s2, p2, d2);

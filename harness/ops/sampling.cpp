@@ -2,6 +2,11 @@
 // catalog entry per method: SampleGreedy, SampleTemperature, SampleTopK,
 // SampleTopP, SampleMinP, all behind tl_sample_f32.
 //
+// SampleGreedy_f16 ... SampleMinP_bf16 are the same entries on f16 and bf16
+// logits (tl_sample_f16, tl_sample_bf16): the same methods, oracle and
+// judge, the logits widened exactly to float first; their cases are the
+// half dtypes' own classes (half_logits.hpp).
+//
 // Greedy is exact: the oracle returns argmax per row. The other methods draw:
 // u comes from the header's PCG32 stream (the same bits in the oracle and in
 // every kernel), but which token u lands in depends on float rounding of the
@@ -24,6 +29,7 @@
 #include "konform/op.hpp"
 #include "konform/reference/sampling.hpp"
 #include "konform/values.hpp"
+#include "half_logits.hpp"
 #include "norm_support.hpp"
 #include "tinyllm/sampling.h"
 
@@ -121,14 +127,38 @@ const char* kind_name(int kind) {
   return names[kind];
 }
 
-Case make(Rng& rng, int64_t index, int64_t edges, int method) {
-  int64_t vocab = index < edges ? edge_vocabs()[static_cast<size_t>(index)]
-                                : (rng.chance(0.03) ? rng.pick(std::vector<int64_t>{32000, 128256})
-                                                    : (rng.chance(0.5) ? rng.range(1, 64) : rng.range(65, 3000)));
+// The half twins' edges: each class of half_logits.hpp once at a size of
+// its own (the ties at real vocabularies: 4096 and Llama-2's 32000).
+struct HalfEdge {
+  int64_t vocab;
+  int kind;
+};
+const std::vector<HalfEdge>& half_edges() {
+  namespace hl = half_logits;
+  static const std::vector<HalfEdge> e = {
+      {1, hl::kRounded},    {2, hl::kZeros}, {17, hl::kNan},    {33, hl::kNegative}, {64, hl::kSubnormal},
+      {100, hl::kExtremes}, {257, hl::kInf}, {4096, hl::kTies}, {32000, hl::kTies},  {31, hl::kBits}};
+  return e;
+}
+
+// A case of `dtype`: f32's from its own classes at every size up to 128256;
+// f16's and bf16's from half_logits.hpp's classes, vocabularies mostly up
+// to 1000 and up to 4 rows (the settings and refusals are f32's).
+Case make(DType dtype, Rng& rng, int64_t index, int64_t edges, int method) {
+  const bool half = dtype != DType::f32;
+  int64_t vocab = half && index < edges ? half_edges()[static_cast<size_t>(index)].vocab
+                  : index < edges       ? edge_vocabs()[static_cast<size_t>(index)]
+                  : half                ? (rng.chance(0.03)  ? 4096
+                                           : rng.chance(0.7) ? rng.range(1, 64)
+                                                             : rng.range(65, 1000))
+                                        : (rng.chance(0.03) ? rng.pick(std::vector<int64_t>{32000, 128256})
+                                                            : (rng.chance(0.5) ? rng.range(1, 64) : rng.range(65, 3000)));
   int64_t rows =
       vocab >= 32000 ? rng.range(1, 2) : rng.range(1, std::max<int64_t>(1, std::min<int64_t>(16, 40000 / vocab)));
+  if (half) rows = std::min<int64_t>(rows, vocab >= 4096 ? 1 : 4);
   if (rng.chance(0.03)) rows = 0;
-  const int kind = rng.chance(0.6) ? static_cast<int>(rng.range(0, 4)) : static_cast<int>(rng.range(0, 8));
+  int kind = rng.chance(0.6) ? static_cast<int>(rng.range(0, 4)) : static_cast<int>(rng.range(0, 8));
+  if (half && index < edges) kind = half_edges()[static_cast<size_t>(index)].kind;
   const double ts[] = {1.0, 0.6, 0.1, 2.0, 0.01, 1e-3, 5.0, 100.0};
   double t = rng.chance(0.5) ? ts[rng.range(0, 7)] : std::exp(rng.uniform(std::log(0.05), std::log(10.0)));
   int64_t k = rng.chance(0.2) ? 1 : rng.chance(0.2) ? vocab : rng.range(1, std::min<int64_t>(vocab, 64));
@@ -188,22 +218,28 @@ Case make(Rng& rng, int64_t index, int64_t edges, int method) {
   const bool valid = call_status(c) == TL_OK;
   const bool real = rows >= 0 && vocab >= 1 && vocab <= (int64_t{1} << 20) && rows <= (int64_t{1} << 20) / vocab;
   std::vector<float> x;
+  std::vector<uint16_t> hx;
   if (real)
     for (int64_t r = 0; r < rows; ++r) {
       const int row_kind = r == 0 || rng.chance(0.7) ? kind : static_cast<int>(rng.range(0, 8));
-      const auto row = logits_row(rng, vocab, row_kind);
-      x.insert(x.end(), row.begin(), row.end());
+      if (half) {
+        const auto row = half_logits::row(dtype, rng, vocab, row_kind);
+        hx.insert(hx.end(), row.begin(), row.end());
+      } else {
+        const auto row = logits_row(rng, vocab, row_kind);
+        x.insert(x.end(), row.begin(), row.end());
+      }
     }
   else x.assign(16, 0.0f);
   const std::vector<int64_t> shape = real ? std::vector<int64_t>{rows, vocab} : std::vector<int64_t>{16};
-  c.args.push_back({"logits", Access::in, Tensor::of_f32(shape, x)});
+  c.args.push_back({"logits", Access::in, half ? half_logits::tensor(dtype, shape, hx) : Tensor::of_f32(shape, x)});
   c.args.push_back({"tokens", Access::out, Tensor::zeros(DType::i32, {real ? rows : 1}),
                     method == ref::kGreedy ? Match::exact : Match::tolerance});
   c.args.push_back(status_arg());
   c.label = "rows=" + std::to_string(rows) + " vocab=" + std::to_string(vocab) + " " + method_name(m) +
-            " logits=" + kind_name(kind) + " t=" + std::to_string(t) + " k=" + std::to_string(k) +
-            " p=" + std::to_string(p) + " min_p=" + std::to_string(min_p) + " seed=" + std::to_string(seed) +
-            (bad.empty() ? "" : " " + bad) + (valid ? "" : " (refused)");
+            " logits=" + (half ? half_logits::kind_name(kind) : kind_name(kind)) + " t=" + std::to_string(t) +
+            " k=" + std::to_string(k) + " p=" + std::to_string(p) + " min_p=" + std::to_string(min_p) +
+            " seed=" + std::to_string(seed) + (bad.empty() ? "" : " " + bad) + (valid ? "" : " (refused)");
   return c;
 }
 
@@ -213,9 +249,10 @@ Oracle oracle(const Case& c) {
   if (tl_status st = call_status(c)) return {{"status", status_expected(st)}};
   if (c.iparam("method") != ref::kGreedy) return {{"status", status_expected(TL_OK)}};  // tokens: verify below
   const int64_t rows = c.iparam("rows"), vocab = c.iparam("vocab");
+  std::vector<float> scratch;
+  const float* logits = half_logits::floats_of(c.in("logits"), scratch);
   Expected e;
-  for (int64_t r = 0; r < rows; ++r)
-    e.value.push_back(double(reference::argmax(c.in("logits").f32() + r * vocab, vocab)));
+  for (int64_t r = 0; r < rows; ++r) e.value.push_back(double(reference::argmax(logits + r * vocab, vocab)));
   e.scale.assign(e.value.size(), 0.0);
   return {{"status", status_expected(TL_OK)}, {"tokens", e}};
 }
@@ -358,8 +395,10 @@ std::vector<Verification> verify(const Case& c, const std::map<std::string, Tens
   const int32_t* got = outputs.at("tokens").i32();
   Verification v{"draw_matches_oracle", "tokens", "rows", {rows}, {}};
   Comparison& cmp = v.comparison;
+  std::vector<float> scratch;
+  const float* logits = half_logits::floats_of(c.in("logits"), scratch);
   for (int64_t r = 0; r < rows; ++r) {
-    const float* l = c.in("logits").f32() + r * vocab;
+    const float* l = logits + r * vocab;
     const std::vector<double> w = ref::weights<double>(l, vocab, s.t);
     float m = -kInf;
     for (int64_t i = 0; i < vocab; ++i)
@@ -448,7 +487,9 @@ OpSpec spec(const char* name, int method, const char* summary, std::vector<Toler
       "100; seeds 1 .. 2^53 (seed 0 by a property); 10% bad or unread settings";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_vocabs().size());
-  op.make_case = [edges = op.edge_cases, method](Rng& rng, int64_t i) { return make(rng, i, edges, method); };
+  op.make_case = [edges = op.edge_cases, method](Rng& rng, int64_t i) {
+    return make(DType::f32, rng, i, edges, method);
+  };
   declare_c_call<decltype(tl_sample_f32)>(
       op, {"logits", "tokens", "rows", "vocab", "method", "t", "k", "p", "min_p", "seed"});
   op.oracle = oracle;
@@ -456,10 +497,39 @@ OpSpec spec(const char* name, int method, const char* summary, std::vector<Toler
   return op;
 }
 
+// The f32 entry's twin on f16 or bf16 logits (tl_sample_f16, _bf16): its
+// parameters, oracle and judge; the half classes' cases; the f32 rule
+// unchanged, since every operation after the exact widening is f32's.
+OpSpec half_twin(const OpSpec& f32, DType t, int method) {
+  const std::string dtype(dtype_name(t));
+  OpSpec op = f32;
+  op.name = f32.name + "_" + dtype;
+  op.dtype = t;
+  op.symbol = "tl_sample_" + dtype;
+  op.summary += "; logits " + dtype + ", widened exactly, the weights and sums in f32";
+  for (ToleranceRule& r : op.tolerances) {
+    r.dtype = t;
+    r.why = f32.name + "'s rule, unchanged: the " + dtype +
+            " logits are widened to f32 exactly (the op's inputs, not a rounding) and every weight, sum and "
+            "comparison after that is f32's, with f32's error terms (u = 2^-24); " +
+            r.why;
+  }
+  op.domain = "vocab 1 .. 1000, 4096 and 32000, up to 4 rows; " + dtype +
+              " logits: rounded N(0, s), ties after rounding (a band of 4 ulps over up to 32000 tokens), NaN of "
+              "random payloads and signs, -Inf masks and +Inf, +0/-0 among negatives, the largest finite values "
+              "of both signs, subnormals, negatives only, random bit patterns; the settings and refusals of " +
+              f32.name;
+  op.edge_cases = static_cast<int64_t>(half_edges().size());
+  op.make_case = [t, edges = op.edge_cases, method](Rng& rng, int64_t i) { return make(t, rng, i, edges, method); };
+  declare_c_call<decltype(tl_sample_f16)>(  // bf16 alike
+      op, {"logits", "tokens", "rows", "vocab", "method", "t", "k", "p", "min_p", "seed"});
+  return op;
+}
+
 }  // namespace
 
 std::vector<OpSpec> sampling() {
-  return {
+  std::vector<OpSpec> ops = {
       spec("SampleGreedy", ref::kGreedy,
            "tokens[r] = argmax of logits[r, :] (lowest index on ties, NaN skipped, -1 without a number); settings "
            "unread; validates"),
@@ -494,6 +564,11 @@ std::vector<OpSpec> sampling() {
              "when |w_i - min_p| <= limit * 2^-24 * e_i * max(w_i, min_p): every cut at such a weight is"
              " a candidate kept set"}}),
   };
+  const size_t f32_ops = ops.size();
+  for (const DType t : {DType::f16, DType::bf16})
+    for (size_t i = 0; i < f32_ops; ++i)  // in method order: ops[m] is method m's entry
+      ops.push_back(half_twin(ops[i], t, static_cast<int>(i)));
+  return ops;
 }
 
 }  // namespace konform::ops

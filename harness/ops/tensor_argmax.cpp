@@ -1,11 +1,15 @@
 // Argmax along one axis (spec §1, tinyllm/tensor.h): int32 indices with the
-// rule of tl_argmax_f32 on every slice, compared exactly.
+// rule of tl_argmax_f32 on every slice, compared exactly. Argmax_f16 and
+// Argmax_bf16 (tl_argmax_axis_f16, _bf16) are the same entry on f16 and bf16
+// x, its values widened exactly; their cases are the half dtypes' own
+// classes (half_logits.hpp).
 #include <algorithm>
 #include <limits>
 #include <string>
 
 #include "konform/c_call.hpp"
 #include "konform/reference/tensor.hpp"
+#include "half_logits.hpp"
 #include "tensor_support.hpp"
 #include "tinyllm/tensor.h"
 
@@ -190,6 +194,55 @@ Case make(Rng& rng, int64_t index) {
   return c;
 }
 
+// The half twins' shapes: the vocabulary row of greedy decoding (32000,
+// ties after rounding), rows of logits, columns, a rank-4 middle axis, an
+// empty axis; each class of half_logits.hpp at least once.
+const std::vector<Edge>& half_edges() {
+  static const std::vector<Edge> e = {{{32000}, 0}, {{4, 257}, -1},    {{130, 40}, 0}, {{3, 64}, 0},
+                                      {{9, 63}, 1}, {{2, 3, 4, 5}, 2}, {{5, 0}, 1},    {{7, 601}, 0},
+                                      {{17, 5}, 0}, {{2, 1, 300}, -1}};
+  return e;
+}
+
+// A case of Argmax_f16 or _bf16: one class of half_logits.hpp over the whole
+// tensor (the edges walk them in order), shapes of at most 4000 elements, 1
+// in 10 with a bad axis or shape.
+Case make_half(DType t, Rng& rng, int64_t index) {
+  const int64_t edges = static_cast<int64_t>(half_edges().size());
+  Shape s;
+  int64_t axis;
+  if (index < edges) {
+    s = half_edges()[static_cast<size_t>(index)].shape;
+    axis = half_edges()[static_cast<size_t>(index)].axis;
+  } else {
+    s = random_shape(rng, random_rank(rng, 1), 4000);
+    const int64_t rank = static_cast<int64_t>(s.size());
+    axis = rng.range(-rank, rank - 1);
+  }
+  std::string bad;
+  if (index >= edges && rng.chance(0.1)) {
+    const int64_t rank = static_cast<int64_t>(s.size());
+    axis = rng.chance(0.5) ? rank + rng.range(0, 2) : -rank - rng.range(1, 3);
+    bad = "bad: axis " + std::to_string(axis) + " for rank " + std::to_string(rank);
+  }
+  const Shape xb = buffer_shape(s);
+  Shape ib = xb;
+  if (bad.empty()) ib.erase(ib.begin() + (axis < 0 ? axis + static_cast<int64_t>(s.size()) : axis));
+  else ib = {1};
+  const int kind = index < edges ? static_cast<int>((index + 1) % half_logits::kKinds)
+                                 : static_cast<int>(rng.range(0, half_logits::kKinds - 1));
+  Case c;
+  set_shape(c, "x", s);
+  c.params["axis"] = static_cast<double>(axis);
+  c.args.push_back(
+      {"x", Access::in, half_logits::tensor(t, xb, half_logits::row(t, rng, reference::element_count(xb), kind))});
+  c.args.push_back({"index", Access::out, Tensor::zeros(DType::i32, ib), Match::exact});
+  c.args.push_back(status_arg());
+  c.label = "x=" + reference::to_string(s) + " axis=" + std::to_string(axis) + " " + half_logits::kind_name(kind) +
+            (bad.empty() ? "" : " " + bad);
+  return c;
+}
+
 Oracle oracle(const Case& c) {
   static const float somewhere[1] = {};
   static int32_t index_somewhere[1] = {};
@@ -205,7 +258,8 @@ Oracle oracle(const Case& c) {
   for (size_t k = 0; k < checked.size(); ++k)
     if (static_cast<int64_t>(k) != ax) count *= checked[k];
   std::vector<int32_t> index(static_cast<size_t>(count));
-  reference::argmax_axis(c.in("x").f32(), checked, ax, index.data());
+  std::vector<float> scratch;
+  reference::argmax_axis(half_logits::floats_of(c.in("x"), scratch), checked, ax, index.data());
   return {{"index", exact_expected({index.begin(), index.end()})}, {"status", status_expected(TL_OK)}};
 }
 
@@ -236,7 +290,29 @@ std::vector<OpSpec> tensor_argmax() {
   op.make_case = make;
   declare_c_call<decltype(tl_argmax_axis_f32)>(op, {"x", "x.#[x.rank]", "x.rank", "axis", "index"});
   op.oracle = oracle;
-  return {op};
+
+  // f16 and bf16: the same declaration and oracle, the half classes' cases.
+  std::vector<OpSpec> ops = {op};
+  for (const DType t : {DType::f16, DType::bf16}) {
+    const std::string dtype(dtype_name(t));
+    OpSpec h = op;
+    h.name = "Argmax_" + dtype;
+    h.dtype = t;
+    h.symbol = "tl_argmax_axis_" + dtype;
+    h.summary += "; x " + dtype +
+                 " (NaN: any payload, either sign; -0 ties +0; the order of the values, not of "
+                 "the bit patterns)";
+    h.domain = dtype +
+               " x: rounded N(0, s), ties after rounding (a band of 4 ulps, 32000 long), NaN of random payloads "
+               "and signs, -Inf masks and +Inf, +0/-0 among negatives, the largest finite values of both signs, "
+               "subnormals, negatives only, random bit patterns; shapes up to 4000 elements, empty axes; refused: "
+               "an axis out of range";
+    h.edge_cases = static_cast<int64_t>(half_edges().size());
+    h.make_case = [t](Rng& rng, int64_t i) { return make_half(t, rng, i); };
+    declare_c_call<decltype(tl_argmax_axis_f16)>(h, {"x", "x.#[x.rank]", "x.rank", "axis", "index"});  // bf16 alike
+    ops.push_back(std::move(h));
+  }
+  return ops;
 }
 
 }  // namespace konform::ops

@@ -37,7 +37,7 @@ namespace konform::impl::tensor {
 struct AxisPlan {
   int64_t outer = 1, length = 1, inner = 1;
 };
-[[gnu::always_inline]] inline tl_status PlanArgmaxAxis(const float* x, const int64_t* shape, int64_t rank, int64_t axis,
+[[gnu::always_inline]] inline tl_status PlanArgmaxAxis(const void* x, const int64_t* shape, int64_t rank, int64_t axis,
                                                        const int32_t* index, AxisPlan* plan) {
   Dims s;
   int ax = 0;

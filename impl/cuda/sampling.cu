@@ -152,3 +152,28 @@ TL_CUDA_EXPORT tl_status tl_sample_f32(const float* logits, int32_t* tokens, int
   return kc::on_device("tl_sample_f32", tl_sample_f32_dev, kc::in(logits, rows * vocab), kc::out(tokens, rows), rows,
                        vocab, method, temperature, top_k, top_p, min_p, seed);
 }
+
+// f16 and bf16: the logits widened exactly on the device by the casts'
+// kernels into scratch, then the f32 op (waits for `stream`: the scratch).
+#define TL_CUDA_SAMPLE_HALF(Dtype)                                                                                     \
+  TL_CUDA_EXPORT tl_status tl_sample_##Dtype##_dev(const uint16_t* logits, int32_t* tokens, int64_t rows,              \
+                                                   int64_t vocab, int32_t method, float temperature, int64_t top_k,    \
+                                                   float top_p, float min_p, uint64_t seed, tl_cuda_stream stream) {   \
+    const char* where = "tl_sample_" #Dtype;                                                                           \
+    if (tl_status s = sa::check(where, rows, vocab, method, temperature, top_k, top_p, min_p)) return s;               \
+    if (rows == 0) return TL_OK;                                                                                       \
+    kc::DeviceBuffer<float> wide(static_cast<size_t>(rows * vocab), where, stream);                                    \
+    tl_cast_##Dtype##_to_f32_dev(logits, wide.get(), rows* vocab, stream);                                             \
+    return tl_sample_f32_dev(wide.get(), tokens, rows, vocab, method, temperature, top_k, top_p, min_p, seed, stream); \
+  }                                                                                                                    \
+  TL_CUDA_EXPORT tl_status tl_sample_##Dtype(const uint16_t* logits, int32_t* tokens, int64_t rows, int64_t vocab,     \
+                                             int32_t method, float temperature, int64_t top_k, float top_p,            \
+                                             float min_p, uint64_t seed) {                                             \
+    if (tl_status s = sa::check("tl_sample_" #Dtype, rows, vocab, method, temperature, top_k, top_p, min_p)) return s; \
+    if (rows == 0) return TL_OK;                                                                                       \
+    return kc::on_device("tl_sample_" #Dtype, tl_sample_##Dtype##_dev, kc::in(logits, rows * vocab),                   \
+                         kc::out(tokens, rows), rows, vocab, method, temperature, top_k, top_p, min_p, seed);          \
+  }
+TL_CUDA_SAMPLE_HALF(f16)
+TL_CUDA_SAMPLE_HALF(bf16)
+#undef TL_CUDA_SAMPLE_HALF

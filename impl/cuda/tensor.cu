@@ -323,6 +323,38 @@ TL_CUDA_EXPORT tl_status tl_argmax_axis_f32(const float* x, const int64_t* shape
                        kc::out(index, lines));
 }
 
+// f16 and bf16: x widened exactly on the device by the casts' kernels into
+// scratch (every NaN payload stays a NaN), then the f32 kernel's lines
+// (waits for `stream`: the scratch).
+#define TL_CUDA_ARGMAX_HALF(Dtype)                                                                                     \
+  TL_CUDA_EXPORT tl_status tl_argmax_axis_##Dtype##_dev(const uint16_t* x, const int64_t* shape, int64_t rank,         \
+                                                        int64_t axis, int32_t* index, tl_cuda_stream stream) {         \
+    const char* where = "tl_argmax_axis_" #Dtype "_dev";                                                               \
+    kt::AxisPlan p;                                                                                                    \
+    if (tl_status s = kt::PlanArgmaxAxis(x, shape, rank, axis, index, &p)) return s;                                   \
+    const int64_t lines = p.outer * p.inner;                                                                           \
+    if (lines == 0) return TL_OK;                                                                                      \
+    const int64_t count = lines * p.length;                                                                            \
+    kc::DeviceBuffer<float> wide(static_cast<size_t>(count), where, stream);                                           \
+    if (count > 0) tl_cast_##Dtype##_to_f32_dev(x, wide.get(), count, stream);                                         \
+    kc::launch(kc::argmax_lines, kc::grid_for_lines(lines), kc::kLineThreads, stream,                                  \
+               static_cast<const float*>(wide.get()), index, p.outer, p.length, p.inner);                              \
+    kc::check_launch(where);                                                                                           \
+    return TL_OK;                                                                                                      \
+  }                                                                                                                    \
+  TL_CUDA_EXPORT tl_status tl_argmax_axis_##Dtype(const uint16_t* x, const int64_t* shape, int64_t rank, int64_t axis, \
+                                                  int32_t* index) {                                                    \
+    kt::AxisPlan p;                                                                                                    \
+    if (tl_status s = kt::PlanArgmaxAxis(x, shape, rank, axis, index, &p)) return s;                                   \
+    const int64_t lines = p.outer * p.inner;                                                                           \
+    if (lines == 0) return TL_OK;                                                                                      \
+    return kc::on_device("tl_argmax_axis_" #Dtype, tl_argmax_axis_##Dtype##_dev, kc::in(x, lines * p.length), shape,   \
+                         rank, axis, kc::out(index, lines));                                                           \
+  }
+TL_CUDA_ARGMAX_HALF(f16)
+TL_CUDA_ARGMAX_HALF(bf16)
+#undef TL_CUDA_ARGMAX_HALF
+
 TL_CUDA_EXPORT tl_status tl_transpose_f32_dev(const float* x, const int64_t* shape, int64_t rank, float* y,
                                               tl_cuda_stream stream) {
   kt::MovePlan plan;

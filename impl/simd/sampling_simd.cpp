@@ -31,6 +31,7 @@ HWY_AFTER_NAMESPACE();
 #include "impl/common/sampling_args.hpp"
 #include "tinyllm/elementwise.h"
 #include "tinyllm/sampling.h"
+#include "tinyllm/tensor.h"
 
 namespace konform::simd {
 
@@ -119,6 +120,42 @@ tl_status tl_sample_f32(const float* logits, int32_t* tokens, int64_t rows, int6
     tokens[r] = sample_row(logits + r * vocab, vocab, method, temperature, top_k, top_p, min_p, g.uniform(), w, idx);
   }
   return TL_OK;
+}
+
+// f16 and bf16: each row widened by the library's own casts (cast_simd.cpp:
+// exact, every NaN payload a NaN) into one row of scratch, then the f32
+// op's row: Greedy's argmax, or the weights, kept set and draw with the row's
+// own u of the stream.
+static tl_status SampleHalf(bool bf16, const uint16_t* logits, int32_t* tokens, int64_t rows, int64_t vocab,
+                            int32_t method, float temperature, int64_t top_k, float top_p, float min_p, uint64_t seed) {
+  if (tl_status s =
+          sa::check(bf16 ? "tl_sample_bf16" : "tl_sample_f16", rows, vocab, method, temperature, top_k, top_p, min_p))
+    return s;
+  if (rows == 0) return TL_OK;
+  const auto widen = bf16 ? tl_cast_bf16_to_f32 : tl_cast_f16_to_f32;
+  const uint64_t s = method == TL_SAMPLE_GREEDY ? 0 : sa::resolve_seed(seed);
+  std::vector<float> row(static_cast<size_t>(vocab)), w;
+  std::vector<int64_t> idx;
+  for (int64_t r = 0; r < rows; ++r) {
+    widen(logits + r * vocab, row.data(), vocab);
+    if (method == TL_SAMPLE_GREEDY) {
+      tokens[r] = tl_argmax_f32(row.data(), vocab);
+      continue;
+    }
+    sa::Pcg32 g(s, static_cast<uint64_t>(r));
+    tokens[r] = sample_row(row.data(), vocab, method, temperature, top_k, top_p, min_p, g.uniform(), w, idx);
+  }
+  return TL_OK;
+}
+
+tl_status tl_sample_f16(const uint16_t* logits, int32_t* tokens, int64_t rows, int64_t vocab, int32_t method,
+                        float temperature, int64_t top_k, float top_p, float min_p, uint64_t seed) {
+  return SampleHalf(false, logits, tokens, rows, vocab, method, temperature, top_k, top_p, min_p, seed);
+}
+
+tl_status tl_sample_bf16(const uint16_t* logits, int32_t* tokens, int64_t rows, int64_t vocab, int32_t method,
+                         float temperature, int64_t top_k, float top_p, float min_p, uint64_t seed) {
+  return SampleHalf(true, logits, tokens, rows, vocab, method, temperature, top_k, top_p, min_p, seed);
 }
 
 }  // extern "C"

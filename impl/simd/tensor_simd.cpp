@@ -160,6 +160,28 @@ tl_status tl_argmax_axis_f32(const float* x, const int64_t* shape, int64_t rank,
   return TL_OK;
 }
 
+// f16 and bf16: x widened whole by the library's own casts (cast_simd.cpp:
+// exact, every NaN payload a NaN), then the f32 walk.
+static tl_status ArgmaxAxisHalf(bool bf16, const uint16_t* x, const int64_t* shape, int64_t rank, int64_t axis,
+                                int32_t* index) {
+  kt::AxisPlan p;
+  if (tl_status st = kt::PlanArgmaxAxis(x, shape, rank, axis, index, &p)) return st;
+  if (p.outer * p.inner == 0) return TL_OK;
+  const int64_t count = p.outer * p.length * p.inner;
+  std::vector<float> wide(static_cast<size_t>(count));
+  (bf16 ? tl_cast_bf16_to_f32 : tl_cast_f16_to_f32)(x, wide.data(), count);
+  HWY_DYNAMIC_DISPATCH(ks::ArgmaxAxis)(wide.data(), p.outer, p.length, p.inner, index);
+  return TL_OK;
+}
+
+tl_status tl_argmax_axis_f16(const uint16_t* x, const int64_t* shape, int64_t rank, int64_t axis, int32_t* index) {
+  return ArgmaxAxisHalf(false, x, shape, rank, axis, index);
+}
+
+tl_status tl_argmax_axis_bf16(const uint16_t* x, const int64_t* shape, int64_t rank, int64_t axis, int32_t* index) {
+  return ArgmaxAxisHalf(true, x, shape, rank, axis, index);
+}
+
 tl_status tl_transpose_f32(const float* x, const int64_t* shape, int64_t rank, float* y) {
   kt::MovePlan plan;
   if (tl_status st = kt::PlanTranspose(x, shape, rank, y, &plan)) return st;

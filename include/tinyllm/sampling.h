@@ -77,6 +77,19 @@ typedef enum tl_sample_method {
 tl_status tl_sample_f32(const float* logits, int32_t* tokens, int64_t rows, int64_t vocab, int32_t method,
                         float temperature, int64_t top_k, float top_p, float min_p, uint64_t seed);
 
+/* The same op on f16 or bf16 logits (their 16-bit patterns, as
+ * tinyllm/tensor.h stores them), tokens int32, the same methods, settings,
+ * refusals (the byte count rows * vocab * 4 is that of the logits widened to
+ * float) and draw. Each logit is widened to float exactly, and the weights,
+ * sums and comparisons are tl_sample_f32's, in float, on those values: a
+ * half NaN (exponent all ones, mantissa not zero: any payload, either sign)
+ * has weight 0 and is skipped by Greedy, +-Inf are the infinities, -0 ties
+ * with +0. */
+tl_status tl_sample_f16(const uint16_t* logits, int32_t* tokens, int64_t rows, int64_t vocab, int32_t method,
+                        float temperature, int64_t top_k, float top_p, float min_p, uint64_t seed);
+tl_status tl_sample_bf16(const uint16_t* logits, int32_t* tokens, int64_t rows, int64_t vocab, int32_t method,
+                         float temperature, int64_t top_k, float top_p, float min_p, uint64_t seed);
+
 #ifdef __cplusplus
 }
 #endif

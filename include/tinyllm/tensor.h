@@ -157,6 +157,12 @@ tl_status tl_nan_to_num_bf16(const uint16_t* x, uint16_t* y, int64_t n, float na
  * skipped, -1 when the slice holds no number (all NaN, or an axis of length
  * 0). The axis may be at most INT32_MAX long. */
 tl_status tl_argmax_axis_f32(const float* x, const int64_t* shape, int64_t rank, int64_t axis, int32_t* index);
+/* Argmax along one axis of f16 or bf16 x (16-bit patterns), as above on
+ * the values: NaN is any pattern with the exponent all ones and a mantissa
+ * not zero (every payload, either sign), skipped; -0 and +0 tie (the lower
+ * index); the order is that of the numbers, not of the bit patterns. */
+tl_status tl_argmax_axis_f16(const uint16_t* x, const int64_t* shape, int64_t rank, int64_t axis, int32_t* index);
+tl_status tl_argmax_axis_bf16(const uint16_t* x, const int64_t* shape, int64_t rank, int64_t axis, int32_t* index);
 
 /* ---- Transpose: the last two axes swapped --------------------------------
  *

@@ -20,6 +20,12 @@ extern "C" {
 tl_status tl_sample_f32_dev(const float* logits, int32_t* tokens, int64_t rows, int64_t vocab, int32_t method,
                             float temperature, int64_t top_k, float top_p, float min_p, uint64_t seed,
                             tl_cuda_stream stream);
+tl_status tl_sample_f16_dev(const uint16_t* logits, int32_t* tokens, int64_t rows, int64_t vocab, int32_t method,
+                            float temperature, int64_t top_k, float top_p, float min_p, uint64_t seed,
+                            tl_cuda_stream stream);
+tl_status tl_sample_bf16_dev(const uint16_t* logits, int32_t* tokens, int64_t rows, int64_t vocab, int32_t method,
+                             float temperature, int64_t top_k, float top_p, float min_p, uint64_t seed,
+                             tl_cuda_stream stream);
 
 #ifdef __cplusplus
 }

@@ -68,6 +68,10 @@ tl_status tl_nan_to_num_bf16_dev(const uint16_t* x, uint16_t* y, int64_t n, floa
                                  tl_cuda_stream stream);
 tl_status tl_argmax_axis_f32_dev(const float* x, const int64_t* shape, int64_t rank, int64_t axis, int32_t* index,
                                  tl_cuda_stream stream);
+tl_status tl_argmax_axis_f16_dev(const uint16_t* x, const int64_t* shape, int64_t rank, int64_t axis, int32_t* index,
+                                 tl_cuda_stream stream);
+tl_status tl_argmax_axis_bf16_dev(const uint16_t* x, const int64_t* shape, int64_t rank, int64_t axis, int32_t* index,
+                                  tl_cuda_stream stream);
 tl_status tl_transpose_f32_dev(const float* x, const int64_t* shape, int64_t rank, float* y, tl_cuda_stream stream);
 tl_status tl_permute_f32_dev(const float* x, const int64_t* shape, int64_t rank, const int64_t* perm, float* y,
                              tl_cuda_stream stream);

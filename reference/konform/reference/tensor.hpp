@@ -124,7 +124,7 @@ inline AxisView around_axis(const Shape& s, int64_t axis) {
   return v;
 }
 
-inline Verdict check_argmax_axis(const float* x, const int64_t* dims, int64_t rank, int64_t axis, const int32_t* index,
+inline Verdict check_argmax_axis(const void* x, const int64_t* dims, int64_t rank, int64_t axis, const int32_t* index,
                                  Shape* s, int64_t* ax) {
   Verdict v = read_shape(dims, rank, 1, TL_TENSOR_MAX_RANK, "x", s);
   if (v.ok()) v = resolve_axis(axis, rank, ax);
@@ -487,6 +487,25 @@ inline Verdict argmax_axis_f32(const float* x, const int64_t* shape, int64_t ran
   if (const Verdict v = check_argmax_axis(x, shape, rank, axis, index, &s, &ax); !v.ok()) return v;
   argmax_axis(x, s, ax, index);
   return {};
+}
+
+// f16 and bf16: each element widened exactly (every NaN payload a NaN), then
+// the f32 rule.
+template <float (*Widen)(uint16_t)>
+Verdict argmax_axis_half(const uint16_t* x, const int64_t* shape, int64_t rank, int64_t axis, int32_t* index) {
+  Shape s;
+  int64_t ax = 0;
+  if (const Verdict v = check_argmax_axis(x, shape, rank, axis, index, &s, &ax); !v.ok()) return v;
+  std::vector<float> wide(static_cast<size_t>(element_count(s)));
+  for (size_t k = 0; k < wide.size(); ++k) wide[k] = Widen(x[k]);
+  argmax_axis(wide.data(), s, ax, index);
+  return {};
+}
+inline Verdict argmax_axis_f16(const uint16_t* x, const int64_t* shape, int64_t rank, int64_t axis, int32_t* index) {
+  return argmax_axis_half<f16_to_f32>(x, shape, rank, axis, index);
+}
+inline Verdict argmax_axis_bf16(const uint16_t* x, const int64_t* shape, int64_t rank, int64_t axis, int32_t* index) {
+  return argmax_axis_half<bf16_to_f32>(x, shape, rank, axis, index);
 }
 
 inline Verdict transpose_f32(const float* x, const int64_t* shape, int64_t rank, float* y) {
