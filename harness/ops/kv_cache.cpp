@@ -151,6 +151,36 @@ const std::vector<EdgeSession>& edge_sessions() {
   return e;
 }
 
+// A random script of `steps` steps for a cache of max_seq: a prefill first
+// (or after a reset), decode steps after; now and then a step that
+// overflows, and one that fills the cache exactly.
+std::vector<std::pair<int32_t, int32_t>> random_script(Rng& rng, int64_t max_seq, int64_t steps) {
+  std::vector<std::pair<int32_t, int32_t>> script;
+  int64_t past = 0;
+  for (int64_t i = 0; i < steps; ++i) {
+    const bool reset = i > 0 && rng.chance(0.15);
+    if (reset) past = 0;
+    int32_t s = past == 0 ? static_cast<int32_t>(rng.range(1, max_seq)) : 1;
+    if (rng.chance(0.15)) s = static_cast<int32_t>(max_seq - past + rng.range(0, 2));
+    if (s < 1) s = 1;
+    script.push_back({s, reset ? 1 : 0});
+    if (past + s <= max_seq) past += s;
+  }
+  return script;
+}
+
+// The script's steps into n; returns the floats of its k_new (v_new alike):
+// none where create is refused (`bad`).
+int64_t set_script(Session* n, const std::vector<std::pair<int32_t, int32_t>>& script, const std::string& bad) {
+  for (const auto& [s, r] : script) {
+    n->s.push_back(s);
+    n->reset.push_back(r);
+  }
+  int64_t floats = 0;
+  for (int64_t i = 0; i < steps_of(*n); ++i) floats += bad.empty() ? step_floats(*n, i) : 0;
+  return floats;
+}
+
 // A case of session n with its k_new then v_new in kv (floats each); t:
 // the cache's dtype (the views').
 Case session_case(const Session& n, const std::vector<float>& kv, int64_t floats, const std::string& label,
@@ -201,19 +231,7 @@ Case make_case(Rng& rng, int64_t index) {
     n.kv_heads = rng.range(1, 4);
     n.head_dim = rng.pick(std::vector<int64_t>{1, 2, 3, 8, 16, 17, 64, 128});
     n.max_seq = rng.range(1, 48);
-    const int64_t steps = rng.range(1, 10);
-    int64_t past = 0;
-    for (int64_t i = 0; i < steps; ++i) {
-      const bool reset = i > 0 && rng.chance(0.15);
-      if (reset) past = 0;
-      // A prefill first (or after a reset), decode steps after; now and then
-      // a step that overflows, and one that fills the cache exactly.
-      int32_t s = past == 0 ? static_cast<int32_t>(rng.range(1, n.max_seq)) : 1;
-      if (rng.chance(0.15)) s = static_cast<int32_t>(n.max_seq - past + rng.range(0, 2));
-      if (s < 1) s = 1;
-      script.push_back({s, reset ? 1 : 0});
-      if (past + s <= n.max_seq) past += s;
-    }
+    script = random_script(rng, n.max_seq, rng.range(1, 10));
     if (rng.chance(0.08)) {  // refused at create: nothing is written
       switch (rng.range(0, 2)) {
         case 0:
@@ -231,12 +249,7 @@ Case make_case(Rng& rng, int64_t index) {
       }
     }
   }
-  for (const auto& [s, r] : script) {
-    n.s.push_back(s);
-    n.reset.push_back(r);
-  }
-  int64_t floats = 0;
-  for (int64_t i = 0; i < steps_of(n); ++i) floats += bad.empty() ? step_floats(n, i) : 0;
+  const int64_t floats = set_script(&n, script, bad);
   std::string label;
   std::vector<float> kv = layout_values(rng, 2 * floats, &label);
   return session_case(n, kv, floats, label, bad, DType::f32);
@@ -317,29 +330,14 @@ Case make_half_case(DType t, Rng& rng, int64_t index) {
     n.kv_heads = rng.range(1, 2);
     n.head_dim = rng.pick(std::vector<int64_t>{1, 2, 3, 8});
     n.max_seq = rng.range(1, 8);
-    const int64_t steps = rng.range(1, 4);
-    int64_t past = 0;
-    for (int64_t i = 0; i < steps; ++i) {
-      const bool reset = i > 0 && rng.chance(0.15);
-      if (reset) past = 0;
-      int32_t s = past == 0 ? static_cast<int32_t>(rng.range(1, n.max_seq)) : 1;
-      if (rng.chance(0.15)) s = static_cast<int32_t>(n.max_seq - past + rng.range(0, 2));
-      if (s < 1) s = 1;
-      script.push_back({s, reset ? 1 : 0});
-      if (past + s <= n.max_seq) past += s;
-    }
+    script = random_script(rng, n.max_seq, rng.range(1, 4));
     if (rng.chance(0.05)) {  // refused at create: 2 * 2 * 2^61 bytes of f16 pass int64_t
       n.layers = n.kv_heads = n.head_dim = 1;
       n.max_seq = int64_t{1} << 61;
       bad = "bad: a size that overflows int64_t";
     }
   }
-  for (const auto& [s, r] : script) {
-    n.s.push_back(s);
-    n.reset.push_back(r);
-  }
-  int64_t floats = 0;
-  for (int64_t i = 0; i < steps_of(n); ++i) floats += bad.empty() ? step_floats(n, i) : 0;
+  const int64_t floats = set_script(&n, script, bad);
   std::vector<float> kv(static_cast<size_t>(2 * floats));
   for (float& x : kv) x = half_decision(rng, t);
   return session_case(n, kv, floats, "the demotion's values", bad, t);
@@ -347,61 +345,32 @@ Case make_half_case(DType t, Rng& rng, int64_t index) {
 
 // ---------------------------------------------------------------- the call
 
-// The four tables' append and view: host or device pointers (the device's
-// append takes a stream), views of floats or of half bit patterns.
+// The four tables' append and view: the device tables' append takes a
+// stream, the half tables' views (tl_kv_view_half) come from view_half.
 template <class Api>
-struct Calls;
-template <>
-struct Calls<tl_kv_cache_api> {
-  using View = tl_kv_view_f32;
-  static tl_status append(const tl_kv_cache_api* a, tl_kv_cache* c, int64_t l, const float* k, const float* v,
-                          const KernelFn&) {
-    return a->append_f32(c, l, k, v);
-  }
-  static tl_status view(const tl_kv_cache_api* a, const tl_kv_cache* c, int64_t l, View* out) {
-    return a->view_f32(c, l, out);
-  }
-};
-template <>
-struct Calls<tl_kv_cache_dev_api> {
-  using View = tl_kv_view_f32;
-  static tl_status append(const tl_kv_cache_dev_api* a, tl_kv_cache* c, int64_t l, const float* k, const float* v,
-                          const KernelFn& fn) {
-    return a->append_f32(c, l, k, v, static_cast<tl_cuda_stream>(fn.stream()));
-  }
-  static tl_status view(const tl_kv_cache_dev_api* a, const tl_kv_cache* c, int64_t l, View* out) {
-    return a->view_f32(c, l, out);
-  }
-};
-template <>
-struct Calls<tl_kv_cache_half_api> {
-  using View = tl_kv_view_half;
-  static tl_status append(const tl_kv_cache_half_api* a, tl_kv_cache* c, int64_t l, const float* k, const float* v,
-                          const KernelFn&) {
-    return a->append_f32(c, l, k, v);
-  }
-  static tl_status view(const tl_kv_cache_half_api* a, const tl_kv_cache* c, int64_t l, View* out) {
-    return a->view_half(c, l, out);
-  }
-};
-template <>
-struct Calls<tl_kv_cache_half_dev_api> {
-  using View = tl_kv_view_half;
-  static tl_status append(const tl_kv_cache_half_dev_api* a, tl_kv_cache* c, int64_t l, const float* k, const float* v,
-                          const KernelFn& fn) {
-    return a->append_f32(c, l, k, v, static_cast<tl_cuda_stream>(fn.stream()));
-  }
-  static tl_status view(const tl_kv_cache_half_dev_api* a, const tl_kv_cache* c, int64_t l, View* out) {
-    return a->view_half(c, l, out);
-  }
-};
+constexpr bool kOnDevice = std::is_same_v<Api, tl_kv_cache_dev_api> || std::is_same_v<Api, tl_kv_cache_half_dev_api>;
+template <class Api>
+using ViewOf = std::conditional_t<std::is_same_v<Api, tl_kv_cache_api> || std::is_same_v<Api, tl_kv_cache_dev_api>,
+                                  tl_kv_view_f32, tl_kv_view_half>;
+
+template <class Api>
+tl_status append_of(const Api* a, tl_kv_cache* c, int64_t l, const float* k, const float* v, const KernelFn& fn) {
+  if constexpr (kOnDevice<Api>) return a->append_f32(c, l, k, v, static_cast<tl_cuda_stream>(fn.stream()));
+  else return a->append_f32(c, l, k, v);
+}
+
+template <class Api>
+tl_status view_of(const Api* a, const tl_kv_cache* c, int64_t l, ViewOf<Api>* out) {
+  if constexpr (std::is_same_v<ViewOf<Api>, tl_kv_view_half>) return a->view_half(c, l, out);
+  else return a->view_f32(c, l, out);
+}
 
 // The session, through the host table (tinyllm/kv_cache.h) or the device
 // table (tinyllm/cuda/kv_cache.h): the same functions but for append's
 // stream and the views' device pointers; f32 or the half tables.
 template <class Api>
 void run_session(const KernelFn& fn, const Api* api, const char* symbol, const Case& c, const Pointers& p) {
-  using View = typename Calls<Api>::View;
+  using View = ViewOf<Api>;
   using Elem = std::remove_cv_t<std::remove_pointer_t<decltype(View::k)>>;
   const Session n = session_of(c);
   if (api == nullptr || api->abi_version != 1)
@@ -440,9 +409,9 @@ void run_session(const KernelFn& fn, const Api* api, const char* symbol, const C
       int32_t& length = p.i32("lengths")[i * n.layers + l];
       length = 0;
       if (st != TL_OK) continue;
-      st = Calls<Api>::append(api, cache, l, k_new + at + l * chunk, v_new + at + l * chunk, fn);
+      st = append_of(api, cache, l, k_new + at + l * chunk, v_new + at + l * chunk, fn);
       View view{};
-      if (st == TL_OK) st = Calls<Api>::view(api, cache, l, &view);
+      if (st == TL_OK) st = view_of(api, cache, l, &view);
       if (st != TL_OK) continue;
       length = static_cast<int32_t>(view.length);
       if (first_k[l] == nullptr) first_k[l] = view.k;
