@@ -1,10 +1,11 @@
 /* half_base.c: the f16 and bf16 activations of tinyllm/activations.h, the
  * casts, Clamp, NanToNum and the broadcast Add, Sub, Mul, Div of
  * tinyllm/tensor.h, RmsNorm and LayerNorm of tinyllm/norm.h, Softmax, Rope,
- * TokenEmbed and PosEmbed of tinyllm/pos.h, Matmul of tinyllm/linalg.h and
- * FlashAttention of tinyllm/attention.h, Sample of tinyllm/sampling.h and
- * Argmax of tinyllm/tensor.h on half logits in plain C11, and their mutants
- * (manifest ids half_mNN).
+ * TokenEmbed and PosEmbed of tinyllm/pos.h, Matmul of tinyllm/linalg.h,
+ * FlashAttention of tinyllm/attention.h, the f16 and bf16 KV caches of
+ * tinyllm/kv_cache.h, Sample of tinyllm/sampling.h and Argmax of
+ * tinyllm/tensor.h on half logits in plain C11, and their mutants (manifest
+ * ids half_mNN).
  *
  * Compiled as is (KONFORM_MUTANT undefined or 0) this is a correct plugin
  * (konform_plugin_half_base) of those ops and their f32 twins, written apart
@@ -23,6 +24,7 @@
 
 #include "tinyllm/activations.h"
 #include "tinyllm/attention.h"
+#include "tinyllm/kv_cache.h"
 #include "tinyllm/linalg.h"
 #include "tinyllm/norm.h"
 #include "tinyllm/pos.h"
@@ -63,8 +65,8 @@ static float from_f16(uint16_t h) {
   return f;
 }
 
-#if MUTANT(1) || MUTANT(6) || MUTANT(15)
-/* The f32 bits cut to f16: truncation, the mistake of mutants 1 and 6. */
+#if MUTANT(1) || MUTANT(6) || MUTANT(15) || MUTANT(27)
+/* The f32 bits cut to f16: truncation, the mistake of mutants 1, 6 and 27. */
 static uint16_t truncated_f16(float f) {
   uint32_t b;
   memcpy(&b, &f, 4);
@@ -1138,3 +1140,155 @@ tl_status tl_sample_bf16(const uint16_t* logits, int32_t* tokens, int64_t rows, 
   return sample_half(logits, tokens, rows, vocab, method, temperature, top_k, top_p, min_p, seed, 1);
 }
 /* ==== end of Sample and Argmax on half logits ================================ */
+
+/* ==== the f16 and bf16 KV caches of tinyllm/kv_cache.h (half_m26 .. half_m29) ==== */
+
+/* The lifecycle of kv_cache_base.c (the same refusals); K and V stored as
+ * 16-bit elements, each f32 value rounded once to the format. */
+struct tl_kv_cache {
+  int64_t layers, heads, dim, max_seq;
+  int f16;     /* 1: f16, 0: bf16 */
+  void *k, *v; /* [layers][heads][max_seq][dim] */
+  unsigned char* appended;
+  int64_t past, s;
+};
+
+#if MUTANT(26)
+/* half_m26: a cache that stores f32 and reads f16: the buffers are laid out
+ * for 4-byte f32 elements and append writes the f32 values there unrounded
+ * (the f32 cache's append), while the view hands out the same memory as
+ * 16-bit elements at the element offset, so element i reads the i-th
+ * 2-byte half of the f32 words. */
+typedef float kv_elem;
+#else
+typedef uint16_t kv_elem;
+#endif
+
+static int64_t kv_at(const tl_kv_cache* c, int64_t layer, int64_t h, int64_t t) {
+  return ((layer * c->heads + h) * c->max_seq + t) * c->dim;
+}
+
+/* One f32 value as the cache stores it. The mutants:
+ * half_m27: demotion by truncation instead of RNE on the way into the cache
+ *   (a NaN kept a NaN);
+ * half_m28: bf16 rounded by the bias trick without a NaN test: a NaN whose
+ *   payload is in the low 16 bits becomes an infinity, one of 0x7fff8000 and
+ *   up wraps to -0;
+ * half_m29: f16 K and V clamped to +-65504 before the conversion (fminf,
+ *   fmaxf): overflow and infinities stored as +-65504, a NaN as -65504. */
+static kv_elem kv_store(int f16, float x) {
+#if MUTANT(26)
+  (void)f16;
+  return x;
+#elif MUTANT(27)
+  uint32_t b;
+  memcpy(&b, &x, 4);
+  if (f16) return truncated_f16(x);
+  return isnan(x) ? (uint16_t)((b >> 16) | 0x40u) : (uint16_t)(b >> 16);
+#elif MUTANT(28)
+  uint32_t b;
+  memcpy(&b, &x, 4);
+  if (f16) return to_f16(x);
+  return (uint16_t)((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
+#elif MUTANT(29)
+  if (f16) return to_f16(fminf(fmaxf(x, -65504.0f), 65504.0f));
+  return to_bf16(x);
+#else
+  return f16 ? to_f16(x) : to_bf16(x);
+#endif
+}
+
+static tl_status kv_fail(tl_status s, const char* why) {
+  last_error = why;
+  return s;
+}
+
+static tl_status kv_create(int f16, int64_t layers, int64_t heads, int64_t dim, int64_t max_seq, tl_kv_cache** out) {
+  *out = NULL;
+  if (layers < 1 || heads < 1 || dim < 1 || max_seq < 1) return refuse("a size < 1");
+  if ((long double)4 * layers * heads * dim * max_seq > (long double)INT64_MAX)
+    return refuse("the cache's size overflows int64_t");
+  tl_kv_cache* c = calloc(1, sizeof *c);
+  if (!c) return refuse("out of memory");
+  const size_t n = (size_t)(layers * heads * dim * max_seq);
+  c->layers = layers, c->heads = heads, c->dim = dim, c->max_seq = max_seq, c->f16 = f16;
+  c->k = calloc(n, sizeof(kv_elem));
+  c->v = calloc(n, sizeof(kv_elem));
+  c->appended = calloc((size_t)layers, 1);
+  if (!c->k || !c->v || !c->appended) {
+    free(c->k), free(c->v), free(c->appended), free(c);
+    return refuse("out of memory");
+  }
+  *out = c;
+  return TL_OK;
+}
+static tl_status kv_create_f16(int64_t layers, int64_t heads, int64_t dim, int64_t max_seq, tl_kv_cache** out) {
+  return kv_create(1, layers, heads, dim, max_seq, out);
+}
+static tl_status kv_create_bf16(int64_t layers, int64_t heads, int64_t dim, int64_t max_seq, tl_kv_cache** out) {
+  return kv_create(0, layers, heads, dim, max_seq, out);
+}
+
+static void kv_destroy(tl_kv_cache* c) {
+  if (!c) return;
+  free(c->k), free(c->v), free(c->appended), free(c);
+}
+
+static tl_status kv_begin(tl_kv_cache* c, int64_t s) {
+  if (s < 1) return refuse("s < 1");
+  if (c->s > 0) return refuse("a forward is in progress");
+  if (c->past + s > c->max_seq) return kv_fail(TL_ERR_CONTEXT_OVERFLOW, "past + s > max_seq");
+  c->s = s;
+  memset(c->appended, 0, (size_t)c->layers);
+  return TL_OK;
+}
+
+static tl_status kv_append_f32(tl_kv_cache* c, int64_t layer, const float* k, const float* v) {
+  if (c->s == 0) return refuse("append outside a forward");
+  if (layer < 0 || layer >= c->layers) return refuse("layer out of range");
+  if (c->appended[layer]) return refuse("layer appended twice");
+  kv_elem *ck = c->k, *cv = c->v;
+  for (int64_t h = 0; h < c->heads; ++h)
+    for (int64_t t = 0; t < c->s; ++t)
+      for (int64_t d = 0; d < c->dim; ++d) {
+        const int64_t to = kv_at(c, layer, h, c->past + t) + d, from = (h * c->s + t) * c->dim + d;
+        ck[to] = kv_store(c->f16, k[from]);
+        cv[to] = kv_store(c->f16, v[from]);
+      }
+  c->appended[layer] = 1;
+  return TL_OK;
+}
+
+static tl_status kv_view_half(const tl_kv_cache* c, int64_t layer, tl_kv_view_half* out) {
+  if (layer < 0 || layer >= c->layers) return refuse("layer out of range");
+  /* half_m26: (uint16_t*) of f32 storage, at the element offset */
+  out->k = (const uint16_t*)c->k + kv_at(c, layer, 0, 0);
+  out->v = (const uint16_t*)c->v + kv_at(c, layer, 0, 0);
+  out->length = c->past + (c->s > 0 && c->appended[layer] ? c->s : 0);
+  out->head_stride = c->max_seq * c->dim;
+  return TL_OK;
+}
+
+static tl_status kv_commit(tl_kv_cache* c) {
+  if (c->s == 0) return refuse("commit outside a forward");
+  for (int64_t l = 0; l < c->layers; ++l)
+    if (!c->appended[l]) return refuse("a layer has not appended");
+  c->past += c->s;
+  c->s = 0;
+  return TL_OK;
+}
+
+static void kv_reset(tl_kv_cache* c) {
+  c->past = 0;
+  c->s = 0;
+}
+
+static int64_t kv_past_seq_len(const tl_kv_cache* c) { return c->past; }
+
+static const tl_kv_cache_half_api kv_f16_api = {
+    1, kv_create_f16, kv_destroy, kv_begin, kv_append_f32, kv_view_half, kv_commit, kv_reset, kv_past_seq_len};
+static const tl_kv_cache_half_api kv_bf16_api = {
+    1, kv_create_bf16, kv_destroy, kv_begin, kv_append_f32, kv_view_half, kv_commit, kv_reset, kv_past_seq_len};
+
+const tl_kv_cache_half_api* tl_kv_cache_f16_api_v1(void) { return &kv_f16_api; }
+const tl_kv_cache_half_api* tl_kv_cache_bf16_api_v1(void) { return &kv_bf16_api; }

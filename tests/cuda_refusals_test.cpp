@@ -91,16 +91,27 @@ namespace {
 // tinyllm/kv_cache.h is a table, not symbols: the same script of calls on
 // both libraries' caches, each status and tl_last_error compared; then on
 // the device table (tinyllm/cuda/kv_cache.h), stream NULL, against
-// libtl_kernels' host table. `append` calls a table's append_f32.
-template <class Api, class Append>
-void same_kv_cache(const char* table, const Api* theirs, Append append, bool appends_host_memory) {
+// libtl_kernels' host table (`ours`: the f32 table or the f16 or bf16 one).
+// `append` calls a table's append_f32.
+template <class Api>
+tl_status view_of(const Api* api, const tl_kv_cache* c, int64_t layer) {
+  if constexpr (requires { api->view_half; }) {
+    tl_kv_view_half view;
+    return api->view_half(c, layer, &view);
+  } else {
+    tl_kv_view_f32 view;
+    return api->view_f32(c, layer, &view);
+  }
+}
+
+template <class Ours, class Api, class Append>
+void same_kv_cache(const char* table, const Ours* ours, const Api* theirs, Append append, bool appends_host_memory) {
   auto* other_error = reinterpret_cast<const char* (*)()>(dlsym(library, "tl_last_error"));
   if (theirs == nullptr || other_error == nullptr) {
     std::printf("FAIL: %s or tl_last_error is not exported\n", table);
     ++failures;
     return;
   }
-  const tl_kv_cache_api* ours = tl_kv_cache_api_v1();
   tl_kv_cache *a = nullptr, *b = nullptr;
   const auto compare = [&](const char* what, tl_status got, tl_status want) {
     const std::string got_words = other_error(), want_words = tl_last_error();
@@ -113,6 +124,8 @@ void same_kv_cache(const char* table, const Api* theirs, Append append, bool app
   compare("0 layers", theirs->create(0, 1, 1, 1, &a), ours->create(0, 1, 1, 1, &b));
   compare("a byte count past int64_t", theirs->create(1 << 20, 1 << 20, 1 << 20, 1 << 20, &a),
           ours->create(1 << 20, 1 << 20, 1 << 20, 1 << 20, &b));
+  compare("max_seq 2^61 (2^63 bytes in f16)", theirs->create(1, 1, 1, int64_t{1} << 61, &a),
+          ours->create(1, 1, 1, int64_t{1} << 61, &b));
   // A cache holds device memory from create on: the rest only where the library can run.
   auto* probe = reinterpret_cast<const char* (*)()>(dlsym(library, "tl_backend_unavailable"));
   if ((probe != nullptr && probe() != nullptr) || !appends_host_memory) return;
@@ -130,31 +143,39 @@ void same_kv_cache(const char* table, const Api* theirs, Append append, bool app
   compare("commit before layer 1 appended", (append(a, 0, x, x), theirs->commit(a)),
           (ours->append_f32(b, 0, x, x), ours->commit(b)));
   compare("layer 0 twice", append(a, 0, x, x), ours->append_f32(b, 0, x, x));
-  tl_kv_view_f32 view;
-  compare("view of layer -1", theirs->view_f32(a, -1, &view), ours->view_f32(b, -1, &view));
+  compare("view of layer -1", view_of(theirs, a, -1), view_of(ours, b, -1));
   theirs->destroy(a), ours->destroy(b);
 }
 
-void same_kv_caches() {
-  using Api = const tl_kv_cache_api* (*)();
-  using DevApi = const tl_kv_cache_dev_api* (*)();
-  auto* api = reinterpret_cast<Api>(dlsym(library, "tl_kv_cache_api_v1"));
-  auto* dev_api = reinterpret_cast<DevApi>(dlsym(library, "tl_kv_cache_dev_api_v1"));
-  const tl_kv_cache_api* host = api == nullptr ? nullptr : api();
-  const tl_kv_cache_dev_api* dev = dev_api == nullptr ? nullptr : dev_api();
+// The host and device tables named `host_symbol` and `dev_symbol` against `ours`.
+template <class Ours, class Api, class DevApi>
+void same_kv_cache_tables(const Ours* ours, const char* host_symbol, const char* dev_symbol) {
+  auto* api = reinterpret_cast<const Api* (*)()>(dlsym(library, host_symbol));
+  auto* dev_api = reinterpret_cast<const DevApi* (*)()>(dlsym(library, dev_symbol));
+  const Api* host = api == nullptr ? nullptr : api();
+  const DevApi* dev = dev_api == nullptr ? nullptr : dev_api();
   same_kv_cache(
-      "tl_kv_cache_api_v1", host,
+      host_symbol, ours, host,
       [host](tl_kv_cache* c, int64_t layer, const float* k, const float* v) {
         return host->append_f32(c, layer, k, v);
       },
       true);
   // Its appends read device memory: x is that only on the emulated build.
   same_kv_cache(
-      "tl_kv_cache_dev_api_v1", dev,
+      dev_symbol, ours, dev,
       [dev](tl_kv_cache* c, int64_t layer, const float* k, const float* v) {
         return dev->append_f32(c, layer, k, v, nullptr);
       },
       emulated());
+}
+
+void same_kv_caches() {
+  same_kv_cache_tables<tl_kv_cache_api, tl_kv_cache_api, tl_kv_cache_dev_api>(
+      tl_kv_cache_api_v1(), "tl_kv_cache_api_v1", "tl_kv_cache_dev_api_v1");
+  same_kv_cache_tables<tl_kv_cache_half_api, tl_kv_cache_half_api, tl_kv_cache_half_dev_api>(
+      tl_kv_cache_f16_api_v1(), "tl_kv_cache_f16_api_v1", "tl_kv_cache_f16_dev_api_v1");
+  same_kv_cache_tables<tl_kv_cache_half_api, tl_kv_cache_half_api, tl_kv_cache_half_dev_api>(
+      tl_kv_cache_bf16_api_v1(), "tl_kv_cache_bf16_api_v1", "tl_kv_cache_bf16_dev_api_v1");
 }
 
 }  // namespace

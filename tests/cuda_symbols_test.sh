@@ -20,9 +20,12 @@ if [[ "$got" != "$want" ]]; then
 fi
 echo "ok: $cuda exports the $(wc -l <<<"$got") tl_* symbols of its emulated build and its probe"
 # Every host function has its device-pointer twin tl_X_dev and every twin its
-# host function (tinyllm/cuda/stream.h); the cache's table has its device table.
-host=$(grep -v '_dev$' <<<"$got" | grep -vx 'tl_last_error\|tl_backend_unavailable\|tl_kv_cache_api_v1\|tl_kv_cache_dev_api_v1')
-twins=$( (sed 's/$/_dev/' <<<"$host"; echo tl_kv_cache_dev_api_v1) | sort)
+# host function (tinyllm/cuda/stream.h); each cache table (f32, f16, bf16)
+# has its device table (tl_kv_cache_api_v1: tl_kv_cache_dev_api_v1).
+cache_tables='tl_kv_cache\(_[a-z0-9]*\)*_api_v1'
+tables=$(grep -x "$cache_tables" <<<"$got" | grep -v '_dev_api_v1$')
+host=$(grep -v '_dev$' <<<"$got" | grep -vx 'tl_last_error\|tl_backend_unavailable' | grep -vx "$cache_tables")
+twins=$( (sed 's/$/_dev/' <<<"$host"; sed 's/_api_v1$/_dev_api_v1/' <<<"$tables") | sort)
 if [[ "$(grep '_dev\(_api_v1\)\?$' <<<"$got" | sort)" != "$twins" ]]; then
   echo "FAIL: the host functions and their _dev twins differ:"
   diff <(echo "$twins") <(grep '_dev\(_api_v1\)\?$' <<<"$got" | sort) | sed 's/^</  no twin:/; s/^>/  no host function:/' | grep 'no '

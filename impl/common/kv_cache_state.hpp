@@ -8,6 +8,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <type_traits>
 
 #include "impl/common/status.hpp"
 #include "tinyllm/kv_cache.h"
@@ -31,11 +32,13 @@ struct State {
 // A create whose allocation failed (the State's, or a backend's storage).
 inline tl_status out_of_memory() { return fail(TL_ERR_INVALID_ARGUMENT, "create: out of memory"); }
 
-// Sizes >= 1 whose two tensors' bytes fit an int64_t; `st` is then set up.
-inline tl_status create(State& st, int64_t layers, int64_t kv_heads, int64_t head_dim, int64_t max_seq) {
+// Sizes >= 1 whose two tensors' bytes (of element_bytes each: 4 for f32, 2
+// for f16 and bf16) fit an int64_t; `st` is then set up.
+inline tl_status create(State& st, int64_t layers, int64_t kv_heads, int64_t head_dim, int64_t max_seq,
+                        int element_bytes = 4) {
   if (layers < 1 || kv_heads < 1 || head_dim < 1 || max_seq < 1)
     return fail(TL_ERR_INVALID_ARGUMENT, "create: num_layers, kv_heads, head_dim and max_seq must be >= 1");
-  const long double bytes = 8.0L * layers * kv_heads * head_dim * max_seq;
+  const long double bytes = 2.0L * element_bytes * layers * kv_heads * head_dim * max_seq;
   if (bytes > static_cast<long double>(INT64_MAX))
     return fail(TL_ERR_INVALID_ARGUMENT, "create: the cache's size overflows int64_t");
   st.appended.reset(new (std::nothrow) bool[static_cast<size_t>(layers)]());
@@ -63,8 +66,8 @@ inline tl_status check_append(const State& st, int64_t layer) {
   return TL_OK;
 }
 
-inline tl_status check_view(const State& st, int64_t layer) {
-  if (layer < 0 || layer >= st.layers) return fail(TL_ERR_INVALID_ARGUMENT, "view_f32: layer out of range");
+inline tl_status check_view(const State& st, int64_t layer, const char* fn = "view_f32") {
+  if (layer < 0 || layer >= st.layers) return fail(TL_ERR_INVALID_ARGUMENT, std::string(fn) + ": layer out of range");
   return TL_OK;
 }
 
@@ -85,17 +88,19 @@ inline void reset(State& st) {
 }
 
 // The table's functions that only read or move the bookkeeping, for a
-// backend's Cache holding a State `st` and host pointers `k`, `v` to its
-// [layers][kv_heads][max_seq][head_dim] tensors (what a view points at).
-template <class Cache>
+// backend's Cache holding a State `st` and pointers `k`, `v` to its
+// [layers][kv_heads][max_seq][head_dim] tensors (what a view points at):
+// floats, or the bit patterns of f16 and bf16 (View tl_kv_view_half).
+template <class Cache, class View = tl_kv_view_f32>
 struct Table {
+  static constexpr bool kHalf = std::is_same_v<View, tl_kv_view_half>;
   static Cache* of(tl_kv_cache* c) { return reinterpret_cast<Cache*>(c); }
   static const Cache* of(const tl_kv_cache* c) { return reinterpret_cast<const Cache*>(c); }
   static void destroy(tl_kv_cache* c) { delete of(c); }  // NULL is a no-op
   static tl_status begin(tl_kv_cache* c, int64_t s) { return kv_cache::begin(of(c)->st, s); }
-  static tl_status view_f32(const tl_kv_cache* cache, int64_t layer, tl_kv_view_f32* out) {
+  static tl_status view(const tl_kv_cache* cache, int64_t layer, View* out) {
     const Cache* c = of(cache);
-    if (tl_status s = check_view(c->st, layer)) return s;
+    if (tl_status s = check_view(c->st, layer, kHalf ? "view_half" : "view_f32")) return s;
     const int64_t at = layer * c->st.layer_elements();
     *out = {c->k + at, c->v + at, c->st.view_length(layer), c->st.max_seq * c->st.head_dim};
     return TL_OK;
@@ -103,10 +108,11 @@ struct Table {
   static tl_status commit(tl_kv_cache* c) { return kv_cache::commit(of(c)->st); }
   static void reset(tl_kv_cache* c) { kv_cache::reset(of(c)->st); }
   static int64_t past_seq_len(const tl_kv_cache* c) { return of(c)->st.past; }
-  // The whole table around the backend's own create and append_f32.
-  static constexpr tl_kv_cache_api api(decltype(tl_kv_cache_api::create) create,
-                                       decltype(tl_kv_cache_api::append_f32) append) {
-    return {1, create, destroy, begin, append, view_f32, commit, reset, past_seq_len};
+  // The whole table (tl_kv_cache_api, or tl_kv_cache_half_api for a half
+  // View) around the backend's own create and append_f32.
+  using Api = std::conditional_t<kHalf, tl_kv_cache_half_api, tl_kv_cache_api>;
+  static constexpr Api api(decltype(Api::create) create, decltype(Api::append_f32) append) {
+    return {1, create, destroy, begin, append, view, commit, reset, past_seq_len};
   }
 };
 

@@ -76,6 +76,39 @@ typedef struct tl_kv_cache_api {
 /* The library's cache functions; the table lives as long as the library. */
 const tl_kv_cache_api* tl_kv_cache_api_v1(void);
 
+/* The cache in f16 or bf16 (the spec's F16 KV cache: half the f32 cache's
+ * bytes, ~1 GiB for an 8B model at 8k context). K and V are computed in f32
+ * and stored in the dtype, as llama.cpp copies them into its f16 cache:
+ * append_f32 takes f32 values and stores each rounded once to the dtype, to
+ * nearest with ties to even (a NaN stays a NaN, f16 overflow is an
+ * infinity: 65520 and up; subnormals kept); the view gives the stored bit
+ * patterns. Everything else is tl_kv_cache_api's, rule for rule and refusal
+ * for refusal, with the bytes 2 * num_layers * kv_heads * max_seq *
+ * head_dim * 2 held to int64_t at create. A cache is used with the table
+ * that created it. */
+typedef struct tl_kv_view_half {
+  const uint16_t* k; /* f16 or bf16 bit patterns, laid out as tl_kv_view_f32's */
+  const uint16_t* v;
+  int64_t length;
+  int64_t head_stride;
+} tl_kv_view_half;
+
+typedef struct tl_kv_cache_half_api {
+  uint32_t abi_version; /* 1 */
+  tl_status (*create)(int64_t num_layers, int64_t kv_heads, int64_t head_dim, int64_t max_seq, tl_kv_cache** out);
+  void (*destroy)(tl_kv_cache* cache);
+  tl_status (*begin)(tl_kv_cache* cache, int64_t s);
+  /* k_new, v_new: f32 [kv_heads, s, head_dim], each value rounded to the dtype. */
+  tl_status (*append_f32)(tl_kv_cache* cache, int64_t layer, const float* k_new, const float* v_new);
+  tl_status (*view_half)(const tl_kv_cache* cache, int64_t layer, tl_kv_view_half* out);
+  tl_status (*commit)(tl_kv_cache* cache);
+  void (*reset)(tl_kv_cache* cache);
+  int64_t (*past_seq_len)(const tl_kv_cache* cache);
+} tl_kv_cache_half_api;
+
+const tl_kv_cache_half_api* tl_kv_cache_f16_api_v1(void);
+const tl_kv_cache_half_api* tl_kv_cache_bf16_api_v1(void);
+
 #ifdef __cplusplus
 }
 #endif

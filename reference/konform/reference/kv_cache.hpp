@@ -2,25 +2,50 @@
 // ("KV cache": append, read as views, lifecycle rules 1-5).
 //
 // One source on the element type T: double is the oracle, float is the
-// `scalar` backend (a cache only copies, so both hold the same values).
+// `scalar` backend (a cache only copies, so both hold the same values). The
+// f16 and bf16 caches store each f32 value rounded once to the dtype:
+// T = uint16_t with Store = ToF16 or ToBF16 (the scalar backend's), while
+// their oracle keeps the f32 values in double and leaves that one rounding
+// to the comparison, as the casts' does.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "konform/reference/bf16.hpp"
+#include "konform/reference/f16.hpp"
 #include "konform/reference/tensor_shape.hpp"
 
 namespace konform::reference {
 
+// How an appended value becomes an element: the value itself (f32, and the
+// oracle's double), or rounded once to f16 or bf16, to nearest with ties to
+// even (the bit patterns).
 template <typename T>
+struct Copy {
+  template <typename In>
+  T operator()(In x) const {
+    return static_cast<T>(x);
+  }
+};
+struct ToF16 {
+  uint16_t operator()(float x) const { return f32_to_f16(x); }
+};
+struct ToBF16 {
+  uint16_t operator()(float x) const { return f32_to_bf16(x); }
+};
+
+template <typename T, class Store = Copy<T>>
 class KvCache {
  public:
-  // Rule 1: allocated once, to max_seq.
-  static Verdict check_create(int64_t layers, int64_t kv_heads, int64_t head_dim, int64_t max_seq) {
+  // Rule 1: allocated once, to max_seq; element_bytes: the library's element
+  // (4 for f32, 2 for f16 and bf16), whatever T the cache is computed in.
+  static Verdict check_create(int64_t layers, int64_t kv_heads, int64_t head_dim, int64_t max_seq,
+                              int element_bytes = 4) {
     for (int64_t n : {layers, kv_heads, head_dim, max_seq})
       if (n < 1) return refuse(TL_ERR_INVALID_ARGUMENT, "num_layers, kv_heads, head_dim and max_seq must be >= 1");
-    long double bytes = 2.0L * 4.0L;
+    long double bytes = 2.0L * element_bytes;
     for (int64_t n : {layers, kv_heads, head_dim, max_seq}) bytes *= static_cast<long double>(n);
     if (bytes > static_cast<long double>(INT64_MAX))
       return refuse(TL_ERR_INVALID_ARGUMENT, "the cache's size overflows int64_t");
@@ -59,8 +84,8 @@ class KvCache {
       for (int64_t t = 0; t < s_; ++t)
         for (int64_t d = 0; d < head_dim_; ++d) {
           const int64_t from = (h * s_ + t) * head_dim_ + d, to = offset(layer, h, past_ + t) + d;
-          k_[static_cast<size_t>(to)] = static_cast<T>(k_new[from]);
-          v_[static_cast<size_t>(to)] = static_cast<T>(v_new[from]);
+          k_[static_cast<size_t>(to)] = Store{}(k_new[from]);
+          v_[static_cast<size_t>(to)] = Store{}(v_new[from]);
         }
     appended_[static_cast<size_t>(layer)] = true;
     return {};
