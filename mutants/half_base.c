@@ -2,7 +2,9 @@
  * casts, Clamp, NanToNum and the broadcast Add, Sub, Mul, Div of
  * tinyllm/tensor.h, RmsNorm and LayerNorm of tinyllm/norm.h, Softmax, Rope,
  * TokenEmbed and PosEmbed of tinyllm/pos.h, Matmul of tinyllm/linalg.h and
- * FlashAttention of tinyllm/attention.h in plain C11, and their mutants
+ * FlashAttention of tinyllm/attention.h, Dequantize into f16 and bf16 and
+ * Quantize (Q8_0, Q4_0) from them of
+ * tinyllm/quant.h in plain C11, and their mutants
  * (manifest ids half_mNN).
  *
  * Compiled as is (KONFORM_MUTANT undefined or 0) this is a correct plugin
@@ -25,13 +27,14 @@
 #include "tinyllm/linalg.h"
 #include "tinyllm/norm.h"
 #include "tinyllm/pos.h"
+#include "tinyllm/quant.h"
 #include "tinyllm/tensor.h"
 
 #ifndef KONFORM_MUTANT
 #define KONFORM_MUTANT 0
 #endif
-#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 25
-#error "KONFORM_MUTANT must be 0 (the correct base) or 1..25 (mutant half_m01..half_m25)"
+#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 34
+#error "KONFORM_MUTANT must be 0 (the correct base) or 1..34 (mutant half_m01..half_m34)"
 #endif
 #define MUTANT(n) (KONFORM_MUTANT == (n))
 
@@ -929,4 +932,200 @@ tl_status tl_flash_attention_bf16(const uint16_t* q, const uint16_t* k, const ui
                                   uint16_t* y, int64_t batch, int64_t num_heads, int64_t kv_heads, int64_t sq,
                                   int64_t sk, int64_t head_dim, int32_t causal, tl_attn_mask mask_kind) {
   return flash_any(q, k, v, mask, y, batch, num_heads, kv_heads, sq, sk, head_dim, causal, mask_kind, 2);
+}
+
+/* ==== Dequantize to f16 and bf16 (tinyllm/quant.h): mutants half_m30, half_m31 ==== */
+
+/* A block's f16 scale (little-endian) as a float. */
+static float scale_at(const uint8_t* p) { return from_f16((uint16_t)(p[0] | (p[1] << 8))); }
+
+/* Q4_K's 6-bit scale and min of sub-block j. */
+static void q4k_scale_min(const uint8_t* s, int j, int* sc, int* m) {
+  if (j < 4) {
+    *sc = s[j] & 63;
+    *m = s[j + 4] & 63;
+  } else {
+    *sc = (s[j + 4] & 15) | ((s[j - 4] >> 6) << 4);
+    *m = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
+  }
+}
+
+#if MUTANT(31)
+/* The exact d sc q - dmin m (a multiple of 2^-24 below 2^27: exact in a
+ * double) rounded once to the dtype, by the compiler's double conversion for
+ * f16 and a rounded 8-bit significand for bf16 (normal values). */
+static uint16_t exact_to(double v, int f16) {
+  if (f16) {
+    const _Float16 h = (_Float16)v;
+    uint16_t bits;
+    memcpy(&bits, &h, 2);
+    return bits;
+  }
+  int e;
+  const double frac = frexp(v, &e);
+  return to_bf16((float)ldexp(nearbyint(ldexp(frac, 8)), e - 8));
+}
+#endif
+
+/* Value i (0..255) of a Q4_K block, rounded to the dtype (f16 when f16). */
+static uint16_t q4k_value(const uint8_t* b, int i, int f16) {
+  int sc, m;
+  q4k_scale_min(b + 4, i / 32, &sc, &m);
+  const uint8_t byte = b[16 + 32 * (i / 64) + i % 32];
+  const int q = (i % 64) < 32 ? (byte & 15) : (byte >> 4);
+  const float d = scale_at(b), dmin = scale_at(b + 2);
+#if MUTANT(30) /* computed in the dtype: d sc, its product with q, dmin m and the difference each rounded to it */
+  const float scale = f16 ? from_f16(to_f16(d * (float)sc)) : from_bf16(to_bf16(d * (float)sc));
+  const float prod = f16 ? from_f16(to_f16(scale * (float)q)) : from_bf16(to_bf16(scale * (float)q));
+  const float min = f16 ? from_f16(to_f16(dmin * (float)m)) : from_bf16(to_bf16(dmin * (float)m));
+  return f16 ? to_f16(prod - min) : to_bf16(prod - min);
+#elif MUTANT(31) /* the exact value rounded once, not ggml's f32 value rounded */
+  return exact_to((double)d * sc * q - (double)dmin * m, f16);
+#else
+  const float v = d * (float)sc * (float)q - dmin * (float)m; /* products exact: one rounding, the difference's */
+  return f16 ? to_f16(v) : to_bf16(v);
+#endif
+}
+
+/* rows x k values in blocks of qk: sizes, then whole blocks. */
+static tl_status quant_rows(int64_t rows, int64_t k, int64_t qk) {
+  if (rows < 0 || k < 0) return refuse("a negative size");
+  if ((double)rows * (double)k > (double)INT64_MAX / 4) return refuse("more bytes than an int64_t counts");
+  if (k % qk != 0) {
+    last_error = "k is not a multiple of the block length";
+    return TL_ERR_SHAPE;
+  }
+  return TL_OK;
+}
+
+/* format 0 Q8_0, 1 Q4_0, 2 Q4_K; the f32 value rounded once to the dtype. */
+static tl_status dequantize_half(int format, const void* blocks, uint16_t* y, int64_t rows, int64_t k, int f16) {
+  const int64_t qk = format == 2 ? 256 : 32, bytes = format == 0 ? 34 : format == 1 ? 18 : 144;
+  const tl_status st = quant_rows(rows, k, qk);
+  if (st != TL_OK) return st;
+  const uint8_t* in = (const uint8_t*)blocks;
+  for (int64_t b = 0; b < rows * k / qk; ++b) {
+    const uint8_t* blk = in + b * bytes;
+    for (int i = 0; i < qk; ++i) {
+      uint16_t h;
+      if (format == 2) {
+        h = q4k_value(blk, i, f16);
+      } else {
+        const int q = format == 0 ? (int8_t)blk[2 + i] : (i < 16 ? (blk[2 + i] & 15) : (blk[2 + i - 16] >> 4)) - 8;
+        const float v = (float)q * scale_at(blk); /* exact */
+        h = f16 ? to_f16(v) : to_bf16(v);
+      }
+      y[b * qk + i] = h;
+    }
+  }
+  return TL_OK;
+}
+
+tl_status tl_dequantize_q8_0_f16(const void* blocks, uint16_t* y, int64_t rows, int64_t k) {
+  return dequantize_half(0, blocks, y, rows, k, 1);
+}
+tl_status tl_dequantize_q4_0_f16(const void* blocks, uint16_t* y, int64_t rows, int64_t k) {
+  return dequantize_half(1, blocks, y, rows, k, 1);
+}
+tl_status tl_dequantize_q4_k_f16(const void* blocks, uint16_t* y, int64_t rows, int64_t k) {
+  return dequantize_half(2, blocks, y, rows, k, 1);
+}
+tl_status tl_dequantize_q8_0_bf16(const void* blocks, uint16_t* y, int64_t rows, int64_t k) {
+  return dequantize_half(0, blocks, y, rows, k, 0);
+}
+tl_status tl_dequantize_q4_0_bf16(const void* blocks, uint16_t* y, int64_t rows, int64_t k) {
+  return dequantize_half(1, blocks, y, rows, k, 0);
+}
+tl_status tl_dequantize_q4_k_bf16(const void* blocks, uint16_t* y, int64_t rows, int64_t k) {
+  return dequantize_half(2, blocks, y, rows, k, 0);
+}
+
+/* ==== Quantize from f16 and bf16 (tinyllm/quant.h), Q8_0 and Q4_0: mutants half_m32 .. half_m34 ==== */
+
+/* An f16 value widened for quantizing: exact, an infinity and a NaN kept. */
+static float widen_input(uint16_t h, int f16) {
+  if (!f16) return from_bf16(h);
+#if MUTANT(33) /* the exponent field read as a normal one's: Inf and NaN come out 65536 and up, and are quantized */
+  if ((h & 0x7c00u) == 0x7c00u) return (h & 0x8000u ? -1.0f : 1.0f) * ldexpf(1.0f + (float)(h & 0x3ffu) / 1024, 16);
+#elif MUTANT(34) /* subnormal inputs flushed to zero (DAZ) */
+  if ((h & 0x7c00u) == 0) return (h & 0x8000u) ? -0.0f : 0.0f;
+#endif
+  return from_f16(h);
+}
+
+/* A block scale's f16 bits, rounded by the compiler's conversion. */
+static uint16_t scale_bits(float d) {
+  const _Float16 h = (_Float16)d;
+  uint16_t bits;
+  memcpy(&bits, &h, 2);
+  return bits;
+}
+
+/* The f32 scale of a block of 32 (Q8_0: max|x| / 127; Q4_0: the first value
+ * of largest magnitude over -8). */
+static float block_scale(const float* x, int q8) {
+  float amax = 0.0f, max = 0.0f;
+  for (int j = 0; j < 32; ++j)
+    if (amax < fabsf(x[j])) {
+      amax = fabsf(x[j]);
+      max = x[j];
+    }
+  return q8 ? amax / 127.0f : max / -8.0f;
+}
+
+/* format 0 Q8_0, 1 Q4_0: x widened, checked whole, then every block. */
+static tl_status quantize_half(int format, const uint16_t* x, void* blocks, int64_t rows, int64_t k, int f16) {
+  const tl_status st = quant_rows(rows, k, 32);
+  if (st != TL_OK) return st;
+  const int64_t n = rows * k, bytes = format == 0 ? 34 : 18;
+  float* v = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
+  if (!v) return refuse("out of memory");
+  for (int64_t i = 0; i < n; ++i) v[i] = widen_input(x[i], f16);
+  for (int64_t i = 0; i < n; ++i)
+    if (!isfinite(v[i])) {
+      free(v);
+      return refuse("a value that is not finite");
+    }
+  for (int64_t b = 0; b < n / 32; ++b)
+    if ((scale_bits(block_scale(v + 32 * b, format == 0)) & 0x7c00u) == 0x7c00u) {
+      free(v);
+      return refuse("a block scale past f16");
+    }
+  uint8_t* out = (uint8_t*)blocks;
+  for (int64_t b = 0; b < n / 32; ++b) {
+    const float* xb = v + 32 * b;
+    uint8_t* ob = out + b * bytes;
+    float d = block_scale(xb, format == 0);
+#if MUTANT(32) /* Q8_0's scale computed in the input's dtype: max|x| / 127 rounded to it, stored and used from there \
+                */
+    if (format == 0) d = f16 ? from_f16(scale_bits(d)) : from_bf16(to_bf16(d));
+#endif
+    const float inv = d != 0.0f && isfinite(1.0f / d) ? 1.0f / d : 0.0f;
+    const uint16_t h = scale_bits(d);
+    ob[0] = (uint8_t)(h & 0xffu);
+    ob[1] = (uint8_t)(h >> 8);
+    for (int j = 0; j < 32; ++j) {
+      if (format == 0) {
+        ob[2 + j] = (uint8_t)(int8_t)roundf(xb[j] * inv);
+      } else if (j < 16) {
+        const int lo = (int)(xb[j] * inv + 8.5f), hi = (int)(xb[j + 16] * inv + 8.5f);
+        ob[2 + j] = (uint8_t)((lo < 15 ? lo : 15) | ((hi < 15 ? hi : 15) << 4));
+      }
+    }
+  }
+  free(v);
+  return TL_OK;
+}
+
+tl_status tl_quantize_q8_0_f16(const uint16_t* x, void* blocks, int64_t rows, int64_t k) {
+  return quantize_half(0, x, blocks, rows, k, 1);
+}
+tl_status tl_quantize_q4_0_f16(const uint16_t* x, void* blocks, int64_t rows, int64_t k) {
+  return quantize_half(1, x, blocks, rows, k, 1);
+}
+tl_status tl_quantize_q8_0_bf16(const uint16_t* x, void* blocks, int64_t rows, int64_t k) {
+  return quantize_half(0, x, blocks, rows, k, 0);
+}
+tl_status tl_quantize_q4_0_bf16(const uint16_t* x, void* blocks, int64_t rows, int64_t k) {
+  return quantize_half(1, x, blocks, rows, k, 0);
 }
