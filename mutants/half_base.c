@@ -967,13 +967,27 @@ static uint16_t exact_to(double v, int f16) {
 }
 #endif
 
-/* Value i (0..255) of a Q4_K block, rounded to the dtype (f16 when f16). */
-static uint16_t q4k_value(const uint8_t* b, int i, int f16) {
-  int sc, m;
-  q4k_scale_min(b + 4, i / 32, &sc, &m);
+/* Value i (0..255) of a Q4_K block: its 4-bit quant, 6-bit scale and min. */
+static void q4k_parts(const uint8_t* b, int i, int* q, int* sc, int* m) {
+  q4k_scale_min(b + 4, i / 32, sc, m);
   const uint8_t byte = b[16 + 32 * (i / 64) + i % 32];
-  const int q = (i % 64) < 32 ? (byte & 15) : (byte >> 4);
+  *q = (i % 64) < 32 ? (byte & 15) : (byte >> 4);
+}
+
+/* ggml's f32 value: the products exact, one rounding, the difference's. */
+static float q4k_f32(const uint8_t* b, int i) {
+  int q, sc, m;
+  q4k_parts(b, i, &q, &sc, &m);
+  return scale_at(b) * (float)sc * (float)q - scale_at(b + 2) * (float)m;
+}
+
+/* Value i of a Q4_K block, rounded to the dtype (f16 when f16). */
+static uint16_t q4k_value(const uint8_t* b, int i, int f16) {
+#if MUTANT(30) || MUTANT(31)
+  int q, sc, m;
+  q4k_parts(b, i, &q, &sc, &m);
   const float d = scale_at(b), dmin = scale_at(b + 2);
+#endif
 #if MUTANT(30) /* computed in the dtype: d sc, its product with q, dmin m and the difference each rounded to it */
   const float scale = f16 ? from_f16(to_f16(d * (float)sc)) : from_bf16(to_bf16(d * (float)sc));
   const float prod = f16 ? from_f16(to_f16(scale * (float)q)) : from_bf16(to_bf16(scale * (float)q));
@@ -982,8 +996,7 @@ static uint16_t q4k_value(const uint8_t* b, int i, int f16) {
 #elif MUTANT(31) /* the exact value rounded once, not ggml's f32 value rounded */
   return exact_to((double)d * sc * q - (double)dmin * m, f16);
 #else
-  const float v = d * (float)sc * (float)q - dmin * (float)m; /* products exact: one rounding, the difference's */
-  return f16 ? to_f16(v) : to_bf16(v);
+  return f16 ? to_f16(q4k_f32(b, i)) : to_bf16(q4k_f32(b, i));
 #endif
 }
 
@@ -998,8 +1011,9 @@ static tl_status quant_rows(int64_t rows, int64_t k, int64_t qk) {
   return TL_OK;
 }
 
-/* format 0 Q8_0, 1 Q4_0, 2 Q4_K; the f32 value rounded once to the dtype. */
-static tl_status dequantize_half(int format, const void* blocks, uint16_t* y, int64_t rows, int64_t k, int f16) {
+/* format 0 Q8_0, 1 Q4_0, 2 Q4_K into dtype 0 f32, 1 f16, 2 bf16: the f32
+ * value, rounded once to a half dtype. */
+static tl_status dequantize_any(int format, const void* blocks, void* y, int64_t rows, int64_t k, int dtype) {
   const int64_t qk = format == 2 ? 256 : 32, bytes = format == 0 ? 34 : format == 1 ? 18 : 144;
   const tl_status st = quant_rows(rows, k, qk);
   if (st != TL_OK) return st;
@@ -1007,37 +1021,51 @@ static tl_status dequantize_half(int format, const void* blocks, uint16_t* y, in
   for (int64_t b = 0; b < rows * k / qk; ++b) {
     const uint8_t* blk = in + b * bytes;
     for (int i = 0; i < qk; ++i) {
-      uint16_t h;
+      const int64_t at = b * qk + i;
+      if (format == 2 && dtype != 0) {
+        ((uint16_t*)y)[at] = q4k_value(blk, i, dtype == 1);
+        continue;
+      }
+      float v;
       if (format == 2) {
-        h = q4k_value(blk, i, f16);
+        v = q4k_f32(blk, i);
       } else {
         const int q = format == 0 ? (int8_t)blk[2 + i] : (i < 16 ? (blk[2 + i] & 15) : (blk[2 + i - 16] >> 4)) - 8;
-        const float v = (float)q * scale_at(blk); /* exact */
-        h = f16 ? to_f16(v) : to_bf16(v);
+        v = (float)q * scale_at(blk); /* exact */
       }
-      y[b * qk + i] = h;
+      if (dtype == 0) ((float*)y)[at] = v;
+      else ((uint16_t*)y)[at] = dtype == 1 ? to_f16(v) : to_bf16(v);
     }
   }
   return TL_OK;
 }
 
+tl_status tl_dequantize_q8_0_f32(const void* blocks, float* y, int64_t rows, int64_t k) {
+  return dequantize_any(0, blocks, y, rows, k, 0);
+}
+tl_status tl_dequantize_q4_0_f32(const void* blocks, float* y, int64_t rows, int64_t k) {
+  return dequantize_any(1, blocks, y, rows, k, 0);
+}
+tl_status tl_dequantize_q4_k_f32(const void* blocks, float* y, int64_t rows, int64_t k) {
+  return dequantize_any(2, blocks, y, rows, k, 0);
+}
 tl_status tl_dequantize_q8_0_f16(const void* blocks, uint16_t* y, int64_t rows, int64_t k) {
-  return dequantize_half(0, blocks, y, rows, k, 1);
+  return dequantize_any(0, blocks, y, rows, k, 1);
 }
 tl_status tl_dequantize_q4_0_f16(const void* blocks, uint16_t* y, int64_t rows, int64_t k) {
-  return dequantize_half(1, blocks, y, rows, k, 1);
+  return dequantize_any(1, blocks, y, rows, k, 1);
 }
 tl_status tl_dequantize_q4_k_f16(const void* blocks, uint16_t* y, int64_t rows, int64_t k) {
-  return dequantize_half(2, blocks, y, rows, k, 1);
+  return dequantize_any(2, blocks, y, rows, k, 1);
 }
 tl_status tl_dequantize_q8_0_bf16(const void* blocks, uint16_t* y, int64_t rows, int64_t k) {
-  return dequantize_half(0, blocks, y, rows, k, 0);
+  return dequantize_any(0, blocks, y, rows, k, 2);
 }
 tl_status tl_dequantize_q4_0_bf16(const void* blocks, uint16_t* y, int64_t rows, int64_t k) {
-  return dequantize_half(1, blocks, y, rows, k, 0);
+  return dequantize_any(1, blocks, y, rows, k, 2);
 }
 tl_status tl_dequantize_q4_k_bf16(const void* blocks, uint16_t* y, int64_t rows, int64_t k) {
-  return dequantize_half(2, blocks, y, rows, k, 0);
+  return dequantize_any(2, blocks, y, rows, k, 2);
 }
 
 /* ==== Quantize from f16 and bf16 (tinyllm/quant.h), Q8_0 and Q4_0: mutants half_m32 .. half_m34 ==== */
@@ -1073,33 +1101,24 @@ static float block_scale(const float* x, int q8) {
   return q8 ? amax / 127.0f : max / -8.0f;
 }
 
-/* format 0 Q8_0, 1 Q4_0: x widened, checked whole, then every block. */
-static tl_status quantize_half(int format, const uint16_t* x, void* blocks, int64_t rows, int64_t k, int f16) {
-  const tl_status st = quant_rows(rows, k, 32);
-  if (st != TL_OK) return st;
-  const int64_t n = rows * k, bytes = format == 0 ? 34 : 18;
-  float* v = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
-  if (!v) return refuse("out of memory");
-  for (int64_t i = 0; i < n; ++i) v[i] = widen_input(x[i], f16);
+/* format 0 Q8_0, 1 Q4_0: n checked values, of dtype 0 f32, 1 f16 or 2 bf16
+ * as given, checked whole, then every block. */
+static tl_status quantize_floats(int format, const float* v, void* blocks, int64_t n, int dtype) {
+  const int64_t bytes = format == 0 ? 34 : 18;
   for (int64_t i = 0; i < n; ++i)
-    if (!isfinite(v[i])) {
-      free(v);
-      return refuse("a value that is not finite");
-    }
+    if (!isfinite(v[i])) return refuse("a value that is not finite");
   for (int64_t b = 0; b < n / 32; ++b)
-    if ((scale_bits(block_scale(v + 32 * b, format == 0)) & 0x7c00u) == 0x7c00u) {
-      free(v);
+    if ((scale_bits(block_scale(v + 32 * b, format == 0)) & 0x7c00u) == 0x7c00u)
       return refuse("a block scale past f16");
-    }
   uint8_t* out = (uint8_t*)blocks;
   for (int64_t b = 0; b < n / 32; ++b) {
     const float* xb = v + 32 * b;
     uint8_t* ob = out + b * bytes;
     float d = block_scale(xb, format == 0);
-#if MUTANT(32) /* Q8_0's scale computed in the input's dtype: max|x| / 127 rounded to it, stored and used from there \
-                */
-    if (format == 0) d = f16 ? from_f16(scale_bits(d)) : from_bf16(to_bf16(d));
+#if MUTANT(32) /* Q8_0's scale rounded to the input's dtype, stored and used from there */
+    if (format == 0 && dtype != 0) d = dtype == 1 ? from_f16(scale_bits(d)) : from_bf16(to_bf16(d));
 #endif
+    (void)dtype;
     const float inv = d != 0.0f && isfinite(1.0f / d) ? 1.0f / d : 0.0f;
     const uint16_t h = scale_bits(d);
     ob[0] = (uint8_t)(h & 0xffu);
@@ -1113,10 +1132,33 @@ static tl_status quantize_half(int format, const uint16_t* x, void* blocks, int6
       }
     }
   }
-  free(v);
   return TL_OK;
 }
 
+static tl_status quantize_f32(int format, const float* x, void* blocks, int64_t rows, int64_t k) {
+  const tl_status st = quant_rows(rows, k, 32);
+  return st != TL_OK ? st : quantize_floats(format, x, blocks, rows * k, 0);
+}
+
+/* The half input widened, then the f32 quantizer. */
+static tl_status quantize_half(int format, const uint16_t* x, void* blocks, int64_t rows, int64_t k, int f16) {
+  tl_status st = quant_rows(rows, k, 32);
+  if (st != TL_OK) return st;
+  const int64_t n = rows * k;
+  float* v = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
+  if (!v) return refuse("out of memory");
+  for (int64_t i = 0; i < n; ++i) v[i] = widen_input(x[i], f16);
+  st = quantize_floats(format, v, blocks, n, f16 ? 1 : 2);
+  free(v);
+  return st;
+}
+
+tl_status tl_quantize_q8_0_f32(const float* x, void* blocks, int64_t rows, int64_t k) {
+  return quantize_f32(0, x, blocks, rows, k);
+}
+tl_status tl_quantize_q4_0_f32(const float* x, void* blocks, int64_t rows, int64_t k) {
+  return quantize_f32(1, x, blocks, rows, k);
+}
 tl_status tl_quantize_q8_0_f16(const uint16_t* x, void* blocks, int64_t rows, int64_t k) {
   return quantize_half(0, x, blocks, rows, k, 1);
 }
