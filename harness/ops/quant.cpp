@@ -344,9 +344,10 @@ void set_scale_min(uint8_t* block, int j, int sc, int m) {
 
 uint16_t f16_of(double v) { return reference::f32_to_f16(static_cast<float>(v)); }
 
-// Tie blocks: a scale M / c 2^e whose product with c 2^j (j = 0..3) is the
-// odd M 2^(e + j), on a tie of the dtype (f16: 12 significant bits, bf16:
-// 9). Pairs (M, c) where the tie goes up to even and where it goes down:
+// Tie blocks: a scale M / c 2^e whose product with the quant c 2^j (j = 0..2;
+// Q4_K: sc = c and q = 2^j, j = 0..3) is the odd M 2^(e + j), on a tie of
+// the dtype (M of 12 significant bits for f16, 9 for bf16). Pairs (M, c)
+// where the tie goes up to even and where it goes down:
 // f16 2051 = 7 * 293 (up), 2049 = 3 * 683 (down); bf16 259 = 7 * 37 (up),
 // 257 (down).
 void tie_block(Rng& rng, Format f, DType t, uint8_t* block) {
