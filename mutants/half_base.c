@@ -3,9 +3,10 @@
  * tinyllm/tensor.h, RmsNorm and LayerNorm of tinyllm/norm.h, Softmax, Rope,
  * TokenEmbed and PosEmbed of tinyllm/pos.h, Matmul of tinyllm/linalg.h,
  * FlashAttention of tinyllm/attention.h, the f16 and bf16 KV caches of
- * tinyllm/kv_cache.h, Sample of tinyllm/sampling.h and Argmax of
- * tinyllm/tensor.h on half logits in plain C11, and their mutants (manifest
- * ids half_mNN).
+ * tinyllm/kv_cache.h, Dequantize into f16 and bf16 and Quantize (Q8_0,
+ * Q4_0) from them of tinyllm/quant.h, Sample of tinyllm/sampling.h and
+ * Argmax of tinyllm/tensor.h on half logits in plain C11, and their mutants
+ * (manifest ids half_mNN).
  *
  * Compiled as is (KONFORM_MUTANT undefined or 0) this is a correct plugin
  * (konform_plugin_half_base) of those ops and their f32 twins, written apart
@@ -28,6 +29,7 @@
 #include "tinyllm/linalg.h"
 #include "tinyllm/norm.h"
 #include "tinyllm/pos.h"
+#include "tinyllm/quant.h"
 #include "tinyllm/sampling.h"
 #include "tinyllm/tensor.h"
 
@@ -1292,3 +1294,241 @@ static const tl_kv_cache_half_api kv_bf16_api = {
 
 const tl_kv_cache_half_api* tl_kv_cache_f16_api_v1(void) { return &kv_f16_api; }
 const tl_kv_cache_half_api* tl_kv_cache_bf16_api_v1(void) { return &kv_bf16_api; }
+
+/* ==== Dequantize to f16 and bf16 (tinyllm/quant.h): mutants half_m30, half_m31 ==== */
+
+/* A block's f16 scale (little-endian) as a float. */
+static float scale_at(const uint8_t* p) { return from_f16((uint16_t)(p[0] | (p[1] << 8))); }
+
+/* Q4_K's 6-bit scale and min of sub-block j. */
+static void q4k_scale_min(const uint8_t* s, int j, int* sc, int* m) {
+  if (j < 4) {
+    *sc = s[j] & 63;
+    *m = s[j + 4] & 63;
+  } else {
+    *sc = (s[j + 4] & 15) | ((s[j - 4] >> 6) << 4);
+    *m = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
+  }
+}
+
+#if MUTANT(31)
+/* The exact d sc q - dmin m (a multiple of 2^-24 below 2^27: exact in a
+ * double) rounded once to the dtype, by the compiler's double conversion for
+ * f16 and a rounded 8-bit significand for bf16 (normal values). */
+static uint16_t exact_to(double v, int f16) {
+  if (f16) {
+    const _Float16 h = (_Float16)v;
+    uint16_t bits;
+    memcpy(&bits, &h, 2);
+    return bits;
+  }
+  int e;
+  const double frac = frexp(v, &e);
+  return to_bf16((float)ldexp(nearbyint(ldexp(frac, 8)), e - 8));
+}
+#endif
+
+/* Value i (0..255) of a Q4_K block: its 4-bit quant, 6-bit scale and min. */
+static void q4k_parts(const uint8_t* b, int i, int* q, int* sc, int* m) {
+  q4k_scale_min(b + 4, i / 32, sc, m);
+  const uint8_t byte = b[16 + 32 * (i / 64) + i % 32];
+  *q = (i % 64) < 32 ? (byte & 15) : (byte >> 4);
+}
+
+/* ggml's f32 value: the products exact, one rounding, the difference's. */
+static float q4k_f32(const uint8_t* b, int i) {
+  int q, sc, m;
+  q4k_parts(b, i, &q, &sc, &m);
+  return scale_at(b) * (float)sc * (float)q - scale_at(b + 2) * (float)m;
+}
+
+/* Value i of a Q4_K block, rounded to the dtype (f16 when f16). */
+static uint16_t q4k_value(const uint8_t* b, int i, int f16) {
+#if MUTANT(30) || MUTANT(31)
+  int q, sc, m;
+  q4k_parts(b, i, &q, &sc, &m);
+  const float d = scale_at(b), dmin = scale_at(b + 2);
+#endif
+#if MUTANT(30) /* computed in the dtype: d sc, its product with q, dmin m and the difference each rounded to it */
+  const float scale = f16 ? from_f16(to_f16(d * (float)sc)) : from_bf16(to_bf16(d * (float)sc));
+  const float prod = f16 ? from_f16(to_f16(scale * (float)q)) : from_bf16(to_bf16(scale * (float)q));
+  const float min = f16 ? from_f16(to_f16(dmin * (float)m)) : from_bf16(to_bf16(dmin * (float)m));
+  return f16 ? to_f16(prod - min) : to_bf16(prod - min);
+#elif MUTANT(31) /* the exact value rounded once, not ggml's f32 value rounded */
+  return exact_to((double)d * sc * q - (double)dmin * m, f16);
+#else
+  return f16 ? to_f16(q4k_f32(b, i)) : to_bf16(q4k_f32(b, i));
+#endif
+}
+
+/* rows x k values in blocks of qk: sizes, then whole blocks. */
+static tl_status quant_rows(int64_t rows, int64_t k, int64_t qk) {
+  if (rows < 0 || k < 0) return refuse("a negative size");
+  if ((double)rows * (double)k > (double)INT64_MAX / 4) return refuse("more bytes than an int64_t counts");
+  if (k % qk != 0) {
+    last_error = "k is not a multiple of the block length";
+    return TL_ERR_SHAPE;
+  }
+  return TL_OK;
+}
+
+/* format 0 Q8_0, 1 Q4_0, 2 Q4_K into dtype 0 f32, 1 f16, 2 bf16: the f32
+ * value, rounded once to a half dtype. */
+static tl_status dequantize_any(int format, const void* blocks, void* y, int64_t rows, int64_t k, int dtype) {
+  const int64_t qk = format == 2 ? 256 : 32, bytes = format == 0 ? 34 : format == 1 ? 18 : 144;
+  const tl_status st = quant_rows(rows, k, qk);
+  if (st != TL_OK) return st;
+  const uint8_t* in = (const uint8_t*)blocks;
+  for (int64_t b = 0; b < rows * k / qk; ++b) {
+    const uint8_t* blk = in + b * bytes;
+    for (int i = 0; i < qk; ++i) {
+      const int64_t at = b * qk + i;
+      if (format == 2 && dtype != 0) {
+        ((uint16_t*)y)[at] = q4k_value(blk, i, dtype == 1);
+        continue;
+      }
+      float v;
+      if (format == 2) {
+        v = q4k_f32(blk, i);
+      } else {
+        const int q = format == 0 ? (int8_t)blk[2 + i] : (i < 16 ? (blk[2 + i] & 15) : (blk[2 + i - 16] >> 4)) - 8;
+        v = (float)q * scale_at(blk); /* exact */
+      }
+      if (dtype == 0) ((float*)y)[at] = v;
+      else ((uint16_t*)y)[at] = dtype == 1 ? to_f16(v) : to_bf16(v);
+    }
+  }
+  return TL_OK;
+}
+
+tl_status tl_dequantize_q8_0_f32(const void* blocks, float* y, int64_t rows, int64_t k) {
+  return dequantize_any(0, blocks, y, rows, k, 0);
+}
+tl_status tl_dequantize_q4_0_f32(const void* blocks, float* y, int64_t rows, int64_t k) {
+  return dequantize_any(1, blocks, y, rows, k, 0);
+}
+tl_status tl_dequantize_q4_k_f32(const void* blocks, float* y, int64_t rows, int64_t k) {
+  return dequantize_any(2, blocks, y, rows, k, 0);
+}
+tl_status tl_dequantize_q8_0_f16(const void* blocks, uint16_t* y, int64_t rows, int64_t k) {
+  return dequantize_any(0, blocks, y, rows, k, 1);
+}
+tl_status tl_dequantize_q4_0_f16(const void* blocks, uint16_t* y, int64_t rows, int64_t k) {
+  return dequantize_any(1, blocks, y, rows, k, 1);
+}
+tl_status tl_dequantize_q4_k_f16(const void* blocks, uint16_t* y, int64_t rows, int64_t k) {
+  return dequantize_any(2, blocks, y, rows, k, 1);
+}
+tl_status tl_dequantize_q8_0_bf16(const void* blocks, uint16_t* y, int64_t rows, int64_t k) {
+  return dequantize_any(0, blocks, y, rows, k, 2);
+}
+tl_status tl_dequantize_q4_0_bf16(const void* blocks, uint16_t* y, int64_t rows, int64_t k) {
+  return dequantize_any(1, blocks, y, rows, k, 2);
+}
+tl_status tl_dequantize_q4_k_bf16(const void* blocks, uint16_t* y, int64_t rows, int64_t k) {
+  return dequantize_any(2, blocks, y, rows, k, 2);
+}
+
+/* ==== Quantize from f16 and bf16 (tinyllm/quant.h), Q8_0 and Q4_0: mutants half_m32 .. half_m34 ==== */
+
+/* An f16 value widened for quantizing: exact, an infinity and a NaN kept. */
+static float widen_input(uint16_t h, int f16) {
+  if (!f16) return from_bf16(h);
+#if MUTANT(33) /* the exponent field read as a normal one's: Inf and NaN come out 65536 and up, and are quantized */
+  if ((h & 0x7c00u) == 0x7c00u) return (h & 0x8000u ? -1.0f : 1.0f) * ldexpf(1.0f + (float)(h & 0x3ffu) / 1024, 16);
+#elif MUTANT(34) /* subnormal inputs flushed to zero (DAZ) */
+  if ((h & 0x7c00u) == 0) return (h & 0x8000u) ? -0.0f : 0.0f;
+#endif
+  return from_f16(h);
+}
+
+/* A block scale's f16 bits, rounded by the compiler's conversion. */
+static uint16_t scale_bits(float d) {
+  const _Float16 h = (_Float16)d;
+  uint16_t bits;
+  memcpy(&bits, &h, 2);
+  return bits;
+}
+
+/* The f32 scale of a block of 32 (Q8_0: max|x| / 127; Q4_0: the first value
+ * of largest magnitude over -8). */
+static float block_scale(const float* x, int q8) {
+  float amax = 0.0f, max = 0.0f;
+  for (int j = 0; j < 32; ++j)
+    if (amax < fabsf(x[j])) {
+      amax = fabsf(x[j]);
+      max = x[j];
+    }
+  return q8 ? amax / 127.0f : max / -8.0f;
+}
+
+/* format 0 Q8_0, 1 Q4_0: n checked values, of dtype 0 f32, 1 f16 or 2 bf16
+ * as given, checked whole, then every block. */
+static tl_status quantize_floats(int format, const float* v, void* blocks, int64_t n, int dtype) {
+  const int64_t bytes = format == 0 ? 34 : 18;
+  for (int64_t i = 0; i < n; ++i)
+    if (!isfinite(v[i])) return refuse("a value that is not finite");
+  for (int64_t b = 0; b < n / 32; ++b)
+    if ((scale_bits(block_scale(v + 32 * b, format == 0)) & 0x7c00u) == 0x7c00u)
+      return refuse("a block scale past f16");
+  uint8_t* out = (uint8_t*)blocks;
+  for (int64_t b = 0; b < n / 32; ++b) {
+    const float* xb = v + 32 * b;
+    uint8_t* ob = out + b * bytes;
+    float d = block_scale(xb, format == 0);
+#if MUTANT(32) /* Q8_0's scale rounded to the input's dtype, stored and used from there */
+    if (format == 0 && dtype != 0) d = dtype == 1 ? from_f16(scale_bits(d)) : from_bf16(to_bf16(d));
+#endif
+    (void)dtype;
+    const float inv = d != 0.0f && isfinite(1.0f / d) ? 1.0f / d : 0.0f;
+    const uint16_t h = scale_bits(d);
+    ob[0] = (uint8_t)(h & 0xffu);
+    ob[1] = (uint8_t)(h >> 8);
+    for (int j = 0; j < 32; ++j) {
+      if (format == 0) {
+        ob[2 + j] = (uint8_t)(int8_t)roundf(xb[j] * inv);
+      } else if (j < 16) {
+        const int lo = (int)(xb[j] * inv + 8.5f), hi = (int)(xb[j + 16] * inv + 8.5f);
+        ob[2 + j] = (uint8_t)((lo < 15 ? lo : 15) | ((hi < 15 ? hi : 15) << 4));
+      }
+    }
+  }
+  return TL_OK;
+}
+
+static tl_status quantize_f32(int format, const float* x, void* blocks, int64_t rows, int64_t k) {
+  const tl_status st = quant_rows(rows, k, 32);
+  return st != TL_OK ? st : quantize_floats(format, x, blocks, rows * k, 0);
+}
+
+/* The half input widened, then the f32 quantizer. */
+static tl_status quantize_half(int format, const uint16_t* x, void* blocks, int64_t rows, int64_t k, int f16) {
+  tl_status st = quant_rows(rows, k, 32);
+  if (st != TL_OK) return st;
+  const int64_t n = rows * k;
+  float* v = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
+  if (!v) return refuse("out of memory");
+  for (int64_t i = 0; i < n; ++i) v[i] = widen_input(x[i], f16);
+  st = quantize_floats(format, v, blocks, n, f16 ? 1 : 2);
+  free(v);
+  return st;
+}
+
+tl_status tl_quantize_q8_0_f32(const float* x, void* blocks, int64_t rows, int64_t k) {
+  return quantize_f32(0, x, blocks, rows, k);
+}
+tl_status tl_quantize_q4_0_f32(const float* x, void* blocks, int64_t rows, int64_t k) {
+  return quantize_f32(1, x, blocks, rows, k);
+}
+tl_status tl_quantize_q8_0_f16(const uint16_t* x, void* blocks, int64_t rows, int64_t k) {
+  return quantize_half(0, x, blocks, rows, k, 1);
+}
+tl_status tl_quantize_q4_0_f16(const uint16_t* x, void* blocks, int64_t rows, int64_t k) {
+  return quantize_half(1, x, blocks, rows, k, 1);
+}
+tl_status tl_quantize_q8_0_bf16(const uint16_t* x, void* blocks, int64_t rows, int64_t k) {
+  return quantize_half(0, x, blocks, rows, k, 0);
+}
+tl_status tl_quantize_q4_0_bf16(const uint16_t* x, void* blocks, int64_t rows, int64_t k) {
+  return quantize_half(1, x, blocks, rows, k, 0);
+}

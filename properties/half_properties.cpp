@@ -1,7 +1,8 @@
 // The properties of the f16 and bf16 ops (the activations and Softmax of
 // tinyllm/activations.h, Clamp and NanToNum of tinyllm/tensor.h, RmsNorm and
 // LayerNorm of tinyllm/norm.h, Rope of tinyllm/pos.h, Matmul of
-// tinyllm/linalg.h, FlashAttention of tinyllm/attention.h): what the half
+// tinyllm/linalg.h, FlashAttention of tinyllm/attention.h, Quantize and
+// Dequantize of tinyllm/quant.h): what the half
 // dtypes add to the f32 ops' own
 // properties. Each can fail: the mutants
 // of mutants/half_base.c break them (mutants/manifest.tsv).
@@ -258,6 +259,29 @@ void matmul_rows_batch_invariant(const Backend& b, const std::string& name) {
   for (int64_t n = 0; n < N; ++n) RC_ASSERT(same_bits_or_nan(alone, n, y, r * N + n));
 }
 
+// Dequantize into the dtype: the same backend's f32 values, each rounded
+// once to nearest even, bit for bit (Q4_K's f32 difference, not the exact one).
+void dequantize_is_the_f32_result_rounded(const Backend& b, const std::string& name) {
+  const OpSpec& op = calls::op(name);
+  const Case c = drawn_case(op);
+  RC_PRE(accepted(op, c));
+  const Tensor y = calls::call(b, name, inputs_of(c, false)).out.at("y");
+  const std::vector<float> yf = calls::call(b, f32_twin(name), inputs_of(c, false)).f32("y");
+  for (int64_t k = 0; k < y.elements(); ++k) RC_ASSERT(y.bits(k) == half_bits(op.dtype, yf[static_cast<size_t>(k)]));
+}
+
+// Quantize from the dtype: the same backend's f32 op on the widened values,
+// the same status and the same bytes.
+void quantize_is_the_f32_op_widened(const Backend& b, const std::string& name) {
+  const OpSpec& op = calls::op(name);
+  const Case c = drawn_case(op);
+  RC_PRE(accepted(op, c));
+  const calls::Outcome h = calls::call(b, name, inputs_of(c, false));
+  const calls::Outcome f = calls::call(b, f32_twin(name), inputs_of(c, true));
+  RC_ASSERT(h.status == f.status);
+  if (h.status == TL_OK) RC_ASSERT(h.u8("blocks") == f.u8("blocks"));
+}
+
 }  // namespace
 
 namespace props {
@@ -287,6 +311,14 @@ std::vector<Property> half_properties() {
       out.push_back({"half_deterministic", name, "property", [name](const Backend& b) { deterministic(b, name); }});
       out.push_back({"half_batch_invariant", name, "property",
                      [name](const Backend& b) { matmul_rows_batch_invariant(b, name); }});
+    }
+    for (const char* format : {"Q8_0", "Q4_0", "Q4_K"}) {
+      const std::string dequantize = std::string("Dequantize_") + format + dtype;
+      out.push_back({"half_is_the_f32_result_rounded", dequantize, "property",
+                     [dequantize](const Backend& b) { dequantize_is_the_f32_result_rounded(b, dequantize); }});
+      const std::string quantize = std::string("Quantize_") + format + dtype;
+      out.push_back({"half_is_the_f32_op_on_the_widened_input", quantize, "property",
+                     [quantize](const Backend& b) { quantize_is_the_f32_op_widened(b, quantize); }});
     }
     for (const char* base : {"Clamp", "NanToNum"}) {
       const std::string name = std::string(base) + dtype;

@@ -19,6 +19,7 @@
 #include "impl/cuda/quantize.cuh"
 #include "impl/common/q8x.hpp"
 #include "tinyllm/cuda/quant.h"
+#include "tinyllm/cuda/tensor.h"
 
 namespace kc = konform::cuda;
 namespace qargs = konform::impl::quant_args;
@@ -74,6 +75,32 @@ tl_status quantize(const char* fn, const float* x, void* blocks, int64_t rows, i
   return on_device(fn, encode<Q>, fn, in(x, n), out(static_cast<uint8_t*>(blocks), count * Q::kBytes), count);
 }
 
+// f16 and bf16 input: widened on the device by the casts' kernels into
+// scratch, then the f32 twin (which fetches the floats for its checks and
+// waits for `stream`).
+template <class Q, bool kBF16>
+tl_status quantize_half_dev(const char* fn, const uint16_t* x, void* blocks, int64_t rows, int64_t k,
+                            tl_cuda_stream stream) {
+  if (tl_status s = qargs::check_rows(fn, rows, k, Q::kValues)) return s;
+  const int64_t n = rows * k;
+  DeviceBuffer<float> xf(static_cast<size_t>(n > 0 ? n : 1), fn, stream);
+  if (n > 0) (kBF16 ? tl_cast_bf16_to_f32_dev : tl_cast_f16_to_f32_dev)(x, xf.get(), n, stream);
+  return quantize_dev<Q>(fn, xf.get(), blocks, rows, k, stream);
+}
+
+// The host function: x widened on the host for the checks (exactly, as the
+// device does), then the device twin on a copy of x.
+template <class Q, bool kBF16, class Dev>
+tl_status quantize_half(const char* fn, Dev dev, const uint16_t* x, void* blocks, int64_t rows, int64_t k) {
+  if (tl_status s = qargs::check_rows(fn, rows, k, Q::kValues)) return s;
+  const int64_t n = rows * k, count = n / Q::kValues;
+  std::vector<float> xf(static_cast<size_t>(n));
+  for (size_t i = 0; i < xf.size(); ++i) xf[i] = kBF16 ? impl::bf16::BF16ToF32(x[i]) : impl::f16::F16ToF32(x[i]);
+  if (tl_status s = check_quantize<Q>(fn, xf.data(), rows, k)) return s;
+  if (count == 0) return TL_OK;
+  return on_device(fn, dev, in(x, n), out(static_cast<uint8_t*>(blocks), count * Q::kBytes), rows, k);
+}
+
 template <class F>
 tl_status dequantize_dev(const char* fn, const void* blocks, float* y, int64_t rows, int64_t k, tl_cuda_stream stream) {
   if (tl_status s = qargs::check_rows(fn, rows, k, F::kValues)) return s;
@@ -84,12 +111,24 @@ tl_status dequantize_dev(const char* fn, const void* blocks, float* y, int64_t r
   return TL_OK;
 }
 
-template <class F, class Dev>
-tl_status dequantize(const char* fn, Dev dev, const void* blocks, float* y, int64_t rows, int64_t k) {
+// The host functions, into f32, f16 or bf16 (Y: float or uint16_t).
+template <class F, class Dev, class Y>
+tl_status dequantize(const char* fn, Dev dev, const void* blocks, Y* y, int64_t rows, int64_t k) {
   if (tl_status s = qargs::check_rows(fn, rows, k, F::kValues)) return s;
   if (rows == 0 || k == 0) return TL_OK;
   return on_device(fn, dev, in(static_cast<const uint8_t*>(blocks), rows * (k / F::kValues * F::kBytes)),
                    out(y, rows * k), rows, k);
+}
+
+template <class F, bool kBF16>
+tl_status dequantize_half_dev(const char* fn, const void* blocks, uint16_t* y, int64_t rows, int64_t k,
+                              tl_cuda_stream stream) {
+  if (tl_status s = qargs::check_rows(fn, rows, k, F::kValues)) return s;
+  if (rows == 0 || k == 0) return TL_OK;
+  const QuantRows<F> w{static_cast<const uint8_t*>(blocks), k / F::kValues * F::kBytes};
+  launch(dequantize_rows_half<QuantRows<F>, kBF16>, grid_for(rows * k, kThreads), kThreads, stream, w, y, rows, k);
+  check_launch(fn);
+  return TL_OK;
 }
 
 template <class F>
@@ -208,6 +247,42 @@ tl_status qmatmul_q8x(const char* fn, Dev dev, const float* x, const void* w, fl
 TL_CUDA_QUANT(q8_0, QuantizeQ8_0, Q8_0)
 TL_CUDA_QUANT(q4_0, QuantizeQ4_0, Q4_0)
 TL_CUDA_QUANT(q4_k, QuantizeQ4_K, Q4_K)
+
+// Quantize from f16 and bf16, host and device.
+#define TL_CUDA_QUANT_HALF(fmt, Quantizer, dtype, kBF16)                                                               \
+  TL_CUDA_EXPORT tl_status tl_quantize_##fmt##_##dtype##_dev(const uint16_t* x, void* blocks, int64_t rows, int64_t k, \
+                                                             tl_cuda_stream stream) {                                  \
+    return kc::quantize_half_dev<kc::Quantizer, kBF16>("tl_quantize_" #fmt "_" #dtype, x, blocks, rows, k, stream);    \
+  }                                                                                                                    \
+  TL_CUDA_EXPORT tl_status tl_quantize_##fmt##_##dtype(const uint16_t* x, void* blocks, int64_t rows, int64_t k) {     \
+    return kc::quantize_half<kc::Quantizer, kBF16>("tl_quantize_" #fmt "_" #dtype, tl_quantize_##fmt##_##dtype##_dev,  \
+                                                   x, blocks, rows, k);                                                \
+  }
+TL_CUDA_QUANT_HALF(q8_0, QuantizeQ8_0, f16, false)
+TL_CUDA_QUANT_HALF(q4_0, QuantizeQ4_0, f16, false)
+TL_CUDA_QUANT_HALF(q4_k, QuantizeQ4_K, f16, false)
+TL_CUDA_QUANT_HALF(q8_0, QuantizeQ8_0, bf16, true)
+TL_CUDA_QUANT_HALF(q4_0, QuantizeQ4_0, bf16, true)
+TL_CUDA_QUANT_HALF(q4_k, QuantizeQ4_K, bf16, true)
+#undef TL_CUDA_QUANT_HALF
+
+// Dequantize into f16 and bf16, host and device.
+#define TL_CUDA_DEQUANT_HALF(fmt, Format, dtype, kBF16)                                                              \
+  TL_CUDA_EXPORT tl_status tl_dequantize_##fmt##_##dtype##_dev(const void* blocks, uint16_t* y, int64_t rows,        \
+                                                               int64_t k, tl_cuda_stream stream) {                   \
+    return kc::dequantize_half_dev<kc::Format, kBF16>("tl_dequantize_" #fmt "_" #dtype, blocks, y, rows, k, stream); \
+  }                                                                                                                  \
+  TL_CUDA_EXPORT tl_status tl_dequantize_##fmt##_##dtype(const void* blocks, uint16_t* y, int64_t rows, int64_t k) { \
+    return kc::dequantize<kc::Format>("tl_dequantize_" #fmt "_" #dtype, tl_dequantize_##fmt##_##dtype##_dev, blocks, \
+                                      y, rows, k);                                                                   \
+  }
+TL_CUDA_DEQUANT_HALF(q8_0, Q8_0, f16, false)
+TL_CUDA_DEQUANT_HALF(q4_0, Q4_0, f16, false)
+TL_CUDA_DEQUANT_HALF(q4_k, Q4_K, f16, false)
+TL_CUDA_DEQUANT_HALF(q8_0, Q8_0, bf16, true)
+TL_CUDA_DEQUANT_HALF(q4_0, Q4_0, bf16, true)
+TL_CUDA_DEQUANT_HALF(q4_k, Q4_K, bf16, true)
+#undef TL_CUDA_DEQUANT_HALF
 
 // The q8x matmuls (x quantized too), host and device.
 #define TL_CUDA_Q8X(fmt, kFormat)                                                                                     \

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "impl/common/bf16.hpp"
 #include "impl/common/f16.hpp"
 #include "impl/common/quantize.hpp"
 
@@ -61,6 +62,17 @@ __global__ void dequantize_rows(W w, float* y, int64_t rows, int64_t k) {
   const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < rows * k; i += stride)
     y[i] = w(i / k, i % k);
+}
+
+// The same into f16 (kBF16 false) or bf16: each value rounded once to the
+// dtype, to nearest even (impl/common/f16.hpp, bf16.hpp).
+template <class W, bool kBF16>
+__global__ void dequantize_rows_half(W w, uint16_t* y, int64_t rows, int64_t k) {
+  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < rows * k; i += stride) {
+    const float v = w(i / k, i % k);
+    y[i] = kBF16 ? impl::bf16::F32ToBF16(v) : impl::f16::F32ToF16(v);
+  }
 }
 
 }  // namespace konform::cuda

@@ -6,6 +6,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
 #include "hwy/highway.h"
+#include "impl/simd/half-inl.h"
 #include "impl/simd/matmul_weights-inl.h"
 #include "impl/simd/quantize-inl.h"
 
@@ -23,6 +24,33 @@ void Dequantize(int format, const uint8_t* blocks, float* y, int64_t rows, int64
     case QFormat::q4_0: run(QuantWeights<QFormat::q4_0>{blocks, k}); break;
     case QFormat::q4_k: run(QuantWeights<QFormat::q4_k>{blocks, k}); break;
   }
+}
+
+// Into f16 or bf16: each row decoded 256 values at a time into an aligned
+// float buffer (the f32 kernel's values), then rounded once to the dtype
+// (half-inl.h: to nearest even on every target).
+template <class Half>
+void DequantizeTo(int format, const uint8_t* blocks, uint16_t* y, int64_t rows, int64_t k) {
+  HWY_ALIGN float buf[256];
+  auto run = [&](const auto& w) {
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t k0 = 0; k0 < k; k0 += 256) {
+        const int64_t m = std::min<int64_t>(256, k - k0);
+        w.Row(r, k0, m, buf);
+        half::Narrow<Half>(buf, y + r * k + k0, static_cast<size_t>(m));
+      }
+  };
+  switch (static_cast<QFormat>(format)) {
+    case QFormat::q8_0: run(QuantWeights<QFormat::q8_0>{blocks, k}); break;
+    case QFormat::q4_0: run(QuantWeights<QFormat::q4_0>{blocks, k}); break;
+    case QFormat::q4_k: run(QuantWeights<QFormat::q4_k>{blocks, k}); break;
+  }
+}
+void DequantizeF16(int format, const uint8_t* blocks, uint16_t* y, int64_t rows, int64_t k) {
+  DequantizeTo<half::F16>(format, blocks, y, rows, k);
+}
+void DequantizeBF16(int format, const uint8_t* blocks, uint16_t* y, int64_t rows, int64_t k) {
+  DequantizeTo<half::BF16>(format, blocks, y, rows, k);
 }
 
 // n values into n / QK blocks, no checks (the caller validated them).
@@ -66,10 +94,13 @@ HWY_AFTER_NAMESPACE();
 
 #include "impl/common/quant_args.hpp"
 #include "tinyllm/quant.h"
+#include "tinyllm/tensor.h"
 
 namespace konform::simd {
 
 HWY_EXPORT(Dequantize);
+HWY_EXPORT(DequantizeF16);
+HWY_EXPORT(DequantizeBF16);
 HWY_EXPORT(QuantizeBlocks);
 HWY_EXPORT(CheckValues);
 
@@ -114,6 +145,24 @@ tl_status dequantize(const char* fn, Layout f, const void* blocks, float* y, int
   return TL_OK;
 }
 
+// f16 and bf16 input: widened by the library's own casts (cast_simd.cpp),
+// then the f32 quantizer and its refusals.
+tl_status quantize_half(const char* fn, Layout f, bool bf16, const uint16_t* x, void* blocks, int64_t rows, int64_t k) {
+  if (tl_status s = qargs::check_rows(fn, rows, k, f.values)) return s;
+  std::vector<float> xf(static_cast<size_t>(rows * k));
+  (bf16 ? tl_cast_bf16_to_f32 : tl_cast_f16_to_f32)(x, xf.data(), rows * k);
+  return quantize(fn, f, xf.data(), blocks, rows, k);
+}
+
+tl_status dequantize_half(const char* fn, Layout f, bool bf16, const void* blocks, uint16_t* y, int64_t rows,
+                          int64_t k) {
+  if (tl_status s = qargs::check_rows(fn, rows, k, f.values)) return s;
+  const auto* b = static_cast<const uint8_t*>(blocks);
+  if (bf16) HWY_DYNAMIC_DISPATCH(ks::DequantizeBF16)(f.format, b, y, rows, k);
+  else HWY_DYNAMIC_DISPATCH(ks::DequantizeF16)(f.format, b, y, rows, k);
+  return TL_OK;
+}
+
 }  // namespace
 
 extern "C" {
@@ -135,6 +184,43 @@ tl_status tl_dequantize_q4_0_f32(const void* blocks, float* y, int64_t rows, int
 }
 tl_status tl_dequantize_q4_k_f32(const void* blocks, float* y, int64_t rows, int64_t k) {
   return dequantize("tl_dequantize_q4_k_f32", kQ4_K, blocks, y, rows, k);
+}
+
+tl_status tl_quantize_q8_0_f16(const uint16_t* x, void* blocks, int64_t rows, int64_t k) {
+  return quantize_half("tl_quantize_q8_0_f16", kQ8_0, false, x, blocks, rows, k);
+}
+tl_status tl_quantize_q4_0_f16(const uint16_t* x, void* blocks, int64_t rows, int64_t k) {
+  return quantize_half("tl_quantize_q4_0_f16", kQ4_0, false, x, blocks, rows, k);
+}
+tl_status tl_quantize_q4_k_f16(const uint16_t* x, void* blocks, int64_t rows, int64_t k) {
+  return quantize_half("tl_quantize_q4_k_f16", kQ4_K, false, x, blocks, rows, k);
+}
+tl_status tl_quantize_q8_0_bf16(const uint16_t* x, void* blocks, int64_t rows, int64_t k) {
+  return quantize_half("tl_quantize_q8_0_bf16", kQ8_0, true, x, blocks, rows, k);
+}
+tl_status tl_quantize_q4_0_bf16(const uint16_t* x, void* blocks, int64_t rows, int64_t k) {
+  return quantize_half("tl_quantize_q4_0_bf16", kQ4_0, true, x, blocks, rows, k);
+}
+tl_status tl_quantize_q4_k_bf16(const uint16_t* x, void* blocks, int64_t rows, int64_t k) {
+  return quantize_half("tl_quantize_q4_k_bf16", kQ4_K, true, x, blocks, rows, k);
+}
+tl_status tl_dequantize_q8_0_f16(const void* blocks, uint16_t* y, int64_t rows, int64_t k) {
+  return dequantize_half("tl_dequantize_q8_0_f16", kQ8_0, false, blocks, y, rows, k);
+}
+tl_status tl_dequantize_q4_0_f16(const void* blocks, uint16_t* y, int64_t rows, int64_t k) {
+  return dequantize_half("tl_dequantize_q4_0_f16", kQ4_0, false, blocks, y, rows, k);
+}
+tl_status tl_dequantize_q4_k_f16(const void* blocks, uint16_t* y, int64_t rows, int64_t k) {
+  return dequantize_half("tl_dequantize_q4_k_f16", kQ4_K, false, blocks, y, rows, k);
+}
+tl_status tl_dequantize_q8_0_bf16(const void* blocks, uint16_t* y, int64_t rows, int64_t k) {
+  return dequantize_half("tl_dequantize_q8_0_bf16", kQ8_0, true, blocks, y, rows, k);
+}
+tl_status tl_dequantize_q4_0_bf16(const void* blocks, uint16_t* y, int64_t rows, int64_t k) {
+  return dequantize_half("tl_dequantize_q4_0_bf16", kQ4_0, true, blocks, y, rows, k);
+}
+tl_status tl_dequantize_q4_k_bf16(const void* blocks, uint16_t* y, int64_t rows, int64_t k) {
+  return dequantize_half("tl_dequantize_q4_k_bf16", kQ4_K, true, blocks, y, rows, k);
 }
 
 }  // extern "C"

@@ -62,10 +62,45 @@ tl_status tl_quantize_q8_0_f32(const float* x, void* blocks, int64_t rows, int64
 tl_status tl_quantize_q4_0_f32(const float* x, void* blocks, int64_t rows, int64_t k);
 tl_status tl_quantize_q4_k_f32(const float* x, void* blocks, int64_t rows, int64_t k);
 
+/* Quantize f16 or bf16 values (uint16_t bit patterns): each value widened
+ * to f32, which holds it exactly, then quantized as tl_quantize_*_f32
+ * quantizes those floats (the same blocks, the same refusals): an infinity
+ * or a NaN of the dtype is refused, as is a block whose f16 scale would
+ * overflow (bf16 values reach it; f16's 65504 does not: Q8_0's scale is then
+ * 515.8). An f16 subnormal is its exact value, not 0. The scale is computed
+ * in f32 from the widened values and rounded to f16 once, the quants are
+ * computed with the f32 scale, as for f32 input. */
+tl_status tl_quantize_q8_0_f16(const uint16_t* x, void* blocks, int64_t rows, int64_t k);
+tl_status tl_quantize_q4_0_f16(const uint16_t* x, void* blocks, int64_t rows, int64_t k);
+tl_status tl_quantize_q4_k_f16(const uint16_t* x, void* blocks, int64_t rows, int64_t k);
+tl_status tl_quantize_q8_0_bf16(const uint16_t* x, void* blocks, int64_t rows, int64_t k);
+tl_status tl_quantize_q4_0_bf16(const uint16_t* x, void* blocks, int64_t rows, int64_t k);
+tl_status tl_quantize_q4_k_bf16(const uint16_t* x, void* blocks, int64_t rows, int64_t k);
+
 /* Dequantize rows * k / QK blocks into rows x k floats. */
 tl_status tl_dequantize_q8_0_f32(const void* blocks, float* y, int64_t rows, int64_t k);
 tl_status tl_dequantize_q4_0_f32(const void* blocks, float* y, int64_t rows, int64_t k);
 tl_status tl_dequantize_q4_k_f32(const void* blocks, float* y, int64_t rows, int64_t k);
+
+/* Dequantize into f16 or bf16 (uint16_t bit patterns): each value is the
+ * float the formulas above give (tl_dequantize_*_f32's, bit for bit),
+ * rounded once to the dtype, to nearest with ties to even; past 65504 an
+ * f16 value is an infinity (a Q8_0 scale of 65504 times 127 is), below
+ * 2^-14 an f16 subnormal. For Q8_0 and Q4_0 the float is the exact product
+ * of the scale and the quant, so y is the exact value rounded once. Q4_K's
+ * float is itself one rounding of (d sc) q - dmin m (both products exact):
+ * the value here is that float rounded again, as ggml's half dequantizers
+ * compute it (in f32, then converted). It differs from the exact difference
+ * rounded once only where the float rounding lands exactly on a tie of the
+ * dtype that the exact difference lies beside, within half an f32 ulp
+ * (e.g. d sc q = 1 + 3 * 2^-11 and dmin m = 2^-24: the float is the tie,
+ * which goes to even, 1 + 2^-9; the exact value is below it, 1 + 2^-10). */
+tl_status tl_dequantize_q8_0_f16(const void* blocks, uint16_t* y, int64_t rows, int64_t k);
+tl_status tl_dequantize_q4_0_f16(const void* blocks, uint16_t* y, int64_t rows, int64_t k);
+tl_status tl_dequantize_q4_k_f16(const void* blocks, uint16_t* y, int64_t rows, int64_t k);
+tl_status tl_dequantize_q8_0_bf16(const void* blocks, uint16_t* y, int64_t rows, int64_t k);
+tl_status tl_dequantize_q4_0_bf16(const void* blocks, uint16_t* y, int64_t rows, int64_t k);
+tl_status tl_dequantize_q4_k_bf16(const void* blocks, uint16_t* y, int64_t rows, int64_t k);
 
 /* The quantized matmul y = x @ Dequantize(w)^T, reading the blocks of w
  * directly (no f32 copy of w is made); x: [M, K] f32, w: N rows of K / QK

@@ -20,9 +20,21 @@ extern "C" {
 tl_status tl_quantize_q8_0_f32_dev(const float* x, void* blocks, int64_t rows, int64_t k, tl_cuda_stream stream);
 tl_status tl_quantize_q4_0_f32_dev(const float* x, void* blocks, int64_t rows, int64_t k, tl_cuda_stream stream);
 tl_status tl_quantize_q4_k_f32_dev(const float* x, void* blocks, int64_t rows, int64_t k, tl_cuda_stream stream);
+tl_status tl_quantize_q8_0_f16_dev(const uint16_t* x, void* blocks, int64_t rows, int64_t k, tl_cuda_stream stream);
+tl_status tl_quantize_q4_0_f16_dev(const uint16_t* x, void* blocks, int64_t rows, int64_t k, tl_cuda_stream stream);
+tl_status tl_quantize_q4_k_f16_dev(const uint16_t* x, void* blocks, int64_t rows, int64_t k, tl_cuda_stream stream);
+tl_status tl_quantize_q8_0_bf16_dev(const uint16_t* x, void* blocks, int64_t rows, int64_t k, tl_cuda_stream stream);
+tl_status tl_quantize_q4_0_bf16_dev(const uint16_t* x, void* blocks, int64_t rows, int64_t k, tl_cuda_stream stream);
+tl_status tl_quantize_q4_k_bf16_dev(const uint16_t* x, void* blocks, int64_t rows, int64_t k, tl_cuda_stream stream);
 tl_status tl_dequantize_q8_0_f32_dev(const void* blocks, float* y, int64_t rows, int64_t k, tl_cuda_stream stream);
 tl_status tl_dequantize_q4_0_f32_dev(const void* blocks, float* y, int64_t rows, int64_t k, tl_cuda_stream stream);
 tl_status tl_dequantize_q4_k_f32_dev(const void* blocks, float* y, int64_t rows, int64_t k, tl_cuda_stream stream);
+tl_status tl_dequantize_q8_0_f16_dev(const void* blocks, uint16_t* y, int64_t rows, int64_t k, tl_cuda_stream stream);
+tl_status tl_dequantize_q4_0_f16_dev(const void* blocks, uint16_t* y, int64_t rows, int64_t k, tl_cuda_stream stream);
+tl_status tl_dequantize_q4_k_f16_dev(const void* blocks, uint16_t* y, int64_t rows, int64_t k, tl_cuda_stream stream);
+tl_status tl_dequantize_q8_0_bf16_dev(const void* blocks, uint16_t* y, int64_t rows, int64_t k, tl_cuda_stream stream);
+tl_status tl_dequantize_q4_0_bf16_dev(const void* blocks, uint16_t* y, int64_t rows, int64_t k, tl_cuda_stream stream);
+tl_status tl_dequantize_q4_k_bf16_dev(const void* blocks, uint16_t* y, int64_t rows, int64_t k, tl_cuda_stream stream);
 tl_status tl_qmatmul_q8_0_f32_dev(const float* x, const void* w, float* y, int64_t M, int64_t N, int64_t K,
                                   tl_cuda_stream stream);
 tl_status tl_qmatmul_q4_0_f32_dev(const float* x, const void* w, float* y, int64_t M, int64_t N, int64_t K,
