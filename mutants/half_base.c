@@ -4,8 +4,8 @@
  * TokenEmbed and PosEmbed of tinyllm/pos.h, Matmul of tinyllm/linalg.h,
  * FlashAttention of tinyllm/attention.h, the f16 and bf16 KV caches of
  * tinyllm/kv_cache.h, Sample of tinyllm/sampling.h, Argmax of
- * tinyllm/tensor.h on half logits, and Transpose and Permute of f16 and
- * bf16 patterns (tinyllm/tensor.h) in plain C11, and their mutants (manifest
+ * tinyllm/tensor.h on half logits, and Transpose, Permute and Reshape of
+ * f16 and bf16 patterns (tinyllm/tensor.h) in plain C11, and their mutants (manifest
  * ids half_mNN).
  *
  * Compiled as is (KONFORM_MUTANT undefined or 0) this is a correct plugin
@@ -1294,7 +1294,7 @@ static const tl_kv_cache_half_api kv_bf16_api = {
 const tl_kv_cache_half_api* tl_kv_cache_f16_api_v1(void) { return &kv_f16_api; }
 const tl_kv_cache_half_api* tl_kv_cache_bf16_api_v1(void) { return &kv_bf16_api; }
 
-/* ==== Transpose and Permute of f16 and bf16: the patterns moved ============== */
+/* ==== Transpose, Permute and Reshape of f16 and bf16: the patterns moved ===== */
 
 /* y (contiguous, dims yd) gets x read through `src` strides, one per y dim:
  * the 16-bit patterns copied as they are. */
@@ -1383,4 +1383,34 @@ tl_status tl_permute_f16(const uint16_t* x, const int64_t* shape, int64_t rank, 
 tl_status tl_permute_bf16(const uint16_t* x, const int64_t* shape, int64_t rank, const int64_t* perm, uint16_t* y) {
   return permute_half(x, shape, rank, perm, y, 1);
 }
-/* ==== end of Transpose and Permute of f16 and bf16 =========================== */
+
+/* y == x is the view; a distinct y gets x's patterns in order. */
+static tl_status reshape_half(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y,
+                              const int64_t* new_shape, int64_t new_rank) {
+  int64_t n = 0, m = 0;
+  tl_status s = read_dims(shape, rank, &n);
+  if (s != TL_OK) return s;
+  if ((s = read_dims(new_shape, new_rank, &m)) != TL_OK) return s;
+  if (n != m) {
+    last_error = "reshape: the element counts differ";
+    return TL_ERR_SHAPE;
+  }
+  if (n > 0 && (x == NULL || y == NULL)) return refuse("reshape: x or y is NULL");
+  if (y == x || n == 0) return TL_OK;
+#if MUTANT(43) /* half_m43: Reshape's copy in 4-byte words: an odd count loses its last element */
+  memcpy(y, x, (size_t)(n / 2) * 4);
+#else
+  memcpy(y, x, (size_t)n * 2);
+#endif
+  return TL_OK;
+}
+
+tl_status tl_reshape_f16(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y, const int64_t* new_shape,
+                         int64_t new_rank) {
+  return reshape_half(x, shape, rank, y, new_shape, new_rank);
+}
+tl_status tl_reshape_bf16(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y, const int64_t* new_shape,
+                          int64_t new_rank) {
+  return reshape_half(x, shape, rank, y, new_shape, new_rank);
+}
+/* ==== end of Transpose, Permute and Reshape of f16 and bf16 ================== */

@@ -302,8 +302,8 @@ Shape refactor(Rng& rng, int64_t n, int64_t rank) {
   return s;
 }
 
-Case make_reshape(Rng& rng, int64_t index) {
-  const Shape s = random_shape(rng, random_rank(rng, 0), 40000);
+Case make_reshape(DType t, Rng& rng, int64_t index) {
+  const Shape s = random_shape(rng, random_rank(rng, 0), t == DType::f32 ? 40000 : kHalfMost);
   const int64_t n = reference::element_count(s);
   Shape ns = refactor(rng, n, random_rank(rng, 0));
   std::string bad;
@@ -319,7 +319,7 @@ Case make_reshape(Rng& rng, int64_t index) {
     }
   }
   const bool view = bad.empty() && rng.chance(0.3);
-  Case c = layout_case(DType::f32, rng, xs, bad.empty() ? ns : Shape{1}, !bad.empty(), view ? "x" : "");
+  Case c = layout_case(t, rng, xs, bad.empty() ? ns : Shape{1}, !bad.empty(), view ? "x" : "");
   set_shape(c, "x", xs);
   set_shape(c, "new", ns);
   c.label = "x=" + reference::to_string(xs) + " -> " + reference::to_string(ns) + " " + c.label +
@@ -332,6 +332,9 @@ Oracle reshape_oracle(const Case& c) {
   Shape checked, checked_new;
   const reference::Verdict v = reference::check_reshape(kSomewhere, dims_or_null(s), int64_t(s.size()), kSomewhere,
                                                         dims_or_null(ns), int64_t(ns.size()), &checked, &checked_new);
+  if (c.in("x").dtype != DType::f32)
+    return half_copy_oracle(v, c.in("x").dtype, v.ok() ? reference::element_count(checked) : 0,
+                            [&](uint32_t* y) { reference::reshape<uint32_t>(half_data(c, "x"), checked, y); });
   std::vector<double> y;
   if (v.ok()) {
     y.resize(static_cast<size_t>(reference::element_count(checked)));
@@ -397,7 +400,7 @@ OpSpec permute_spec(DType t) {
   return permute;
 }
 
-std::vector<OpSpec> tensor_move() {
+OpSpec reshape_spec(DType t) {
   OpSpec reshape;
   reshape.name = "Reshape";
   reshape.args = {{"x", Access::in, "T", "x.#[x.rank]"},
@@ -419,12 +422,19 @@ std::vector<OpSpec> tensor_move() {
       "counts that differ, rank 7, negative dimensions, 2^62 elements";
   reshape.status = "status";
   reshape.edge_cases = 0;
-  reshape.make_case = make_reshape;
-  declare_c_call<decltype(tl_reshape_f32)>(reshape, {"x", "x.#[x.rank]", "x.rank", "y", "new.#[new.rank]", "new.rank"});
+  reshape.make_case = [t](Rng& rng, int64_t i) { return make_reshape(t, rng, i); };
+  const std::array<const char*, 6> names = {"x", "x.#[x.rank]", "x.rank", "y", "new.#[new.rank]", "new.rank"};
+  if (t == DType::f32) declare_c_call<decltype(tl_reshape_f32)>(reshape, names);
+  else declare_c_call<decltype(tl_reshape_f16)>(reshape, names);  // bf16 alike
   reshape.oracle = reshape_oracle;
-  return {transpose_spec(DType::f32), permute_spec(DType::f32),    reshape,
-          transpose_spec(DType::f16), transpose_spec(DType::bf16), permute_spec(DType::f16),
-          permute_spec(DType::bf16)};
+  if (t != DType::f32) declare_half(reshape, t);
+  return reshape;
+}
+
+std::vector<OpSpec> tensor_move() {
+  return {transpose_spec(DType::f32),  permute_spec(DType::f32),  reshape_spec(DType::f32),
+          reshape_spec(DType::f16),    reshape_spec(DType::bf16), transpose_spec(DType::f16),
+          transpose_spec(DType::bf16), permute_spec(DType::f16),  permute_spec(DType::bf16)};
 }
 
 }  // namespace konform::ops

@@ -451,6 +451,28 @@ TL_CUDA_EXPORT tl_status tl_reshape_f32(const float* x, const int64_t* shape, in
                        new_shape, new_rank);
 }
 
+// The half twins: y == x the view; a distinct y gets x's 16-bit patterns.
+#define TL_CUDA_RESHAPE_HALF(Dtype)                                                                               \
+  TL_CUDA_EXPORT tl_status tl_reshape_##Dtype##_dev(const uint16_t* x, const int64_t* shape, int64_t rank,        \
+                                                    uint16_t* y, const int64_t* new_shape, int64_t new_rank,      \
+                                                    tl_cuda_stream stream) {                                      \
+    int64_t count = 0;                                                                                            \
+    if (tl_status s = kt::CheckReshape(x, shape, rank, y, new_shape, new_rank, &count)) return s;                 \
+    if (y != x) kc::copy_on_device(y, x, static_cast<size_t>(count), stream, "tl_reshape_" #Dtype "_dev");        \
+    return TL_OK;                                                                                                 \
+  }                                                                                                               \
+  TL_CUDA_EXPORT tl_status tl_reshape_##Dtype(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y, \
+                                              const int64_t* new_shape, int64_t new_rank) {                       \
+    int64_t count = 0;                                                                                            \
+    if (tl_status s = kt::CheckReshape(x, shape, rank, y, new_shape, new_rank, &count)) return s;                 \
+    if (y == x || count == 0) return TL_OK;                                                                       \
+    return kc::on_device("tl_reshape_" #Dtype, tl_reshape_##Dtype##_dev, kc::in(x, count), shape, rank,           \
+                         kc::out(y, count), new_shape, new_rank);                                                 \
+  }
+TL_CUDA_RESHAPE_HALF(f16)
+TL_CUDA_RESHAPE_HALF(bf16)
+#undef TL_CUDA_RESHAPE_HALF
+
 TL_CUDA_EXPORT tl_status tl_concat_f32_dev(const float* const* xs, const int64_t* shapes, int64_t count, int64_t rank,
                                            int64_t axis, float* y, tl_cuda_stream stream) {
   kt::ConcatPlan p;

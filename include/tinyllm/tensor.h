@@ -197,6 +197,13 @@ tl_status tl_permute_bf16(const uint16_t* x, const int64_t* shape, int64_t rank,
  * Otherwise no aliasing. */
 tl_status tl_reshape_f32(const float* x, const int64_t* shape, int64_t rank, float* y, const int64_t* new_shape,
                          int64_t new_rank);
+/* Reshape of f16 or bf16 x (16-bit patterns), as above: y == x the view, a
+ * distinct y a copy of the patterns bit for bit (NaN payloads, signalling
+ * NaNs, -0 and subnormals kept; never through float). */
+tl_status tl_reshape_f16(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y, const int64_t* new_shape,
+                         int64_t new_rank);
+tl_status tl_reshape_bf16(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y, const int64_t* new_shape,
+                          int64_t new_rank);
 
 /* ---- Concat: count tensors glued along one axis --------------------------
  *

@@ -206,7 +206,7 @@ void permute(const S* x, const Shape& s, const Shape& perm, T* y) {
 
 // ------------------------------------------------------ Reshape
 
-inline Verdict check_reshape(const float* x, const int64_t* dims, int64_t rank, const float* y, const int64_t* new_dims,
+inline Verdict check_reshape(const void* x, const int64_t* dims, int64_t rank, const void* y, const int64_t* new_dims,
                              int64_t new_rank, Shape* s, Shape* ns) {
   Verdict v = read_shape(dims, rank, 0, TL_TENSOR_MAX_RANK, "x", s);
   if (v.ok()) v = read_shape(new_dims, new_rank, 0, TL_TENSOR_MAX_RANK, "new_shape", ns);
@@ -220,8 +220,8 @@ inline Verdict check_reshape(const float* x, const int64_t* dims, int64_t rank, 
 }
 
 // The flat order is the meaning of a row-major reshape: element k stays k.
-template <typename T>
-void reshape(const float* x, const Shape& s, T* y) {
+template <typename T, typename S>
+void reshape(const S* x, const Shape& s, T* y) {
   const int64_t n = element_count(s);
   for (int64_t k = 0; k < n; ++k) y[k] = T(x[k]);
 }
@@ -558,6 +558,22 @@ inline Verdict reshape_f32(const float* x, const int64_t* shape, int64_t rank, f
   if (const Verdict v = check_reshape(x, shape, rank, y, new_shape, new_rank, &s, &ns); !v.ok()) return v;
   if (y != x) reshape<float>(x, s, y);
   return {};
+}
+
+inline Verdict reshape_half(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y,
+                            const int64_t* new_shape, int64_t new_rank) {
+  Shape s, ns;
+  if (const Verdict v = check_reshape(x, shape, rank, y, new_shape, new_rank, &s, &ns); !v.ok()) return v;
+  if (y != x) reshape<uint16_t>(x, s, y);
+  return {};
+}
+inline Verdict reshape_f16(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y, const int64_t* new_shape,
+                           int64_t new_rank) {
+  return reshape_half(x, shape, rank, y, new_shape, new_rank);
+}
+inline Verdict reshape_bf16(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y,
+                            const int64_t* new_shape, int64_t new_rank) {
+  return reshape_half(x, shape, rank, y, new_shape, new_rank);
 }
 
 inline Verdict concat_f32(const float* const* xs, const int64_t* shapes, int64_t count, int64_t rank, int64_t axis,
