@@ -284,9 +284,17 @@ Comparison compare_exact(const Tensor& got, const Expected& expected, const Subn
     v.index = k;
     v.expected = expected.value[k];
     v.got = got.at(k);
-    v.ok = same_value(got, k, expected.value[k]) || (two && same_value(got, k, expected.alternative[k]));
+    const bool by_bits = !expected.bits.empty();
+    v.ok = by_bits ? got.bits(k) == expected.bits[k]
+                   : same_value(got, k, expected.value[k]) || (two && same_value(got, k, expected.alternative[k]));
     v.error = v.ok ? 0 : 1;
-    if (!v.ok) {
+    if (!v.ok && by_bits) {
+      v.why = "a copied element's bits differ from the input's";
+      v.cause = floats ? classify(got.dtype, v.got, v.expected, std::fabs(v.expected), tail_below) : Cause::magnitude;
+      if (v.cause == Cause::nan && std::isnan(v.got) && std::isnan(v.expected))
+        v.why = "a NaN whose bits differ from the input's (payload, sign or signalling bit)";
+      apply_flush(v, sub.judge && exact_passes_flushed(got, k, expected, sub), sub, c.metrics);
+    } else if (!v.ok) {
       v.why = two ? "bits differ from both roundings the oracle allows" : "bits differ from the oracle";
       v.cause = floats ? classify(got.dtype, v.got, v.expected, std::fabs(v.expected), tail_below) : Cause::magnitude;
       if (v.cause == Cause::nan)

@@ -4,8 +4,9 @@
  * TokenEmbed and PosEmbed of tinyllm/pos.h, Matmul of tinyllm/linalg.h,
  * FlashAttention of tinyllm/attention.h, the f16 and bf16 KV caches of
  * tinyllm/kv_cache.h, Dequantize into f16 and bf16 and Quantize (Q8_0,
- * Q4_0) from them of tinyllm/quant.h, Sample of tinyllm/sampling.h and
- * Argmax of tinyllm/tensor.h on half logits in plain C11, and their mutants
+ * Q4_0) from them of tinyllm/quant.h, Sample of tinyllm/sampling.h, Argmax
+ * of tinyllm/tensor.h on half logits, and Transpose, Permute and Reshape of
+ * f16 and bf16 patterns (tinyllm/tensor.h) in plain C11, and their mutants
  * (manifest ids half_mNN).
  *
  * Compiled as is (KONFORM_MUTANT undefined or 0) this is a correct plugin
@@ -36,8 +37,8 @@
 #ifndef KONFORM_MUTANT
 #define KONFORM_MUTANT 0
 #endif
-#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 39
-#error "KONFORM_MUTANT must be 0 (the correct base) or 1..39 (mutant half_m01..half_m39)"
+#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 44
+#error "KONFORM_MUTANT must be 0 (the correct base) or 1..44 (mutant half_m01..half_m44)"
 #endif
 #define MUTANT(n) (KONFORM_MUTANT == (n))
 
@@ -1532,3 +1533,124 @@ tl_status tl_quantize_q8_0_bf16(const uint16_t* x, void* blocks, int64_t rows, i
 tl_status tl_quantize_q4_0_bf16(const uint16_t* x, void* blocks, int64_t rows, int64_t k) {
   return quantize_half(1, x, blocks, rows, k, 0);
 }
+
+/* ==== Transpose, Permute and Reshape of f16 and bf16: the patterns moved ===== */
+
+/* y (contiguous, dims yd) gets x read through `src` strides, one per y dim:
+ * the 16-bit patterns copied as they are. */
+static void gather_half(const uint16_t* x, const int64_t* yd, const int64_t* src, int64_t rank, int64_t n, uint16_t* y,
+                        int bf16) {
+  int64_t idx[TL_TENSOR_MAX_RANK] = {0}, off = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    uint16_t h = x[off];
+#if MUTANT(40) /* half_m40: f16 moved through f32 and back: a signalling NaN comes back quiet */
+    if (!bf16) h = (h & 0x7c00u) == 0x7c00u && (h & 0x3ffu) ? (uint16_t)(h | 0x200u) : h;
+#elif MUTANT(41) /* half_m41: a bf16 copy that canonicalizes every NaN to 0x7fc0 */
+    if (bf16 && (h & 0x7f80u) == 0x7f80u && (h & 0x7fu)) h = 0x7fc0u;
+#else
+    (void)bf16;
+#endif
+    y[k] = h;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      off += src[d];
+      if (++idx[d] < yd[d]) break;
+      off -= src[d] * yd[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+/* Output axis i is input axis perm[i]; perm already checked. */
+static void permute_half_patterns(const uint16_t* x, const int64_t* d, int64_t rank, const int64_t* perm, int64_t n,
+                                  uint16_t* y, int bf16) {
+  int64_t stride[TL_TENSOR_MAX_RANK], yd[TL_TENSOR_MAX_RANK], src[TL_TENSOR_MAX_RANK], step = 1;
+  for (int64_t i = rank - 1; i >= 0; --i) stride[i] = step, step *= d[i];
+  for (int64_t i = 0; i < rank; ++i) yd[i] = d[perm[i]], src[i] = stride[perm[i]];
+#if MUTANT(42) /* half_m42: rows copied as 4-byte words: an odd last dimension loses its final element */
+  if (rank > 0 && src[rank - 1] == 1) {
+    const int64_t row = yd[rank - 1];
+    for (int64_t r = 0; r < n / row; ++r) {
+      int64_t off = 0, rest = r;
+      for (int64_t i = rank - 2; i >= 0; --i) off += (rest % yd[i]) * src[i], rest /= yd[i];
+      memcpy(y + r * row, x + off, (size_t)(row / 2) * 4);
+    }
+    (void)bf16;
+    return;
+  }
+#endif
+  gather_half(x, yd, src, rank, n, y, bf16);
+}
+
+static tl_status transpose_half(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y, int bf16) {
+  int64_t n = 0, perm[TL_TENSOR_MAX_RANK];
+  if (rank < 2) return refuse("transpose: rank below 2");
+  tl_status s = read_dims(shape, rank, &n);
+  if (s != TL_OK) return s;
+  if (n > 0 && (x == NULL || y == NULL)) return refuse("transpose: x or y is NULL");
+  if (n == 0) return TL_OK;
+  for (int64_t i = 0; i < rank; ++i) perm[i] = i;
+  perm[rank - 2] = rank - 1, perm[rank - 1] = rank - 2;
+  permute_half_patterns(x, shape, rank, perm, n, y, bf16);
+  return TL_OK;
+}
+
+static tl_status permute_half(const uint16_t* x, const int64_t* shape, int64_t rank, const int64_t* perm, uint16_t* y,
+                              int bf16) {
+  int64_t n = 0;
+  tl_status s = read_dims(shape, rank, &n);
+  if (s != TL_OK) return s;
+  if (rank > 0 && perm == NULL) return refuse("permute: perm is NULL");
+  int seen[TL_TENSOR_MAX_RANK] = {0};
+  for (int64_t i = 0; i < rank; ++i) {
+    if (perm[i] < 0 || perm[i] >= rank || seen[perm[i]]) return refuse("permute: perm is not a permutation");
+    seen[perm[i]] = 1;
+  }
+  if (n > 0 && (x == NULL || y == NULL)) return refuse("permute: x or y is NULL");
+  if (n == 0) return TL_OK;
+  permute_half_patterns(x, shape, rank, perm, n, y, bf16);
+  return TL_OK;
+}
+
+tl_status tl_transpose_f16(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y) {
+  return transpose_half(x, shape, rank, y, 0);
+}
+tl_status tl_transpose_bf16(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y) {
+  return transpose_half(x, shape, rank, y, 1);
+}
+tl_status tl_permute_f16(const uint16_t* x, const int64_t* shape, int64_t rank, const int64_t* perm, uint16_t* y) {
+  return permute_half(x, shape, rank, perm, y, 0);
+}
+tl_status tl_permute_bf16(const uint16_t* x, const int64_t* shape, int64_t rank, const int64_t* perm, uint16_t* y) {
+  return permute_half(x, shape, rank, perm, y, 1);
+}
+
+/* y == x is the view; a distinct y gets x's patterns in order. */
+static tl_status reshape_half(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y,
+                              const int64_t* new_shape, int64_t new_rank) {
+  int64_t n = 0, m = 0;
+  tl_status s = read_dims(shape, rank, &n);
+  if (s != TL_OK) return s;
+  if ((s = read_dims(new_shape, new_rank, &m)) != TL_OK) return s;
+  if (n != m) {
+    last_error = "reshape: the element counts differ";
+    return TL_ERR_SHAPE;
+  }
+  if (n > 0 && (x == NULL || y == NULL)) return refuse("reshape: x or y is NULL");
+  if (y == x || n == 0) return TL_OK;
+#if MUTANT(43) /* half_m43: Reshape's copy in 4-byte words: an odd count loses its last element */
+  memcpy(y, x, (size_t)(n / 2) * 4);
+#else
+  memcpy(y, x, (size_t)n * 2);
+#endif
+  return TL_OK;
+}
+
+tl_status tl_reshape_f16(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y, const int64_t* new_shape,
+                         int64_t new_rank) {
+  return reshape_half(x, shape, rank, y, new_shape, new_rank);
+}
+tl_status tl_reshape_bf16(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y, const int64_t* new_shape,
+                          int64_t new_rank) {
+  return reshape_half(x, shape, rank, y, new_shape, new_rank);
+}
+/* ==== end of Transpose, Permute and Reshape of f16 and bf16 ================== */

@@ -195,6 +195,25 @@ TEST(Compare, ExactComparesBits) {
   EXPECT_EQ(c.metrics.elements, 3);
 }
 
+// With Expected::bits (the half layout ops' copies) the patterns decide: a
+// NaN of another payload, a quieted signalling NaN or the canonical NaN is a
+// mismatch, though any NaN matches any NaN by value.
+TEST(Compare, ExactByBitsTellsNaNPayloadsApart) {
+  auto f16 = [](std::vector<uint16_t> h) {
+    Tensor t = Tensor::zeros(DType::f16, {static_cast<int64_t>(h.size())});
+    std::memcpy(t.bytes.data(), h.data(), 2 * h.size());
+    return t;
+  };
+  Expected e = expect({NAN, -0.0}, {0, 0});
+  e.bits = {0x7c01, 0x8000};  // a signalling NaN, -0
+  EXPECT_EQ(compare_exact(f16({0x7c01, 0x8000}), e).mismatches, 0);
+  EXPECT_EQ(compare_exact(f16({0x7e01, 0x8000}), e).mismatches, 1) << "the signalling NaN quieted";
+  EXPECT_EQ(compare_exact(f16({0x7e00, 0x8000}), e).mismatches, 1) << "the canonical NaN";
+  EXPECT_EQ(compare_exact(f16({0x7c01, 0x0000}), e).mismatches, 1) << "+0 for -0";
+  e.bits.clear();
+  EXPECT_EQ(compare_exact(f16({0x7e00, 0x8000}), e).mismatches, 0) << "by value, any NaN matches any NaN";
+}
+
 // Where the oracle gives an alternative (two correct roundings), either
 // value's bits pass and nothing else does.
 TEST(Compare, ExactAcceptsTheAlternativeRounding) {

@@ -43,6 +43,12 @@ struct Expected {
   // (Subnormals) each rounding may lose FLT_MIN at those intermediates
   // too, times this factor. Empty: no intermediate but the output itself.
   std::vector<double> flush_factor;
+  // Exact outputs only, optional: the bit pattern each element must hold,
+  // for copies (Transpose_f16, Permute_bf16, ...) whose input may hold NaNs
+  // of any payload: the output must be the input's pattern, so a NaN
+  // canonicalized or a signalling NaN quieted on the way is a finding (the
+  // values alone let any NaN match any NaN). Empty: compared by value.
+  std::vector<uint32_t> bits;
 };
 using Oracle = std::map<std::string, Expected>;
 

@@ -2,10 +2,13 @@
 // tinyllm/tensor.h): exact copies, compared bit for bit, over shapes of rank
 // 0..6 with the transposes of real models (attention's head split, square
 // and thin matrices at tile edges) first.
+#include <array>
+#include <cstring>
 #include <numeric>
 #include <string>
 
 #include "konform/c_call.hpp"
+#include "konform/values.hpp"
 #include "konform/reference/tensor.hpp"
 #include "tensor_support.hpp"
 #include "tinyllm/tensor.h"
@@ -18,15 +21,52 @@ namespace {
 
 using namespace tensor;
 
+// The bit patterns of the f16 and bf16 twins' x: what a copy must keep and a
+// trip through float loses. Per element: a random pattern (every class at its
+// frequency among the patterns), or, as often, a NaN (signalling or quiet, a
+// random payload, either sign), +-0, a subnormal or +-Inf.
+Tensor half_layout_values(Rng& rng, DType t, const Shape& shape) {
+  const int64_t n = reference::element_count(shape);
+  Tensor x = random_half_bits(rng, t, n);
+  x.shape = shape;
+  const int man = t == DType::f16 ? 10 : 7;  // mantissa bits
+  const uint16_t exp_all = t == DType::f16 ? 0x7c00 : 0x7f80, quiet = static_cast<uint16_t>(1u << (man - 1));
+  const uint16_t payload = static_cast<uint16_t>(quiet - 1);
+  for (int64_t k = 0; k < n; ++k) {
+    uint16_t h;
+    std::memcpy(&h, x.bytes.data() + 2 * k, 2);
+    const uint16_t sign = rng.chance(0.5) ? 0x8000 : 0;
+    switch (rng.range(0, 9)) {
+      case 0:  // a signalling NaN: quiet bit clear, payload not 0
+        h = sign | exp_all | static_cast<uint16_t>(rng.range(1, payload));
+        break;
+      case 1:  // a quiet NaN of a random payload (0: the canonical one)
+        h = sign | exp_all | quiet | static_cast<uint16_t>(rng.range(0, payload));
+        break;
+      case 2: h = sign; break;                                                       // +-0
+      case 3: h = sign | static_cast<uint16_t>(rng.range(1, 2 * quiet - 1)); break;  // a subnormal
+      case 4: h = sign | exp_all; break;                                             // +-Inf
+      default: break;                                                                // the random pattern
+    }
+    std::memcpy(x.bytes.data() + 2 * k, &h, 2);
+  }
+  return x;
+}
+
 // Every op here: data x, output y of `y_shape`, the status.
-Case layout_case(Rng& rng, const Shape& x_shape, const Shape& y_shape, bool bad, const std::string& alias = "") {
+Case layout_case(DType t, Rng& rng, const Shape& x_shape, const Shape& y_shape, bool bad,
+                 const std::string& alias = "") {
   Case c;
   std::string label;
   const Shape xb = buffer_shape(x_shape);
-  const std::vector<float> x = layout_values(rng, reference::element_count(xb), &label);
-  c.args.push_back({"x", Access::in, Tensor::of_f32(xb, x)});
-  c.args.push_back(
-      {"y", Access::out, Tensor::zeros(DType::f32, bad ? Shape{1} : buffer_shape(y_shape)), Match::exact, alias});
+  if (t == DType::f32) {
+    const std::vector<float> x = layout_values(rng, reference::element_count(xb), &label);
+    c.args.push_back({"x", Access::in, Tensor::of_f32(xb, x)});
+  } else {
+    label = "patterns, sNaN/qNaN payloads, +-0, subnormals, +-Inf";
+    c.args.push_back({"x", Access::in, half_layout_values(rng, t, xb)});
+  }
+  c.args.push_back({"y", Access::out, Tensor::zeros(t, bad ? Shape{1} : buffer_shape(y_shape)), Match::exact, alias});
   c.args.push_back(status_arg());
   c.label = "x:" + label;
   return c;
@@ -35,6 +75,36 @@ Case layout_case(Rng& rng, const Shape& x_shape, const Shape& y_shape, bool bad,
 Oracle copy_oracle(const reference::Verdict& v, std::vector<double> y) {
   if (!v.ok()) return {{"status", status_expected(v.status)}};
   return {{"y", exact_expected(std::move(y))}, {"status", status_expected(TL_OK)}};
+}
+
+// A half twin's copy: y's patterns are x's moved by `move` (a reference
+// template on the patterns), compared bit for bit, NaN payloads included.
+template <class Move>
+Oracle half_copy_oracle(const reference::Verdict& v, DType t, int64_t n, Move move) {
+  if (!v.ok()) return {{"status", status_expected(v.status)}};
+  std::vector<uint32_t> bits(static_cast<size_t>(n));
+  move(bits.data());
+  std::vector<double> y(bits.size());
+  for (size_t k = 0; k < bits.size(); ++k) y[k] = half_value(t, static_cast<uint16_t>(bits[k]));
+  Expected e = exact_expected(std::move(y));
+  e.bits = std::move(bits);
+  return {{"y", e}, {"status", status_expected(TL_OK)}};
+}
+
+const uint16_t* half_data(const Case& c, const std::string& name) {
+  return reinterpret_cast<const uint16_t*>(c.in(name).u8());
+}
+
+// What the f16 and bf16 twins add to an f32 op's declaration.
+void declare_half(OpSpec& op, DType t) {
+  const std::string name(dtype_name(t));
+  op.dtype = t;
+  op.name += "_" + name;
+  op.symbol = op.symbol.substr(0, op.symbol.size() - 3) + name;
+  op.summary += "; " + name + " bit patterns moved as they are (NaN payloads, signalling NaNs, -0, subnormals)";
+  op.domain = "small shapes of random " + name +
+              " patterns, signalling and quiet NaNs of random payloads, +-0, subnormals and +-Inf, compared by "
+              "their bits; the f32 op's refusals";
 }
 
 const float kSomewhere[1] = {};
@@ -67,15 +137,27 @@ const std::vector<Shape>& transpose_edges() {
   return e;
 }
 
-Case make_transpose(Rng& rng, int64_t index) {
-  Shape s = index < static_cast<int64_t>(transpose_edges().size()) ? transpose_edges()[static_cast<size_t>(index)]
-                                                                   : random_shape(rng, random_rank(rng, 2), 40000);
+// The half twins': odd and even last dimensions (a 4-byte word copy drops
+// or smears the odd one's last element), thin and empty matrices, a batch.
+const std::vector<Shape>& half_transpose_edges() {
+  static const std::vector<Shape> e = {{1, 1}, {17, 15}, {15, 17}, {3, 129},  {1, 9},
+                                       {9, 1}, {0, 5},   {5, 0},   {2, 3, 5}, {2, 1, 16, 33}};
+  return e;
+}
+
+// The half twins' random shapes: small, for the patterns rather than the tiles.
+constexpr int64_t kHalfMost = 120;
+
+Case make_transpose(DType t, Rng& rng, int64_t index) {
+  const std::vector<Shape>& edges = t == DType::f32 ? transpose_edges() : half_transpose_edges();
+  Shape s = index < static_cast<int64_t>(edges.size())
+                ? edges[static_cast<size_t>(index)]
+                : random_shape(rng, random_rank(rng, 2), t == DType::f32 ? 40000 : kHalfMost);
   std::string bad;
-  if (index >= static_cast<int64_t>(transpose_edges().size()) && rng.chance(0.1))
-    bad = "bad: " + break_shape(rng, &s, 2);
+  if (index >= static_cast<int64_t>(edges.size()) && rng.chance(0.1)) bad = "bad: " + break_shape(rng, &s, 2);
   Shape ys = s;
   if (bad.empty()) std::swap(ys[ys.size() - 1], ys[ys.size() - 2]);
-  Case c = layout_case(rng, s, ys, !bad.empty());
+  Case c = layout_case(t, rng, s, ys, !bad.empty());
   set_shape(c, "x", s);
   c.label = "x=" + reference::to_string(s) + " " + c.label + (bad.empty() ? "" : " " + bad);
   return c;
@@ -86,6 +168,9 @@ Oracle transpose_oracle(const Case& c) {
   Shape checked;
   const reference::Verdict v =
       reference::check_transpose(kSomewhere, dims_or_null(s), int64_t(s.size()), kSomewhere, &checked);
+  if (c.in("x").dtype != DType::f32)
+    return half_copy_oracle(v, c.in("x").dtype, v.ok() ? reference::element_count(checked) : 0,
+                            [&](uint32_t* y) { reference::transpose<uint32_t>(half_data(c, "x"), checked, y); });
   std::vector<double> y;
   if (v.ok()) {
     y.resize(static_cast<size_t>(reference::element_count(checked)));
@@ -123,17 +208,32 @@ Shape random_permutation(Rng& rng, int64_t rank) {
   return p;
 }
 
-Case make_permute(Rng& rng, int64_t index) {
+// The half twins': the head split with an odd head size, a 3-cycle with an
+// odd last axis, a scalar, rank 1 and 6, an empty tensor.
+const std::vector<std::pair<Shape, Shape>>& half_permute_edges() {  // shape, perm
+  static const std::vector<std::pair<Shape, Shape>> e = {{{4, 3, 5}, {1, 0, 2}},
+                                                         {{2, 4, 3, 7}, {0, 2, 1, 3}},
+                                                         {{3, 5, 7}, {2, 0, 1}},
+                                                         {{}, {}},
+                                                         {{9}, {0}},
+                                                         {{2, 3, 1, 1, 3, 2}, {5, 3, 1, 4, 0, 2}},
+                                                         {{0, 3, 4}, {2, 0, 1}},
+                                                         {{3, 1, 5}, {2, 1, 0}}};
+  return e;
+}
+
+Case make_permute(DType t, Rng& rng, int64_t index) {
+  const std::vector<std::pair<Shape, Shape>>& edges = t == DType::f32 ? permute_edges() : half_permute_edges();
   Shape s, perm;
-  if (index < static_cast<int64_t>(permute_edges().size())) {
-    s = permute_edges()[static_cast<size_t>(index)].first;
-    perm = permute_edges()[static_cast<size_t>(index)].second;
+  if (index < static_cast<int64_t>(edges.size())) {
+    s = edges[static_cast<size_t>(index)].first;
+    perm = edges[static_cast<size_t>(index)].second;
   } else {
-    s = random_shape(rng, random_rank(rng, 0), 40000);
+    s = random_shape(rng, random_rank(rng, 0), t == DType::f32 ? 40000 : kHalfMost);
     perm = random_permutation(rng, static_cast<int64_t>(s.size()));
   }
   std::string bad;
-  if (index >= static_cast<int64_t>(permute_edges().size()) && rng.chance(0.12)) {
+  if (index >= static_cast<int64_t>(edges.size()) && rng.chance(0.12)) {
     if (perm.size() >= 2 && rng.chance(0.6)) {
       const int64_t rank = static_cast<int64_t>(perm.size());
       const size_t k = static_cast<size_t>(rng.range(0, rank - 1));
@@ -155,7 +255,7 @@ Case make_permute(Rng& rng, int64_t index) {
   const Shape ys = bad.empty() ? reference::permuted(s, perm)
                    : bad_perm  ? Shape{reference::element_count(s)}
                                : Shape{1};
-  Case c = layout_case(rng, s, ys, !bad.empty() && !bad_perm);
+  Case c = layout_case(t, rng, s, ys, !bad.empty() && !bad_perm);
   set_shape(c, "x", s);
   set_shape(c, "perm", perm);
   c.label = "x=" + reference::to_string(s) + " perm=" + reference::to_string(perm) + " " + c.label +
@@ -168,6 +268,9 @@ Oracle permute_oracle(const Case& c) {
   Shape checked, p;
   const reference::Verdict v = reference::check_permute(kSomewhere, dims_or_null(s), int64_t(s.size()),
                                                         dims_or_null(perm), kSomewhere, &checked, &p);
+  if (c.in("x").dtype != DType::f32)
+    return half_copy_oracle(v, c.in("x").dtype, v.ok() ? reference::element_count(checked) : 0,
+                            [&](uint32_t* y) { reference::permute<uint32_t>(half_data(c, "x"), checked, p, y); });
   std::vector<double> y;
   if (v.ok()) {
     y.resize(static_cast<size_t>(reference::element_count(checked)));
@@ -199,8 +302,8 @@ Shape refactor(Rng& rng, int64_t n, int64_t rank) {
   return s;
 }
 
-Case make_reshape(Rng& rng, int64_t index) {
-  const Shape s = random_shape(rng, random_rank(rng, 0), 40000);
+Case make_reshape(DType t, Rng& rng, int64_t index) {
+  const Shape s = random_shape(rng, random_rank(rng, 0), t == DType::f32 ? 40000 : kHalfMost);
   const int64_t n = reference::element_count(s);
   Shape ns = refactor(rng, n, random_rank(rng, 0));
   std::string bad;
@@ -216,7 +319,7 @@ Case make_reshape(Rng& rng, int64_t index) {
     }
   }
   const bool view = bad.empty() && rng.chance(0.3);
-  Case c = layout_case(rng, xs, bad.empty() ? ns : Shape{1}, !bad.empty(), view ? "x" : "");
+  Case c = layout_case(t, rng, xs, bad.empty() ? ns : Shape{1}, !bad.empty(), view ? "x" : "");
   set_shape(c, "x", xs);
   set_shape(c, "new", ns);
   c.label = "x=" + reference::to_string(xs) + " -> " + reference::to_string(ns) + " " + c.label +
@@ -229,6 +332,9 @@ Oracle reshape_oracle(const Case& c) {
   Shape checked, checked_new;
   const reference::Verdict v = reference::check_reshape(kSomewhere, dims_or_null(s), int64_t(s.size()), kSomewhere,
                                                         dims_or_null(ns), int64_t(ns.size()), &checked, &checked_new);
+  if (c.in("x").dtype != DType::f32)
+    return half_copy_oracle(v, c.in("x").dtype, v.ok() ? reference::element_count(checked) : 0,
+                            [&](uint32_t* y) { reference::reshape<uint32_t>(half_data(c, "x"), checked, y); });
   std::vector<double> y;
   if (v.ok()) {
     y.resize(static_cast<size_t>(reference::element_count(checked)));
@@ -239,7 +345,7 @@ Oracle reshape_oracle(const Case& c) {
 
 }  // namespace
 
-std::vector<OpSpec> tensor_move() {
+OpSpec transpose_spec(DType t) {
   OpSpec transpose;
   transpose.name = "Transpose";
   transpose.args = {{"x", Access::in, "T", "x.#[x.rank]"},
@@ -255,11 +361,17 @@ std::vector<OpSpec> tensor_move() {
       "tile edges (15, 16, 17), thin and empty matrices, batches up to rank 6, NaN payloads and "
       "signed zeros; refused: rank 0, 1 or 7, negative dimensions, 2^62 elements";
   transpose.status = "status";
-  transpose.edge_cases = static_cast<int64_t>(transpose_edges().size());
-  transpose.make_case = make_transpose;
-  declare_c_call<decltype(tl_transpose_f32)>(transpose, {"x", "x.#[x.rank]", "x.rank", "y"});
+  transpose.edge_cases =
+      static_cast<int64_t>(t == DType::f32 ? transpose_edges().size() : half_transpose_edges().size());
+  transpose.make_case = [t](Rng& rng, int64_t i) { return make_transpose(t, rng, i); };
+  if (t == DType::f32) declare_c_call<decltype(tl_transpose_f32)>(transpose, {"x", "x.#[x.rank]", "x.rank", "y"});
+  else declare_c_call<decltype(tl_transpose_f16)>(transpose, {"x", "x.#[x.rank]", "x.rank", "y"});  // bf16 alike
   transpose.oracle = transpose_oracle;
+  if (t != DType::f32) declare_half(transpose, t);
+  return transpose;
+}
 
+OpSpec permute_spec(DType t) {
   OpSpec permute;
   permute.name = "Permute";
   permute.args = {{"x", Access::in, "T", "x.#[x.rank]"},
@@ -278,11 +390,17 @@ std::vector<OpSpec> tensor_move() {
       "every permutation of rank 0..6, attention's head splits, size-1 and empty axes; refused: an "
       "axis twice, past the rank or negative, rank 7, negative dimensions, 2^62 elements";
   permute.status = "status";
-  permute.edge_cases = static_cast<int64_t>(permute_edges().size());
-  permute.make_case = make_permute;
-  declare_c_call<decltype(tl_permute_f32)>(permute, {"x", "x.#[x.rank]", "x.rank", "perm.#[perm.rank]", "y"});
+  permute.edge_cases = static_cast<int64_t>(t == DType::f32 ? permute_edges().size() : half_permute_edges().size());
+  permute.make_case = [t](Rng& rng, int64_t i) { return make_permute(t, rng, i); };
+  const std::array<const char*, 5> names = {"x", "x.#[x.rank]", "x.rank", "perm.#[perm.rank]", "y"};
+  if (t == DType::f32) declare_c_call<decltype(tl_permute_f32)>(permute, names);
+  else declare_c_call<decltype(tl_permute_f16)>(permute, names);  // bf16 alike
   permute.oracle = permute_oracle;
+  if (t != DType::f32) declare_half(permute, t);
+  return permute;
+}
 
+OpSpec reshape_spec(DType t) {
   OpSpec reshape;
   reshape.name = "Reshape";
   reshape.args = {{"x", Access::in, "T", "x.#[x.rank]"},
@@ -304,10 +422,19 @@ std::vector<OpSpec> tensor_move() {
       "counts that differ, rank 7, negative dimensions, 2^62 elements";
   reshape.status = "status";
   reshape.edge_cases = 0;
-  reshape.make_case = make_reshape;
-  declare_c_call<decltype(tl_reshape_f32)>(reshape, {"x", "x.#[x.rank]", "x.rank", "y", "new.#[new.rank]", "new.rank"});
+  reshape.make_case = [t](Rng& rng, int64_t i) { return make_reshape(t, rng, i); };
+  const std::array<const char*, 6> names = {"x", "x.#[x.rank]", "x.rank", "y", "new.#[new.rank]", "new.rank"};
+  if (t == DType::f32) declare_c_call<decltype(tl_reshape_f32)>(reshape, names);
+  else declare_c_call<decltype(tl_reshape_f16)>(reshape, names);  // bf16 alike
   reshape.oracle = reshape_oracle;
-  return {transpose, permute, reshape};
+  if (t != DType::f32) declare_half(reshape, t);
+  return reshape;
+}
+
+std::vector<OpSpec> tensor_move() {
+  return {transpose_spec(DType::f32),  permute_spec(DType::f32),  reshape_spec(DType::f32),
+          reshape_spec(DType::f16),    reshape_spec(DType::bf16), transpose_spec(DType::f16),
+          transpose_spec(DType::bf16), permute_spec(DType::f16),  permute_spec(DType::bf16)};
 }
 
 }  // namespace konform::ops

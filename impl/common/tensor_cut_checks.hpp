@@ -48,7 +48,7 @@ inline tl_status CheckParts(float* const* ys, const Dims& s, int axis, const Len
 }
 
 // Reshape: the element counts agree; x and y not NULL unless empty.
-[[gnu::always_inline]] inline tl_status CheckReshape(const float* x, const int64_t* shape, int64_t rank, const float* y,
+[[gnu::always_inline]] inline tl_status CheckReshape(const void* x, const int64_t* shape, int64_t rank, const void* y,
                                                      const int64_t* new_shape, int64_t new_rank, int64_t* count) {
   Dims s, ns;
   if (tl_status st = ReadDims(shape, rank, 0, "x", &s)) return st;

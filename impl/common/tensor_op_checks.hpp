@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "impl/common/status.hpp"
@@ -59,8 +60,8 @@ struct AxisPlan {
 }
 
 // Transpose's and Permute's checks, then their plans.
-[[gnu::always_inline]] inline tl_status PlanTranspose(const float* x, const int64_t* shape, int64_t rank,
-                                                      const float* y, MovePlan* plan) {
+[[gnu::always_inline]] inline tl_status PlanTranspose(const void* x, const int64_t* shape, int64_t rank, const void* y,
+                                                      MovePlan* plan) {
   Dims s;
   if (tl_status st = ReadDims(shape, rank, 2, "x", &s)) return st;
   if (tl_status st = NeedData(x, s.count, "x")) return st;
@@ -73,8 +74,8 @@ struct AxisPlan {
   return TL_OK;
 }
 
-[[gnu::always_inline]] inline tl_status PlanPermuteChecked(const float* x, const int64_t* shape, int64_t rank,
-                                                           const int64_t* perm, const float* y, MovePlan* plan) {
+[[gnu::always_inline]] inline tl_status PlanPermuteChecked(const void* x, const int64_t* shape, int64_t rank,
+                                                           const int64_t* perm, const void* y, MovePlan* plan) {
   Dims s;
   if (tl_status st = ReadDims(shape, rank, 0, "x", &s)) return st;
   if (s.rank > 0 && perm == nullptr) return impl::fail(TL_ERR_INVALID_ARGUMENT, "perm is NULL");
@@ -92,6 +93,35 @@ struct AxisPlan {
   if (tl_status st = NeedData(y, s.count, "y")) return st;
   *plan = PlanPermute(s, perm);
   return TL_OK;
+}
+
+// y[k] = x[the plan's source of k] for elements of any size (T: uint16_t
+// for the f16 and bf16 twins): the elements' bytes move as they are, so NaN
+// payloads, signalling NaNs, -0 and subnormals survive. Where the innermost
+// output dimension is contiguous in x too, each output row is one memcpy;
+// otherwise one element at a time, walking y in order.
+template <typename T>
+void MoveElements(const MovePlan& p, const T* x, T* y) {
+  if (p.count == 0) return;
+  const int last = p.rank - 1;
+  if (p.rank == 0) {
+    y[0] = x[0];
+    return;
+  }
+  const bool rows = p.src[last] == 1;
+  const int64_t run = rows ? p.n[last] : 1;
+  const int top = rows ? last - 1 : last;  // the dimensions walked by the odometer: 0..top
+  int64_t idx[kMaxRank] = {};
+  int64_t ox = 0;
+  for (int64_t k = 0; k < p.count; k += run) {
+    std::memcpy(y + k, x + ox, static_cast<size_t>(run) * sizeof(T));
+    for (int d = top; d >= 0; --d) {
+      ox += p.src[d];
+      if (++idx[d] < p.n[d]) break;
+      ox -= p.src[d] * p.n[d];
+      idx[d] = 0;
+    }
+  }
 }
 
 }  // namespace konform::impl::tensor

@@ -80,8 +80,11 @@ __global__ void argmax_lines(const float* x, int32_t* index, int64_t outer, int6
   }
 }
 
-// y[k] = x[the plan's source of k], as 32-bit words: a transpose or permutation.
-__global__ void move_words(const uint32_t* x, uint32_t* y, kt::MovePlan plan) {
+// y[k] = x[the plan's source of k], as elements of W (uint32_t for f32,
+// uint16_t for the f16 and bf16 patterns, moved as they are): a transpose or
+// permutation.
+template <class W>
+__global__ void move_elements(const W* x, W* y, kt::MovePlan plan) {
   const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
   for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < plan.count; k += stride)
     y[k] = x[offset_of(k, plan.rank, plan.n, plan.src)];
@@ -138,8 +141,15 @@ tl_status broadcast_host(Dev dev, const char* where, const T* a, const int64_t* 
 
 void run_move(const float* x, float* y, const kt::MovePlan& plan, const char* where, tl_cuda_stream stream) {
   if (plan.count == 0) return;
-  kc::launch(kc::move_words, kc::grid_for(plan.count, kc::kThreads), kc::kThreads, stream,
+  kc::launch(kc::move_elements<uint32_t>, kc::grid_for(plan.count, kc::kThreads), kc::kThreads, stream,
              reinterpret_cast<const uint32_t*>(x), reinterpret_cast<uint32_t*>(y), plan);
+  kc::check_launch(where);
+}
+
+// The half twins' move: 16-bit patterns, never through float.
+void run_move(const uint16_t* x, uint16_t* y, const kt::MovePlan& plan, const char* where, tl_cuda_stream stream) {
+  if (plan.count == 0) return;
+  kc::launch(kc::move_elements<uint16_t>, kc::grid_for(plan.count, kc::kThreads), kc::kThreads, stream, x, y, plan);
   kc::check_launch(where);
 }
 
@@ -388,6 +398,41 @@ TL_CUDA_EXPORT tl_status tl_permute_f32(const float* x, const int64_t* shape, in
                        kc::out(y, plan.count));
 }
 
+// The f16 and bf16 Transpose and Permute: one body, the patterns copied.
+#define TL_CUDA_MOVE_HALF(Dtype)                                                                                      \
+  TL_CUDA_EXPORT tl_status tl_transpose_##Dtype##_dev(const uint16_t* x, const int64_t* shape, int64_t rank,          \
+                                                      uint16_t* y, tl_cuda_stream stream) {                           \
+    kt::MovePlan plan;                                                                                                \
+    if (tl_status s = kt::PlanTranspose(x, shape, rank, y, &plan)) return s;                                          \
+    run_move(x, y, plan, "tl_transpose_" #Dtype "_dev", stream);                                                      \
+    return TL_OK;                                                                                                     \
+  }                                                                                                                   \
+  TL_CUDA_EXPORT tl_status tl_transpose_##Dtype(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y) { \
+    kt::MovePlan plan;                                                                                                \
+    if (tl_status s = kt::PlanTranspose(x, shape, rank, y, &plan)) return s;                                          \
+    if (plan.count == 0) return TL_OK;                                                                                \
+    return kc::on_device("tl_transpose_" #Dtype, tl_transpose_##Dtype##_dev, kc::in(x, plan.count), shape, rank,      \
+                         kc::out(y, plan.count));                                                                     \
+  }                                                                                                                   \
+  TL_CUDA_EXPORT tl_status tl_permute_##Dtype##_dev(const uint16_t* x, const int64_t* shape, int64_t rank,            \
+                                                    const int64_t* perm, uint16_t* y, tl_cuda_stream stream) {        \
+    kt::MovePlan plan;                                                                                                \
+    if (tl_status s = kt::PlanPermuteChecked(x, shape, rank, perm, y, &plan)) return s;                               \
+    run_move(x, y, plan, "tl_permute_" #Dtype "_dev", stream);                                                        \
+    return TL_OK;                                                                                                     \
+  }                                                                                                                   \
+  TL_CUDA_EXPORT tl_status tl_permute_##Dtype(const uint16_t* x, const int64_t* shape, int64_t rank,                  \
+                                              const int64_t* perm, uint16_t* y) {                                     \
+    kt::MovePlan plan;                                                                                                \
+    if (tl_status s = kt::PlanPermuteChecked(x, shape, rank, perm, y, &plan)) return s;                               \
+    if (plan.count == 0) return TL_OK;                                                                                \
+    return kc::on_device("tl_permute_" #Dtype, tl_permute_##Dtype##_dev, kc::in(x, plan.count), shape, rank, perm,    \
+                         kc::out(y, plan.count));                                                                     \
+  }
+TL_CUDA_MOVE_HALF(f16)
+TL_CUDA_MOVE_HALF(bf16)
+#undef TL_CUDA_MOVE_HALF
+
 // y == x is the view (nothing moves); a distinct y gets x's words.
 TL_CUDA_EXPORT tl_status tl_reshape_f32_dev(const float* x, const int64_t* shape, int64_t rank, float* y,
                                             const int64_t* new_shape, int64_t new_rank, tl_cuda_stream stream) {
@@ -405,6 +450,28 @@ TL_CUDA_EXPORT tl_status tl_reshape_f32(const float* x, const int64_t* shape, in
   return kc::on_device("tl_reshape_f32", tl_reshape_f32_dev, kc::in(x, count), shape, rank, kc::out(y, count),
                        new_shape, new_rank);
 }
+
+// The half twins: y == x the view; a distinct y gets x's 16-bit patterns.
+#define TL_CUDA_RESHAPE_HALF(Dtype)                                                                               \
+  TL_CUDA_EXPORT tl_status tl_reshape_##Dtype##_dev(const uint16_t* x, const int64_t* shape, int64_t rank,        \
+                                                    uint16_t* y, const int64_t* new_shape, int64_t new_rank,      \
+                                                    tl_cuda_stream stream) {                                      \
+    int64_t count = 0;                                                                                            \
+    if (tl_status s = kt::CheckReshape(x, shape, rank, y, new_shape, new_rank, &count)) return s;                 \
+    if (y != x) kc::copy_on_device(y, x, static_cast<size_t>(count), stream, "tl_reshape_" #Dtype "_dev");        \
+    return TL_OK;                                                                                                 \
+  }                                                                                                               \
+  TL_CUDA_EXPORT tl_status tl_reshape_##Dtype(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y, \
+                                              const int64_t* new_shape, int64_t new_rank) {                       \
+    int64_t count = 0;                                                                                            \
+    if (tl_status s = kt::CheckReshape(x, shape, rank, y, new_shape, new_rank, &count)) return s;                 \
+    if (y == x || count == 0) return TL_OK;                                                                       \
+    return kc::on_device("tl_reshape_" #Dtype, tl_reshape_##Dtype##_dev, kc::in(x, count), shape, rank,           \
+                         kc::out(y, count), new_shape, new_rank);                                                 \
+  }
+TL_CUDA_RESHAPE_HALF(f16)
+TL_CUDA_RESHAPE_HALF(bf16)
+#undef TL_CUDA_RESHAPE_HALF
 
 TL_CUDA_EXPORT tl_status tl_concat_f32_dev(const float* const* xs, const int64_t* shapes, int64_t count, int64_t rank,
                                            int64_t axis, float* y, tl_cuda_stream stream) {

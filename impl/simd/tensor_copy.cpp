@@ -48,6 +48,20 @@ tl_status tl_reshape_f32(const float* x, const int64_t* shape, int64_t rank, flo
   return TL_OK;
 }
 
+// The half twins: the patterns copied as bytes, never through float.
+tl_status tl_reshape_f16(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y, const int64_t* new_shape,
+                         int64_t new_rank) {
+  int64_t count = 0;
+  if (tl_status st = kt::CheckReshape(x, shape, rank, y, new_shape, new_rank, &count)) return st;
+  if (y != x && count > 0) std::memcpy(y, x, static_cast<size_t>(count) * sizeof(uint16_t));
+  return TL_OK;
+}
+
+tl_status tl_reshape_bf16(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y, const int64_t* new_shape,
+                          int64_t new_rank) {
+  return tl_reshape_f16(x, shape, rank, y, new_shape, new_rank);
+}
+
 tl_status tl_concat_f32(const float* const* xs, const int64_t* shapes, int64_t count, int64_t rank, int64_t axis,
                         float* y) {
   kt::ConcatPlan plan;

@@ -196,5 +196,29 @@ tl_status tl_permute_f32(const float* x, const int64_t* shape, int64_t rank, con
   return TL_OK;
 }
 
+// The half twins: the 16-bit patterns moved as they are (MoveElements), never
+// through float, so that signalling NaNs stay signalling.
+tl_status tl_transpose_f16(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y) {
+  kt::MovePlan plan;
+  if (tl_status st = kt::PlanTranspose(x, shape, rank, y, &plan)) return st;
+  kt::MoveElements(plan, x, y);
+  return TL_OK;
+}
+
+tl_status tl_transpose_bf16(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y) {
+  return tl_transpose_f16(x, shape, rank, y);
+}
+
+tl_status tl_permute_f16(const uint16_t* x, const int64_t* shape, int64_t rank, const int64_t* perm, uint16_t* y) {
+  kt::MovePlan plan;
+  if (tl_status st = kt::PlanPermuteChecked(x, shape, rank, perm, y, &plan)) return st;
+  kt::MoveElements(plan, x, y);
+  return TL_OK;
+}
+
+tl_status tl_permute_bf16(const uint16_t* x, const int64_t* shape, int64_t rank, const int64_t* perm, uint16_t* y) {
+  return tl_permute_f16(x, shape, rank, perm, y);
+}
+
 }  // extern "C"
 #endif  // HWY_ONCE

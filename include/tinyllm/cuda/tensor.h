@@ -73,10 +73,22 @@ tl_status tl_argmax_axis_f16_dev(const uint16_t* x, const int64_t* shape, int64_
 tl_status tl_argmax_axis_bf16_dev(const uint16_t* x, const int64_t* shape, int64_t rank, int64_t axis, int32_t* index,
                                   tl_cuda_stream stream);
 tl_status tl_transpose_f32_dev(const float* x, const int64_t* shape, int64_t rank, float* y, tl_cuda_stream stream);
+tl_status tl_transpose_f16_dev(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y,
+                               tl_cuda_stream stream);
+tl_status tl_transpose_bf16_dev(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y,
+                                tl_cuda_stream stream);
 tl_status tl_permute_f32_dev(const float* x, const int64_t* shape, int64_t rank, const int64_t* perm, float* y,
                              tl_cuda_stream stream);
+tl_status tl_permute_f16_dev(const uint16_t* x, const int64_t* shape, int64_t rank, const int64_t* perm, uint16_t* y,
+                             tl_cuda_stream stream);
+tl_status tl_permute_bf16_dev(const uint16_t* x, const int64_t* shape, int64_t rank, const int64_t* perm, uint16_t* y,
+                              tl_cuda_stream stream);
 tl_status tl_reshape_f32_dev(const float* x, const int64_t* shape, int64_t rank, float* y, const int64_t* new_shape,
                              int64_t new_rank, tl_cuda_stream stream);
+tl_status tl_reshape_f16_dev(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y,
+                             const int64_t* new_shape, int64_t new_rank, tl_cuda_stream stream);
+tl_status tl_reshape_bf16_dev(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y,
+                              const int64_t* new_shape, int64_t new_rank, tl_cuda_stream stream);
 tl_status tl_concat_f32_dev(const float* const* xs, const int64_t* shapes, int64_t count, int64_t rank, int64_t axis,
                             float* y, tl_cuda_stream stream);
 tl_status tl_split_f32_dev(const float* x, const int64_t* shape, int64_t rank, int64_t axis, const int64_t* sizes,

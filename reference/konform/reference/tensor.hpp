@@ -151,16 +151,17 @@ inline void argmax_axis(const float* x, const Shape& s, int64_t axis, int32_t* i
 
 // ------------------------------------------------------ Transpose, Permute
 
-inline Verdict check_transpose(const float* x, const int64_t* dims, int64_t rank, const float* y, Shape* s) {
+inline Verdict check_transpose(const void* x, const int64_t* dims, int64_t rank, const void* y, Shape* s) {
   Verdict v = read_shape(dims, rank, 2, TL_TENSOR_MAX_RANK, "x", s);
   if (v.ok()) v = check_data(x, *s, "x");
   if (v.ok()) v = check_data(y, *s, "y");
   return v;
 }
 
-// y[..., j, i] = x[..., i, j].
-template <typename T>
-void transpose(const float* x, const Shape& s, T* y) {
+// y[..., j, i] = x[..., i, j]. S: x's element (float, or uint16_t bit
+// patterns copied as they are).
+template <typename T, typename S>
+void transpose(const S* x, const Shape& s, T* y) {
   const int64_t rows = s[s.size() - 2], cols = s[s.size() - 1];
   const int64_t batch = element_count(s) / (rows * cols > 0 ? rows * cols : 1);
   if (rows * cols == 0) return;
@@ -169,7 +170,7 @@ void transpose(const float* x, const Shape& s, T* y) {
       for (int64_t j = 0; j < cols; ++j) y[(m * cols + j) * rows + i] = T(x[(m * rows + i) * cols + j]);
 }
 
-inline Verdict check_permute(const float* x, const int64_t* dims, int64_t rank, const int64_t* perm, const float* y,
+inline Verdict check_permute(const void* x, const int64_t* dims, int64_t rank, const int64_t* perm, const void* y,
                              Shape* s, Shape* p) {
   Verdict v = read_shape(dims, rank, 0, TL_TENSOR_MAX_RANK, "x", s);
   if (!v.ok()) return v;
@@ -193,8 +194,8 @@ inline Shape permuted(const Shape& s, const Shape& perm) {
 }
 
 // Output axis d walks input axis perm[d].
-template <typename T>
-void permute(const float* x, const Shape& s, const Shape& perm, T* y) {
+template <typename T, typename S>
+void permute(const S* x, const Shape& s, const Shape& perm, T* y) {
   const Shape xstride = strides_of(s);
   Shape src(perm.size());  // output dimension d steps through x by x's stride of axis perm[d]
   for (size_t d = 0; d < perm.size(); ++d) src[d] = xstride[perm[d]];
@@ -205,7 +206,7 @@ void permute(const float* x, const Shape& s, const Shape& perm, T* y) {
 
 // ------------------------------------------------------ Reshape
 
-inline Verdict check_reshape(const float* x, const int64_t* dims, int64_t rank, const float* y, const int64_t* new_dims,
+inline Verdict check_reshape(const void* x, const int64_t* dims, int64_t rank, const void* y, const int64_t* new_dims,
                              int64_t new_rank, Shape* s, Shape* ns) {
   Verdict v = read_shape(dims, rank, 0, TL_TENSOR_MAX_RANK, "x", s);
   if (v.ok()) v = read_shape(new_dims, new_rank, 0, TL_TENSOR_MAX_RANK, "new_shape", ns);
@@ -219,8 +220,8 @@ inline Verdict check_reshape(const float* x, const int64_t* dims, int64_t rank, 
 }
 
 // The flat order is the meaning of a row-major reshape: element k stays k.
-template <typename T>
-void reshape(const float* x, const Shape& s, T* y) {
+template <typename T, typename S>
+void reshape(const S* x, const Shape& s, T* y) {
   const int64_t n = element_count(s);
   for (int64_t k = 0; k < n; ++k) y[k] = T(x[k]);
 }
@@ -522,6 +523,34 @@ inline Verdict permute_f32(const float* x, const int64_t* shape, int64_t rank, c
   return {};
 }
 
+// The half twins move the 16-bit patterns as they are: NaN payloads,
+// signalling NaNs, -0 and subnormals kept (no trip through float).
+inline Verdict transpose_half(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y) {
+  Shape s;
+  if (const Verdict v = check_transpose(x, shape, rank, y, &s); !v.ok()) return v;
+  transpose<uint16_t>(x, s, y);
+  return {};
+}
+inline Verdict transpose_f16(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y) {
+  return transpose_half(x, shape, rank, y);
+}
+inline Verdict transpose_bf16(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y) {
+  return transpose_half(x, shape, rank, y);
+}
+
+inline Verdict permute_half(const uint16_t* x, const int64_t* shape, int64_t rank, const int64_t* perm, uint16_t* y) {
+  Shape s, p;
+  if (const Verdict v = check_permute(x, shape, rank, perm, y, &s, &p); !v.ok()) return v;
+  permute<uint16_t>(x, s, p, y);
+  return {};
+}
+inline Verdict permute_f16(const uint16_t* x, const int64_t* shape, int64_t rank, const int64_t* perm, uint16_t* y) {
+  return permute_half(x, shape, rank, perm, y);
+}
+inline Verdict permute_bf16(const uint16_t* x, const int64_t* shape, int64_t rank, const int64_t* perm, uint16_t* y) {
+  return permute_half(x, shape, rank, perm, y);
+}
+
 // y == x is the view: the elements are already where the new shape wants them.
 inline Verdict reshape_f32(const float* x, const int64_t* shape, int64_t rank, float* y, const int64_t* new_shape,
                            int64_t new_rank) {
@@ -529,6 +558,22 @@ inline Verdict reshape_f32(const float* x, const int64_t* shape, int64_t rank, f
   if (const Verdict v = check_reshape(x, shape, rank, y, new_shape, new_rank, &s, &ns); !v.ok()) return v;
   if (y != x) reshape<float>(x, s, y);
   return {};
+}
+
+inline Verdict reshape_half(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y,
+                            const int64_t* new_shape, int64_t new_rank) {
+  Shape s, ns;
+  if (const Verdict v = check_reshape(x, shape, rank, y, new_shape, new_rank, &s, &ns); !v.ok()) return v;
+  if (y != x) reshape<uint16_t>(x, s, y);
+  return {};
+}
+inline Verdict reshape_f16(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y, const int64_t* new_shape,
+                           int64_t new_rank) {
+  return reshape_half(x, shape, rank, y, new_shape, new_rank);
+}
+inline Verdict reshape_bf16(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y,
+                            const int64_t* new_shape, int64_t new_rank) {
+  return reshape_half(x, shape, rank, y, new_shape, new_rank);
 }
 
 inline Verdict concat_f32(const float* const* xs, const int64_t* shapes, int64_t count, int64_t rank, int64_t axis,
