@@ -170,9 +170,9 @@ tl_status tl_argmax_axis_bf16(const uint16_t* x, const int64_t* shape, int64_t r
  * and y[..., j, i] = x[..., i, j] (a batch of matrix transposes). No aliasing. */
 tl_status tl_transpose_f32(const float* x, const int64_t* shape, int64_t rank, float* y);
 /* Transpose of f16 or bf16 x (16-bit patterns), as above. A copy: each
- * element of y is its element of x bit for bit, whatever the pattern: NaN
- * payloads and signs, signalling NaNs (not quieted), -0 and subnormals kept.
- * A kernel that widens to f32 and back, or canonicalizes NaN, is wrong. */
+ * element of y is its element of x bit for bit: -0 and subnormals kept. A
+ * NaN stays a NaN; its payload may be quieted or canonicalized, as in every
+ * op (a kernel that widens to f32 and back quiets a signalling NaN). */
 tl_status tl_transpose_f16(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y);
 tl_status tl_transpose_bf16(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y);
 
@@ -183,8 +183,7 @@ tl_status tl_transpose_bf16(const uint16_t* x, const int64_t* shape, int64_t ran
  * shape[perm[0]], ..., shape[perm[rank-1]]. No aliasing. */
 tl_status tl_permute_f32(const float* x, const int64_t* shape, int64_t rank, const int64_t* perm, float* y);
 /* Permute of f16 or bf16 x (16-bit patterns), as above: a copy of the bit
- * patterns, as tl_transpose_f16 (NaN payloads, signalling NaNs, -0 and
- * subnormals kept). */
+ * patterns, as tl_transpose_f16 (-0 and subnormals kept, a NaN any NaN). */
 tl_status tl_permute_f16(const uint16_t* x, const int64_t* shape, int64_t rank, const int64_t* perm, uint16_t* y);
 tl_status tl_permute_bf16(const uint16_t* x, const int64_t* shape, int64_t rank, const int64_t* perm, uint16_t* y);
 
@@ -198,8 +197,7 @@ tl_status tl_permute_bf16(const uint16_t* x, const int64_t* shape, int64_t rank,
 tl_status tl_reshape_f32(const float* x, const int64_t* shape, int64_t rank, float* y, const int64_t* new_shape,
                          int64_t new_rank);
 /* Reshape of f16 or bf16 x (16-bit patterns), as above: y == x the view, a
- * distinct y a copy of the patterns bit for bit (NaN payloads, signalling
- * NaNs, -0 and subnormals kept; never through float). */
+ * distinct y a copy of the patterns, as tl_transpose_f16. */
 tl_status tl_reshape_f16(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y, const int64_t* new_shape,
                          int64_t new_rank);
 tl_status tl_reshape_bf16(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y, const int64_t* new_shape,
