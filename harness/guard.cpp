@@ -17,6 +17,7 @@ namespace {
 constexpr uint8_t kCanary = 0xA7;
 constexpr size_t kFront = size_t{64} << 10;   // inaccessible before each buffer
 constexpr size_t kMinBack = size_t{4} << 20;  // inaccessible after it, at least
+constexpr size_t kHugeBody = size_t{8} << 20;  // bodies this large ask for huge pages
 constexpr size_t kQuarantineCount = 400;      // buffers kept inaccessible after use
 constexpr size_t kQuarantineBytes = size_t{2} << 30;
 
@@ -144,6 +145,9 @@ GuardedBuffer::GuardedBuffer(const std::string& arg, bool output, size_t bytes, 
       munmap(map_, map_bytes_);
       throw std::bad_alloc();
     }
+    // A large body in 2 MiB pages where the kernel gives them on request:
+    // hundreds of pages to fill and to protect again, not a hundred thousand.
+    if (body_bytes_ >= kHugeBody) madvise(map_ + kFront, body_bytes_, MADV_HUGEPAGE);
 #ifdef MADV_POPULATE_WRITE
     // The body's pages in one call, not a fault per page as the copy in
     // touches them (a large tensor's thousands of faults cost more than
