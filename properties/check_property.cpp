@@ -1,6 +1,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
@@ -76,7 +78,8 @@ bool flush_subnormals() { return g_flush_subnormals; }
 // A companion op the backend lacks, or a case it answers with
 // TL_ERR_UNSUPPORTED, sets the run aside rather than failing it.
 PropertyOutcome check_property(const Property& p, const Backend& b, uint64_t seed, int max_success) {
-  const auto [metadata, params] = rc_run(p.op, p.name, seed, max_success);
+  const int runs = std::max(1, static_cast<int>(std::ceil(max_success * p.run_share)));
+  const auto [metadata, params] = rc_run(p.op, p.name, seed, runs);
   b.activate();
   std::string missing;      // the first companion symbol the backend lacks
   std::string unsupported;  // the library's words for the last case it did not implement

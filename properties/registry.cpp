@@ -20,11 +20,19 @@ const std::set<std::string> kStrictProperties = {
     "q8x_rows_are_batch_invariant",    "q8x_threads_do_not_change_bits",
 };
 
+// A quarter of the runs for the strict matmul and convolution properties:
+// each run calls a product past the library's threading threshold twice, or
+// a batch and then each of its up to 260 rows alone, and together they took
+// a seventh of the simd backend's default check. A thread split or a batch
+// path that changes the bits changes them on most shapes of its path, and 25
+// runs draw each path several times.
+constexpr double kStrictRunShare = 0.25;
+
 std::vector<Property> tagged() {
   std::vector<Property> all = generated_properties();
   std::set<std::string> seen;
   for (Property& p : all)
-    if (kStrictProperties.count(p.name)) p.profile = "strict", seen.insert(p.name);
+    if (kStrictProperties.count(p.name)) p.profile = "strict", p.run_share = kStrictRunShare, seen.insert(p.name);
   if (seen.size() != kStrictProperties.size())
     throw std::logic_error("properties/registry.cpp names a strict property that no file registers");
   return all;

@@ -20,6 +20,10 @@ struct Property {
   std::function<void(const Backend&)> body;
   std::string profile =
       "";  // "strict": a contract beyond the spec, counted only under --profile strict (docs/tolerances.md#profiles)
+  // The share of a check's property runs (--property-runs) this property
+  // takes, at least one: below 1 for those whose every run makes hundreds
+  // of calls or calls past a library's threading threshold.
+  double run_share = 1.0;
 };
 
 const std::vector<Property>& properties();
