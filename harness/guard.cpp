@@ -15,10 +15,10 @@ namespace konform {
 namespace {
 
 constexpr uint8_t kCanary = 0xA7;
-constexpr size_t kFront = size_t{64} << 10;   // inaccessible before each buffer
-constexpr size_t kMinBack = size_t{4} << 20;  // inaccessible after it, at least
+constexpr size_t kFront = size_t{64} << 10;    // inaccessible before each buffer
+constexpr size_t kMinBack = size_t{4} << 20;   // inaccessible after it, at least
 constexpr size_t kHugeBody = size_t{8} << 20;  // bodies this large ask for huge pages
-constexpr size_t kQuarantineCount = 400;      // buffers kept inaccessible after use
+constexpr size_t kQuarantineCount = 400;       // buffers kept inaccessible after use
 constexpr size_t kQuarantineBytes = size_t{2} << 30;
 
 // The table describe_guard_hit reads, possibly from a signal handler on
