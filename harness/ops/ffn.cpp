@@ -186,9 +186,9 @@ Case make_half(DType t, Rng& rng, int64_t index, int64_t edges, bool has_gelu, G
   if (index < edges) {
     s = half_edge_dims()[static_cast<size_t>(index)];
   } else {
-    s.M = rng.chance(0.7) ? rng.range(1, 8) : rng.range(9, 16);
-    s.D = rng.range(1, 64);
-    s.H = rng.range(1, 96);
+    s.M = rng.chance(0.7) ? rng.range(1, 4) : rng.range(5, 8);
+    s.D = rng.range(1, 32);
+    s.H = rng.range(1, 48);
   }
   const bool long_sum = std::max(s.D, s.H) >= 1024;
   const char* x_classes[] = {"normal", "normal", "normal", "wide", "subnormal", "specials", "large", "positive"};
@@ -241,7 +241,7 @@ OpSpec half_twin(const OpSpec& f32, DType t, Gate act) {
                                  "infinity when rounded and finite when kept, is left open), w_down until no y* "
                                  "lies within 2^-8 s_y of 65520 (outputs past it: infinities)"
                                : "") +
-              "; small shapes (M <= 16, D <= 64, H <= 96); one case in ten past the edges has a bad argument, "
+              "; small shapes (M <= 8, D <= 32, H <= 48); one case in ten past the edges has a bad argument, "
               "which must be refused";
   op.edge_cases = static_cast<int64_t>(half_edge_dims().size());
   op.make_case = [t, edges = op.edge_cases, has_gelu, act](Rng& rng, int64_t i) {

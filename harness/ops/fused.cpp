@@ -251,7 +251,7 @@ const std::vector<Dims>& half_edge_dims() {
 
 Dims pick_half_dims(Rng& rng, int64_t index, int64_t edges) {
   if (index < edges) return half_edge_dims()[static_cast<size_t>(index)];
-  return {rng.chance(0.7) ? rng.range(1, 8) : rng.range(9, 16), rng.range(1, 96), rng.range(1, 256)};
+  return {rng.chance(0.7) ? rng.range(1, 4) : rng.range(5, 8), rng.range(1, 48), rng.range(1, 128)};
 }
 
 const char* const kHalfXClasses[] = {"normal",    "normal",   "normal", "wide",
@@ -400,7 +400,7 @@ OpSpec fused_norm_matmul_half(const OpSpec& f32, DType t) {
                                  "infinity when rounded and finite when kept, is left open), w halved until no y* "
                                  "lies within 2^-8 s of 65520 (outputs past it: infinities)"
                                : "") +
-              "; small shapes (M <= 16, N <= 96, K <= 256); one case in ten past the edges has a bad argument, "
+              "; small shapes (M <= 8, N <= 48, K <= 128); one case in ten past the edges has a bad argument, "
               "and K = 0 is an empty RmsNorm: both must be refused";
   op.make_case = [t, edges = op.edge_cases](Rng& rng, int64_t i) { return make_norm_half(t, rng, i, edges); };
   declare_c_call<decltype(tl_fused_norm_matmul_f16)>(op, {"x", "norm_w", "w", "y", "M", "N", "K", "eps"});
@@ -416,7 +416,7 @@ OpSpec fused_swiglu_half(const OpSpec& f32, DType t) {
               (t == DType::f16 ? "2^-24 .. 2^15.9" : "2^-133 .. 2^13.2") +
               ", subnormal, large, positive (a long sum: D = 2048), specials in x (the weights finite)" +
               (t == DType::f16 ? "; h past 65504 an infinity, x halved until no h* lies within 2^-8 s of 65520" : "") +
-              "; small shapes (M <= 16, H <= 96, D <= 256); one case in ten past the edges has a bad size, which "
+              "; small shapes (M <= 8, H <= 48, D <= 128); one case in ten past the edges has a bad size, which "
               "must be refused";
   op.make_case = [t, edges = op.edge_cases](Rng& rng, int64_t i) { return make_swiglu_half(t, rng, i, edges); };
   declare_c_call<decltype(tl_fused_swiglu_f16)>(op, {"x", "w_gate", "w_up", "h", "M", "D", "H"});
