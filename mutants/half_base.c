@@ -2,6 +2,8 @@
  * casts, Clamp, NanToNum and the broadcast Add, Sub, Mul, Div of
  * tinyllm/tensor.h, RmsNorm and LayerNorm of tinyllm/norm.h, Softmax, Rope,
  * TokenEmbed and PosEmbed of tinyllm/pos.h, Matmul of tinyllm/linalg.h,
+ * the feed-forwards (SwiGlu_FFN, GeGlu_FFN, Glu_FFN), FusedSwiGlu and
+ * FusedNormMatmul of tinyllm/linalg.h,
  * FlashAttention of tinyllm/attention.h, the f16 and bf16 KV caches of
  * tinyllm/kv_cache.h, Dequantize into f16 and bf16 and Quantize (Q8_0,
  * Q4_0) from them of tinyllm/quant.h, Sample of tinyllm/sampling.h, Argmax
@@ -37,8 +39,8 @@
 #ifndef KONFORM_MUTANT
 #define KONFORM_MUTANT 0
 #endif
-#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 44
-#error "KONFORM_MUTANT must be 0 (the correct base) or 1..44 (mutant half_m01..half_m44)"
+#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 54
+#error "KONFORM_MUTANT must be 0 (the correct base) or 1..54 (mutant half_m01..half_m54)"
 #endif
 #define MUTANT(n) (KONFORM_MUTANT == (n))
 
@@ -762,6 +764,163 @@ tl_status tl_matmul_f16(const uint16_t* x, const uint16_t* w, uint16_t* y, int64
 tl_status tl_matmul_bf16(const uint16_t* x, const uint16_t* w, uint16_t* y, int64_t M, int64_t N, int64_t K) {
   return matmul_half(0, x, w, y, M, N, K);
 }
+
+/* ---- The feed-forwards, FusedSwiGlu and FusedNormMatmul in f16 and bf16:
+ * x and the weights widened, every sum, the gate and the norm in double
+ * (the oracle's formulas), the hidden layer and z kept in double (the
+ * contract admits them rounded to the dtype as well), the output rounded
+ * once: f16 from the double, bf16 through the float (as dot_half). */
+
+static double ffn_gate(int act, double g) {
+  if (act == 0) return g / (1.0 + exp(-g));                  /* Silu */
+  if (act == 1) return g * 0.5 * (1.0 + erf(g / sqrt(2.0))); /* Gelu, erf */
+  if (act == 2) return 0.5 * g * (1.0 + tanh(sqrt(2.0 / 3.14159265358979323846) * (g + 0.044715 * g * g * g)));
+  return 1.0 / (1.0 + exp(-g)); /* Sigmoid */
+}
+
+static uint16_t half_from_double(int f16, double v) { return f16 ? f16_from_double(v) : to_bf16((float)v); }
+
+/* Row xm's hidden layer h[H] = act(xm Wg^T) * (xm Wu^T). */
+static void hidden_row(int f16, int act, const uint16_t* xm, const uint16_t* w_gate, const uint16_t* w_up, double* h,
+                       int64_t D, int64_t H) {
+  for (int64_t j = 0; j < H; ++j) {
+    double g = 0.0, u = 0.0;
+#if MUTANT(50) /* f16: the gate and up sums accumulated in f16, each partial sum rounded to it */
+    if (f16) {
+      float gh = 0.0f, uh = 0.0f;
+      for (int64_t k = 0; k < D; ++k) {
+        gh = from_f16(to_f16(gh + from_f16(xm[k]) * from_f16(w_gate[j * D + k])));
+        uh = from_f16(to_f16(uh + from_f16(xm[k]) * from_f16(w_up[j * D + k])));
+      }
+      h[j] = ffn_gate(act, gh) * uh;
+      continue;
+    }
+#endif
+    for (int64_t k = 0; k < D; ++k) {
+      const double xv = widen(f16, xm[k]);
+      g += xv * widen(f16, w_gate[j * D + k]);
+      u += xv * widen(f16, w_up[j * D + k]);
+    }
+    h[j] = ffn_gate(act, g) * u;
+  }
+}
+
+static tl_status ffn_half(int f16, int act, const uint16_t* x, const uint16_t* w_gate, const uint16_t* w_up,
+                          const uint16_t* w_down, uint16_t* y, int64_t M, int64_t D, int64_t H) {
+  const tl_status st = matmul_sizes(M, D, H); /* the same rule on M, D, H */
+  if (st != TL_OK) return st;
+  double* h = (double*)malloc(sizeof(double) * (size_t)(H > 0 ? H : 1));
+  if (h == NULL) return refuse("out of memory");
+  for (int64_t m = 0; m < M; ++m) {
+    hidden_row(f16, act, x + m * D, w_gate, w_up, h, D, H);
+    for (int64_t i = 0; i < D; ++i) {
+#if MUTANT(51) /* bf16: the down projection's sum accumulated in bf16, each partial sum rounded to it */
+      if (!f16) {
+        float acc = 0.0f;
+        for (int64_t j = 0; j < H; ++j) acc = from_bf16(to_bf16(acc + (float)h[j] * from_bf16(w_down[i * H + j])));
+        y[m * D + i] = to_bf16(acc);
+        continue;
+      }
+#endif
+      double sum = 0.0;
+      for (int64_t j = 0; j < H; ++j) sum += h[j] * widen(f16, w_down[i * H + j]);
+      y[m * D + i] = half_from_double(f16, sum);
+    }
+  }
+  free(h);
+  return TL_OK;
+}
+
+static tl_status geglu_half(int f16, const uint16_t* x, const uint16_t* w_gate, const uint16_t* w_up,
+                            const uint16_t* w_down, uint16_t* y, int64_t M, int64_t D, int64_t H, tl_ffn_gelu gelu) {
+  if (gelu != TL_FFN_GELU_ERF && gelu != TL_FFN_GELU_TANH) return refuse("an unknown GELU variant");
+  return ffn_half(f16, gelu == TL_FFN_GELU_ERF ? 1 : 2, x, w_gate, w_up, w_down, y, M, D, H);
+}
+
+static tl_status fused_swiglu_half(int f16, const uint16_t* x, const uint16_t* w_gate, const uint16_t* w_up,
+                                   uint16_t* out, int64_t M, int64_t D, int64_t H) {
+  const tl_status st = matmul_sizes(M, D, H);
+  if (st != TL_OK) return st;
+  double* h = (double*)malloc(sizeof(double) * (size_t)(H > 0 ? H : 1));
+  if (h == NULL) return refuse("out of memory");
+  for (int64_t m = 0; m < M; ++m) {
+    hidden_row(f16, 0, x + m * D, w_gate, w_up, h, D, H);
+    for (int64_t j = 0; j < H; ++j) {
+#if MUTANT(54) /* f16: h past 65504 saturated to the largest finite value, not an infinity */
+      if (f16 && fabs(h[j]) > 65504.0) h[j] = copysign(65504.0, h[j]);
+#endif
+      out[m * H + j] = half_from_double(f16, h[j]);
+    }
+  }
+  free(h);
+  return TL_OK;
+}
+
+static tl_status fused_norm_matmul_half(int f16, const uint16_t* x, const float* norm_w, const uint16_t* w, uint16_t* y,
+                                        int64_t M, int64_t N, int64_t K, float eps) {
+  const tl_status st = matmul_sizes(M, N, K);
+  if (st != TL_OK) return st;
+  if (!(eps >= 0.0f) || isinf(eps)) return refuse("eps negative or not finite");
+  if (K == 0) {
+    last_error = "K == 0: an empty RmsNorm";
+    return TL_ERR_SHAPE;
+  }
+  double* z = (double*)malloc(sizeof(double) * (size_t)K);
+  if (z == NULL) return refuse("out of memory");
+  for (int64_t m = 0; m < M; ++m) {
+    const uint16_t* xm = x + m * K;
+    double sum = 0.0;
+#if MUTANT(52) /* f16: the sum of squares accumulated in f16: an infinity past 65504 (x^2 of |x| > 256 already) */
+    if (f16) {
+      float acc = 0.0f;
+      for (int64_t k = 0; k < K; ++k) acc = from_f16(to_f16(acc + from_f16(xm[k]) * from_f16(xm[k])));
+      sum = acc;
+    } else
+#endif
+      for (int64_t k = 0; k < K; ++k) sum += (double)widen(f16, xm[k]) * widen(f16, xm[k]);
+    const double inv = 1.0 / sqrt(sum / (double)K + (double)eps);
+    for (int64_t k = 0; k < K; ++k) {
+      double gain = norm_w[k];
+#if MUTANT(53) /* f16: the f32 gain rounded to f16 first (a half model's gain): an infinity past 65504 */
+      if (f16) gain = from_f16(to_f16(norm_w[k]));
+#endif
+      z[k] = widen(f16, xm[k]) * inv * gain;
+    }
+    for (int64_t n = 0; n < N; ++n) {
+      double sum_n = 0.0;
+      for (int64_t k = 0; k < K; ++k) sum_n += z[k] * widen(f16, w[n * K + k]);
+      y[m * N + n] = half_from_double(f16, sum_n);
+    }
+  }
+  free(z);
+  return TL_OK;
+}
+
+#define HALF_LINALG(Dtype, f16)                                                                                   \
+  tl_status tl_swiglu_ffn_##Dtype(const uint16_t* x, const uint16_t* w_gate, const uint16_t* w_up,                \
+                                  const uint16_t* w_down, uint16_t* y, int64_t M, int64_t D, int64_t H) {         \
+    return ffn_half(f16, 0, x, w_gate, w_up, w_down, y, M, D, H);                                                 \
+  }                                                                                                               \
+  tl_status tl_geglu_ffn_##Dtype(const uint16_t* x, const uint16_t* w_gate, const uint16_t* w_up,                 \
+                                 const uint16_t* w_down, uint16_t* y, int64_t M, int64_t D, int64_t H,            \
+                                 tl_ffn_gelu gelu) {                                                              \
+    return geglu_half(f16, x, w_gate, w_up, w_down, y, M, D, H, gelu);                                            \
+  }                                                                                                               \
+  tl_status tl_glu_ffn_##Dtype(const uint16_t* x, const uint16_t* w_gate, const uint16_t* w_up,                   \
+                               const uint16_t* w_down, uint16_t* y, int64_t M, int64_t D, int64_t H) {            \
+    return ffn_half(f16, 3, x, w_gate, w_up, w_down, y, M, D, H);                                                 \
+  }                                                                                                               \
+  tl_status tl_fused_swiglu_##Dtype(const uint16_t* x, const uint16_t* w_gate, const uint16_t* w_up, uint16_t* h, \
+                                    int64_t M, int64_t D, int64_t H) {                                            \
+    return fused_swiglu_half(f16, x, w_gate, w_up, h, M, D, H);                                                   \
+  }                                                                                                               \
+  tl_status tl_fused_norm_matmul_##Dtype(const uint16_t* x, const float* norm_w, const uint16_t* w, uint16_t* y,  \
+                                         int64_t M, int64_t N, int64_t K, float eps) {                            \
+    return fused_norm_matmul_half(f16, x, norm_w, w, y, M, N, K, eps);                                            \
+  }
+HALF_LINALG(f16, 1)
+HALF_LINALG(bf16, 0)
+#undef HALF_LINALG
 
 /* ---- Rope of tinyllm/pos.h: x and y f32, f16 or bf16, the cache f32 --------- */
 

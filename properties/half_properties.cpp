@@ -1,7 +1,7 @@
 // The properties of the f16 and bf16 ops (the activations and Softmax of
 // tinyllm/activations.h, Clamp and NanToNum of tinyllm/tensor.h, RmsNorm and
-// LayerNorm of tinyllm/norm.h, Rope of tinyllm/pos.h, Matmul of
-// tinyllm/linalg.h, FlashAttention of tinyllm/attention.h, Quantize and
+// LayerNorm of tinyllm/norm.h, Rope of tinyllm/pos.h, Matmul, the
+// feed-forwards and FusedNormMatmul of tinyllm/linalg.h, FlashAttention of tinyllm/attention.h, Quantize and
 // Dequantize of tinyllm/quant.h): what the half
 // dtypes add to the f32 ops' own
 // properties. Each can fail: the mutants
@@ -311,6 +311,15 @@ std::vector<Property> half_properties() {
       out.push_back({"half_deterministic", name, "property", [name](const Backend& b) { deterministic(b, name); }});
       out.push_back({"half_batch_invariant", name, "property",
                      [name](const Backend& b) { matmul_rows_batch_invariant(b, name); }});
+    }
+    // The feed-forwards and FusedNormMatmul on their own cases: within their
+    // rule (the hidden layer or z rounded once, or kept) of the f32 twin.
+    // (Their determinism and batch invariance are the f32 ops' properties:
+    // one property each keeps them within the check's time.)
+    for (const char* base : {"SwiGlu_FFN", "GeGlu_FFN", "Glu_FFN", "FusedNormMatmul"}) {
+      const std::string name = std::string(base) + dtype;
+      out.push_back({"half_within_one_rounding_of_f32", name, "property",
+                     [name](const Backend& b) { rows_within_one_rounding_of_f32(b, name); }});
     }
     for (const char* format : {"Q8_0", "Q4_0", "Q4_K"}) {
       const std::string dequantize = std::string("Dequantize_") + format + dtype;

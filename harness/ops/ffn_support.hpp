@@ -97,14 +97,19 @@ inline Hidden hidden_with_scale(const float* x, const float* w_gate, const float
   return out;
 }
 
-// s_y[m, i] = sum_h |w_down[i, h]| s_h[m, h]; w_down: [D, H].
-inline std::vector<double> output_scale(const Hidden& hid, const float* w_down, int64_t M, int64_t D, int64_t H) {
+// s_y[m, i] = sum_h |w_down[i, h]| s_h[m, h]; w_down: [D, H]. `floor`: s_h
+// raised to it (a half twin's hidden layer rounded to its dtype errs by u of
+// at least the smallest normal: half the subnormal spacing).
+inline std::vector<double> output_scale(const Hidden& hid, const float* w_down, int64_t M, int64_t D, int64_t H,
+                                        double floor = 0) {
   std::vector<double> s(static_cast<size_t>(M * D));
   for (int64_t m = 0; m < M; ++m)
     for (int64_t i = 0; i < D; ++i) {
       double acc = 0;
-      for (int64_t j = 0; j < H; ++j)
-        acc += std::fabs(static_cast<double>(w_down[i * H + j])) * hid.scale[static_cast<size_t>(m * H + j)];
+      for (int64_t j = 0; j < H; ++j) {
+        const double sh = hid.scale[static_cast<size_t>(m * H + j)];
+        acc += std::fabs(static_cast<double>(w_down[i * H + j])) * (sh < floor ? floor : sh);  // NaN kept
+      }
       s[static_cast<size_t>(m * D + i)] = acc;
     }
   return s;

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "konform/c_call.hpp"
-#include "half_support.hpp"
+#include "half_linalg_support.hpp"
 #include "konform/reference/linalg.hpp"
 #include "linalg_support.hpp"
 #include "tinyllm/linalg.h"
@@ -92,22 +92,6 @@ Case make(Rng& rng, int64_t index, int64_t edges) {
 
 tl_status call_status(const Case& c) { return sizes_status({c.iparam("M"), c.iparam("N"), c.iparam("K")}); }
 
-// A tensor's values as floats: exact for f32 and the half dtypes (a table
-// of the 65536 patterns: the large products widen 45 M of them).
-std::vector<float> floats_of(const Tensor& t) {
-  if (t.dtype == DType::f32) return std::vector<float>(t.f32(), t.f32() + t.elements());
-  const auto table = [](DType d) {
-    std::vector<float> v(65536);
-    for (uint32_t h = 0; h < 65536; ++h) v[h] = static_cast<float>(half_value(d, static_cast<uint16_t>(h)));
-    return v;
-  };
-  static const std::vector<float> f16 = table(DType::f16), bf16 = table(DType::bf16);
-  const std::vector<float>& of = t.dtype == DType::f16 ? f16 : bf16;
-  std::vector<float> v(static_cast<size_t>(t.elements()));
-  for (int64_t k = 0; k < t.elements(); ++k) v[static_cast<size_t>(k)] = of[t.bits(k)];
-  return v;
-}
-
 Oracle oracle(const Case& c) {
   if (tl_status st = call_status(c)) return {{"status", status_expected(st)}};
   if (c.param("big") != 0) return {{"status", status_expected(TL_OK)}};  // y: verify below
@@ -132,32 +116,6 @@ std::vector<Verification> verify(const Case& c, const std::map<std::string, Tens
 }
 
 // ---------------------------------------------------------------- f16 and bf16
-
-// A half operand's values before rounding to the dtype t: `name` of the
-// class, n values. Magnitudes stay where every f32 product and sum of the
-// case is finite (bf16 within 1e15, as the f32 op's domain).
-std::vector<float> half_operand(Rng& rng, DType t, const std::string& name, int64_t n) {
-  const bool f16 = t == DType::f16;
-  std::vector<float> v(static_cast<size_t>(n));
-  const auto sign = [&] { return rng.chance(0.5) ? -1.0 : 1.0; };
-  if (name == "normal") return make_values(rng, ValueClass::normal, n);
-  if (name == "wide" || name == "large") {  // log-uniform magnitudes
-    const double lo = name == "large" ? (f16 ? 4 : 20) : (f16 ? -24 : -133), hi = f16 ? 15.9 : 49;
-    for (float& e : v) e = static_cast<float>(sign() * std::exp2(rng.uniform(lo, hi)));
-    return v;
-  }
-  if (name == "subnormal") {  // the dtype's subnormals: m 2^-24 (f16), m 2^-133 (bf16)
-    for (float& e : v)
-      e = static_cast<float>(sign() * std::ldexp(double(rng.range(1, f16 ? 1023 : 127)), f16 ? -24 : -133));
-    return v;
-  }
-  // specials: normal values with infinities, NaNs, zeros, the extremes mixed in
-  v = make_values(rng, ValueClass::normal, n);
-  const float extremes[] = {INFINITY, -INFINITY, NAN, 0.0f, -0.0f, f16 ? 65504.0f : 1e15f, f16 ? 0x1p-24f : 0x1p-133f};
-  for (float& e : v)
-    if (rng.chance(0.08)) e = rng.pick(extremes);
-  return v;
-}
 
 // Integers of magnitude <= b with K b^2 < 2^24: every product and partial
 // sum is exact in f32 in any order, so a correct y is the exact sum rounded
@@ -205,11 +163,6 @@ Tensor fast_half_operand(Rng& rng, DType t, std::vector<int64_t> shape) {
     for (int64_t j = 0; j < 4 && i + j < n; ++j) p[i + j] = table[(r >> (16 * j)) & (table.size() - 1)];
   }
   return out;
-}
-
-std::vector<float> rounded(DType t, std::vector<float> v) {
-  for (float& e : v) e = static_cast<float>(round_to(t, e));
-  return v;
 }
 
 // A case of Matmul_f16 or _bf16: the f32 op's shapes (the large ones by

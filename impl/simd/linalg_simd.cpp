@@ -174,10 +174,13 @@ void GatedFfnF32(int act, const float* x, const float* w_gate, const float* w_up
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include <vector>
+
 #include "impl/common/linalg_args.hpp"
 #include "impl/common/quant_args.hpp"
 #include "tinyllm/linalg.h"
 #include "tinyllm/quant.h"
+#include "tinyllm/tensor.h"
 
 namespace konform::simd {
 
@@ -204,6 +207,48 @@ tl_status ffn(const char* fn, int gate, const float* x, const float* w_gate, con
               float* y, int64_t M, int64_t D, int64_t H) {
   if (tl_status s = args::check_sizes(fn, {{"M", M}, {"D", D}, {"H", H}})) return s;
   HWY_DYNAMIC_DISPATCH(ks::GatedFfnF32)(gate, x, w_gate, w_up, w_down, y, M, D, H);
+  return TL_OK;
+}
+
+// The feed-forwards and fused ops in f16 and bf16: the inputs widened by the
+// library's own casts (cast_simd.cpp), the f32 kernels (the hidden layer and
+// FusedNormMatmul's z stay f32), the output rounded back once.
+struct HalfCasts {
+  void (*widen)(const uint16_t*, float*, int64_t);
+  void (*narrow)(const float*, uint16_t*, int64_t);
+  std::vector<float> in(const uint16_t* h, int64_t n) const {
+    std::vector<float> f(static_cast<size_t>(n));
+    widen(h, f.data(), n);
+    return f;
+  }
+};
+constexpr HalfCasts kF16Casts{tl_cast_f16_to_f32, tl_cast_f32_to_f16};
+constexpr HalfCasts kBF16Casts{tl_cast_bf16_to_f32, tl_cast_f32_to_bf16};
+
+// w_down null: FusedSwiGlu, y the hidden layer [M, H].
+tl_status ffn_half(const char* fn, const HalfCasts& c, int gate, const uint16_t* x, const uint16_t* w_gate,
+                   const uint16_t* w_up, const uint16_t* w_down, uint16_t* y, int64_t M, int64_t D, int64_t H) {
+  if (tl_status s = args::check_sizes(fn, {{"M", M}, {"D", D}, {"H", H}})) return s;
+  const std::vector<float> xf = c.in(x, M * D), gf = c.in(w_gate, H * D), uf = c.in(w_up, H * D);
+  const int64_t count = w_down == nullptr ? M * H : M * D;
+  std::vector<float> yf(static_cast<size_t>(count));
+  if (w_down == nullptr) {
+    HWY_DYNAMIC_DISPATCH(ks::FusedSwiGluF32)(xf.data(), gf.data(), uf.data(), yf.data(), M, D, H);
+  } else {
+    const std::vector<float> df = c.in(w_down, D * H);
+    HWY_DYNAMIC_DISPATCH(ks::GatedFfnF32)(gate, xf.data(), gf.data(), uf.data(), df.data(), yf.data(), M, D, H);
+  }
+  c.narrow(yf.data(), y, count);
+  return TL_OK;
+}
+
+tl_status norm_matmul_half(const char* fn, const HalfCasts& c, const uint16_t* x, const float* norm_w,
+                           const uint16_t* w, uint16_t* y, int64_t M, int64_t N, int64_t K, float eps) {
+  if (tl_status s = args::check_fused_norm_matmul(fn, M, N, K, eps)) return s;
+  const std::vector<float> xf = c.in(x, M * K), wf = c.in(w, N * K);
+  std::vector<float> yf(static_cast<size_t>(M * N));
+  HWY_DYNAMIC_DISPATCH(ks::FusedNormMatmulF32)(xf.data(), norm_w, wf.data(), yf.data(), M, N, K, eps);
+  c.narrow(yf.data(), y, M * N);
   return TL_OK;
 }
 
@@ -267,6 +312,34 @@ tl_status tl_fused_norm_matmul_f32(const float* x, const float* norm_w, const fl
   HWY_DYNAMIC_DISPATCH(ks::FusedNormMatmulF32)(x, norm_w, w, y, M, N, K, eps);
   return TL_OK;
 }
+
+#define KONFORM_SIMD_FFN_HALF(Dtype, casts)                                                                         \
+  tl_status tl_swiglu_ffn_##Dtype(const uint16_t* x, const uint16_t* w_gate, const uint16_t* w_up,                  \
+                                  const uint16_t* w_down, uint16_t* y, int64_t M, int64_t D, int64_t H) {           \
+    return ffn_half("tl_swiglu_ffn_" #Dtype, casts, kSilu, x, w_gate, w_up, w_down, y, M, D, H);                    \
+  }                                                                                                                 \
+  tl_status tl_geglu_ffn_##Dtype(const uint16_t* x, const uint16_t* w_gate, const uint16_t* w_up,                   \
+                                 const uint16_t* w_down, uint16_t* y, int64_t M, int64_t D, int64_t H,              \
+                                 tl_ffn_gelu gelu) {                                                                \
+    if (tl_status s = args::check_gelu("tl_geglu_ffn_" #Dtype, gelu)) return s;                                     \
+    return ffn_half("tl_geglu_ffn_" #Dtype, casts, gelu == TL_FFN_GELU_ERF ? kGeluErf : kGeluTanh, x, w_gate, w_up, \
+                    w_down, y, M, D, H);                                                                            \
+  }                                                                                                                 \
+  tl_status tl_glu_ffn_##Dtype(const uint16_t* x, const uint16_t* w_gate, const uint16_t* w_up,                     \
+                               const uint16_t* w_down, uint16_t* y, int64_t M, int64_t D, int64_t H) {              \
+    return ffn_half("tl_glu_ffn_" #Dtype, casts, kSigmoid, x, w_gate, w_up, w_down, y, M, D, H);                    \
+  }                                                                                                                 \
+  tl_status tl_fused_swiglu_##Dtype(const uint16_t* x, const uint16_t* w_gate, const uint16_t* w_up, uint16_t* h,   \
+                                    int64_t M, int64_t D, int64_t H) {                                              \
+    return ffn_half("tl_fused_swiglu_" #Dtype, casts, kSilu, x, w_gate, w_up, nullptr, h, M, D, H);                 \
+  }                                                                                                                 \
+  tl_status tl_fused_norm_matmul_##Dtype(const uint16_t* x, const float* norm_w, const uint16_t* w, uint16_t* y,    \
+                                         int64_t M, int64_t N, int64_t K, float eps) {                              \
+    return norm_matmul_half("tl_fused_norm_matmul_" #Dtype, casts, x, norm_w, w, y, M, N, K, eps);                  \
+  }
+KONFORM_SIMD_FFN_HALF(f16, kF16Casts)
+KONFORM_SIMD_FFN_HALF(bf16, kBF16Casts)
+#undef KONFORM_SIMD_FFN_HALF
 
 tl_status tl_qmatmul_q8_0_f32(const float* x, const void* w, float* y, int64_t M, int64_t N, int64_t K) {
   return qmatmul("tl_qmatmul_q8_0_f32", 0, TL_QK8_0, x, w, y, M, N, K);

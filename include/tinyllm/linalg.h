@@ -94,6 +94,49 @@ tl_status tl_fused_swiglu_f32(const float* x, const float* w_gate, const float* 
 tl_status tl_fused_norm_matmul_f32(const float* x, const float* norm_w, const float* w, float* y, int64_t M, int64_t N,
                                    int64_t K, float eps);
 
+/* The feed-forwards and the fused ops in f16 and bf16: x, the weights and the
+ * output as uint16_t bit patterns (IEEE binary16, or bfloat16), FusedNormMatmul's
+ * norm_w f32 (llama.cpp keeps a half model's norm gains in f32, and the gain
+ * is used as given, not rounded to the dtype). Every product and sum in f32,
+ * as tl_matmul_f16 computes them (the products of two half values are exact
+ * in f32), the activation and RmsNorm in f32 as the f32 functions compute
+ * them, and the output rounded once to the dtype, to nearest even (past
+ * 65504 an f16 infinity).
+ *
+ * Between the two steps, the feed-forwards' hidden layer act(g) * u and
+ * FusedNormMatmul's normalized rows z are f32 values that a kernel may keep
+ * in f32 or round once to the dtype: llama.cpp computes them in f32 and
+ * rounds them to the weights' type as the next matmul's input (ggml converts
+ * that operand to the vec_dot type, f16 or bf16), PyTorch's half modules
+ * store them in the dtype. Either is within the limit of docs/tolerances.md,
+ * which carries that one rounding (u of the value, half the subnormal spacing
+ * below the smallest normal). A hidden value past 65504, an f16 infinity when
+ * rounded and finite when kept, is left open (the checks' cases keep hidden
+ * values and z below 2^15). Accumulating a dot product or the norm's sum of
+ * squares in the half dtype is outside the contract: each addition rounds at
+ * 2^-11 (f16) or 2^-8 (bf16), long sums stagnate, and an f16 partial sum
+ * past 65504 is an infinity (x^2 of |x| > 256 already is). */
+tl_status tl_swiglu_ffn_f16(const uint16_t* x, const uint16_t* w_gate, const uint16_t* w_up, const uint16_t* w_down,
+                            uint16_t* y, int64_t M, int64_t D, int64_t H);
+tl_status tl_swiglu_ffn_bf16(const uint16_t* x, const uint16_t* w_gate, const uint16_t* w_up, const uint16_t* w_down,
+                             uint16_t* y, int64_t M, int64_t D, int64_t H);
+tl_status tl_geglu_ffn_f16(const uint16_t* x, const uint16_t* w_gate, const uint16_t* w_up, const uint16_t* w_down,
+                           uint16_t* y, int64_t M, int64_t D, int64_t H, tl_ffn_gelu gelu);
+tl_status tl_geglu_ffn_bf16(const uint16_t* x, const uint16_t* w_gate, const uint16_t* w_up, const uint16_t* w_down,
+                            uint16_t* y, int64_t M, int64_t D, int64_t H, tl_ffn_gelu gelu);
+tl_status tl_glu_ffn_f16(const uint16_t* x, const uint16_t* w_gate, const uint16_t* w_up, const uint16_t* w_down,
+                         uint16_t* y, int64_t M, int64_t D, int64_t H);
+tl_status tl_glu_ffn_bf16(const uint16_t* x, const uint16_t* w_gate, const uint16_t* w_up, const uint16_t* w_down,
+                          uint16_t* y, int64_t M, int64_t D, int64_t H);
+tl_status tl_fused_swiglu_f16(const uint16_t* x, const uint16_t* w_gate, const uint16_t* w_up, uint16_t* h, int64_t M,
+                              int64_t D, int64_t H);
+tl_status tl_fused_swiglu_bf16(const uint16_t* x, const uint16_t* w_gate, const uint16_t* w_up, uint16_t* h, int64_t M,
+                               int64_t D, int64_t H);
+tl_status tl_fused_norm_matmul_f16(const uint16_t* x, const float* norm_w, const uint16_t* w, uint16_t* y, int64_t M,
+                                   int64_t N, int64_t K, float eps);
+tl_status tl_fused_norm_matmul_bf16(const uint16_t* x, const float* norm_w, const uint16_t* w, uint16_t* y, int64_t M,
+                                    int64_t N, int64_t K, float eps);
+
 #ifdef __cplusplus
 }
 #endif
