@@ -332,6 +332,7 @@ tl_status tl_rms_norm_f32(const float* x, const float* g, float* y, const int64_
 /* The half rows, each widened into a float row first (y may be x). */
 static tl_status rms_norm_half(const uint16_t* x, const float* g, uint16_t* y, const int64_t* shape, int32_t ndim,
                                float eps, int f16, int qk) {
+  (void)qk; /* QkNorm's rows: read by half_m62 alone */
   int64_t rows, d;
   const tl_status st = rows_of(shape, ndim, eps, &rows, &d);
   if (st != TL_OK) return st;
@@ -884,6 +885,7 @@ enum { FLASH, SDPA, CROSS, WINDOW }; /* which op: its mutants */
 static tl_status attention_any(const void* q, const void* k, const void* v, const float* mask, void* y, int64_t B,
                                int64_t H, int64_t KV, int64_t Sq, int64_t Sk, int64_t D, int32_t causal, int kind,
                                int64_t window, int format, int which) {
+  (void)which; /* read by the mutants alone */
   const tl_status st = attention_checks(B, H, KV, Sq, Sk, D, kind);
   if (st != TL_OK) return st;
   double* p = malloc((size_t)(Sk > 0 ? Sk : 1) * sizeof(double));
