@@ -3,8 +3,9 @@
  * tinyllm/tensor.h, RmsNorm and LayerNorm of tinyllm/norm.h, Softmax, Rope,
  * TokenEmbed and PosEmbed of tinyllm/pos.h, Matmul of tinyllm/linalg.h,
  * the feed-forwards (SwiGlu_FFN, GeGlu_FFN, Glu_FFN), FusedSwiGlu and
- * FusedNormMatmul of tinyllm/linalg.h,
- * FlashAttention of tinyllm/attention.h, the f16 and bf16 KV caches of
+ * FusedNormMatmul of tinyllm/linalg.h, Sdpa, FlashAttention, SdpaCross,
+ * SdpaWindow and QkNorm of tinyllm/attention.h, MultiAxisRope and
+ * SinusoidalEmbed of tinyllm/pos.h, the f16 and bf16 KV caches of
  * tinyllm/kv_cache.h, Dequantize into f16 and bf16 and Quantize (Q8_0,
  * Q4_0) from them of tinyllm/quant.h, Sample of tinyllm/sampling.h, Argmax
  * of tinyllm/tensor.h on half logits, and Transpose, Permute and Reshape of
@@ -39,8 +40,8 @@
 #ifndef KONFORM_MUTANT
 #define KONFORM_MUTANT 0
 #endif
-#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 54
-#error "KONFORM_MUTANT must be 0 (the correct base) or 1..54 (mutant half_m01..half_m54)"
+#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 64
+#error "KONFORM_MUTANT must be 0 (the correct base) or 1..64 (mutant half_m01..half_m64)"
 #endif
 #define MUTANT(n) (KONFORM_MUTANT == (n))
 
@@ -331,7 +332,8 @@ tl_status tl_rms_norm_f32(const float* x, const float* g, float* y, const int64_
 
 /* The half rows, each widened into a float row first (y may be x). */
 static tl_status rms_norm_half(const uint16_t* x, const float* g, uint16_t* y, const int64_t* shape, int32_t ndim,
-                               float eps, int f16) {
+                               float eps, int f16, int qk) {
+  (void)qk; /* QkNorm's rows: read by half_m62 alone */
   int64_t rows, d;
   const tl_status st = rows_of(shape, ndim, eps, &rows, &d);
   if (st != TL_OK) return st;
@@ -339,9 +341,9 @@ static tl_status rms_norm_half(const uint16_t* x, const float* g, uint16_t* y, c
   if (row == NULL) return TL_ERR_UNSUPPORTED;
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t i = 0; i < d; ++i) row[i] = f16 ? from_f16(x[r * d + i]) : from_bf16(x[r * d + i]);
-#if MUTANT(9) /* f16 squares summed in f16: past |x| = 256 a square is +Inf, and the row's output 0 */
+#if MUTANT(9) || MUTANT(62) /* f16 squares summed in f16 (62: QkNorm's heads only): past |x| = 256 a square is +Inf */
     float inv = 0.0f;
-    if (f16) {
+    if (f16 && (MUTANT(9) || qk)) {
       float sum = 0.0f;
       for (int64_t i = 0; i < d; ++i) sum = from_f16(to_f16(sum + from_f16(to_f16(row[i] * row[i]))));
       inv = 1.0f / sqrtf(sum / (float)d + eps);
@@ -371,11 +373,11 @@ static tl_status rms_norm_half(const uint16_t* x, const float* g, uint16_t* y, c
 
 tl_status tl_rms_norm_f16(const uint16_t* x, const float* g, uint16_t* y, const int64_t* shape, int32_t ndim,
                           float eps) {
-  return rms_norm_half(x, g, y, shape, ndim, eps, 1);
+  return rms_norm_half(x, g, y, shape, ndim, eps, 1, 0);
 }
 tl_status tl_rms_norm_bf16(const uint16_t* x, const float* g, uint16_t* y, const int64_t* shape, int32_t ndim,
                            float eps) {
-  return rms_norm_half(x, g, y, shape, ndim, eps, 0);
+  return rms_norm_half(x, g, y, shape, ndim, eps, 0, 0);
 }
 
 /* ---- LayerNorm: x and y f32, f16 or bf16; g and b f32; two passes in double  */
@@ -1033,11 +1035,15 @@ static double mask_at(const float* mask, int kind, int64_t H, int64_t Sq, int64_
   }
 }
 
+enum { FLASH, SDPA, CROSS, WINDOW }; /* which op: its mutants */
+
 /* Each query row in double: scores, the softmax and the weighted sum of v,
- * y rounded once more than the oracle's. */
-static tl_status flash_any(const void* q, const void* k, const void* v, const float* mask, void* y, int64_t B,
-                           int64_t H, int64_t KV, int64_t Sq, int64_t Sk, int64_t D, int32_t causal, int kind,
-                           int format) {
+ * y rounded once more than the oracle's; `window` > 0: a query sees only
+ * its own window's keys (SdpaWindow). */
+static tl_status attention_any(const void* q, const void* k, const void* v, const float* mask, void* y, int64_t B,
+                               int64_t H, int64_t KV, int64_t Sq, int64_t Sk, int64_t D, int32_t causal, int kind,
+                               int64_t window, int format, int which) {
+  (void)which; /* read by the mutants alone */
   const tl_status st = attention_checks(B, H, KV, Sq, Sk, D, kind);
   if (st != TL_OK) return st;
   double* p = malloc((size_t)(Sk > 0 ? Sk : 1) * sizeof(double));
@@ -1048,12 +1054,13 @@ static tl_status flash_any(const void* q, const void* k, const void* v, const fl
       const int64_t g = h / (H / KV);
       for (int64_t i = 0; i < Sq; ++i) {
         const int64_t qi = ((b * H + h) * Sq + i) * D;
+        const int64_t j0 = window > 0 ? i / window * window : 0, j1 = window > 0 ? j0 + window : Sk;
         double top = -INFINITY;
-        for (int64_t j = 0; j < Sk; ++j) {
+        for (int64_t j = j0; j < j1; ++j) {
           const int64_t kj = ((b * KV + g) * Sk + j) * D;
           double dot = 0;
-#if MUTANT(24) /* f16 scores: the dot product's running sum rounded to f16 after each term */
-          if (format == 1)
+#if MUTANT(24) || MUTANT(60) /* f16 scores (60: Sdpa's): the dot product's running sum rounded to f16 */
+          if (format == 1 && (MUTANT(24) ? which == FLASH : which == SDPA))
             for (int64_t d = 0; d < D; ++d)
               dot = from_f16(to_f16((float)(dot + load_any(q, qi + d, format) * load_any(k, kj + d, format))));
           else
@@ -1062,7 +1069,7 @@ static tl_status flash_any(const void* q, const void* k, const void* v, const fl
           double s = dot / scale;
           if (causal && j > i + Sk - Sq)
 #if MUTANT(23) /* the causal mask -inf, where the spec asks -1e4 */
-            s = format == 1 ? -INFINITY : s - 1e4;
+            s = format == 1 && which == FLASH ? -INFINITY : s - 1e4;
 #else
             s -= 1e4;
 #endif
@@ -1071,13 +1078,14 @@ static tl_status flash_any(const void* q, const void* k, const void* v, const fl
           top = s > top ? s : top;
         }
         double sum = 0;
-        for (int64_t j = 0; j < Sk; ++j) sum += (p[j] = exp(p[j] - top));
+        for (int64_t j = j0; j < j1; ++j) sum += (p[j] = exp(p[j] - top));
         for (int64_t d = 0; d < D; ++d) {
           double acc = 0;
-          for (int64_t j = 0; j < Sk; ++j) {
+          for (int64_t j = j0; j < j1; ++j) {
             const double term = p[j] * load_any(v, ((b * KV + g) * Sk + j) * D + d, format);
-#if MUTANT(25) /* f16 weighted sum of v: the running sum rounded to f16 after each key */
-            acc = format == 1 ? from_f16(to_f16((float)(acc + term / sum))) : acc + term / sum;
+#if MUTANT(25) || MUTANT(61) /* f16 weighted sum of v (61: SdpaWindow's, SdpaCross's), rounded to f16 per key */
+            const int half_sum = MUTANT(25) ? which == FLASH : which == WINDOW || which == CROSS;
+            acc = format == 1 && half_sum ? from_f16(to_f16((float)(acc + term / sum))) : acc + term / sum;
 #else
             acc += term / sum;
 #endif
@@ -1088,6 +1096,12 @@ static tl_status flash_any(const void* q, const void* k, const void* v, const fl
     }
   free(p);
   return TL_OK;
+}
+
+static tl_status flash_any(const void* q, const void* k, const void* v, const float* mask, void* y, int64_t B,
+                           int64_t H, int64_t KV, int64_t Sq, int64_t Sk, int64_t D, int32_t causal, int kind,
+                           int format) {
+  return attention_any(q, k, v, mask, y, B, H, KV, Sq, Sk, D, causal, kind, 0, format, FLASH);
 }
 
 tl_status tl_flash_attention_f32(const float* q, const float* k, const float* v, const float* mask, float* y,
@@ -1105,6 +1119,173 @@ tl_status tl_flash_attention_bf16(const uint16_t* q, const uint16_t* k, const ui
                                   int64_t sk, int64_t head_dim, int32_t causal, tl_attn_mask mask_kind) {
   return flash_any(q, k, v, mask, y, batch, num_heads, kv_heads, sq, sk, head_dim, causal, mask_kind, 2);
 }
+
+/* ---- Sdpa, SdpaCross, SdpaWindow (attention_any) and QkNorm (rms_norm_half) --- */
+
+#define HALF_ATTENTION(Dtype, T, format)                                                                               \
+  tl_status tl_sdpa_##Dtype(const T* q, const T* k, const T* v, const float* mask, T* y, int64_t batch,                \
+                            int64_t num_heads, int64_t kv_heads, int64_t sq, int64_t sk, int64_t head_dim,             \
+                            int32_t causal, tl_attn_mask mask_kind) {                                                  \
+    return attention_any(q, k, v, mask, y, batch, num_heads, kv_heads, sq, sk, head_dim, causal, mask_kind, 0, format, \
+                         SDPA);                                                                                        \
+  }                                                                                                                    \
+  tl_status tl_sdpa_cross_##Dtype(const T* q, const T* k, const T* v, T* y, int64_t batch, int64_t num_heads,          \
+                                  int64_t sq, int64_t se, int64_t head_dim) {                                          \
+    return attention_any(q, k, v, NULL, y, batch, num_heads, num_heads, sq, se, head_dim, 0, TL_ATTN_MASK_NONE, 0,     \
+                         format, CROSS);                                                                               \
+  }                                                                                                                    \
+  tl_status tl_sdpa_window_##Dtype(const T* q, const T* k, const T* v, T* y, int64_t batch, int64_t num_heads,         \
+                                   int64_t seq, int64_t head_dim, int64_t window) {                                    \
+    const tl_status st = attention_checks(batch, num_heads, num_heads, seq, seq, head_dim, TL_ATTN_MASK_NONE);         \
+    if (st != TL_OK) return st;                                                                                        \
+    if (window < 1) return refuse("window < 1");                                                                       \
+    if (seq % window != 0) {                                                                                           \
+      last_error = "seq is not a whole number of windows";                                                             \
+      return TL_ERR_SHAPE;                                                                                             \
+    }                                                                                                                  \
+    return attention_any(q, k, v, NULL, y, batch, num_heads, num_heads, seq, seq, head_dim, 0, TL_ATTN_MASK_NONE,      \
+                         window, format, WINDOW);                                                                      \
+  }
+HALF_ATTENTION(f32, float, 0)
+HALF_ATTENTION(f16, uint16_t, 1)
+HALF_ATTENTION(bf16, uint16_t, 2)
+#undef HALF_ATTENTION
+
+/* QkNorm's refusals, then RmsNorm's rows of head_dim. */
+static tl_status qk_checks(int64_t tokens, int64_t heads, int64_t d, float eps) {
+  if (tokens < 0 || heads < 0 || d < 0) return refuse("a negative size");
+  int64_t p = 4;
+  if (tokens > 0 && heads > 0 && d > 0 &&
+      (__builtin_mul_overflow(p, tokens, &p) || __builtin_mul_overflow(p, heads, &p) ||
+       __builtin_mul_overflow(p, d, &p)))
+    return refuse("x's byte count does not fit an int64_t");
+  if (!(eps >= 0.0f) || isinf(eps)) return refuse("eps must be finite and >= 0");
+  if (d == 0) {
+    last_error = "head_dim is 0";
+    return TL_ERR_SHAPE;
+  }
+  return TL_OK;
+}
+tl_status tl_qk_norm_f32(const float* x, const float* g, float* y, int64_t tokens, int64_t num_heads, int64_t head_dim,
+                         float eps) {
+  const tl_status st = qk_checks(tokens, num_heads, head_dim, eps);
+  const int64_t shape[2] = {tokens * num_heads, head_dim};
+  return st != TL_OK ? st : tl_rms_norm_f32(x, g, y, shape, 2, eps);
+}
+tl_status tl_qk_norm_f16(const uint16_t* x, const float* g, uint16_t* y, int64_t tokens, int64_t num_heads,
+                         int64_t head_dim, float eps) {
+  const tl_status st = qk_checks(tokens, num_heads, head_dim, eps);
+  const int64_t shape[2] = {tokens * num_heads, head_dim};
+  return st != TL_OK ? st : rms_norm_half(x, g, y, shape, 2, eps, 1, 1);
+}
+tl_status tl_qk_norm_bf16(const uint16_t* x, const float* g, uint16_t* y, int64_t tokens, int64_t num_heads,
+                          int64_t head_dim, float eps) {
+  const tl_status st = qk_checks(tokens, num_heads, head_dim, eps);
+  const int64_t shape[2] = {tokens * num_heads, head_dim};
+  return st != TL_OK ? st : rms_norm_half(x, g, y, shape, 2, eps, 0, 1);
+}
+
+/* ---- MultiAxisRope and SinusoidalEmbed of tinyllm/pos.h in f16 and bf16 ------ */
+
+/* The header's refusals, every INVALID_ARGUMENT before the one SHAPE check. */
+static tl_status multi_axis_checks(int64_t T, int64_t H, int64_t D, int64_t n_axes, const int64_t* dims,
+                                   const float* bases, int layout) {
+  if (T < 0 || H < 0 || D < 0 || n_axes < 1 || n_axes > TL_ROPE_MAX_AXES) return refuse("a bad size or n_axes");
+  if (layout != TL_ROPE_NEOX && layout != TL_ROPE_INTERLEAVED) return refuse("an unknown layout");
+  int64_t sum = 0;
+  for (int64_t a = 0; a < n_axes; ++a) {
+    if (dims[a] < 2 || dims[a] % 2 != 0) return refuse("an axis width odd or below 2");
+    sum += dims[a];
+  }
+  for (int64_t a = 0; a < n_axes; ++a)
+    if (!(bases[a] > 0.0f) || isinf(bases[a])) return refuse("a base not finite and > 0");
+  if (sum != D) {
+    last_error = "the axis widths do not sum to head_dim";
+    return TL_ERR_SHAPE;
+  }
+  return TL_OK;
+}
+
+/* Each sub-range a Rope: the angle p f in double, cos and sin rounded to
+ * float (the contract's), the rotation in double, y rounded once more. */
+static tl_status multi_axis_any(const void* x, void* y, const int32_t* pos, int64_t T, int64_t H, int64_t D,
+                                int64_t n_axes, const int64_t* dims, const float* bases, int layout, int format) {
+  const tl_status st = multi_axis_checks(T, H, D, n_axes, dims, bases, layout);
+  if (st != TL_OK) return st;
+  for (int64_t t = 0; t < T; ++t) {
+    int64_t offset = 0;
+    for (int64_t a = 0; a < n_axes; ++a) {
+      for (int64_t j = 0; j < dims[a] / 2; ++j) {
+        const double angle = (double)pos[t * n_axes + a] * pow((double)bases[a], -(double)(2 * j) / (double)dims[a]);
+        const double c = (float)cos(angle), s = (float)sin(angle);
+        for (int64_t h = 0; h < H; ++h) {
+          const int64_t base = (t * H + h) * D + offset;
+          const int64_t ia = base + (layout == TL_ROPE_NEOX ? j : 2 * j);
+          const int64_t ib = base + (layout == TL_ROPE_NEOX ? j + dims[a] / 2 : 2 * j + 1);
+          const double xa = load_any(x, ia, format), xb = load_any(x, ib, format);
+#if MUTANT(63) /* f16 rotated in half: cos and sin rounded to f16, each product rounded to f16 */
+          if (format == 1) {
+            const double ch = from_f16(to_f16((float)c)), sh = from_f16(to_f16((float)s));
+            store_any(y, ia, from_f16(to_f16((float)(xa * ch))) - from_f16(to_f16((float)(xb * sh))), format);
+            store_any(y, ib, from_f16(to_f16((float)(xa * sh))) + from_f16(to_f16((float)(xb * ch))), format);
+            continue;
+          }
+#endif
+          store_any(y, ia, xa * c - xb * s, format);
+          store_any(y, ib, xa * s + xb * c, format);
+        }
+      }
+      offset += dims[a];
+    }
+  }
+  return TL_OK;
+}
+
+/* sin and cos of the double angle t f_j, rounded to float then the dtype. */
+static tl_status sinusoidal_any(const void* t, void* y, int64_t n, int64_t dim, float max_period, float freq_shift,
+                                int layout, int format) {
+  if (n < 0 || dim < 2 || dim % 2 != 0) return refuse("n < 0, or dim odd or below 2");
+  if (!(max_period > 0.0f) || isinf(max_period)) return refuse("max_period must be finite and > 0");
+  if (!isfinite(freq_shift) || !((double)freq_shift < (double)(dim / 2))) return refuse("a bad freq_shift");
+  if (layout < 0 || layout > TL_SINUSOIDAL_COS_SIN) return refuse("an unknown layout");
+  const int64_t half = dim / 2;
+  const double step = -log((double)max_period) / ((double)half - (double)freq_shift);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < half; ++j) {
+      const double angle = load_any(t, i, format) * exp((double)j * step);
+      const int64_t is = layout == 0 ? 2 * j : layout == 1 ? j : half + j;
+      const int64_t ic = layout == 0 ? 2 * j + 1 : layout == 1 ? half + j : j;
+#if MUTANT(64) /* bf16 by truncation: the top 16 bits of the float */
+      if (format == 2) {
+        const float sv = (float)sin(angle), cv = (float)cos(angle);
+        uint32_t bs, bc;
+        memcpy(&bs, &sv, 4);
+        memcpy(&bc, &cv, 4);
+        ((uint16_t*)y)[i * dim + is] = (uint16_t)(bs >> 16);
+        ((uint16_t*)y)[i * dim + ic] = (uint16_t)(bc >> 16);
+        continue;
+      }
+#endif
+      store_any(y, i * dim + is, sin(angle), format);
+      store_any(y, i * dim + ic, cos(angle), format);
+    }
+  return TL_OK;
+}
+
+#define HALF_POS(Dtype, T, format)                                                                                    \
+  tl_status tl_multi_axis_rope_##Dtype(const T* x, T* y, const int32_t* pos, int64_t T_, int64_t H, int64_t D,        \
+                                       int64_t n_axes, const int64_t* axis_dims, const float* axis_bases,             \
+                                       int layout) {                                                                  \
+    return multi_axis_any(x, y, pos, T_, H, D, n_axes, axis_dims, axis_bases, layout, format);                        \
+  }                                                                                                                   \
+  tl_status tl_sinusoidal_embed_##Dtype(const T* t, T* y, int64_t n, int64_t dim, float max_period, float freq_shift, \
+                                        int layout) {                                                                 \
+    return sinusoidal_any(t, y, n, dim, max_period, freq_shift, layout, format);                                      \
+  }
+HALF_POS(f32, float, 0)
+HALF_POS(f16, uint16_t, 1)
+HALF_POS(bf16, uint16_t, 2)
+#undef HALF_POS
 
 /* ==== Sample and Argmax on f16 and bf16 logits (half_m35 .. half_m39) ======== */
 /* Each logit compared through a key whose unsigned order is the values' order

@@ -1,7 +1,9 @@
 // The properties of the f16 and bf16 ops (the activations and Softmax of
 // tinyllm/activations.h, Clamp and NanToNum of tinyllm/tensor.h, RmsNorm and
-// LayerNorm of tinyllm/norm.h, Rope of tinyllm/pos.h, Matmul, the
-// feed-forwards and FusedNormMatmul of tinyllm/linalg.h, FlashAttention of tinyllm/attention.h, Quantize and
+// LayerNorm of tinyllm/norm.h, Rope, MultiAxisRope and SinusoidalEmbed of
+// tinyllm/pos.h, Matmul, the feed-forwards and FusedNormMatmul of
+// tinyllm/linalg.h, Sdpa, FlashAttention, SdpaCross, SdpaWindow and QkNorm of
+// tinyllm/attention.h, Quantize and
 // Dequantize of tinyllm/quant.h): what the half
 // dtypes add to the f32 ops' own
 // properties. Each can fail: the mutants
@@ -295,7 +297,8 @@ std::vector<Property> half_properties() {
                      [name](const Backend& b) { within_one_rounding_of_f32(b, name); }});
       out.push_back({"half_batch_invariant", name, "property", [name](const Backend& b) { batch_invariant(b, name); }});
     }
-    for (const char* base : {"RmsNorm", "LayerNorm", "Softmax", "Rope", "FlashAttention"}) {
+    for (const char* base : {"RmsNorm", "LayerNorm", "Softmax", "Rope", "FlashAttention", "Sdpa", "SdpaCross",
+                             "SdpaWindow", "QkNorm", "MultiAxisRope", "SinusoidalEmbed"}) {
       const std::string name = std::string(base) + dtype;
       out.push_back({"half_within_one_rounding_of_f32", name, "property",
                      [name](const Backend& b) { rows_within_one_rounding_of_f32(b, name); }});

@@ -427,22 +427,22 @@ void invoke_sdpa(const KernelFn& fn, const Case& c, const Pointers& p) {
       c.iparam32("causal"), static_cast<tl_attn_mask>(kind));
 }
 
-// FlashAttention of f16 or bf16 q, k, v and y; the mask stays f32.
-void invoke_flash_half(const KernelFn& fn, const Case& c, const Pointers& p) {
+// Sdpa or FlashAttention of f16 or bf16 q, k, v and y (their signatures
+// are alike); the mask stays f32.
+void invoke_sdpa_half(const KernelFn& fn, const Case& c, const Pointers& p) {
   const int64_t kind = c.iparam("mask");
   const auto half = [&](const char* name) { return static_cast<uint16_t*>(p.get(name)); };
-  *p.i32("status") = fn.call<decltype(tl_flash_attention_f16)>(  // bf16 alike
+  *p.i32("status") = fn.call<decltype(tl_flash_attention_f16)>(  // tl_sdpa_f16 and bf16 alike
       fn.arg(static_cast<const uint16_t*>(half("q"))), fn.arg(static_cast<const uint16_t*>(half("k"))),
       fn.arg(static_cast<const uint16_t*>(half("v"))), kind == 0 ? nullptr : fn.arg(p.f32("mask")), fn.arg(half("y")),
       c.iparam("B"), c.iparam("H"), c.iparam("KV"), c.iparam("Sq"), c.iparam("Sk"), c.iparam("D"), c.iparam32("causal"),
       static_cast<tl_attn_mask>(kind));
 }
 
-// A case of FlashAttention's f16 or bf16 twin: the f32 op's case with q, k
+// A case of an attention op's f16 or bf16 twin: the f32 op's case with q, k
 // and v rounded to the dtype (a half KV cache's keys and values: the f32
-// values are well inside f16's range) and y of the dtype; the mask f32.
-Case make_flash_half(DType t, Rng& rng, int64_t index, int64_t edges) {
-  Case c = make_sdpa(rng, index, edges);
+// values are well inside f16's range) and y of the dtype; a mask stays f32.
+Case half_case(DType t, Case c) {
   for (Arg& a : c.args) {
     if (a.name == "y") a.value = Tensor::zeros(t, a.value.shape);
     if (a.name != "q" && a.name != "k" && a.name != "v") continue;
@@ -450,6 +450,46 @@ Case make_flash_half(DType t, Rng& rng, int64_t index, int64_t edges) {
     a.value = Tensor::of_half(t, a.value.shape, values);
   }
   return c;
+}
+
+// The half twins' random cases stay below kHalfWork multiply-adds of q k^T
+// (B H Sq Sk D; redrawn above it, a refused case whatever its sizes): the
+// default check's time (docs/tolerances.md) allows a twin a fraction of its
+// f32 op's sweep, whose shapes reach 2^21. The classes are the f32 op's
+// (causal with Sq < Sk, = Sk, > Sk, the -1e4 masks, scores up to ~1e3, ties,
+// long contexts of small heads); the edge shapes are kept whole.
+constexpr double kHalfWork = 1 << 16;
+double half_work(const Case& c) {
+  if (call_status(c) != TL_OK) return 0;
+  const ref::Dims n = dims_of(c);
+  return double(n.batch) * double(n.heads) * double(n.sq) * double(n.sk) * double(n.d);
+}
+
+// The f16 or bf16 twin of an attention op `f32` (Sdpa, FlashAttention,
+// SdpaCross, SdpaWindow): its cases rounded (half_case), its rule carried by
+// half_rule; q, k, v and y of the dtype, a mask f32. The caller gives its
+// invoke.
+OpSpec attention_half(const OpSpec& f32, DType t) {
+  const std::string dtype(dtype_name(t));
+  OpSpec h = f32;
+  h.name = f32.name + "_" + dtype;
+  h.dtype = t;
+  h.symbol = f32.symbol.substr(0, f32.symbol.size() - 3) + dtype;  // tl_..._f32 -> tl_..._f16
+  for (ArgSpec& a : h.args)
+    if (a.name == "mask") a.dtype = "f32";
+  h.tolerances = {half_rule(t, f32.tolerances.front())};
+  h.summary +=
+      "; q, k, v and y " + dtype + (f32.args.size() > 5 ? ", the mask f32" : "") + ", scores, softmax and sums in f32";
+  h.domain = f32.name + "'s cases with q, k and v rounded to " + dtype + "; " + h.domain;
+  h.make_case = [t, make = f32.make_case, edges = f32.edge_cases](Rng& rng, int64_t i) {
+    Case c = make(rng, i);
+    for (int redraw = 0; i >= edges && redraw < 32 && half_work(c) > kHalfWork; ++redraw) c = make(rng, i);
+    return half_case(t, std::move(c));
+  };
+  h.invoke = nullptr;
+  h.c_params.clear();
+  h.c_result.clear();
+  return h;
 }
 
 const char* kSdpaDomain =
@@ -504,12 +544,20 @@ OpSpec sdpa_spec(const char* name, const char* symbol, const char* summary, cons
 
 // ---------------------------------------------------------------- QK-norm
 
-Case make_qk_norm(Rng& rng, int64_t index, int64_t edges) {
+// In f16 and bf16: x the half RmsNorm's rows (norm::half_rows), g f32.
+Case make_qk_norm(DType t, Rng& rng, int64_t index, int64_t edges) {
   const auto& widths = norm::edge_widths();
   const int64_t d = index < edges ? std::min<int64_t>(widths[static_cast<size_t>(index)], 256)
                                   : rng.pick(std::vector<int64_t>{1, 4, 16, 32, 63, 64, 65, 128, 256});
   const int64_t heads = rng.range(1, 16), tokens = rng.chance(0.05) ? 0 : rng.range(1, 12);
-  norm::Row x = norm::make_row(rng, tokens * heads * d);
+  const std::vector<int64_t> shape = {tokens, heads, d};
+  norm::HalfRows x;
+  if (t == DType::f32) {
+    norm::Row row = norm::make_row(rng, tokens * heads * d);
+    x = {Tensor::of_f32(shape, row.values), row.label, row.eps_zero_ok};
+  } else {
+    x = norm::half_rows(t, rng, shape, false);
+  }
   const float eps = norm::pick_eps(rng, x.eps_zero_ok);
   const bool in_place = rng.chance(0.3);
   Case c;
@@ -532,10 +580,9 @@ Case make_qk_norm(Rng& rng, int64_t index, int64_t edges) {
       default: c.params["tokens"] = c.params["heads"] = double(int64_t{1} << 40); bad = "bad: 2^80 elements";
     }
   }
-  const std::vector<int64_t> shape = {tokens, heads, d};
-  c.args.push_back({"x", Access::in, Tensor::of_f32(shape, x.values)});
+  c.args.push_back({"x", Access::in, std::move(x.x)});
   c.args.push_back({"g", Access::in, Tensor::of_f32({d}, norm::make_gain(rng, d))});
-  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, shape), Match::tolerance, in_place ? "x" : ""});
+  c.args.push_back({"y", Access::out, Tensor::zeros(t, shape), Match::tolerance, in_place ? "x" : ""});
   c.args.push_back(status_arg());
   c.label = "x [" + std::to_string(tokens) + ", " + std::to_string(heads) + ", " + std::to_string(d) + "] " + x.label +
             " eps=" + std::to_string(eps) + (in_place ? " y==x" : "") + (bad.empty() ? "" : " " + bad);
@@ -556,27 +603,35 @@ Oracle qk_norm_oracle(const Case& c) {
   const int64_t t = c.iparam("tokens"), h = c.iparam("heads"), d = c.iparam("D");
   Expected y;
   y.value.resize(static_cast<size_t>(t * h * d));
-  ref::qk_norm<double>(c.in("x").f32(), c.in("g").f32(), y.value.data(), t, h, d, static_cast<float>(c.param("eps")));
+  std::vector<float> xs;
+  ref::qk_norm<double>(floats_of(c.in("x"), xs), c.in("g").f32(), y.value.data(), t, h, d,
+                       static_cast<float>(c.param("eps")));
   for (double v : y.value) y.scale.push_back(std::fabs(v));  // as RmsNorm: x_i * inv * g_i
   return {{"status", status_expected(TL_OK)}, {"y", y}};
 }
 
-OpSpec qk_norm_spec() {
+// In f16 and bf16: x and y of the dtype, g f32, as the half RmsNorm.
+OpSpec qk_norm_spec(DType t) {
+  const bool half = t != DType::f32;
+  const std::string dtype(dtype_name(t));
   OpSpec op;
-  op.name = "QkNorm";
+  op.name = half ? "QkNorm_" + dtype : "QkNorm";
+  op.dtype = t;
   op.args = {{"x", Access::in, "T", "tokens, heads, D"},
-             {"g", Access::in, "T", "D"},
+             {"g", Access::in, half ? "f32" : "T", "D"},
              {"y", Access::out, "T", "tokens, heads, D", {Match::tolerance}, {"x"}},
              status_output()};
-  op.tolerances = {{DType::f32, "16", "1e-6",
-                    "RmsNorm of each head's head_dim values (spec: 'Tolerance: same as RmsNorm'): RmsNorm's <= "
-                    "13 u of |y|; the spec's 1e-6 = 16.8 u is the ceiling; pairwise-accurate sums are a "
-                    "contract requirement, as for RmsNorm (docs/tolerances.md)"}};
+  const ToleranceRule f32{DType::f32, "16", "1e-6",
+                          "RmsNorm of each head's head_dim values (spec: 'Tolerance: same as RmsNorm'): RmsNorm's <= "
+                          "13 u of |y|; the spec's 1e-6 = 16.8 u is the ceiling; pairwise-accurate sums are a "
+                          "contract requirement, as for RmsNorm (docs/tolerances.md)"};
+  op.tolerances = {half ? half_rule(t, f32, t == DType::f16 ? "1e-3" : "-") : f32};  // as RmsNorm's
   op.group = "attention";
-  op.symbol = "tl_qk_norm_f32";
+  op.symbol = "tl_qk_norm_" + dtype;
   op.summary =
       "QK-norm: RmsNorm of each head of x[tokens, num_heads, head_dim] over head_dim alone, gain [head_dim]; "
       "y == x allowed; validates";
+  if (half) op.summary += "; x and y " + dtype + ", g f32, the sum of squares in f32";
   op.spec = "operations.txt 5. Attention: QK-norm (Qwen3, DeepSeek-V3)";
   op.params = {{"tokens", ParamType::i64, ">= 0"},
                {"heads", ParamType::i64, "num_heads: >= 0; x's bytes within int64_t"},
@@ -585,10 +640,15 @@ OpSpec qk_norm_spec() {
   op.domain =
       "RmsNorm's rows (every value class up to |x| <= 1e15, rows far from zero), one per head; eps = 0 only "
       "where the mean square is a normal float; 10% refused arguments";
+  if (half)
+    op.domain = "the half RmsNorm's rows rounded to " + dtype + (t == DType::f16 ? " (folded below 2^15)" : "") +
+                ", and rows of |x| from 256 up (" + (t == DType::f16 ? "65504" : "2^40") +
+                "), whose squares overflow f16; " + op.domain.substr(op.domain.find("eps = 0"));
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(norm::edge_widths().size());
-  op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_qk_norm(rng, i, edges); };
-  declare_c_call<decltype(tl_qk_norm_f32)>(op, {"x", "g", "y", "tokens", "heads", "D", "eps"});
+  op.make_case = [t, edges = op.edge_cases](Rng& rng, int64_t i) { return make_qk_norm(t, rng, i, edges); };
+  if (half) declare_c_call<decltype(tl_qk_norm_f16)>(op, {"x", "g", "y", "tokens", "heads", "D", "eps"});  // bf16 alike
+  else declare_c_call<decltype(tl_qk_norm_f32)>(op, {"x", "g", "y", "tokens", "heads", "D", "eps"});
   op.oracle = qk_norm_oracle;
   return op;
 }
@@ -633,22 +693,6 @@ std::vector<OpSpec> attention() {
                   "chains added in float, <= 33 roundings, 1 u more than Sdpa's blocks); float running sums "
                   "left to right across the tiles measured <= 22 u on the sweep (its long contexts included, "
                   "Sk <= 16384), under the pairwise summation contract at long contexts as Sdpa"}});
-
-  std::vector<OpSpec> flash_half;
-  for (const DType t : {DType::f16, DType::bf16}) {
-    const std::string dtype(dtype_name(t));
-    OpSpec h = flash;
-    h.name = "FlashAttention_" + dtype;
-    h.dtype = t;
-    h.symbol = "tl_flash_attention_" + dtype;
-    h.args[3].dtype = "f32";  // the mask
-    h.tolerances = {half_rule(t, flash.tolerances.front())};
-    h.summary += "; q, k, v and y " + dtype + ", the mask f32, scores, softmax and sums in f32";
-    h.domain = "FlashAttention's cases with q, k and v rounded to " + dtype + "; " + h.domain;
-    h.make_case = [t, edges = h.edge_cases](Rng& rng, int64_t i) { return make_flash_half(t, rng, i, edges); };
-    h.invoke = invoke_flash_half;
-    flash_half.push_back(std::move(h));
-  }
 
   OpSpec cross;
   cross.name = "SdpaCross";
@@ -713,7 +757,21 @@ std::vector<OpSpec> attention() {
   window.oracle = sdpa_oracle;
   window.sum_length = attention_sum_length;
 
-  return {sdpa, flash, cross, window, qk_norm_spec(), flash_half[0], flash_half[1]};
+  std::vector<OpSpec> ops = {sdpa, flash, cross, window, qk_norm_spec(DType::f32)};
+  for (const DType t : {DType::f16, DType::bf16}) {  // the f16 and bf16 twins, bf16 declared alike
+    for (const OpSpec* f32 : {&sdpa, &flash}) {
+      OpSpec h = attention_half(*f32, t);
+      h.invoke = invoke_sdpa_half;
+      ops.push_back(std::move(h));
+    }
+    OpSpec c = attention_half(cross, t), w = attention_half(window, t);
+    declare_c_call<decltype(tl_sdpa_cross_f16)>(c, {"q", "k", "v", "y", "B", "H", "Sq", "Sk", "D"});
+    declare_c_call<decltype(tl_sdpa_window_f16)>(w, {"q", "k", "v", "y", "B", "H", "Sq", "D", "window"});
+    ops.push_back(std::move(c));
+    ops.push_back(std::move(w));
+    ops.push_back(qk_norm_spec(t));
+  }
+  return ops;
 }
 
 }  // namespace konform::ops

@@ -6,6 +6,7 @@
 
 #include "konform/op.hpp"
 #include "konform/reference/pos.hpp"
+#include "half_support.hpp"
 #include "pos_support.hpp"
 #include "tinyllm/pos.h"
 
@@ -88,7 +89,8 @@ std::string make_invalid(Rng& rng, Case& c) {
   }
 }
 
-Case make(Rng& rng, int64_t index, int64_t edges) {
+// In f16 and bf16: x rotated_x's (the classes rounded, or random bits).
+Case make(DType t, Rng& rng, int64_t index, int64_t edges) {
   const int64_t axes_options[] = {1, 2, 3, 3, 3, 4};
   const int64_t n_axes = rng.pick(axes_options);
   std::vector<int64_t> dims(static_cast<size_t>(n_axes));
@@ -115,12 +117,12 @@ Case make(Rng& rng, int64_t index, int64_t edges) {
     c.params["base" + std::to_string(a)] = double(bases[a]);
     label += (a ? "," : "") + std::to_string(dims[a]) + "@" + str(bases[a]);
   }
-  c.args.push_back({"x", Access::in, Tensor::of_f32({T, H, D}, make_values(rng, vc, T * H * D, kRotatedMaxAbs))});
+  std::string x_label;
+  c.args.push_back({"x", Access::in, rotated_x(t, rng, vc, {T, H, D}, &x_label)});
   c.args.push_back({"pos", Access::in, Tensor::of_i32({T, n_axes}, make_positions(rng, T, n_axes, limit))});
-  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {T, H, D}), Match::tolerance, in_place ? "x" : ""});
+  c.args.push_back({"y", Access::out, Tensor::zeros(t, {T, H, D}), Match::tolerance, in_place ? "x" : ""});
   c.args.push_back(status_arg());
-  c.label = label + "]" + (layout ? " interleaved" : " neox") + " x=" + std::string(value_class_name(vc)) +
-            (in_place ? " y==x" : "");
+  c.label = label + "]" + (layout ? " interleaved" : " neox") + " x=" + x_label + (in_place ? " y==x" : "");
   if (index >= edges && rng.chance(0.1)) c.label += " " + make_invalid(rng, c);
   return c;
 }
@@ -131,7 +133,9 @@ Oracle oracle(const Case& c) {
   const int layout = c.iparam32("layout");
   const auto dims = dims_of(c);
   const auto bases = bases_of(c);
-  const float* x = c.in("x").f32();
+  std::vector<float> xs(static_cast<size_t>(T * H * D));  // exact for f32 and the half dtypes
+  for (int64_t k = 0; k < T * H * D; ++k) xs[static_cast<size_t>(k)] = static_cast<float>(c.in("x").at(k));
+  const float* x = xs.data();
   Expected e;
   e.value.resize(static_cast<size_t>(T * H * D));
   reference::multi_axis_rope<double>(x, e.value.data(), c.in("pos").i32(), T, H, D, n, dims.data(), bases.data(),
@@ -153,26 +157,31 @@ Oracle oracle(const Case& c) {
   return {{"status", status_expected(TL_OK)}, {"y", e}};
 }
 
-}  // namespace
-
-std::vector<OpSpec> pos_multi_axis_rope() {
+// In f16 and bf16: x and y of the dtype, the angles as the f32 op forms
+// them, the f32 rotation rounded once (half_rule).
+OpSpec multi_axis_rope(DType t) {
+  const bool half = t != DType::f32;
+  const std::string dtype(dtype_name(t));
   OpSpec op;
-  op.name = "MultiAxisRope";
+  op.name = half ? "MultiAxisRope_" + dtype : "MultiAxisRope";
+  op.dtype = t;
   op.args = {{"x", Access::in, "T", "T, H, D"},
              {"pos", Access::in, "i32", "T, n_axes"},
              {"y", Access::out, "T", "T, H, D", {Match::tolerance}, {"x"}},
              status_output()};
-  op.tolerances = {{DType::f32, "4", "-",
-                    "cos and sin rounded to f32 (<= u/2 each, absolute: |c|, |s| <= 1, where half the float "
-                    "spacing is <= 2^-25) give <= u/2 (|a| + |b|); the rotation from them, each of its three "
-                    "roundings <= u relative (u = 2^-24), <= 2 u (|a c| + |b s|) <= 2 u (|a| + |b|): <= 2.5 u "
-                    "of the pair's |a| + |b|, the scale s; a rounding into the subnormals errs by <= 2^-150 = u"
-                    " FLT_MIN instead: <= u (2.5 s + FLT_MIN), r <= 3.5 against max(s, FLT_MIN)"}};
+  const ToleranceRule f32{DType::f32, "4", "-",
+                          "cos and sin rounded to f32 (<= u/2 each, absolute: |c|, |s| <= 1, where half the float "
+                          "spacing is <= 2^-25) give <= u/2 (|a| + |b|); the rotation from them, each of its three "
+                          "roundings <= u relative (u = 2^-24), <= 2 u (|a c| + |b s|) <= 2 u (|a| + |b|): <= 2.5 u "
+                          "of the pair's |a| + |b|, the scale s; a rounding into the subnormals errs by <= 2^-150 = u"
+                          " FLT_MIN instead: <= u (2.5 s + FLT_MIN), r <= 3.5 against max(s, FLT_MIN)"};
+  op.tolerances = {half ? half_rule(t, f32) : f32};
   op.group = "pos";
-  op.symbol = "tl_multi_axis_rope_f32";
+  op.symbol = "tl_multi_axis_rope_" + dtype;
   op.summary =
       "Rope per sub-range of head_dim ([t, h, w] for a video DiT), each axis with its own position and "
       "base; y == x allowed";
+  if (half) op.summary += "; x and y " + dtype + ", the angles as in f32, each pair rotated in f32";
   op.spec = "operations.txt 3. Position encoding: Rope (Rotary Position Embedding)";
   op.params = {
       {"T", ParamType::i64, ">= 0"},
@@ -185,10 +194,14 @@ std::vector<OpSpec> pos_multi_axis_rope() {
   op.domain =
       "pos[t, a] any int32: raster grids and scattered positions (negative too) with |p| f_max <= 2^24 per "
       "axis; |x| <= 1e37; 1 case in 10 has a bad argument";
+  if (half)
+    op.domain = "as MultiAxisRope's, x the f32 value classes rounded to " + dtype +
+                (t == DType::f16 ? " (|x| <= 65504: a rotated pair may overflow to an infinity)" : std::string()) +
+                " or, a third of the time, random bit patterns (infinities and NaNs among them)";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
-  op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make(rng, i, edges); };
-  op.invoke = [](const KernelFn& fn, const Case& c, const Pointers& p) {
+  op.make_case = [t, edges = op.edge_cases](Rng& rng, int64_t i) { return make(t, rng, i, edges); };
+  op.invoke = [half](const KernelFn& fn, const Case& c, const Pointers& p) {
     // The arrays as the caller has them; room for a bad n_axes too (a case
     // whose n_axes was made too large has widths for its original axes only).
     std::vector<int64_t> dims(TL_ROPE_MAX_AXES + 2, 2);
@@ -198,12 +211,24 @@ std::vector<OpSpec> pos_multi_axis_rope() {
       if (c.params.count(dim)) dims[a] = c.iparam(dim);
       if (c.params.count(base)) bases[a] = static_cast<float>(c.param(base));
     }
-    *p.i32("status") = fn.call<decltype(tl_multi_axis_rope_f32)>(
-        fn.arg(p.f32("x")), fn.arg(p.f32("y")), fn.arg(p.i32("pos")), c.iparam("T"), c.iparam("H"), c.iparam("D"),
-        c.iparam("n_axes"), dims.data(), bases.data(), c.iparam32("layout"));
+    if (half)  // bf16 alike
+      *p.i32("status") = fn.call<decltype(tl_multi_axis_rope_f16)>(
+          fn.arg(static_cast<const uint16_t*>(p.get("x"))), fn.arg(static_cast<uint16_t*>(p.get("y"))),
+          fn.arg(p.i32("pos")), c.iparam("T"), c.iparam("H"), c.iparam("D"), c.iparam("n_axes"), dims.data(),
+          bases.data(), c.iparam32("layout"));
+    else
+      *p.i32("status") = fn.call<decltype(tl_multi_axis_rope_f32)>(
+          fn.arg(p.f32("x")), fn.arg(p.f32("y")), fn.arg(p.i32("pos")), c.iparam("T"), c.iparam("H"), c.iparam("D"),
+          c.iparam("n_axes"), dims.data(), bases.data(), c.iparam32("layout"));
   };
   op.oracle = oracle;
-  return {op};
+  return op;
+}
+
+}  // namespace
+
+std::vector<OpSpec> pos_multi_axis_rope() {
+  return {multi_axis_rope(DType::f32), multi_axis_rope(DType::f16), multi_axis_rope(DType::bf16)};
 }
 
 }  // namespace konform::ops

@@ -2,12 +2,14 @@
 // bias[h, i, j] = table[bucket(k_pos[j] - q_pos[i]), h], with the exact bucket
 // function of tinyllm/pos.h (a gather: compared bit for bit).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 
 #include "konform/c_call.hpp"
 #include "konform/op.hpp"
 #include "konform/reference/pos.hpp"
+#include "konform/values.hpp"
 #include "pos_support.hpp"
 #include "tinyllm/pos.h"
 
@@ -66,8 +68,12 @@ Case streamed(Rng& rng, bool consecutive) {
   return c;
 }
 
-Case make(Rng& rng, int64_t index, int64_t edges) {
-  if (index < edges && index >= edges - kStreamedEdges) return streamed(rng, index == edges - kStreamedEdges);
+// In f16 and bf16: the table of the dtype (the value class rounded, or a
+// third of the time random bit patterns, NaN payloads among them), the bias
+// of the dtype; no streamed edges (the f32 kernel's streamed stores).
+Case make(DType t, Rng& rng, int64_t index, int64_t edges) {
+  if (t == DType::f32 && index < edges && index >= edges - kStreamedEdges)
+    return streamed(rng, index == edges - kStreamedEdges);
   const int64_t bucket_options[] = {32, 32, 32, 64, 128, 8, 4, 2, 3, 320, 1024, 17};
   const bool bidir = rng.chance(0.5);
   int64_t nb = index < edges ? 2 + edge_sizes()[static_cast<size_t>(index)] % 200 : rng.pick(bucket_options);
@@ -100,13 +106,19 @@ Case make(Rng& rng, int64_t index, int64_t edges) {
   Case c;
   c.params = {{"Lq", double(Lq)},          {"Lk", double(Lk)},           {"H", double(H)},
               {"num_buckets", double(nb)}, {"max_distance", double(md)}, {"bidirectional", double(bidir)}};
-  c.args.push_back({"table", Access::in, Tensor::of_f32({nb, H}, make_values(rng, vc, nb * H))});
+  const bool bits = t != DType::f32 && rng.chance(0.3);
+  const std::vector<float> values = make_values(rng, vc, nb * H);
+  Tensor table = t == DType::f32 ? Tensor::of_f32({nb, H}, values)
+                 : bits          ? random_half_bits(rng, t, nb * H)
+                                 : Tensor::of_half(t, {nb, H}, values);
+  table.shape = {nb, H};
+  c.args.push_back({"table", Access::in, std::move(table)});
   c.args.push_back({"q_pos", Access::in, Tensor::of_i32({Lq}, q)});
   c.args.push_back({"k_pos", Access::in, Tensor::of_i32({Lk}, k)});
-  c.args.push_back({"bias", Access::out, Tensor::zeros(DType::f32, {H, Lq, Lk}), Match::exact});
+  c.args.push_back({"bias", Access::out, Tensor::zeros(t, {H, Lq, Lk}), Match::exact});
   c.args.push_back(status_arg());
-  c.label = "Lq=" + std::to_string(Lq) + " Lk=" + std::to_string(Lk) + " H=" + std::to_string(H) +
-            " num_buckets=" + std::to_string(nb) + " max_distance=" + std::to_string(md) +
+  c.label = std::string(bits ? "table=random bits " : "") + "Lq=" + std::to_string(Lq) + " Lk=" + std::to_string(Lk) +
+            " H=" + std::to_string(H) + " num_buckets=" + std::to_string(nb) + " max_distance=" + std::to_string(md) +
             (bidir ? " bidirectional" : " causal");
   if (index >= edges && rng.chance(0.1)) {
     switch (rng.range(0, 5)) {
@@ -129,27 +141,33 @@ Oracle oracle(const Case& c) {
   const int64_t Lq = c.iparam("Lq"), Lk = c.iparam("Lk"), H = c.iparam("H");
   Expected e;
   e.value.resize(static_cast<size_t>(H * Lq * Lk));
-  reference::relative_pos_embedding<double>(c.in("table").f32(), c.in("q_pos").i32(), c.in("k_pos").i32(),
-                                            e.value.data(), Lq, Lk, H, c.iparam("num_buckets"),
-                                            c.iparam("max_distance"), c.iparam("bidirectional") != 0);
+  const Tensor& table = c.in("table");
+  std::vector<float> rows(static_cast<size_t>(table.elements()));  // exact for f32 and the half dtypes
+  for (int64_t k = 0; k < table.elements(); ++k) rows[static_cast<size_t>(k)] = static_cast<float>(table.at(k));
+  reference::relative_pos_embedding<double>(rows.data(), c.in("q_pos").i32(), c.in("k_pos").i32(), e.value.data(), Lq,
+                                            Lk, H, c.iparam("num_buckets"), c.iparam("max_distance"),
+                                            c.iparam("bidirectional") != 0);
   return {{"status", status_expected(TL_OK)}, {"bias", e}};
 }
 
-}  // namespace
-
-std::vector<OpSpec> pos_relative_embedding() {
+// In f16 and bf16: the table and bias of the dtype, copied bit for bit.
+OpSpec relative_pos_embedding(DType t) {
+  const bool half = t != DType::f32;
+  const std::string dtype(dtype_name(t));
   OpSpec op;
-  op.name = "RelativePosEmbedding";
+  op.name = half ? "RelativePosEmbedding_" + dtype : "RelativePosEmbedding";
+  op.dtype = t;
   op.args = {{"table", Access::in, "T", "num_buckets, H"},
              {"q_pos", Access::in, "i32", "Lq"},
              {"k_pos", Access::in, "i32", "Lk"},
              {"bias", Access::out, "T", "H, Lq, Lk", {Match::exact}},
              status_output()};
   op.group = "pos";
-  op.symbol = "tl_relative_pos_embedding_f32";
+  op.symbol = "tl_relative_pos_embedding_" + dtype;
   op.summary =
       "T5 relative-position bias[h, i, j] = table[bucket(k_pos[j] - q_pos[i]), h]: exact log buckets, "
       "bidirectional or causal";
+  if (half) op.summary += "; " + dtype + " table and bias";
   op.spec = "operations.txt 3. Position encoding: RelativePosEmbedding";
   op.params = {{"Lq", ParamType::i64, ">= 0"},
                {"Lk", ParamType::i64, ">= 0"},
@@ -161,13 +179,24 @@ std::vector<OpSpec> pos_relative_embedding() {
       "q_pos, k_pos any int32; T5's defaults and others, distances on both sides of every bucket boundary, "
       "positions anywhere in int32; every value class in the table (a gather is exact); two biases of 16 MiB; "
       "1 case in 10 has a bad argument";
+  if (half)
+    op.domain = "tables of the value classes rounded to " + dtype + " and of random bit patterns; " +
+                op.domain.substr(0, op.domain.find("; two biases")) + "; 1 case in 10 has a bad argument";
   op.status = "status";
-  op.edge_cases = static_cast<int64_t>(edge_sizes().size()) + kStreamedEdges;
-  op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make(rng, i, edges); };
-  declare_c_call<decltype(tl_relative_pos_embedding_f32)>(
-      op, {"table", "q_pos", "k_pos", "bias", "Lq", "Lk", "H", "num_buckets", "max_distance", "bidirectional"});
+  op.edge_cases = static_cast<int64_t>(edge_sizes().size()) + (half ? 0 : kStreamedEdges);
+  op.make_case = [t, edges = op.edge_cases](Rng& rng, int64_t i) { return make(t, rng, i, edges); };
+  const std::array<const char*, 10> names = {"table", "q_pos", "k_pos",       "bias",         "Lq",
+                                             "Lk",    "H",     "num_buckets", "max_distance", "bidirectional"};
+  if (half) declare_c_call<decltype(tl_relative_pos_embedding_f16)>(op, names);  // bf16 alike
+  else declare_c_call<decltype(tl_relative_pos_embedding_f32)>(op, names);
   op.oracle = oracle;
-  return {op};
+  return op;
+}
+
+}  // namespace
+
+std::vector<OpSpec> pos_relative_embedding() {
+  return {relative_pos_embedding(DType::f32), relative_pos_embedding(DType::f16), relative_pos_embedding(DType::bf16)};
 }
 
 }  // namespace konform::ops

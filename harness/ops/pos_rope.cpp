@@ -156,22 +156,6 @@ std::string make_invalid_apply(Rng& rng, Case& c) {
   }
 }
 
-// x of the dtype: f32's value classes; in f16 and bf16 the classes rounded
-// (f16's huge class up to 65504, where a rotated pair overflows to an
-// infinity) or, a third of the time, random bit patterns.
-Tensor rotated_x(DType t, Rng& rng, ValueClass vc, const std::vector<int64_t>& shape, std::string* label) {
-  const int64_t n = shape[0] * shape[1] * shape[2];
-  *label = value_class_name(vc);
-  if (t == DType::f32) return Tensor::of_f32(shape, make_values(rng, vc, n, kRotatedMaxAbs));
-  if (rng.chance(0.3)) {
-    *label = "random bits";
-    Tensor x = random_half_bits(rng, t, n);
-    x.shape = shape;
-    return x;
-  }
-  return Tensor::of_half(t, shape, make_values(rng, vc, n, t == DType::f16 ? 65504.0 : kRotatedMaxAbs));
-}
-
 Case make_apply(DType t, Rng& rng, int64_t index, int64_t edges) {
   const int64_t D = pick_width(rng, index, edges);
   const int64_t rot = rng.chance(0.6) ? D : 2 * rng.range(1, D / 2);

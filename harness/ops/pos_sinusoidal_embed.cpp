@@ -8,6 +8,7 @@
 #include "konform/c_call.hpp"
 #include "konform/op.hpp"
 #include "konform/reference/pos.hpp"
+#include "half_support.hpp"
 #include "pos_support.hpp"
 #include "tinyllm/pos.h"
 
@@ -54,7 +55,9 @@ float timestep(Rng& rng, double limit) {
   return static_cast<float>(std::clamp(t, -limit, limit));
 }
 
-Case make(Rng& rng, int64_t index, int64_t edges) {
+// In f16 and bf16: the timesteps rounded to the dtype (f16's folded to
+// |t| <= 65504; its NaN and infinities stay), y of the dtype.
+Case make(DType dt, Rng& rng, int64_t index, int64_t edges) {
   const auto& sizes = edge_sizes();
   int64_t dim = 2 * (index < edges ? sizes[static_cast<size_t>(index)] : rng.range(1, 160));
   if (dim > 2048) dim = 2 * rng.range(64, 640);
@@ -75,8 +78,11 @@ Case make(Rng& rng, int64_t index, int64_t edges) {
               {"max_period", double(period)},
               {"freq_shift", double(shift)},
               {"layout", double(layout)}};
-  c.args.push_back({"t", Access::in, Tensor::of_f32({n}, t)});
-  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, {n, dim})});
+  if (dt == DType::f16)
+    for (auto& v : t)
+      if (std::isfinite(v)) v = std::clamp(v, -65504.0f, 65504.0f);
+  c.args.push_back({"t", Access::in, dt == DType::f32 ? Tensor::of_f32({n}, t) : Tensor::of_half(dt, {n}, t)});
+  c.args.push_back({"y", Access::out, Tensor::zeros(dt, {n, dim})});
   c.args.push_back(status_arg());
   const char* layouts[] = {"interleaved", "sin|cos", "cos|sin"};
   c.label = "n=" + std::to_string(n) + " dim=" + std::to_string(dim) + " max_period=" + str(period) +
@@ -100,30 +106,45 @@ Oracle oracle(const Case& c) {
   const int64_t n = c.iparam("n"), dim = c.iparam("dim");
   Expected e;
   e.value.resize(static_cast<size_t>(n * dim));
-  reference::sinusoidal_embed<double>(c.in("t").f32(), e.value.data(), n, dim,
-                                      static_cast<float>(c.param("max_period")),
+  std::vector<float> t(static_cast<size_t>(n));  // exact for f32 and the half dtypes
+  for (int64_t i = 0; i < n; ++i) t[static_cast<size_t>(i)] = static_cast<float>(c.in("t").at(i));
+  reference::sinusoidal_embed<double>(t.data(), e.value.data(), n, dim, static_cast<float>(c.param("max_period")),
                                       static_cast<float>(c.param("freq_shift")), c.iparam32("layout"));
   // sin and cos of an angle that a double forms to 2^-29 radians: judged
   // absolutely, against 1 (they feed a linear layer).
   e.scale.assign(e.value.size(), 1.0);
+  // f16 and bf16: that absolute u_f32 (the f32 rule's 1 u against 1) is
+  // 2 u_f32 / u of the dtype's u, added to |y|, whose own rounding to the
+  // dtype errs by u |y| (half_rule): a truncation's 2 u |y| is a finding.
+  const DType dt = c.arg("y").value.dtype;
+  if (dt != DType::f32)
+    for (size_t k = 0; k < e.value.size(); ++k)
+      e.scale[k] = std::fabs(e.value[k]) + 2 * unit_roundoff(DType::f32) / unit_roundoff(dt);
   return {{"status", status_expected(TL_OK)}, {"y", e}};
 }
 
-}  // namespace
-
-std::vector<OpSpec> pos_sinusoidal_embed() {
+// In f16 and bf16: t and y of the dtype, the angles in double as the f32
+// op forms them, sin and cos rounded once more (half_rule).
+OpSpec sinusoidal_embed(DType dt) {
+  const bool half = dt != DType::f32;
+  const std::string dtype(dtype_name(dt));
   OpSpec op;
-  op.name = "SinusoidalEmbed";
+  op.name = half ? "SinusoidalEmbed_" + dtype : "SinusoidalEmbed";
+  op.dtype = dt;
   op.args = {{"t", Access::in, "T", "n"}, {"y", Access::out, "T", "n, dim"}, status_output()};
-  op.tolerances = {{DType::f32, "1", "-",
-                    "sin and cos of the double angle t f_j rounded once to f32: <= u/2 absolute, plus the "
-                    "double angle's own error (|t f_j| <= 2^24 in the domain: <= 2^-28 rad = 0.06 u, measured "
-                    "<= 0.04 u against 50 digits); judged against 1"}};
+  const ToleranceRule f32{DType::f32, "1", "-",
+                          "sin and cos of the double angle t f_j rounded once to f32: <= u/2 absolute, plus the "
+                          "double angle's own error (|t f_j| <= 2^24 in the domain: <= 2^-28 rad = 0.06 u, measured "
+                          "<= 0.04 u against 50 digits); judged against 1"};
+  op.tolerances = {half ? half_rule(dt, f32) : f32};
   op.group = "pos";
-  op.symbol = "tl_sinusoidal_embed_f32";
+  op.symbol = "tl_sinusoidal_embed_" + dtype;
   op.summary =
       "timestep embedding y[i] = sin/cos(t[i] exp(-j ln(max_period) / (half - freq_shift))), interleaved "
       "(the spec) or in halves (diffusers, DiT)";
+  if (half)
+    op.summary += "; t and y " + dtype + ", angles in double, sin and cos rounded once to " + dtype +
+                  " (judged against |y| + 2 u_f32 / u)";
   op.spec = "operations.txt 3. Position encoding: SinusoidalEmbed";
   op.params = {{"n", ParamType::i64, ">= 0"},
                {"dim", ParamType::i64, "even, >= 2"},
@@ -136,12 +157,25 @@ std::vector<OpSpec> pos_sinusoidal_embed() {
   op.domain =
       "timesteps of DDPM, flow matching, negative and large ones with |t| f_max <= 2^24, +-0, NaN and Inf "
       "(NaN out); 1 case in 10 has a bad argument";
+  if (half)
+    op.domain = "SinusoidalEmbed's timesteps rounded to " + dtype +
+                (dt == DType::f16 ? " (|t| <= 65504; DDPM's integers exact)" : " (integers exact up to 256)") + "; " +
+                op.domain;
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
-  op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make(rng, i, edges); };
-  declare_c_call<decltype(tl_sinusoidal_embed_f32)>(op, {"t", "y", "n", "dim", "max_period", "freq_shift", "layout"});
+  op.make_case = [dt, edges = op.edge_cases](Rng& rng, int64_t i) { return make(dt, rng, i, edges); };
+  if (half)  // bf16 alike
+    declare_c_call<decltype(tl_sinusoidal_embed_f16)>(op, {"t", "y", "n", "dim", "max_period", "freq_shift", "layout"});
+  else
+    declare_c_call<decltype(tl_sinusoidal_embed_f32)>(op, {"t", "y", "n", "dim", "max_period", "freq_shift", "layout"});
   op.oracle = oracle;
-  return {op};
+  return op;
+}
+
+}  // namespace
+
+std::vector<OpSpec> pos_sinusoidal_embed() {
+  return {sinusoidal_embed(DType::f32), sinusoidal_embed(DType::f16), sinusoidal_embed(DType::bf16)};
 }
 
 }  // namespace konform::ops

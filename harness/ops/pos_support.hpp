@@ -37,6 +37,22 @@ inline ValueClass rotated_class(Rng& rng) {
   return rng.pick(classes);
 }
 
+// x of the dtype: f32's value classes; in f16 and bf16 the classes rounded
+// (f16's huge class up to 65504, where a rotated pair overflows to an
+// infinity) or, a third of the time, random bit patterns.
+inline Tensor rotated_x(DType t, Rng& rng, ValueClass vc, const std::vector<int64_t>& shape, std::string* label) {
+  const int64_t n = shape[0] * shape[1] * shape[2];
+  *label = value_class_name(vc);
+  if (t == DType::f32) return Tensor::of_f32(shape, make_values(rng, vc, n, kRotatedMaxAbs));
+  if (rng.chance(0.3)) {
+    *label = "random bits";
+    Tensor x = random_half_bits(rng, t, n);
+    x.shape = shape;
+    return x;
+  }
+  return Tensor::of_half(t, shape, make_values(rng, vc, n, t == DType::f16 ? 65504.0 : kRotatedMaxAbs));
+}
+
 // rope_theta values of real models, then the spec's extremes (permitted,
 // warned about by tl_rope_base_is_extreme).
 inline float pick_base(Rng& rng) {

@@ -14,6 +14,7 @@
 #include "impl/cuda/reduce.cuh"
 #include "tinyllm/cuda/attention.h"
 #include "tinyllm/cuda/elementwise.h"
+#include "tinyllm/cuda/norm.h"
 #include "tinyllm/cuda/tensor.h"
 
 namespace kc = konform::cuda;
@@ -184,12 +185,35 @@ tl_status attention_host(const char* fn, Dev dev, const ka::Dims& n, int kind, c
                    in(mask, ka::mask_layout(n, kind).elements), out(y, q_count), params...);
 }
 
-template <class Dev, class... Params>
-tl_status attention_host(const char* fn, Dev dev, const ka::Dims& n, const float* q, const float* k, const float* v,
-                         float* y, Params... params) {
+template <class Elem, class Dev, class... Params>
+tl_status attention_host(const char* fn, Dev dev, const ka::Dims& n, const Elem* q, const Elem* k, const Elem* v,
+                         Elem* y, Params... params) {
   if (n.batch == 0 || n.sq == 0) return TL_OK;
   const int64_t q_count = n.batch * n.heads * n.sq * n.d, kv_count = n.batch * n.kv_heads * n.sk * n.d;
   return on_device(fn, dev, in(q, q_count), in(k, kv_count), in(v, kv_count), out(y, q_count), params...);
+}
+
+// f16 and bf16: q, k, v widened on the device by the casts' kernels into
+// scratch, the f32 kernel (run_attention's `mask_kind`, `window`, `flash`),
+// y rounded back (waits for `stream`: the scratch). `n` already checked.
+using WidenDev = void (*)(const uint16_t*, float*, int64_t, tl_cuda_stream);
+using NarrowDev = void (*)(const float*, uint16_t*, int64_t, tl_cuda_stream);
+inline tl_status half_attention(const char* where, WidenDev widen, NarrowDev narrow, const uint16_t* q,
+                                const uint16_t* k, const uint16_t* v, const float* mask, uint16_t* y, const ka::Dims& n,
+                                int32_t causal, tl_attn_mask mask_kind, int64_t window, bool flash,
+                                tl_cuda_stream stream) {
+  if (n.batch == 0 || n.sq == 0) return TL_OK;
+  const int64_t q_count = n.batch * n.heads * n.sq * n.d, kv_count = n.batch * n.kv_heads * n.sk * n.d;
+  const auto nq = static_cast<size_t>(q_count), nkv = static_cast<size_t>(kv_count);
+  DeviceBuffer<float> qf(nq, where, stream), kf(nkv, where, stream), vf(nkv, where, stream), yf(nq, where, stream);
+  widen(q, qf.get(), q_count, stream);
+  widen(k, kf.get(), kv_count, stream);
+  widen(v, vf.get(), kv_count, stream);
+  if (tl_status s = run_attention(where, qf.get(), kf.get(), vf.get(), mask, yf.get(), n, causal, mask_kind, window,
+                                  flash, stream))
+    return s;
+  narrow(yf.get(), y, q_count, stream);
+  return TL_OK;
 }
 
 }  // namespace konform::cuda
@@ -230,43 +254,6 @@ TL_CUDA_EXPORT tl_status tl_flash_attention_f32(const float* q, const float* k, 
   return kc::attention_host("tl_flash_attention_f32", tl_flash_attention_f32_dev, n, mask_kind, q, k, v, mask, y, batch,
                             num_heads, kv_heads, sq, sk, head_dim, causal, mask_kind);
 }
-
-// f16 and bf16: q, k, v widened on the device by the casts' kernels into
-// scratch, the f32 kernel, y rounded back (waits for `stream`: the scratch).
-#define TL_CUDA_FLASH_HALF(Dtype)                                                                                     \
-  TL_CUDA_EXPORT tl_status tl_flash_attention_##Dtype##_dev(                                                          \
-      const uint16_t* q, const uint16_t* k, const uint16_t* v, const float* mask, uint16_t* y, int64_t batch,         \
-      int64_t num_heads, int64_t kv_heads, int64_t sq, int64_t sk, int64_t head_dim, int32_t causal,                  \
-      tl_attn_mask mask_kind, tl_cuda_stream stream) {                                                                \
-    const char* where = "tl_flash_attention_" #Dtype;                                                                 \
-    const ka::Dims n{batch, num_heads, kv_heads, sq, sk, head_dim};                                                   \
-    if (tl_status s = ka::check_sdpa(where, n, mask_kind)) return s;                                                  \
-    if (n.batch == 0 || n.sq == 0) return TL_OK;                                                                      \
-    const int64_t q_count = n.batch * n.heads * n.sq * n.d, kv_count = n.batch * n.kv_heads * n.sk * n.d;             \
-    const auto nq = static_cast<size_t>(q_count), nkv = static_cast<size_t>(kv_count);                                \
-    kc::DeviceBuffer<float> qf(nq, where, stream), kf(nkv, where, stream), vf(nkv, where, stream),                    \
-        yf(nq, where, stream);                                                                                        \
-    tl_cast_##Dtype##_to_f32_dev(q, qf.get(), q_count, stream);                                                       \
-    tl_cast_##Dtype##_to_f32_dev(k, kf.get(), kv_count, stream);                                                      \
-    tl_cast_##Dtype##_to_f32_dev(v, vf.get(), kv_count, stream);                                                      \
-    if (tl_status s = kc::run_attention(where, qf.get(), kf.get(), vf.get(), mask, yf.get(), n, causal, mask_kind, 0, \
-                                        true, stream))                                                                \
-      return s;                                                                                                       \
-    tl_cast_f32_to_##Dtype##_dev(yf.get(), y, q_count, stream);                                                       \
-    return TL_OK;                                                                                                     \
-  }                                                                                                                   \
-  TL_CUDA_EXPORT tl_status tl_flash_attention_##Dtype(const uint16_t* q, const uint16_t* k, const uint16_t* v,        \
-                                                      const float* mask, uint16_t* y, int64_t batch,                  \
-                                                      int64_t num_heads, int64_t kv_heads, int64_t sq, int64_t sk,    \
-                                                      int64_t head_dim, int32_t causal, tl_attn_mask mask_kind) {     \
-    const ka::Dims n{batch, num_heads, kv_heads, sq, sk, head_dim};                                                   \
-    if (tl_status s = ka::check_sdpa("tl_flash_attention_" #Dtype, n, mask_kind)) return s;                           \
-    return kc::attention_host("tl_flash_attention_" #Dtype, tl_flash_attention_##Dtype##_dev, n, mask_kind, q, k, v,  \
-                              mask, y, batch, num_heads, kv_heads, sq, sk, head_dim, causal, mask_kind);              \
-  }
-TL_CUDA_FLASH_HALF(f16)
-TL_CUDA_FLASH_HALF(bf16)
-#undef TL_CUDA_FLASH_HALF
 
 TL_CUDA_EXPORT tl_status tl_sdpa_cross_f32_dev(const float* q, const float* k, const float* v, float* y, int64_t batch,
                                                int64_t num_heads, int64_t sq, int64_t se, int64_t head_dim,
@@ -316,3 +303,81 @@ TL_CUDA_EXPORT tl_status tl_qk_norm_f32(const float* x, const float* g, float* y
   tl_rmsnorm_f32(x, g, y, tokens * num_heads, head_dim, eps);
   return TL_OK;
 }
+
+// The half twins of Sdpa, FlashAttention, SdpaCross and SdpaWindow
+// (half_attention above): the _dev functions on device pointers, the host
+// functions through attention_host.
+#define TL_CUDA_SDPA_HALF(Name, Dtype, flash)                                                                          \
+  TL_CUDA_EXPORT tl_status tl_##Name##_##Dtype##_dev(const uint16_t* q, const uint16_t* k, const uint16_t* v,          \
+                                                     const float* mask, uint16_t* y, int64_t batch, int64_t num_heads, \
+                                                     int64_t kv_heads, int64_t sq, int64_t sk, int64_t head_dim,       \
+                                                     int32_t causal, tl_attn_mask mask_kind, tl_cuda_stream stream) {  \
+    const ka::Dims n{batch, num_heads, kv_heads, sq, sk, head_dim};                                                    \
+    if (tl_status s = ka::check_sdpa("tl_" #Name "_" #Dtype, n, mask_kind)) return s;                                  \
+    return kc::half_attention("tl_" #Name "_" #Dtype, tl_cast_##Dtype##_to_f32_dev, tl_cast_f32_to_##Dtype##_dev, q,   \
+                              k, v, mask, y, n, causal, mask_kind, 0, flash, stream);                                  \
+  }                                                                                                                    \
+  TL_CUDA_EXPORT tl_status tl_##Name##_##Dtype(const uint16_t* q, const uint16_t* k, const uint16_t* v,                \
+                                               const float* mask, uint16_t* y, int64_t batch, int64_t num_heads,       \
+                                               int64_t kv_heads, int64_t sq, int64_t sk, int64_t head_dim,             \
+                                               int32_t causal, tl_attn_mask mask_kind) {                               \
+    const ka::Dims n{batch, num_heads, kv_heads, sq, sk, head_dim};                                                    \
+    if (tl_status s = ka::check_sdpa("tl_" #Name "_" #Dtype, n, mask_kind)) return s;                                  \
+    return kc::attention_host("tl_" #Name "_" #Dtype, tl_##Name##_##Dtype##_dev, n, mask_kind, q, k, v, mask, y,       \
+                              batch, num_heads, kv_heads, sq, sk, head_dim, causal, mask_kind);                        \
+  }
+TL_CUDA_SDPA_HALF(sdpa, f16, false)
+TL_CUDA_SDPA_HALF(sdpa, bf16, false)
+TL_CUDA_SDPA_HALF(flash_attention, f16, true)
+TL_CUDA_SDPA_HALF(flash_attention, bf16, true)
+#undef TL_CUDA_SDPA_HALF
+
+#define TL_CUDA_CROSS_WINDOW_HALF(Dtype)                                                                               \
+  TL_CUDA_EXPORT tl_status tl_sdpa_cross_##Dtype##_dev(const uint16_t* q, const uint16_t* k, const uint16_t* v,        \
+                                                       uint16_t* y, int64_t batch, int64_t num_heads, int64_t sq,      \
+                                                       int64_t se, int64_t head_dim, tl_cuda_stream stream) {          \
+    const ka::Dims n{batch, num_heads, num_heads, sq, se, head_dim};                                                   \
+    if (tl_status s = ka::check_sdpa("tl_sdpa_cross_" #Dtype, n, TL_ATTN_MASK_NONE)) return s;                         \
+    return kc::half_attention("tl_sdpa_cross_" #Dtype, tl_cast_##Dtype##_to_f32_dev, tl_cast_f32_to_##Dtype##_dev, q,  \
+                              k, v, nullptr, y, n, 0, TL_ATTN_MASK_NONE, 0, false, stream);                            \
+  }                                                                                                                    \
+  TL_CUDA_EXPORT tl_status tl_sdpa_cross_##Dtype(const uint16_t* q, const uint16_t* k, const uint16_t* v, uint16_t* y, \
+                                                 int64_t batch, int64_t num_heads, int64_t sq, int64_t se,             \
+                                                 int64_t head_dim) {                                                   \
+    const ka::Dims n{batch, num_heads, num_heads, sq, se, head_dim};                                                   \
+    if (tl_status s = ka::check_sdpa("tl_sdpa_cross_" #Dtype, n, TL_ATTN_MASK_NONE)) return s;                         \
+    return kc::attention_host("tl_sdpa_cross_" #Dtype, tl_sdpa_cross_##Dtype##_dev, n, q, k, v, y, batch, num_heads,   \
+                              sq, se, head_dim);                                                                       \
+  }                                                                                                                    \
+  TL_CUDA_EXPORT tl_status tl_sdpa_window_##Dtype##_dev(const uint16_t* q, const uint16_t* k, const uint16_t* v,       \
+                                                        uint16_t* y, int64_t batch, int64_t num_heads, int64_t seq,    \
+                                                        int64_t head_dim, int64_t window, tl_cuda_stream stream) {     \
+    const ka::Dims n{batch, num_heads, num_heads, seq, seq, head_dim};                                                 \
+    if (tl_status s = ka::check_window("tl_sdpa_window_" #Dtype, n, window)) return s;                                 \
+    return kc::half_attention("tl_sdpa_window_" #Dtype, tl_cast_##Dtype##_to_f32_dev, tl_cast_f32_to_##Dtype##_dev, q, \
+                              k, v, nullptr, y, n, 0, TL_ATTN_MASK_NONE, window, false, stream);                       \
+  }                                                                                                                    \
+  TL_CUDA_EXPORT tl_status tl_sdpa_window_##Dtype(const uint16_t* q, const uint16_t* k, const uint16_t* v,             \
+                                                  uint16_t* y, int64_t batch, int64_t num_heads, int64_t seq,          \
+                                                  int64_t head_dim, int64_t window) {                                  \
+    const ka::Dims n{batch, num_heads, num_heads, seq, seq, head_dim};                                                 \
+    if (tl_status s = ka::check_window("tl_sdpa_window_" #Dtype, n, window)) return s;                                 \
+    return kc::attention_host("tl_sdpa_window_" #Dtype, tl_sdpa_window_##Dtype##_dev, n, q, k, v, y, batch, num_heads, \
+                              seq, head_dim, window);                                                                  \
+  }                                                                                                                    \
+  TL_CUDA_EXPORT tl_status tl_qk_norm_##Dtype##_dev(const uint16_t* x, const float* g, uint16_t* y, int64_t tokens,    \
+                                                    int64_t num_heads, int64_t head_dim, float eps,                    \
+                                                    tl_cuda_stream stream) {                                           \
+    if (tl_status s = ka::check_qk_norm("tl_qk_norm_" #Dtype, tokens, num_heads, head_dim, eps)) return s;             \
+    const int64_t shape[2] = {tokens * num_heads, head_dim};                                                           \
+    return tl_rms_norm_##Dtype##_dev(x, g, y, shape, 2, eps, stream);                                                  \
+  }                                                                                                                    \
+  TL_CUDA_EXPORT tl_status tl_qk_norm_##Dtype(const uint16_t* x, const float* g, uint16_t* y, int64_t tokens,          \
+                                              int64_t num_heads, int64_t head_dim, float eps) {                        \
+    if (tl_status s = ka::check_qk_norm("tl_qk_norm_" #Dtype, tokens, num_heads, head_dim, eps)) return s;             \
+    const int64_t shape[2] = {tokens * num_heads, head_dim};                                                           \
+    return tl_rms_norm_##Dtype(x, g, y, shape, 2, eps);                                                                \
+  }
+TL_CUDA_CROSS_WINDOW_HALF(f16)
+TL_CUDA_CROSS_WINDOW_HALF(bf16)
+#undef TL_CUDA_CROSS_WINDOW_HALF

@@ -84,13 +84,15 @@ __global__ void rope_cache(float* cache, int64_t max_seq, int64_t half, const do
 }
 
 // y[i] of SinusoidalEmbed, one thread per (timestep, frequency): sin and cos
-// of t f_j in double, each rounded once, placed by the layout.
-__global__ void sinusoidal(const float* t, float* y, int64_t n, int64_t half, const double* freq, int layout) {
+// of t f_j in double, each rounded once, placed by the layout; f16 and bf16
+// (Format) timesteps widened exactly, sin and cos rounded once more.
+template <class Format, class Elem>
+__global__ void sinusoidal(const Elem* t, Elem* y, int64_t n, int64_t half, const double* freq, int layout) {
   const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
   for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n * half; k += stride) {
     const int64_t i = k / half, j = k % half;
-    const double angle = static_cast<double>(t[i]) * freq[j];
-    const float s = static_cast<float>(sin(angle)), c = static_cast<float>(cos(angle));
+    const double angle = static_cast<double>(Format::widen(t[i])) * freq[j];
+    const Elem s = Format::narrow(static_cast<float>(sin(angle))), c = Format::narrow(static_cast<float>(cos(angle)));
     const bool interleaved = layout == TL_SINUSOIDAL_INTERLEAVED, sin_first = layout == TL_SINUSOIDAL_SIN_COS;
     const int64_t is = interleaved ? 2 * j : sin_first ? j : half + j;
     const int64_t ic = interleaved ? 2 * j + 1 : sin_first ? half + j : j;
@@ -102,11 +104,11 @@ __global__ void sinusoidal(const float* t, float* y, int64_t n, int64_t half, co
 // bias[h, i, j] = table[bucket[i, j], h] as bits, one thread per (i, j)
 // for every head: its bucket read once, and H times fewer blocks (each costs
 // the emulation a barrier).
-__global__ void relative_bias(const uint32_t* table, const int32_t* bucket, uint32_t* bias, int64_t pairs,
-                              int64_t heads) {
+template <class Word>
+__global__ void relative_bias(const Word* table, const int32_t* bucket, Word* bias, int64_t pairs, int64_t heads) {
   const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
   for (int64_t ij = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; ij < pairs; ij += stride) {
-    const uint32_t* row = table + static_cast<int64_t>(bucket[ij]) * heads;
+    const Word* row = table + static_cast<int64_t>(bucket[ij]) * heads;
     for (int64_t h = 0; h < heads; ++h) bias[h * pairs + ij] = row[h];
   }
 }
@@ -199,19 +201,19 @@ void rope_on_device(const char* where, const Elem* x, Elem* y, const int32_t* po
 
 // RelativePosEmbedding on checked arguments, positions in host memory: the
 // buckets are libtl_kernels' exact rule (impl/common/pos_buckets.hpp),
-// decided on the host per (query, key); the device gathers the table.
-void gather_relative_bias(const float* table, const int32_t* q_pos, const int32_t* k_pos, float* bias, int64_t Lq,
+// decided on the host per (query, key); the device gathers the table's
+// words (Word: uint32_t for f32, uint16_t for f16 and bf16).
+template <class Word>
+void gather_relative_bias(const Word* table, const int32_t* q_pos, const int32_t* k_pos, Word* bias, int64_t Lq,
                           int64_t Lk, int64_t H, int64_t num_buckets, int64_t max_distance, int bidirectional,
-                          tl_cuda_stream stream) {
-  const char* where = "tl_relative_pos_embedding_f32";
+                          const char* where, tl_cuda_stream stream) {
   const impl::T5Buckets buckets(num_buckets, max_distance, bidirectional != 0);
   std::vector<int32_t> bucket(static_cast<size_t>(Lq * Lk));
   for (int64_t i = 0; i < Lq; ++i)
     for (int64_t j = 0; j < Lk; ++j)
       bucket[static_cast<size_t>(i * Lk + j)] = buckets(static_cast<int64_t>(k_pos[j]) - q_pos[i]);
   DeviceBuffer<int32_t> dbucket(bucket.data(), bucket.size(), where, stream);
-  launch(relative_bias, grid_for(Lq * Lk, kThreads), kThreads, stream, reinterpret_cast<const uint32_t*>(table),
-         dbucket.get(), reinterpret_cast<uint32_t*>(bias), Lq * Lk, H);
+  launch(relative_bias<Word>, grid_for(Lq * Lk, kThreads), kThreads, stream, table, dbucket.get(), bias, Lq * Lk, H);
   check_launch(where);
 }
 
@@ -290,65 +292,77 @@ TL_CUDA_ROPE_HALF(f16, kc::F16)
 TL_CUDA_ROPE_HALF(bf16, kc::BF16)
 #undef TL_CUDA_ROPE_HALF
 
-// Waits for `stream` (the pair, axis and frequency tables are scratch).
-TL_CUDA_EXPORT tl_status tl_multi_axis_rope_f32_dev(const float* x, float* y, const int32_t* pos, int64_t T, int64_t H,
-                                                    int64_t D, int64_t n_axes, const int64_t* axis_dims,
-                                                    const float* axis_bases, int layout, tl_cuda_stream stream) {
-  if (tl_status s = check::multi_axis_rope(T, H, D, n_axes, axis_dims, axis_bases, layout)) return s;
-  if (T * H == 0) return TL_OK;
-  const char* where = "tl_multi_axis_rope_f32_dev";
-  std::vector<int64_t> ia, ib, axis;
-  std::vector<double> freq;
-  int64_t offset = 0;
-  for (int64_t a = 0; a < n_axes; ++a) {
-    kc::append_pairs(layout, offset, axis_dims[a], ia, ib);
-    kc::append_frequencies(axis_bases[a], axis_dims[a], freq);
-    axis.resize(freq.size(), a);
-    offset += axis_dims[a];
+// MultiAxisRope of f32 (AsFloat) or f16 and bf16 (F16, BF16) x and y. The
+// _dev functions wait for `stream` (the pair, axis and frequency tables are
+// scratch).
+#define TL_CUDA_MULTI_AXIS(Dtype, Elem, Format)                                                                       \
+  TL_CUDA_EXPORT tl_status tl_multi_axis_rope_##Dtype##_dev(                                                          \
+      const Elem* x, Elem* y, const int32_t* pos, int64_t T, int64_t H, int64_t D, int64_t n_axes,                    \
+      const int64_t* axis_dims, const float* axis_bases, int layout, tl_cuda_stream stream) {                         \
+    if (tl_status s = check::multi_axis_rope(T, H, D, n_axes, axis_dims, axis_bases, layout)) return s;               \
+    if (T * H == 0) return TL_OK;                                                                                     \
+    const char* where = "tl_multi_axis_rope_" #Dtype "_dev";                                                          \
+    std::vector<int64_t> ia, ib, axis;                                                                                \
+    std::vector<double> freq;                                                                                         \
+    int64_t offset = 0;                                                                                               \
+    for (int64_t a = 0; a < n_axes; ++a) {                                                                            \
+      kc::append_pairs(layout, offset, axis_dims[a], ia, ib);                                                         \
+      kc::append_frequencies(axis_bases[a], axis_dims[a], freq);                                                      \
+      axis.resize(freq.size(), a);                                                                                    \
+      offset += axis_dims[a];                                                                                         \
+    }                                                                                                                 \
+    kc::DeviceBuffer<int64_t> daxis(axis.data(), axis.size(), where, stream);                                         \
+    kc::DeviceBuffer<double> dfreq(freq.data(), freq.size(), where, stream);                                          \
+    kc::run_rotation<Format>(x, y, T, H, D, ia, ib, kc::AxisAngle{pos, n_axes, daxis.get(), dfreq.get()}, where,      \
+                             stream);                                                                                 \
+    return TL_OK;                                                                                                     \
+  }                                                                                                                   \
+  TL_CUDA_EXPORT tl_status tl_multi_axis_rope_##Dtype(const Elem* x, Elem* y, const int32_t* pos, int64_t T,          \
+                                                      int64_t H, int64_t D, int64_t n_axes, const int64_t* axis_dims, \
+                                                      const float* axis_bases, int layout) {                          \
+    if (tl_status s = check::multi_axis_rope(T, H, D, n_axes, axis_dims, axis_bases, layout)) return s;               \
+    if (T * H == 0) return TL_OK;                                                                                     \
+    const int64_t n = T * H * D;                                                                                      \
+    return kc::on_device("tl_multi_axis_rope_" #Dtype, tl_multi_axis_rope_##Dtype##_dev, kc::in(x, n), kc::out(y, n), \
+                         kc::in(pos, T * n_axes), T, H, D, n_axes, axis_dims, axis_bases, layout);                    \
   }
-  kc::DeviceBuffer<int64_t> daxis(axis.data(), axis.size(), where, stream);
-  kc::DeviceBuffer<double> dfreq(freq.data(), freq.size(), where, stream);
-  kc::run_rotation<kc::AsFloat>(x, y, T, H, D, ia, ib, kc::AxisAngle{pos, n_axes, daxis.get(), dfreq.get()}, where,
-                                stream);
-  return TL_OK;
-}
+TL_CUDA_MULTI_AXIS(f32, float, kc::AsFloat)
+TL_CUDA_MULTI_AXIS(f16, uint16_t, kc::F16)
+TL_CUDA_MULTI_AXIS(bf16, uint16_t, kc::BF16)
+#undef TL_CUDA_MULTI_AXIS
 
-TL_CUDA_EXPORT tl_status tl_multi_axis_rope_f32(const float* x, float* y, const int32_t* pos, int64_t T, int64_t H,
-                                                int64_t D, int64_t n_axes, const int64_t* axis_dims,
-                                                const float* axis_bases, int layout) {
-  if (tl_status s = check::multi_axis_rope(T, H, D, n_axes, axis_dims, axis_bases, layout)) return s;
-  if (T * H == 0) return TL_OK;
-  const int64_t n = T * H * D;
-  return kc::on_device("tl_multi_axis_rope_f32", tl_multi_axis_rope_f32_dev, kc::in(x, n), kc::out(y, n),
-                       kc::in(pos, T * n_axes), T, H, D, n_axes, axis_dims, axis_bases, layout);
-}
-
-// Waits for `stream` (the frequency table is scratch).
-TL_CUDA_EXPORT tl_status tl_sinusoidal_embed_f32_dev(const float* t, float* y, int64_t n, int64_t dim, float max_period,
-                                                     float freq_shift, int layout, tl_cuda_stream stream) {
-  if (tl_status s = check::sinusoidal_embed(n, dim, max_period, freq_shift, layout)) return s;
-  if (n == 0) return TL_OK;
-  const char* where = "tl_sinusoidal_embed_f32_dev";
-  const int64_t half = dim / 2;
-  // f_j = exp(j * step) on the host, the oracle's double expression.
-  const double step =
-      -std::log(static_cast<double>(max_period)) / (static_cast<double>(half) - static_cast<double>(freq_shift));
-  std::vector<double> freq(static_cast<size_t>(half));
-  for (int64_t j = 0; j < half; ++j) freq[static_cast<size_t>(j)] = std::exp(static_cast<double>(j) * step);
-  kc::DeviceBuffer<double> dfreq(freq.data(), freq.size(), where, stream);
-  kc::launch(kc::sinusoidal, kc::grid_for(n * half, kc::kThreads), kc::kThreads, stream, t, y, n, half, dfreq.get(),
-             layout);
-  kc::check_launch(where);
-  return TL_OK;
-}
-
-TL_CUDA_EXPORT tl_status tl_sinusoidal_embed_f32(const float* t, float* y, int64_t n, int64_t dim, float max_period,
-                                                 float freq_shift, int layout) {
-  if (tl_status s = check::sinusoidal_embed(n, dim, max_period, freq_shift, layout)) return s;
-  if (n == 0) return TL_OK;
-  return kc::on_device("tl_sinusoidal_embed_f32", tl_sinusoidal_embed_f32_dev, kc::in(t, n), kc::out(y, n * dim), n,
-                       dim, max_period, freq_shift, layout);
-}
+// SinusoidalEmbed of f32 (AsFloat) or f16 and bf16 (F16, BF16) timesteps and
+// y. The _dev functions wait for `stream` (the frequency table is scratch).
+#define TL_CUDA_SINUSOIDAL(Dtype, Elem, Format)                                                                        \
+  TL_CUDA_EXPORT tl_status tl_sinusoidal_embed_##Dtype##_dev(const Elem* t, Elem* y, int64_t n, int64_t dim,           \
+                                                             float max_period, float freq_shift, int layout,           \
+                                                             tl_cuda_stream stream) {                                  \
+    if (tl_status s = check::sinusoidal_embed(n, dim, max_period, freq_shift, layout)) return s;                       \
+    if (n == 0) return TL_OK;                                                                                          \
+    const char* where = "tl_sinusoidal_embed_" #Dtype "_dev";                                                          \
+    const int64_t half = dim / 2;                                                                                      \
+    /* f_j = exp(j * step) on the host, the oracle's double expression. */                                             \
+    const double step =                                                                                                \
+        -std::log(static_cast<double>(max_period)) / (static_cast<double>(half) - static_cast<double>(freq_shift));    \
+    std::vector<double> freq(static_cast<size_t>(half));                                                               \
+    for (int64_t j = 0; j < half; ++j) freq[static_cast<size_t>(j)] = std::exp(static_cast<double>(j) * step);         \
+    kc::DeviceBuffer<double> dfreq(freq.data(), freq.size(), where, stream);                                           \
+    kc::launch(kc::sinusoidal<Format, Elem>, kc::grid_for(n* half, kc::kThreads), kc::kThreads, stream, t, y, n, half, \
+               dfreq.get(), layout);                                                                                   \
+    kc::check_launch(where);                                                                                           \
+    return TL_OK;                                                                                                      \
+  }                                                                                                                    \
+  TL_CUDA_EXPORT tl_status tl_sinusoidal_embed_##Dtype(const Elem* t, Elem* y, int64_t n, int64_t dim,                 \
+                                                       float max_period, float freq_shift, int layout) {               \
+    if (tl_status s = check::sinusoidal_embed(n, dim, max_period, freq_shift, layout)) return s;                       \
+    if (n == 0) return TL_OK;                                                                                          \
+    return kc::on_device("tl_sinusoidal_embed_" #Dtype, tl_sinusoidal_embed_##Dtype##_dev, kc::in(t, n),               \
+                         kc::out(y, n * dim), n, dim, max_period, freq_shift, layout);                                 \
+  }
+TL_CUDA_SINUSOIDAL(f32, float, kc::AsFloat)
+TL_CUDA_SINUSOIDAL(f16, uint16_t, kc::F16)
+TL_CUDA_SINUSOIDAL(bf16, uint16_t, kc::BF16)
+#undef TL_CUDA_SINUSOIDAL
 
 // After the checks, a table's rows are tl_embedding_f32's gather (bits).
 // The checks read the ids: they are copied to the host first (waits for `stream`).
@@ -404,27 +418,34 @@ TL_CUDA_EMBED_HALF(pos, f16, pos_embed)
 TL_CUDA_EMBED_HALF(pos, bf16, pos_embed)
 #undef TL_CUDA_EMBED_HALF
 
-// The positions are copied to the host for the buckets; waits for `stream`.
-TL_CUDA_EXPORT tl_status tl_relative_pos_embedding_f32_dev(const float* table, const int32_t* q_pos,
-                                                           const int32_t* k_pos, float* bias, int64_t Lq, int64_t Lk,
-                                                           int64_t H, int64_t num_buckets, int64_t max_distance,
-                                                           int bidirectional, tl_cuda_stream stream) {
-  if (tl_status s = check::relative_pos_embedding(Lq, Lk, H, num_buckets, max_distance, bidirectional)) return s;
-  if (Lq * Lk == 0) return TL_OK;
-  const char* where = "tl_relative_pos_embedding_f32_dev";
-  const std::vector<int32_t> q = kc::fetch(q_pos, static_cast<size_t>(Lq), stream, where);
-  const std::vector<int32_t> k = kc::fetch(k_pos, static_cast<size_t>(Lk), stream, where);
-  kc::gather_relative_bias(table, q.data(), k.data(), bias, Lq, Lk, H, num_buckets, max_distance, bidirectional,
-                           stream);
-  return TL_OK;
-}
-
-TL_CUDA_EXPORT tl_status tl_relative_pos_embedding_f32(const float* table, const int32_t* q_pos, const int32_t* k_pos,
-                                                       float* bias, int64_t Lq, int64_t Lk, int64_t H,
-                                                       int64_t num_buckets, int64_t max_distance, int bidirectional) {
-  if (tl_status s = check::relative_pos_embedding(Lq, Lk, H, num_buckets, max_distance, bidirectional)) return s;
-  if (Lq * Lk == 0) return TL_OK;
-  kc::on_device("tl_relative_pos_embedding_f32", kc::gather_relative_bias, kc::in(table, num_buckets * H), q_pos, k_pos,
-                kc::out(bias, H * Lq * Lk), Lq, Lk, H, num_buckets, max_distance, bidirectional);
-  return TL_OK;
-}
+// RelativePosEmbedding of f32 (Word uint32_t) or f16 and bf16 (uint16_t)
+// tables, copied as words. The _dev functions copy the positions to the host
+// for the buckets (they wait for `stream`).
+#define TL_CUDA_RELATIVE(Dtype, Elem, Word)                                                                            \
+  TL_CUDA_EXPORT tl_status tl_relative_pos_embedding_##Dtype##_dev(                                                    \
+      const Elem* table, const int32_t* q_pos, const int32_t* k_pos, Elem* bias, int64_t Lq, int64_t Lk, int64_t H,    \
+      int64_t num_buckets, int64_t max_distance, int bidirectional, tl_cuda_stream stream) {                           \
+    if (tl_status s = check::relative_pos_embedding(Lq, Lk, H, num_buckets, max_distance, bidirectional)) return s;    \
+    if (Lq * Lk == 0) return TL_OK;                                                                                    \
+    const char* where = "tl_relative_pos_embedding_" #Dtype "_dev";                                                    \
+    const std::vector<int32_t> q = kc::fetch(q_pos, static_cast<size_t>(Lq), stream, where);                           \
+    const std::vector<int32_t> k = kc::fetch(k_pos, static_cast<size_t>(Lk), stream, where);                           \
+    kc::gather_relative_bias(reinterpret_cast<const Word*>(table), q.data(), k.data(), reinterpret_cast<Word*>(bias),  \
+                             Lq, Lk, H, num_buckets, max_distance, bidirectional, where, stream);                      \
+    return TL_OK;                                                                                                      \
+  }                                                                                                                    \
+  TL_CUDA_EXPORT tl_status tl_relative_pos_embedding_##Dtype(                                                          \
+      const Elem* table, const int32_t* q_pos, const int32_t* k_pos, Elem* bias, int64_t Lq, int64_t Lk, int64_t H,    \
+      int64_t num_buckets, int64_t max_distance, int bidirectional) {                                                  \
+    if (tl_status s = check::relative_pos_embedding(Lq, Lk, H, num_buckets, max_distance, bidirectional)) return s;    \
+    if (Lq * Lk == 0) return TL_OK;                                                                                    \
+    const char* where = "tl_relative_pos_embedding_" #Dtype;                                                           \
+    kc::on_device(where, kc::gather_relative_bias<Word>, kc::in(reinterpret_cast<const Word*>(table), num_buckets* H), \
+                  q_pos, k_pos, kc::out(reinterpret_cast<Word*>(bias), H* Lq* Lk), Lq, Lk, H, num_buckets,             \
+                  max_distance, bidirectional, where);                                                                 \
+    return TL_OK;                                                                                                      \
+  }
+TL_CUDA_RELATIVE(f32, float, uint32_t)
+TL_CUDA_RELATIVE(f16, uint16_t, uint16_t)
+TL_CUDA_RELATIVE(bf16, uint16_t, uint16_t)
+#undef TL_CUDA_RELATIVE

@@ -58,10 +58,10 @@ ks::AttnGeometry geometry(const ka::Dims& n, const float* mask, int32_t causal, 
 }
 
 // f16 and bf16: q, k, v widened by the library's own casts (cast_simd.cpp),
-// the f32 kernel, y rounded back.
-tl_status FlashHalf(bool bf16, const uint16_t* q, const uint16_t* k, const uint16_t* v, const float* mask, uint16_t* y,
-                    const ka::Dims& n, int32_t causal, tl_attn_mask mask_kind) {
-  if (tl_status s = ka::check_sdpa(bf16 ? "tl_flash_attention_bf16" : "tl_flash_attention_f16", n, mask_kind)) return s;
+// the f32 kernel `run` on them, y rounded back (`n` already checked).
+template <class Run>
+void AttentionHalf(bool bf16, const uint16_t* q, const uint16_t* k, const uint16_t* v, uint16_t* y, const ka::Dims& n,
+                   const Run& run) {
   const int64_t q_count = n.batch * n.heads * n.sq * n.d, kv_count = n.batch * n.kv_heads * n.sk * n.d;
   const auto widen = bf16 ? tl_cast_bf16_to_f32 : tl_cast_f16_to_f32;
   std::vector<float> qf(static_cast<size_t>(q_count)), kf(static_cast<size_t>(kv_count)),
@@ -69,8 +69,39 @@ tl_status FlashHalf(bool bf16, const uint16_t* q, const uint16_t* k, const uint1
   widen(q, qf.data(), q_count);
   widen(k, kf.data(), kv_count);
   widen(v, vf.data(), kv_count);
-  HWY_DYNAMIC_DISPATCH(ks::AttnFlash)(qf.data(), kf.data(), vf.data(), yf.data(), geometry(n, mask, causal, mask_kind));
+  run(qf.data(), kf.data(), vf.data(), yf.data());
   (bf16 ? tl_cast_f32_to_bf16 : tl_cast_f32_to_f16)(yf.data(), y, q_count);
+}
+
+// Sdpa (flash false) or FlashAttention (flash true) of f16 or bf16.
+tl_status SdpaHalf(bool bf16, bool flash, const uint16_t* q, const uint16_t* k, const uint16_t* v, const float* mask,
+                   uint16_t* y, const ka::Dims& n, int32_t causal, tl_attn_mask mask_kind) {
+  const char* fn =
+      flash ? (bf16 ? "tl_flash_attention_bf16" : "tl_flash_attention_f16") : (bf16 ? "tl_sdpa_bf16" : "tl_sdpa_f16");
+  if (tl_status s = ka::check_sdpa(fn, n, mask_kind)) return s;
+  AttentionHalf(bf16, q, k, v, y, n, [&](const float* qf, const float* kf, const float* vf, float* yf) {
+    const ks::AttnGeometry g = geometry(n, mask, causal, mask_kind);
+    if (flash) HWY_DYNAMIC_DISPATCH(ks::AttnFlash)(qf, kf, vf, yf, g);
+    else HWY_DYNAMIC_DISPATCH(ks::AttnSdpa)(qf, kf, vf, yf, g);
+  });
+  return TL_OK;
+}
+
+tl_status CrossHalf(bool bf16, const uint16_t* q, const uint16_t* k, const uint16_t* v, uint16_t* y,
+                    const ka::Dims& n) {
+  if (tl_status s = ka::check_sdpa(bf16 ? "tl_sdpa_cross_bf16" : "tl_sdpa_cross_f16", n, TL_ATTN_MASK_NONE)) return s;
+  AttentionHalf(bf16, q, k, v, y, n, [&](const float* qf, const float* kf, const float* vf, float* yf) {
+    HWY_DYNAMIC_DISPATCH(ks::AttnSdpa)(qf, kf, vf, yf, geometry(n, nullptr, 0, TL_ATTN_MASK_NONE));
+  });
+  return TL_OK;
+}
+
+tl_status WindowHalf(bool bf16, const uint16_t* q, const uint16_t* k, const uint16_t* v, uint16_t* y, const ka::Dims& n,
+                     int64_t window) {
+  if (tl_status s = ka::check_window(bf16 ? "tl_sdpa_window_bf16" : "tl_sdpa_window_f16", n, window)) return s;
+  AttentionHalf(bf16, q, k, v, y, n, [&](const float* qf, const float* kf, const float* vf, float* yf) {
+    HWY_DYNAMIC_DISPATCH(ks::AttnWindow)(qf, kf, vf, yf, n.batch, n.heads, n.sq, n.d, window);
+  });
   return TL_OK;
 }
 
@@ -99,13 +130,13 @@ tl_status tl_flash_attention_f32(const float* q, const float* k, const float* v,
 tl_status tl_flash_attention_f16(const uint16_t* q, const uint16_t* k, const uint16_t* v, const float* mask,
                                  uint16_t* y, int64_t batch, int64_t num_heads, int64_t kv_heads, int64_t sq,
                                  int64_t sk, int64_t head_dim, int32_t causal, tl_attn_mask mask_kind) {
-  return FlashHalf(false, q, k, v, mask, y, {batch, num_heads, kv_heads, sq, sk, head_dim}, causal, mask_kind);
+  return SdpaHalf(false, true, q, k, v, mask, y, {batch, num_heads, kv_heads, sq, sk, head_dim}, causal, mask_kind);
 }
 
 tl_status tl_flash_attention_bf16(const uint16_t* q, const uint16_t* k, const uint16_t* v, const float* mask,
                                   uint16_t* y, int64_t batch, int64_t num_heads, int64_t kv_heads, int64_t sq,
                                   int64_t sk, int64_t head_dim, int32_t causal, tl_attn_mask mask_kind) {
-  return FlashHalf(true, q, k, v, mask, y, {batch, num_heads, kv_heads, sq, sk, head_dim}, causal, mask_kind);
+  return SdpaHalf(true, true, q, k, v, mask, y, {batch, num_heads, kv_heads, sq, sk, head_dim}, causal, mask_kind);
 }
 
 tl_status tl_sdpa_cross_f32(const float* q, const float* k, const float* v, float* y, int64_t batch, int64_t num_heads,
@@ -130,6 +161,54 @@ tl_status tl_qk_norm_f32(const float* x, const float* g, float* y, int64_t token
   if (tokens == 0 || num_heads == 0) return TL_OK;
   const int64_t shape[2] = {tokens * num_heads, head_dim};
   return tl_rms_norm_f32(x, g, y, shape, 2, eps);
+}
+
+tl_status tl_sdpa_f16(const uint16_t* q, const uint16_t* k, const uint16_t* v, const float* mask, uint16_t* y,
+                      int64_t batch, int64_t num_heads, int64_t kv_heads, int64_t sq, int64_t sk, int64_t head_dim,
+                      int32_t causal, tl_attn_mask mask_kind) {
+  return SdpaHalf(false, false, q, k, v, mask, y, {batch, num_heads, kv_heads, sq, sk, head_dim}, causal, mask_kind);
+}
+
+tl_status tl_sdpa_bf16(const uint16_t* q, const uint16_t* k, const uint16_t* v, const float* mask, uint16_t* y,
+                       int64_t batch, int64_t num_heads, int64_t kv_heads, int64_t sq, int64_t sk, int64_t head_dim,
+                       int32_t causal, tl_attn_mask mask_kind) {
+  return SdpaHalf(true, false, q, k, v, mask, y, {batch, num_heads, kv_heads, sq, sk, head_dim}, causal, mask_kind);
+}
+
+tl_status tl_sdpa_cross_f16(const uint16_t* q, const uint16_t* k, const uint16_t* v, uint16_t* y, int64_t batch,
+                            int64_t num_heads, int64_t sq, int64_t se, int64_t head_dim) {
+  return CrossHalf(false, q, k, v, y, {batch, num_heads, num_heads, sq, se, head_dim});
+}
+
+tl_status tl_sdpa_cross_bf16(const uint16_t* q, const uint16_t* k, const uint16_t* v, uint16_t* y, int64_t batch,
+                             int64_t num_heads, int64_t sq, int64_t se, int64_t head_dim) {
+  return CrossHalf(true, q, k, v, y, {batch, num_heads, num_heads, sq, se, head_dim});
+}
+
+tl_status tl_sdpa_window_f16(const uint16_t* q, const uint16_t* k, const uint16_t* v, uint16_t* y, int64_t batch,
+                             int64_t num_heads, int64_t seq, int64_t head_dim, int64_t window) {
+  return WindowHalf(false, q, k, v, y, {batch, num_heads, num_heads, seq, seq, head_dim}, window);
+}
+
+tl_status tl_sdpa_window_bf16(const uint16_t* q, const uint16_t* k, const uint16_t* v, uint16_t* y, int64_t batch,
+                              int64_t num_heads, int64_t seq, int64_t head_dim, int64_t window) {
+  return WindowHalf(true, q, k, v, y, {batch, num_heads, num_heads, seq, seq, head_dim}, window);
+}
+
+// QK-norm of f16 or bf16: the library's half RmsNorm on tokens * num_heads
+// rows of head_dim, its refusals checked here first under this op's name.
+tl_status tl_qk_norm_f16(const uint16_t* x, const float* g, uint16_t* y, int64_t tokens, int64_t num_heads,
+                         int64_t head_dim, float eps) {
+  if (tl_status s = ka::check_qk_norm("tl_qk_norm_f16", tokens, num_heads, head_dim, eps)) return s;
+  const int64_t shape[2] = {tokens * num_heads, head_dim};
+  return tl_rms_norm_f16(x, g, y, shape, 2, eps);
+}
+
+tl_status tl_qk_norm_bf16(const uint16_t* x, const float* g, uint16_t* y, int64_t tokens, int64_t num_heads,
+                          int64_t head_dim, float eps) {
+  if (tl_status s = ka::check_qk_norm("tl_qk_norm_bf16", tokens, num_heads, head_dim, eps)) return s;
+  const int64_t shape[2] = {tokens * num_heads, head_dim};
+  return tl_rms_norm_bf16(x, g, y, shape, 2, eps);
 }
 
 }  // extern "C"

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "impl/common/pos_args.hpp"
+#include "impl/common/pos_buckets.hpp"
 #include "tinyllm/pos.h"
 #include "tinyllm/tensor.h"
 
@@ -52,6 +53,32 @@ void RopeApplyHalf(const uint16_t* x, uint16_t* y, const int32_t* pos, int64_t T
       (kBF16 ? tl_cast_f32_to_bf16 : tl_cast_f32_to_f16)(f.data() + h * D, yt + h * D, rot_dim);
       if (yt != xt && rot_dim < D)
         std::memcpy(yt + h * D + rot_dim, xt + h * D + rot_dim, static_cast<size_t>(D - rot_dim) * 2);
+    }
+  }
+}
+
+// MultiAxisRope and SinusoidalEmbed of f16 or bf16: the inputs widened by
+// the library's own casts, the f32 kernel `run` (in, out), the outputs
+// rounded back; y == x is safe as the copy is read.
+template <bool kBF16, class Run>
+void InFloat(const uint16_t* x, int64_t count, uint16_t* y, int64_t out_count, const Run& run) {
+  std::vector<float> in(static_cast<size_t>(count)), out(static_cast<size_t>(out_count));
+  (kBF16 ? tl_cast_bf16_to_f32 : tl_cast_f16_to_f32)(x, in.data(), count);
+  run(in.data(), out.data());
+  (kBF16 ? tl_cast_f32_to_bf16 : tl_cast_f32_to_f16)(out.data(), y, out_count);
+}
+
+// RelativePosEmbedding of f16 or bf16: each row's buckets once (impl::
+// T5Buckets), then 2-byte copies per head.
+void RelativeBiasHalf(const uint16_t* table, const int32_t* q_pos, const int32_t* k_pos, uint16_t* bias, int64_t Lq,
+                      int64_t Lk, int64_t H, int64_t num_buckets, int64_t max_distance, int bidirectional) {
+  const impl::T5Buckets bucket(num_buckets, max_distance, bidirectional != 0);
+  std::vector<int64_t> offset(static_cast<size_t>(Lk));
+  for (int64_t i = 0; i < Lq; ++i) {
+    for (int64_t j = 0; j < Lk; ++j) offset[static_cast<size_t>(j)] = int64_t(bucket(int64_t(k_pos[j]) - q_pos[i])) * H;
+    for (int64_t h = 0; h < H; ++h) {
+      uint16_t* out = bias + (h * Lq + i) * Lk;
+      for (int64_t j = 0; j < Lk; ++j) out[j] = table[offset[static_cast<size_t>(j)] + h];
     }
   }
 }
@@ -146,6 +173,35 @@ tl_status tl_relative_pos_embedding_f32(const float* table, const int32_t* q_pos
   // clang-format on
   return TL_OK;
 }
+
+#define KONFORM_POS_HALF(Dtype, kBF16)                                                                                \
+  tl_status tl_multi_axis_rope_##Dtype(const uint16_t* x, uint16_t* y, const int32_t* pos, int64_t T, int64_t H,      \
+                                       int64_t D, int64_t n_axes, const int64_t* axis_dims, const float* axis_bases,  \
+                                       int layout) {                                                                  \
+    if (tl_status s = check::multi_axis_rope(T, H, D, n_axes, axis_dims, axis_bases, layout)) return s;               \
+    ks::InFloat<kBF16>(x, T * H * D, y, T * H * D, [&](const float* xf, float* yf) {                                  \
+      HWY_DYNAMIC_DISPATCH(ks::MultiAxisRope)(xf, yf, pos, T, H, D, n_axes, axis_dims, axis_bases, layout);           \
+    });                                                                                                               \
+    return TL_OK;                                                                                                     \
+  }                                                                                                                   \
+  tl_status tl_sinusoidal_embed_##Dtype(const uint16_t* t, uint16_t* y, int64_t n, int64_t dim, float max_period,     \
+                                        float freq_shift, int layout) {                                               \
+    if (tl_status s = check::sinusoidal_embed(n, dim, max_period, freq_shift, layout)) return s;                      \
+    ks::InFloat<kBF16>(t, n, y, n * dim, [&](const float* tf, float* yf) {                                            \
+      HWY_DYNAMIC_DISPATCH(ks::SinusoidalEmbed)(tf, yf, n, dim, max_period, freq_shift, layout);                      \
+    });                                                                                                               \
+    return TL_OK;                                                                                                     \
+  }                                                                                                                   \
+  tl_status tl_relative_pos_embedding_##Dtype(const uint16_t* table, const int32_t* q_pos, const int32_t* k_pos,      \
+                                              uint16_t* bias, int64_t Lq, int64_t Lk, int64_t H, int64_t num_buckets, \
+                                              int64_t max_distance, int bidirectional) {                              \
+    if (tl_status s = check::relative_pos_embedding(Lq, Lk, H, num_buckets, max_distance, bidirectional)) return s;   \
+    ks::RelativeBiasHalf(table, q_pos, k_pos, bias, Lq, Lk, H, num_buckets, max_distance, bidirectional);             \
+    return TL_OK;                                                                                                     \
+  }
+KONFORM_POS_HALF(f16, false)
+KONFORM_POS_HALF(bf16, true)
+#undef KONFORM_POS_HALF
 
 }  // extern "C"
 #endif  // HWY_ONCE

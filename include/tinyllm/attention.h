@@ -97,6 +97,29 @@ tl_status tl_sdpa_cross_f32(const float* q, const float* k, const float* v, floa
 tl_status tl_sdpa_window_f32(const float* q, const float* k, const float* v, float* y, int64_t batch, int64_t num_heads,
                              int64_t seq, int64_t head_dim, int64_t window);
 
+/* Sdpa, SdpaCross and SdpaWindow of f16 or bf16 q, k, v and y (uint16_t bit
+ * patterns), Sdpa's mask f32: as FlashAttention's half twins above, the
+ * inputs widened exactly, scores (accumulated in f32), the softmax and the
+ * weighted sums of v in f32 as the f32 op computes them, y rounded once to
+ * the dtype. Sdpa's causal mask stays -1e4 (f16 holds it; -inf is outside
+ * the contract: a row of padded keys keeps its causally masked keys);
+ * SdpaWindow's keys outside a query's window take no part at all (neither
+ * -inf nor -1e4 scores: excluded). Same rules and statuses. */
+tl_status tl_sdpa_f16(const uint16_t* q, const uint16_t* k, const uint16_t* v, const float* mask, uint16_t* y,
+                      int64_t batch, int64_t num_heads, int64_t kv_heads, int64_t sq, int64_t sk, int64_t head_dim,
+                      int32_t causal, tl_attn_mask mask_kind);
+tl_status tl_sdpa_bf16(const uint16_t* q, const uint16_t* k, const uint16_t* v, const float* mask, uint16_t* y,
+                       int64_t batch, int64_t num_heads, int64_t kv_heads, int64_t sq, int64_t sk, int64_t head_dim,
+                       int32_t causal, tl_attn_mask mask_kind);
+tl_status tl_sdpa_cross_f16(const uint16_t* q, const uint16_t* k, const uint16_t* v, uint16_t* y, int64_t batch,
+                            int64_t num_heads, int64_t sq, int64_t se, int64_t head_dim);
+tl_status tl_sdpa_cross_bf16(const uint16_t* q, const uint16_t* k, const uint16_t* v, uint16_t* y, int64_t batch,
+                             int64_t num_heads, int64_t sq, int64_t se, int64_t head_dim);
+tl_status tl_sdpa_window_f16(const uint16_t* q, const uint16_t* k, const uint16_t* v, uint16_t* y, int64_t batch,
+                             int64_t num_heads, int64_t seq, int64_t head_dim, int64_t window);
+tl_status tl_sdpa_window_bf16(const uint16_t* q, const uint16_t* k, const uint16_t* v, uint16_t* y, int64_t batch,
+                              int64_t num_heads, int64_t seq, int64_t head_dim, int64_t window);
+
 /* QK-norm (Qwen3, DeepSeek-V3), before Rope: RmsNorm of every head's vector
  * on its own, the reduction over head_dim only (never over num_heads *
  * head_dim), gain g: [head_dim] shared by the heads;
@@ -105,6 +128,17 @@ tl_status tl_sdpa_window_f32(const float* q, const float* k, const float* v, flo
  * y == x is allowed. */
 tl_status tl_qk_norm_f32(const float* x, const float* g, float* y, int64_t tokens, int64_t num_heads, int64_t head_dim,
                          float eps);
+
+/* QK-norm of f16 or bf16 x and y (uint16_t bit patterns), the gain g f32:
+ * as tl_rms_norm_f16 and _bf16 on tokens * num_heads rows of head_dim, x
+ * widened exactly, the sum of squares and the scaling in f32, y rounded once.
+ * A sum of squares in f16 is outside the contract (it ends at 65504: a head
+ * of |x| >= 256 would overflow it). Same rules and statuses; y == x is
+ * allowed. */
+tl_status tl_qk_norm_f16(const uint16_t* x, const float* g, uint16_t* y, int64_t tokens, int64_t num_heads,
+                         int64_t head_dim, float eps);
+tl_status tl_qk_norm_bf16(const uint16_t* x, const float* g, uint16_t* y, int64_t tokens, int64_t num_heads,
+                          int64_t head_dim, float eps);
 
 #ifdef __cplusplus
 }

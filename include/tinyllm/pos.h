@@ -113,6 +113,18 @@ tl_status tl_rope_apply_bf16(const uint16_t* x, uint16_t* y, const int32_t* pos,
 tl_status tl_multi_axis_rope_f32(const float* x, float* y, const int32_t* pos, int64_t T, int64_t H, int64_t D,
                                  int64_t n_axes, const int64_t* axis_dims, const float* axis_bases, int layout);
 
+/* MultiAxisRope of f16 or bf16 x and y (uint16_t bit patterns), as Rope's
+ * half twins: each pair widened exactly, its angles, cos and sin as the f32
+ * op forms them (f_{a,j} and the angle p f_{a,j} in double, cos and sin
+ * rounded to f32), the rotation in f32, each member rounded once to the
+ * dtype (to nearest, ties to even; past the dtype's range to an infinity).
+ * Rotating in half (cos and sin rounded to the dtype, the products in it)
+ * is outside this contract. Same rules and statuses; y == x is allowed. */
+tl_status tl_multi_axis_rope_f16(const uint16_t* x, uint16_t* y, const int32_t* pos, int64_t T, int64_t H, int64_t D,
+                                 int64_t n_axes, const int64_t* axis_dims, const float* axis_bases, int layout);
+tl_status tl_multi_axis_rope_bf16(const uint16_t* x, uint16_t* y, const int32_t* pos, int64_t T, int64_t H, int64_t D,
+                                  int64_t n_axes, const int64_t* axis_dims, const float* axis_bases, int layout);
+
 /* ---- SinusoidalEmbed (diffusion timestep embedding) -----------------------
  * y: [n, dim], one row per timestep t[i] (any float; NaN and Inf give NaN):
  *   half = dim / 2,  f_j = exp(-j * ln(max_period) / (half - freq_shift)),
@@ -132,6 +144,18 @@ typedef enum tl_sinusoidal_layout {
 
 tl_status tl_sinusoidal_embed_f32(const float* t, float* y, int64_t n, int64_t dim, float max_period, float freq_shift,
                                   int layout);
+
+/* SinusoidalEmbed of f16 or bf16 timesteps t and y (uint16_t bit patterns):
+ * t widened exactly, the angles t f_j in double as the f32 op forms them,
+ * sin and cos as the f32 op computes them, each rounded once more to the
+ * dtype (to nearest, ties to even: never truncated). f16 holds DDPM's
+ * integer timesteps 0..999 exactly; bf16 holds the integers up to 256 only
+ * (the caller who needs more keeps t in f32 and casts y). Same rules and
+ * statuses. */
+tl_status tl_sinusoidal_embed_f16(const uint16_t* t, uint16_t* y, int64_t n, int64_t dim, float max_period,
+                                  float freq_shift, int layout);
+tl_status tl_sinusoidal_embed_bf16(const uint16_t* t, uint16_t* y, int64_t n, int64_t dim, float max_period,
+                                   float freq_shift, int layout);
 
 /* ---- TokenEmbed, PosEmbed: learned tables ----------------------------------
  * out[i, :] = table[ids[i], :], rows copied bit for bit (NaN payloads too).
@@ -177,6 +201,16 @@ tl_status tl_pos_embed_bf16(const uint16_t* table, const int32_t* pos, uint16_t*
 tl_status tl_relative_pos_embedding_f32(const float* table, const int32_t* q_pos, const int32_t* k_pos, float* bias,
                                         int64_t Lq, int64_t Lk, int64_t H, int64_t num_buckets, int64_t max_distance,
                                         int bidirectional);
+
+/* RelativePosEmbedding of an f16 or bf16 table and bias (uint16_t bit
+ * patterns): the same buckets, each element a 2-byte copy of the table's,
+ * bit for bit (NaN payloads too). Same rules and statuses. */
+tl_status tl_relative_pos_embedding_f16(const uint16_t* table, const int32_t* q_pos, const int32_t* k_pos,
+                                        uint16_t* bias, int64_t Lq, int64_t Lk, int64_t H, int64_t num_buckets,
+                                        int64_t max_distance, int bidirectional);
+tl_status tl_relative_pos_embedding_bf16(const uint16_t* table, const int32_t* q_pos, const int32_t* k_pos,
+                                         uint16_t* bias, int64_t Lq, int64_t Lk, int64_t H, int64_t num_buckets,
+                                         int64_t max_distance, int bidirectional);
 
 #ifdef __cplusplus
 }

@@ -237,9 +237,10 @@ inline int64_t t5_bucket(int64_t r, int64_t num_buckets, int64_t max_distance, b
   return offset + me + k;
 }
 
-// bias[h, i, j] = table[bucket(k_pos[j] - q_pos[i]), h].
-template <typename T>
-void relative_pos_embedding(const float* table, const int32_t* q_pos, const int32_t* k_pos, T* bias, int64_t Lq,
+// bias[h, i, j] = table[bucket(k_pos[j] - q_pos[i]), h]; Table = T =
+// uint16_t copies f16 or bf16 bit patterns.
+template <typename T, typename Table = float>
+void relative_pos_embedding(const Table* table, const int32_t* q_pos, const int32_t* k_pos, T* bias, int64_t Lq,
                             int64_t Lk, int64_t H, int64_t num_buckets, int64_t max_distance, bool bidirectional) {
   for (int64_t i = 0; i < Lq; ++i)
     for (int64_t j = 0; j < Lk; ++j) {
