@@ -1,6 +1,7 @@
 /* half_base.c: the f16 and bf16 activations of tinyllm/activations.h, the
  * casts, Clamp, NanToNum and the broadcast Add, Sub, Mul, Div of
- * tinyllm/tensor.h, RmsNorm and LayerNorm of tinyllm/norm.h, Softmax, Rope,
+ * tinyllm/tensor.h, RmsNorm, LayerNorm, BatchNorm, GroupNorm, InstanceNorm,
+ * AdaLN, AdaLN-Zero and FusedSkipNorm of tinyllm/norm.h, Softmax, Rope,
  * TokenEmbed and PosEmbed of tinyllm/pos.h, Matmul of tinyllm/linalg.h,
  * the feed-forwards (SwiGlu_FFN, GeGlu_FFN, Glu_FFN), FusedSwiGlu and
  * FusedNormMatmul of tinyllm/linalg.h, Sdpa, FlashAttention, SdpaCross,
@@ -290,9 +291,11 @@ static float* new_row(int64_t d) {
   return row;
 }
 
-/* The shape [..., D]: the refusals of the header, and rows and D. */
-static tl_status rows_of(const int64_t* shape, int32_t ndim, float eps, int64_t* rows, int64_t* d) {
-  if (ndim < 1 || ndim > TL_NORM_MAX_DIMS) return refuse("ndim outside [1, 8]");
+/* The refusals of the header every norm shares: ndim in [least, 8], the
+ * dimensions, their product, eps. */
+static tl_status norm_dims(const int64_t* shape, int32_t ndim, int32_t least, float eps) {
+  if (ndim < least || ndim > TL_NORM_MAX_DIMS)
+    return refuse(least == 1 ? "ndim outside [1, 8]" : "ndim outside [2, 8]");
   if (shape == NULL) return refuse("shape is NULL");
   int64_t elements = 1;
   for (int32_t k = 0; k < ndim; ++k) {
@@ -301,6 +304,13 @@ static tl_status rows_of(const int64_t* shape, int32_t ndim, float eps, int64_t*
   }
   if (elements > INT64_MAX / 4) return refuse("too many elements");
   if (!(eps >= 0.0f) || isinf(eps)) return refuse("eps must be finite and >= 0");
+  return TL_OK;
+}
+
+/* The shape [..., D]: the refusals of the header, and rows and D. */
+static tl_status rows_of(const int64_t* shape, int32_t ndim, float eps, int64_t* rows, int64_t* d) {
+  const tl_status st = norm_dims(shape, ndim, 1, eps);
+  if (st != TL_OK) return st;
   if (shape[ndim - 1] == 0) {
     last_error = "D is 0";
     return TL_ERR_SHAPE;
@@ -1994,3 +2004,251 @@ tl_status tl_reshape_bf16(const uint16_t* x, const int64_t* shape, int64_t rank,
   return reshape_half(x, shape, rank, y, new_shape, new_rank);
 }
 /* ==== end of Transpose, Permute and Reshape of f16 and bf16 ================== */
+
+/* ==== BatchNorm, GroupNorm, InstanceNorm, AdaLN, AdaLN-Zero, FusedSkipNorm ==
+ * of f16 and bf16 (tinyllm/norm.h): x (and r, skip) widened exactly, the
+ * running statistics, gains, biases and the conditioning f32 as given, every
+ * statistic and output in double, y rounded once to the dtype; AdaLN-Zero's
+ * h and FusedSkipNorm's sum are the float results of the f32 ops rounded to
+ * the dtype, and the norm is taken of them as stored. */
+
+/* One double rounded to the dtype: f16 straight from the double, bf16
+ * through the float (inside the rule). */
+static uint16_t half_from_double(int f16, double v) { return f16 ? f16_from_double(v) : to_bf16((float)v); }
+
+/* The shape [N, C, spatial...] (2 <= ndim): the refusals of the header. */
+static tl_status channels_of(const int64_t* shape, int32_t ndim, float eps, int need_spatial, int64_t* n, int64_t* c,
+                             int64_t* s) {
+  const tl_status st = norm_dims(shape, ndim, 2, eps);
+  if (st != TL_OK) return st;
+  *n = shape[0];
+  *c = shape[1];
+  *s = 1;
+  for (int32_t k = 2; k < ndim; ++k) *s *= shape[k];
+  if (need_spatial && *s == 0) {
+    last_error = "a spatial dimension is 0";
+    return TL_ERR_SHAPE;
+  }
+  return TL_OK;
+}
+
+/* Mean and 1 / sqrt(variance + eps) of v[0, n) in double, two passes. */
+static void moments_of(const double* v, int64_t n, float eps, int f16, double* mean, double* inv) {
+  double sum = 0.0, sq = 0.0;
+  for (int64_t i = 0; i < n; ++i) sum += v[i];
+  *mean = sum / (double)n;
+  for (int64_t i = 0; i < n; ++i) {
+#if MUTANT(55) /* half_m55: f16 GroupNorm's and InstanceNorm's sum of squares accumulated in f16: +Inf past 65504 */
+    if (f16) {
+      sq = from_f16(f16_from_double(sq + from_f16(f16_from_double((v[i] - *mean) * (v[i] - *mean)))));
+      continue;
+    }
+#endif
+    sq += (v[i] - *mean) * (v[i] - *mean);
+  }
+  (void)f16;
+  *inv = 1.0 / sqrt(sq / (double)n + eps);
+}
+
+static double* new_doubles(int64_t n) {
+  double* v = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+  if (v == NULL) last_error = "out of memory";
+  return v;
+}
+
+static tl_status batch_norm_half(int f16, const uint16_t* x, const float* mean, const float* var, const float* g,
+                                 const float* b, uint16_t* y, const int64_t* shape, int32_t ndim, float eps) {
+  int64_t n, c, s;
+  const tl_status st = channels_of(shape, ndim, eps, 0, &n, &c, &s);
+  if (st != TL_OK) return st;
+  for (int64_t k = 0; k < n * c * s; ++k) {
+    const int64_t ch = (k / s) % c;
+#if MUTANT(56) /* half_m56: BatchNorm's x - mean held in the dtype: the mean's low bits lost, f16 overflow at 65504 */
+    const double centred = widen(f16, half_from_double(f16, (double)widen(f16, x[k]) - mean[ch]));
+#else
+    const double centred = (double)widen(f16, x[k]) - mean[ch];
+#endif
+    y[k] = half_from_double(f16, centred / sqrt((double)var[ch] + eps) * g[ch] + b[ch]);
+  }
+  return TL_OK;
+}
+
+/* GroupNorm of `groups` groups; InstanceNorm is groups == C. */
+static tl_status group_norm_half(int f16, const uint16_t* x, const float* g, const float* b, uint16_t* y, int64_t n,
+                                 int64_t c, int64_t s, int64_t groups, float eps) {
+  const int64_t size = c / groups * s;
+  double* v = new_doubles(size);
+  if (v == NULL) return TL_ERR_UNSUPPORTED;
+  for (int64_t k = 0; k < n * groups; ++k) {
+    for (int64_t i = 0; i < size; ++i) v[i] = widen(f16, x[k * size + i]);
+    double mean, inv;
+    moments_of(v, size, eps, f16, &mean, &inv);
+    for (int64_t i = 0; i < size; ++i) {
+      const int64_t ch = (k % groups) * (c / groups) + i / s;
+      y[k * size + i] = half_from_double(f16, (v[i] - mean) * inv * g[ch] + b[ch]);
+    }
+  }
+  free(v);
+  return TL_OK;
+}
+
+static tl_status group_norm_checked(int f16, const uint16_t* x, const float* g, const float* b, uint16_t* y,
+                                    const int64_t* shape, int32_t ndim, int64_t groups, float eps) {
+  int64_t n, c, s;
+  const tl_status st = channels_of(shape, ndim, eps, 1, &n, &c, &s);
+  if (st != TL_OK) return st;
+  if (groups < 1) return refuse("num_groups must be >= 1");
+  if (c == 0 || c % groups != 0) {
+    last_error = "num_groups does not divide C";
+    return TL_ERR_SHAPE;
+  }
+  return group_norm_half(f16, x, g, b, y, n, c, s, groups, eps);
+}
+
+static tl_status instance_norm_checked(int f16, const uint16_t* x, const float* g, const float* b, uint16_t* y,
+                                       const int64_t* shape, int32_t ndim, float eps) {
+  int64_t n, c, s;
+  const tl_status st = channels_of(shape, ndim, eps, 1, &n, &c, &s);
+  if (st != TL_OK) return st;
+  return c == 0 ? TL_OK : group_norm_half(f16, x, g, b, y, n, c, s, c, eps);
+}
+
+/* AdaLN of the rows of x[batch, tokens, d] (h as stored, for AdaLN-Zero). */
+static tl_status ada_ln_rows(int f16, const uint16_t* x, const float* scale, const float* shift, uint16_t* y,
+                             int64_t rows, int64_t tokens, int64_t d, float eps) {
+  double* v = new_doubles(d);
+  if (v == NULL) return TL_ERR_UNSUPPORTED;
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t i = 0; i < d; ++i) v[i] = widen(f16, x[r * d + i]);
+    double mean, inv;
+    moments_of(v, d, eps, 0, &mean, &inv);
+    const int64_t at = r / tokens * d;
+    for (int64_t i = 0; i < d; ++i) {
+#if MUTANT(57) /* half_m57: AdaLN's gain 1 + scale rounded to the dtype before the product */
+      const double gain = widen(f16, half_from_double(f16, 1.0 + scale[at + i]));
+#else
+      const double gain = 1.0 + scale[at + i];
+#endif
+      y[r * d + i] = half_from_double(f16, (v[i] - mean) * inv * gain + shift[at + i]);
+    }
+  }
+  free(v);
+  return TL_OK;
+}
+
+/* [B, ..., D] (2 <= ndim): rows, and tokens per sample. */
+static tl_status samples_of(const int64_t* shape, int32_t ndim, float eps, int64_t* rows, int64_t* tokens, int64_t* d) {
+  tl_status st = norm_dims(shape, ndim, 2, eps);
+  if (st == TL_OK) st = rows_of(shape, ndim, eps, rows, d);
+  if (st != TL_OK) return st;
+  *tokens = shape[0] == 0 ? 1 : *rows / shape[0];
+  return TL_OK;
+}
+
+static tl_status ada_ln_half(int f16, const uint16_t* x, const float* scale, const float* shift, uint16_t* y,
+                             const int64_t* shape, int32_t ndim, float eps) {
+  int64_t rows, tokens, d;
+  const tl_status st = samples_of(shape, ndim, eps, &rows, &tokens, &d);
+  return st != TL_OK ? st : ada_ln_rows(f16, x, scale, shift, y, rows, tokens, d, eps);
+}
+
+static tl_status ada_ln_zero_half(int f16, const uint16_t* x, const uint16_t* r, const float* gate, const float* scale,
+                                  const float* shift, uint16_t* h, uint16_t* y, const int64_t* shape, int32_t ndim,
+                                  float eps) {
+  int64_t rows, tokens, d;
+  const tl_status st = samples_of(shape, ndim, eps, &rows, &tokens, &d);
+  if (st != TL_OK) return st;
+  for (int64_t k = 0; k < rows * d; ++k) {
+    const float product = (float)((double)gate[k / (tokens * d) * d + k % d] * widen(f16, r[k]));
+    const float sum = (float)((double)widen(f16, x[k]) + product); /* the f32 op's h, Mul then Add */
+#if MUTANT(59) /* half_m59: bf16 AdaLN-Zero's h demoted by truncation (the top half of the float) */
+    if (!f16) {
+      uint32_t bits;
+      memcpy(&bits, &sum, 4);
+      h[k] = (uint16_t)(bits >> 16);
+      continue;
+    }
+#endif
+    h[k] = f16 ? to_f16(sum) : to_bf16(sum);
+  }
+  return ada_ln_rows(f16, h, scale, shift, y, rows, tokens, d, eps);
+}
+
+static tl_status fused_skip_norm_half(int f16, const uint16_t* x, const uint16_t* skip, const float* g, uint16_t* sum,
+                                      uint16_t* y, const int64_t* shape, int32_t ndim, float eps) {
+  int64_t rows, d;
+  const tl_status st = rows_of(shape, ndim, eps, &rows, &d);
+  if (st != TL_OK) return st;
+  double* v = new_doubles(d);
+  if (v == NULL) return TL_ERR_UNSUPPORTED;
+  for (int64_t r = 0; r < rows; ++r) {
+    double sq = 0.0;
+    for (int64_t i = 0; i < d; ++i) {
+      const int64_t k = r * d + i;
+      const float f = (float)((double)widen(f16, x[k]) + widen(f16, skip[k]));
+      sum[k] = f16 ? to_f16(f) : to_bf16(f);
+#if MUTANT(58) /* half_m58: FusedSkipNorm normalizes the unrounded float sum, not the sum as stored in the dtype */
+      v[i] = f;
+#else
+      v[i] = widen(f16, sum[k]);
+#endif
+      sq += v[i] * v[i];
+    }
+    const double inv = 1.0 / sqrt(sq / (double)d + eps);
+    for (int64_t i = 0; i < d; ++i) y[r * d + i] = half_from_double(f16, v[i] * inv * g[i]);
+  }
+  free(v);
+  return TL_OK;
+}
+
+tl_status tl_batch_norm_f16(const uint16_t* x, const float* mean, const float* var, const float* g, const float* b,
+                            uint16_t* y, const int64_t* shape, int32_t ndim, float eps) {
+  return batch_norm_half(1, x, mean, var, g, b, y, shape, ndim, eps);
+}
+tl_status tl_batch_norm_bf16(const uint16_t* x, const float* mean, const float* var, const float* g, const float* b,
+                             uint16_t* y, const int64_t* shape, int32_t ndim, float eps) {
+  return batch_norm_half(0, x, mean, var, g, b, y, shape, ndim, eps);
+}
+tl_status tl_group_norm_f16(const uint16_t* x, const float* g, const float* b, uint16_t* y, const int64_t* shape,
+                            int32_t ndim, int64_t num_groups, float eps) {
+  return group_norm_checked(1, x, g, b, y, shape, ndim, num_groups, eps);
+}
+tl_status tl_group_norm_bf16(const uint16_t* x, const float* g, const float* b, uint16_t* y, const int64_t* shape,
+                             int32_t ndim, int64_t num_groups, float eps) {
+  return group_norm_checked(0, x, g, b, y, shape, ndim, num_groups, eps);
+}
+tl_status tl_instance_norm_f16(const uint16_t* x, const float* g, const float* b, uint16_t* y, const int64_t* shape,
+                               int32_t ndim, float eps) {
+  return instance_norm_checked(1, x, g, b, y, shape, ndim, eps);
+}
+tl_status tl_instance_norm_bf16(const uint16_t* x, const float* g, const float* b, uint16_t* y, const int64_t* shape,
+                                int32_t ndim, float eps) {
+  return instance_norm_checked(0, x, g, b, y, shape, ndim, eps);
+}
+tl_status tl_ada_ln_f16(const uint16_t* x, const float* scale, const float* shift, uint16_t* y, const int64_t* shape,
+                        int32_t ndim, float eps) {
+  return ada_ln_half(1, x, scale, shift, y, shape, ndim, eps);
+}
+tl_status tl_ada_ln_bf16(const uint16_t* x, const float* scale, const float* shift, uint16_t* y, const int64_t* shape,
+                         int32_t ndim, float eps) {
+  return ada_ln_half(0, x, scale, shift, y, shape, ndim, eps);
+}
+tl_status tl_ada_ln_zero_f16(const uint16_t* x, const uint16_t* r, const float* gate, const float* scale,
+                             const float* shift, uint16_t* h, uint16_t* y, const int64_t* shape, int32_t ndim,
+                             float eps) {
+  return ada_ln_zero_half(1, x, r, gate, scale, shift, h, y, shape, ndim, eps);
+}
+tl_status tl_ada_ln_zero_bf16(const uint16_t* x, const uint16_t* r, const float* gate, const float* scale,
+                              const float* shift, uint16_t* h, uint16_t* y, const int64_t* shape, int32_t ndim,
+                              float eps) {
+  return ada_ln_zero_half(0, x, r, gate, scale, shift, h, y, shape, ndim, eps);
+}
+tl_status tl_fused_skip_norm_f16(const uint16_t* x, const uint16_t* skip, const float* g, uint16_t* sum, uint16_t* y,
+                                 const int64_t* shape, int32_t ndim, float eps) {
+  return fused_skip_norm_half(1, x, skip, g, sum, y, shape, ndim, eps);
+}
+tl_status tl_fused_skip_norm_bf16(const uint16_t* x, const uint16_t* skip, const float* g, uint16_t* sum, uint16_t* y,
+                                  const int64_t* shape, int32_t ndim, float eps) {
+  return fused_skip_norm_half(0, x, skip, g, sum, y, shape, ndim, eps);
+}
+/* ==== end of the f16 and bf16 norms of x[N, C, ...], AdaLN and FusedSkipNorm = */

@@ -298,7 +298,8 @@ std::vector<Property> half_properties() {
       out.push_back({"half_batch_invariant", name, "property", [name](const Backend& b) { batch_invariant(b, name); }});
     }
     for (const char* base : {"RmsNorm", "LayerNorm", "Softmax", "Rope", "FlashAttention", "Sdpa", "SdpaCross",
-                             "SdpaWindow", "QkNorm", "MultiAxisRope", "SinusoidalEmbed"}) {
+                             "SdpaWindow", "QkNorm", "MultiAxisRope", "SinusoidalEmbed", "BatchNorm", "GroupNorm",
+                             "InstanceNorm", "AdaLN"}) {
       const std::string name = std::string(base) + dtype;
       out.push_back({"half_within_one_rounding_of_f32", name, "property",
                      [name](const Backend& b) { rows_within_one_rounding_of_f32(b, name); }});

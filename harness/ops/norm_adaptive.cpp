@@ -75,18 +75,26 @@ Expected ada_expected(const float* h, const float* scale, const float* shift, in
 
 // ---------------------------------------------------------------- AdaLN
 
-Case make_ada(Rng& rng, int64_t index, int64_t edges) {
+// x of the dtype t: f32 from the value classes; f16 or bf16 the half rows
+// (norm_support.hpp).
+HalfRows make_x(DType t, Rng& rng, const std::vector<int64_t>& shape) {
+  if (t != DType::f32) return half_rows(t, rng, shape, shape.back(), true);
+  Row x = make_row(rng, product(shape, 0, shape.size()));
+  return {Tensor::of_f32(shape, x.values), x.label, x.eps_zero_ok && shape.back() >= 2};
+}
+
+Case make_ada(DType t, Rng& rng, int64_t index, int64_t edges) {
   const auto shape = make_shape(rng, index, edges);
-  const int64_t batch = shape[0], d = shape.back(), n = product(shape, 0, shape.size());
-  Row x = make_row(rng, n);
-  const float eps = pick_eps(rng, x.eps_zero_ok && d >= 2);
+  const int64_t batch = shape[0], d = shape.back();
+  HalfRows x = make_x(t, rng, shape);
+  const float eps = pick_eps(rng, x.eps_zero_ok);
   const bool in_place = rng.chance(0.3);
   Case c;
   c.label = "x=" + x.label + (in_place ? " y==x" : "");
-  c.args.push_back({"x", Access::in, Tensor::of_f32(shape, x.values)});
+  c.args.push_back({"x", Access::in, std::move(x.x)});
   c.args.push_back({"scale", Access::in, Tensor::of_f32({batch, d}, make_scale(rng, batch * d))});
   c.args.push_back({"shift", Access::in, Tensor::of_f32({batch, d}, make_values(rng, ValueClass::normal, batch * d))});
-  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, shape), Match::tolerance, in_place ? "x" : ""});
+  c.args.push_back({"y", Access::out, Tensor::zeros(t, shape), Match::tolerance, in_place ? "x" : ""});
   finish(rng, c, index, edges, shape, eps);
   return c;
 }
@@ -95,11 +103,12 @@ Oracle ada_oracle(const Case& c) {
   if (tl_status st = expected_status(Layout::samples, shape_of(c), eps_of(c))) return {{"status", status_expected(st)}};
   const auto& shape = c.in("x").shape;
   const int64_t batch = shape[0], d = shape.back(), tokens = product(shape, 1, shape.size() - 1);
+  const std::vector<float> x = floats_of(c.in("x"));
   return {{"status", status_expected(TL_OK)},
-          {"y", ada_expected(c.in("x").f32(), c.in("scale").f32(), c.in("shift").f32(), batch, tokens, d, eps_of(c))}};
+          {"y", ada_expected(x.data(), c.in("scale").f32(), c.in("shift").f32(), batch, tokens, d, eps_of(c))}};
 }
 
-OpSpec ada_ln() {
+OpSpec ada_ln(DType t) {
   OpSpec op;
   op.name = "AdaLN";
   op.args = {{"x", Access::in, "T", "s#[ndim]"},
@@ -124,20 +133,24 @@ OpSpec ada_ln() {
       "|x| <= 1e15, rows far from zero among the value classes; scale mostly N(0, 1/4), sometimes exactly -1 "
       "or small integers; eps = 0 only for rows of two or more normal or wide values; one case in ten past "
       "the edges has one bad argument";
+  half_twin(op, t, {"scale", "shift"},
+            "x and y " + std::string(dtype_name(t)) + ", scale and shift f32, both passes and 1 + scale in f32");
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_widths().size());
-  op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_ada(rng, i, edges); };
-  declare_c_call<decltype(tl_ada_ln_f32)>(op, {"x", "scale", "shift", "y", "s#[ndim]", "ndim", "eps"});
+  op.make_case = [t, edges = op.edge_cases](Rng& rng, int64_t i) { return make_ada(t, rng, i, edges); };
+  if (t == DType::f32)
+    declare_c_call<decltype(tl_ada_ln_f32)>(op, {"x", "scale", "shift", "y", "s#[ndim]", "ndim", "eps"});
+  else declare_c_call<decltype(tl_ada_ln_f16)>(op, {"x", "scale", "shift", "y", "s#[ndim]", "ndim", "eps"});
   op.oracle = ada_oracle;
   return op;
 }
 
 // ---------------------------------------------------------------- AdaLN_Zero
 
-Case make_zero(Rng& rng, int64_t index, int64_t edges) {
+Case make_zero(DType t, Rng& rng, int64_t index, int64_t edges) {
   const auto shape = make_shape(rng, index, edges);
   const int64_t batch = shape[0], d = shape.back(), n = product(shape, 0, shape.size());
-  Row x = make_row(rng, n);
+  HalfRows x = make_x(t, rng, shape);
   // r and gate hold no NaN: h's NaN is then x's, whatever the operand order.
   const ValueClass classes[] = {ValueClass::normal, ValueClass::wide,      ValueClass::tiny, ValueClass::huge,
                                 ValueClass::zeros,  ValueClass::subnormal, ValueClass::ties};
@@ -145,18 +158,20 @@ Case make_zero(Rng& rng, int64_t index, int64_t edges) {
   std::vector<float> gate = make_values(rng, rng.chance(0.8) ? ValueClass::normal : ValueClass::ties, batch * d);
   const bool gate_zero = rng.chance(0.2);  // the zero-initialized conditioning
   for (float& v : gate) v = gate_zero ? 0.0f : 0.5f * v;
-  const float eps = pick_eps(rng, x.eps_zero_ok && d >= 2 && (gate_zero || rc == ValueClass::normal));
+  const float eps = pick_eps(rng, x.eps_zero_ok && (gate_zero || rc == ValueClass::normal));
   const bool in_place = rng.chance(0.3);
   Case c;
   c.label = "x=" + x.label + " r=" + std::string(value_class_name(rc)) + (gate_zero ? " gate=0" : "") +
             (in_place ? " h==x" : "");
-  c.args.push_back({"x", Access::in, Tensor::of_f32(shape, x.values)});
-  c.args.push_back({"r", Access::in, Tensor::of_f32(shape, make_values(rng, rc, n, kMaxAbs))});
+  std::vector<float> r = make_values(rng, rc, n, kMaxAbs);
+  fold_for(t, r);
+  c.args.push_back({"x", Access::in, std::move(x.x)});
+  c.args.push_back({"r", Access::in, t == DType::f32 ? Tensor::of_f32(shape, r) : Tensor::of_half(t, shape, r)});
   c.args.push_back({"gate", Access::in, Tensor::of_f32({batch, d}, gate)});
   c.args.push_back({"scale", Access::in, Tensor::of_f32({batch, d}, make_scale(rng, batch * d))});
   c.args.push_back({"shift", Access::in, Tensor::of_f32({batch, d}, make_values(rng, ValueClass::normal, batch * d))});
-  c.args.push_back({"h", Access::out, Tensor::zeros(DType::f32, shape), Match::exact, in_place ? "x" : ""});
-  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, shape)});
+  c.args.push_back({"h", Access::out, Tensor::zeros(t, shape), Match::exact, in_place ? "x" : ""});
+  c.args.push_back({"y", Access::out, Tensor::zeros(t, shape)});
   finish(rng, c, index, edges, shape, eps);
   return c;
 }
@@ -166,26 +181,31 @@ Oracle zero_oracle(const Case& c) {
   const auto& shape = c.in("x").shape;
   const int64_t batch = shape[0], d = shape.back(), tokens = product(shape, 1, shape.size() - 1);
   const float *scale = c.in("scale").f32(), *shift = c.in("shift").f32();
-  std::vector<float> h(static_cast<size_t>(batch * tokens * d));
+  const DType t = c.in("x").dtype;
+  const std::vector<float> x = floats_of(c.in("x")), r = floats_of(c.in("r"));
+  const float* gate = c.in("gate").f32();
+  std::vector<float> h(x.size());
   std::vector<double> unused(h.size());
-  reference::ada_ln_zero<double>(c.in("x").f32(), c.in("r").f32(), c.in("gate").f32(), scale, shift, h.data(),
-                                 unused.data(), batch, tokens, d, eps_of(c));
+  reference::ada_ln_zero<double>(x.data(), r.data(), gate, scale, shift, h.data(), unused.data(), batch, tokens, d,
+                                 eps_of(c));
   // h bit for bit, either rounding of x + gate * r: Mul then Add, each
-  // rounded (the value, from which y is formed), or one fused multiply-add.
-  const float *x = c.in("x").f32(), *r = c.in("r").f32(), *gate = c.in("gate").f32();
+  // rounded (the value, from which y is formed), or one fused multiply-add;
+  // in f16 and bf16 that float rounded once more to the dtype, as stored,
+  // and y formed from the stored h.
   Expected he;
   for (size_t k = 0; k < h.size(); ++k) {
     const int64_t j = static_cast<int64_t>(k) / (tokens * d) * d + static_cast<int64_t>(k) % d;
+    h[k] = static_cast<float>(stored(t, h[k]));
     he.value.push_back(h[k]);
     he.scale.push_back(0.0);
-    he.alternative.push_back(reference::gated_residual_fused(x[k], gate[j], r[k]));
+    he.alternative.push_back(stored(t, reference::gated_residual_fused(x[k], gate[j], r[k])));
   }
   return {{"status", status_expected(TL_OK)},
           {"h", he},
           {"y", ada_expected(h.data(), scale, shift, batch, tokens, d, eps_of(c))}};
 }
 
-OpSpec ada_ln_zero() {
+OpSpec ada_ln_zero(DType t) {
   OpSpec op;
   op.name = "AdaLN_Zero";
   op.args = {{"x", Access::in, "T", "s#[ndim]"},
@@ -211,17 +231,32 @@ OpSpec ada_ln_zero() {
   op.domain =
       "|x|, |r| <= 1e15, NaN only in x; gate mostly N(0, 1/4), all zero in a fifth of the cases; eps = 0 "
       "only where h's rows are normal or wide values; one case in ten past the edges has one bad argument";
+  half_twin(op, t, {"gate", "scale", "shift"},
+            "x, r, h and y " + std::string(dtype_name(t)) +
+                ", gate, scale and shift f32; h the float h rounded once to the dtype (bit for bit), y AdaLN of "
+                "that stored h");
+  if (t != DType::f32) op.domain += "; r folded as x";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_widths().size());
-  op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_zero(rng, i, edges); };
-  declare_c_call<decltype(tl_ada_ln_zero_f32)>(
-      op, {"x", "r", "gate", "scale", "shift", "h", "y", "s#[ndim]", "ndim", "eps"});
+  op.make_case = [t, edges = op.edge_cases](Rng& rng, int64_t i) { return make_zero(t, rng, i, edges); };
+  if (t == DType::f32)
+    declare_c_call<decltype(tl_ada_ln_zero_f32)>(
+        op, {"x", "r", "gate", "scale", "shift", "h", "y", "s#[ndim]", "ndim", "eps"});
+  else
+    declare_c_call<decltype(tl_ada_ln_zero_f16)>(
+        op, {"x", "r", "gate", "scale", "shift", "h", "y", "s#[ndim]", "ndim", "eps"});
   op.oracle = zero_oracle;
   return op;
 }
 
 }  // namespace
 
-std::vector<OpSpec> norm_adaptive() { return {ada_ln(), ada_ln_zero()}; }
+// Each in f32, f16 and bf16.
+std::vector<OpSpec> norm_adaptive() {
+  std::vector<OpSpec> ops;
+  for (DType t : {DType::f32, DType::f16, DType::bf16}) ops.push_back(ada_ln(t));
+  for (DType t : {DType::f32, DType::f16, DType::bf16}) ops.push_back(ada_ln_zero(t));
+  return ops;
+}
 
 }  // namespace konform::ops

@@ -60,30 +60,51 @@ void finish(Rng& rng, Case& c, int64_t index, int64_t edges, const std::vector<i
 
 // ---------------------------------------------------------------- BatchNorm
 
-Case make_batch(Rng& rng, int64_t index, int64_t edges) {
+// x of the dtype t: f32 from the value classes; f16 or bf16 from the half
+// rows (norm_support.hpp), its float values in `values`.
+struct Data {
+  Tensor x;
+  std::vector<float> values;
+  std::string label;
+  bool eps_zero_ok = false;
+};
+Data make_data(DType t, Rng& rng, const std::vector<int64_t>& shape, int64_t range) {
+  if (t != DType::f32) {
+    HalfRows h = half_rows(t, rng, shape, range, true);
+    std::vector<float> values = floats_of(h.x);
+    return {std::move(h.x), std::move(values), h.label, h.eps_zero_ok};
+  }
+  Row x = make_row(rng, product(shape, 0, shape.size()));
+  return {Tensor::of_f32(shape, x.values), x.values, x.label, x.eps_zero_ok};
+}
+
+Case make_batch(DType t, Rng& rng, int64_t index, int64_t edges) {
   const int64_t channels = index < edges ? 3 : rng.range(1, 64);
   const auto shape = make_shape(rng, index, edges, channels, 300);
   const int64_t n = product(shape, 0, shape.size());
-  Row x = make_row(rng, n);
+  Data x = make_data(t, rng, shape, std::max<int64_t>(n, 1));
   // Running statistics: means near the data's (its offset when it has one) or
-  // not, variances over eight octaves, some zero where eps carries the root.
+  // not, variances over eight octaves, some zero where eps carries the root;
+  // for the half dtypes' large rows, variances of their magnitude, so y
+  // stays in range.
   const float eps = pick_eps(rng, true);
   std::vector<float> mean = make_values(rng, ValueClass::normal, channels), var(static_cast<size_t>(channels));
   const float centre = x.values.empty() || !std::isfinite(x.values[0]) ? 0.0f : x.values[0];
   for (float& m : mean) m = rng.chance(0.5) ? centre + m : m;
+  const int magnitude = x.label == "large" && centre != 0.0f ? 2 * std::ilogb(centre) : 0;
   for (float& v : var) {
-    v = static_cast<float>(std::ldexp(0.5 + rng.unit(), static_cast<int>(rng.range(-6, 2))));
+    v = static_cast<float>(std::ldexp(0.5 + rng.unit(), static_cast<int>(rng.range(-6, 2)) + magnitude));
     if (eps > 0.0f && rng.chance(0.1)) v = 0.0f;
   }
   const bool in_place = rng.chance(0.3);
   Case c;
   c.label = "x=" + x.label + (in_place ? " y==x" : "");
-  c.args.push_back({"x", Access::in, Tensor::of_f32(shape, x.values)});
+  c.args.push_back({"x", Access::in, std::move(x.x)});
   c.args.push_back({"mean", Access::in, Tensor::of_f32({channels}, mean)});
   c.args.push_back({"var", Access::in, Tensor::of_f32({channels}, var)});
   c.args.push_back({"g", Access::in, Tensor::of_f32({channels}, make_gain(rng, channels))});
   c.args.push_back({"b", Access::in, Tensor::of_f32({channels}, make_values(rng, ValueClass::normal, channels))});
-  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, shape), Match::tolerance, in_place ? "x" : ""});
+  c.args.push_back({"y", Access::out, Tensor::zeros(t, shape), Match::tolerance, in_place ? "x" : ""});
   finish(rng, c, index, edges, shape, eps, Layout::channels);
   return c;
 }
@@ -93,7 +114,8 @@ Oracle batch_oracle(const Case& c) {
     return {{"status", status_expected(st)}};
   const auto& shape = c.in("x").shape;
   const int64_t n = shape[0], ch = shape[1], s = product(shape, 2, shape.size());
-  const float *x = c.in("x").f32(), *mean = c.in("mean").f32(), *var = c.in("var").f32();
+  const std::vector<float> xs = floats_of(c.in("x"));
+  const float *x = xs.data(), *mean = c.in("mean").f32(), *var = c.in("var").f32();
   const float *g = c.in("g").f32(), *b = c.in("b").f32();
   Expected y;
   y.value.resize(static_cast<size_t>(n * ch * s));
@@ -109,7 +131,7 @@ Oracle batch_oracle(const Case& c) {
   return {{"status", status_expected(TL_OK)}, {"y", y}};
 }
 
-OpSpec batch_norm() {
+OpSpec batch_norm(DType t) {
   OpSpec op;
   op.name = "BatchNorm";
   op.args = {{"x", Access::in, "T", "s#[ndim]"},
@@ -133,10 +155,15 @@ OpSpec batch_norm() {
   op.domain =
       "|x| <= 1e15; running variances in [2^-7, 2^2) or 0 (then eps > 0), so var + eps is a normal float; "
       "running means near the data or not; one case in ten past the edges has one bad argument";
+  half_twin(op, t, {"mean", "var", "g", "b"},
+            "x and y " + std::string(dtype_name(t)) + ", running statistics, g and b f32, x - mean in f32");
+  if (t != DType::f32) op.domain += "; the large rows' running variances scaled to their magnitude";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
-  op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_batch(rng, i, edges); };
-  declare_c_call<decltype(tl_batch_norm_f32)>(op, {"x", "mean", "var", "g", "b", "y", "s#[ndim]", "ndim", "eps"});
+  op.make_case = [t, edges = op.edge_cases](Rng& rng, int64_t i) { return make_batch(t, rng, i, edges); };
+  if (t == DType::f32)
+    declare_c_call<decltype(tl_batch_norm_f32)>(op, {"x", "mean", "var", "g", "b", "y", "s#[ndim]", "ndim", "eps"});
+  else declare_c_call<decltype(tl_batch_norm_f16)>(op, {"x", "mean", "var", "g", "b", "y", "s#[ndim]", "ndim", "eps"});
   op.oracle = batch_oracle;
   return op;
 }
@@ -144,7 +171,7 @@ OpSpec batch_norm() {
 // ---------------------------------------------------------------- GroupNorm, InstanceNorm
 
 // One case of either: `groups` 0 means InstanceNorm (one group per channel).
-Case make_grouped(Rng& rng, int64_t index, int64_t edges, bool instance) {
+Case make_grouped(DType t, Rng& rng, int64_t index, int64_t edges, bool instance) {
   int64_t groups, channels;
   if (instance) {
     channels = index < edges ? 2 : rng.range(1, 16);
@@ -156,16 +183,16 @@ Case make_grouped(Rng& rng, int64_t index, int64_t edges, bool instance) {
   }
   const auto shape = make_shape(rng, index, edges, channels, instance ? 1000 : 400);
   const int64_t n = product(shape, 0, shape.size()), group_size = channels / groups * product(shape, 2, shape.size());
-  Row x = make_row(rng, n);
+  Data x = make_data(t, rng, shape, group_size);
   const float eps = pick_eps(rng, x.eps_zero_ok && group_size >= 2);
   const bool in_place = rng.chance(0.3);
   Case c;
   c.label = "x=" + x.label + (instance ? "" : " groups=" + std::to_string(groups)) + (in_place ? " y==x" : "");
   if (!instance) c.params["groups"] = static_cast<double>(groups);
-  c.args.push_back({"x", Access::in, Tensor::of_f32(shape, x.values)});
+  c.args.push_back({"x", Access::in, std::move(x.x)});
   c.args.push_back({"g", Access::in, Tensor::of_f32({channels}, make_gain(rng, channels))});
   c.args.push_back({"b", Access::in, Tensor::of_f32({channels}, make_values(rng, ValueClass::normal, channels))});
-  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, shape), Match::tolerance, in_place ? "x" : ""});
+  c.args.push_back({"y", Access::out, Tensor::zeros(t, shape), Match::tolerance, in_place ? "x" : ""});
   finish(rng, c, index, edges, shape, eps, instance ? Layout::spatial : Layout::groups);
   return c;
 }
@@ -178,7 +205,8 @@ Oracle grouped_oracle(const Case& c, bool instance) {
   const auto& shape = c.in("x").shape;
   const int64_t n = shape[0], ch = shape[1], s = product(shape, 2, shape.size());
   const int64_t groups = instance ? ch : declared_groups, size = ch / groups * s;
-  const float *x = c.in("x").f32(), *g = c.in("g").f32(), *b = c.in("b").f32();
+  const std::vector<float> xs = floats_of(c.in("x"));
+  const float *x = xs.data(), *g = c.in("g").f32(), *b = c.in("b").f32();
   const float eps = eps_of(c);
   Expected y;
   y.value.resize(static_cast<size_t>(n * ch * s));
@@ -193,7 +221,7 @@ Oracle grouped_oracle(const Case& c, bool instance) {
   return {{"status", status_expected(TL_OK)}, {"y", y}};
 }
 
-OpSpec group_norm() {
+OpSpec group_norm(DType t) {
   OpSpec op;
   op.name = "GroupNorm";
   op.args = {{"x", Access::in, "T", "s#[ndim]"},
@@ -218,15 +246,18 @@ OpSpec group_norm() {
       "|x| <= 1e15; groups 1, 2, 3, 4, 8, 32; groups far from zero (|mean| / std up to 2^14) among the "
       "value classes; eps = 0 only for groups of two or more normal or wide values; one case in ten past "
       "the edges has one bad argument (num_groups < 1 or not dividing C among them)";
+  half_twin(op, t, {"g", "b"}, "x and y " + std::string(dtype_name(t)) + ", g and b f32, both passes in f32");
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
-  op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_grouped(rng, i, edges, false); };
-  declare_c_call<decltype(tl_group_norm_f32)>(op, {"x", "g", "b", "y", "s#[ndim]", "ndim", "groups", "eps"});
+  op.make_case = [t, edges = op.edge_cases](Rng& rng, int64_t i) { return make_grouped(t, rng, i, edges, false); };
+  if (t == DType::f32)
+    declare_c_call<decltype(tl_group_norm_f32)>(op, {"x", "g", "b", "y", "s#[ndim]", "ndim", "groups", "eps"});
+  else declare_c_call<decltype(tl_group_norm_f16)>(op, {"x", "g", "b", "y", "s#[ndim]", "ndim", "groups", "eps"});
   op.oracle = [](const Case& c) { return grouped_oracle(c, false); };
   return op;
 }
 
-OpSpec instance_norm() {
+OpSpec instance_norm(DType t) {
   OpSpec op;
   op.name = "InstanceNorm";
   op.args = {{"x", Access::in, "T", "s#[ndim]"},
@@ -249,16 +280,26 @@ OpSpec instance_norm() {
   op.domain =
       "|x| <= 1e15; instances far from zero among the value classes; eps = 0 only for instances of two or "
       "more normal or wide values; one case in ten past the edges has one bad argument";
+  half_twin(op, t, {"g", "b"}, "x and y " + std::string(dtype_name(t)) + ", g and b f32, both passes in f32");
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
-  op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_grouped(rng, i, edges, true); };
-  declare_c_call<decltype(tl_instance_norm_f32)>(op, {"x", "g", "b", "y", "s#[ndim]", "ndim", "eps"});
+  op.make_case = [t, edges = op.edge_cases](Rng& rng, int64_t i) { return make_grouped(t, rng, i, edges, true); };
+  if (t == DType::f32)
+    declare_c_call<decltype(tl_instance_norm_f32)>(op, {"x", "g", "b", "y", "s#[ndim]", "ndim", "eps"});
+  else declare_c_call<decltype(tl_instance_norm_f16)>(op, {"x", "g", "b", "y", "s#[ndim]", "ndim", "eps"});
   op.oracle = [](const Case& c) { return grouped_oracle(c, true); };
   return op;
 }
 
 }  // namespace
 
-std::vector<OpSpec> norm_channels() { return {batch_norm(), group_norm(), instance_norm()}; }
+// Each in f32, f16 and bf16.
+std::vector<OpSpec> norm_channels() {
+  std::vector<OpSpec> ops;
+  for (DType t : {DType::f32, DType::f16, DType::bf16}) ops.push_back(batch_norm(t));
+  for (DType t : {DType::f32, DType::f16, DType::bf16}) ops.push_back(group_norm(t));
+  for (DType t : {DType::f32, DType::f16, DType::bf16}) ops.push_back(instance_norm(t));
+  return ops;
+}
 
 }  // namespace konform::ops

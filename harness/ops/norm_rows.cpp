@@ -76,7 +76,7 @@ Case make_rms(Rng& rng, int64_t index, int64_t edges) {
 Case make_norm_half(DType t, bool layer, Rng& rng, int64_t index, int64_t edges) {
   const auto shape = make_shape(rng, index, edges);
   const int64_t d = shape.back();
-  HalfRows x = half_rows(t, rng, shape, layer);
+  HalfRows x = half_rows(t, rng, shape, d, layer);
   const float eps = pick_eps(rng, x.eps_zero_ok);
   const bool in_place = rng.chance(0.3);
   Case c;
@@ -87,13 +87,6 @@ Case make_norm_half(DType t, bool layer, Rng& rng, int64_t index, int64_t edges)
   c.args.push_back({"y", Access::out, Tensor::zeros(t, shape), Match::tolerance, in_place ? "x" : ""});
   finish(rng, c, index, edges, shape, eps);
   return c;
-}
-
-// x as floats: exact for f32 and the half dtypes.
-std::vector<float> floats_of(const Tensor& x) {
-  std::vector<float> v(static_cast<size_t>(x.elements()));
-  for (int64_t k = 0; k < x.elements(); ++k) v[static_cast<size_t>(k)] = static_cast<float>(x.at(k));
-  return v;
 }
 
 Oracle rms_oracle(const Case& c) {
@@ -238,24 +231,35 @@ OpSpec layer_norm(DType t) {
 
 // ---------------------------------------------------------------- FusedSkipNorm
 
-Case make_skip(Rng& rng, int64_t index, int64_t edges) {
+// In f16 and bf16 x from the half rows, skip folded and rounded to the
+// dtype, the near-cancelling skip -x(1 + d) with d in steps of the dtype's
+// spacing.
+Case make_skip(DType t, Rng& rng, int64_t index, int64_t edges) {
   const auto shape = make_shape(rng, index, edges);
   const int64_t d = shape.back(), n = product(shape, 0, shape.size());
-  Row x = make_row(rng, n);
+  HalfRows x;
+  if (t == DType::f32) {
+    Row row = make_row(rng, n);
+    x = {Tensor::of_f32(shape, row.values), row.label, row.eps_zero_ok};
+  } else {
+    x = half_rows(t, rng, shape, d, false);
+  }
+  const std::vector<float> xv = floats_of(x.x);
   // skip never holds NaN, so the sum's NaN is x's, whichever operand order a
   // kernel adds in; a quarter of the cases cancel x almost exactly.
   std::vector<float> skip;
   const bool cancel = rng.chance(0.25);
+  const float step = t == DType::f32 ? 0x1p-20f : t == DType::f16 ? 0x1p-10f : 0x1p-7f;
   if (cancel) {
-    skip.resize(x.values.size());
+    skip.resize(xv.size());
     for (size_t i = 0; i < skip.size(); ++i)
-      skip[i] =
-          std::isfinite(x.values[i]) ? -x.values[i] * (1.0f + static_cast<float>(rng.range(-8, 8)) * 0x1p-20f) : 1.0f;
+      skip[i] = std::isfinite(xv[i]) ? -xv[i] * (1.0f + static_cast<float>(rng.range(-8, 8)) * step) : 1.0f;
   } else {
     const ValueClass classes[] = {ValueClass::normal, ValueClass::wide,      ValueClass::tiny,
                                   ValueClass::zeros,  ValueClass::subnormal, ValueClass::ties};
     skip = make_values(rng, rng.pick(classes), n, kMaxAbs);
   }
+  fold_for(t, skip);
   const float eps = pick_eps(rng, x.eps_zero_ok && !cancel);
   const int alias = static_cast<int>(rng.range(0, 3));  // 0: sum == x, 1: sum == skip, else separate
   Case c;
@@ -263,14 +267,15 @@ Case make_skip(Rng& rng, int64_t index, int64_t edges) {
             (alias == 0   ? " sum==x"
              : alias == 1 ? " sum==skip"
                           : "");
-  c.args.push_back({"x", Access::in, Tensor::of_f32(shape, x.values)});
-  c.args.push_back({"skip", Access::in, Tensor::of_f32(shape, skip)});
+  c.args.push_back({"x", Access::in, std::move(x.x)});
+  c.args.push_back(
+      {"skip", Access::in, t == DType::f32 ? Tensor::of_f32(shape, skip) : Tensor::of_half(t, shape, skip)});
   c.args.push_back({"g", Access::in, Tensor::of_f32({d}, make_gain(rng, d))});
-  c.args.push_back({"sum", Access::out, Tensor::zeros(DType::f32, shape), Match::exact,
+  c.args.push_back({"sum", Access::out, Tensor::zeros(t, shape), Match::exact,
                     alias == 0   ? "x"
                     : alias == 1 ? "skip"
                                  : ""});
-  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, shape)});
+  c.args.push_back({"y", Access::out, Tensor::zeros(t, shape)});
   finish(rng, c, index, edges, shape, eps);
   return c;
 }
@@ -278,18 +283,21 @@ Case make_skip(Rng& rng, int64_t index, int64_t edges) {
 Oracle skip_oracle(const Case& c) {
   if (tl_status st = call_status(c)) return {{"status", status_expected(st)}};
   const auto& shape = c.in("x").shape;
+  const DType t = c.in("x").dtype;
   const int64_t d = shape.back(), rows = product(shape, 0, shape.size() - 1);
+  const std::vector<float> x = floats_of(c.in("x")), skip = floats_of(c.in("skip"));
   std::vector<float> sum(static_cast<size_t>(rows * d));
+  for (size_t k = 0; k < sum.size(); ++k) sum[k] = static_cast<float>(stored(t, reference::skip_sum(x[k], skip[k])));
   Expected s, y;
   y.value.resize(sum.size());
-  reference::fused_skip_norm<double>(c.in("x").f32(), c.in("skip").f32(), c.in("g").f32(), sum.data(), y.value.data(),
-                                     rows, d, static_cast<float>(c.param("eps")));
+  // RmsNorm of the sum as stored: the float sum, rounded to f16 or bf16 there
+  reference::rms_norm<double>(sum.data(), c.in("g").f32(), y.value.data(), rows, d, static_cast<float>(c.param("eps")));
   for (float v : sum) s.value.push_back(v), s.scale.push_back(0.0);  // bits: one rounding of x + skip
-  for (double v : y.value) y.scale.push_back(std::fabs(v));          // RmsNorm of the float sum
+  for (double v : y.value) y.scale.push_back(std::fabs(v));          // RmsNorm of the stored sum
   return {{"status", status_expected(TL_OK)}, {"sum", s}, {"y", y}};
 }
 
-OpSpec fused_skip_norm() {
+OpSpec fused_skip_norm(DType t) {
   OpSpec op;
   op.name = "FusedSkipNorm";
   op.args = {
@@ -316,10 +324,18 @@ OpSpec fused_skip_norm() {
       "|x|, |skip| <= 1e15; NaN only in x (a NaN's payload is then x's whatever the operand order); a "
       "quarter of the cases have skip = -x(1 + d), the sum all cancellation; eps = 0 only for normal or wide "
       "rows without cancellation; one case in ten past the edges has one bad argument";
+  // The spec's F16 figure for fused ops against the unfused, 1e-2, is a ceiling (about 20 u).
+  half_twin(op, t, {"g"},
+            "x, skip, sum and y " + std::string(dtype_name(t)) +
+                ", g f32; sum rounded once to the dtype (bit for bit), y RmsNorm of that stored sum");
+  if (t == DType::f16) op.tolerances.front().spec = "1e-2";
+  if (t != DType::f32) op.domain += "; skip folded as x, the cancelling skip in steps of the dtype's spacing";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_widths().size());
-  op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_skip(rng, i, edges); };
-  declare_c_call<decltype(tl_fused_skip_norm_f32)>(op, {"x", "skip", "g", "sum", "y", "s#[ndim]", "ndim", "eps"});
+  op.make_case = [t, edges = op.edge_cases](Rng& rng, int64_t i) { return make_skip(t, rng, i, edges); };
+  if (t == DType::f32)
+    declare_c_call<decltype(tl_fused_skip_norm_f32)>(op, {"x", "skip", "g", "sum", "y", "s#[ndim]", "ndim", "eps"});
+  else declare_c_call<decltype(tl_fused_skip_norm_f16)>(op, {"x", "skip", "g", "sum", "y", "s#[ndim]", "ndim", "eps"});
   op.oracle = skip_oracle;
   return op;
 }
@@ -330,7 +346,7 @@ std::vector<OpSpec> norm_rows() {
   std::vector<OpSpec> ops;
   for (DType t : {DType::f32, DType::f16, DType::bf16}) ops.push_back(rms_norm(t));
   for (DType t : {DType::f32, DType::f16, DType::bf16}) ops.push_back(layer_norm(t));
-  ops.push_back(fused_skip_norm());
+  for (DType t : {DType::f32, DType::f16, DType::bf16}) ops.push_back(fused_skip_norm(t));
   return ops;
 }
 

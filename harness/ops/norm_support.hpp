@@ -15,7 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "konform/dtype.hpp"
 #include "konform/op.hpp"
+#include "half_support.hpp"
 #include "konform/reference/norm.hpp"
 #include "konform/values.hpp"
 #include "tinyllm/norm.h"
@@ -230,6 +232,81 @@ inline const std::vector<int64_t>& edge_widths() {
     return w;
   }();
   return widths;
+}
+
+// ---------------------------------------------------------------- f16 and bf16
+
+// Values for the dtype t: in f16 each finite |v| >= 2^15 folded below 2^15
+// by a power of two (the largest finite f16 is 65504); bf16 holds the f32
+// range.
+inline void fold_for(DType t, std::vector<float>& values) {
+  if (t == DType::f16)
+    for (float& v : values)
+      if (std::isfinite(v) && std::fabs(v) >= 0x1p15f) v = std::ldexp(v, -(std::ilogb(v) - 14) - 1);
+}
+
+// The rows of an f16 or bf16 case: the f32 op's rows, in f16 folded below
+// 2^15 (the largest finite f16 is 65504), and a fifth of the time rows of
+// 256 <= |x| <= 65504 (2^8 .. 2^40 in bf16), whose squares overflow f16;
+// rounded to the dtype. eps may be 0 where the mean square (about the mean,
+// for `centred`) of every range of `range` consecutive elements (the row,
+// the group, the instance) is a normal float.
+struct HalfRows {
+  Tensor x;
+  std::string label;
+  bool eps_zero_ok = true;
+};
+inline HalfRows half_rows(DType t, Rng& rng, const std::vector<int64_t>& shape, int64_t range, bool centred) {
+  const int64_t d = range, n = product(shape, 0, shape.size());
+  Row row;
+  if (rng.chance(0.2)) {
+    const double top = t == DType::f16 ? std::log2(65504.0) : 40.0;
+    row.values.resize(static_cast<size_t>(n));
+    for (float& v : row.values) v = static_cast<float>((rng.chance(0.5) ? 1 : -1) * std::exp2(rng.uniform(8.0, top)));
+    row.label = "large";
+  } else {
+    row = make_row(rng, n);
+    fold_for(t, row.values);
+  }
+  HalfRows h{Tensor::of_half(t, shape, row.values), row.label, d > (centred ? 1 : 0)};
+  for (int64_t r = 0; h.eps_zero_ok && d > 0 && r < n / d; ++r) {
+    double mean = 0, sum = 0;
+    if (centred)
+      for (int64_t i = 0; i < d; ++i) mean += h.x.at(r * d + i) / static_cast<double>(d);
+    for (int64_t i = 0; i < d; ++i) sum += (h.x.at(r * d + i) - mean) * (h.x.at(r * d + i) - mean);
+    h.eps_zero_ok = std::isfinite(sum) && sum / static_cast<double>(d) >= 0x1p-126;
+  }
+  return h;
+}
+
+// One value rounded to the dtype t as a kernel stores it (f32: as it is).
+inline double stored(DType t, float v) { return t == DType::f32 ? v : Tensor::of_half(t, {1}, {v}).at(0); }
+
+// x as floats: exact for f32 and the half dtypes.
+inline std::vector<float> floats_of(const Tensor& x) {
+  std::vector<float> v(static_cast<size_t>(x.elements()));
+  for (int64_t k = 0; k < x.elements(); ++k) v[static_cast<size_t>(k)] = static_cast<float>(x.at(k));
+  return v;
+}
+
+// The f16 and bf16 twin of an f32 op's declaration (no-op for f32): name
+// and symbol with the dtype, the arguments `f32_args` kept f32 (a mixed
+// signature), the f32 rule carried by half_rule, `what` added to the
+// summary, the domain told of the half rows.
+inline void half_twin(OpSpec& op, DType t, const std::vector<std::string>& f32_args, const std::string& what) {
+  if (t == DType::f32) return;
+  const std::string dtype(dtype_name(t));
+  op.dtype = t;
+  op.name += "_" + dtype;
+  op.symbol = op.symbol.substr(0, op.symbol.size() - 3) + dtype;
+  for (auto& a : op.args)
+    for (const auto& name : f32_args)
+      if (a.name == name) a.dtype = "f32";
+  op.tolerances = {half_rule(t, op.tolerances.front())};
+  op.summary += "; " + what;
+  op.domain = "the f32 op's values rounded to " + dtype + (t == DType::f16 ? " (folded below 2^15)" : std::string()) +
+              ", and a fifth of the cases x from 256 up (" + (t == DType::f16 ? "65504" : "2^40") +
+              "), whose squares overflow f16; " + op.domain;
 }
 
 // ---------------------------------------------------------------- scale

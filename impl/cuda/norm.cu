@@ -90,24 +90,38 @@ void run_normalize(const T* x, T* y, int64_t lines, int64_t n, float eps, Affine
 
 // BatchNorm, one thread per element (y == x safe) of x[n, c, s]: the running statistics of
 // its channel, y = (x - mean) * (1 / sqrtf(var + eps)) * g + b in float.
-__global__ void batch_norm(const float* x, const float* mean, const float* var, const float* g, const float* b,
-                           float* y, int64_t total, int64_t c, int64_t s, float eps) {
+// x and y f32 (AsFloat), or f16 or bf16 widened as read and rounded once.
+template <class Format, class T>
+__global__ void batch_norm(const T* x, const float* mean, const float* var, const float* g, const float* b, T* y,
+                           int64_t total, int64_t c, int64_t s, float eps) {
   const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
   for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < total; k += stride) {
     const int64_t ch = (k / s) % c;
     const float inv = 1.0f / sqrtf(var[ch] + eps);
-    y[k] = (x[k] - mean[ch]) * inv * g[ch] + b[ch];
+    y[k] = Format::narrow((Format::widen(x[k]) - mean[ch]) * inv * g[ch] + b[ch]);
   }
 }
 
 // AdaLN-Zero's h = x + gate[sample, i] * r: the product and the sum each
 // rounded to float (--fmad=false keeps them apart), as the unfused Mul, Add.
 // Per element, so h == x is safe.
-__global__ void gated_residual(const float* x, const float* r, const float* gate, float* h, int64_t total,
-                               int64_t tokens, int64_t d) {
+// In f16 or bf16 (Format F16, BF16) x and r widened, h the float h rounded
+// once to the dtype.
+template <class Format, class T>
+__global__ void gated_residual(const T* x, const T* r, const float* gate, T* h, int64_t total, int64_t tokens,
+                               int64_t d) {
   const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
   for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < total; k += stride)
-    h[k] = x[k] + gate[k / (tokens * d) * d + k % d] * r[k];
+    h[k] = Format::narrow(Format::widen(x[k]) + gate[k / (tokens * d) * d + k % d] * Format::widen(r[k]));
+}
+
+// FusedSkipNorm's sum in f16 or bf16: added in float, rounded once (per
+// element, so sum == x or sum == skip is safe).
+template <class Format>
+__global__ void skip_sum_half(const uint16_t* x, const uint16_t* skip, uint16_t* sum, int64_t total) {
+  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < total; k += stride)
+    sum[k] = Format::narrow(Format::widen(x[k]) + Format::widen(skip[k]));
 }
 
 }  // namespace konform::cuda
@@ -203,8 +217,8 @@ TL_CUDA_EXPORT tl_status tl_batch_norm_f32_dev(const float* x, const float* mean
   if (tl_status st = ki::check_channels("tl_batch_norm_f32", shape, ndim, eps, false, &s)) return st;
   const int64_t total = s.n * s.c * s.s;
   if (total == 0) return TL_OK;
-  kc::launch(kc::batch_norm, kc::grid_for(total, kc::kThreads), kc::kThreads, stream, x, mean, var, g, b, y, total, s.c,
-             s.s, eps);
+  kc::launch(kc::batch_norm<kc::AsFloat, float>, kc::grid_for(total, kc::kThreads), kc::kThreads, stream, x, mean, var,
+             g, b, y, total, s.c, s.s, eps);
   kc::check_launch("tl_batch_norm_f32_dev");
   return TL_OK;
 }
@@ -222,18 +236,20 @@ TL_CUDA_EXPORT tl_status tl_batch_norm_f32(const float* x, const float* mean, co
 namespace {
 
 // GroupNorm and InstanceNorm: lines of c / groups * s contiguous elements.
-void group_norm(const float* x, const float* g, const float* b, float* y, const ki::ChannelShape& s, int64_t groups,
-                float eps, const char* where, tl_cuda_stream stream) {
+// x and y f32, or f16 or bf16 with Format F16 or BF16.
+template <class Format = kc::AsFloat, class T>
+void group_norm(const T* x, const float* g, const float* b, T* y, const ki::ChannelShape& s, int64_t groups, float eps,
+                const char* where, tl_cuda_stream stream) {
   if (s.n == 0) return;
   const int64_t per_group = s.c / groups;
-  kc::run_normalize(x, y, s.n * groups, per_group * s.s, eps, kc::GroupGainBias{g, b, groups, per_group, s.s}, where,
-                    stream);
+  kc::run_normalize<Format>(x, y, s.n * groups, per_group * s.s, eps, kc::GroupGainBias{g, b, groups, per_group, s.s},
+                            where, stream);
 }
 
 // Their host functions: x, g, b in, y out.
-template <class Dev, class... Params>
-tl_status group_norm_host(const char* where, Dev dev, const ki::ChannelShape& s, const float* x, const float* g,
-                          const float* b, float* y, Params... params) {
+template <class Dev, class T, class... Params>
+tl_status group_norm_host(const char* where, Dev dev, const ki::ChannelShape& s, const T* x, const float* g,
+                          const float* b, T* y, Params... params) {
   const int64_t total = s.n * s.c * s.s;
   if (total == 0) return TL_OK;
   return kc::on_device(where, dev, kc::in(x, total), kc::in(g, s.c), kc::in(b, s.c), kc::out(y, total), params...);
@@ -303,8 +319,8 @@ TL_CUDA_EXPORT tl_status tl_ada_ln_zero_f32_dev(const float* x, const float* r, 
   const int64_t lines = s.batch * s.tokens, total = lines * s.d;
   if (lines == 0) return TL_OK;
   const char* where = "tl_ada_ln_zero_f32_dev";
-  kc::launch(kc::gated_residual, kc::grid_for(total, kc::kThreads), kc::kThreads, stream, x, r, gate, h, total,
-             s.tokens, s.d);
+  kc::launch(kc::gated_residual<kc::AsFloat, float>, kc::grid_for(total, kc::kThreads), kc::kThreads, stream, x, r,
+             gate, h, total, s.tokens, s.d);
   kc::check_launch(where);
   kc::run_normalize(h, y, lines, s.d, eps, kc::Modulation{scale, shift, s.tokens, s.d}, where, stream);
   return TL_OK;
@@ -346,3 +362,137 @@ TL_CUDA_EXPORT tl_status tl_fused_skip_norm_f32(const float* x, const float* ski
   return kc::on_device("tl_fused_skip_norm_f32", tl_fused_skip_norm_f32_dev, kc::in(x, total), kc::in(skip, total),
                        kc::in(g, s.d), kc::out(sum, total), kc::out(y, total), shape, ndim, eps);
 }
+
+// ---------------------------------------------------------------- f16, bf16
+
+// The f16 and bf16 twins of BatchNorm, GroupNorm, InstanceNorm, AdaLN,
+// AdaLN-Zero and FusedSkipNorm: the f32 kernels on elements widened as they
+// are read, each output rounded once; AdaLN-Zero's h and FusedSkipNorm's sum
+// stored in the dtype first and the norm taken of the stored values.
+#define TL_CUDA_NORM_HALF(Dtype, Format)                                                                               \
+  TL_CUDA_EXPORT tl_status tl_batch_norm_##Dtype##_dev(                                                                \
+      const uint16_t* x, const float* mean, const float* var, const float* g, const float* b, uint16_t* y,             \
+      const int64_t* shape, int32_t ndim, float eps, tl_cuda_stream stream) {                                          \
+    ki::ChannelShape s;                                                                                                \
+    if (tl_status st = ki::check_channels("tl_batch_norm_" #Dtype, shape, ndim, eps, false, &s)) return st;            \
+    const int64_t total = s.n * s.c * s.s;                                                                             \
+    if (total == 0) return TL_OK;                                                                                      \
+    kc::launch(kc::batch_norm<kc::Format, uint16_t>, kc::grid_for(total, kc::kThreads), kc::kThreads, stream, x, mean, \
+               var, g, b, y, total, s.c, s.s, eps);                                                                    \
+    kc::check_launch("tl_batch_norm_" #Dtype "_dev");                                                                  \
+    return TL_OK;                                                                                                      \
+  }                                                                                                                    \
+  TL_CUDA_EXPORT tl_status tl_batch_norm_##Dtype(const uint16_t* x, const float* mean, const float* var,               \
+                                                 const float* g, const float* b, uint16_t* y, const int64_t* shape,    \
+                                                 int32_t ndim, float eps) {                                            \
+    ki::ChannelShape s;                                                                                                \
+    if (tl_status st = ki::check_channels("tl_batch_norm_" #Dtype, shape, ndim, eps, false, &s)) return st;            \
+    const int64_t total = s.n * s.c * s.s;                                                                             \
+    if (total == 0) return TL_OK;                                                                                      \
+    return kc::on_device("tl_batch_norm_" #Dtype, tl_batch_norm_##Dtype##_dev, kc::in(x, total), kc::in(mean, s.c),    \
+                         kc::in(var, s.c), kc::in(g, s.c), kc::in(b, s.c), kc::out(y, total), shape, ndim, eps);       \
+  }                                                                                                                    \
+  TL_CUDA_EXPORT tl_status tl_group_norm_##Dtype##_dev(const uint16_t* x, const float* g, const float* b, uint16_t* y, \
+                                                       const int64_t* shape, int32_t ndim, int64_t num_groups,         \
+                                                       float eps, tl_cuda_stream stream) {                             \
+    ki::ChannelShape s;                                                                                                \
+    if (tl_status st = ki::check_groups("tl_group_norm_" #Dtype, shape, ndim, num_groups, eps, &s)) return st;         \
+    group_norm<kc::Format>(x, g, b, y, s, num_groups, eps, "tl_group_norm_" #Dtype "_dev", stream);                    \
+    return TL_OK;                                                                                                      \
+  }                                                                                                                    \
+  TL_CUDA_EXPORT tl_status tl_group_norm_##Dtype(const uint16_t* x, const float* g, const float* b, uint16_t* y,       \
+                                                 const int64_t* shape, int32_t ndim, int64_t num_groups, float eps) {  \
+    ki::ChannelShape s;                                                                                                \
+    if (tl_status st = ki::check_groups("tl_group_norm_" #Dtype, shape, ndim, num_groups, eps, &s)) return st;         \
+    return group_norm_host("tl_group_norm_" #Dtype, tl_group_norm_##Dtype##_dev, s, x, g, b, y, shape, ndim,           \
+                           num_groups, eps);                                                                           \
+  }                                                                                                                    \
+  TL_CUDA_EXPORT tl_status tl_instance_norm_##Dtype##_dev(const uint16_t* x, const float* g, const float* b,           \
+                                                          uint16_t* y, const int64_t* shape, int32_t ndim, float eps,  \
+                                                          tl_cuda_stream stream) {                                     \
+    ki::ChannelShape s;                                                                                                \
+    if (tl_status st = ki::check_channels("tl_instance_norm_" #Dtype, shape, ndim, eps, true, &s)) return st;          \
+    if (s.c == 0) return TL_OK;                                                                                        \
+    group_norm<kc::Format>(x, g, b, y, s, s.c, eps, "tl_instance_norm_" #Dtype "_dev", stream);                        \
+    return TL_OK;                                                                                                      \
+  }                                                                                                                    \
+  TL_CUDA_EXPORT tl_status tl_instance_norm_##Dtype(const uint16_t* x, const float* g, const float* b, uint16_t* y,    \
+                                                    const int64_t* shape, int32_t ndim, float eps) {                   \
+    ki::ChannelShape s;                                                                                                \
+    if (tl_status st = ki::check_channels("tl_instance_norm_" #Dtype, shape, ndim, eps, true, &s)) return st;          \
+    return group_norm_host("tl_instance_norm_" #Dtype, tl_instance_norm_##Dtype##_dev, s, x, g, b, y, shape, ndim,     \
+                           eps);                                                                                       \
+  }                                                                                                                    \
+  TL_CUDA_EXPORT tl_status tl_ada_ln_##Dtype##_dev(const uint16_t* x, const float* scale, const float* shift,          \
+                                                   uint16_t* y, const int64_t* shape, int32_t ndim, float eps,         \
+                                                   tl_cuda_stream stream) {                                            \
+    ki::SampleShape s;                                                                                                 \
+    if (tl_status st = ki::check_samples("tl_ada_ln_" #Dtype, shape, ndim, eps, &s)) return st;                        \
+    if (s.batch * s.tokens == 0) return TL_OK;                                                                         \
+    kc::run_normalize<kc::Format>(x, y, s.batch * s.tokens, s.d, eps, kc::Modulation{scale, shift, s.tokens, s.d},     \
+                                  "tl_ada_ln_" #Dtype "_dev", stream);                                                 \
+    return TL_OK;                                                                                                      \
+  }                                                                                                                    \
+  TL_CUDA_EXPORT tl_status tl_ada_ln_##Dtype(const uint16_t* x, const float* scale, const float* shift, uint16_t* y,   \
+                                             const int64_t* shape, int32_t ndim, float eps) {                          \
+    ki::SampleShape s;                                                                                                 \
+    if (tl_status st = ki::check_samples("tl_ada_ln_" #Dtype, shape, ndim, eps, &s)) return st;                        \
+    const int64_t total = s.batch * s.tokens * s.d;                                                                    \
+    if (s.batch * s.tokens == 0) return TL_OK;                                                                         \
+    return kc::on_device("tl_ada_ln_" #Dtype, tl_ada_ln_##Dtype##_dev, kc::in(x, total), kc::in(scale, s.batch * s.d), \
+                         kc::in(shift, s.batch * s.d), kc::out(y, total), shape, ndim, eps);                           \
+  }                                                                                                                    \
+  TL_CUDA_EXPORT tl_status tl_ada_ln_zero_##Dtype##_dev(                                                               \
+      const uint16_t* x, const uint16_t* r, const float* gate, const float* scale, const float* shift, uint16_t* h,    \
+      uint16_t* y, const int64_t* shape, int32_t ndim, float eps, tl_cuda_stream stream) {                             \
+    ki::SampleShape s;                                                                                                 \
+    if (tl_status st = ki::check_samples("tl_ada_ln_zero_" #Dtype, shape, ndim, eps, &s)) return st;                   \
+    const int64_t lines = s.batch * s.tokens, total = lines * s.d;                                                     \
+    if (lines == 0) return TL_OK;                                                                                      \
+    const char* where = "tl_ada_ln_zero_" #Dtype "_dev";                                                               \
+    kc::launch(kc::gated_residual<kc::Format, uint16_t>, kc::grid_for(total, kc::kThreads), kc::kThreads, stream, x,   \
+               r, gate, h, total, s.tokens, s.d);                                                                      \
+    kc::check_launch(where);                                                                                           \
+    kc::run_normalize<kc::Format>(h, y, lines, s.d, eps, kc::Modulation{scale, shift, s.tokens, s.d}, where, stream);  \
+    return TL_OK;                                                                                                      \
+  }                                                                                                                    \
+  TL_CUDA_EXPORT tl_status tl_ada_ln_zero_##Dtype(const uint16_t* x, const uint16_t* r, const float* gate,             \
+                                                  const float* scale, const float* shift, uint16_t* h, uint16_t* y,    \
+                                                  const int64_t* shape, int32_t ndim, float eps) {                     \
+    ki::SampleShape s;                                                                                                 \
+    if (tl_status st = ki::check_samples("tl_ada_ln_zero_" #Dtype, shape, ndim, eps, &s)) return st;                   \
+    const int64_t lines = s.batch * s.tokens, total = lines * s.d, bd = s.batch * s.d;                                 \
+    if (lines == 0) return TL_OK;                                                                                      \
+    return kc::on_device("tl_ada_ln_zero_" #Dtype, tl_ada_ln_zero_##Dtype##_dev, kc::in(x, total), kc::in(r, total),   \
+                         kc::in(gate, bd), kc::in(scale, bd), kc::in(shift, bd), kc::out(h, total), kc::out(y, total), \
+                         shape, ndim, eps);                                                                            \
+  }                                                                                                                    \
+  TL_CUDA_EXPORT tl_status tl_fused_skip_norm_##Dtype##_dev(const uint16_t* x, const uint16_t* skip, const float* g,   \
+                                                            uint16_t* sum, uint16_t* y, const int64_t* shape,          \
+                                                            int32_t ndim, float eps, tl_cuda_stream stream) {          \
+    ki::RowsShape s;                                                                                                   \
+    if (tl_status st = ki::check_rows("tl_fused_skip_norm_" #Dtype, shape, ndim, eps, &s)) return st;                  \
+    const int64_t total = s.rows * s.d;                                                                                \
+    if (total == 0) return TL_OK;                                                                                      \
+    const char* where = "tl_fused_skip_norm_" #Dtype "_dev";                                                           \
+    kc::launch(kc::skip_sum_half<kc::Format>, kc::grid_for(total, kc::kThreads), kc::kThreads, stream, x, skip, sum,   \
+               total);                                                                                                 \
+    kc::check_launch(where);                                                                                           \
+    kc::launch_rmsnorm<kc::Format>(sum, g, y, s.rows, s.d, eps, stream);                                               \
+    kc::check_launch(where);                                                                                           \
+    return TL_OK;                                                                                                      \
+  }                                                                                                                    \
+  TL_CUDA_EXPORT tl_status tl_fused_skip_norm_##Dtype(const uint16_t* x, const uint16_t* skip, const float* g,         \
+                                                      uint16_t* sum, uint16_t* y, const int64_t* shape, int32_t ndim,  \
+                                                      float eps) {                                                     \
+    ki::RowsShape s;                                                                                                   \
+    if (tl_status st = ki::check_rows("tl_fused_skip_norm_" #Dtype, shape, ndim, eps, &s)) return st;                  \
+    const int64_t total = s.rows * s.d;                                                                                \
+    if (total == 0) return TL_OK;                                                                                      \
+    return kc::on_device("tl_fused_skip_norm_" #Dtype, tl_fused_skip_norm_##Dtype##_dev, kc::in(x, total),             \
+                         kc::in(skip, total), kc::in(g, s.d), kc::out(sum, total), kc::out(y, total), shape, ndim,     \
+                         eps);                                                                                         \
+  }
+TL_CUDA_NORM_HALF(f16, F16)
+TL_CUDA_NORM_HALF(bf16, BF16)
+#undef TL_CUDA_NORM_HALF

@@ -491,6 +491,110 @@ inline void NormFusedSkip(const float* x, const float* skip, const float* g, flo
   for (int64_t r = 0; r < rows; ++r) norm::SkipRow(df, x + r * d, skip + r * d, g, sum + r * d, y + r * d, n, eps);
 }
 
+// ---------------------------------------------------------------- f16, bf16
+
+// The f16 and bf16 twins of the norms of x[N, C, ...] and the adaptive and
+// fused ones: the half input widened whole into an aligned float array (the
+// statistics range over whole groups), the f32 kernel there, y rounded back
+// once (half-inl.h). The input is read whole before y is written, so y == x
+// works.
+template <class Format>
+hwy::AlignedFreeUniquePtr<float[]> Widened(const uint16_t* x, size_t n) {
+  auto w = hwy::AllocateAligned<float>(n == 0 ? 1 : n);
+  half::Widen<Format>(x, w.get(), n);
+  return w;
+}
+
+template <class Format>
+void NormBatchHalf(const uint16_t* x, const float* mean, const float* var, const float* g, const float* b, uint16_t* y,
+                   int64_t n, int64_t c, int64_t s, float eps) {
+  const size_t total = static_cast<size_t>(n * c * s);
+  const auto w = Widened<Format>(x, total);
+  NormBatch(w.get(), mean, var, g, b, w.get(), n, c, s, eps);
+  half::Narrow<Format>(w.get(), y, total);
+}
+
+template <class Format>
+void NormGroupHalf(const uint16_t* x, const float* g, const float* b, uint16_t* y, int64_t n, int64_t c, int64_t s,
+                   int64_t groups, float eps) {
+  const size_t total = static_cast<size_t>(n * c * s);
+  const auto w = Widened<Format>(x, total);
+  NormGroup(w.get(), g, b, w.get(), n, c, s, groups, eps);
+  half::Narrow<Format>(w.get(), y, total);
+}
+
+template <class Format>
+void NormAdaLnHalf(const uint16_t* x, const float* scale, const float* shift, uint16_t* y, int64_t batch,
+                   int64_t tokens, int64_t d, float eps) {
+  const size_t total = static_cast<size_t>(batch * tokens * d);
+  const auto w = Widened<Format>(x, total);
+  NormAdaLn(w.get(), scale, shift, w.get(), batch, tokens, d, eps);
+  half::Narrow<Format>(w.get(), y, total);
+}
+
+// h in float (norm::GatedResidual, as the f32 kernel), stored rounded to the
+// dtype, then the half AdaLN of the stored h. x and r are widened first, so
+// h == x works.
+template <class Format>
+void NormAdaLnZeroHalf(const uint16_t* x, const uint16_t* r, const float* gate, const float* scale, const float* shift,
+                       uint16_t* h, uint16_t* y, int64_t batch, int64_t tokens, int64_t d, float eps) {
+  const hn::ScalableTag<float> df;
+  const size_t n = static_cast<size_t>(d), N = hn::Lanes(df), total = static_cast<size_t>(batch * tokens * d);
+  const auto wx = Widened<Format>(x, total), wr = Widened<Format>(r, total);
+  for (int64_t row = 0; row < batch * tokens; ++row) {
+    const int64_t at = row * d;
+    const norm::GatedResidual residual{wx.get() + at, gate + row / tokens * d, wr.get() + at, wx.get() + at};
+    size_t i = 0;
+    for (; i + N <= n; i += N) residual.Full(df, i);
+    if (i < n) residual.Part(df, i, n - i);
+  }
+  half::Narrow<Format>(wx.get(), h, total);
+  NormAdaLnHalf<Format>(h, scale, shift, y, batch, tokens, d, eps);
+}
+
+// sum = x + skip in float, stored rounded to the dtype, then the half
+// RmsNorm of the stored sum. x and skip are widened first, so sum == x or
+// sum == skip works.
+template <class Format>
+void NormFusedSkipHalf(const uint16_t* x, const uint16_t* skip, const float* g, uint16_t* sum, uint16_t* y,
+                       int64_t rows, int64_t d, float eps) {
+  const hn::ScalableTag<float> df;
+  const size_t total = static_cast<size_t>(rows * d), N = hn::Lanes(df);
+  const auto wx = Widened<Format>(x, total), ws = Widened<Format>(skip, total);
+  size_t i = 0;
+  for (; i + N <= total; i += N)
+    hn::Store(hn::Add(hn::Load(df, wx.get() + i), hn::Load(df, ws.get() + i)), df, wx.get() + i);
+  for (; i < total; ++i) wx[i] = wx[i] + ws[i];
+  half::Narrow<Format>(wx.get(), sum, total);
+  NormRmsHalf<Format>(sum, g, y, rows, d, eps);
+}
+
+#define KONFORM_NORM_HALF_KERNELS(Suffix, Format)                                                                      \
+  inline void NormBatch##Suffix(const uint16_t* x, const float* mean, const float* var, const float* g,                \
+                                const float* b, uint16_t* y, int64_t n, int64_t c, int64_t s, float eps) {             \
+    NormBatchHalf<half::Format>(x, mean, var, g, b, y, n, c, s, eps);                                                  \
+  }                                                                                                                    \
+  inline void NormGroup##Suffix(const uint16_t* x, const float* g, const float* b, uint16_t* y, int64_t n, int64_t c,  \
+                                int64_t s, int64_t groups, float eps) {                                                \
+    NormGroupHalf<half::Format>(x, g, b, y, n, c, s, groups, eps);                                                     \
+  }                                                                                                                    \
+  inline void NormAdaLn##Suffix(const uint16_t* x, const float* scale, const float* shift, uint16_t* y, int64_t batch, \
+                                int64_t tokens, int64_t d, float eps) {                                                \
+    NormAdaLnHalf<half::Format>(x, scale, shift, y, batch, tokens, d, eps);                                            \
+  }                                                                                                                    \
+  inline void NormAdaLnZero##Suffix(const uint16_t* x, const uint16_t* r, const float* gate, const float* scale,       \
+                                    const float* shift, uint16_t* h, uint16_t* y, int64_t batch, int64_t tokens,       \
+                                    int64_t d, float eps) {                                                            \
+    NormAdaLnZeroHalf<half::Format>(x, r, gate, scale, shift, h, y, batch, tokens, d, eps);                            \
+  }                                                                                                                    \
+  inline void NormFusedSkip##Suffix(const uint16_t* x, const uint16_t* skip, const float* g, uint16_t* sum,            \
+                                    uint16_t* y, int64_t rows, int64_t d, float eps) {                                 \
+    NormFusedSkipHalf<half::Format>(x, skip, g, sum, y, rows, d, eps);                                                 \
+  }
+KONFORM_NORM_HALF_KERNELS(F16, F16)
+KONFORM_NORM_HALF_KERNELS(BF16, BF16)
+#undef KONFORM_NORM_HALF_KERNELS
+
 }  // namespace konform::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 

@@ -26,6 +26,16 @@ HWY_EXPORT(NormGroup);
 HWY_EXPORT(NormAdaLn);
 HWY_EXPORT(NormAdaLnZero);
 HWY_EXPORT(NormFusedSkip);
+HWY_EXPORT(NormBatchF16);
+HWY_EXPORT(NormBatchBF16);
+HWY_EXPORT(NormGroupF16);
+HWY_EXPORT(NormGroupBF16);
+HWY_EXPORT(NormAdaLnF16);
+HWY_EXPORT(NormAdaLnBF16);
+HWY_EXPORT(NormAdaLnZeroF16);
+HWY_EXPORT(NormAdaLnZeroBF16);
+HWY_EXPORT(NormFusedSkipF16);
+HWY_EXPORT(NormFusedSkipBF16);
 
 }  // namespace konform::simd
 
@@ -122,6 +132,56 @@ tl_status tl_fused_skip_norm_f32(const float* x, const float* skip, const float*
   HWY_DYNAMIC_DISPATCH(ks::NormFusedSkip)(x, skip, g, sum, y, s.rows, s.d, eps);
   return TL_OK;
 }
+
+// The f16 and bf16 twins (norm-inl.h's *Half kernels): the f32 functions'
+// checks, then the kernel of the dtype.
+#define KONFORM_NORM_HALF(Dtype, Suffix)                                                                             \
+  tl_status tl_batch_norm_##Dtype(const uint16_t* x, const float* mean, const float* var, const float* g,            \
+                                  const float* b, uint16_t* y, const int64_t* shape, int32_t ndim, float eps) {      \
+    ki::ChannelShape s;                                                                                              \
+    if (tl_status st = ki::check_channels("tl_batch_norm_" #Dtype, shape, ndim, eps, false, &s)) return st;          \
+    HWY_DYNAMIC_DISPATCH(ks::NormBatch##Suffix)(x, mean, var, g, b, y, s.n, s.c, s.s, eps);                          \
+    return TL_OK;                                                                                                    \
+  }                                                                                                                  \
+  tl_status tl_group_norm_##Dtype(const uint16_t* x, const float* g, const float* b, uint16_t* y,                    \
+                                  const int64_t* shape, int32_t ndim, int64_t num_groups, float eps) {               \
+    ki::ChannelShape s;                                                                                              \
+    if (tl_status st = ki::check_groups("tl_group_norm_" #Dtype, shape, ndim, num_groups, eps, &s)) return st;       \
+    HWY_DYNAMIC_DISPATCH(ks::NormGroup##Suffix)(x, g, b, y, s.n, s.c, s.s, num_groups, eps);                         \
+    return TL_OK;                                                                                                    \
+  }                                                                                                                  \
+  tl_status tl_instance_norm_##Dtype(const uint16_t* x, const float* g, const float* b, uint16_t* y,                 \
+                                     const int64_t* shape, int32_t ndim, float eps) {                                \
+    ki::ChannelShape s;                                                                                              \
+    if (tl_status st = ki::check_channels("tl_instance_norm_" #Dtype, shape, ndim, eps, true, &s)) return st;        \
+    if (s.c > 0) HWY_DYNAMIC_DISPATCH(ks::NormGroup##Suffix)(x, g, b, y, s.n, s.c, s.s, s.c, eps);                   \
+    return TL_OK;                                                                                                    \
+  }                                                                                                                  \
+  tl_status tl_ada_ln_##Dtype(const uint16_t* x, const float* scale, const float* shift, uint16_t* y,                \
+                              const int64_t* shape, int32_t ndim, float eps) {                                       \
+    ki::SampleShape s;                                                                                               \
+    if (tl_status st = ki::check_samples("tl_ada_ln_" #Dtype, shape, ndim, eps, &s)) return st;                      \
+    HWY_DYNAMIC_DISPATCH(ks::NormAdaLn##Suffix)(x, scale, shift, y, s.batch, s.tokens, s.d, eps);                    \
+    return TL_OK;                                                                                                    \
+  }                                                                                                                  \
+  tl_status tl_ada_ln_zero_##Dtype(const uint16_t* x, const uint16_t* r, const float* gate, const float* scale,      \
+                                   const float* shift, uint16_t* h, uint16_t* y, const int64_t* shape, int32_t ndim, \
+                                   float eps) {                                                                      \
+    ki::SampleShape s;                                                                                               \
+    if (tl_status st = ki::check_samples("tl_ada_ln_zero_" #Dtype, shape, ndim, eps, &s)) return st;                 \
+    HWY_DYNAMIC_DISPATCH(ks::NormAdaLnZero##Suffix)(x, r, gate, scale, shift, h, y, s.batch, s.tokens, s.d, eps);    \
+    return TL_OK;                                                                                                    \
+  }                                                                                                                  \
+  tl_status tl_fused_skip_norm_##Dtype(const uint16_t* x, const uint16_t* skip, const float* g, uint16_t* sum,       \
+                                       uint16_t* y, const int64_t* shape, int32_t ndim, float eps) {                 \
+    ki::RowsShape s;                                                                                                 \
+    if (tl_status st = ki::check_rows("tl_fused_skip_norm_" #Dtype, shape, ndim, eps, &s)) return st;                \
+    HWY_DYNAMIC_DISPATCH(ks::NormFusedSkip##Suffix)(x, skip, g, sum, y, s.rows, s.d, eps);                           \
+    return TL_OK;                                                                                                    \
+  }
+KONFORM_NORM_HALF(f16, F16)
+KONFORM_NORM_HALF(bf16, BF16)
+#undef KONFORM_NORM_HALF
 
 }  // extern "C"
 #endif  // HWY_ONCE

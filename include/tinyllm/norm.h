@@ -67,6 +67,15 @@ tl_status tl_layer_norm_bf16(const uint16_t* x, const float* g, const float* b, 
  * y == x is allowed. */
 tl_status tl_batch_norm_f32(const float* x, const float* mean, const float* var, const float* g, const float* b,
                             float* y, const int64_t* shape, int32_t ndim, float eps);
+/* The same with x and y f16 or bf16 (uint16_t bit patterns) and the running
+ * statistics, g and b f32, as models keep them (a mixed signature): each
+ * element widened to f32, x - mean and the affine map in f32 (never x - mean
+ * in the half dtype: it overflows f16 past 65504 and drops the mean's low
+ * bits), y rounded once to the dtype, to nearest with ties to even. */
+tl_status tl_batch_norm_f16(const uint16_t* x, const float* mean, const float* var, const float* g, const float* b,
+                            uint16_t* y, const int64_t* shape, int32_t ndim, float eps);
+tl_status tl_batch_norm_bf16(const uint16_t* x, const float* mean, const float* var, const float* g, const float* b,
+                             uint16_t* y, const int64_t* shape, int32_t ndim, float eps);
 
 /* GroupNorm, x: [N, C, spatial...] (2 <= ndim): the C channels form num_groups
  * groups of C / num_groups consecutive channels; mean and variance are taken
@@ -75,12 +84,25 @@ tl_status tl_batch_norm_f32(const float* x, const float* mean, const float* var,
  * num_groups must divide C. y == x is allowed. */
 tl_status tl_group_norm_f32(const float* x, const float* g, const float* b, float* y, const int64_t* shape,
                             int32_t ndim, int64_t num_groups, float eps);
+/* The same with x and y f16 or bf16 (uint16_t bit patterns), g and b f32
+ * (a mixed signature): each group widened to f32, its mean and its sum of
+ * squares about the mean accumulated in f32 (never in the half dtype: f16
+ * squares overflow past |x - mean| = 256), y rounded once. */
+tl_status tl_group_norm_f16(const uint16_t* x, const float* g, const float* b, uint16_t* y, const int64_t* shape,
+                            int32_t ndim, int64_t num_groups, float eps);
+tl_status tl_group_norm_bf16(const uint16_t* x, const float* g, const float* b, uint16_t* y, const int64_t* shape,
+                             int32_t ndim, int64_t num_groups, float eps);
 
 /* InstanceNorm, x: [N, C, spatial...] (2 <= ndim): GroupNorm with one group per
  * channel, statistics per (sample, channel) over the spatial positions.
  * y == x is allowed. */
 tl_status tl_instance_norm_f32(const float* x, const float* g, const float* b, float* y, const int64_t* shape,
                                int32_t ndim, float eps);
+/* The same with x and y f16 or bf16, g and b f32, as tl_group_norm_f16. */
+tl_status tl_instance_norm_f16(const uint16_t* x, const float* g, const float* b, uint16_t* y, const int64_t* shape,
+                               int32_t ndim, float eps);
+tl_status tl_instance_norm_bf16(const uint16_t* x, const float* g, const float* b, uint16_t* y, const int64_t* shape,
+                                int32_t ndim, float eps);
 
 /* AdaLN (DiT), x: [B, ..., D] (2 <= ndim), every row of sample s modulated by
  * that sample's scale and shift, scale, shift: [B, D]:
@@ -88,6 +110,14 @@ tl_status tl_instance_norm_f32(const float* x, const float* g, const float* b, f
  * y == x is allowed. */
 tl_status tl_ada_ln_f32(const float* x, const float* scale, const float* shift, float* y, const int64_t* shape,
                         int32_t ndim, float eps);
+/* The same with x and y f16 or bf16, the conditioning (scale, shift) f32 as
+ * DiTs compute it (a mixed signature): both passes in f32, the gain
+ * 1 + scale and the shift in f32 (never rounded to the dtype), y rounded
+ * once. */
+tl_status tl_ada_ln_f16(const uint16_t* x, const float* scale, const float* shift, uint16_t* y, const int64_t* shape,
+                        int32_t ndim, float eps);
+tl_status tl_ada_ln_bf16(const uint16_t* x, const float* scale, const float* shift, uint16_t* y, const int64_t* shape,
+                         int32_t ndim, float eps);
 
 /* AdaLN-Zero: the gated residual of a DiT block, fused with the AdaLN that
  * follows it. x (the residual stream) and r (the branch output): [B, ..., D]
@@ -99,6 +129,18 @@ tl_status tl_ada_ln_f32(const float* x, const float* scale, const float* shift, 
  * h == x. h == x is allowed; y may not overlap anything. */
 tl_status tl_ada_ln_zero_f32(const float* x, const float* r, const float* gate, const float* scale, const float* shift,
                              float* h, float* y, const int64_t* shape, int32_t ndim, float eps);
+/* The same with x, r, h and y f16 or bf16, gate, scale and shift f32 (a
+ * mixed signature): h is the f32 h above (Mul then Add, or one FMA) from the
+ * widened x and r, rounded once to the dtype, to nearest with ties to even
+ * (the residual stream is stored in the dtype); y is the f16 or bf16 AdaLN of
+ * that stored h, as the unfused ops would give. h == x is allowed; y may not
+ * overlap anything. */
+tl_status tl_ada_ln_zero_f16(const uint16_t* x, const uint16_t* r, const float* gate, const float* scale,
+                             const float* shift, uint16_t* h, uint16_t* y, const int64_t* shape, int32_t ndim,
+                             float eps);
+tl_status tl_ada_ln_zero_bf16(const uint16_t* x, const uint16_t* r, const float* gate, const float* scale,
+                              const float* shift, uint16_t* h, uint16_t* y, const int64_t* shape, int32_t ndim,
+                              float eps);
 
 /* FusedSkipNorm, x and skip: [..., D] (1 <= ndim), g: [D]; returns both
  *   sum = x + skip             (rounded once to float: bit for bit)
@@ -107,6 +149,16 @@ tl_status tl_ada_ln_zero_f32(const float* x, const float* r, const float* gate, 
  * may not overlap anything. */
 tl_status tl_fused_skip_norm_f32(const float* x, const float* skip, const float* g, float* sum, float* y,
                                  const int64_t* shape, int32_t ndim, float eps);
+/* The same with x, skip, sum and y f16 or bf16, g f32 (a mixed signature):
+ * sum is x + skip added in f32 and rounded once to the dtype (the correctly
+ * rounded sum: bit for bit), and y is the f16 or bf16 RmsNorm of that stored
+ * sum (its squares summed in f32), as the unfused Add then RmsNorm give;
+ * never the norm of the unrounded f32 sum. sum == x or sum == skip is
+ * allowed; y may not overlap anything. */
+tl_status tl_fused_skip_norm_f16(const uint16_t* x, const uint16_t* skip, const float* g, uint16_t* sum, uint16_t* y,
+                                 const int64_t* shape, int32_t ndim, float eps);
+tl_status tl_fused_skip_norm_bf16(const uint16_t* x, const uint16_t* skip, const float* g, uint16_t* sum, uint16_t* y,
+                                  const int64_t* shape, int32_t ndim, float eps);
 
 #ifdef __cplusplus
 }
