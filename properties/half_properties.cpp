@@ -1,6 +1,7 @@
 // The properties of the f16 and bf16 ops (the activations and Softmax of
 // tinyllm/activations.h, Clamp and NanToNum of tinyllm/tensor.h, RmsNorm and
-// LayerNorm of tinyllm/norm.h, Rope of tinyllm/pos.h, Matmul of
+// LayerNorm of tinyllm/norm.h, Rope of tinyllm/pos.h, SwiGlu, GeGlu and Glu
+// of tinyllm/activations.h, Matmul of
 // tinyllm/linalg.h, FlashAttention of tinyllm/attention.h, Quantize and
 // Dequantize of tinyllm/quant.h): what the half
 // dtypes add to the f32 ops' own
@@ -146,7 +147,8 @@ void is_the_f32_result_rounded(const Backend& b, const std::string& name) {
   }
 }
 
-// -------------------- the ops over rows and lines (norms, Softmax, Rope, FlashAttention)
+// -------------------- the ops over rows and lines (norms, Softmax, Rope, FlashAttention), and the
+// gated activations (two inputs, on their own cases)
 
 // A case of the op from its own generator, past its edge cases: the sweep's
 // shapes and values, drawn by RapidCheck's seed. Of at most 2^14 input
@@ -295,7 +297,7 @@ std::vector<Property> half_properties() {
                      [name](const Backend& b) { within_one_rounding_of_f32(b, name); }});
       out.push_back({"half_batch_invariant", name, "property", [name](const Backend& b) { batch_invariant(b, name); }});
     }
-    for (const char* base : {"RmsNorm", "LayerNorm", "Softmax", "Rope", "FlashAttention"}) {
+    for (const char* base : {"RmsNorm", "LayerNorm", "Softmax", "Rope", "FlashAttention", "SwiGlu", "GeGlu", "Glu"}) {
       const std::string name = std::string(base) + dtype;
       out.push_back({"half_within_one_rounding_of_f32", name, "property",
                      [name](const Backend& b) { rows_within_one_rounding_of_f32(b, name); }});
