@@ -1794,10 +1794,8 @@ static tl_status split_half(const uint16_t* x, const int64_t* shape, int64_t ran
   if (sizes == NULL) return refuse("split: sizes is NULL");
   for (int64_t k = 0; k < count; ++k)
     if (sizes[k] < 0) return refuse("split: a negative size");
-  for (int64_t k = 0; k < count; ++k) {
-    if (sizes[k] > shape[ax] - sum) break;
-    sum += sizes[k];
-  }
+  for (int64_t k = 0; k < count && sum <= shape[ax]; ++k)
+    sum = sizes[k] > shape[ax] - sum ? shape[ax] + 1 : sum + sizes[k]; /* past the axis: no overflow */
   if (sum != shape[ax]) {
     last_error = "split: the sizes do not add up to the axis";
     return TL_ERR_SHAPE;
