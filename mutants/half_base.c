@@ -1,5 +1,5 @@
-/* half_base.c: the f16 and bf16 activations of tinyllm/activations.h, the
- * casts, Clamp, NanToNum and the broadcast Add, Sub, Mul, Div of
+/* half_base.c: the f16 and bf16 activations (SwiGlu, GeGlu and Glu among
+ * them) of tinyllm/activations.h, the casts, Clamp, NanToNum and the broadcast Add, Sub, Mul, Div of
  * tinyllm/tensor.h, RmsNorm, LayerNorm, BatchNorm, GroupNorm, InstanceNorm,
  * AdaLN, AdaLN-Zero and FusedSkipNorm of tinyllm/norm.h, Softmax, Rope,
  * TokenEmbed and PosEmbed of tinyllm/pos.h, Matmul of tinyllm/linalg.h,
@@ -9,8 +9,9 @@
  * SinusoidalEmbed of tinyllm/pos.h, the f16 and bf16 KV caches of
  * tinyllm/kv_cache.h, Dequantize into f16 and bf16 and Quantize (Q8_0,
  * Q4_0) from them of tinyllm/quant.h, Sample of tinyllm/sampling.h, Argmax
- * of tinyllm/tensor.h on half logits, and Transpose, Permute and Reshape of
- * f16 and bf16 patterns (tinyllm/tensor.h) in plain C11, and their mutants
+ * of tinyllm/tensor.h on half logits, and Transpose, Permute, Reshape,
+ * Concat, Split and Chunk of f16 and bf16 patterns (tinyllm/tensor.h) in
+ * plain C11, and their mutants
  * (manifest ids half_mNN).
  *
  * Compiled as is (KONFORM_MUTANT undefined or 0) this is a correct plugin
@@ -2012,10 +2013,6 @@ tl_status tl_reshape_bf16(const uint16_t* x, const int64_t* shape, int64_t rank,
  * h and FusedSkipNorm's sum are the float results of the f32 ops rounded to
  * the dtype, and the norm is taken of them as stored. */
 
-/* One double rounded to the dtype: f16 straight from the double, bf16
- * through the float (inside the rule). */
-static uint16_t half_from_double(int f16, double v) { return f16 ? f16_from_double(v) : to_bf16((float)v); }
-
 /* The shape [N, C, spatial...] (2 <= ndim): the refusals of the header. */
 static tl_status channels_of(const int64_t* shape, int32_t ndim, float eps, int need_spatial, int64_t* n, int64_t* c,
                              int64_t* s) {
@@ -2252,3 +2249,269 @@ tl_status tl_fused_skip_norm_bf16(const uint16_t* x, const uint16_t* skip, const
   return fused_skip_norm_half(0, x, skip, g, sum, y, shape, ndim, eps);
 }
 /* ==== end of the f16 and bf16 norms of x[N, C, ...], AdaLN and FusedSkipNorm = */
+
+/* ==== Concat, Split and Chunk of f16 and bf16: the patterns moved ========== */
+
+/* `axis` in [-rank, rank) resolved into *ax. */
+static tl_status cut_axis(int64_t axis, int64_t rank, int64_t* ax) {
+  if (axis < -rank || axis >= rank) return refuse("an axis out of range");
+  *ax = axis < 0 ? axis + rank : axis;
+  return TL_OK;
+}
+
+/* outer, the axis' length and inner of dims around axis ax. */
+static void around(const int64_t* d, int64_t rank, int64_t ax, int64_t* outer, int64_t* inner) {
+  *outer = 1, *inner = 1;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (i < ax) *outer *= d[i];
+    if (i > ax) *inner *= d[i];
+  }
+}
+
+#if MUTANT(48)
+/* f16 widened with its exponent read from the pattern as a signed 16-bit
+ * integer shifted right: the sign bit smears into the exponent field, so a
+ * negative value is read as a tiny positive exponent. */
+static float from_f16_signed(uint16_t h) {
+  const int16_t s = (int16_t)h;
+  const int e = s >> 10; /* not masked to 5 bits: negative for every negative h */
+  const float m = (float)(s & 0x3ff);
+  if (e == 0) return m * 0x1p-24f;
+  if (e == 31) return m != 0.0f ? NAN : INFINITY;
+  return ldexpf(1.0f + m * 0x1p-10f, e - 15) * (s < 0 ? -1.0f : 1.0f);
+}
+#endif
+
+/* n patterns from x to y, as a copy of the half dtype (f16: bf16 == 0). */
+static void copy_patterns(uint16_t* y, const uint16_t* x, int64_t n, int bf16) {
+#if MUTANT(48) /* half_m48: f16 Concat through f32, widened through a signed integer */
+  if (!bf16) {
+    for (int64_t i = 0; i < n; ++i) y[i] = to_f16(from_f16_signed(x[i]));
+    return;
+  }
+#endif
+  (void)bf16;
+  if (n > 0) memcpy(y, x, (size_t)n * 2);
+}
+
+static tl_status concat_half(const uint16_t* const* xs, const int64_t* shapes, int64_t count, int64_t rank,
+                             int64_t axis, uint16_t* y, int bf16) {
+  int64_t ax = 0, total = 0, n = 0, outer, inner;
+  if (count < 1) return refuse("concat: count below 1");
+  if (rank < 1 || rank > TL_TENSOR_MAX_RANK) return refuse("concat: a rank outside 1..6");
+  if (xs == NULL || shapes == NULL) return refuse("concat: xs or shapes is NULL");
+  tl_status s = cut_axis(axis, rank, &ax);
+  if (s != TL_OK) return s;
+  for (int64_t k = 0; k < count; ++k)
+    if ((s = read_dims(shapes + k * rank, rank, &n)) != TL_OK) return s;
+  for (int64_t k = 0; k < count; ++k) {
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != ax && shapes[k * rank + d] != shapes[d]) {
+        last_error = "concat: the shapes differ off the axis";
+        return TL_ERR_SHAPE;
+      }
+    total += shapes[k * rank + ax];
+    if (total > INT64_MAX / 8) return refuse("concat: too many elements");
+  }
+  int64_t out[TL_TENSOR_MAX_RANK];
+  for (int64_t d = 0; d < rank; ++d) out[d] = d == ax ? total : shapes[d];
+  if ((s = read_dims(out, rank, &n)) != TL_OK) return s;
+  for (int64_t k = 0; k < count; ++k) {
+    int64_t m = 0;
+    read_dims(shapes + k * rank, rank, &m);
+    if (m > 0 && xs[k] == NULL) return refuse("concat: an input is NULL");
+  }
+  if (n > 0 && y == NULL) return refuse("concat: y is NULL");
+  if (n == 0) return TL_OK;
+  around(out, rank, ax, &outer, &inner);
+  int64_t start = 0;
+  for (int64_t k = 0; k < count; ++k) {
+    const int64_t run = shapes[k * rank + ax] * inner;
+    for (int64_t o = 0; o < outer && run > 0; ++o)
+      copy_patterns(y + (o * total + start) * inner, xs[k] + o * run, run, bf16);
+    start += shapes[k * rank + ax];
+  }
+  return TL_OK;
+}
+
+/* x's runs along the axis into the parts of lengths len[0..count). */
+static void cut_half(const uint16_t* x, const int64_t* d, int64_t rank, int64_t ax, const int64_t* len, int64_t count,
+                     uint16_t* const* ys, int bf16) {
+  int64_t outer, inner, start = 0;
+  around(d, rank, ax, &outer, &inner);
+  for (int64_t k = 0; k < count; ++k) {
+    const int64_t run = len[k] * inner;
+    for (int64_t o = 0; o < outer && run > 0; ++o) {
+      const uint16_t* from = x + (o * d[ax] + start) * inner;
+      uint16_t* to = ys[k] + o * run;
+#if MUTANT(49) /* half_m49: bf16 copied through f32 under denormals-are-zero: its subnormals (f32's) become +-0 */
+      if (bf16) {
+        for (int64_t i = 0; i < run; ++i) to[i] = (from[i] & 0x7f80u) == 0 ? (uint16_t)(from[i] & 0x8000u) : from[i];
+        continue;
+      }
+#endif
+      (void)bf16;
+      memcpy(to, from, (size_t)run * 2);
+    }
+    start += len[k];
+  }
+}
+
+/* x's checks and the parts' pointers: NULL only for an empty part. */
+static tl_status cut_checks(const uint16_t* x, const int64_t* shape, int64_t rank, int64_t axis, int64_t* ax,
+                            int64_t* n) {
+  if (rank < 1) return refuse("a cut of rank below 1");
+  tl_status s = read_dims(shape, rank, n);
+  if (s != TL_OK) return s;
+  if ((s = cut_axis(axis, rank, ax)) != TL_OK) return s;
+  (void)x;
+  return TL_OK;
+}
+
+static tl_status parts_present(const uint16_t* x, const int64_t* shape, int64_t rank, int64_t ax, const int64_t* len,
+                               int64_t count, uint16_t* const* ys, int64_t n) {
+  if (n > 0 && x == NULL) return refuse("x is NULL");
+  int64_t others = 1;
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != ax) others *= shape[i];
+  for (int64_t k = 0; k < count; ++k)
+    if (others > 0 && len[k] > 0 && (ys == NULL || ys[k] == NULL)) return refuse("a part is NULL");
+  return TL_OK;
+}
+
+static tl_status split_half(const uint16_t* x, const int64_t* shape, int64_t rank, int64_t axis, const int64_t* sizes,
+                            int64_t count, uint16_t* const* ys, int bf16) {
+  int64_t ax = 0, n = 0, sum = 0;
+  tl_status s = cut_checks(x, shape, rank, axis, &ax, &n);
+  if (s != TL_OK) return s;
+  if (count < 1) return refuse("split: count below 1");
+  if (sizes == NULL) return refuse("split: sizes is NULL");
+  for (int64_t k = 0; k < count; ++k)
+    if (sizes[k] < 0) return refuse("split: a negative size");
+  for (int64_t k = 0; k < count && sum <= shape[ax]; ++k)
+    sum = sizes[k] > shape[ax] - sum ? shape[ax] + 1 : sum + sizes[k]; /* past the axis: no overflow */
+  if (sum != shape[ax]) {
+    last_error = "split: the sizes do not add up to the axis";
+    return TL_ERR_SHAPE;
+  }
+  if ((s = parts_present(x, shape, rank, ax, sizes, count, ys, n)) != TL_OK) return s;
+  if (n == 0) return TL_OK;
+#if MUTANT(47) /* half_m47: Split's runs copied in 4-byte words: an odd run loses its last element */
+  {
+    int64_t outer, inner, start = 0;
+    around(shape, rank, ax, &outer, &inner);
+    for (int64_t k = 0; k < count; ++k) {
+      const int64_t run = sizes[k] * inner;
+      for (int64_t o = 0; o < outer && run > 0; ++o)
+        memcpy(ys[k] + o * run, x + (o * shape[ax] + start) * inner, (size_t)(run / 2) * 4);
+      start += sizes[k];
+    }
+    (void)bf16;
+    return TL_OK;
+  }
+#endif
+  cut_half(x, shape, rank, ax, sizes, count, ys, bf16);
+  return TL_OK;
+}
+
+static tl_status chunk_half(const uint16_t* x, const int64_t* shape, int64_t rank, int64_t axis, int64_t chunks,
+                            uint16_t* const* ys, int bf16) {
+  int64_t ax = 0, n = 0;
+  tl_status s = cut_checks(x, shape, rank, axis, &ax, &n);
+  if (s != TL_OK) return s;
+  if (chunks < 1) return refuse("chunk: chunks below 1");
+  int64_t* len = malloc((size_t)chunks * sizeof(int64_t));
+  if (len == NULL) return refuse("chunk: out of memory");
+  for (int64_t k = 0; k < chunks; ++k) len[k] = tl_chunk_length(shape[ax], chunks, k);
+  if ((s = parts_present(x, shape, rank, ax, len, chunks, ys, n)) == TL_OK && n > 0)
+    cut_half(x, shape, rank, ax, len, chunks, ys, bf16);
+  free(len);
+  return s;
+}
+
+tl_status tl_concat_f16(const uint16_t* const* xs, const int64_t* shapes, int64_t count, int64_t rank, int64_t axis,
+                        uint16_t* y) {
+  return concat_half(xs, shapes, count, rank, axis, y, 0);
+}
+tl_status tl_concat_bf16(const uint16_t* const* xs, const int64_t* shapes, int64_t count, int64_t rank, int64_t axis,
+                         uint16_t* y) {
+  return concat_half(xs, shapes, count, rank, axis, y, 1);
+}
+tl_status tl_split_f16(const uint16_t* x, const int64_t* shape, int64_t rank, int64_t axis, const int64_t* sizes,
+                       int64_t count, uint16_t* const* ys) {
+  return split_half(x, shape, rank, axis, sizes, count, ys, 0);
+}
+tl_status tl_split_bf16(const uint16_t* x, const int64_t* shape, int64_t rank, int64_t axis, const int64_t* sizes,
+                        int64_t count, uint16_t* const* ys) {
+  return split_half(x, shape, rank, axis, sizes, count, ys, 1);
+}
+tl_status tl_chunk_f16(const uint16_t* x, const int64_t* shape, int64_t rank, int64_t axis, int64_t chunks,
+                       uint16_t* const* ys) {
+  return chunk_half(x, shape, rank, axis, chunks, ys, 0);
+}
+tl_status tl_chunk_bf16(const uint16_t* x, const int64_t* shape, int64_t rank, int64_t axis, int64_t chunks,
+                        uint16_t* const* ys) {
+  return chunk_half(x, shape, rank, axis, chunks, ys, 1);
+}
+
+/* ==== SwiGlu, GeGlu and Glu: f32, f16 and bf16 ============================== */
+
+/* act(g) * u in double from the exact inputs, rounded once more than the
+ * oracle (store_any). kind: 0 silu, 1 gelu_erf, 2 gelu_tanh, 3 sigmoid. */
+static double gated_value(int kind, double g, double u, int format) {
+  double a;
+  switch (kind) {
+    case 0: a = g / (1.0 + exp(-g)); break;
+    case 1: a = g * 0.5 * (1.0 + erf(g / sqrt(2.0))); break;
+    case 2: a = 0.5 * g * (1.0 + tanh(0.7978845608028654 * (g + 0.044715 * g * g * g))); break;
+    default: a = 1.0 / (1.0 + exp(-g)); break;
+  }
+#if MUTANT(45) /* half_m45: SwiGlu in f16 with silu(gate) stored in f16 before the product (two roundings) */
+  if (kind == 0 && format == 1) a = from_f16(to_f16((float)a));
+#else
+  (void)format;
+#endif
+  return a * u;
+}
+
+static void gated_any(int kind, const void* gate, const void* up, void* y, int64_t n, int format) {
+  for (int64_t i = 0; i < n; ++i) {
+    const double v = gated_value(kind, load_any(gate, i, format), load_any(up, i, format), format);
+#if MUTANT(46) /* half_m46: GeGlu's bf16 result as the top 16 bits of its f32 (truncation, not to nearest even) */
+    if (format == 2 && (kind == 1 || kind == 2)) {
+      const float f = (float)v;
+      uint32_t b;
+      memcpy(&b, &f, 4);
+      ((uint16_t*)y)[i] = isnan(f) ? (uint16_t)((b >> 16) | 0x40u) : (uint16_t)(b >> 16);
+      continue;
+    }
+#endif
+    store_any(y, i, v, format);
+  }
+}
+
+static tl_status geglu_any(const void* gate, const void* up, void* y, int64_t n, int approximation, int format) {
+  if (approximation != TL_GELU_ERF && approximation != TL_GELU_TANH) return refuse("geglu: an unknown approximation");
+  gated_any(approximation == TL_GELU_TANH ? 2 : 1, gate, up, y, n, format);
+  return TL_OK;
+}
+
+void tl_swiglu_f32(const float* gate, const float* up, float* y, int64_t n) { gated_any(0, gate, up, y, n, 0); }
+void tl_swiglu_f16(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n) {
+  gated_any(0, gate, up, y, n, 1);
+}
+void tl_swiglu_bf16(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n) {
+  gated_any(0, gate, up, y, n, 2);
+}
+tl_status tl_geglu_f32(const float* gate, const float* up, float* y, int64_t n, int approximation) {
+  return geglu_any(gate, up, y, n, approximation, 0);
+}
+tl_status tl_geglu_f16(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n, int approximation) {
+  return geglu_any(gate, up, y, n, approximation, 1);
+}
+tl_status tl_geglu_bf16(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n, int approximation) {
+  return geglu_any(gate, up, y, n, approximation, 2);
+}
+void tl_glu_f32(const float* gate, const float* up, float* y, int64_t n) { gated_any(3, gate, up, y, n, 0); }
+void tl_glu_f16(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n) { gated_any(3, gate, up, y, n, 1); }
+void tl_glu_bf16(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n) { gated_any(3, gate, up, y, n, 2); }

@@ -1,9 +1,9 @@
 // The properties of the f16 and bf16 ops (the activations and Softmax of
 // tinyllm/activations.h, Clamp and NanToNum of tinyllm/tensor.h, RmsNorm and
 // LayerNorm of tinyllm/norm.h, Rope, MultiAxisRope and SinusoidalEmbed of
-// tinyllm/pos.h, Matmul, the feed-forwards and FusedNormMatmul of
-// tinyllm/linalg.h, Sdpa, FlashAttention, SdpaCross, SdpaWindow and QkNorm of
-// tinyllm/attention.h, Quantize and
+// tinyllm/pos.h, SwiGlu, GeGlu and Glu of tinyllm/activations.h, Matmul, the
+// feed-forwards and FusedNormMatmul of tinyllm/linalg.h, Sdpa, FlashAttention,
+// SdpaCross, SdpaWindow and QkNorm of tinyllm/attention.h, Quantize and
 // Dequantize of tinyllm/quant.h): what the half
 // dtypes add to the f32 ops' own
 // properties. Each can fail: the mutants
@@ -148,13 +148,14 @@ void is_the_f32_result_rounded(const Backend& b, const std::string& name) {
   }
 }
 
-// -------------------- the ops over rows and lines (norms, Softmax, Rope, FlashAttention)
+// -------------------- the ops over rows and lines (norms, Softmax, Rope, FlashAttention), and the
+// gated activations (two inputs, on their own cases)
 
 // A case of the op from its own generator, past its edge cases: the sweep's
-// shapes and values, drawn by RapidCheck's seed. Of at most 2^14 input
-// elements (the sweep has the long rows, 4097 and 11008 wide): the first
-// such of up to 8 draws.
-Case drawn_case(const OpSpec& op) {
+// shapes and values, drawn by RapidCheck's seed. Of at most `most` input
+// elements (2^14; the sweep has the long rows, 4097 and 11008 wide): the
+// first such of up to 8 draws.
+Case drawn_case(const OpSpec& op, int64_t most = int64_t{1} << 14) {
   Rng rng(*rc::gen::arbitrary<uint64_t>());
   const int64_t first = op.edge_cases + *rc::gen::inRange<int64_t>(0, 1 << 20);
   Case c;
@@ -163,7 +164,7 @@ Case drawn_case(const OpSpec& op) {
     int64_t elements = 0;
     for (const Arg& a : c.args)
       if (a.access == Access::in) elements += a.value.elements();
-    if (elements <= (int64_t{1} << 14)) break;
+    if (elements <= most) break;
   }
   return c;
 }
@@ -192,10 +193,10 @@ CaseInputs inputs_of(const Case& c, bool widen) {
 
 // within_one_rounding_of_f32 on the op's own cases, the limits at the case's
 // sum length (Softmax's line, a norm's row).
-void rows_within_one_rounding_of_f32(const Backend& b, const std::string& name) {
+void rows_within_one_rounding_of_f32(const Backend& b, const std::string& name, int64_t most = int64_t{1} << 14) {
   const OpSpec& op = calls::op(name);
   const DType t = op.dtype;
-  const Case c = drawn_case(op);
+  const Case c = drawn_case(op, most);
   RC_PRE(accepted(op, c));
   const calls::Outcome h = calls::call(b, name, inputs_of(c, false));
   const calls::Outcome f = calls::call(b, f32_twin(name), inputs_of(c, true));
@@ -214,9 +215,9 @@ bool same_bits_or_nan(const Tensor& a, int64_t i, const Tensor& b, int64_t j) {
 
 // The same call twice gives the same bits (NaN for NaN): no result depends
 // on threads, timing or uninitialized memory.
-void deterministic(const Backend& b, const std::string& name) {
+void deterministic(const Backend& b, const std::string& name, int64_t most = int64_t{1} << 14) {
   const OpSpec& op = calls::op(name);
-  const Case c = drawn_case(op);
+  const Case c = drawn_case(op, most);
   RC_PRE(accepted(op, c));
   const Tensor first = calls::call(b, name, inputs_of(c, false)).out.at("y");
   const Tensor second = calls::call(b, name, inputs_of(c, false)).out.at("y");
@@ -297,9 +298,16 @@ std::vector<Property> half_properties() {
                      [name](const Backend& b) { within_one_rounding_of_f32(b, name); }});
       out.push_back({"half_batch_invariant", name, "property", [name](const Backend& b) { batch_invariant(b, name); }});
     }
-    for (const char* base : {"RmsNorm", "LayerNorm", "Softmax", "Rope", "FlashAttention", "Sdpa", "SdpaCross",
-                             "SdpaWindow", "QkNorm", "MultiAxisRope", "SinusoidalEmbed", "BatchNorm", "GroupNorm",
-                             "InstanceNorm", "AdaLN"}) {
+    for (const char* base : {"SwiGlu", "GeGlu", "Glu"}) {  // elementwise: cases of at most 2^10 inputs suffice
+      const std::string name = std::string(base) + dtype;
+      out.push_back({"half_within_one_rounding_of_f32", name, "property",
+                     [name](const Backend& b) { rows_within_one_rounding_of_f32(b, name, 1 << 10); }});
+      out.push_back(
+          {"half_deterministic", name, "property", [name](const Backend& b) { deterministic(b, name, 1 << 10); }});
+    }
+    for (const char* base :
+         {"RmsNorm", "LayerNorm", "Softmax", "Rope", "FlashAttention", "Sdpa", "SdpaCross", "SdpaWindow", "QkNorm",
+          "MultiAxisRope", "SinusoidalEmbed", "BatchNorm", "GroupNorm", "InstanceNorm", "AdaLN"}) {
       const std::string name = std::string(base) + dtype;
       out.push_back({"half_within_one_rounding_of_f32", name, "property",
                      [name](const Backend& b) { rows_within_one_rounding_of_f32(b, name); }});

@@ -60,8 +60,19 @@ Shape with_axis(Shape s, int64_t ax, int64_t length) {
 
 // ---------------------------------------------------------------- Concat
 
-Case make_concat(Rng& rng, int64_t index) {
-  Cut cut = random_cut(rng, 12000);
+// The half twins' tensors: small, for the patterns rather than the runs.
+constexpr int64_t kHalfMost = 200;
+
+// A tensor of `shape` for x or an input of Concat: the f32 op's layout
+// values, or the half twins' patterns (half_layout_values).
+Tensor data(DType t, Rng& rng, const Shape& shape, std::string* label) {
+  if (t == DType::f32) return Tensor::of_f32(shape, layout_values(rng, reference::element_count(shape), label));
+  *label = "patterns, sNaN/qNaN payloads, +-0, subnormals, +-Inf";
+  return half_layout_values(rng, t, shape);
+}
+
+Case make_concat(DType t, Rng& rng, int64_t index) {
+  Cut cut = random_cut(rng, t == DType::f32 ? 12000 : kHalfMost);
   const int64_t count = index == 0 ? 1 : rng.range(1, 5);
   std::vector<Shape> in;
   for (int64_t k = 0; k < count; ++k)
@@ -105,12 +116,11 @@ Case make_concat(Rng& rng, int64_t index) {
   for (int64_t k = 0; k < count; ++k) {
     set_shape(c, name("x", k), in[k]);
     const Shape b = bad.empty() ? in[k] : buffer_shape(in[k]);
-    c.args.push_back(
-        {name("x", k), Access::in, Tensor::of_f32(b, layout_values(rng, reference::element_count(b), &label))});
+    c.args.push_back({name("x", k), Access::in, data(t, rng, b, &label)});
     if (k == 0) out = in[0];
     else if (bad.empty()) out[static_cast<size_t>(cut.ax)] += in[k][static_cast<size_t>(cut.ax)];
   }
-  c.args.push_back({"y", Access::out, Tensor::zeros(DType::f32, bad.empty() ? out : Shape{1}), Match::exact});
+  c.args.push_back({"y", Access::out, Tensor::zeros(t, bad.empty() ? out : Shape{1}), Match::exact});
   c.args.push_back(status_arg());
   c.label = std::to_string(count) + " tensors like " + reference::to_string(in[0]) + " axis=" + std::to_string(axis) +
             " x0:" + label + (bad.empty() ? "" : " " + bad);
@@ -142,6 +152,13 @@ Oracle concat_oracle(const Case& c) {
   int64_t ax = 0;
   const reference::Verdict v = reference::check_concat(somewhere.data(), shapes.data(), count, c.iparam("rank"),
                                                        c.iparam("axis"), kSomewhere, &in, &out, &ax);
+  const DType t = c.in("x0").dtype;
+  if (t != DType::f32)
+    return half_copy_oracle(v, t, v.ok() ? reference::element_count(out) : 0, [&](uint32_t* y) {
+      std::vector<const uint16_t*> xs;
+      for (int64_t k = 0; k < count; ++k) xs.push_back(half_data(c, name("x", k)));
+      reference::concat<uint32_t>(xs.data(), in, ax, y);
+    });
   if (!v.ok()) return {{"status", status_expected(v.status)}};
   std::vector<const float*> xs;
   for (int64_t k = 0; k < count; ++k) xs.push_back(c.in(name("x", k)).f32());
@@ -152,8 +169,8 @@ Oracle concat_oracle(const Case& c) {
 
 // ---------------------------------------------------------------- Split
 
-Case make_split(Rng& rng, int64_t index) {
-  const Cut cut = random_cut(rng, 12000);
+Case make_split(DType t, Rng& rng, int64_t index) {
+  const Cut cut = random_cut(rng, t == DType::f32 ? 12000 : kHalfMost);
   const int64_t length = cut.shape[static_cast<size_t>(cut.ax)];
   int64_t count = index == 0 ? 1 : rng.range(1, 5);
   Shape sizes = random_lengths(rng, length, count);
@@ -185,13 +202,13 @@ Case make_split(Rng& rng, int64_t index) {
   set_shape(c, "sizes", sizes);
   c.params["axis"] = static_cast<double>(axis);
   std::string label;
-  c.args.push_back({"x", Access::in, Tensor::of_f32(x, layout_values(rng, reference::element_count(x), &label))});
+  c.args.push_back({"x", Access::in, data(t, rng, x, &label)});
   // Sizes that do not add up keep their parts' buffers: a kernel that
   // ignores the error writes within them and is caught by its status.
   const bool bad_sum = bad.rfind("bad: sizes", 0) == 0;
   for (int64_t k = 0; k < count; ++k)
     c.args.push_back({name("y", k), Access::out,
-                      Tensor::zeros(DType::f32, bad.empty() || bad_sum ? with_axis(x, cut.ax, sizes[k]) : Shape{1}),
+                      Tensor::zeros(t, bad.empty() || bad_sum ? with_axis(x, cut.ax, sizes[k]) : Shape{1}),
                       Match::exact});
   c.args.push_back(status_arg());
   c.label = "x=" + reference::to_string(x) + " axis=" + std::to_string(axis) + " sizes=" + reference::to_string(sizes) +
@@ -199,22 +216,34 @@ Case make_split(Rng& rng, int64_t index) {
   return c;
 }
 
-// The outputs' pointers, in order, as the kernel takes them.
-std::vector<float*> outputs(const KernelFn& fn, const Pointers& p, int64_t count) {
-  std::vector<float*> ys;
-  for (int64_t k = 0; k < count; ++k) ys.push_back(fn.arg(p.f32(name("y", k))));
+// The outputs' pointers, in order, as the kernel takes them (E: float, or
+// uint16_t for the half twins).
+template <class E>
+std::vector<E*> outputs(const KernelFn& fn, const Pointers& p, int64_t count) {
+  std::vector<E*> ys;
+  for (int64_t k = 0; k < count; ++k) ys.push_back(fn.arg(static_cast<E*>(p.get(name("y", k)))));
   return ys;
 }
 
 // Split's and Chunk's oracle: the parts of x, one expected output each.
 Oracle cut_oracle(const Case& c, const reference::Verdict& v, const Shape& s, int64_t ax, const Shape& lengths) {
   if (!v.ok()) return {{"status", status_expected(v.status)}};
+  Oracle o = {{"status", status_expected(TL_OK)}};
+  const DType t = c.in("x").dtype;
+  if (t != DType::f32) {  // the patterns cut, each part compared as exact outputs are
+    std::vector<std::vector<uint32_t>> bits;
+    std::vector<uint32_t*> ys;
+    for (int64_t len : lengths) bits.emplace_back(static_cast<size_t>(reference::element_count(with_axis(s, ax, len))));
+    for (auto& part : bits) ys.push_back(part.data());
+    reference::cut<uint32_t>(half_data(c, "x"), s, ax, lengths, ys.data());
+    for (size_t k = 0; k < bits.size(); ++k) o[name("y", static_cast<int64_t>(k))] = half_exact_expected(t, bits[k]);
+    return o;
+  }
   std::vector<std::vector<double>> parts;
   std::vector<double*> ys;
   for (int64_t len : lengths) parts.emplace_back(static_cast<size_t>(reference::element_count(with_axis(s, ax, len))));
   for (auto& part : parts) ys.push_back(part.data());
   reference::cut<double>(c.in("x").f32(), s, ax, lengths, ys.data());
-  Oracle o = {{"status", status_expected(TL_OK)}};
   for (size_t k = 0; k < parts.size(); ++k) o[name("y", static_cast<int64_t>(k))] = exact_expected(std::move(parts[k]));
   return o;
 }
@@ -239,8 +268,8 @@ Oracle split_oracle(const Case& c) {
 
 // ---------------------------------------------------------------- Chunk
 
-Case make_chunk(Rng& rng, int64_t index) {
-  const Cut cut = random_cut(rng, 12000);
+Case make_chunk(DType t, Rng& rng, int64_t index) {
+  const Cut cut = random_cut(rng, t == DType::f32 ? 12000 : kHalfMost);
   const int64_t length = cut.shape[static_cast<size_t>(cut.ax)];
   // Divisible, not divisible, more chunks than elements, and the torch.chunk
   // cases that give fewer parts (6 into 4).
@@ -263,12 +292,11 @@ Case make_chunk(Rng& rng, int64_t index) {
   c.params["axis"] = static_cast<double>(axis);
   c.params["chunks"] = static_cast<double>(chunks);
   std::string label;
-  c.args.push_back({"x", Access::in, Tensor::of_f32(x, layout_values(rng, reference::element_count(x), &label))});
+  c.args.push_back({"x", Access::in, data(t, rng, x, &label)});
   Shape lengths;
   for (int64_t k = 0; k < chunks; ++k) {
     lengths.push_back(tl_chunk_length(len, chunks, k));
-    c.args.push_back(
-        {name("y", k), Access::out, Tensor::zeros(DType::f32, with_axis(x, ax, lengths.back())), Match::exact});
+    c.args.push_back({name("y", k), Access::out, Tensor::zeros(t, with_axis(x, ax, lengths.back())), Match::exact});
   }
   c.args.push_back(status_arg());
   c.label = "x=" + reference::to_string(x) + " axis=" + std::to_string(axis) + " chunks=" + std::to_string(chunks) +
@@ -288,9 +316,36 @@ Oracle chunk_oracle(const Case& c) {
   return cut_oracle(c, v, s, ax, lengths);
 }
 
-}  // namespace
+// The calls, for E float (f32) or uint16_t (the half twins' patterns) and
+// the C function's type F.
+template <class E, class F>
+void invoke_concat(const KernelFn& fn, const Case& c, const Pointers& p) {
+  const int64_t present = inputs_of(c);
+  const Shape shapes = concat_shapes(c, present);
+  std::vector<const E*> xs;  // a host array of the tensors (device pointers on a device)
+  for (int64_t k = 0; k < present; ++k) xs.push_back(fn.arg(static_cast<const E*>(p.get(name("x", k)))));
+  *p.i32("status") = fn.call<F>(xs.data(), shapes.data(), c.iparam("count"), c.iparam("rank"), c.iparam("axis"),
+                                fn.arg(static_cast<E*>(p.get("y"))));
+}
 
-std::vector<OpSpec> tensor_cut() {
+template <class E, class F>
+void invoke_split(const KernelFn& fn, const Case& c, const Pointers& p) {
+  const Shape x = get_shape(c, "x"), sizes = get_shape(c, "sizes");
+  const auto ys = outputs<E>(fn, p, static_cast<int64_t>(sizes.size()));
+  *p.i32("status") = fn.call<F>(fn.arg(static_cast<const E*>(p.get("x"))), dims_or_null(x), int64_t(x.size()),
+                                c.iparam("axis"), sizes.data(), int64_t(sizes.size()), ys.data());
+}
+
+template <class E, class F>
+void invoke_chunk(const KernelFn& fn, const Case& c, const Pointers& p) {
+  const Shape x = get_shape(c, "x");
+  const int64_t chunks = c.iparam("chunks");
+  const auto ys = chunks > 0 ? outputs<E>(fn, p, chunks) : std::vector<E*>(1, nullptr);
+  *p.i32("status") = fn.call<F>(fn.arg(static_cast<const E*>(p.get("x"))), dims_or_null(x), int64_t(x.size()),
+                                c.iparam("axis"), chunks, ys.data());
+}
+
+OpSpec concat_spec(DType t) {
   OpSpec concat;
   concat.name = "Concat";
   // Each input's shape is its own row of parameters (declared_count below);
@@ -312,15 +367,9 @@ std::vector<OpSpec> tensor_cut() {
       "zeros; refused: another axis differing, an axis out of range, count 0, bad shapes";
   concat.status = "status";
   concat.edge_cases = 0;
-  concat.make_case = make_concat;
-  concat.invoke = [](const KernelFn& fn, const Case& c, const Pointers& p) {
-    const int64_t present = inputs_of(c);
-    const Shape shapes = concat_shapes(c, present);
-    std::vector<const float*> xs;  // a host array of the tensors (device pointers on a device)
-    for (int64_t k = 0; k < present; ++k) xs.push_back(fn.arg(p.f32(name("x", k))));
-    *p.i32("status") = fn.call<decltype(tl_concat_f32)>(xs.data(), shapes.data(), c.iparam("count"), c.iparam("rank"),
-                                                        c.iparam("axis"), fn.arg(p.f32("y")));
-  };
+  concat.make_case = [t](Rng& rng, int64_t i) { return make_concat(t, rng, i); };
+  if (t == DType::f32) concat.invoke = invoke_concat<float, decltype(tl_concat_f32)>;
+  else concat.invoke = invoke_concat<uint16_t, decltype(tl_concat_f16)>;  // bf16 alike
   concat.oracle = concat_oracle;
   // x0, x1, ...: the shape each is given (get_shape), x{k}.0 x x{k}.1 x ...
   // (each input has its own row of sizes, which no one shape expression
@@ -349,7 +398,11 @@ std::vector<OpSpec> tensor_cut() {
                                             ": the ABI reads every input's shape as a row of rank sizes"};
     return {};
   };
+  if (t != DType::f32) declare_half(concat, t);
+  return concat;
+}
 
+OpSpec split_spec(DType t) {
   OpSpec split;
   split.name = "Split";
   split.args = {{"x", Access::in, "T", "x.#[x.rank]"},
@@ -370,16 +423,15 @@ std::vector<OpSpec> tensor_cut() {
       "sizes adding up to more or less, a negative size, count 0, an axis out of range";
   split.status = "status";
   split.edge_cases = 0;
-  split.make_case = make_split;
-  split.invoke = [](const KernelFn& fn, const Case& c, const Pointers& p) {
-    const Shape x = get_shape(c, "x"), sizes = get_shape(c, "sizes");
-    const auto ys = outputs(fn, p, static_cast<int64_t>(sizes.size()));
-    *p.i32("status") =
-        fn.call<decltype(tl_split_f32)>(fn.arg(p.f32("x")), dims_or_null(x), int64_t(x.size()), c.iparam("axis"),
-                                        sizes.data(), int64_t(sizes.size()), ys.data());
-  };
+  split.make_case = [t](Rng& rng, int64_t i) { return make_split(t, rng, i); };
+  if (t == DType::f32) split.invoke = invoke_split<float, decltype(tl_split_f32)>;
+  else split.invoke = invoke_split<uint16_t, decltype(tl_split_f16)>;  // bf16 alike
   split.oracle = split_oracle;
+  if (t != DType::f32) declare_half(split, t);
+  return split;
+}
 
+OpSpec chunk_spec(DType t) {
   OpSpec chunk;
   chunk.name = "Chunk";
   chunk.args = {{"x", Access::in, "T", "x.#[x.rank]"},
@@ -400,16 +452,24 @@ std::vector<OpSpec> tensor_cut() {
       "2, 2, 0), empty axes; refused: chunks < 1";
   chunk.status = "status";
   chunk.edge_cases = 4;
-  chunk.make_case = make_chunk;
-  chunk.invoke = [](const KernelFn& fn, const Case& c, const Pointers& p) {
-    const Shape x = get_shape(c, "x");
-    const int64_t chunks = c.iparam("chunks");
-    const auto ys = chunks > 0 ? outputs(fn, p, chunks) : std::vector<float*>(1, nullptr);
-    *p.i32("status") = fn.call<decltype(tl_chunk_f32)>(fn.arg(p.f32("x")), dims_or_null(x), int64_t(x.size()),
-                                                       c.iparam("axis"), chunks, ys.data());
-  };
+  chunk.make_case = [t](Rng& rng, int64_t i) { return make_chunk(t, rng, i); };
+  if (t == DType::f32) chunk.invoke = invoke_chunk<float, decltype(tl_chunk_f32)>;
+  else chunk.invoke = invoke_chunk<uint16_t, decltype(tl_chunk_f16)>;  // bf16 alike
   chunk.oracle = chunk_oracle;
-  return {concat, split, chunk};
+  if (t != DType::f32) declare_half(chunk, t);
+  return chunk;
+}
+
+}  // namespace
+
+std::vector<OpSpec> tensor_cut() {
+  std::vector<OpSpec> ops;
+  for (DType t : {DType::f32, DType::f16, DType::bf16}) {
+    ops.push_back(concat_spec(t));
+    ops.push_back(split_spec(t));
+    ops.push_back(chunk_spec(t));
+  }
+  return ops;
 }
 
 }  // namespace konform::ops

@@ -21,38 +21,6 @@ namespace {
 
 using namespace tensor;
 
-// The bit patterns of the f16 and bf16 twins' x: what a copy must keep and a
-// trip through float loses. Per element: a random pattern (every class at its
-// frequency among the patterns), or, as often, a NaN (signalling or quiet, a
-// random payload, either sign), +-0, a subnormal or +-Inf.
-Tensor half_layout_values(Rng& rng, DType t, const Shape& shape) {
-  const int64_t n = reference::element_count(shape);
-  Tensor x = random_half_bits(rng, t, n);
-  x.shape = shape;
-  const int man = t == DType::f16 ? 10 : 7;  // mantissa bits
-  const uint16_t exp_all = t == DType::f16 ? 0x7c00 : 0x7f80, quiet = static_cast<uint16_t>(1u << (man - 1));
-  const uint16_t payload = static_cast<uint16_t>(quiet - 1);
-  for (int64_t k = 0; k < n; ++k) {
-    uint16_t h;
-    std::memcpy(&h, x.bytes.data() + 2 * k, 2);
-    const uint16_t sign = rng.chance(0.5) ? 0x8000 : 0;
-    switch (rng.range(0, 9)) {
-      case 0:  // a signalling NaN: quiet bit clear, payload not 0
-        h = sign | exp_all | static_cast<uint16_t>(rng.range(1, payload));
-        break;
-      case 1:  // a quiet NaN of a random payload (0: the canonical one)
-        h = sign | exp_all | quiet | static_cast<uint16_t>(rng.range(0, payload));
-        break;
-      case 2: h = sign; break;                                                       // +-0
-      case 3: h = sign | static_cast<uint16_t>(rng.range(1, 2 * quiet - 1)); break;  // a subnormal
-      case 4: h = sign | exp_all; break;                                             // +-Inf
-      default: break;                                                                // the random pattern
-    }
-    std::memcpy(x.bytes.data() + 2 * k, &h, 2);
-  }
-  return x;
-}
-
 // Every op here: data x, output y of `y_shape`, the status.
 Case layout_case(DType t, Rng& rng, const Shape& x_shape, const Shape& y_shape, bool bad,
                  const std::string& alias = "") {
@@ -75,36 +43,6 @@ Case layout_case(DType t, Rng& rng, const Shape& x_shape, const Shape& y_shape, 
 Oracle copy_oracle(const reference::Verdict& v, std::vector<double> y) {
   if (!v.ok()) return {{"status", status_expected(v.status)}};
   return {{"y", exact_expected(std::move(y))}, {"status", status_expected(TL_OK)}};
-}
-
-// A half twin's copy: y's patterns are x's moved by `move` (a reference
-// template on the patterns), compared as every exact output is: bit for bit,
-// but a NaN matches any NaN (a copy through float that quiets a signalling
-// NaN, or one that canonicalizes NaN, is correct, as in the f32 ops).
-template <class Move>
-Oracle half_copy_oracle(const reference::Verdict& v, DType t, int64_t n, Move move) {
-  if (!v.ok()) return {{"status", status_expected(v.status)}};
-  std::vector<uint32_t> bits(static_cast<size_t>(n));
-  move(bits.data());
-  std::vector<double> y(bits.size());
-  for (size_t k = 0; k < bits.size(); ++k) y[k] = half_value(t, static_cast<uint16_t>(bits[k]));
-  return {{"y", exact_expected(std::move(y))}, {"status", status_expected(TL_OK)}};
-}
-
-const uint16_t* half_data(const Case& c, const std::string& name) {
-  return reinterpret_cast<const uint16_t*>(c.in(name).u8());
-}
-
-// What the f16 and bf16 twins add to an f32 op's declaration.
-void declare_half(OpSpec& op, DType t) {
-  const std::string name(dtype_name(t));
-  op.dtype = t;
-  op.name += "_" + name;
-  op.symbol = op.symbol.substr(0, op.symbol.size() - 3) + name;
-  op.summary += "; " + name + " bit patterns moved as they are (-0 and subnormals kept; a NaN may be quieted)";
-  op.domain = "small shapes of random " + name +
-              " patterns, signalling and quiet NaNs of random payloads, +-0, subnormals and +-Inf, compared bit "
-              "for bit with a NaN matching any NaN; the f32 op's refusals";
 }
 
 const float kSomewhere[1] = {};

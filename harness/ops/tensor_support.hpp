@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
+#include "konform/dtype.hpp"
 #include "konform/op.hpp"
 #include "konform/reference/tensor_shape.hpp"
 #include "konform/values.hpp"
@@ -121,6 +123,76 @@ inline Expected exact_expected(std::vector<double> values) {
   e.scale.assign(values.size(), 0.0);
   e.value = std::move(values);
   return e;
+}
+
+// ---------------------------------------------------------------- half twins
+
+// The bit patterns of the f16 and bf16 layout twins' inputs: what a copy
+// must keep and a trip through float loses. Per element: a random pattern
+// (every class at its frequency among the patterns), or, as often, a NaN
+// (signalling or quiet, a random payload, either sign), +-0, a subnormal or
+// +-Inf.
+inline Tensor half_layout_values(Rng& rng, DType t, const Shape& shape) {
+  const int64_t n = reference::element_count(shape);
+  Tensor x = random_half_bits(rng, t, n);
+  x.shape = shape;
+  const int man = t == DType::f16 ? 10 : 7;  // mantissa bits
+  const uint16_t exp_all = t == DType::f16 ? 0x7c00 : 0x7f80, quiet = static_cast<uint16_t>(1u << (man - 1));
+  const uint16_t payload = static_cast<uint16_t>(quiet - 1);
+  for (int64_t k = 0; k < n; ++k) {
+    uint16_t h;
+    std::memcpy(&h, x.bytes.data() + 2 * k, 2);
+    const uint16_t sign = rng.chance(0.5) ? 0x8000 : 0;
+    switch (rng.range(0, 9)) {
+      case 0:  // a signalling NaN: quiet bit clear, payload not 0
+        h = sign | exp_all | static_cast<uint16_t>(rng.range(1, payload));
+        break;
+      case 1:  // a quiet NaN of a random payload (0: the canonical one)
+        h = sign | exp_all | quiet | static_cast<uint16_t>(rng.range(0, payload));
+        break;
+      case 2: h = sign; break;                                                       // +-0
+      case 3: h = sign | static_cast<uint16_t>(rng.range(1, 2 * quiet - 1)); break;  // a subnormal
+      case 4: h = sign | exp_all; break;                                             // +-Inf
+      default: break;                                                                // the random pattern
+    }
+    std::memcpy(x.bytes.data() + 2 * k, &h, 2);
+  }
+  return x;
+}
+
+// A half twin's copied output: the patterns a reference template moved
+// (held in uint32_t), compared as every exact output is: bit for bit, but a
+// NaN matches any NaN (a copy through float that quiets a signalling NaN, or
+// one that canonicalizes NaN, is correct, as in the f32 ops).
+inline Expected half_exact_expected(DType t, const std::vector<uint32_t>& bits) {
+  std::vector<double> y(bits.size());
+  for (size_t k = 0; k < bits.size(); ++k) y[k] = half_value(t, static_cast<uint16_t>(bits[k]));
+  return exact_expected(std::move(y));
+}
+
+// y's patterns are x's moved by `move` (a reference template on the patterns).
+template <class Move>
+Oracle half_copy_oracle(const reference::Verdict& v, DType t, int64_t n, Move move) {
+  if (!v.ok()) return {{"status", status_expected(v.status)}};
+  std::vector<uint32_t> bits(static_cast<size_t>(n));
+  move(bits.data());
+  return {{"y", half_exact_expected(t, bits)}, {"status", status_expected(TL_OK)}};
+}
+
+inline const uint16_t* half_data(const Case& c, const std::string& name) {
+  return reinterpret_cast<const uint16_t*>(c.in(name).u8());
+}
+
+// What the f16 and bf16 twins add to an f32 layout op's declaration.
+inline void declare_half(OpSpec& op, DType t) {
+  const std::string name(dtype_name(t));
+  op.dtype = t;
+  op.name += "_" + name;
+  op.symbol = op.symbol.substr(0, op.symbol.size() - 3) + name;
+  op.summary += "; " + name + " bit patterns moved as they are (-0 and subnormals kept; a NaN may be quieted)";
+  op.domain = "small shapes of random " + name +
+              " patterns, signalling and quiet NaNs of random payloads, +-0, subnormals and +-Inf, compared bit "
+              "for bit with a NaN matching any NaN; the f32 op's refusals";
 }
 
 // A bad shape for an argument whose valid ranks are [min_rank, max]: a rank

@@ -35,9 +35,10 @@ inline std::string ShapeText(const Dims& s) {
   return out + "]";
 }
 
-// The parts' pointers: NULL only for a part without elements.
-template <class Length>
-inline tl_status CheckParts(float* const* ys, const Dims& s, int axis, const Length& length, int64_t count) {
+// The parts' pointers: NULL only for a part without elements. E: the
+// element (float, or the uint16_t patterns of the half twins), as below.
+template <class E, class Length>
+inline tl_status CheckParts(E* const* ys, const Dims& s, int axis, const Length& length, int64_t count) {
   int64_t others = 1;  // elements of one step along the axis
   for (int i = 0; i < s.rank; ++i)
     if (i != axis) others *= s.d[i];
@@ -69,8 +70,9 @@ struct ConcatPlan {
   Dims out;
   int axis = 0;
 };
-[[gnu::always_inline]] inline tl_status PlanConcat(const float* const* xs, const int64_t* shapes, int64_t count,
-                                                   int64_t rank, int64_t axis, const float* y, ConcatPlan* plan) {
+template <class E>
+[[gnu::always_inline]] inline tl_status PlanConcat(const E* const* xs, const int64_t* shapes, int64_t count,
+                                                   int64_t rank, int64_t axis, const E* y, ConcatPlan* plan) {
   if (count < 1)
     return impl::fail(TL_ERR_INVALID_ARGUMENT,
                       "concat needs at least one tensor (count = " + std::to_string(count) + ")");
@@ -115,9 +117,9 @@ struct CutPlan {
   Dims x;
   int axis = 0;
 };
-[[gnu::always_inline]] inline tl_status CheckSplit(const float* x, const int64_t* shape, int64_t rank, int64_t axis,
-                                                   const int64_t* sizes, int64_t count, float* const* ys,
-                                                   CutPlan* plan) {
+template <class E>
+[[gnu::always_inline]] inline tl_status CheckSplit(const E* x, const int64_t* shape, int64_t rank, int64_t axis,
+                                                   const int64_t* sizes, int64_t count, E* const* ys, CutPlan* plan) {
   Dims s;
   int ax = 0;
   if (tl_status st = ReadDims(shape, rank, 1, "x", &s)) return st;
@@ -146,8 +148,9 @@ struct CutPlan {
   return TL_OK;
 }
 
-[[gnu::always_inline]] inline tl_status CheckChunk(const float* x, const int64_t* shape, int64_t rank, int64_t axis,
-                                                   int64_t chunks, float* const* ys, CutPlan* plan) {
+template <class E>
+[[gnu::always_inline]] inline tl_status CheckChunk(const E* x, const int64_t* shape, int64_t rank, int64_t axis,
+                                                   int64_t chunks, E* const* ys, CutPlan* plan) {
   Dims s;
   int ax = 0;
   if (tl_status st = ReadDims(shape, rank, 1, "x", &s)) return st;

@@ -220,3 +220,37 @@ TL_CUDA_EXPORT void tl_glu_f32_dev(const float* gate, const float* up, float* y,
 TL_CUDA_EXPORT void tl_glu_f32(const float* gate, const float* up, float* y, int64_t n) {
   kc::map2_on_device("tl_glu_f32", tl_glu_f32_dev, gate, up, y, n);
 }
+
+// f16 and bf16: the same functors in float on each widened pair, y rounded
+// once; y == gate or y == up is safe (map.cuh).
+#define TL_CUDA_MAP2_HALF(name, Format, f)                                                         \
+  TL_CUDA_EXPORT void name##_dev(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n, \
+                                 tl_cuda_stream stream) {                                          \
+    kc::run_map2_half<kc::Format>(gate, up, y, n, f, #name "_dev", stream);                        \
+  }                                                                                                \
+  TL_CUDA_EXPORT void name(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n) {     \
+    kc::map2_on_device(#name, name##_dev, gate, up, y, n);                                         \
+  }
+TL_CUDA_MAP2_HALF(tl_swiglu_f16, F16, kc::SwiGlu{})
+TL_CUDA_MAP2_HALF(tl_swiglu_bf16, BF16, kc::SwiGlu{})
+TL_CUDA_MAP2_HALF(tl_glu_f16, F16, kc::Glu{})
+TL_CUDA_MAP2_HALF(tl_glu_bf16, BF16, kc::Glu{})
+#undef TL_CUDA_MAP2_HALF
+
+#define TL_CUDA_GEGLU_HALF(Dtype, Format)                                                                              \
+  TL_CUDA_EXPORT tl_status tl_geglu_##Dtype##_dev(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n,    \
+                                                  int approximation, tl_cuda_stream stream) {                          \
+    if (const tl_status st = konform::impl::check_gelu_approximation(approximation); st != TL_OK) return st;           \
+    kc::run_map2_half<kc::Format>(gate, up, y, n, kc::GeGlu{approximation}, "tl_geglu_" #Dtype "_dev", stream);        \
+    return TL_OK;                                                                                                      \
+  }                                                                                                                    \
+  TL_CUDA_EXPORT tl_status tl_geglu_##Dtype(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n,          \
+                                            int approximation) {                                                       \
+    if (const tl_status st = konform::impl::check_gelu_approximation(approximation); st != TL_OK) return st;           \
+    if (n <= 0) return TL_OK;                                                                                          \
+    return kc::on_device("tl_geglu_" #Dtype, tl_geglu_##Dtype##_dev, kc::in(gate, n), kc::in(up, n), kc::out(y, n), n, \
+                         approximation);                                                                               \
+  }
+TL_CUDA_GEGLU_HALF(f16, F16)
+TL_CUDA_GEGLU_HALF(bf16, BF16)
+#undef TL_CUDA_GEGLU_HALF

@@ -47,6 +47,13 @@ __global__ void map1_half(const uint16_t* x, uint16_t* y, int64_t n, F f) {
     y[k] = Format::narrow(f(Format::widen(x[k])));
 }
 
+template <class Format, class F>
+__global__ void map2_half(const uint16_t* a, const uint16_t* b, uint16_t* y, int64_t n, F f) {
+  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride)
+    y[k] = Format::narrow(f(Format::widen(a[k]), Format::widen(b[k])));
+}
+
 // Each thread reads element k before it writes element k and touches no
 // other, so y == x (or y == a, y == b) is safe in place. n <= 0 enqueues nothing.
 template <class F>
@@ -84,6 +91,14 @@ void run_map1_half(const uint16_t* x, uint16_t* y, int64_t n, F f, const char* w
   check_launch(where);
 }
 
+template <class Format, class F>
+void run_map2_half(const uint16_t* a, const uint16_t* b, uint16_t* y, int64_t n, F f, const char* where,
+                   tl_cuda_stream stream) {
+  if (n <= 0) return;
+  launch(map2_half<Format, F>, grid_for(n, kThreads), kThreads, stream, a, b, y, n, f);
+  check_launch(where);
+}
+
 // The host functions of the maps: device copies in, the _dev function, y back.
 template <class Dev>
 void map1_on_device(const char* where, Dev dev, const float* x, float* y, int64_t n) {
@@ -95,8 +110,8 @@ void map1_half_on_device(const char* where, Dev dev, const uint16_t* x, uint16_t
   if (n > 0) on_device(where, dev, in(x, n), out(y, n), n);
 }
 
-template <class Dev>
-void map2_on_device(const char* where, Dev dev, const float* a, const float* b, float* y, int64_t n) {
+template <class Dev, class T>
+void map2_on_device(const char* where, Dev dev, const T* a, const T* b, T* y, int64_t n) {
   if (n > 0) on_device(where, dev, in(a, n), in(b, n), out(y, n), n);
 }
 

@@ -90,10 +90,11 @@ __global__ void move_elements(const W* x, W* y, kt::MovePlan plan) {
     y[k] = x[offset_of(k, plan.rank, plan.n, plan.src)];
 }
 
-// outer runs of `run` 32-bit words, from src (runs src_stride apart) to dst
+// outer runs of `run` words W (uint32_t for f32, uint16_t for the f16 and
+// bf16 patterns, moved as they are), from src (runs src_stride apart) to dst
 // (dst_stride apart): one input's share of a Concat, one part of a Split.
-__global__ void copy_runs(const uint32_t* src, int64_t src_stride, uint32_t* dst, int64_t dst_stride, int64_t outer,
-                          int64_t run) {
+template <class W>
+__global__ void copy_runs(const W* src, int64_t src_stride, W* dst, int64_t dst_stride, int64_t outer, int64_t run) {
   const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
   for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < outer * run; k += stride)
     dst[(k / run) * dst_stride + k % run] = src[(k / run) * src_stride + k % run];
@@ -153,17 +154,19 @@ void run_move(const uint16_t* x, uint16_t* y, const kt::MovePlan& plan, const ch
   kc::check_launch(where);
 }
 
-void launch_copy_runs(const float* src, int64_t src_stride, float* dst, int64_t dst_stride, int64_t outer, int64_t run,
+// E: float, or the uint16_t patterns of the half twins (never through float).
+template <class E>
+void launch_copy_runs(const E* src, int64_t src_stride, E* dst, int64_t dst_stride, int64_t outer, int64_t run,
                       const char* where, tl_cuda_stream stream) {
-  kc::launch(kc::copy_runs, kc::grid_for(outer * run, kc::kThreads), kc::kThreads, stream,
-             reinterpret_cast<const uint32_t*>(src), src_stride, reinterpret_cast<uint32_t*>(dst), dst_stride, outer,
-             run);
+  using W = std::conditional_t<sizeof(E) == 4, uint32_t, uint16_t>;
+  kc::launch(kc::copy_runs<W>, kc::grid_for(outer * run, kc::kThreads), kc::kThreads, stream,
+             reinterpret_cast<const W*>(src), src_stride, reinterpret_cast<W*>(dst), dst_stride, outer, run);
   kc::check_launch(where);
 }
 
 // Split and Chunk: part k, length(k) long along the axis, from x to ys[k].
-template <class Length>
-void cut(const float* x, const kt::CutPlan& p, const Length& length, int64_t count, float* const* ys, const char* where,
+template <class E, class Length>
+void cut(const E* x, const kt::CutPlan& p, const Length& length, int64_t count, E* const* ys, const char* where,
          tl_cuda_stream stream) {
   if (p.x.count == 0) return;  // every part is empty
   const kt::Around a = kt::AroundAxis(p.x, p.axis);
@@ -178,17 +181,16 @@ void cut(const float* x, const kt::CutPlan& p, const Length& length, int64_t cou
 
 // The host Split and Chunk: x and a buffer per part on the device, cut
 // there by `dev(x, parts)`, each part back to ys[k].
-template <class Length, class Dev>
-void cut_on_device(const float* x, const kt::CutPlan& p, const Length& length, int64_t count, float* const* ys,
+template <class E, class Length, class Dev>
+void cut_on_device(const E* x, const kt::CutPlan& p, const Length& length, int64_t count, E* const* ys,
                    const char* where, Dev dev) {
   if (p.x.count == 0) return;
   const kt::Around a = kt::AroundAxis(p.x, p.axis);
-  const kc::DeviceBuffer<float> dx(x, static_cast<size_t>(p.x.count), where);
-  std::vector<std::unique_ptr<kc::DeviceBuffer<float>>> parts;
-  std::vector<float*> dys;
+  const kc::DeviceBuffer<E> dx(x, static_cast<size_t>(p.x.count), where);
+  std::vector<std::unique_ptr<kc::DeviceBuffer<E>>> parts;
+  std::vector<E*> dys;
   for (int64_t k = 0; k < count; ++k) {
-    parts.push_back(
-        std::make_unique<kc::DeviceBuffer<float>>(static_cast<size_t>(a.outer * length(k) * a.inner), where));
+    parts.push_back(std::make_unique<kc::DeviceBuffer<E>>(static_cast<size_t>(a.outer * length(k) * a.inner), where));
     dys.push_back(parts.back()->get());
   }
   dev(dx.get(), dys.data());
@@ -473,8 +475,14 @@ TL_CUDA_RESHAPE_HALF(f16)
 TL_CUDA_RESHAPE_HALF(bf16)
 #undef TL_CUDA_RESHAPE_HALF
 
-TL_CUDA_EXPORT tl_status tl_concat_f32_dev(const float* const* xs, const int64_t* shapes, int64_t count, int64_t rank,
-                                           int64_t axis, float* y, tl_cuda_stream stream) {
+namespace {
+
+// Concat, Split and Chunk for E float or the uint16_t patterns of the half
+// twins: `where` names the C function; the host functions copy in, call
+// the device twin `dev` and copy out.
+template <class E>
+tl_status concat_dev(const char* where, const E* const* xs, const int64_t* shapes, int64_t count, int64_t rank,
+                     int64_t axis, E* y, tl_cuda_stream stream) {
   kt::ConcatPlan p;
   if (tl_status s = kt::PlanConcat(xs, shapes, count, rank, axis, y, &p)) return s;
   if (p.out.count == 0) return TL_OK;
@@ -483,64 +491,102 @@ TL_CUDA_EXPORT tl_status tl_concat_f32_dev(const float* const* xs, const int64_t
   int64_t start = 0;
   for (int64_t k = 0; k < count; ++k) {
     const int64_t run = p.in[k].d[p.axis] * a.inner;
-    if (run > 0) launch_copy_runs(xs[k], run, y + start * a.inner, line, a.outer, run, "tl_concat_f32_dev", stream);
+    if (run > 0) launch_copy_runs(xs[k], run, y + start * a.inner, line, a.outer, run, where, stream);
     start += p.in[k].d[p.axis];
   }
   return TL_OK;
 }
 
-TL_CUDA_EXPORT tl_status tl_concat_f32(const float* const* xs, const int64_t* shapes, int64_t count, int64_t rank,
-                                       int64_t axis, float* y) {
+template <class E, class Dev>
+tl_status concat_host(const char* where, Dev dev, const E* const* xs, const int64_t* shapes, int64_t count,
+                      int64_t rank, int64_t axis, E* y) {
   kt::ConcatPlan p;
   if (tl_status s = kt::PlanConcat(xs, shapes, count, rank, axis, y, &p)) return s;
   if (p.out.count == 0) return TL_OK;
-  const char* where = "tl_concat_f32";
-  std::vector<std::unique_ptr<kc::DeviceBuffer<float>>> inputs;
-  std::vector<const float*> dxs;
+  std::vector<std::unique_ptr<kc::DeviceBuffer<E>>> inputs;
+  std::vector<const E*> dxs;
   for (int64_t k = 0; k < count; ++k) {
-    inputs.push_back(std::make_unique<kc::DeviceBuffer<float>>(xs[k], static_cast<size_t>(p.in[k].count), where));
+    inputs.push_back(std::make_unique<kc::DeviceBuffer<E>>(xs[k], static_cast<size_t>(p.in[k].count), where));
     dxs.push_back(inputs.back()->get());
   }
-  return kc::on_device(where, tl_concat_f32_dev, dxs.data(), shapes, count, rank, axis, kc::out(y, p.out.count));
+  return kc::on_device(where, dev, dxs.data(), shapes, count, rank, axis, kc::out(y, p.out.count));
 }
 
-TL_CUDA_EXPORT tl_status tl_split_f32_dev(const float* x, const int64_t* shape, int64_t rank, int64_t axis,
-                                          const int64_t* sizes, int64_t count, float* const* ys,
-                                          tl_cuda_stream stream) {
+template <class E>
+tl_status split_dev(const char* where, const E* x, const int64_t* shape, int64_t rank, int64_t axis,
+                    const int64_t* sizes, int64_t count, E* const* ys, tl_cuda_stream stream) {
   kt::CutPlan p;
   if (tl_status s = kt::CheckSplit(x, shape, rank, axis, sizes, count, ys, &p)) return s;
   cut(
-      x, p, [sizes](int64_t k) { return sizes[k]; }, count, ys, "tl_split_f32_dev", stream);
+      x, p, [sizes](int64_t k) { return sizes[k]; }, count, ys, where, stream);
   return TL_OK;
 }
 
-TL_CUDA_EXPORT tl_status tl_split_f32(const float* x, const int64_t* shape, int64_t rank, int64_t axis,
-                                      const int64_t* sizes, int64_t count, float* const* ys) {
+template <class E, class Dev>
+tl_status split_host(const char* where, Dev dev, const E* x, const int64_t* shape, int64_t rank, int64_t axis,
+                     const int64_t* sizes, int64_t count, E* const* ys) {
   kt::CutPlan p;
   if (tl_status s = kt::CheckSplit(x, shape, rank, axis, sizes, count, ys, &p)) return s;
   cut_on_device(
-      x, p, [sizes](int64_t k) { return sizes[k]; }, count, ys, "tl_split_f32",
-      [&](const float* dx, float* const* dys) { tl_split_f32_dev(dx, shape, rank, axis, sizes, count, dys, nullptr); });
+      x, p, [sizes](int64_t k) { return sizes[k]; }, count, ys, where,
+      [&](const E* dx, E* const* dys) { dev(dx, shape, rank, axis, sizes, count, dys, nullptr); });
   return TL_OK;
 }
 
-TL_CUDA_EXPORT tl_status tl_chunk_f32_dev(const float* x, const int64_t* shape, int64_t rank, int64_t axis,
-                                          int64_t chunks, float* const* ys, tl_cuda_stream stream) {
+template <class E>
+tl_status chunk_dev(const char* where, const E* x, const int64_t* shape, int64_t rank, int64_t axis, int64_t chunks,
+                    E* const* ys, tl_cuda_stream stream) {
   kt::CutPlan p;
   if (tl_status s = kt::CheckChunk(x, shape, rank, axis, chunks, ys, &p)) return s;
   const int64_t length = p.x.d[p.axis];
   cut(
-      x, p, [&](int64_t k) { return tl_chunk_length(length, chunks, k); }, chunks, ys, "tl_chunk_f32_dev", stream);
+      x, p, [&](int64_t k) { return tl_chunk_length(length, chunks, k); }, chunks, ys, where, stream);
   return TL_OK;
 }
 
-TL_CUDA_EXPORT tl_status tl_chunk_f32(const float* x, const int64_t* shape, int64_t rank, int64_t axis, int64_t chunks,
-                                      float* const* ys) {
+template <class E, class Dev>
+tl_status chunk_host(const char* where, Dev dev, const E* x, const int64_t* shape, int64_t rank, int64_t axis,
+                     int64_t chunks, E* const* ys) {
   kt::CutPlan p;
   if (tl_status s = kt::CheckChunk(x, shape, rank, axis, chunks, ys, &p)) return s;
   const int64_t length = p.x.d[p.axis];
   cut_on_device(
-      x, p, [&](int64_t k) { return tl_chunk_length(length, chunks, k); }, chunks, ys, "tl_chunk_f32",
-      [&](const float* dx, float* const* dys) { tl_chunk_f32_dev(dx, shape, rank, axis, chunks, dys, nullptr); });
+      x, p, [&](int64_t k) { return tl_chunk_length(length, chunks, k); }, chunks, ys, where,
+      [&](const E* dx, E* const* dys) { dev(dx, shape, rank, axis, chunks, dys, nullptr); });
   return TL_OK;
 }
+
+}  // namespace
+
+// f32, f16 and bf16 alike: Elem the element (the half twins' 16-bit
+// patterns are copied as they are).
+#define TL_CUDA_CUT(Dtype, Elem)                                                                                   \
+  TL_CUDA_EXPORT tl_status tl_concat_##Dtype##_dev(const Elem* const* xs, const int64_t* shapes, int64_t count,    \
+                                                   int64_t rank, int64_t axis, Elem* y, tl_cuda_stream stream) {   \
+    return concat_dev("tl_concat_" #Dtype "_dev", xs, shapes, count, rank, axis, y, stream);                       \
+  }                                                                                                                \
+  TL_CUDA_EXPORT tl_status tl_concat_##Dtype(const Elem* const* xs, const int64_t* shapes, int64_t count,          \
+                                             int64_t rank, int64_t axis, Elem* y) {                                \
+    return concat_host("tl_concat_" #Dtype, tl_concat_##Dtype##_dev, xs, shapes, count, rank, axis, y);            \
+  }                                                                                                                \
+  TL_CUDA_EXPORT tl_status tl_split_##Dtype##_dev(const Elem* x, const int64_t* shape, int64_t rank, int64_t axis, \
+                                                  const int64_t* sizes, int64_t count, Elem* const* ys,            \
+                                                  tl_cuda_stream stream) {                                         \
+    return split_dev("tl_split_" #Dtype "_dev", x, shape, rank, axis, sizes, count, ys, stream);                   \
+  }                                                                                                                \
+  TL_CUDA_EXPORT tl_status tl_split_##Dtype(const Elem* x, const int64_t* shape, int64_t rank, int64_t axis,       \
+                                            const int64_t* sizes, int64_t count, Elem* const* ys) {                \
+    return split_host("tl_split_" #Dtype, tl_split_##Dtype##_dev, x, shape, rank, axis, sizes, count, ys);         \
+  }                                                                                                                \
+  TL_CUDA_EXPORT tl_status tl_chunk_##Dtype##_dev(const Elem* x, const int64_t* shape, int64_t rank, int64_t axis, \
+                                                  int64_t chunks, Elem* const* ys, tl_cuda_stream stream) {        \
+    return chunk_dev("tl_chunk_" #Dtype "_dev", x, shape, rank, axis, chunks, ys, stream);                         \
+  }                                                                                                                \
+  TL_CUDA_EXPORT tl_status tl_chunk_##Dtype(const Elem* x, const int64_t* shape, int64_t rank, int64_t axis,       \
+                                            int64_t chunks, Elem* const* ys) {                                     \
+    return chunk_host("tl_chunk_" #Dtype, tl_chunk_##Dtype##_dev, x, shape, rank, axis, chunks, ys);               \
+  }
+TL_CUDA_CUT(f32, float)
+TL_CUDA_CUT(f16, uint16_t)
+TL_CUDA_CUT(bf16, uint16_t)
+#undef TL_CUDA_CUT

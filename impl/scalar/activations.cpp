@@ -128,4 +128,47 @@ tl_status geglu_f32(const float* gate, const float* up, float* y, int64_t n, int
 
 void glu_f32(const float* gate, const float* up, float* y, int64_t n) { act::glu<float>(gate, up, y, n); }
 
+// f16 and bf16: gate and up widened exactly, the float template on the pair,
+// y rounded once. One element at a time: y == gate or up works.
+namespace {
+template <class Format, class F>
+void gated_in_float(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n, const F& f32_kernel) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float g = Format::widen(gate[i]), u = Format::widen(up[i]);
+    float v;
+    f32_kernel(&g, &u, &v, 1);
+    y[i] = Format::narrow(v);
+  }
+}
+const auto kSwiGlu = [](const float* g, const float* u, float* y, int64_t m) { act::swiglu<float>(g, u, y, m); };
+const auto kGlu = [](const float* g, const float* u, float* y, int64_t m) { act::glu<float>(g, u, y, m); };
+template <class Format>
+tl_status geglu_half(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n, int approximation) {
+  if (const tl_status st = impl::check_gelu_approximation(approximation); st != TL_OK) return st;
+  gated_in_float<Format>(gate, up, y, n, [approximation](const float* g, const float* u, float* v, int64_t m) {
+    act::geglu<float>(g, u, v, m, approximation);
+  });
+  return TL_OK;
+}
+}  // namespace
+
+void swiglu_f16(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n) {
+  gated_in_float<F16>(gate, up, y, n, kSwiGlu);
+}
+void swiglu_bf16(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n) {
+  gated_in_float<BF16>(gate, up, y, n, kSwiGlu);
+}
+tl_status geglu_f16(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n, int approximation) {
+  return geglu_half<F16>(gate, up, y, n, approximation);
+}
+tl_status geglu_bf16(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n, int approximation) {
+  return geglu_half<BF16>(gate, up, y, n, approximation);
+}
+void glu_f16(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n) {
+  gated_in_float<F16>(gate, up, y, n, kGlu);
+}
+void glu_bf16(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n) {
+  gated_in_float<BF16>(gate, up, y, n, kGlu);
+}
+
 }  // namespace konform::scalar

@@ -64,6 +64,30 @@ void ActSoftmaxF16(const uint16_t* x, uint16_t* y, int64_t outer, int64_t length
 void ActSoftmaxBF16(const uint16_t* x, uint16_t* y, int64_t outer, int64_t length, int64_t inner) {
   SoftmaxHalf<half::BF16>(x, y, outer, length, inner);
 }
+// The gated twins: gate and up widened block by block, the f32 kernel, y
+// rounded once (half::PairThroughF32).
+#define KONFORM_HALF_GATED(Name, Kernel)                                              \
+  void Name##F16(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n) {  \
+    half::PairThroughF32<half::F16>(gate, up, y, n, Kernel);                          \
+  }                                                                                   \
+  void Name##BF16(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n) { \
+    half::PairThroughF32<half::BF16>(gate, up, y, n, Kernel);                         \
+  }
+KONFORM_HALF_GATED(ActSwiGlu, act::SwiGluF32)
+KONFORM_HALF_GATED(ActGlu, act::GluF32)
+#undef KONFORM_HALF_GATED
+template <class Format>
+void GeGluHalf(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n, int approximation) {
+  half::PairThroughF32<Format>(gate, up, y, n, [approximation](const float* g, const float* u, float* v, int64_t m) {
+    act::GeGluF32(g, u, v, m, approximation);
+  });
+}
+void ActGeGluF16(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n, int approximation) {
+  GeGluHalf<half::F16>(gate, up, y, n, approximation);
+}
+void ActGeGluBF16(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n, int approximation) {
+  GeGluHalf<half::BF16>(gate, up, y, n, approximation);
+}
 void ActLeakyReluF16(const uint16_t* x, uint16_t* y, int64_t n, float alpha) {
   half::ThroughF32<half::F16>(x, y, n,
                               [alpha](const float* a, float* b, int64_t m) { act::LeakyReluF32(a, b, m, alpha); });
@@ -110,6 +134,12 @@ HWY_EXPORT(ActSigmoidF16);
 HWY_EXPORT(ActSigmoidBF16);
 HWY_EXPORT(ActTanhF16);
 HWY_EXPORT(ActTanhBF16);
+HWY_EXPORT(ActSwiGluF16);
+HWY_EXPORT(ActSwiGluBF16);
+HWY_EXPORT(ActGeGluF16);
+HWY_EXPORT(ActGeGluBF16);
+HWY_EXPORT(ActGluF16);
+HWY_EXPORT(ActGluBF16);
 
 }  // namespace konform::simd
 
@@ -189,6 +219,23 @@ tl_status tl_geglu_f32(const float* gate, const float* up, float* y, int64_t n, 
 void tl_glu_f32(const float* gate, const float* up, float* y, int64_t n) {
   HWY_DYNAMIC_DISPATCH(ks::ActGlu)(gate, up, y, n);
 }
+
+// f16 and bf16: the dispatched PairThroughF32 kernels.
+#define KONFORM_GATED_HALF(Dtype, Suffix)                                                                           \
+  void tl_swiglu_##Dtype(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n) {                        \
+    HWY_DYNAMIC_DISPATCH(ks::ActSwiGlu##Suffix)(gate, up, y, n);                                                    \
+  }                                                                                                                 \
+  tl_status tl_geglu_##Dtype(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n, int approximation) { \
+    if (const tl_status st = konform::impl::check_gelu_approximation(approximation); st != TL_OK) return st;        \
+    HWY_DYNAMIC_DISPATCH(ks::ActGeGlu##Suffix)(gate, up, y, n, approximation);                                      \
+    return TL_OK;                                                                                                   \
+  }                                                                                                                 \
+  void tl_glu_##Dtype(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n) {                           \
+    HWY_DYNAMIC_DISPATCH(ks::ActGlu##Suffix)(gate, up, y, n);                                                       \
+  }
+KONFORM_GATED_HALF(f16, F16)
+KONFORM_GATED_HALF(bf16, BF16)
+#undef KONFORM_GATED_HALF
 
 }  // extern "C"
 #endif  // HWY_ONCE

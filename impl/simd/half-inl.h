@@ -122,6 +122,22 @@ HWY_INLINE void ThroughF32(const uint16_t* x, uint16_t* y, int64_t n, const Kern
   }
 }
 
+// y[i] = kernel(a[i], b[i]) for an f32 kernel `void(const float*, const
+// float*, float*, int64_t)` (the gated activations): both blocks widened
+// before any of y is written, so y == a or y == b works.
+template <class Format, class Kernel>
+HWY_INLINE void PairThroughF32(const uint16_t* a, const uint16_t* b, uint16_t* y, int64_t n, const Kernel& kernel) {
+  HWY_ALIGN float buf_a[kBlock];
+  HWY_ALIGN float buf_b[kBlock];
+  for (int64_t i = 0; i < n; i += static_cast<int64_t>(kBlock)) {
+    const size_t m = static_cast<size_t>(n - i < static_cast<int64_t>(kBlock) ? n - i : static_cast<int64_t>(kBlock));
+    Widen<Format>(a + i, buf_a, m);
+    Widen<Format>(b + i, buf_b, m);
+    kernel(buf_a, buf_b, buf_a, static_cast<int64_t>(m));
+    Narrow<Format>(buf_a, y + i, m);
+  }
+}
+
 }  // namespace konform::simd::HWY_NAMESPACE::half
 HWY_AFTER_NAMESPACE();
 

@@ -118,6 +118,23 @@ tl_status tl_geglu_f32(const float* gate, const float* up, float* y, int64_t n, 
  * and returns a * sigmoid(b): that is gate = b, up = a here. */
 void tl_glu_f32(const float* gate, const float* up, float* y, int64_t n);
 
+/* The same in f16 and bf16: gate, up and y are uint16_t bit patterns of the
+ * dtype. Each gate[i] and up[i] widened to f32 exactly, act(gate) and the
+ * product with up in f32 as the _f32 functions compute them (f32
+ * accumulation: act(gate) is never rounded to the dtype before the
+ * multiply), then y[i] rounded once to the dtype, to nearest with ties to
+ * even (an overflow past the largest finite value by half an ulp or more
+ * gives an infinity: f16 ends at 65504). Holding act(gate) in the half dtype
+ * between the steps, as a half pipeline that stores the activation does,
+ * adds a second rounding of 2^-11 (f16) or 2^-8 (bf16) and is outside this
+ * contract. approximation as tl_geglu_f32. y may be gate or up. */
+void tl_swiglu_f16(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n);
+void tl_swiglu_bf16(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n);
+tl_status tl_geglu_f16(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n, int approximation);
+tl_status tl_geglu_bf16(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n, int approximation);
+void tl_glu_f16(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n);
+void tl_glu_bf16(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n);
+
 #ifdef __cplusplus
 }
 #endif

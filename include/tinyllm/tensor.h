@@ -211,6 +211,12 @@ tl_status tl_reshape_bf16(const uint16_t* x, const int64_t* shape, int64_t rank,
  * holds xs[0], xs[1], ... in order along it. No aliasing. */
 tl_status tl_concat_f32(const float* const* xs, const int64_t* shapes, int64_t count, int64_t rank, int64_t axis,
                         float* y);
+/* Concat of f16 or bf16 tensors (16-bit patterns), as above: a copy of the
+ * patterns, as tl_transpose_f16 (-0 and subnormals kept, a NaN any NaN). */
+tl_status tl_concat_f16(const uint16_t* const* xs, const int64_t* shapes, int64_t count, int64_t rank, int64_t axis,
+                        uint16_t* y);
+tl_status tl_concat_bf16(const uint16_t* const* xs, const int64_t* shapes, int64_t count, int64_t rank, int64_t axis,
+                         uint16_t* y);
 
 /* ---- Split: x cut along one axis into parts of explicit sizes ------------
  *
@@ -219,6 +225,12 @@ tl_status tl_concat_f32(const float* const* xs, const int64_t* shapes, int64_t c
  * ys[k] may be NULL when its part has no elements. No aliasing. */
 tl_status tl_split_f32(const float* x, const int64_t* shape, int64_t rank, int64_t axis, const int64_t* sizes,
                        int64_t count, float* const* ys);
+/* Split of f16 or bf16 x (16-bit patterns), as above: a copy of the
+ * patterns, as tl_transpose_f16. */
+tl_status tl_split_f16(const uint16_t* x, const int64_t* shape, int64_t rank, int64_t axis, const int64_t* sizes,
+                       int64_t count, uint16_t* const* ys);
+tl_status tl_split_bf16(const uint16_t* x, const int64_t* shape, int64_t rank, int64_t axis, const int64_t* sizes,
+                        int64_t count, uint16_t* const* ys);
 
 /* ---- Chunk: x cut along one axis into `chunks` parts of equal size --------
  *
@@ -235,6 +247,12 @@ static inline int64_t tl_chunk_length(int64_t length, int64_t chunks, int64_t i)
 }
 tl_status tl_chunk_f32(const float* x, const int64_t* shape, int64_t rank, int64_t axis, int64_t chunks,
                        float* const* ys);
+/* Chunk of f16 or bf16 x (16-bit patterns), as above: a copy of the
+ * patterns, as tl_transpose_f16. */
+tl_status tl_chunk_f16(const uint16_t* x, const int64_t* shape, int64_t rank, int64_t axis, int64_t chunks,
+                       uint16_t* const* ys);
+tl_status tl_chunk_bf16(const uint16_t* x, const int64_t* shape, int64_t rank, int64_t axis, int64_t chunks,
+                        uint16_t* const* ys);
 
 #ifdef __cplusplus
 }

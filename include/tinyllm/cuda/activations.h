@@ -49,6 +49,14 @@ void tl_swiglu_f32_dev(const float* gate, const float* up, float* y, int64_t n, 
 tl_status tl_geglu_f32_dev(const float* gate, const float* up, float* y, int64_t n, int approximation,
                            tl_cuda_stream stream);
 void tl_glu_f32_dev(const float* gate, const float* up, float* y, int64_t n, tl_cuda_stream stream);
+void tl_swiglu_f16_dev(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n, tl_cuda_stream stream);
+void tl_swiglu_bf16_dev(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n, tl_cuda_stream stream);
+tl_status tl_geglu_f16_dev(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n, int approximation,
+                           tl_cuda_stream stream);
+tl_status tl_geglu_bf16_dev(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n, int approximation,
+                            tl_cuda_stream stream);
+void tl_glu_f16_dev(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n, tl_cuda_stream stream);
+void tl_glu_bf16_dev(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n, tl_cuda_stream stream);
 
 #ifdef __cplusplus
 }

@@ -91,10 +91,22 @@ tl_status tl_reshape_bf16_dev(const uint16_t* x, const int64_t* shape, int64_t r
                               const int64_t* new_shape, int64_t new_rank, tl_cuda_stream stream);
 tl_status tl_concat_f32_dev(const float* const* xs, const int64_t* shapes, int64_t count, int64_t rank, int64_t axis,
                             float* y, tl_cuda_stream stream);
+tl_status tl_concat_f16_dev(const uint16_t* const* xs, const int64_t* shapes, int64_t count, int64_t rank, int64_t axis,
+                            uint16_t* y, tl_cuda_stream stream);
+tl_status tl_concat_bf16_dev(const uint16_t* const* xs, const int64_t* shapes, int64_t count, int64_t rank,
+                             int64_t axis, uint16_t* y, tl_cuda_stream stream);
 tl_status tl_split_f32_dev(const float* x, const int64_t* shape, int64_t rank, int64_t axis, const int64_t* sizes,
                            int64_t count, float* const* ys, tl_cuda_stream stream);
+tl_status tl_split_f16_dev(const uint16_t* x, const int64_t* shape, int64_t rank, int64_t axis, const int64_t* sizes,
+                           int64_t count, uint16_t* const* ys, tl_cuda_stream stream);
+tl_status tl_split_bf16_dev(const uint16_t* x, const int64_t* shape, int64_t rank, int64_t axis, const int64_t* sizes,
+                            int64_t count, uint16_t* const* ys, tl_cuda_stream stream);
 tl_status tl_chunk_f32_dev(const float* x, const int64_t* shape, int64_t rank, int64_t axis, int64_t chunks,
                            float* const* ys, tl_cuda_stream stream);
+tl_status tl_chunk_f16_dev(const uint16_t* x, const int64_t* shape, int64_t rank, int64_t axis, int64_t chunks,
+                           uint16_t* const* ys, tl_cuda_stream stream);
+tl_status tl_chunk_bf16_dev(const uint16_t* x, const int64_t* shape, int64_t rank, int64_t axis, int64_t chunks,
+                            uint16_t* const* ys, tl_cuda_stream stream);
 
 #ifdef __cplusplus
 }

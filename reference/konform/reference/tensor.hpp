@@ -228,8 +228,10 @@ void reshape(const S* x, const Shape& s, T* y) {
 
 // ------------------------------------------------------ Concat, Split, Chunk
 
-inline Verdict check_concat(const float* const* xs, const int64_t* shapes, int64_t count, int64_t rank, int64_t axis,
-                            const float* y, std::vector<Shape>* in, Shape* out, int64_t* ax) {
+// E: the element (float, or the uint16_t patterns of the half twins).
+template <typename E>
+Verdict check_concat(const E* const* xs, const int64_t* shapes, int64_t count, int64_t rank, int64_t axis, const E* y,
+                     std::vector<Shape>* in, Shape* out, int64_t* ax) {
   if (count < 1)
     return refuse(TL_ERR_INVALID_ARGUMENT, "concat needs at least one tensor (count = " + std::to_string(count) + ")");
   if (rank < 1 || rank > TL_TENSOR_MAX_RANK)
@@ -260,9 +262,10 @@ inline Verdict check_concat(const float* const* xs, const int64_t* shapes, int64
   return check_data(y, *out, "y");
 }
 
-// Along the axis, each input's run follows the previous one's.
-template <typename T>
-void concat(const float* const* xs, const std::vector<Shape>& in, int64_t axis, T* y) {
+// Along the axis, each input's run follows the previous one's. S: x's
+// element (float, or uint16_t bit patterns copied as they are).
+template <typename T, typename S>
+void concat(const S* const* xs, const std::vector<Shape>& in, int64_t axis, T* y) {
   Shape out = in[0];
   out[axis] = 0;
   for (const Shape& s : in) out[axis] += s[axis];
@@ -280,14 +283,15 @@ void concat(const float* const* xs, const std::vector<Shape>& in, int64_t axis, 
 
 // Split and Chunk both cut x into runs along the axis; they differ in where
 // the lengths come from.
-inline Verdict check_cut(const float* x, const int64_t* dims, int64_t rank, int64_t axis, Shape* s, int64_t* ax) {
+inline Verdict check_cut(const void* x, const int64_t* dims, int64_t rank, int64_t axis, Shape* s, int64_t* ax) {
   Verdict v = read_shape(dims, rank, 1, TL_TENSOR_MAX_RANK, "x", s);
   if (v.ok()) v = resolve_axis(axis, rank, ax);
   return v;
 }
 
 // The pointers, last: x, then each part's (NULL only for an empty part).
-inline Verdict check_parts(const float* x, float* const* ys, const Shape& s, int64_t axis, const Shape& lengths) {
+template <typename E>
+Verdict check_parts(const E* x, E* const* ys, const Shape& s, int64_t axis, const Shape& lengths) {
   if (Verdict v = check_data(x, s, "x"); !v.ok()) return v;
   for (size_t k = 0; k < lengths.size(); ++k) {
     Shape part = s;
@@ -298,8 +302,9 @@ inline Verdict check_parts(const float* x, float* const* ys, const Shape& s, int
   return {};
 }
 
-inline Verdict check_split(const float* x, const int64_t* dims, int64_t rank, int64_t axis, const int64_t* sizes,
-                           int64_t count, float* const* ys, Shape* s, int64_t* ax, Shape* lengths) {
+template <typename E>
+Verdict check_split(const E* x, const int64_t* dims, int64_t rank, int64_t axis, const int64_t* sizes, int64_t count,
+                    E* const* ys, Shape* s, int64_t* ax, Shape* lengths) {
   Verdict v = check_cut(x, dims, rank, axis, s, ax);
   if (!v.ok()) return v;
   if (count < 1)
@@ -335,8 +340,9 @@ inline Shape chunk_lengths(int64_t length, int64_t chunks) {
   return out;
 }
 
-inline Verdict check_chunk(const float* x, const int64_t* dims, int64_t rank, int64_t axis, int64_t chunks,
-                           float* const* ys, Shape* s, int64_t* ax, Shape* lengths) {
+template <typename E>
+Verdict check_chunk(const E* x, const int64_t* dims, int64_t rank, int64_t axis, int64_t chunks, E* const* ys, Shape* s,
+                    int64_t* ax, Shape* lengths) {
   Verdict v = check_cut(x, dims, rank, axis, s, ax);
   if (!v.ok()) return v;
   if (chunks < 1) return refuse(TL_ERR_INVALID_ARGUMENT, "chunks = " + std::to_string(chunks) + " < 1");
@@ -344,9 +350,10 @@ inline Verdict check_chunk(const float* x, const int64_t* dims, int64_t rank, in
   return check_parts(x, ys, *s, *ax, *lengths);
 }
 
-// Part k holds the run [start_k, start_k + lengths[k]) of the axis.
-template <typename T>
-void cut(const float* x, const Shape& s, int64_t axis, const Shape& lengths, T* const* ys) {
+// Part k holds the run [start_k, start_k + lengths[k]) of the axis. S: x's
+// element, as concat's.
+template <typename T, typename S>
+void cut(const S* x, const Shape& s, int64_t axis, const Shape& lengths, T* const* ys) {
   const AxisView vx = around_axis(s, axis);
   int64_t start = 0;
   for (size_t k = 0; k < lengths.size(); ++k) {
@@ -576,32 +583,74 @@ inline Verdict reshape_bf16(const uint16_t* x, const int64_t* shape, int64_t ran
   return reshape_half(x, shape, rank, y, new_shape, new_rank);
 }
 
-inline Verdict concat_f32(const float* const* xs, const int64_t* shapes, int64_t count, int64_t rank, int64_t axis,
-                          float* y) {
+// E: float, or the 16-bit patterns of the half twins, moved as they are
+// (as Transpose's).
+template <typename E>
+Verdict concat_any(const E* const* xs, const int64_t* shapes, int64_t count, int64_t rank, int64_t axis, E* y) {
   std::vector<Shape> in;
   Shape out;
   int64_t ax = 0;
   if (const Verdict v = check_concat(xs, shapes, count, rank, axis, y, &in, &out, &ax); !v.ok()) return v;
-  concat<float>(xs, in, ax, y);
+  concat<E>(xs, in, ax, y);
   return {};
+}
+
+template <typename E>
+Verdict split_any(const E* x, const int64_t* shape, int64_t rank, int64_t axis, const int64_t* sizes, int64_t count,
+                  E* const* ys) {
+  Shape s, lengths;
+  int64_t ax = 0;
+  if (const Verdict v = check_split(x, shape, rank, axis, sizes, count, ys, &s, &ax, &lengths); !v.ok()) return v;
+  cut<E>(x, s, ax, lengths, ys);
+  return {};
+}
+
+template <typename E>
+Verdict chunk_any(const E* x, const int64_t* shape, int64_t rank, int64_t axis, int64_t chunks, E* const* ys) {
+  Shape s, lengths;
+  int64_t ax = 0;
+  if (const Verdict v = check_chunk(x, shape, rank, axis, chunks, ys, &s, &ax, &lengths); !v.ok()) return v;
+  cut<E>(x, s, ax, lengths, ys);
+  return {};
+}
+
+inline Verdict concat_f32(const float* const* xs, const int64_t* shapes, int64_t count, int64_t rank, int64_t axis,
+                          float* y) {
+  return concat_any(xs, shapes, count, rank, axis, y);
+}
+inline Verdict concat_f16(const uint16_t* const* xs, const int64_t* shapes, int64_t count, int64_t rank, int64_t axis,
+                          uint16_t* y) {
+  return concat_any(xs, shapes, count, rank, axis, y);
+}
+inline Verdict concat_bf16(const uint16_t* const* xs, const int64_t* shapes, int64_t count, int64_t rank, int64_t axis,
+                           uint16_t* y) {
+  return concat_any(xs, shapes, count, rank, axis, y);
 }
 
 inline Verdict split_f32(const float* x, const int64_t* shape, int64_t rank, int64_t axis, const int64_t* sizes,
                          int64_t count, float* const* ys) {
-  Shape s, lengths;
-  int64_t ax = 0;
-  if (const Verdict v = check_split(x, shape, rank, axis, sizes, count, ys, &s, &ax, &lengths); !v.ok()) return v;
-  cut<float>(x, s, ax, lengths, ys);
-  return {};
+  return split_any(x, shape, rank, axis, sizes, count, ys);
+}
+inline Verdict split_f16(const uint16_t* x, const int64_t* shape, int64_t rank, int64_t axis, const int64_t* sizes,
+                         int64_t count, uint16_t* const* ys) {
+  return split_any(x, shape, rank, axis, sizes, count, ys);
+}
+inline Verdict split_bf16(const uint16_t* x, const int64_t* shape, int64_t rank, int64_t axis, const int64_t* sizes,
+                          int64_t count, uint16_t* const* ys) {
+  return split_any(x, shape, rank, axis, sizes, count, ys);
 }
 
 inline Verdict chunk_f32(const float* x, const int64_t* shape, int64_t rank, int64_t axis, int64_t chunks,
                          float* const* ys) {
-  Shape s, lengths;
-  int64_t ax = 0;
-  if (const Verdict v = check_chunk(x, shape, rank, axis, chunks, ys, &s, &ax, &lengths); !v.ok()) return v;
-  cut<float>(x, s, ax, lengths, ys);
-  return {};
+  return chunk_any(x, shape, rank, axis, chunks, ys);
+}
+inline Verdict chunk_f16(const uint16_t* x, const int64_t* shape, int64_t rank, int64_t axis, int64_t chunks,
+                         uint16_t* const* ys) {
+  return chunk_any(x, shape, rank, axis, chunks, ys);
+}
+inline Verdict chunk_bf16(const uint16_t* x, const int64_t* shape, int64_t rank, int64_t axis, int64_t chunks,
+                          uint16_t* const* ys) {
+  return chunk_any(x, shape, rank, axis, chunks, ys);
 }
 
 }  // namespace abi
