@@ -226,8 +226,9 @@ fi
 
 # --dtype: every op of a dtype, the union with --op.
 expect 2 "no op has dtype 'f17' \\(did you mean 'f16'\\?\\); the ops' dtypes: " -- check --backend scalar --dtype f17
-expect 0 '^[0-9]+ passed, 0 failed, 0 unsupported$' -- check --backend scalar --dtype bf16 --cases 3 --no-properties
-[[ $("$konform" check --backend scalar --dtype bf16 --op Add --cases 3 --no-properties | grep -c '^PASS') -eq \
+# (5 cases: the feed-forwards' first three edges hold too few distinct values to be trusted)
+expect 0 '^[0-9]+ passed, 0 failed, 0 unsupported$' -- check --backend scalar --dtype bf16 --cases 5 --no-properties
+[[ $("$konform" check --backend scalar --dtype bf16 --op Add --cases 5 --no-properties | grep -c '^PASS') -eq \
    $(($("$konform" list --format json | python3 -c 'import json,sys; print(sum(o["dtype"] == "bf16" for o in json.load(sys.stdin)))') + 1)) ]] &&
   echo "ok:   --dtype bf16 --op Add checks every bf16 op and Add" || fail "--dtype bf16 --op Add: not every bf16 op and Add"
 

@@ -556,7 +556,7 @@ Case make_qk_norm(DType t, Rng& rng, int64_t index, int64_t edges) {
     norm::Row row = norm::make_row(rng, tokens * heads * d);
     x = {Tensor::of_f32(shape, row.values), row.label, row.eps_zero_ok};
   } else {
-    x = norm::half_rows(t, rng, shape, false);
+    x = norm::half_rows(t, rng, shape, shape.back(), false);
   }
   const float eps = norm::pick_eps(rng, x.eps_zero_ok);
   const bool in_place = rng.chance(0.3);

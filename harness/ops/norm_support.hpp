@@ -335,39 +335,4 @@ inline double centred_scale(double x, const RangeStats& s, double gain_abs, doub
   return gain_abs * (std::fabs(x - s.mean) + s.mean_abs + FLT_MIN) * s.inv + bias_abs;
 }
 
-// The rows of an f16 or bf16 case: the f32 op's rows, in f16 folded below
-// 2^15 (the largest finite f16 is 65504), and a fifth of the time rows of
-// 256 <= |x| <= 65504 (2^8 .. 2^40 in bf16), whose squares overflow f16;
-// rounded to the dtype. eps may be 0 where every row's mean square (about
-// the mean, for `centred`) is a normal float.
-struct HalfRows {
-  Tensor x;
-  std::string label;
-  bool eps_zero_ok = true;
-};
-inline HalfRows half_rows(DType t, Rng& rng, const std::vector<int64_t>& shape, bool centred) {
-  const int64_t d = shape.back(), n = product(shape, 0, shape.size());
-  Row row;
-  if (rng.chance(0.2)) {
-    const double top = t == DType::f16 ? std::log2(65504.0) : 40.0;
-    row.values.resize(static_cast<size_t>(n));
-    for (float& v : row.values) v = static_cast<float>((rng.chance(0.5) ? 1 : -1) * std::exp2(rng.uniform(8.0, top)));
-    row.label = "large";
-  } else {
-    row = make_row(rng, n);
-    if (t == DType::f16)
-      for (float& v : row.values)
-        if (std::isfinite(v) && std::fabs(v) >= 0x1p15f) v = std::ldexp(v, -(std::ilogb(v) - 14) - 1);
-  }
-  HalfRows h{Tensor::of_half(t, shape, row.values), row.label, d > (centred ? 1 : 0)};
-  for (int64_t r = 0; h.eps_zero_ok && r < n / d; ++r) {
-    double mean = 0, sum = 0;
-    if (centred)
-      for (int64_t i = 0; i < d; ++i) mean += h.x.at(r * d + i) / static_cast<double>(d);
-    for (int64_t i = 0; i < d; ++i) sum += (h.x.at(r * d + i) - mean) * (h.x.at(r * d + i) - mean);
-    h.eps_zero_ok = std::isfinite(sum) && sum / static_cast<double>(d) >= 0x1p-126;
-  }
-  return h;
-}
-
 }  // namespace konform::ops::norm
