@@ -66,7 +66,8 @@ const std::vector<std::pair<std::string, std::string>>& usage_sections() {
     --case N           replay case N alone (needs exactly one --op; no --cases, no --property)
     --property NAME    only this property of a chosen op (repeatable); runs no sweep;
                        --no-properties for none
-    --property-runs N  RapidCheck runs per property, 1 to 1e6 (default 100)
+    --property-runs N  RapidCheck runs per property, 1 to 1e6 (default 100); the strict
+                       matmul and convolution properties run a quarter of N
     --report FILE      write the JSON report (schema: reports/report.schema.json)
     --junit FILE       write JUnit XML (one suite per backend, one test per op and check)
     --html FILE        write a self-contained HTML page with plots
