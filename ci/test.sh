@@ -9,7 +9,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/format-check.sh  # .clang-format: seconds, before anything is built
-bash ci/build.sh -DKONFORM_BENCH=OFF  # benchmarks are built by ci/build.sh, run by hand (docs/benchmarks.md)
+# Benchmarks are built by ci/build.sh, run by hand (docs/benchmarks.md). The
+# unit, oracle and fuzz-smoke programs run in the sanitizer build below, so
+# this build leaves them out (KONFORM_UNIT_TESTS=OFF: nine 50-digit oracle
+# tests and the fuzz targets not compiled twice).
+bash ci/build.sh -DKONFORM_BENCH=OFF -DKONFORM_UNIT_TESTS=OFF
 ctest --test-dir build --output-on-failure -j"$(nproc)" -LE "unit|oracle|fuzz-smoke"
 
 # AVX3 and AVX2 (masked tails), SSE4 (tails through a stack buffer) and the
