@@ -13,6 +13,9 @@
 #include "konform/properties.hpp"
 #include "konform/reference/sampling.hpp"
 #include "konform/rng.hpp"
+#include "konform/tolerance.hpp"
+#include "ops/half_logits.hpp"
+#include "ops/sampling_judge.hpp"
 #include "support.hpp"
 
 namespace konform {
@@ -30,31 +33,48 @@ struct Settings {
   uint64_t seed = 1;
 };
 
+// The method of an op, f32 or half (SampleTopP_f16: top_p).
 int method_of(const std::string& op) {
-  if (op == "SampleGreedy") return ref::kGreedy;
-  if (op == "SampleTemperature") return ref::kTemperature;
-  if (op == "SampleTopK") return ref::kTopK;
-  if (op == "SampleTopP") return ref::kTopP;
+  const auto is = [&op](const char* name) { return op.rfind(name, 0) == 0; };
+  if (is("SampleGreedy")) return ref::kGreedy;
+  if (is("SampleTemperature")) return ref::kTemperature;
+  if (is("SampleTopK")) return ref::kTopK;
+  if (is("SampleTopP")) return ref::kTopP;
   return ref::kMinP;
+}
+
+// The case of op `o` on `logits` ([rows, vocab], any dtype) with settings s.
+Case case_of(const OpSpec& o, Tensor logits, const Settings& s) {
+  const int64_t rows = logits.shape[0], vocab = logits.shape[1];
+  Case c;
+  c.params = {{"rows", double(rows)},     {"vocab", double(vocab)}, {"method", double(method_of(o.name))},
+              {"t", double(s.t)},         {"k", double(s.k)},       {"p", double(s.p)},
+              {"min_p", double(s.min_p)}, {"seed", double(s.seed)}};
+  c.args.push_back({"logits", Access::in, std::move(logits)});
+  c.args.push_back({"tokens", Access::out, Tensor::zeros(DType::i32, {rows}), Match::exact});
+  c.args.push_back({"status", Access::out, Tensor::zeros(DType::i32, {1}), Match::exact});
+  return c;
+}
+
+// The case through op `o` on backend b; a refused valid call fails.
+Tokens sample(const Backend& b, const OpSpec& o, const Case& c) {
+  const auto got = run_op(b, o, c);
+  const int32_t status = got.at("status").i32()[0];
+  if (status != 0) throw std::runtime_error(o.name + " refused valid arguments: status " + std::to_string(status));
+  const Tensor& t = got.at("tokens");
+  return Tokens(t.i32(), t.i32() + t.elements());
+}
+
+const OpSpec& op_named(const std::string& op) {
+  const OpSpec* o = find_op(op);
+  if (o == nullptr) throw std::logic_error("no op " + op + " in the catalog");
+  return *o;
 }
 
 // `rows` rows of `vocab` logits through the op; a refused valid call fails.
 Tokens sample(const Backend& b, const char* op, const Floats& logits, int64_t rows, int64_t vocab, const Settings& s) {
-  const OpSpec* o = find_op(op);
-  if (o == nullptr) throw std::logic_error(std::string("no op ") + op + " in the catalog");
-  Case c;
-  c.params = {{"rows", double(rows)},     {"vocab", double(vocab)}, {"method", double(method_of(op))},
-              {"t", double(s.t)},         {"k", double(s.k)},       {"p", double(s.p)},
-              {"min_p", double(s.min_p)}, {"seed", double(s.seed)}};
-  c.args.push_back({"logits", Access::in, Tensor::of_f32({rows, vocab}, logits)});
-  c.args.push_back({"tokens", Access::out, Tensor::zeros(DType::i32, {rows}), Match::exact});
-  c.args.push_back({"status", Access::out, Tensor::zeros(DType::i32, {1}), Match::exact});
-  const auto got = run_op(b, *o, c);
-  const int32_t status = got.at("status").i32()[0];
-  if (status != 0)
-    throw std::runtime_error(std::string(op) + " refused valid arguments: status " + std::to_string(status));
-  const Tensor& t = got.at("tokens");
-  return Tokens(t.i32(), t.i32() + t.elements());
+  const OpSpec& o = op_named(op);
+  return sample(b, o, case_of(o, Tensor::of_f32({rows, vocab}, logits), s));
 }
 
 // n logits on a grid of 2^-6 in [-4, 4), times `scale`, from a generated seed
@@ -275,6 +295,70 @@ void min_p_threshold_is_inclusive(const Backend& b) {
       if (row[static_cast<size_t>(i)] == top) RC_ASSERT(seen[static_cast<size_t>(i)] == 1);
 }
 
+// ---------------------------------------------------------------- half logits
+
+// A half twin (SampleTopP_f16) draws as its f32 op (SampleTopP) on the
+// exactly widened logits: the same seed, settings and so the same u per row.
+// The f32 draw is the backend's own tl_sample_f32, or where the backend
+// exports none (a plugin of the half ops alone) the spec's f32 computation
+// (the oracle in float). The two may differ only where u lies within the f32
+// op's own band of a boundary: a differing row's half token must pass
+// draw_matches_oracle's judgement (limit 2, scale s on the widened logits),
+// as the check judges it; nothing stricter. The rows are a few levels of
+// logits, each repeated at random indices, their gaps 0.05 .. 2 temperatures
+// (weights 0.13 .. 0.95 of the max, far from f16's subnormals): every token
+// of a level has the same weight, so a weight that is rounded (to the half
+// dtype, say) moves every boundary past that level's tokens the same way,
+// up to a quarter of the relative error (2^-13 in f16) when the levels share
+// the mass; over at most 64 tokens the f32 band (2 * 2^-24 * s, s <= 64 + 2
+// + 4 + 2 * 6) stays below 2^-16, so 1024 rows of draws (u from the row's
+// stream) find such a move.
+void half_draw_is_the_f32_draw(const Backend& b, const std::string& op) {
+  const OpSpec& half = op_named(op);
+  const OpSpec& f32 = op_named(op.substr(0, op.rfind('_')));
+  const DType dtype = half.dtype;
+  const int64_t vocab = *rc::gen::inRange<int64_t>(8, 65), rows = 512;
+  const int levels = *rc::gen::inRange(2, 5);
+  Rng rng(*rc::gen::arbitrary<uint64_t>());
+  Settings s;
+  s.k = rng.range(1, vocab), s.p = rng.chance(0.5) ? 1.0f : static_cast<float>(rng.uniform(0.6, 1.0));
+  s.min_p = static_cast<float>(rng.uniform(0.0, 0.5));
+  s.seed = any_seed();
+  // The top two levels 0.1 .. 4 apart; the temperature puts the second's
+  // weight (0.3 .. 0.95) halfway between two neighbours in the dtype.
+  const double top = half_value(dtype, half_bits(dtype, rng.uniform(-8.0, 8.0)));
+  const double second = half_value(dtype, half_bits(dtype, top - rng.uniform(0.1, 4.0)));
+  double w = rng.uniform(0.3, 0.95);
+  const double spacing = std::ldexp(2 * unit_roundoff(dtype), std::ilogb(w));
+  w = (std::floor(w / spacing) + 0.5) * spacing;
+  s.t = static_cast<float>((second - top) / std::log(w));
+  std::vector<uint16_t> level = {half_bits(dtype, top), half_bits(dtype, second)};
+  for (double l = second; static_cast<int>(level.size()) < levels;)
+    level.push_back(half_bits(dtype, l -= rng.uniform(0.05, 2.0) * s.t));
+  std::vector<uint16_t> row(static_cast<size_t>(vocab));
+  for (uint16_t& v : row) v = level[static_cast<size_t>(rng.range(0, levels - 1))];
+  row[static_cast<size_t>(rng.range(0, vocab - 1))] = level[0];
+  row[static_cast<size_t>(rng.range(0, vocab - 1))] = level[1];
+  std::vector<uint16_t> bits;
+  for (int64_t r = 0; r < rows; ++r) bits.insert(bits.end(), row.begin(), row.end());
+  const Case hc = case_of(half, ops::half_logits::tensor(dtype, {rows, vocab}, bits), s);
+  std::vector<float> scratch;
+  const float* wide = ops::half_logits::floats_of(hc.in("logits"), scratch);
+  const Floats widened(wide, wide + rows * vocab);
+  const Tokens got = sample(b, half, hc);
+  Tokens want(static_cast<size_t>(rows));
+  if (b.symbol(f32.symbol) != nullptr) want = sample(b, f32, case_of(f32, Tensor::of_f32({rows, vocab}, widened), s));
+  else ref::sample<float>(widened.data(), want.data(), rows, vocab, method_of(op), s.t, s.k, s.p, s.min_p, s.seed);
+  const double limit = ToleranceTable::builtin().find(op, dtype)->limit;
+  for (int64_t r = 0; r < rows; ++r) {
+    if (got[static_cast<size_t>(r)] == want[static_cast<size_t>(r)]) continue;
+    const ElementVerdict v = ops::judge_draw(hc, widened.data() + r * vocab, r, got[static_cast<size_t>(r)], limit);
+    RC_LOG() << "row " << r << ": " << op << " drew " << got[static_cast<size_t>(r)] << ", " << f32.name << " "
+             << want[static_cast<size_t>(r)] << "; " << v.why << "\n";
+    RC_ASSERT(v.ok);
+  }
+}
+
 }  // namespace
 
 namespace props {
@@ -294,6 +378,11 @@ std::vector<Property> sampling_properties() {
   for (const char* op : {"SampleTemperature", "SampleTopK", "SampleTopP", "SampleMinP"}) {
     out.push_back({"fixed_seed_is_reproducible", op, "property", both(fixed_seed_is_reproducible, op)});
     out.push_back({"sampled_frequencies_match_oracle", op, "property", both(sampled_frequencies_match_oracle, op)});
+    for (const char* dtype : {"_f16", "_bf16"}) {
+      const std::string half = std::string(op) + dtype;
+      out.push_back({"half_draw_is_the_f32_draw", half, "property",
+                     [half](const Backend& b) { half_draw_is_the_f32_draw(b, half); }});
+    }
   }
   return out;
 }

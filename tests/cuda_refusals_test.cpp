@@ -85,6 +85,23 @@ void same(const char* name, const char* what, bool reads_data, R (*simd)(P...), 
 
 #define SAME(fn, what, ...) same(#fn, what, false, &fn, __VA_ARGS__)
 #define SAME_READING_DATA(fn, what, ...) same(#fn, what, true, &fn, __VA_ARGS__)
+// An op in f32, f16 and bf16 (fn_f32, fn_f16, fn_bf16) on the same
+// arguments, written with X, Y, XS and YS for its tensors: x, y, xs and ys
+// for f32, their words as 16-bit patterns (hx, hy, hxs, hys) for the halves.
+#define SAME_DTYPES_AS(same, fn, what, ...)                    \
+  do {                                                         \
+    {                                                          \
+      [[maybe_unused]] const float *X = x, *const *XS = xs;    \
+      [[maybe_unused]] float *Y = y, *const *YS = ys;          \
+      same(fn##_f32, what, __VA_ARGS__);                       \
+    }                                                          \
+    [[maybe_unused]] const uint16_t *X = hx, *const *XS = hxs; \
+    [[maybe_unused]] uint16_t *Y = hy, *const *YS = hys;       \
+    same(fn##_f16, what, __VA_ARGS__);                         \
+    same(fn##_bf16, what, __VA_ARGS__);                        \
+  } while (0)
+#define SAME_DTYPES(fn, what, ...) SAME_DTYPES_AS(SAME, fn, what, __VA_ARGS__)
+#define SAME_DTYPES_READING_DATA(fn, what, ...) SAME_DTYPES_AS(SAME_READING_DATA, fn, what, __VA_ARGS__)
 
 namespace {
 
@@ -195,70 +212,76 @@ int main(int argc, char** argv) {
   const int64_t shapes_2_3[] = {4, 3}, sizes_3_3[] = {3, 3};
   const float* xs[] = {x, x};
   float* ys[] = {y, y};
+  // The half twins' buffers: x's and y's words as 16 patterns of f16 or bf16.
+  const auto* hx = reinterpret_cast<const uint16_t*>(x);
+  auto* hy = reinterpret_cast<uint16_t*>(y);
+  const uint16_t* hxs[] = {hx, hx};
+  uint16_t* hys[] = {hy, hy};
 
-  SAME(tl_softmax_f32, "rank 5", x, y, s4, 5, 0);
-  SAME(tl_softmax_f32, "axis 1 of rank 1", x, y, s4, 1, 1);
-  SAME(tl_geglu_f32, "approximation 2", x, x, y, int64_t{4}, 2);
-  SAME(tl_add_broadcast_f32, "[4] + [3]", x, s4, int64_t{1}, x, s3, int64_t{1}, y, s4, int64_t{1});
-  SAME(tl_div_broadcast_f32, "y of the wrong shape", x, s24, int64_t{2}, x, s4, int64_t{1}, y, s42, int64_t{2});
-  SAME(tl_mul_broadcast_f32, "rank 7", x, s4, int64_t{7}, x, s4, int64_t{1}, y, s4, int64_t{1});
-  SAME(tl_clamp_f32, "lo > hi", x, y, int64_t{8}, 2.0f, 1.0f);
-  SAME(tl_clamp_f32, "NaN bound", x, y, int64_t{8}, nan, 1.0f);
-  SAME(tl_nan_to_num_f32, "n < 0", x, y, int64_t{-1}, 0.0f, 1.0f, -1.0f);
+  SAME_DTYPES(tl_softmax, "rank 5", X, Y, s4, 5, 0);
+  SAME_DTYPES(tl_softmax, "axis 1 of rank 1", X, Y, s4, 1, 1);
+  SAME_DTYPES(tl_geglu, "approximation 2", X, X, Y, int64_t{4}, 2);
+  SAME_DTYPES(tl_add_broadcast, "[4] + [3]", X, s4, int64_t{1}, X, s3, int64_t{1}, Y, s4, int64_t{1});
+  SAME_DTYPES(tl_div_broadcast, "y of the wrong shape", X, s24, int64_t{2}, X, s4, int64_t{1}, Y, s42, int64_t{2});
+  SAME_DTYPES(tl_mul_broadcast, "rank 7", X, s4, int64_t{7}, X, s4, int64_t{1}, Y, s4, int64_t{1});
+  SAME_DTYPES(tl_clamp, "lo > hi", X, Y, int64_t{8}, 2.0f, 1.0f);
+  SAME_DTYPES(tl_clamp, "NaN bound", X, Y, int64_t{8}, nan, 1.0f);
+  SAME_DTYPES(tl_nan_to_num, "n < 0", X, Y, int64_t{-1}, 0.0f, 1.0f, -1.0f);
   SAME(tl_argmax_axis_f32, "axis 3 of rank 2", x, s24, int64_t{2}, int64_t{3}, reinterpret_cast<int32_t*>(y));
-  SAME(tl_transpose_f32, "rank 1", x, s8, int64_t{1}, y);
-  SAME(tl_permute_f32, "perm [0, 0]", x, s24, int64_t{2}, perm00, y);
-  SAME(tl_reshape_f32, "8 elements to 3", x, s8, int64_t{1}, y, s3, int64_t{1});
-  SAME(tl_concat_f32, "no tensors", xs, shapes_2_3, int64_t{0}, int64_t{1}, int64_t{0}, y);
-  SAME(tl_concat_f32, "shapes differing off the axis", xs, shapes_2_3, int64_t{2}, int64_t{1}, int64_t{-2}, y);
-  SAME(tl_split_f32, "sizes adding up to 6 of 8", x, s8, int64_t{1}, int64_t{0}, sizes_3_3, int64_t{2}, ys);
-  SAME(tl_chunk_f32, "0 chunks", x, s8, int64_t{1}, int64_t{0}, int64_t{0}, ys);
+  SAME_DTYPES(tl_transpose, "rank 1", X, s8, int64_t{1}, Y);
+  SAME_DTYPES(tl_permute, "perm [0, 0]", X, s24, int64_t{2}, perm00, Y);
+  SAME_DTYPES(tl_reshape, "8 elements to 3", X, s8, int64_t{1}, Y, s3, int64_t{1});
+  SAME_DTYPES(tl_concat, "no tensors", XS, shapes_2_3, int64_t{0}, int64_t{1}, int64_t{0}, Y);
+  SAME_DTYPES(tl_concat, "shapes differing off the axis", XS, shapes_2_3, int64_t{2}, int64_t{1}, int64_t{-2}, Y);
+  SAME_DTYPES(tl_split, "sizes adding up to 6 of 8", X, s8, int64_t{1}, int64_t{0}, sizes_3_3, int64_t{2}, YS);
+  SAME_DTYPES(tl_chunk, "0 chunks", X, s8, int64_t{1}, int64_t{0}, int64_t{0}, YS);
   const int64_t s2_0[] = {2, 0}, s2_4_0[] = {2, 4, 0}, s_neg[] = {2, -1}, s9[] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
-  SAME(tl_rms_norm_f32, "ndim 9", x, x, y, s9, int32_t{9}, 1e-5f);
-  SAME(tl_layer_norm_f32, "D = 0", x, x, x, y, s2_0, int32_t{2}, 1e-5f);
-  SAME(tl_batch_norm_f32, "NaN eps", x, x, x, x, x, y, s24, int32_t{2}, nan);
-  SAME(tl_group_norm_f32, "3 groups of 4 channels", x, x, x, y, s24, int32_t{2}, int64_t{3}, 1e-5f);
-  SAME(tl_group_norm_f32, "0 groups", x, x, x, y, s24, int32_t{2}, int64_t{0}, 1e-5f);
-  SAME(tl_instance_norm_f32, "a spatial extent of 0", x, x, x, y, s2_4_0, int32_t{3}, 1e-5f);
-  SAME(tl_ada_ln_f32, "ndim 1", x, x, x, y, s4, int32_t{1}, 1e-5f);
-  SAME(tl_ada_ln_zero_f32, "a negative dimension", x, x, x, x, x, y, y, s_neg, int32_t{2}, 1e-5f);
-  SAME(tl_fused_skip_norm_f32, "eps -1", x, x, x, y, y, s24, int32_t{2}, -1.0f);
+  SAME_DTYPES(tl_rms_norm, "ndim 9", X, x, Y, s9, int32_t{9}, 1e-5f);
+  SAME_DTYPES(tl_layer_norm, "D = 0", X, x, x, Y, s2_0, int32_t{2}, 1e-5f);
+  SAME_DTYPES(tl_batch_norm, "NaN eps", X, x, x, x, x, Y, s24, int32_t{2}, nan);
+  SAME_DTYPES(tl_group_norm, "3 groups of 4 channels", X, x, x, Y, s24, int32_t{2}, int64_t{3}, 1e-5f);
+  SAME_DTYPES(tl_group_norm, "0 groups", X, x, x, Y, s24, int32_t{2}, int64_t{0}, 1e-5f);
+  SAME_DTYPES(tl_instance_norm, "a spatial extent of 0", X, x, x, Y, s2_4_0, int32_t{3}, 1e-5f);
+  SAME_DTYPES(tl_ada_ln, "ndim 1", X, x, x, Y, s4, int32_t{1}, 1e-5f);
+  SAME_DTYPES(tl_ada_ln_zero, "a negative dimension", X, X, x, x, x, Y, Y, s_neg, int32_t{2}, 1e-5f);
+  SAME_DTYPES(tl_fused_skip_norm, "eps -1", X, X, x, Y, Y, s24, int32_t{2}, -1.0f);
   const int32_t pos_past[] = {0, 1, 8}, pos_negative[] = {0, -1}, ids[] = {0, 4};
   const int64_t dims_2_4[] = {2, 4}, dims_3[] = {3};
   const float bases[] = {10000.0f, 10000.0f}, bad_base[] = {-1.0f};
   SAME(tl_rope_cache_f32, "odd rot_dim", y, int64_t{2}, int64_t{3}, 10000.0f);
   SAME(tl_rope_cache_f32, "NaN base", y, int64_t{2}, int64_t{4}, nan);
-  SAME_READING_DATA(tl_rope_apply_f32, "ContextOverflowError", x, y, pos_past, int64_t{3}, int64_t{1}, int64_t{2},
-                    int64_t{2}, x, int64_t{8}, 0);
-  SAME_READING_DATA(tl_rope_apply_f32, "a negative position", x, y, pos_negative, int64_t{2}, int64_t{1}, int64_t{4},
-                    int64_t{4}, x, int64_t{2}, 0);
-  SAME(tl_rope_apply_f32, "rot_dim > D", x, y, pos_past, int64_t{1}, int64_t{1}, int64_t{4}, int64_t{6}, x, int64_t{2},
-       0);
-  SAME(tl_rope_apply_f32, "layout 2", x, y, pos_past, int64_t{1}, int64_t{1}, int64_t{4}, int64_t{4}, x, int64_t{2}, 2);
-  SAME(tl_multi_axis_rope_f32, "widths 2 + 4 of D = 8", x, y, pos_past, int64_t{1}, int64_t{1}, int64_t{8}, int64_t{2},
-       dims_2_4, bases, 0);
-  SAME(tl_multi_axis_rope_f32, "an odd width", x, y, pos_past, int64_t{1}, int64_t{1}, int64_t{3}, int64_t{1}, dims_3,
-       bases, 0);
-  SAME(tl_multi_axis_rope_f32, "a negative base", x, y, pos_past, int64_t{1}, int64_t{1}, int64_t{2}, int64_t{1},
-       dims_2_4, bad_base, 0);
-  SAME(tl_sinusoidal_embed_f32, "odd dim", x, y, int64_t{1}, int64_t{3}, 10000.0f, 0.0f, 0);
-  SAME(tl_sinusoidal_embed_f32, "freq_shift = dim / 2", x, y, int64_t{1}, int64_t{4}, 10000.0f, 2.0f, 0);
-  SAME(tl_sinusoidal_embed_f32, "layout 3", x, y, int64_t{1}, int64_t{4}, 10000.0f, 0.0f, 3);
-  SAME_READING_DATA(tl_token_embed_f32, "an id past the vocabulary", x, ids, y, int64_t{2}, int64_t{4}, int64_t{1});
-  SAME_READING_DATA(tl_pos_embed_f32, "ContextOverflowError", x, ids, y, int64_t{2}, int64_t{4}, int64_t{1});
-  SAME(tl_relative_pos_embedding_f32, "2 buckets, bidirectional", x, ids, ids, y, int64_t{2}, int64_t{2}, int64_t{1},
-       int64_t{2}, int64_t{128}, 1);
-  SAME(tl_relative_pos_embedding_f32, "max_distance at the exact buckets", x, ids, ids, y, int64_t{2}, int64_t{2},
-       int64_t{1}, int64_t{32}, int64_t{8}, 1);
+  SAME_DTYPES_READING_DATA(tl_rope_apply, "ContextOverflowError", X, Y, pos_past, int64_t{3}, int64_t{1}, int64_t{2},
+                           int64_t{2}, x, int64_t{8}, 0);
+  SAME_DTYPES_READING_DATA(tl_rope_apply, "a negative position", X, Y, pos_negative, int64_t{2}, int64_t{1}, int64_t{4},
+                           int64_t{4}, x, int64_t{2}, 0);
+  SAME_DTYPES(tl_rope_apply, "rot_dim > D", X, Y, pos_past, int64_t{1}, int64_t{1}, int64_t{4}, int64_t{6}, x,
+              int64_t{2}, 0);
+  SAME_DTYPES(tl_rope_apply, "layout 2", X, Y, pos_past, int64_t{1}, int64_t{1}, int64_t{4}, int64_t{4}, x, int64_t{2},
+              2);
+  SAME_DTYPES(tl_multi_axis_rope, "widths 2 + 4 of D = 8", X, Y, pos_past, int64_t{1}, int64_t{1}, int64_t{8},
+              int64_t{2}, dims_2_4, bases, 0);
+  SAME_DTYPES(tl_multi_axis_rope, "an odd width", X, Y, pos_past, int64_t{1}, int64_t{1}, int64_t{3}, int64_t{1},
+              dims_3, bases, 0);
+  SAME_DTYPES(tl_multi_axis_rope, "a negative base", X, Y, pos_past, int64_t{1}, int64_t{1}, int64_t{2}, int64_t{1},
+              dims_2_4, bad_base, 0);
+  SAME_DTYPES(tl_sinusoidal_embed, "odd dim", X, Y, int64_t{1}, int64_t{3}, 10000.0f, 0.0f, 0);
+  SAME_DTYPES(tl_sinusoidal_embed, "freq_shift = dim / 2", X, Y, int64_t{1}, int64_t{4}, 10000.0f, 2.0f, 0);
+  SAME_DTYPES(tl_sinusoidal_embed, "layout 3", X, Y, int64_t{1}, int64_t{4}, 10000.0f, 0.0f, 3);
+  SAME_DTYPES_READING_DATA(tl_token_embed, "an id past the vocabulary", X, ids, Y, int64_t{2}, int64_t{4}, int64_t{1});
+  SAME_DTYPES_READING_DATA(tl_pos_embed, "ContextOverflowError", X, ids, Y, int64_t{2}, int64_t{4}, int64_t{1});
+  SAME_DTYPES(tl_relative_pos_embedding, "2 buckets, bidirectional", X, ids, ids, Y, int64_t{2}, int64_t{2}, int64_t{1},
+              int64_t{2}, int64_t{128}, 1);
+  SAME_DTYPES(tl_relative_pos_embedding, "max_distance at the exact buckets", X, ids, ids, Y, int64_t{2}, int64_t{2},
+              int64_t{1}, int64_t{32}, int64_t{8}, 1);
   // tinyllm/linalg.h
   const int64_t big = int64_t{1} << 40;
-  SAME(tl_matmul_f32, "M < 0", x, x, y, int64_t{-1}, int64_t{2}, int64_t{2});
-  SAME(tl_swiglu_ffn_f32, "M * D past INT64_MAX bytes", x, x, x, x, y, big, big, int64_t{1});
-  SAME(tl_geglu_ffn_f32, "gelu 2", x, x, x, x, y, int64_t{1}, int64_t{2}, int64_t{2}, static_cast<tl_ffn_gelu>(2));
-  SAME(tl_glu_ffn_f32, "H < 0", x, x, x, x, y, int64_t{1}, int64_t{2}, int64_t{-2});
-  SAME(tl_fused_swiglu_f32, "D < 0", x, x, x, y, int64_t{1}, int64_t{-1}, int64_t{2});
-  SAME(tl_fused_norm_matmul_f32, "eps NaN", x, x, x, y, int64_t{2}, int64_t{2}, int64_t{2}, nan);
-  SAME(tl_fused_norm_matmul_f32, "K 0", x, x, x, y, int64_t{2}, int64_t{2}, int64_t{0}, 1e-5f);
+  SAME_DTYPES(tl_matmul, "M < 0", X, X, Y, int64_t{-1}, int64_t{2}, int64_t{2});
+  SAME_DTYPES(tl_swiglu_ffn, "M * D past INT64_MAX bytes", X, X, X, X, Y, big, big, int64_t{1});
+  SAME_DTYPES(tl_geglu_ffn, "gelu 2", X, X, X, X, Y, int64_t{1}, int64_t{2}, int64_t{2}, static_cast<tl_ffn_gelu>(2));
+  SAME_DTYPES(tl_glu_ffn, "H < 0", X, X, X, X, Y, int64_t{1}, int64_t{2}, int64_t{-2});
+  SAME_DTYPES(tl_fused_swiglu, "D < 0", X, X, X, Y, int64_t{1}, int64_t{-1}, int64_t{2});
+  SAME_DTYPES(tl_fused_norm_matmul, "eps NaN", X, x, X, Y, int64_t{2}, int64_t{2}, int64_t{2}, nan);
+  SAME_DTYPES(tl_fused_norm_matmul, "K 0", X, x, X, Y, int64_t{2}, int64_t{2}, int64_t{0}, 1e-5f);
   // tinyllm/quant.h (refused Quantize calls must leave the blocks, y here, as they were)
   float ramp[256], huge[256];
   for (int i = 0; i < 256; ++i) ramp[i] = static_cast<float>(i - 128) / 16.0f, huge[i] = i == 7 ? 1e30f : 1.0f;
@@ -269,33 +292,44 @@ int main(int argc, char** argv) {
   SAME_READING_DATA(tl_quantize_q8_0_f32, "a scale past f16", huge, static_cast<void*>(y), int64_t{1}, int64_t{32});
   SAME_READING_DATA(tl_quantize_q4_0_f32, "a scale past f16", huge, static_cast<void*>(y), int64_t{1}, int64_t{32});
   // Q4_K's scales past f16 are only known after its search on the device: Quantize_Q4_K's cases check them.
-  SAME(tl_dequantize_q4_k_f32, "rows < 0", static_cast<const void*>(x), y, int64_t{-1}, int64_t{256});
+  SAME_DTYPES(tl_dequantize_q4_k, "rows < 0", static_cast<const void*>(x), Y, int64_t{-1}, int64_t{256});
+  // The half twins' values: ramp's and with_nan's in f16 and bf16 (with_nan's NaN stays one), huge's in
+  // bf16 (1e30: a scale past f16; f16's own 65504 gives Q8_0 515.8, so f16 has no such refusal).
+  uint16_t ramp_f16[256], ramp_bf16[256], nan_f16[32], nan_bf16[32], huge_bf16[256];
+  tl_cast_f32_to_f16(ramp, ramp_f16, 256), tl_cast_f32_to_bf16(ramp, ramp_bf16, 256);
+  tl_cast_f32_to_f16(with_nan, nan_f16, 32), tl_cast_f32_to_bf16(with_nan, nan_bf16, 32);
+  tl_cast_f32_to_bf16(huge, huge_bf16, 256);
+  SAME(tl_quantize_q8_0_f16, "k 33 not whole blocks", ramp_f16, static_cast<void*>(y), int64_t{1}, int64_t{33});
+  SAME(tl_quantize_q8_0_bf16, "k 33 not whole blocks", ramp_bf16, static_cast<void*>(y), int64_t{1}, int64_t{33});
+  SAME_READING_DATA(tl_quantize_q4_0_f16, "a NaN value", nan_f16, static_cast<void*>(y), int64_t{1}, int64_t{32});
+  SAME_READING_DATA(tl_quantize_q4_0_bf16, "a NaN value", nan_bf16, static_cast<void*>(y), int64_t{1}, int64_t{32});
+  SAME_READING_DATA(tl_quantize_q8_0_bf16, "a scale past f16", huge_bf16, static_cast<void*>(y), int64_t{1},
+                    int64_t{32});
+  SAME_READING_DATA(tl_quantize_q4_0_bf16, "a scale past f16", huge_bf16, static_cast<void*>(y), int64_t{1},
+                    int64_t{32});
   SAME(tl_qmatmul_q4_0_f32, "K 16 not whole blocks", x, static_cast<const void*>(x), y, int64_t{1}, int64_t{1},
        int64_t{16});
   // tinyllm/attention.h
   const int64_t one = 1, two = 2;
-  SAME(tl_sdpa_f32, "3 heads over 2 KV heads", x, x, x, x, y, one, int64_t{3}, two, one, one, two, 0,
-       TL_ATTN_MASK_NONE);
-  SAME(tl_sdpa_f32, "mask kind 5", x, x, x, x, y, one, one, one, one, one, two, 0, static_cast<tl_attn_mask>(5));
-  SAME(tl_flash_attention_f32, "head_dim 0", x, x, x, x, y, one, one, one, one, one, int64_t{0}, 1, TL_ATTN_MASK_NONE);
-  SAME(tl_sdpa_cross_f32, "sq > 0 over no key", x, x, x, y, one, one, one, int64_t{0}, two);
-  SAME(tl_sdpa_window_f32, "seq 3 in windows of 2", x, x, x, y, one, one, int64_t{3}, one, two);
-  SAME(tl_sdpa_window_f32, "window 0", x, x, x, y, one, one, two, one, int64_t{0});
-  SAME(tl_qk_norm_f32, "eps NaN", x, x, y, one, two, two, nan);
-  SAME(tl_qk_norm_f32, "head_dim 0", x, x, y, one, two, int64_t{0}, 1e-6f);
+  SAME_DTYPES(tl_sdpa, "3 heads over 2 KV heads", X, X, X, x, Y, one, int64_t{3}, two, one, one, two, 0,
+              TL_ATTN_MASK_NONE);
+  SAME_DTYPES(tl_sdpa, "mask kind 5", X, X, X, x, Y, one, one, one, one, one, two, 0, static_cast<tl_attn_mask>(5));
+  SAME_DTYPES(tl_flash_attention, "head_dim 0", X, X, X, x, Y, one, one, one, one, one, int64_t{0}, 1,
+              TL_ATTN_MASK_NONE);
+  SAME_DTYPES(tl_sdpa_cross, "sq > 0 over no key", X, X, X, Y, one, one, one, int64_t{0}, two);
+  SAME_DTYPES(tl_sdpa_window, "seq 3 in windows of 2", X, X, X, Y, one, one, int64_t{3}, one, two);
+  SAME_DTYPES(tl_sdpa_window, "window 0", X, X, X, Y, one, one, two, one, int64_t{0});
+  SAME_DTYPES(tl_qk_norm, "eps NaN", X, x, Y, one, two, two, nan);
+  SAME_DTYPES(tl_qk_norm, "head_dim 0", X, x, Y, one, two, int64_t{0}, 1e-6f);
   // tinyllm/sampling.h (tokens are y's words)
   auto* tokens = reinterpret_cast<int32_t*>(y);
-  SAME(tl_sample_f32, "method 5", x, tokens, one, int64_t{8}, 5, 1.0f, one, 1.0f, 0.0f, uint64_t{1});
-  SAME(tl_sample_f32, "temperature 0", x, tokens, one, int64_t{8}, 1, 0.0f, one, 1.0f, 0.0f, uint64_t{1});
-  SAME(tl_sample_f32, "top_k 9 of 8", x, tokens, one, int64_t{8}, 2, 1.0f, int64_t{9}, 1.0f, 0.0f, uint64_t{1});
-  SAME(tl_sample_f32, "top_p 0", x, tokens, one, int64_t{8}, 3, 1.0f, one, 0.0f, 0.0f, uint64_t{1});
-  SAME(tl_sample_f32, "min_p NaN", x, tokens, one, int64_t{8}, 4, 1.0f, one, 1.0f, nan, uint64_t{1});
-  const auto* halves = reinterpret_cast<const uint16_t*>(x);  // 16 patterns of f16 or bf16
-  SAME(tl_sample_f16, "temperature 0", halves, tokens, one, int64_t{16}, 1, 0.0f, one, 1.0f, 0.0f, uint64_t{1});
-  SAME(tl_sample_bf16, "top_k 17 of 16", halves, tokens, one, int64_t{16}, 2, 1.0f, int64_t{17}, 1.0f, 0.0f,
-       uint64_t{1});
-  SAME(tl_argmax_axis_f16, "axis 3 of rank 2", halves, s24, int64_t{2}, int64_t{3}, tokens);
-  SAME(tl_argmax_axis_bf16, "axis -3 of rank 2", halves, s24, int64_t{2}, int64_t{-3}, tokens);
+  SAME_DTYPES(tl_sample, "method 5", X, tokens, one, int64_t{8}, 5, 1.0f, one, 1.0f, 0.0f, uint64_t{1});
+  SAME_DTYPES(tl_sample, "temperature 0", X, tokens, one, int64_t{8}, 1, 0.0f, one, 1.0f, 0.0f, uint64_t{1});
+  SAME_DTYPES(tl_sample, "top_k 9 of 8", X, tokens, one, int64_t{8}, 2, 1.0f, int64_t{9}, 1.0f, 0.0f, uint64_t{1});
+  SAME_DTYPES(tl_sample, "top_p 0", X, tokens, one, int64_t{8}, 3, 1.0f, one, 0.0f, 0.0f, uint64_t{1});
+  SAME_DTYPES(tl_sample, "min_p NaN", X, tokens, one, int64_t{8}, 4, 1.0f, one, 1.0f, nan, uint64_t{1});
+  SAME(tl_argmax_axis_f16, "axis 3 of rank 2", hx, s24, int64_t{2}, int64_t{3}, tokens);
+  SAME(tl_argmax_axis_bf16, "axis -3 of rank 2", hx, s24, int64_t{2}, int64_t{-3}, tokens);
   // tinyllm/conv.h
   const int64_t in2[2] = {2, 2}, k2[2] = {1, 1}, s2[2] = {1, 1}, p2[2] = {0, 0}, d2[2] = {1, 1}, k33[2] = {3, 3};
   SAME(tl_conv_f32, "groups 3 of 2 channels", x, x, x, y, one, two, two, int64_t{3}, two, in2, k2, s2, p2, d2);

@@ -31,6 +31,7 @@
 #include "konform/values.hpp"
 #include "half_logits.hpp"
 #include "norm_support.hpp"
+#include "sampling_judge.hpp"
 #include "tinyllm/sampling.h"
 
 namespace konform::ops {
@@ -389,6 +390,46 @@ double top_p_distance(const float* l, int64_t n, const std::vector<double>& w, c
   return std::max({0.0, lo - u, u - hi}) / (0x1p-24 * scale_of(longest, w, e));
 }
 
+// One row's verdict: the drawn `token` of row r (logits l, its u from the
+// case's seed) against the oracle's interval(s), in units of 2^-24 s.
+ElementVerdict judge_row(const float* l, int64_t vocab, const Settings& s, double limit, int64_t r, int32_t token) {
+  const std::vector<double> w = ref::weights<double>(l, vocab, s.t);
+  float m = -kInf;
+  for (int64_t i = 0; i < vocab; ++i)
+    if (!std::isnan(l[i])) m = std::max(m, l[i]);
+  std::vector<double> e(static_cast<size_t>(vocab));
+  for (int64_t i = 0; i < vocab; ++i) e[static_cast<size_t>(i)] = weight_error(l[i], m, s.t);
+  const double u = s.seed != 0 ? ref::draw_u(s.seed, r) : 0.0;
+  const int32_t want = ref::sample_row<double>(l, vocab, s.method, s.t, s.k, s.p, s.min_p, u);
+  ElementVerdict ev;
+  ev.index = r;
+  ev.expected = want;
+  ev.got = token;
+  ev.limit = limit;
+  bool positive = false;
+  for (double x : w) positive = positive || x > 0;
+  if (!positive) {
+    ev.error = token == -1 ? 0.0 : INFINITY;
+    ev.why = "a row with no number must give -1, got " + std::to_string(token);
+  } else if (token < 0 || token >= vocab) {
+    ev.error = INFINITY;
+    ev.why = "token " + std::to_string(token) + " outside [0, vocab)";
+  } else {
+    double best = INFINITY;
+    if (s.method == ref::kTopP) best = top_p_distance(l, vocab, w, e, s, limit, token, u, s.seed != 0);
+    else
+      for (const auto& kept : candidates(l, vocab, w, e, s, limit))
+        best = std::min(best, distance(kept, w, e, token, u, s.seed != 0));
+    ev.error = best;
+    ev.why = std::isinf(best) ? "token " + std::to_string(token) + " is not among the kept tokens of positive weight"
+                              : "u = " + std::to_string(u) + " lies " + std::to_string(best) +
+                                    " x 2^-24 s outside token " + std::to_string(token) + "'s interval";
+    ev.why += " (the oracle draws " + std::to_string(want) + ")";
+  }
+  ev.ok = ev.error <= limit;
+  return ev;
+}
+
 std::vector<Verification> verify(const Case& c, const std::map<std::string, Tensor>& outputs, double limit) {
   const int64_t rows = c.iparam("rows"), vocab = c.iparam("vocab");
   const Settings s = settings_of(c);
@@ -398,42 +439,7 @@ std::vector<Verification> verify(const Case& c, const std::map<std::string, Tens
   std::vector<float> scratch;
   const float* logits = half_logits::floats_of(c.in("logits"), scratch);
   for (int64_t r = 0; r < rows; ++r) {
-    const float* l = logits + r * vocab;
-    const std::vector<double> w = ref::weights<double>(l, vocab, s.t);
-    float m = -kInf;
-    for (int64_t i = 0; i < vocab; ++i)
-      if (!std::isnan(l[i])) m = std::max(m, l[i]);
-    std::vector<double> e(static_cast<size_t>(vocab));
-    for (int64_t i = 0; i < vocab; ++i) e[static_cast<size_t>(i)] = weight_error(l[i], m, s.t);
-    const double u = s.seed != 0 ? ref::draw_u(s.seed, r) : 0.0;
-    const int32_t want = ref::sample_row<double>(l, vocab, s.method, s.t, s.k, s.p, s.min_p, u);
-    const int32_t token = got[r];
-    ElementVerdict ev;
-    ev.index = r;
-    ev.expected = want;
-    ev.got = token;
-    ev.limit = limit;
-    bool positive = false;
-    for (double x : w) positive = positive || x > 0;
-    if (!positive) {
-      ev.error = token == -1 ? 0.0 : INFINITY;
-      ev.why = "a row with no number must give -1, got " + std::to_string(token);
-    } else if (token < 0 || token >= vocab) {
-      ev.error = INFINITY;
-      ev.why = "token " + std::to_string(token) + " outside [0, vocab)";
-    } else {
-      double best = INFINITY;
-      if (s.method == ref::kTopP) best = top_p_distance(l, vocab, w, e, s, limit, token, u, s.seed != 0);
-      else
-        for (const auto& kept : candidates(l, vocab, w, e, s, limit))
-          best = std::min(best, distance(kept, w, e, token, u, s.seed != 0));
-      ev.error = best;
-      ev.why = std::isinf(best) ? "token " + std::to_string(token) + " is not among the kept tokens of positive weight"
-                                : "u = " + std::to_string(u) + " lies " + std::to_string(best) +
-                                      " x 2^-24 s outside token " + std::to_string(token) + "'s interval";
-      ev.why += " (the oracle draws " + std::to_string(want) + ")";
-    }
-    ev.ok = ev.error <= limit;
+    const ElementVerdict ev = judge_row(logits + r * vocab, vocab, s, limit, r, got[r]);
     ++cmp.metrics.elements;
     if (!ev.ok) ++cmp.mismatches;
     const bool worse =
@@ -527,6 +533,10 @@ OpSpec half_twin(const OpSpec& f32, DType t, int method) {
 }
 
 }  // namespace
+
+ElementVerdict judge_draw(const Case& c, const float* row_logits, int64_t row, int32_t token, double limit) {
+  return judge_row(row_logits, c.iparam("vocab"), settings_of(c), limit, row, token);
+}
 
 std::vector<OpSpec> sampling() {
   std::vector<OpSpec> ops = {
