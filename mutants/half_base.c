@@ -1381,18 +1381,50 @@ HALF_POS(bf16, uint16_t, 2)
 
 /* ---- RelativePosEmbedding of tinyllm/pos.h: T5's buckets, exactly ----------- */
 
-/* The most 32-bit limbs of n^m (n < 2^32, m <= 512) and of me^(m-k) md^k. */
-#define T5_LIMBS 514
+/* Exact powers as numbers of 32-bit limbs, little-endian: n^m < 2^(32 m)
+ * with m <= 512 (each factor below 2^32), 512 limbs. */
+#define T5_LIMBS 520
+typedef struct {
+  uint32_t w[T5_LIMBS];
+  int len;
+} t5_big;
 
-/* v *= f (f < 2^32), v of *len little-endian 32-bit limbs. */
-static void t5_times(uint32_t* v, int* len, uint32_t f) {
-  uint64_t carry = 0;
-  for (int i = 0; i < *len; ++i) {
-    const uint64_t t = (uint64_t)v[i] * f + carry;
-    v[i] = (uint32_t)t;
-    carry = t >> 32;
+/* out = a * b, schoolbook (out apart from a and b). */
+static void t5_mul(const t5_big* a, const t5_big* b, t5_big* out) {
+  memset(out->w, 0, sizeof out->w);
+  for (int i = 0; i < a->len; ++i) {
+    uint64_t carry = 0;
+    int j = 0;
+    for (; j < b->len; ++j) {
+      const uint64_t t = (uint64_t)a->w[i] * b->w[j] + out->w[i + j] + carry;
+      out->w[i + j] = (uint32_t)t;
+      carry = t >> 32;
+    }
+    for (int at = i + j; carry; ++at) {
+      const uint64_t t = (uint64_t)out->w[at] + carry;
+      out->w[at] = (uint32_t)t;
+      carry = t >> 32;
+    }
   }
-  if (carry) v[(*len)++] = (uint32_t)carry;
+  out->len = a->len + b->len;
+  while (out->len > 1 && out->w[out->len - 1] == 0) --out->len;
+}
+
+/* *acc times base^e, by squaring (base < 2^32). */
+static void t5_times_power(t5_big* acc, uint32_t base, int64_t e) {
+  static _Thread_local t5_big square, tmp;
+  square.w[0] = base;
+  square.len = 1;
+  for (; e > 0; e >>= 1) {
+    if (e & 1) {
+      t5_mul(acc, &square, &tmp);
+      *acc = tmp;
+    }
+    if (e > 1) {
+      t5_mul(&square, &square, &tmp);
+      square = tmp;
+    }
+  }
 }
 
 /* Whether distance n reaches log bucket k of m: n^m >= me^(m-k) md^k,
@@ -1405,14 +1437,15 @@ static int t5_reaches(uint64_t n, int64_t k, int64_t m, int64_t me, int64_t md) 
   const long double rhs = (long double)(m - k) * logl((long double)me) + (long double)k * logl((long double)md);
   if (lhs - rhs > 1e-12L * (lhs + 1.0L)) return 1;
   if (rhs - lhs > 1e-12L * (lhs + 1.0L)) return 0;
-  uint32_t a[T5_LIMBS] = {1}, b[T5_LIMBS] = {1};
-  int la = 1, lb = 1;
-  for (int64_t i = 0; i < m; ++i) t5_times(a, &la, (uint32_t)n);
-  for (int64_t i = 0; i < m - k; ++i) t5_times(b, &lb, (uint32_t)me);
-  for (int64_t i = 0; i < k; ++i) t5_times(b, &lb, (uint32_t)md);
-  if (la != lb) return la > lb;
-  for (int i = la - 1; i >= 0; --i)
-    if (a[i] != b[i]) return a[i] > b[i];
+  static _Thread_local t5_big a, b;
+  a.w[0] = b.w[0] = 1;
+  a.len = b.len = 1;
+  t5_times_power(&a, (uint32_t)n, m);
+  t5_times_power(&b, (uint32_t)me, m - k);
+  t5_times_power(&b, (uint32_t)md, k);
+  if (a.len != b.len) return a.len > b.len;
+  for (int i = a.len - 1; i >= 0; --i)
+    if (a.w[i] != b.w[i]) return a.w[i] > b.w[i];
   return 1;
 }
 
