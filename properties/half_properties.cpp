@@ -308,7 +308,7 @@ std::vector<Property> half_properties() {
                      [name](const Backend& b) { within_one_rounding_of_f32(b, name); }});
       out.push_back({"half_batch_invariant", name, "property", [name](const Backend& b) { batch_invariant(b, name); }});
     }
-    for (const char* base : {"SwiGlu", "GeGlu", "Glu"}) {  // elementwise: cases of at most 2^10 inputs suffice
+    for (const char* base : {"SwiGlu", "GeGlu", "Glu", "PRelu"}) {  // elementwise: cases of at most 2^10 inputs suffice
       const std::string name = std::string(base) + dtype;
       out.push_back({"half_within_one_rounding_of_f32", name, "property",
                      [name](const Backend& b) { rows_within_one_rounding_of_f32(b, name, 1 << 10); }});
