@@ -1,8 +1,10 @@
 /* half_base.c: the f16 and bf16 activations (SwiGlu, GeGlu and Glu among
  * them) of tinyllm/activations.h, the casts, Clamp, NanToNum and the broadcast Add, Sub, Mul, Div of
  * tinyllm/tensor.h, RmsNorm, LayerNorm, BatchNorm, GroupNorm, InstanceNorm,
- * AdaLN, AdaLN-Zero and FusedSkipNorm of tinyllm/norm.h, Softmax, Rope,
- * TokenEmbed and PosEmbed of tinyllm/pos.h, Matmul of tinyllm/linalg.h,
+ * AdaLN, AdaLN-Zero and FusedSkipNorm of tinyllm/norm.h, Softmax, PRelu
+ * (f32 slopes), Rope and its cos/sin cache, TokenEmbed, PosEmbed and
+ * RelativePosEmbedding (T5's buckets decided exactly) of tinyllm/pos.h,
+ * Matmul of tinyllm/linalg.h,
  * the feed-forwards (SwiGlu_FFN, GeGlu_FFN, Glu_FFN), FusedSwiGlu and
  * FusedNormMatmul of tinyllm/linalg.h, Sdpa, FlashAttention, SdpaCross,
  * SdpaWindow and QkNorm of tinyllm/attention.h, MultiAxisRope and
@@ -42,8 +44,8 @@
 #ifndef KONFORM_MUTANT
 #define KONFORM_MUTANT 0
 #endif
-#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 64
-#error "KONFORM_MUTANT must be 0 (the correct base) or 1..64 (mutant half_m01..half_m64)"
+#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 68
+#error "KONFORM_MUTANT must be 0 (the correct base) or 1..68 (mutant half_m01..half_m68)"
 #endif
 #define MUTANT(n) (KONFORM_MUTANT == (n))
 
@@ -1014,6 +1016,85 @@ tl_status tl_rope_apply_bf16(const uint16_t* x, uint16_t* y, const int32_t* pos,
   return rope_any(x, y, pos, T, H, D, rot_dim, cache, max_seq, layout, 2);
 }
 
+/* ---- PRelu of tinyllm/activations.h: x and y f32, f16 or bf16, slope f32 ------ */
+
+/* slope[c] * x in float (an exact float product rounded once), y rounded
+ * once more to the dtype; each element read before it is written. */
+static void prelu_any(const void* x, const float* slope, void* y, int64_t outer, int64_t channels, int64_t inner,
+                      int format) {
+  if (outer <= 0 || channels <= 0 || inner <= 0) return;
+  for (int64_t k = 0; k < outer * channels * inner; ++k) {
+    float s = slope[(k / inner) % channels];
+#if MUTANT(65) /* half_m65: the f32 slope rounded to f16 before the product, as a kernel holding weights in f16 */
+    if (format == 1) s = from_f16(to_f16(s));
+#endif
+    const float v = leaky((float)load_any(x, k, format), s);
+#if MUTANT(66) /* half_m66: the bf16 product as the top 16 bits of its float (truncation, not to nearest even) */
+    if (format == 2 && !isnan(v)) {
+      uint32_t b;
+      memcpy(&b, &v, 4);
+      ((uint16_t*)y)[k] = (uint16_t)(b >> 16);
+      continue;
+    }
+#endif
+    store_any(y, k, v, format);
+  }
+}
+
+void tl_prelu_f32(const float* x, const float* slope, float* y, int64_t outer, int64_t channels, int64_t inner) {
+  prelu_any(x, slope, y, outer, channels, inner, 0);
+}
+void tl_prelu_f16(const uint16_t* x, const float* slope, uint16_t* y, int64_t outer, int64_t channels, int64_t inner) {
+  prelu_any(x, slope, y, outer, channels, inner, 1);
+}
+void tl_prelu_bf16(const uint16_t* x, const float* slope, uint16_t* y, int64_t outer, int64_t channels, int64_t inner) {
+  prelu_any(x, slope, y, outer, channels, inner, 2);
+}
+
+/* ---- Rope's cos/sin cache of tinyllm/pos.h in f32, f16 or bf16 --------------- */
+
+/* Column j at a time: f_j = base^(-2j/rot_dim) and the angle p f_j in double,
+ * cos and sin rounded to float, then to the dtype. */
+static tl_status rope_cache_any(void* cache, int64_t max_seq, int64_t rot_dim, float base, int format) {
+  if (rot_dim < 2 || rot_dim % 2 != 0) return refuse("rot_dim must be even and at least 2");
+  if (max_seq < 1 || max_seq > TL_ROPE_MAX_POSITIONS) return refuse("max_seq outside [1, 2^24]");
+  if (!(base > 0.0f) || isinf(base)) return refuse("base must be finite and > 0");
+  const int64_t half = rot_dim / 2;
+  for (int64_t j = 0; j < half; ++j) {
+    double f = pow((double)base, -(double)(2 * j) / (double)rot_dim);
+#if MUTANT(67) /* half_m67: the frequency held in f16 (HF's inv_freq built in the model's dtype) */
+    if (format == 1) f = from_f16(to_f16((float)f));
+#endif
+    for (int64_t p = 0; p < max_seq; ++p) {
+      const double angle = (double)p * f;
+      const float c = (float)cos(angle), sn = (float)sin(angle);
+#if MUTANT(68) /* half_m68: the bf16 cache as the top 16 bits of the float cos and sin (truncation) */
+      if (format == 2) {
+        uint32_t bc, bs;
+        memcpy(&bc, &c, 4);
+        memcpy(&bs, &sn, 4);
+        ((uint16_t*)cache)[p * rot_dim + j] = (uint16_t)(bc >> 16);
+        ((uint16_t*)cache)[p * rot_dim + half + j] = (uint16_t)(bs >> 16);
+        continue;
+      }
+#endif
+      store_any(cache, p * rot_dim + j, c, format);
+      store_any(cache, p * rot_dim + half + j, sn, format);
+    }
+  }
+  return TL_OK;
+}
+
+tl_status tl_rope_cache_f32(float* cache, int64_t max_seq, int64_t rot_dim, float base) {
+  return rope_cache_any(cache, max_seq, rot_dim, base, 0);
+}
+tl_status tl_rope_cache_f16(uint16_t* cache, int64_t max_seq, int64_t rot_dim, float base) {
+  return rope_cache_any(cache, max_seq, rot_dim, base, 1);
+}
+tl_status tl_rope_cache_bf16(uint16_t* cache, int64_t max_seq, int64_t rot_dim, float base) {
+  return rope_cache_any(cache, max_seq, rot_dim, base, 2);
+}
+
 /* ---- FlashAttention of tinyllm/attention.h: q, k, v, y f32, f16 or bf16 ------ */
 
 /* The header's refusals, in its order. */
@@ -1297,6 +1378,134 @@ HALF_POS(f32, float, 0)
 HALF_POS(f16, uint16_t, 1)
 HALF_POS(bf16, uint16_t, 2)
 #undef HALF_POS
+
+/* ---- RelativePosEmbedding of tinyllm/pos.h: T5's buckets, exactly ----------- */
+
+/* Exact powers as numbers of 32-bit limbs, little-endian: n^m < 2^(32 m)
+ * with m <= 512 (each factor below 2^32), 512 limbs. */
+#define T5_LIMBS 520
+typedef struct {
+  uint32_t w[T5_LIMBS];
+  int len;
+} t5_big;
+
+/* out = a * b, schoolbook (out apart from a and b). */
+static void t5_mul(const t5_big* a, const t5_big* b, t5_big* out) {
+  memset(out->w, 0, sizeof out->w);
+  for (int i = 0; i < a->len; ++i) {
+    uint64_t carry = 0;
+    int j = 0;
+    for (; j < b->len; ++j) {
+      const uint64_t t = (uint64_t)a->w[i] * b->w[j] + out->w[i + j] + carry;
+      out->w[i + j] = (uint32_t)t;
+      carry = t >> 32;
+    }
+    for (int at = i + j; carry; ++at) {
+      const uint64_t t = (uint64_t)out->w[at] + carry;
+      out->w[at] = (uint32_t)t;
+      carry = t >> 32;
+    }
+  }
+  out->len = a->len + b->len;
+  while (out->len > 1 && out->w[out->len - 1] == 0) --out->len;
+}
+
+/* *acc times base^e, by squaring (base < 2^32). */
+static void t5_times_power(t5_big* acc, uint32_t base, int64_t e) {
+  static _Thread_local t5_big square, tmp;
+  square.w[0] = base;
+  square.len = 1;
+  for (; e > 0; e >>= 1) {
+    if (e & 1) {
+      t5_mul(acc, &square, &tmp);
+      *acc = tmp;
+    }
+    if (e > 1) {
+      t5_mul(&square, &square, &tmp);
+      square = tmp;
+    }
+  }
+}
+
+/* Whether distance n reaches log bucket k of m: n^m >= me^(m-k) md^k,
+ * i.e. m ln n >= (m-k) ln me + k ln md. Long double logs decide it when the
+ * sides differ by more than 1e-12 of m ln n; otherwise the integers do (the
+ * sides are equal at the boundaries that are integer distances, e.g. 16,
+ * 32, 64 for T5's 32 buckets and 128). */
+static int t5_reaches(uint64_t n, int64_t k, int64_t m, int64_t me, int64_t md) {
+  const long double lhs = (long double)m * logl((long double)n);
+  const long double rhs = (long double)(m - k) * logl((long double)me) + (long double)k * logl((long double)md);
+  if (lhs - rhs > 1e-12L * (lhs + 1.0L)) return 1;
+  if (rhs - lhs > 1e-12L * (lhs + 1.0L)) return 0;
+  static _Thread_local t5_big a, b;
+  a.w[0] = b.w[0] = 1;
+  a.len = b.len = 1;
+  t5_times_power(&a, (uint32_t)n, m);
+  t5_times_power(&b, (uint32_t)me, m - k);
+  t5_times_power(&b, (uint32_t)md, k);
+  if (a.len != b.len) return a.len > b.len;
+  for (int i = a.len - 1; i >= 0; --i)
+    if (a.w[i] != b.w[i]) return a.w[i] > b.w[i];
+  return 1;
+}
+
+/* The bucket of r = key - query (the header's rule). */
+static int64_t t5_bucket(int64_t r, int64_t num_buckets, int64_t md, int bidirectional, int format) {
+  const int64_t nb = bidirectional ? num_buckets / 2 : num_buckets;
+  const int64_t offset = bidirectional && r > 0 ? nb : 0;
+  const uint64_t n = bidirectional ? (uint64_t)(r < 0 ? -r : r) : (uint64_t)(r < 0 ? -r : 0);
+  const int64_t me = nb / 2, m = nb - me;
+  if (n < (uint64_t)me) return offset + (int64_t)n;
+  if (n >= (uint64_t)md) return offset + me + m - 1; /* n^m >= md^m >= me^(m-k) md^k for every k */
+#if MUTANT(44) /* half_m44: f16 buckets from logs in f16: n / me, both logs, the quotient and m times it rounded to \
+                  f16 */
+  if (format == 1) {
+    const float ratio = from_f16(to_f16(from_f16(to_f16(logf(from_f16(to_f16((float)n / (float)me))))) /
+                                        from_f16(to_f16(logf(from_f16(to_f16((float)md / (float)me)))))));
+    const float v = from_f16(to_f16(ratio * (float)m));
+    return offset + me + (v >= (float)(m - 1) ? m - 1 : (int64_t)v);
+  }
+#endif
+  (void)format;
+  /* Count the log buckets reached: 1 .. m-1, each boundary above the last. */
+  int64_t lo = 0, hi = m - 1; /* the answer k is in [lo, hi]: k = 0 is always reached */
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo + 1) / 2;
+    if (t5_reaches(n, mid, m, me, md)) lo = mid;
+    else hi = mid - 1;
+  }
+  return offset + me + lo;
+}
+
+static tl_status relative_any(const void* table, const int32_t* q_pos, const int32_t* k_pos, void* bias, int64_t Lq,
+                              int64_t Lk, int64_t H, int64_t num_buckets, int64_t md, int bidirectional, int format) {
+  if (Lq < 0 || Lk < 0 || H < 1) return refuse("Lq, Lk >= 0 and H >= 1");
+  if (bidirectional != 0 && bidirectional != 1) return refuse("bidirectional must be 0 or 1");
+  const int64_t side = bidirectional ? num_buckets / 2 : num_buckets;
+  if (side < 2 || num_buckets > 1024) return refuse("num_buckets outside the header's range");
+  if (H > INT32_MAX / num_buckets) return refuse("H * num_buckets past 2^31 - 1");
+  if (md <= side / 2 || md > INT32_MAX) return refuse("max_distance outside (num_buckets per side / 2, 2^31 - 1]");
+  const size_t size = format == 0 ? 4 : 2;
+  for (int64_t i = 0; i < Lq; ++i)
+    for (int64_t j = 0; j < Lk; ++j) {
+      const int64_t b = t5_bucket((int64_t)k_pos[j] - q_pos[i], num_buckets, md, bidirectional, format);
+      for (int64_t h = 0; h < H; ++h)
+        memcpy((char*)bias + (size_t)((h * Lq + i) * Lk + j) * size, (const char*)table + (size_t)(b * H + h) * size,
+               size);
+    }
+  return TL_OK;
+}
+
+#define HALF_RELATIVE(Dtype, T, format)                                                                            \
+  tl_status tl_relative_pos_embedding_##Dtype(const T* table, const int32_t* q_pos, const int32_t* k_pos, T* bias, \
+                                              int64_t Lq, int64_t Lk, int64_t H, int64_t num_buckets,              \
+                                              int64_t max_distance, int bidirectional) {                           \
+    return relative_any(table, q_pos, k_pos, bias, Lq, Lk, H, num_buckets, max_distance, bidirectional, format);   \
+  }
+HALF_RELATIVE(f32, float, 0)
+HALF_RELATIVE(f16, uint16_t, 1)
+HALF_RELATIVE(bf16, uint16_t, 2)
+#undef HALF_RELATIVE
 
 /* ==== Sample and Argmax on f16 and bf16 logits (half_m35 .. half_m39) ======== */
 /* Each logit compared through a key whose unsigned order is the values' order

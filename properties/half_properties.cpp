@@ -1,6 +1,7 @@
 // The properties of the f16 and bf16 ops (the activations and Softmax of
-// tinyllm/activations.h, Clamp and NanToNum of tinyllm/tensor.h, RmsNorm and
-// LayerNorm of tinyllm/norm.h, Rope, MultiAxisRope and SinusoidalEmbed of
+// tinyllm/activations.h, PRelu among them, Clamp and NanToNum of
+// tinyllm/tensor.h, RmsNorm and LayerNorm of tinyllm/norm.h, Rope, its cache,
+// MultiAxisRope and SinusoidalEmbed of
 // tinyllm/pos.h, SwiGlu, GeGlu and Glu of tinyllm/activations.h, Matmul, the
 // feed-forwards and FusedNormMatmul of tinyllm/linalg.h, Sdpa, FlashAttention,
 // SdpaCross, SdpaWindow and QkNorm of tinyllm/attention.h, Quantize and
@@ -191,22 +192,30 @@ CaseInputs inputs_of(const Case& c, bool widen) {
   return in;
 }
 
+// The op's result: its first output besides the status (y; Rope_cache's cache).
+std::string result_of(const OpSpec& op) {
+  for (const ArgSpec& a : op.args)
+    if (a.access == Access::out && a.name != op.status) return a.name;
+  return "y";
+}
+
 // within_one_rounding_of_f32 on the op's own cases, the limits at the case's
 // sum length (Softmax's line, a norm's row).
 void rows_within_one_rounding_of_f32(const Backend& b, const std::string& name, int64_t most = int64_t{1} << 14) {
   const OpSpec& op = calls::op(name);
   const DType t = op.dtype;
+  const std::string y = result_of(op);
   const Case c = drawn_case(op, most);
   RC_PRE(accepted(op, c));
   const calls::Outcome h = calls::call(b, name, inputs_of(c, false));
   const calls::Outcome f = calls::call(b, f32_twin(name), inputs_of(c, true));
   RC_ASSERT(h.status == TL_OK);
   RC_ASSERT(f.status == TL_OK);
-  const Expected e = op.oracle(c).at("y");
+  const Expected e = op.oracle(c).at(y);
   const int64_t n = op.sum_length ? op.sum_length(c) : 0;
   const double half_limit = ToleranceTable::builtin().find(name, t)->at(n, unit_roundoff(t));
   const double f32_limit = limit_of(f32_twin(name), n);
-  assert_within_one_rounding(t, h.out.at("y"), f.f32("y"), e, half_limit, f32_limit);
+  assert_within_one_rounding(t, h.out.at(y), f.f32(y), e, half_limit, f32_limit);
 }
 
 bool same_bits_or_nan(const Tensor& a, int64_t i, const Tensor& b, int64_t j) {
@@ -217,10 +226,11 @@ bool same_bits_or_nan(const Tensor& a, int64_t i, const Tensor& b, int64_t j) {
 // on threads, timing or uninitialized memory.
 void deterministic(const Backend& b, const std::string& name, int64_t most = int64_t{1} << 14) {
   const OpSpec& op = calls::op(name);
+  const std::string y = result_of(op);
   const Case c = drawn_case(op, most);
   RC_PRE(accepted(op, c));
-  const Tensor first = calls::call(b, name, inputs_of(c, false)).out.at("y");
-  const Tensor second = calls::call(b, name, inputs_of(c, false)).out.at("y");
+  const Tensor first = calls::call(b, name, inputs_of(c, false)).out.at(y);
+  const Tensor second = calls::call(b, name, inputs_of(c, false)).out.at(y);
   for (int64_t k = 0; k < first.elements(); ++k) RC_ASSERT(same_bits_or_nan(first, k, second, k));
 }
 
@@ -298,16 +308,16 @@ std::vector<Property> half_properties() {
                      [name](const Backend& b) { within_one_rounding_of_f32(b, name); }});
       out.push_back({"half_batch_invariant", name, "property", [name](const Backend& b) { batch_invariant(b, name); }});
     }
-    for (const char* base : {"SwiGlu", "GeGlu", "Glu"}) {  // elementwise: cases of at most 2^10 inputs suffice
+    for (const char* base : {"SwiGlu", "GeGlu", "Glu", "PRelu"}) {  // elementwise: cases of at most 2^10 inputs suffice
       const std::string name = std::string(base) + dtype;
       out.push_back({"half_within_one_rounding_of_f32", name, "property",
                      [name](const Backend& b) { rows_within_one_rounding_of_f32(b, name, 1 << 10); }});
       out.push_back(
           {"half_deterministic", name, "property", [name](const Backend& b) { deterministic(b, name, 1 << 10); }});
     }
-    for (const char* base :
-         {"RmsNorm", "LayerNorm", "Softmax", "Rope", "FlashAttention", "Sdpa", "SdpaCross", "SdpaWindow", "QkNorm",
-          "MultiAxisRope", "SinusoidalEmbed", "BatchNorm", "GroupNorm", "InstanceNorm", "AdaLN"}) {
+    for (const char* base : {"RmsNorm", "LayerNorm", "Softmax", "Rope", "FlashAttention", "Sdpa", "SdpaCross",
+                             "SdpaWindow", "QkNorm", "MultiAxisRope", "SinusoidalEmbed", "BatchNorm", "GroupNorm",
+                             "InstanceNorm", "AdaLN", "PRelu", "Rope_cache"}) {
       const std::string name = std::string(base) + dtype;
       out.push_back({"half_within_one_rounding_of_f32", name, "property",
                      [name](const Backend& b) { rows_within_one_rounding_of_f32(b, name); }});

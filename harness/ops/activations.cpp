@@ -134,7 +134,10 @@ OpSpec unary_op(const Unary& u, std::vector<ToleranceRule> tolerances, DType t =
 
 // ---------------------------------------------------------------- PRelu
 
-Case make_prelu(Rng& rng, int64_t index) {
+// In f16 and bf16: x the value classes rounded to the dtype or, a quarter of
+// the time, random bit patterns (every class of the dtype alike); the slopes
+// f32 as they are.
+Case make_prelu(DType t, Rng& rng, int64_t index) {
   const auto& sizes = edge_sizes();
   const int64_t outer = rng.range(1, 4);
   int64_t channels, inner;
@@ -153,25 +156,33 @@ Case make_prelu(Rng& rng, int64_t index) {
   for (auto& s : slope)
     s = rng.chance(0.8) ? static_cast<float>(rng.uniform(0.0, 0.5)) : static_cast<float>(rng.uniform(-2, 3));
   const bool in_place = rng.chance(0.3);
+  const bool bits = t != DType::f32 && rng.chance(0.25);
+  Tensor x = t == DType::f32 ? Tensor::of_f32({outer, channels, inner}, act::values(rng, kind, n))
+             : bits          ? random_half_bits(rng, t, n)
+                             : Tensor::of_half(t, {outer, channels, inner}, act::values(rng, kind, n));
+  x.shape = {outer, channels, inner};
   Case c;
   c.params = {{"outer", double(outer)}, {"channels", double(channels)}, {"inner", double(inner)}};
-  c.args.push_back({"x", Access::in, Tensor::of_f32({outer, channels, inner}, act::values(rng, kind, n))});
+  c.args.push_back({"x", Access::in, std::move(x)});
   c.args.push_back({"slope", Access::in, Tensor::of_f32({channels}, slope)});
   c.args.push_back(
-      {"y", Access::out, Tensor::zeros(DType::f32, {outer, channels, inner}), Match::tolerance, in_place ? "x" : ""});
+      {"y", Access::out, Tensor::zeros(t, {outer, channels, inner}), Match::tolerance, in_place ? "x" : ""});
   c.label = "[" + std::to_string(outer) + ", " + std::to_string(channels) + ", " + std::to_string(inner) +
-            "] x=" + act::inputs_name(kind) + (in_place ? " y==x" : "");
+            "] x=" + (bits ? "random bits" : act::inputs_name(kind)) + (in_place ? " y==x" : "");
   return c;
 }
 
 Oracle prelu_oracle(const Case& c) {
   const int64_t outer = c.iparam("outer"), channels = c.iparam("channels"), inner = c.iparam("inner");
+  const Tensor& xt = c.in("x");
+  std::vector<float> xs(static_cast<size_t>(xt.elements()));  // exact for f32 and the half dtypes
+  for (int64_t k = 0; k < xt.elements(); ++k) xs[static_cast<size_t>(k)] = static_cast<float>(xt.at(k));
   Expected e;
   e.value.resize(static_cast<size_t>(outer * channels * inner));
-  ref::prelu<double>(c.in("x").f32(), c.in("slope").f32(), e.value.data(), outer, channels, inner);
+  ref::prelu<double>(xs.data(), c.in("slope").f32(), e.value.data(), outer, channels, inner);
   e.scale.resize(e.value.size());
   for (size_t k = 0; k < e.value.size(); ++k) e.scale[k] = std::fabs(e.value[k]);  // one rounded product
-  const float* x = c.in("x").f32();
+  const float* x = xs.data();
   const float* slope = c.in("slope").f32();
   for (int64_t k = 0; k < outer * channels * inner; ++k) {  // a zero slope at -inf: NaN or 0, an open edge
     const double other = ref::leaky_relu_selected<double>(x[k], slope[(k / inner) % channels]);
@@ -182,25 +193,38 @@ Oracle prelu_oracle(const Case& c) {
   return {{"y", e}};
 }
 
-OpSpec prelu_op() {
+// In f16 and bf16: x and y of the dtype, the slopes f32 (as LeakyRelu's
+// half twins keep alpha a float), the product in f32 rounded once
+// (half_rule).
+OpSpec prelu_op(DType t) {
+  const bool half = t != DType::f32;
+  const std::string dtype(dtype_name(t));
   OpSpec op;
-  op.name = "PRelu";
+  op.name = half ? "PRelu_" + dtype : "PRelu";
+  op.dtype = t;
   op.args = {{"x", Access::in, "T", "outer, channels, inner"},
-             {"slope", Access::in, "T", "channels"},
+             {"slope", Access::in, half ? "f32" : "T", "channels"},
              {"y", Access::out, "T", "outer, channels, inner", {Match::tolerance}, {"x"}}};
-  op.tolerances = {{DType::f32, "1", "-", "x or one correctly rounded product slope[c] * x: |y - y*| <= u |y*|"}};
+  const ToleranceRule f32{DType::f32, "1", "-", "x or one correctly rounded product slope[c] * x: |y - y*| <= u |y*|"};
+  op.tolerances = {half ? half_rule(t, f32) : f32};
   op.group = "activations";
-  op.symbol = "tl_prelu_f32";
+  op.symbol = "tl_prelu_" + dtype;
   op.summary =
       "y = x if x > 0 else slope[c] * x, x as [outer, channels, inner] (NCHW: C = channels; [..., C]: inner = 1)";
+  if (half) op.summary += "; x and y " + dtype + ", the slopes f32, computed in f32";
   op.spec = "operations.txt 4. Activation: Relu, LeakyRelu, PRelu, Sigmoid, Tanh";
   op.params = {{"outer", ParamType::i64, ">= 0"},
                {"channels", ParamType::i64, ">= 0 (slope has this many)"},
                {"inner", ParamType::i64, ">= 0"}};
   op.domain = "every value class, NaN and +-Inf included; slopes distinct per channel, in [-2, 3]";
+  if (half)
+    op.domain = "every value class rounded to " + dtype + " (NaN and +-Inf included) or random bit patterns; slopes " +
+                "distinct per channel, in [-2, 3], f32";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
-  op.make_case = make_prelu;
-  declare_c_call<decltype(tl_prelu_f32)>(op, {"x", "slope", "y", "outer", "channels", "inner"});
+  op.make_case = [t](Rng& rng, int64_t i) { return make_prelu(t, rng, i); };
+  if (half)
+    declare_c_call<decltype(tl_prelu_f16)>(op, {"x", "slope", "y", "outer", "channels", "inner"});  // bf16 alike
+  else declare_c_call<decltype(tl_prelu_f32)>(op, {"x", "slope", "y", "outer", "channels", "inner"});
   op.oracle = prelu_oracle;
   return op;
 }
@@ -278,7 +302,7 @@ std::vector<OpSpec> activations() {
             {{DType::f32, "1", "-",
               "x or one correctly rounded product alpha * x: |y - y*| <= u |y*| (2^-150 in the "
               "subnormals, the FLT_MIN floor)"}});
-  ops.push_back(prelu_op());
+  for (DType t : {DType::f32, DType::f16, DType::bf16}) ops.push_back(prelu_op(t));
   add_unary(ops,
             {"Sigmoid", "tl_sigmoid_f32", "y = 1 / (1 + exp(-x)); y == x allowed",
              "operations.txt 4. Activation: Relu, LeakyRelu, PRelu, Sigmoid, Tanh", all_values,

@@ -40,7 +40,7 @@ tl_status cache_status(int64_t max_seq, int64_t rot_dim, float base) {
   return TL_OK;
 }
 
-Case make_cache(Rng& rng, int64_t index, int64_t edges) {
+Case make_cache(DType t, Rng& rng, int64_t index, int64_t edges) {
   int64_t rot = pick_width(rng, index, edges);
   const float base = pick_base(rng);
   int64_t max_seq;
@@ -51,13 +51,18 @@ Case make_cache(Rng& rng, int64_t index, int64_t edges) {
     max_seq = rng.range(1 << 14, 1 << 16);
     rot = 2;
   }
+  // The half caches' cases smaller (their sweep within the default check's
+  // time): up to 2048 entries, deep positions 2^11 .. 2^13 (past f16's
+  // exact integers, 2048).
+  if (t != DType::f32)
+    max_seq = kind < 0.92 ? std::min<int64_t>(max_seq, std::max<int64_t>(1, 2048 / rot)) : max_seq / 8;
   // Small bases: keep every angle <= 2^24 (pos_support.hpp).
   const double fmax = largest_frequency(base, rot);
   max_seq = std::min<int64_t>(max_seq, static_cast<int64_t>(kMaxAngle / fmax) + 1);
 
   Case c;
   c.params = {{"max_seq", double(max_seq)}, {"rot_dim", double(rot)}, {"base", double(base)}};
-  c.args.push_back({"cache", Access::out, Tensor::zeros(DType::f32, {max_seq, rot})});
+  c.args.push_back({"cache", Access::out, Tensor::zeros(t, {max_seq, rot})});
   c.args.push_back(status_arg());
   c.label = "max_seq=" + std::to_string(max_seq) + " rot_dim=" + std::to_string(rot) + " base=" + str(base);
   if (index >= edges && rng.chance(0.1)) {
@@ -82,23 +87,32 @@ Oracle cache_oracle(const Case& c) {
   e.value.resize(static_cast<size_t>(max_seq * rot));
   reference::rope_cache<double>(e.value.data(), max_seq, rot, base);
   // cos and sin feed a rotation whose error is |c - c*| (|a| + |b|): they are
-  // judged absolutely, against 1.
-  e.scale.assign(e.value.size(), 1.0);
+  // judged absolutely, against 1; in half, against |y| + 2 u_f32 / u
+  // (pos_support.hpp).
+  scale_of_angles(e, c.arg("cache").value.dtype);
   return {{"status", status_expected(TL_OK)}, {"cache", e}};
 }
 
-OpSpec rope_cache_op() {
+// In f16 and bf16: the cache of the dtype, each entry the f32 op's rounded
+// once more (half_rule), judged against |y| + 2 u_f32 / u.
+OpSpec rope_cache_op(DType t) {
+  const bool half = t != DType::f32;
+  const std::string dtype(dtype_name(t));
   OpSpec op;
-  op.name = "Rope_cache";
+  op.name = half ? "Rope_cache_" + dtype : "Rope_cache";
+  op.dtype = t;
   op.args = {{"cache", Access::out, "T", "max_seq, rot_dim"}, status_output()};
-  op.tolerances = {{DType::f32, "1", "-",
-                    "cos and sin of the double angle rounded once to f32: <= u/2 absolute, plus the double "
-                    "angle's own error (the frequency's half-ulp times p plus the product's half-ulp, p f <= "
-                    "2^24 in the domain: <= 2^-28 rad = 0.06 u, measured <= 0.04 u against 50 digits); judged "
-                    "against 1, the rotation's scale"}};
+  const ToleranceRule f32{DType::f32, "1", "-",
+                          "cos and sin of the double angle rounded once to f32: <= u/2 absolute, plus the double "
+                          "angle's own error (the frequency's half-ulp times p plus the product's half-ulp, p f <= "
+                          "2^24 in the domain: <= 2^-28 rad = 0.06 u, measured <= 0.04 u against 50 digits); judged "
+                          "against 1, the rotation's scale"};
+  op.tolerances = {half ? half_rule(t, f32) : f32};
   op.group = "pos";
-  op.symbol = "tl_rope_cache_f32";
+  op.symbol = "tl_rope_cache_" + dtype;
   op.summary = "Rope's cos/sin cache [max_seq, rot_dim]: row p = cos(p f_j) then sin(p f_j), f_j = base^(-2j/rot_dim)";
+  if (half)
+    op.summary += "; the cache " + dtype + ": the f32 entries rounded once more (judged against |y| + 2 u_f32 / u)";
   op.spec = "operations.txt 3. Position encoding: Rope (Rotary Position Embedding)";
   op.params = {{"max_seq", ParamType::i64, "1 .. 2^24 (TL_ROPE_MAX_POSITIONS)"},
                {"rot_dim", ParamType::i64, "even, >= 2"},
@@ -108,8 +122,9 @@ OpSpec rope_cache_op() {
       "exceeds f32 resolution; 1 case in 10 has a bad argument";
   op.status = "status";
   op.edge_cases = static_cast<int64_t>(edge_sizes().size());
-  op.make_case = [edges = op.edge_cases](Rng& rng, int64_t i) { return make_cache(rng, i, edges); };
-  declare_c_call<decltype(tl_rope_cache_f32)>(op, {"cache", "max_seq", "rot_dim", "base"});
+  op.make_case = [t, edges = op.edge_cases](Rng& rng, int64_t i) { return make_cache(t, rng, i, edges); };
+  if (half) declare_c_call<decltype(tl_rope_cache_f16)>(op, {"cache", "max_seq", "rot_dim", "base"});  // bf16 alike
+  else declare_c_call<decltype(tl_rope_cache_f32)>(op, {"cache", "max_seq", "rot_dim", "base"});
   op.oracle = cache_oracle;
   return op;
 }
@@ -289,7 +304,8 @@ OpSpec rope_op(DType t) {
 }  // namespace
 
 std::vector<OpSpec> pos_rope() {
-  return {rope_op(DType::f32), rope_cache_op(), rope_op(DType::f16), rope_op(DType::bf16)};
+  return {rope_op(DType::f32),  rope_cache_op(DType::f32), rope_op(DType::f16),
+          rope_op(DType::bf16), rope_cache_op(DType::f16), rope_cache_op(DType::bf16)};
 }
 
 }  // namespace konform::ops

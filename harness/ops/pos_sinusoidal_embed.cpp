@@ -111,15 +111,8 @@ Oracle oracle(const Case& c) {
   reference::sinusoidal_embed<double>(t.data(), e.value.data(), n, dim, static_cast<float>(c.param("max_period")),
                                       static_cast<float>(c.param("freq_shift")), c.iparam32("layout"));
   // sin and cos of an angle that a double forms to 2^-29 radians: judged
-  // absolutely, against 1 (they feed a linear layer).
-  e.scale.assign(e.value.size(), 1.0);
-  // f16 and bf16: that absolute u_f32 (the f32 rule's 1 u against 1) is
-  // 2 u_f32 / u of the dtype's u, added to |y|, whose own rounding to the
-  // dtype errs by u |y| (half_rule): a truncation's 2 u |y| is a finding.
-  const DType dt = c.arg("y").value.dtype;
-  if (dt != DType::f32)
-    for (size_t k = 0; k < e.value.size(); ++k)
-      e.scale[k] = std::fabs(e.value[k]) + 2 * unit_roundoff(DType::f32) / unit_roundoff(dt);
+  // absolutely, against 1 (they feed a linear layer); in half, pos_support.hpp.
+  scale_of_angles(e, c.arg("y").value.dtype);
   return {{"status", status_expected(TL_OK)}, {"y", e}};
 }
 

@@ -74,6 +74,19 @@ inline float bad_positive(Rng& rng) {
   return rng.pick(bad);
 }
 
+// The scale of cos and sin (Rope_cache, SinusoidalEmbed), judged against 1
+// in f32. In f16 and bf16: that absolute u_f32 (the f32 rule's 1 u against
+// 1) is 2 u_f32 / u of the dtype's u, added to |y|, whose own rounding to
+// the dtype errs by u |y| (half_rule): a truncation's 2 u |y| is a finding.
+inline void scale_of_angles(Expected& e, DType t) {
+  if (t == DType::f32) e.scale.assign(e.value.size(), 1.0);
+  else {
+    e.scale.resize(e.value.size());
+    for (size_t k = 0; k < e.value.size(); ++k)
+      e.scale[k] = std::fabs(e.value[k]) + 2 * unit_roundoff(DType::f32) / unit_roundoff(t);
+  }
+}
+
 inline std::string str(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", v);

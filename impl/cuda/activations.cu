@@ -42,11 +42,14 @@ struct Tanh {
 };
 
 // x, y: [outer, channels, inner]; element k is in channel (k / inner) % channels.
-__global__ void prelu(const float* x, const float* slope, float* y, int64_t n, int64_t channels, int64_t inner) {
+// f16 and bf16 (Format map.cuh's F16 or BF16): x widened where it is read,
+// the product with the f32 slope in float, y rounded once.
+template <class Format, class T>
+__global__ void prelu(const T* x, const float* slope, T* y, int64_t n, int64_t channels, int64_t inner) {
   const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
   for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride) {
-    const float v = x[k];
-    y[k] = v > 0.0f ? v : slope[(k / inner) % channels] * v;
+    const float v = Format::widen(x[k]);
+    y[k] = Format::narrow(v > 0.0f ? v : slope[(k / inner) % channels] * v);
   }
 }
 
@@ -131,21 +134,27 @@ TL_CUDA_EXPORT void tl_leaky_relu_f32(const float* x, float* y, int64_t n, float
   if (n > 0) kc::on_device("tl_leaky_relu_f32", tl_leaky_relu_f32_dev, kc::in(x, n), kc::out(y, n), n, alpha);
 }
 
-TL_CUDA_EXPORT void tl_prelu_f32_dev(const float* x, const float* slope, float* y, int64_t outer, int64_t channels,
-                                     int64_t inner, tl_cuda_stream stream) {
-  if (outer <= 0 || channels <= 0 || inner <= 0) return;
-  const int64_t n = outer * channels * inner;
-  kc::launch(kc::prelu, kc::grid_for(n, kc::kThreads), kc::kThreads, stream, x, slope, y, n, channels, inner);
-  kc::check_launch("tl_prelu_f32_dev");
-}
-
-TL_CUDA_EXPORT void tl_prelu_f32(const float* x, const float* slope, float* y, int64_t outer, int64_t channels,
-                                 int64_t inner) {
-  if (outer <= 0 || channels <= 0 || inner <= 0) return;
-  const int64_t n = outer * channels * inner;
-  kc::on_device("tl_prelu_f32", tl_prelu_f32_dev, kc::in(x, n), kc::in(slope, channels), kc::out(y, n), outer, channels,
-                inner);
-}
+// PRelu of f32 (AsFloat) or f16 and bf16 (F16, BF16) x and y; the slopes f32.
+#define TL_CUDA_PRELU(Dtype, Elem, Format)                                                                             \
+  TL_CUDA_EXPORT void tl_prelu_##Dtype##_dev(const Elem* x, const float* slope, Elem* y, int64_t outer,                \
+                                             int64_t channels, int64_t inner, tl_cuda_stream stream) {                 \
+    if (outer <= 0 || channels <= 0 || inner <= 0) return;                                                             \
+    const int64_t n = outer * channels * inner;                                                                        \
+    kc::launch(kc::prelu<Format, Elem>, kc::grid_for(n, kc::kThreads), kc::kThreads, stream, x, slope, y, n, channels, \
+               inner);                                                                                                 \
+    kc::check_launch("tl_prelu_" #Dtype "_dev");                                                                       \
+  }                                                                                                                    \
+  TL_CUDA_EXPORT void tl_prelu_##Dtype(const Elem* x, const float* slope, Elem* y, int64_t outer, int64_t channels,    \
+                                       int64_t inner) {                                                                \
+    if (outer <= 0 || channels <= 0 || inner <= 0) return;                                                             \
+    const int64_t n = outer * channels * inner;                                                                        \
+    kc::on_device("tl_prelu_" #Dtype, tl_prelu_##Dtype##_dev, kc::in(x, n), kc::in(slope, channels), kc::out(y, n),    \
+                  outer, channels, inner);                                                                             \
+  }
+TL_CUDA_PRELU(f32, float, kc::AsFloat)
+TL_CUDA_PRELU(f16, uint16_t, kc::F16)
+TL_CUDA_PRELU(bf16, uint16_t, kc::BF16)
+#undef TL_CUDA_PRELU
 
 TL_CUDA_EXPORT tl_status tl_softmax_f32_dev(const float* x, float* y, const int64_t* shape, int rank, int axis,
                                             tl_cuda_stream stream) {

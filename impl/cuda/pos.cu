@@ -72,14 +72,16 @@ __global__ void rotate_pairs(Elem* y, int64_t tokens, int64_t heads, int64_t D, 
 }
 
 // cache[q, j] = cos(q f_j), cache[q, half + j] = sin(q f_j), angle in double,
-// one thread per (position, pair).
-__global__ void rope_cache(float* cache, int64_t max_seq, int64_t half, const double* freq) {
+// one thread per (position, pair); f16 and bf16 (Format) caches hold the
+// float values rounded once more.
+template <class Format, class Elem>
+__global__ void rope_cache(Elem* cache, int64_t max_seq, int64_t half, const double* freq) {
   const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
   for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < max_seq * half; k += stride) {
     const int64_t q = k / half, j = k % half;
     const double angle = static_cast<double>(q) * freq[j];
-    cache[q * 2 * half + j] = static_cast<float>(cos(angle));
-    cache[q * 2 * half + half + j] = static_cast<float>(sin(angle));
+    cache[q * 2 * half + j] = Format::narrow(static_cast<float>(cos(angle)));
+    cache[q * 2 * half + half + j] = Format::narrow(static_cast<float>(sin(angle)));
   }
 }
 
@@ -219,25 +221,30 @@ void gather_relative_bias(const Word* table, const int32_t* q_pos, const int32_t
 
 }  // namespace konform::cuda
 
-// Waits for `stream` (the frequency table is scratch).
-TL_CUDA_EXPORT tl_status tl_rope_cache_f32_dev(float* cache, int64_t max_seq, int64_t rot_dim, float base,
-                                               tl_cuda_stream stream) {
-  if (tl_status s = check::rope_cache(max_seq, rot_dim, base)) return s;
-  const char* where = "tl_rope_cache_f32_dev";
-  std::vector<double> freq;
-  kc::append_frequencies(base, rot_dim, freq);
-  kc::DeviceBuffer<double> dfreq(freq.data(), freq.size(), where, stream);
-  kc::launch(kc::rope_cache, kc::grid_for(max_seq * (rot_dim / 2), kc::kThreads), kc::kThreads, stream, cache, max_seq,
-             rot_dim / 2, dfreq.get());
-  kc::check_launch(where);
-  return TL_OK;
-}
-
-TL_CUDA_EXPORT tl_status tl_rope_cache_f32(float* cache, int64_t max_seq, int64_t rot_dim, float base) {
-  if (tl_status s = check::rope_cache(max_seq, rot_dim, base)) return s;
-  return kc::on_device("tl_rope_cache_f32", tl_rope_cache_f32_dev, kc::out(cache, max_seq * rot_dim), max_seq, rot_dim,
-                       base);
-}
+// The cos/sin cache in f32 (AsFloat), f16 or bf16 (F16, BF16). The _dev
+// functions wait for `stream` (the frequency table is scratch).
+#define TL_CUDA_ROPE_CACHE(Dtype, Elem, Format)                                                                       \
+  TL_CUDA_EXPORT tl_status tl_rope_cache_##Dtype##_dev(Elem* cache, int64_t max_seq, int64_t rot_dim, float base,     \
+                                                       tl_cuda_stream stream) {                                       \
+    if (tl_status s = check::rope_cache(max_seq, rot_dim, base)) return s;                                            \
+    const char* where = "tl_rope_cache_" #Dtype "_dev";                                                               \
+    std::vector<double> freq;                                                                                         \
+    kc::append_frequencies(base, rot_dim, freq);                                                                      \
+    kc::DeviceBuffer<double> dfreq(freq.data(), freq.size(), where, stream);                                          \
+    kc::launch(kc::rope_cache<Format, Elem>, kc::grid_for(max_seq*(rot_dim / 2), kc::kThreads), kc::kThreads, stream, \
+               cache, max_seq, rot_dim / 2, dfreq.get());                                                             \
+    kc::check_launch(where);                                                                                          \
+    return TL_OK;                                                                                                     \
+  }                                                                                                                   \
+  TL_CUDA_EXPORT tl_status tl_rope_cache_##Dtype(Elem* cache, int64_t max_seq, int64_t rot_dim, float base) {         \
+    if (tl_status s = check::rope_cache(max_seq, rot_dim, base)) return s;                                            \
+    return kc::on_device("tl_rope_cache_" #Dtype, tl_rope_cache_##Dtype##_dev, kc::out(cache, max_seq * rot_dim),     \
+                         max_seq, rot_dim, base);                                                                     \
+  }
+TL_CUDA_ROPE_CACHE(f32, float, kc::AsFloat)
+TL_CUDA_ROPE_CACHE(f16, uint16_t, kc::F16)
+TL_CUDA_ROPE_CACHE(bf16, uint16_t, kc::BF16)
+#undef TL_CUDA_ROPE_CACHE
 
 TL_CUDA_EXPORT int tl_rope_base_is_extreme(float base) { return check::base_is_extreme(base); }
 

@@ -79,6 +79,26 @@ void leaky_relu_f16(const uint16_t* x, uint16_t* y, int64_t n, float alpha) {
 void leaky_relu_bf16(const uint16_t* x, uint16_t* y, int64_t n, float alpha) {
   in_float<BF16>(x, y, n, [alpha](const float* a, float* b, int64_t m) { act::leaky_relu<float>(a, b, m, alpha); });
 }
+// PRelu: each channel's run of inner elements through LeakyRelu's float
+// template at its f32 slope.
+namespace {
+template <class Format>
+void prelu_half(const uint16_t* x, const float* slope, uint16_t* y, int64_t outer, int64_t channels, int64_t inner) {
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t c = 0; c < channels; ++c) {
+      const int64_t base = (o * channels + c) * inner;
+      const float s = slope[c];
+      in_float<Format>(x + base, y + base, inner,
+                       [s](const float* a, float* b, int64_t m) { act::leaky_relu<float>(a, b, m, s); });
+    }
+}
+}  // namespace
+void prelu_f16(const uint16_t* x, const float* slope, uint16_t* y, int64_t outer, int64_t channels, int64_t inner) {
+  prelu_half<F16>(x, slope, y, outer, channels, inner);
+}
+void prelu_bf16(const uint16_t* x, const float* slope, uint16_t* y, int64_t outer, int64_t channels, int64_t inner) {
+  prelu_half<BF16>(x, slope, y, outer, channels, inner);
+}
 void sigmoid_f16(const uint16_t* x, uint16_t* y, int64_t n) {
   in_float<F16>(x, y, n, [](const float* a, float* b, int64_t m) { act::sigmoid<float>(a, b, m); });
 }

@@ -18,6 +18,21 @@ tl_status rope_cache_f32(float* cache, int64_t max_seq, int64_t rot_dim, float b
   return TL_OK;
 }
 
+// The f16 and bf16 caches: each entry the f32 cache's (cos and sin of the
+// double angle rounded to float), rounded once more to the dtype.
+tl_status rope_cache_f16(uint16_t* cache, int64_t max_seq, int64_t rot_dim, float base) {
+  if (tl_status s = check::rope_cache(max_seq, rot_dim, base)) return s;
+  ref::rope_cache_rounded<double>(cache, max_seq, rot_dim, base,
+                                  [](double v) { return ref::f32_to_f16(static_cast<float>(v)); });
+  return TL_OK;
+}
+tl_status rope_cache_bf16(uint16_t* cache, int64_t max_seq, int64_t rot_dim, float base) {
+  if (tl_status s = check::rope_cache(max_seq, rot_dim, base)) return s;
+  ref::rope_cache_rounded<double>(cache, max_seq, rot_dim, base,
+                                  [](double v) { return ref::f32_to_bf16(static_cast<float>(v)); });
+  return TL_OK;
+}
+
 // y == x is allowed: the template reads both members of a pair before it
 // writes either, and copies the tail onto itself.
 tl_status rope_apply_f32(const float* x, float* y, const int32_t* pos, int64_t T, int64_t H, int64_t D, int64_t rot_dim,

@@ -88,6 +88,23 @@ void ActGeGluF16(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t 
 void ActGeGluBF16(const uint16_t* gate, const uint16_t* up, uint16_t* y, int64_t n, int approximation) {
   GeGluHalf<half::BF16>(gate, up, y, n, approximation);
 }
+// PRelu: a channel's slope reaches across the blocks ThroughF32 widens, so
+// the whole tensor is widened at once, as Softmax's.
+template <class Format>
+void PReluHalf(const uint16_t* x, const float* slope, uint16_t* y, int64_t outer, int64_t channels, int64_t inner) {
+  if (outer <= 0 || channels <= 0 || inner <= 0) return;
+  const size_t n = static_cast<size_t>(outer * channels * inner);
+  const auto wide = hwy::AllocateAligned<float>(n);
+  half::Widen<Format>(x, wide.get(), n);
+  act::PReluF32(wide.get(), slope, wide.get(), outer, channels, inner);
+  half::Narrow<Format>(wide.get(), y, n);
+}
+void ActPReluF16(const uint16_t* x, const float* slope, uint16_t* y, int64_t outer, int64_t channels, int64_t inner) {
+  PReluHalf<half::F16>(x, slope, y, outer, channels, inner);
+}
+void ActPReluBF16(const uint16_t* x, const float* slope, uint16_t* y, int64_t outer, int64_t channels, int64_t inner) {
+  PReluHalf<half::BF16>(x, slope, y, outer, channels, inner);
+}
 void ActLeakyReluF16(const uint16_t* x, uint16_t* y, int64_t n, float alpha) {
   half::ThroughF32<half::F16>(x, y, n,
                               [alpha](const float* a, float* b, int64_t m) { act::LeakyReluF32(a, b, m, alpha); });
@@ -130,6 +147,8 @@ HWY_EXPORT(ActReluF16);
 HWY_EXPORT(ActReluBF16);
 HWY_EXPORT(ActLeakyReluF16);
 HWY_EXPORT(ActLeakyReluBF16);
+HWY_EXPORT(ActPReluF16);
+HWY_EXPORT(ActPReluBF16);
 HWY_EXPORT(ActSigmoidF16);
 HWY_EXPORT(ActSigmoidBF16);
 HWY_EXPORT(ActTanhF16);
@@ -182,6 +201,12 @@ void tl_leaky_relu_f16(const uint16_t* x, uint16_t* y, int64_t n, float alpha) {
 }
 void tl_leaky_relu_bf16(const uint16_t* x, uint16_t* y, int64_t n, float alpha) {
   HWY_DYNAMIC_DISPATCH(ks::ActLeakyReluBF16)(x, y, n, alpha);
+}
+void tl_prelu_f16(const uint16_t* x, const float* slope, uint16_t* y, int64_t outer, int64_t channels, int64_t inner) {
+  HWY_DYNAMIC_DISPATCH(ks::ActPReluF16)(x, slope, y, outer, channels, inner);
+}
+void tl_prelu_bf16(const uint16_t* x, const float* slope, uint16_t* y, int64_t outer, int64_t channels, int64_t inner) {
+  HWY_DYNAMIC_DISPATCH(ks::ActPReluBF16)(x, slope, y, outer, channels, inner);
 }
 void tl_sigmoid_f16(const uint16_t* x, uint16_t* y, int64_t n) { HWY_DYNAMIC_DISPATCH(ks::ActSigmoidF16)(x, y, n); }
 void tl_sigmoid_bf16(const uint16_t* x, uint16_t* y, int64_t n) { HWY_DYNAMIC_DISPATCH(ks::ActSigmoidBF16)(x, y, n); }

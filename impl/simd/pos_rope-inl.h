@@ -20,6 +20,7 @@
 #include "hwy/aligned_allocator.h"
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
+#include "impl/simd/half-inl.h"
 #include "impl/simd/pos_sincos-inl.h"
 #include "impl/simd/tail-inl.h"
 #include "tinyllm/pos.h"
@@ -38,17 +39,40 @@ inline hwy::AlignedFreeUniquePtr<double[]> PosFrequencies(float base, int64_t wi
   return f;
 }
 
-inline void RopeCache(float* cache, int64_t max_seq, int64_t rot_dim, float base) {
+// Each row's cos and sin in float (aligned, `half` of each) handed to
+// store(p, c, s, rot_dim / 2).
+template <class Store>
+inline void RopeCacheRows(int64_t max_seq, int64_t rot_dim, float base, const Store& store) {
   const hn::ScalableTag<double> d;
   const size_t half = static_cast<size_t>(rot_dim / 2), padded = hwy::RoundUpTo(half, hn::Lanes(d));
   const auto f = PosFrequencies(base, rot_dim, padded);
   auto c = hwy::AllocateAligned<float>(padded), s = hwy::AllocateAligned<float>(padded);
   for (int64_t p = 0; p < max_seq; ++p) {
     SinCosRow(d, double(p), f.get(), half, s.get(), c.get());
-    float* row = cache + p * rot_dim;
-    std::memcpy(row, c.get(), half * sizeof(float));
-    std::memcpy(row + half, s.get(), half * sizeof(float));
+    store(p, c.get(), s.get(), half);
   }
+}
+
+inline void RopeCache(float* cache, int64_t max_seq, int64_t rot_dim, float base) {
+  RopeCacheRows(max_seq, rot_dim, base, [cache, rot_dim](int64_t p, const float* c, const float* s, size_t m) {
+    std::memcpy(cache + p * rot_dim, c, m * sizeof(float));
+    std::memcpy(cache + p * rot_dim + m, s, m * sizeof(float));
+  });
+}
+
+// The f16 and bf16 caches: the float rows rounded once more (half-inl.h).
+template <class Format>
+inline void RopeCacheHalf(uint16_t* cache, int64_t max_seq, int64_t rot_dim, float base) {
+  RopeCacheRows(max_seq, rot_dim, base, [cache, rot_dim](int64_t p, const float* c, const float* s, size_t m) {
+    half::Narrow<Format>(c, cache + p * rot_dim, m);
+    half::Narrow<Format>(s, cache + p * rot_dim + m, m);
+  });
+}
+inline void RopeCacheF16(uint16_t* cache, int64_t max_seq, int64_t rot_dim, float base) {
+  RopeCacheHalf<half::F16>(cache, max_seq, rot_dim, base);
+}
+inline void RopeCacheBF16(uint16_t* cache, int64_t max_seq, int64_t rot_dim, float base) {
+  RopeCacheHalf<half::BF16>(cache, max_seq, rot_dim, base);
 }
 
 // One vector of NeoX pairs at j: a = x[j..], b = x[half + j..].

@@ -23,6 +23,8 @@
 namespace konform::simd {
 
 HWY_EXPORT(RopeCache);
+HWY_EXPORT(RopeCacheF16);
+HWY_EXPORT(RopeCacheBF16);
 HWY_EXPORT(RopeApply);
 HWY_EXPORT(MultiAxisRope);
 HWY_EXPORT(SinusoidalEmbed);
@@ -93,6 +95,18 @@ extern "C" {
 tl_status tl_rope_cache_f32(float* cache, int64_t max_seq, int64_t rot_dim, float base) {
   if (tl_status s = check::rope_cache(max_seq, rot_dim, base)) return s;
   HWY_DYNAMIC_DISPATCH(ks::RopeCache)(cache, max_seq, rot_dim, base);
+  return TL_OK;
+}
+
+tl_status tl_rope_cache_f16(uint16_t* cache, int64_t max_seq, int64_t rot_dim, float base) {
+  if (tl_status s = check::rope_cache(max_seq, rot_dim, base)) return s;
+  HWY_DYNAMIC_DISPATCH(ks::RopeCacheF16)(cache, max_seq, rot_dim, base);
+  return TL_OK;
+}
+
+tl_status tl_rope_cache_bf16(uint16_t* cache, int64_t max_seq, int64_t rot_dim, float base) {
+  if (tl_status s = check::rope_cache(max_seq, rot_dim, base)) return s;
+  HWY_DYNAMIC_DISPATCH(ks::RopeCacheBF16)(cache, max_seq, rot_dim, base);
   return TL_OK;
 }
 

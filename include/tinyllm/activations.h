@@ -80,6 +80,16 @@ void tl_sigmoid_bf16(const uint16_t* x, uint16_t* y, int64_t n);
 void tl_tanh_f16(const uint16_t* x, uint16_t* y, int64_t n);
 void tl_tanh_bf16(const uint16_t* x, uint16_t* y, int64_t n);
 
+/* PRelu of f16 or bf16 x and y (uint16_t bit patterns) with f32 slopes, as
+ * LeakyRelu's half twins keep alpha a float: each x widened exactly, the
+ * product slope[c] * x in f32, y rounded once to the dtype (to nearest, ties
+ * to even; an overflow past the largest finite value gives an infinity).
+ * Rounding the slope to the dtype first (a kernel that holds its weights in
+ * the activations' dtype) adds a second rounding and is outside this
+ * contract. Shapes as tl_prelu_f32; y == x allowed. */
+void tl_prelu_f16(const uint16_t* x, const float* slope, uint16_t* y, int64_t outer, int64_t channels, int64_t inner);
+void tl_prelu_bf16(const uint16_t* x, const float* slope, uint16_t* y, int64_t outer, int64_t channels, int64_t inner);
+
 /* ---- softmax along any axis ------------------------------------------------ */
 
 /* Softmax(x, axis) for x of rank 1..4 with dims shape[0..rank), numerically

@@ -63,6 +63,17 @@ typedef enum tl_rope_layout {
  * TL_ROPE_MAX_POSITIONS, base finite and > 0. Row p never depends on max_seq. */
 tl_status tl_rope_cache_f32(float* cache, int64_t max_seq, int64_t rot_dim, float base);
 
+/* The same cache in f16 or bf16 (uint16_t bit patterns), as vLLM keeps its
+ * cos_sin_cache and HF its cos and sin tables in the model's dtype: each
+ * entry the f32 op's (the angle in double, cos and sin rounded to f32), then
+ * rounded once more to the dtype (to nearest, ties to even: never
+ * truncated). The frequency and the angle stay in double: a frequency held
+ * in the half dtype (HF's inv_freq under a half default dtype) turns every
+ * angle by p f 2^-9 (bf16) and is outside this contract. Same rules and
+ * statuses. (The rotation, tl_rope_apply_f16/bf16, reads an f32 cache.) */
+tl_status tl_rope_cache_f16(uint16_t* cache, int64_t max_seq, int64_t rot_dim, float base);
+tl_status tl_rope_cache_bf16(uint16_t* cache, int64_t max_seq, int64_t rot_dim, float base);
+
 /* The spec warns about rope_theta < 1 or > 1e9 but permits it: this says
  * whether `base` is such a base (1) or not (0). Status-free: the cache and
  * the rotation accept any finite positive base; the caller decides whether to

@@ -40,6 +40,10 @@ void tl_sigmoid_f16_dev(const uint16_t* x, uint16_t* y, int64_t n, tl_cuda_strea
 void tl_sigmoid_bf16_dev(const uint16_t* x, uint16_t* y, int64_t n, tl_cuda_stream stream);
 void tl_tanh_f16_dev(const uint16_t* x, uint16_t* y, int64_t n, tl_cuda_stream stream);
 void tl_tanh_bf16_dev(const uint16_t* x, uint16_t* y, int64_t n, tl_cuda_stream stream);
+void tl_prelu_f16_dev(const uint16_t* x, const float* slope, uint16_t* y, int64_t outer, int64_t channels,
+                      int64_t inner, tl_cuda_stream stream);
+void tl_prelu_bf16_dev(const uint16_t* x, const float* slope, uint16_t* y, int64_t outer, int64_t channels,
+                       int64_t inner, tl_cuda_stream stream);
 tl_status tl_softmax_f32_dev(const float* x, float* y, const int64_t* shape, int rank, int axis, tl_cuda_stream stream);
 tl_status tl_softmax_f16_dev(const uint16_t* x, uint16_t* y, const int64_t* shape, int rank, int axis,
                              tl_cuda_stream stream);

@@ -18,6 +18,8 @@ extern "C" {
 #endif
 
 tl_status tl_rope_cache_f32_dev(float* cache, int64_t max_seq, int64_t rot_dim, float base, tl_cuda_stream stream);
+tl_status tl_rope_cache_f16_dev(uint16_t* cache, int64_t max_seq, int64_t rot_dim, float base, tl_cuda_stream stream);
+tl_status tl_rope_cache_bf16_dev(uint16_t* cache, int64_t max_seq, int64_t rot_dim, float base, tl_cuda_stream stream);
 int tl_rope_base_is_extreme_dev(float base, tl_cuda_stream stream);
 tl_status tl_rope_apply_f32_dev(const float* x, float* y, const int32_t* pos, int64_t T, int64_t H, int64_t D,
                                 int64_t rot_dim, const float* cache, int64_t max_seq, int layout,

@@ -32,23 +32,29 @@ W rope_frequency(float base, int64_t j, int64_t width) {
   return pow(W(base), -W(2 * j) / W(width));
 }
 
-// cache[p, j] = cos(p f_j), cache[p, rot_dim/2 + j] = sin(p f_j).
-template <typename T>
-void rope_cache(T* cache, int64_t max_seq, int64_t rot_dim, float base) {
-  using W = pos_wide<T>;
+// cache[p, j] = cos(p f_j), cache[p, rot_dim/2 + j] = sin(p f_j), each
+// value of W handed to round(W) -> Elem (the half caches round twice: to
+// float, then to the dtype).
+template <typename W, typename Elem, class Round>
+void rope_cache_rounded(Elem* cache, int64_t max_seq, int64_t rot_dim, float base, const Round& round) {
   using std::cos;
   using std::sin;
   const int64_t half = rot_dim / 2;
   std::vector<W> f(static_cast<size_t>(half));
   for (int64_t j = 0; j < half; ++j) f[j] = rope_frequency<W>(base, j, rot_dim);
   for (int64_t p = 0; p < max_seq; ++p) {
-    T* row = cache + p * rot_dim;
+    Elem* row = cache + p * rot_dim;
     for (int64_t j = 0; j < half; ++j) {
       const W angle = W(p) * f[j];
-      row[j] = T(cos(angle));
-      row[half + j] = T(sin(angle));
+      row[j] = round(cos(angle));
+      row[half + j] = round(sin(angle));
     }
   }
+}
+
+template <typename T>
+void rope_cache(T* cache, int64_t max_seq, int64_t rot_dim, float base) {
+  rope_cache_rounded<pos_wide<T>>(cache, max_seq, rot_dim, base, [](pos_wide<T> v) { return T(v); });
 }
 
 // One rotation of the pair (a, b) by (c, s), into y; both read before either
