@@ -315,9 +315,9 @@ std::vector<Property> half_properties() {
       out.push_back(
           {"half_deterministic", name, "property", [name](const Backend& b) { deterministic(b, name, 1 << 10); }});
     }
-    for (const char* base : {"RmsNorm", "LayerNorm", "Softmax", "Rope", "FlashAttention", "Sdpa", "SdpaCross",
-                             "SdpaWindow", "QkNorm", "MultiAxisRope", "SinusoidalEmbed", "BatchNorm", "GroupNorm",
-                             "InstanceNorm", "AdaLN", "PRelu", "Rope_cache"}) {
+    for (const char* base :
+         {"RmsNorm", "LayerNorm", "Softmax", "Rope", "FlashAttention", "Sdpa", "SdpaCross", "SdpaWindow", "QkNorm",
+          "MultiAxisRope", "SinusoidalEmbed", "BatchNorm", "GroupNorm", "InstanceNorm", "AdaLN", "Rope_cache"}) {
       const std::string name = std::string(base) + dtype;
       out.push_back({"half_within_one_rounding_of_f32", name, "property",
                      [name](const Backend& b) { rows_within_one_rounding_of_f32(b, name); }});
