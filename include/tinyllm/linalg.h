@@ -62,10 +62,15 @@ tl_status tl_matmul_f32(const float* x, const float* w, float* y, int64_t M, int
 tl_status tl_matmul_f16(const uint16_t* x, const uint16_t* w, uint16_t* y, int64_t M, int64_t N, int64_t K);
 tl_status tl_matmul_bf16(const uint16_t* x, const uint16_t* w, uint16_t* y, int64_t M, int64_t N, int64_t K);
 
-/* The GELU of GeGlu: the exact one, or the tanh approximation. */
+/* The GELU of GeGlu: the exact one, or the tanh approximation. Any other
+ * value is refused (TL_ERR_INVALID_ARGUMENT). The last enumerator is none
+ * to pass: it makes every non-negative int a value of the type in C++ too,
+ * so a C caller's 2 reaches the kernels' check defined, not as undefined
+ * behaviour (a C++ enum of 0 and 1 alone holds only 0 and 1). */
 typedef enum tl_ffn_gelu {
-  TL_FFN_GELU_ERF = 0, /* x * 0.5 * (1 + erf(x / sqrt(2))) */
-  TL_FFN_GELU_TANH = 1 /* 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))) */
+  TL_FFN_GELU_ERF = 0,  /* x * 0.5 * (1 + erf(x / sqrt(2))) */
+  TL_FFN_GELU_TANH = 1, /* 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))) */
+  TL_FFN_GELU_RANGE_ = 0x7fffffff
 } tl_ffn_gelu;
 
 /* The gated feed-forwards, x: [M, D], w_gate and w_up: [H, D], w_down: [D, H],
