@@ -18,6 +18,7 @@
 #include "impl/simd/half-inl.h"
 #include "impl/simd/matmul_gemm-inl.h"
 #include "impl/simd/matmul_half-inl.h"
+#include "impl/simd/matmul_pairs-inl.h"
 #include "impl/simd/matmul_strip-inl.h"
 #include "impl/simd/matmul_weights-inl.h"
 #include "impl/simd/parallel.h"
@@ -31,21 +32,28 @@ namespace hn = hwy::HWY_NAMESPACE;
 // of microseconds to start).
 constexpr int64_t kParallelWork = int64_t{1} << 22;
 
+// fn(n0, n1) for column ranges of y, whole multiples of `align` (the tile
+// width), one per thread; one thread below kParallelWork multiply-adds.
+template <class Fn>
+void ForColumnRanges(int64_t M, int64_t N, int64_t K, int64_t align, const Fn& fn) {
+  const int64_t work = M * N * std::max<int64_t>(K, 1);
+  const int64_t threads = work >= kParallelWork ? ThreadCount() : 1;
+  const int64_t per = ((N + threads - 1) / threads + align - 1) / align * align;
+  const int64_t tasks = (N + per - 1) / per;
+  ParallelFor(tasks, [&](int64_t t) {
+    const int64_t n0 = t * per;
+    fn(n0, std::min(N, n0 + per));
+  });
+}
+
 // y = x @ W^T with y's row stride ldy; x rows from `rows` (packed path) or
 // the plain x (strip path, x != nullptr when M <= kStripRows).
 template <class Rows, class Weights>
 void MatmulFrom(const Rows& rows, const float* x, int64_t ldx, const Weights& w, float* y, int64_t ldy, int64_t M,
                 int64_t N, int64_t K) {
   if (M <= 0 || N <= 0) return;
-  const int64_t work = M * N * std::max<int64_t>(K, 1);
-  const int64_t threads = work >= kParallelWork ? ThreadCount() : 1;
   const bool strip = M <= kStripRows;
-  const int64_t align = strip ? 8 : GemmNR();
-  // Column ranges whole multiples of the tile width, one per thread.
-  const int64_t per = ((N + threads - 1) / threads + align - 1) / align * align;
-  const int64_t tasks = (N + per - 1) / per;
-  ParallelFor(tasks, [&](int64_t t) {
-    const int64_t n0 = t * per, n1 = std::min(N, n0 + per);
+  ForColumnRanges(M, N, K, strip ? 8 : GemmNR(), [&](int64_t n0, int64_t n1) {
     if (strip) {
       StripPath(x, ldx, w, y, ldy, M, n0, n1, K);
     } else {
@@ -84,6 +92,23 @@ void MatmulF16(const uint16_t* x, const uint16_t* w, uint16_t* y, int64_t M, int
   MatmulHalf<half::F16>(x, w, y, M, N, K);
 }
 void MatmulBF16(const uint16_t* x, const uint16_t* w, uint16_t* y, int64_t M, int64_t N, int64_t K) {
+#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86_64
+  // With AVX512_BF16, pairs of k per lane (matmul_pairs-inl.h) at every M:
+  // the packed path alone, so that a row's bits do not depend on M.
+  if (HasBf16DotPairs()) {
+    if (M <= 0 || N <= 0) return;
+    auto yf = hwy::AllocateAligned<float>(static_cast<size_t>(M * N));
+    const int64_t pairs = (K + 1) / 2;
+    ForColumnRanges(M, N, pairs, GemmNR(), [&](int64_t n0, int64_t n1) {
+      GemmBuffers buf;
+      if (M <= kStripRows)
+        GemmColumns(PairRows{x, K}, PairWeights{w, K}, yf.get(), N, M, n0, n1, pairs, buf, EmulatedPairTiles());
+      else GemmColumns(PairRows{x, K}, PairWeights{w, K}, yf.get(), N, M, n0, n1, pairs, buf, PairTiles());
+    });
+    half::Narrow<half::BF16>(yf.get(), y, static_cast<size_t>(M * N));
+    return;
+  }
+#endif
   MatmulHalf<half::BF16>(x, w, y, M, N, K);
 }
 

@@ -61,8 +61,9 @@ HWY_INLINE int64_t GemmNR() { return kNV * static_cast<int64_t>(hn::Lanes(GemmTa
 // c[i][j] (+)= sum_k a[k][i] * b[k][j] for the first MR rows of a kMR x NR
 // tile; a: kc x kMR and b: kc x NR, packed. `add`: c += the chain, else c =
 // the chain. Rows past MR (a partial tile at the bottom of y) are neither
-// computed nor written.
-template <int64_t MR>
+// computed nor written. kPairs: each packed lane holds two bf16 values of k
+// (matmul_pairs-inl.h), multiplied and added widened, the odd one first.
+template <int64_t MR, bool kPairs = false>
 HWY_NOINLINE void MicroKernel(int64_t kc, const float* HWY_RESTRICT a, const float* HWY_RESTRICT b,
                               float* HWY_RESTRICT c, int64_t ldc, bool add) {
   const GemmTag d;
@@ -81,14 +82,38 @@ HWY_NOINLINE void MicroKernel(int64_t kc, const float* HWY_RESTRICT a, const flo
 #pragma GCC unroll 8
     for (int64_t j = 0; j < kNV; ++j) acc[i][j] = hn::Zero(d);
   for (int64_t k = 0; k < kc; ++k) {
-    V bv[kNV];
+    if constexpr (kPairs) {
+      const hn::RebindToUnsigned<GemmTag> du;
+      const auto high = hn::Set(du, 0xFFFF0000u);
+      V odd[kNV], even[kNV];
 #pragma GCC unroll 8
-    for (int64_t j = 0; j < kNV; ++j) bv[j] = hn::Load(d, b + (k * kNV + j) * L);
+      for (int64_t j = 0; j < kNV; ++j) {
+        const auto pairs = hn::BitCast(du, hn::Load(d, b + (k * kNV + j) * L));
+        odd[j] = hn::BitCast(d, hn::And(pairs, high));
+        even[j] = hn::BitCast(d, hn::ShiftLeft<16>(pairs));
+      }
 #pragma GCC unroll 32
-    for (int64_t i = 0; i < MR; ++i) {
-      const V av = hn::Set(d, a[k * kMR + i]);
+      for (int64_t i = 0; i < MR; ++i) {
+        uint32_t pair;
+        std::memcpy(&pair, a + k * kMR + i, 4);
+        const uint32_t odd_bits = pair & 0xFFFF0000u, even_bits = pair << 16;
+        float a_odd, a_even;
+        std::memcpy(&a_odd, &odd_bits, 4);
+        std::memcpy(&a_even, &even_bits, 4);
+        const V ao = hn::Set(d, a_odd), ae = hn::Set(d, a_even);
 #pragma GCC unroll 8
-      for (int64_t j = 0; j < kNV; ++j) acc[i][j] = hn::MulAdd(av, bv[j], acc[i][j]);
+        for (int64_t j = 0; j < kNV; ++j) acc[i][j] = hn::MulAdd(ae, even[j], hn::MulAdd(ao, odd[j], acc[i][j]));
+      }
+    } else {
+      V bv[kNV];
+#pragma GCC unroll 8
+      for (int64_t j = 0; j < kNV; ++j) bv[j] = hn::Load(d, b + (k * kNV + j) * L);
+#pragma GCC unroll 32
+      for (int64_t i = 0; i < MR; ++i) {
+        const V av = hn::Set(d, a[k * kMR + i]);
+#pragma GCC unroll 8
+        for (int64_t j = 0; j < kNV; ++j) acc[i][j] = hn::MulAdd(av, bv[j], acc[i][j]);
+      }
     }
   }
 #pragma GCC unroll 32
@@ -101,25 +126,41 @@ HWY_NOINLINE void MicroKernel(int64_t kc, const float* HWY_RESTRICT a, const flo
 }
 
 // A tile of `rows` <= kMR full rows: the micro-kernel of that many rows.
-template <int64_t MR = kMR>
+template <bool kPairs, int64_t MR = kMR>
 HWY_INLINE void RowsTile(int64_t rows, int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool add) {
   if constexpr (MR > 1) {
-    if (rows < MR) return RowsTile<MR - 1>(rows, kc, a, b, c, ldc, add);
+    if (rows < MR) return RowsTile<kPairs, MR - 1>(rows, kc, a, b, c, ldc, add);
   }
-  MicroKernel<MR>(kc, a, b, c, ldc, add);
+  MicroKernel<MR, kPairs>(kc, a, b, c, ldc, add);
 }
+
+// What the packed path runs on its panels: the micro-kernel (of floats, or
+// of bf16 pairs). Another policy (matmul_pairs-inl.h) has the same members:
+// Run on a tile of `rows` full rows, given the keys of its two panels;
+// kKeys: whether the panels need keys (PanelKey of each packed panel).
+template <bool kPairs>
+struct PlainTiles {
+  static constexpr bool kKeys = false;
+  static uint16_t PanelKey(const float*, int64_t) { return 0; }
+  HWY_INLINE void Run(int64_t rows, int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool add,
+                      uint16_t /*a_key*/, uint16_t /*b_key*/) const {
+    RowsTile<kPairs>(rows, kc, a, b, c, ldc, add);
+  }
+};
+using F32Tiles = PlainTiles<false>;
 
 // A tile at the edge of y. Fewer than kMR rows: their own micro-kernel.
 // Fewer than NR columns: through a full-size buffer, so the micro-kernel
 // runs unchanged.
-HWY_INLINE void Tile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int64_t rows, int64_t cols,
-                     bool add) {
+template <class Tiles>
+HWY_INLINE void Tile(const Tiles& tiles, int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+                     int64_t rows, int64_t cols, bool add, uint16_t a_key, uint16_t b_key) {
   const int64_t nr = GemmNR();
-  if (cols == nr) return RowsTile(rows, kc, a, b, c, ldc, add);
+  if (cols == nr) return tiles.Run(rows, kc, a, b, c, ldc, add, a_key, b_key);
   HWY_ALIGN float tile[kMR * kNV * HWY_MAX_BYTES / sizeof(float)];
   if (add)
     for (int64_t i = 0; i < rows; ++i) std::memcpy(tile + i * nr, c + i * ldc, static_cast<size_t>(cols) * 4);
-  RowsTile(rows, kc, a, b, tile, nr, add);
+  tiles.Run(rows, kc, a, b, tile, nr, add, a_key, b_key);
   for (int64_t i = 0; i < rows; ++i) std::memcpy(c + i * ldc, tile + i * nr, static_cast<size_t>(cols) * 4);
 }
 
@@ -129,8 +170,9 @@ using StripTag = SquareTag;
 // x rows [m0, m0 + mc), columns [k0, k0 + kc) into micro-panels of kMR rows:
 // panel p holds a[k][i] = x[m0 + p kMR + i][k0 + k], zeros past the last row.
 // `Rows` gives row m's columns [k0, k0 + kc) (plain, or normalized: FusedNormMatmul).
-template <class Rows>
-void PackX(const Rows& rows, int64_t m0, int64_t mc, int64_t k0, int64_t kc, float* out) {
+// With Tiles::kKeys, keys[p] is panel p's key.
+template <class Tiles = F32Tiles, class Rows>
+void PackX(const Rows& rows, int64_t m0, int64_t mc, int64_t k0, int64_t kc, float* out, uint16_t* keys = nullptr) {
   HWY_ALIGN float strip[kMR * kKC];
   for (int64_t p = 0; p * kMR < mc; ++p) {
     float* panel = out + p * kMR * kc;
@@ -141,6 +183,7 @@ void PackX(const Rows& rows, int64_t m0, int64_t mc, int64_t k0, int64_t kc, flo
     for (int64_t i = n_rows; i < kMR; ++i) std::fill(strip + i * kc, strip + (i + 1) * kc, 0.0f);
     for (int64_t k = 0; k < kc; ++k)
       for (int64_t i = 0; i < kMR; ++i) panel[k * kMR + i] = strip[i * kc + k];
+    if constexpr (Tiles::kKeys) keys[p] = Tiles::PanelKey(panel, kMR * kc);
   }
 }
 
@@ -157,8 +200,9 @@ struct VectorLoads : std::false_type {};
 template <class W>
 struct VectorLoads<W, std::void_t<decltype(W::kVectorLoads)>> : std::bool_constant<W::kVectorLoads> {};
 
-template <class Weights>
-void PackW(const Weights& w, int64_t n0, int64_t nc, int64_t k0, int64_t kc, float* out, float* row_buf) {
+template <class Tiles = F32Tiles, class Weights>
+void PackW(const Weights& w, int64_t n0, int64_t nc, int64_t k0, int64_t kc, float* out, float* row_buf,
+           uint16_t* keys = nullptr) {
   const int64_t nr = GemmNR();
   const StripTag d;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
@@ -191,6 +235,7 @@ void PackW(const Weights& w, int64_t n0, int64_t nc, int64_t k0, int64_t kc, flo
       const float* src = w.Row(n0 + p * nr + jj, k0, kc, row_buf);
       for (int64_t k = from; k < kc; ++k) panel[k * nr + jj] = src[k];
     }
+    if constexpr (Tiles::kKeys) keys[p] = Tiles::PanelKey(panel, nr * kc);
   }
 }
 
@@ -204,9 +249,11 @@ struct F32Rows {
   }
 };
 
-// Scratch of one thread's packed path.
+// Scratch of one thread's packed path (the keys: of the packed panels, for
+// policies that have them).
 struct GemmBuffers {
   hwy::AlignedFreeUniquePtr<float[]> x_pack, w_pack, row;
+  uint16_t x_keys[kMC / kMR], w_keys[kNC / kNV + 1];  // a panel per NR >= kNV columns
   GemmBuffers()
       : x_pack(hwy::AllocateAligned<float>(static_cast<size_t>(kMC * kKC))),
         w_pack(hwy::AllocateAligned<float>(static_cast<size_t>(kNC * kKC + 16 * kKC))),
@@ -220,44 +267,46 @@ struct GemmBuffers {
 // floats at a time, each piece on another page: at M = 32 that packing was
 // most of the time), and the panel's tiles of y stay in L1 from one chain to
 // the next. The same chains, added in the same order: the same bits.
-template <class Rows, class Weights>
-void GemmFewRows(const Rows& x, const Weights& w, float* y, int64_t ldy, int64_t M, int64_t n_begin, int64_t n_end,
-                 int64_t K, GemmBuffers& buf) {
-  const int64_t nr = GemmNR(), mpad = (M + kMR - 1) / kMR * kMR;
+template <class Tiles, class Rows, class Weights>
+void GemmFewRows(const Tiles& tiles, const Rows& x, const Weights& w, float* y, int64_t ldy, int64_t M, int64_t n_begin,
+                 int64_t n_end, int64_t K, GemmBuffers& buf) {
+  const int64_t nr = GemmNR(), mpad = (M + kMR - 1) / kMR * kMR, panels = mpad / kMR;
   // Block pc of k (kc columns) at xp + pc mpad: mpad / kMR panels of kMR x kc.
   auto xp = hwy::AllocateAligned<float>(static_cast<size_t>(mpad * K));
-  for (int64_t pc = 0; pc < K; pc += kKC) PackX(x, 0, M, pc, std::min(kKC, K - pc), xp.get() + pc * mpad);
+  std::unique_ptr<uint16_t[]> x_keys(new uint16_t[static_cast<size_t>((K + kKC - 1) / kKC * panels)]());
+  for (int64_t pc = 0; pc < K; pc += kKC)
+    PackX<Tiles>(x, 0, M, pc, std::min(kKC, K - pc), xp.get() + pc * mpad, x_keys.get() + pc / kKC * panels);
   for (int64_t jr = n_begin; jr < n_end; jr += nr) {
     const int64_t cols = std::min(nr, n_end - jr);
     for (int64_t pc = 0; pc < K; pc += kKC) {
       const int64_t kc = std::min(kKC, K - pc);
-      PackW(w, jr, cols, pc, kc, buf.w_pack.get(), buf.row.get());
+      PackW<Tiles>(w, jr, cols, pc, kc, buf.w_pack.get(), buf.row.get(), buf.w_keys);
       for (int64_t ir = 0; ir < M; ir += kMR)
-        Tile(kc, xp.get() + pc * mpad + ir * kc, buf.w_pack.get(), y + ir * ldy + jr, ldy, std::min(kMR, M - ir), cols,
-             pc > 0);
+        Tile(tiles, kc, xp.get() + pc * mpad + ir * kc, buf.w_pack.get(), y + ir * ldy + jr, ldy, std::min(kMR, M - ir),
+             cols, pc > 0, x_keys[static_cast<size_t>(pc / kKC * panels + ir / kMR)], buf.w_keys[0]);
     }
   }
 }
 
 // y[:, n_begin:n_end] of y = x @ W^T; y has row stride ldy. K == 0 writes zeros.
-template <class Rows, class Weights>
+template <class Rows, class Weights, class Tiles = F32Tiles>
 void GemmColumns(const Rows& x, const Weights& w, float* y, int64_t ldy, int64_t M, int64_t n_begin, int64_t n_end,
-                 int64_t K, GemmBuffers& buf) {
+                 int64_t K, GemmBuffers& buf, const Tiles& tiles = Tiles()) {
   if (K == 0) {
     for (int64_t m = 0; m < M; ++m) std::fill(y + m * ldy + n_begin, y + m * ldy + n_end, 0.0f);
     return;
   }
-  if (M <= kMC) return GemmFewRows(x, w, y, ldy, M, n_begin, n_end, K, buf);
+  if (M <= kMC) return GemmFewRows(tiles, x, w, y, ldy, M, n_begin, n_end, K, buf);
   const int64_t nr = GemmNR();
   for (int64_t jc = n_begin; jc < n_end; jc += kNC) {
     const int64_t nc = std::min(kNC, n_end - jc);
     for (int64_t pc = 0; pc < K; pc += kKC) {
       const int64_t kc = std::min(kKC, K - pc);
       const bool add = pc > 0;
-      PackW(w, jc, nc, pc, kc, buf.w_pack.get(), buf.row.get());
+      PackW<Tiles>(w, jc, nc, pc, kc, buf.w_pack.get(), buf.row.get(), buf.w_keys);
       for (int64_t ic = 0; ic < M; ic += kMC) {
         const int64_t mc = std::min(kMC, M - ic);
-        PackX(x, ic, mc, pc, kc, buf.x_pack.get());
+        PackX<Tiles>(x, ic, mc, pc, kc, buf.x_pack.get(), buf.x_keys);
         for (int64_t jr = 0; jr < nc; jr += nr) {
           const float* b = buf.w_pack.get() + (jr / nr) * nr * kc;
           const int64_t cols = std::min(nr, nc - jr);
@@ -265,7 +314,7 @@ void GemmColumns(const Rows& x, const Weights& w, float* y, int64_t ldy, int64_t
             const float* a = buf.x_pack.get() + (ir / kMR) * kMR * kc;
             const int64_t rows = std::min(kMR, mc - ir);
             float* c = y + (ic + ir) * ldy + jc + jr;
-            Tile(kc, a, b, c, ldy, rows, cols, add);
+            Tile(tiles, kc, a, b, c, ldy, rows, cols, add, buf.x_keys[ir / kMR], buf.w_keys[jr / nr]);
           }
         }
       }
