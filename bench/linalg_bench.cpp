@@ -38,6 +38,7 @@
 
 #include "bench/blas_peer.hpp"
 #include "bench/json_report.hpp"
+#include "bench/onednn_peer.hpp"
 #include "bench/peaks.hpp"
 #include "impl/common/bf16.hpp"
 #include "impl/common/f16.hpp"
@@ -113,9 +114,11 @@ void BM_HalfGemm(benchmark::State& state) {
   auto f32 = [&] { tl_matmul_f32(x.data(), w.data(), y.data(), M, N, K); };
   auto f16 = [&] { tl_matmul_f16(xh.data(), wh.data(), yh.data(), M, N, K); };
   auto bf16 = [&] { tl_matmul_bf16(xb.data(), wb.data(), yh.data(), M, N, K); };
+  std::vector<uint16_t> y_peer(static_cast<size_t>(M * N));
+  const auto onednn = onednn_bf16_matmul(xb.data(), wb.data(), y_peer.data(), M, N, K, threads);
   for (auto _ : state) f16();
   const double flops = 2.0 * double(M) * double(N) * double(K);
-  const auto r = best_rates({f32, f16, bf16}, flops);
+  const auto r = best_rates({f32, f16, bf16, onednn}, flops);
   state.counters["f32_GFLOPs"] = r[0] / 1e9;
   state.counters["f16_GFLOPs"] = r[1] / 1e9;
   state.counters["bf16_GFLOPs"] = r[2] / 1e9;
@@ -124,6 +127,11 @@ void BM_HalfGemm(benchmark::State& state) {
   const std::string shape = std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
   record("matmul_f16", shape, threads, r[1] / 1e9, "GFLOP/s", "matmul_f32", r[0] / 1e9);
   record("matmul_bf16", shape, threads, r[2] / 1e9, "GFLOP/s", "matmul_f32", r[0] / 1e9);
+  if (onednn) {  // the peer: oneDNN's bf16 matmul, 0 without libdnnl-dev
+    state.counters["onednn_bf16_GFLOPs"] = r[3] / 1e9;
+    state.counters["bf16_pct_of_onednn"] = 100 * r[2] / r[3];
+    record("matmul_bf16", shape, threads, r[2] / 1e9, "GFLOP/s", "onednn_bf16_matmul", r[3] / 1e9);
+  }
   tl_set_num_threads(0);
 }
 BENCHMARK(BM_HalfGemm)
