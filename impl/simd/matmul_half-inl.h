@@ -72,6 +72,8 @@ struct HalfWeights {
     WidenRun<Format>(w + n * K + k0, buf, kc);
     return buf;
   }
+  static constexpr int64_t kElementBytes = 2;
+  HWY_INLINE const uint16_t* Address(int64_t n, int64_t k) const { return w + n * K + k; }
 };
 
 }  // namespace konform::simd::HWY_NAMESPACE

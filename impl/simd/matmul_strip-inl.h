@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
@@ -74,27 +75,32 @@ HWY_INLINE void StripBlock(const float* x, int64_t ldx, const Weights& w, int64_
 // pointer per row, no more streams than one block's.
 constexpr int64_t kGemvBlocks = 4;
 
+// Weights GemvBlocks streams (Load at any k, Address for the prefetches):
+// f32 and half rows, not quantized blocks.
+template <class W, class = void>
+struct GemvStreams : std::false_type {};
+template <class W>
+struct GemvStreams<W, std::void_t<decltype(W::kElementBytes)>> : std::true_type {};
+
 template <class Weights>
-HWY_INLINE void GemvBlocks(const float* x, const Weights& w, int64_t n0, int64_t k0, int64_t K, float* y, bool add) {
+HWY_INLINE void GemvBlocks(const float* x, const Weights& w, int64_t n0, int64_t k0, float* y, bool add) {
   const StripTag d;
   using V = hn::Vec<StripTag>;
-  constexpr int64_t kMaxL = 8;
+  constexpr int64_t kMaxL = 8, kLine = 64 / Weights::kElementBytes;  // elements a cache line
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
-  const float* row[kMaxL];
-  for (int64_t i = 0; i < L; ++i) row[i] = w.Row(n0 + i, 0, K, nullptr);
   V acc[kGemvBlocks];
   for (auto& a : acc) a = hn::Zero(d);
   for (int64_t k = k0; k < k0 + kKC; k += L) {
     // The four blocks' loads jump about each row, which the hardware's
     // stream prefetchers do not follow from memory: the next group's lines
-    // in order, kGemvBlocks * L floats of each row per step.
+    // in order, kGemvBlocks * L values of each row per step.
     for (int64_t i = 0; i < L; ++i)
-      for (int64_t c = 0; c < kGemvBlocks * L; c += 16)
-        hwy::Prefetch(row[i] + k0 + kGemvBlocks * kKC + (k - k0) * kGemvBlocks + c);
+      for (int64_t c = 0; c < kGemvBlocks * L; c += kLine)
+        hwy::Prefetch(w.Address(n0 + i, k0 + kGemvBlocks * kKC + (k - k0) * kGemvBlocks + c));
 #pragma GCC unroll 4
     for (int64_t b = 0; b < kGemvBlocks; ++b) {
       V rows[kMaxL], cols[kMaxL];
-      for (int64_t i = 0; i < L; ++i) rows[i] = hn::LoadU(d, row[i] + k + b * kKC);
+      for (int64_t i = 0; i < L; ++i) rows[i] = w.Load(d, n0 + i, k + b * kKC);
       Transpose(d, rows, cols);
       for (int64_t j = 0; j < L; ++j) acc[b] = hn::MulAdd(hn::Set(d, x[k + b * kKC + j]), cols[j], acc[b]);
     }
@@ -113,10 +119,10 @@ void StripRows(const float* x, int64_t ldx, const Weights& w, float* y, int64_t 
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   for (int64_t n0 = n_begin; n0 < n_end; n0 += L) {
     const int64_t valid = std::min(L, n_end - n0);
-    if constexpr (R == 1 && Weights::kRowPointers) {
+    if constexpr (R == 1 && GemvStreams<Weights>::value) {
       if (valid == L && K > 0) {  // decode: kGemvBlocks blocks at a time, then one by one
         int64_t k0 = 0;
-        for (; k0 + kGemvBlocks * kKC <= K; k0 += kGemvBlocks * kKC) GemvBlocks(x, w, n0, k0, K, y, k0 > 0);
+        for (; k0 + kGemvBlocks * kKC <= K; k0 += kGemvBlocks * kKC) GemvBlocks(x, w, n0, k0, y, k0 > 0);
         for (; k0 < K; k0 += kKC) StripBlock<1, true>(x, ldx, w, n0, L, k0, std::min(K, k0 + kKC), y + n0, ldy, k0 > 0);
         continue;
       }
