@@ -19,8 +19,8 @@ namespace konform::bench {
 
 // y = x @ W^T by oneDNN on `threads` OpenMP threads; nullptr where the bench
 // was built without oneDNN.
-inline std::function<void()> onednn_bf16_matmul(const uint16_t* x, const uint16_t* w, uint16_t* y, int64_t M,
-                                                int64_t N, int64_t K, int threads) {
+inline std::function<void()> onednn_bf16_matmul(const uint16_t* x, const uint16_t* w, uint16_t* y, int64_t M, int64_t N,
+                                                int64_t K, int threads) {
 #ifdef KONFORM_BENCH_ONEDNN
   using dt = dnnl::memory::data_type;
   using tag = dnnl::memory::format_tag;
@@ -42,9 +42,8 @@ inline std::function<void()> onednn_bf16_matmul(const uint16_t* x, const uint16_
   const auto set_threads = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
   return [call, set_threads, threads] {
     if (set_threads != nullptr) set_threads(threads);
-    call->prim.execute(call->stream, {{DNNL_ARG_SRC, call->src},
-                                      {DNNL_ARG_WEIGHTS, call->weights},
-                                      {DNNL_ARG_DST, call->dst}});
+    call->prim.execute(call->stream,
+                       {{DNNL_ARG_SRC, call->src}, {DNNL_ARG_WEIGHTS, call->weights}, {DNNL_ARG_DST, call->dst}});
     call->stream.wait();
   };
 #else
