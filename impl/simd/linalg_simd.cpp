@@ -93,18 +93,29 @@ void MatmulF16(const uint16_t* x, const uint16_t* w, uint16_t* y, int64_t M, int
 }
 void MatmulBF16(const uint16_t* x, const uint16_t* w, uint16_t* y, int64_t M, int64_t N, int64_t K) {
 #if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86_64
-  // With AVX512_BF16, pairs of k per lane (matmul_pairs-inl.h) at every M:
-  // the packed path alone, so that a row's bits do not depend on M.
+  // With AVX512_BF16, pairs of k per lane (matmul_pairs-inl.h) at every M,
+  // in one order: the strip path's emulated pairs for a few rows (x widened
+  // whole, an odd K's last value paired with a zero), the packed path's
+  // tiles for more.
   if (HasBf16DotPairs()) {
     if (M <= 0 || N <= 0) return;
-    auto yf = hwy::AllocateAligned<float>(static_cast<size_t>(M * N));
     const int64_t pairs = (K + 1) / 2;
-    ForColumnRanges(M, N, pairs, GemmNR(), [&](int64_t n0, int64_t n1) {
-      GemmBuffers buf;
-      if (M <= kStripRows)
-        GemmColumns(PairRows{x, K}, PairWeights{w, K}, yf.get(), N, M, n0, n1, pairs, buf, EmulatedPairTiles());
-      else GemmColumns(PairRows{x, K}, PairWeights{w, K}, yf.get(), N, M, n0, n1, pairs, buf, PairTiles());
-    });
+    auto yf = hwy::AllocateAligned<float>(static_cast<size_t>(M * N));
+    if (M <= kStripRows) {
+      auto xf = hwy::AllocateAligned<float>(static_cast<size_t>(std::max<int64_t>(M * 2 * pairs, 1)));
+      for (int64_t m = 0; m < M; ++m) {
+        WidenRun<half::BF16>(x + m * K, xf.get() + m * 2 * pairs, K);
+        if (K % 2 != 0) xf[static_cast<size_t>(m * 2 * pairs + K)] = 0.0f;
+      }
+      ForColumnRanges(M, N, pairs, 8, [&](int64_t n0, int64_t n1) {
+        StripPath(xf.get(), 2 * pairs, PairWeights{w, K}, yf.get(), N, M, n0, n1, pairs);
+      });
+    } else {
+      ForColumnRanges(M, N, pairs, GemmNR(), [&](int64_t n0, int64_t n1) {
+        GemmBuffers buf;
+        GemmColumns(PairRows{x, K}, PairWeights{w, K}, yf.get(), N, M, n0, n1, pairs, buf, PairTiles());
+      });
+    }
     half::Narrow<half::BF16>(yf.get(), y, static_cast<size_t>(M * N));
     return;
   }

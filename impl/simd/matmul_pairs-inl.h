@@ -13,9 +13,10 @@
 //
 // The instruction computes exactly that, but reads subnormal inputs as zero
 // and flushes subnormal sums. A tile runs it only where neither can happen
-// (DotPairsExact, from the keys of its two panels); elsewhere the same order
-// in IEEE (matmul_gemm-inl.h's MicroKernel with kPairs), which gives the instruction's bits wherever the
-// instruction is exact, so the choice never shows in a result.
+// (DotPairsExact, from the keys of its two panels); other tiles, and up to
+// kStripRows rows of x (the strip path, matmul_strip-inl.h, W read once),
+// take the same order in IEEE, which gives the instruction's bits wherever
+// the instruction is exact, so the choice never shows in a result.
 
 #if defined(KONFORM_SIMD_MATMUL_PAIRS_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef KONFORM_SIMD_MATMUL_PAIRS_INL_H_
@@ -68,15 +69,30 @@ struct PairWeights {
   HWY_INLINE hn::Vec<D> Load(D d, int64_t n, int64_t p) const {
     const int64_t L = static_cast<int64_t>(hn::Lanes(d));
     const hn::Repartition<uint16_t, D> d16;
-    if (2 * (p + L) <= K) return hn::BitCast(d, hn::LoadU(d16, w + n * K + 2 * p));
+    if (HWY_LIKELY(2 * (p + L) <= K)) return hn::BitCast(d, hn::LoadU(d16, w + n * K + 2 * p));
+    return LoadPadded(d, n, p);
+  }
+  // The row's last vector where K is odd: out of the hot loops.
+  template <class D>
+  HWY_NOINLINE hn::Vec<D> LoadPadded(D d, int64_t n, int64_t p) const {
     HWY_ALIGN float buf[HWY_MAX_BYTES / sizeof(float)];
-    CopyPairs(w + n * K, K, p, L, buf);
+    CopyPairs(w + n * K, K, p, static_cast<int64_t>(hn::Lanes(d)), buf);
     return hn::Load(d, buf);
   }
   HWY_INLINE const float* Row(int64_t n, int64_t p0, int64_t n_pairs, float* buf) const {
     CopyPairs(w + n * K, K, p0, n_pairs, buf);
     return buf;
   }
+  // The strip path's (matmul_strip-inl.h): a pair's bits, and the rows'
+  // addresses for its decode streams.
+  static constexpr bool kPairs = true;
+  static constexpr int64_t kElementBytes = 4;
+  HWY_INLINE float At(int64_t n, int64_t p) const {
+    float pair;
+    CopyPairs(w + n * K, K, p, 1, &pair);
+    return pair;
+  }
+  HWY_INLINE const uint16_t* Address(int64_t n, int64_t p) const { return w + n * K + 2 * p; }
 };
 
 // A panel's key: the least, over its nonzero values, of the biased exponent
@@ -113,10 +129,6 @@ HWY_INLINE uint16_t PairsPanelKey(const float* panel, int64_t n) {
 HWY_INLINE bool DotPairsExact(uint16_t a_key, uint16_t b_key) {
   return a_key >= 1 && b_key >= 1 && a_key + b_key >= 142;
 }
-
-// The emulated tiles at a few rows of x, where packing W costs more than its
-// multiply-adds: the same bits, without the keys' pass over every panel.
-using EmulatedPairTiles = PlainTiles<true>;
 
 // matmul_gemm-inl.h's tile policy for pairs, where the CPU has the
 // instruction (HasBf16DotPairs): it where it is exact, the emulated tile elsewhere.

@@ -29,11 +29,35 @@ namespace hn = hwy::HWY_NAMESPACE;
 // The most rows of x one pass over W serves.
 constexpr int64_t kStripRows = 8;
 
+// Weights whose values are pairs of bf16 along k (matmul_pairs-inl.h): each
+// "column" k of a strip is the pair 2k, 2k + 1, and x holds both widened.
+template <class W, class = void>
+struct PairColumns : std::false_type {};
+template <class W>
+struct PairColumns<W, std::void_t<decltype(W::kPairs)>> : std::bool_constant<W::kPairs> {};
+
+// acc + x[k] * col: one multiply-add; for pairs, the odd product (x[2k + 1]
+// times col's high halves) and then the even one, each a multiply-add of
+// the widened values.
+template <bool kPairs, class D>
+HWY_INLINE hn::Vec<D> StepAt(D d, const float* x, int64_t k, hn::Vec<D> col, hn::Vec<D> acc) {
+  if constexpr (kPairs) {
+    const hn::RebindToUnsigned<D> du;
+    const auto bits = hn::BitCast(du, col);
+    const auto odd = hn::BitCast(d, hn::And(bits, hn::Set(du, 0xFFFF0000u)));
+    const auto even = hn::BitCast(d, hn::ShiftLeft<16>(bits));
+    return hn::MulAdd(hn::Set(d, x[2 * k]), even, hn::MulAdd(hn::Set(d, x[2 * k + 1]), odd, acc));
+  } else {
+    return hn::MulAdd(hn::Set(d, x[k]), col, acc);
+  }
+}
+
 // y[r][n0 .. n0 + L) (+)= the chains over k in [k0, k1) for R rows of x, from
 // a strip of `valid` rows of W (the rest read as zeros). yt has row stride ldy.
 template <int64_t R, bool kFull, class Weights>
 HWY_INLINE void StripBlock(const float* x, int64_t ldx, const Weights& w, int64_t n0, int64_t valid, int64_t k0,
                            int64_t k1, float* yt, int64_t ldy, bool add) {
+  constexpr bool kPairs = PairColumns<Weights>::value;
   const StripTag d;
   using V = hn::Vec<StripTag>;
   constexpr int64_t kMaxL = 8;
@@ -48,16 +72,16 @@ HWY_INLINE void StripBlock(const float* x, int64_t ldx, const Weights& w, int64_
     Transpose(d, rows, cols);
     for (int64_t j = 0; j < L; ++j) {
 #pragma GCC unroll 8
-      for (int64_t r = 0; r < R; ++r) acc[r] = hn::MulAdd(hn::Set(d, x[r * ldx + k + j]), cols[j], acc[r]);
+      for (int64_t r = 0; r < R; ++r) acc[r] = StepAt<kPairs>(d, x + r * ldx, k + j, cols[j], acc[r]);
     }
   }
-  for (; k < k1; ++k) {  // the K tail (f32 weights only): one column at a time
+  for (; k < k1; ++k) {  // the K tail (f32 weights and pairs): one column at a time
     HWY_ALIGN float col[kMaxL] = {};
     for (int64_t i = 0; i < L; ++i)
       if (kFull || i < valid) col[i] = w.At(n0 + i, k);
     const V c = hn::Load(d, col);
 #pragma GCC unroll 8
-    for (int64_t r = 0; r < R; ++r) acc[r] = hn::MulAdd(hn::Set(d, x[r * ldx + k]), c, acc[r]);
+    for (int64_t r = 0; r < R; ++r) acc[r] = StepAt<kPairs>(d, x + r * ldx, k, c, acc[r]);
   }
 #pragma GCC unroll 8
   for (int64_t r = 0; r < R; ++r) {
@@ -84,6 +108,7 @@ struct GemvStreams<W, std::void_t<decltype(W::kElementBytes)>> : std::true_type 
 
 template <class Weights>
 HWY_INLINE void GemvBlocks(const float* x, const Weights& w, int64_t n0, int64_t k0, float* y, bool add) {
+  constexpr bool kPairs = PairColumns<Weights>::value;
   const StripTag d;
   using V = hn::Vec<StripTag>;
   constexpr int64_t kMaxL = 8, kLine = 64 / Weights::kElementBytes;  // elements a cache line
@@ -102,7 +127,7 @@ HWY_INLINE void GemvBlocks(const float* x, const Weights& w, int64_t n0, int64_t
       V rows[kMaxL], cols[kMaxL];
       for (int64_t i = 0; i < L; ++i) rows[i] = w.Load(d, n0 + i, k + b * kKC);
       Transpose(d, rows, cols);
-      for (int64_t j = 0; j < L; ++j) acc[b] = hn::MulAdd(hn::Set(d, x[k + b * kKC + j]), cols[j], acc[b]);
+      for (int64_t j = 0; j < L; ++j) acc[b] = StepAt<kPairs>(d, x, k + b * kKC + j, cols[j], acc[b]);
     }
   }
   float* p = y + n0;
