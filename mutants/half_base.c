@@ -44,8 +44,8 @@
 #ifndef KONFORM_MUTANT
 #define KONFORM_MUTANT 0
 #endif
-#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 68
-#error "KONFORM_MUTANT must be 0 (the correct base) or 1..68 (mutant half_m01..half_m68)"
+#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 69
+#error "KONFORM_MUTANT must be 0 (the correct base) or 1..69 (mutant half_m01..half_m69)"
 #endif
 #define MUTANT(n) (KONFORM_MUTANT == (n))
 
@@ -745,6 +745,17 @@ static uint16_t dot_half(int f16, const uint16_t* xm, const uint16_t* wn, int64_
   if (!f16) {
     float acc = 0.0f;
     for (int64_t k = 0; k < K; ++k) acc = from_bf16(to_bf16(acc + from_bf16(xm[k]) * from_bf16(wn[k])));
+    return to_bf16(acc);
+  }
+#elif MUTANT(69) /* bf16 by vdpbf16ps on every input, no guard: subnormal inputs read as zero, sums flushed */
+  if (!f16) {
+    float acc = 0.0f;
+    for (int64_t k = 0; k < K; k += 2)
+      for (int64_t j = (k + 1 < K ? k + 1 : k); j >= k; --j) { /* the odd product, then the even one */
+        const float a = widen(0, xm[j]), b = widen(0, wn[j]);
+        acc = fmaf(fabsf(a) < 0x1p-126f ? 0.0f : a, fabsf(b) < 0x1p-126f ? 0.0f : b, acc);
+        if (fabsf(acc) < 0x1p-126f) acc = 0.0f;
+      }
     return to_bf16(acc);
   }
 #endif
