@@ -58,12 +58,16 @@ struct HalfWeights {
 
   template <class D>
   HWY_INLINE hn::Vec<D> Load(D d, int64_t n, int64_t k) const {
+    return LoadRow(d, Address(n, 0), k);
+  }
+  template <class D>
+  static HWY_INLINE hn::Vec<D> LoadRow(D d, const uint16_t* row, int64_t k) {
     if constexpr (Format::kVector) {
-      return Format::WidenVec(d, w + n * K + k);
+      return Format::WidenVec(d, row + k);
     } else {
       HWY_ALIGN float v[HWY_MAX_BYTES / sizeof(float)];
       const int64_t L = static_cast<int64_t>(hn::Lanes(d));
-      for (int64_t i = 0; i < L; ++i) v[i] = Format::Widen(w[n * K + k + i]);
+      for (int64_t i = 0; i < L; ++i) v[i] = Format::Widen(row[k + i]);
       return hn::Load(d, v);
     }
   }

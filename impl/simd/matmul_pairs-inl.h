@@ -67,16 +67,20 @@ struct PairWeights {
 
   template <class D>
   HWY_INLINE hn::Vec<D> Load(D d, int64_t n, int64_t p) const {
+    return LoadRow(d, w + n * K, p);
+  }
+  template <class D>
+  HWY_INLINE hn::Vec<D> LoadRow(D d, const uint16_t* row, int64_t p) const {
     const int64_t L = static_cast<int64_t>(hn::Lanes(d));
     const hn::Repartition<uint16_t, D> d16;
-    if (HWY_LIKELY(2 * (p + L) <= K)) return hn::BitCast(d, hn::LoadU(d16, w + n * K + 2 * p));
-    return LoadPadded(d, n, p);
+    if (HWY_LIKELY(2 * (p + L) <= K)) return hn::BitCast(d, hn::LoadU(d16, row + 2 * p));
+    return LoadPadded(d, row, p);
   }
   // The row's last vector where K is odd: out of the hot loops.
   template <class D>
-  HWY_NOINLINE hn::Vec<D> LoadPadded(D d, int64_t n, int64_t p) const {
+  HWY_NOINLINE hn::Vec<D> LoadPadded(D d, const uint16_t* row, int64_t p) const {
     HWY_ALIGN float buf[HWY_MAX_BYTES / sizeof(float)];
-    CopyPairs(w + n * K, K, p, static_cast<int64_t>(hn::Lanes(d)), buf);
+    CopyPairs(row, K, p, static_cast<int64_t>(hn::Lanes(d)), buf);
     return hn::Load(d, buf);
   }
   HWY_INLINE const float* Row(int64_t n, int64_t p0, int64_t n_pairs, float* buf) const {

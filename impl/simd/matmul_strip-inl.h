@@ -99,8 +99,8 @@ HWY_INLINE void StripBlock(const float* x, int64_t ldx, const Weights& w, int64_
 // pointer per row, no more streams than one block's.
 constexpr int64_t kGemvBlocks = 4;
 
-// Weights GemvBlocks streams (Load at any k, Address for the prefetches):
-// f32 and half rows, not quantized blocks.
+// Weights GemvBlocks streams (a row's address, LoadRow at any k of it):
+// f32, half and bf16-pair rows, not quantized blocks.
 template <class W, class = void>
 struct GemvStreams : std::false_type {};
 template <class W>
@@ -113,6 +113,9 @@ HWY_INLINE void GemvBlocks(const float* x, const Weights& w, int64_t n0, int64_t
   using V = hn::Vec<StripTag>;
   constexpr int64_t kMaxL = 8, kLine = 64 / Weights::kElementBytes;  // elements a cache line
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  constexpr int64_t kStep = kPairs ? 2 : 1;  // stored values per column
+  decltype(w.Address(0, 0)) row[kMaxL];
+  for (int64_t i = 0; i < L; ++i) row[i] = w.Address(n0 + i, 0);
   V acc[kGemvBlocks];
   for (auto& a : acc) a = hn::Zero(d);
   for (int64_t k = k0; k < k0 + kKC; k += L) {
@@ -121,11 +124,11 @@ HWY_INLINE void GemvBlocks(const float* x, const Weights& w, int64_t n0, int64_t
     // in order, kGemvBlocks * L values of each row per step.
     for (int64_t i = 0; i < L; ++i)
       for (int64_t c = 0; c < kGemvBlocks * L; c += kLine)
-        hwy::Prefetch(w.Address(n0 + i, k0 + kGemvBlocks * kKC + (k - k0) * kGemvBlocks + c));
+        hwy::Prefetch(row[i] + kStep * (k0 + kGemvBlocks * kKC + (k - k0) * kGemvBlocks + c));
 #pragma GCC unroll 4
     for (int64_t b = 0; b < kGemvBlocks; ++b) {
       V rows[kMaxL], cols[kMaxL];
-      for (int64_t i = 0; i < L; ++i) rows[i] = w.Load(d, n0 + i, k + b * kKC);
+      for (int64_t i = 0; i < L; ++i) rows[i] = w.LoadRow(d, row[i], k + b * kKC);
       Transpose(d, rows, cols);
       for (int64_t j = 0; j < L; ++j) acc[b] = StepAt<kPairs>(d, x, k + b * kKC + j, cols[j], acc[b]);
     }

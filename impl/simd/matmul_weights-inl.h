@@ -12,8 +12,8 @@
 //   At(n, k)              one value (the f32 K tail; quantized K has none)
 //   Row(n, k0, kc, buf)   columns [k0, k0 + kc) of row n as floats, in buf
 //                         or in place (k0, kc multiples of 16 for quantized)
-// and, where rows are plain arrays (f32, half), kElementBytes and
-// Address(n, k) for the decode path's prefetches.
+// and, where rows are plain arrays (f32, half, bf16 pairs), kElementBytes,
+// Address(n, k) and LoadRow(d, Address(n, 0), k) for the decode path.
 
 #if defined(KONFORM_SIMD_MATMUL_WEIGHTS_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef KONFORM_SIMD_MATMUL_WEIGHTS_INL_H_
@@ -42,12 +42,18 @@ struct F32Weights {
 
   template <class D>
   HWY_INLINE hn::Vec<D> Load(D d, int64_t n, int64_t k) const {
-    return hn::LoadU(d, w + n * K + k);
+    return LoadRow(d, Address(n, 0), k);
   }
   HWY_INLINE float At(int64_t n, int64_t k) const { return w[n * K + k]; }
   HWY_INLINE const float* Row(int64_t n, int64_t k0, int64_t /*kc*/, float* /*buf*/) const { return w + n * K + k0; }
-  static constexpr int64_t kElementBytes = 4;  // the strip path's decode streams (matmul_strip-inl.h)
+  // The strip path's decode streams (matmul_strip-inl.h): row n's address,
+  // and a vector of a row from it.
+  static constexpr int64_t kElementBytes = 4;
   HWY_INLINE const float* Address(int64_t n, int64_t k) const { return w + n * K + k; }
+  template <class D>
+  static HWY_INLINE hn::Vec<D> LoadRow(D d, const float* row, int64_t k) {
+    return hn::LoadU(d, row + k);
+  }
 };
 
 enum class QFormat { q8_0, q4_0, q4_k };
