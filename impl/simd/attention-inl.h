@@ -79,6 +79,17 @@ HWY_INLINE const float* Widened(const typename Kv::T* p, size_t n, float* buf) {
   }
 }
 
+// Whether Kv is a half cache whose format widens whole vectors on this
+// target (bf16 everywhere; f16 where F16C is).
+template <class Kv>
+constexpr bool VectorHalf() {
+  if constexpr (std::is_same_v<typename Kv::T, float>) {
+    return false;
+  } else {
+    return Kv::Format::kVector;
+  }
+}
+
 // Where one query row reads: its q, its KV head's k and v, its mask row.
 template <class T = float>
 struct RowPtrs {
@@ -116,6 +127,43 @@ inline float Dot(const float* a, const float* b, size_t n) {
   for (; t + N <= n; t += N) s0 = hn::MulAdd(hn::LoadU(d, a + t), hn::LoadU(d, b + t), s0);
   if (t < n) s1 = hn::MulAdd(LoadHead(d, a + t, n - t), LoadHead(d, b + t, n - t), s1);
   return hn::GetLane(hn::SumOfLanes(d, hn::Add(hn::Add(s0, s1), hn::Add(s2, s3))));
+}
+
+// out[r] = Dot(q[r], k) for rows [0, G) of q, k a half key row of n values
+// widened once into registers for every row (not once per row through L1):
+// each row's chains, tail and final sums are Dot's, so each out[r] is the
+// float Dot would give on the widened row. G rows x 4 chains accumulators
+// plus 4 key vectors must fit the registers (G 4 on AVX-512, 2 on AVX2).
+template <size_t G, class Format>
+HWY_INLINE void DotRowsHalf(const float* const* q, const uint16_t* k, size_t n, float* out) {
+  const hn::ScalableTag<float> d;
+  const size_t N = hn::Lanes(d);
+  hn::Vec<decltype(d)> s[G][4];
+  for (size_t r = 0; r < G; ++r)
+    for (size_t c = 0; c < 4; ++c) s[r][c] = hn::Zero(d);
+  size_t t = 0;
+  for (; t + 4 * N <= n; t += 4 * N) {
+    const auto k0 = Format::WidenVec(d, k + t), k1 = Format::WidenVec(d, k + t + N),
+               k2 = Format::WidenVec(d, k + t + 2 * N), k3 = Format::WidenVec(d, k + t + 3 * N);
+    for (size_t r = 0; r < G; ++r) {
+      s[r][0] = hn::MulAdd(hn::LoadU(d, q[r] + t), k0, s[r][0]);
+      s[r][1] = hn::MulAdd(hn::LoadU(d, q[r] + t + N), k1, s[r][1]);
+      s[r][2] = hn::MulAdd(hn::LoadU(d, q[r] + t + 2 * N), k2, s[r][2]);
+      s[r][3] = hn::MulAdd(hn::LoadU(d, q[r] + t + 3 * N), k3, s[r][3]);
+    }
+  }
+  for (; t + N <= n; t += N) {
+    const auto kv = Format::WidenVec(d, k + t);
+    for (size_t r = 0; r < G; ++r) s[r][0] = hn::MulAdd(hn::LoadU(d, q[r] + t), kv, s[r][0]);
+  }
+  if (t < n) {  // the tail zero-padded, as Dot's partial loads
+    HWY_ALIGN uint16_t buf[HWY_MAX_BYTES / sizeof(float)] = {};
+    std::copy(k + t, k + n, buf);
+    const auto kv = Format::WidenVec(d, buf);
+    for (size_t r = 0; r < G; ++r) s[r][1] = hn::MulAdd(LoadHead(d, q[r] + t, n - t), kv, s[r][1]);
+  }
+  for (size_t r = 0; r < G; ++r)
+    out[r] = hn::GetLane(hn::SumOfLanes(d, hn::Add(hn::Add(s[r][0], s[r][1]), hn::Add(s[r][2], s[r][3]))));
 }
 
 // s[0, j1 - j0) = the scores of keys [j0, j1) of row r, in Sdpa's order of
@@ -391,16 +439,32 @@ HWY_INLINE void FlashScoresTransposed(D d, const float* qt, const float* kt, int
   }
 }
 
+// w <= N values of V at p as a float vector, zeros past w: f32 loaded, a
+// half cache widened in the register (VectorHalf formats only).
+template <class Kv, class D>
+HWY_INLINE hn::Vec<D> LoadValues(D d, const typename Kv::T* p, size_t w) {
+  constexpr size_t N = hn::MaxLanes(D());
+  if constexpr (std::is_same_v<typename Kv::T, float>) {
+    return w == N ? hn::LoadU(d, p) : LoadHead(d, p, w);
+  } else {
+    if (w == N) return Kv::Format::WidenVec(d, p);
+    HWY_ALIGN uint16_t buf[N] = {};
+    std::copy(p, p + w, buf);
+    return Kv::Format::WidenVec(d, buf);
+  }
+}
+
 // Columns [t0, t0 + VC N) of D for RG rows: acc[r][...] = acc * c[r] +
 // (p0 + p1), p_b = sum_{j < n_b} e[r][b kTile + j] v[b kTile + j][...]: each
 // float block's sum a chain of FMAs in float, the first parked in L1 while
 // the second's chains run, their sum in float folded into the double
 // accumulator once per tile (the conversions to double, a fifth of the
 // products' cost per block, are paid once per 64 keys). Full: every vector
-// lies inside D (no partial loads).
-template <size_t RG, size_t VC, bool Full, class D>
-HWY_INLINE void FlashValues(D d, const float (*e)[kFlashTile], const float* vt, int64_t dim, int64_t ldv, int64_t n0,
-                            int64_t n1, int64_t t0, double* acc, int64_t d_pad, const double* c) {
+// lies inside D (no partial loads). vt: f32, or a half cache's rows as
+// stored (Kv), widened as they are loaded.
+template <size_t RG, size_t VC, bool Full, class Kv, class D>
+HWY_INLINE void FlashValues(D d, const float (*e)[kFlashTile], const typename Kv::T* vt, int64_t dim, int64_t ldv,
+                            int64_t n0, int64_t n1, int64_t t0, double* acc, int64_t d_pad, const double* c) {
   constexpr size_t N = hn::MaxLanes(D());
   size_t w[VC];
   HWY_UNROLL(8)
@@ -423,7 +487,7 @@ HWY_INLINE void FlashValues(D d, const float (*e)[kFlashTile], const float* vt, 
       HWY_UNROLL(8)
       for (size_t h = 0; h < VC; ++h) pa[r][h] = hn::Zero(d);
     }
-    const float* vj = vt + (static_cast<int64_t>(b) * kTile) * ldv + t0;
+    const typename Kv::T* vj = vt + (static_cast<int64_t>(b) * kTile) * ldv + t0;
     const size_t e0 = b * kTile;
     for (int64_t j = 0; j < n; ++j, vj += ldv) {
       hn::Vec<D> ej[RG];
@@ -431,7 +495,9 @@ HWY_INLINE void FlashValues(D d, const float (*e)[kFlashTile], const float* vt, 
       for (size_t r = 0; r < RG; ++r) ej[r] = hn::Set(d, e[r][e0 + static_cast<size_t>(j)]);
       HWY_UNROLL(8)
       for (size_t h = 0; h < VC; ++h) {
-        const auto vh = Full ? hn::LoadU(d, vj + h * N) : w[h] == 0 ? hn::Zero(d) : LoadHead(d, vj + h * N, w[h]);
+        const auto vh = Full        ? LoadValues<Kv>(d, vj + h * N, N)
+                        : w[h] == 0 ? hn::Zero(d)
+                                    : LoadValues<Kv>(d, vj + h * N, w[h]);
         HWY_UNROLL(16)
         for (size_t r = 0; r < RG; ++r) pa[r][h] = hn::MulAdd(ej[r], vh, pa[r][h]);
       }
@@ -474,8 +540,8 @@ HWY_INLINE void FlashValues(D d, const float (*e)[kFlashTile], const float* vt, 
 // The products of one tile (its float blocks of n0 and n1 keys, V rows from
 // vt) for all R rows: VC vectors of D for RG rows at a time, each chunk of V
 // (n0 + n1 keys x VC vectors) used by every group of rows while in L1.
-template <size_t R, size_t RG, size_t VC, class D>
-HWY_INLINE void FlashValuesTile(D d, const float (*e)[kFlashTile], const float* vt, int64_t dim, int64_t ldv,
+template <size_t R, size_t RG, size_t VC, class Kv, class D>
+HWY_INLINE void FlashValuesTile(D d, const float (*e)[kFlashTile], const typename Kv::T* vt, int64_t dim, int64_t ldv,
                                 int64_t n0, int64_t n1, double* acc, int64_t d_pad, const double* c) {
   constexpr size_t N = hn::MaxLanes(D());
   constexpr int64_t W = static_cast<int64_t>(VC * N);
@@ -483,16 +549,17 @@ HWY_INLINE void FlashValuesTile(D d, const float (*e)[kFlashTile], const float* 
   const int64_t full = dim / W * W;
   for (int64_t t0 = 0; t0 < full; t0 += W) {
     for (size_t r0 = 0; r0 + RG <= R; r0 += RG)
-      FlashValues<RG, VC, true>(d, e + r0, vt, dim, ldv, n0, n1, t0, acc + r0 * d_pad, d_pad, c + r0);
+      FlashValues<RG, VC, true, Kv>(d, e + r0, vt, dim, ldv, n0, n1, t0, acc + r0 * d_pad, d_pad, c + r0);
     if constexpr (RT > 0)
-      FlashValues<RT, VC, true>(d, e + (R - RT), vt, dim, ldv, n0, n1, t0, acc + (R - RT) * d_pad, d_pad, c + (R - RT));
+      FlashValues<RT, VC, true, Kv>(d, e + (R - RT), vt, dim, ldv, n0, n1, t0, acc + (R - RT) * d_pad, d_pad,
+                                    c + (R - RT));
   }
   if (full < dim) {
     for (size_t r0 = 0; r0 + RG <= R; r0 += RG)
-      FlashValues<RG, VC, false>(d, e + r0, vt, dim, ldv, n0, n1, full, acc + r0 * d_pad, d_pad, c + r0);
+      FlashValues<RG, VC, false, Kv>(d, e + r0, vt, dim, ldv, n0, n1, full, acc + r0 * d_pad, d_pad, c + r0);
     if constexpr (RT > 0)
-      FlashValues<RT, VC, false>(d, e + (R - RT), vt, dim, ldv, n0, n1, full, acc + (R - RT) * d_pad, d_pad,
-                                 c + (R - RT));
+      FlashValues<RT, VC, false, Kv>(d, e + (R - RT), vt, dim, ldv, n0, n1, full, acc + (R - RT) * d_pad, d_pad,
+                                     c + (R - RT));
   }
 }
 
@@ -513,8 +580,18 @@ HWY_INLINE void FlashScoresRows(const FlashBlock& blk, const typename Kv::T* k, 
       hwy::Prefetch(vj + b);
       if (j0 + j + kFlashTile < sk) hwy::Prefetch(knext + b);
     }
-    const float* kf = Widened<Kv>(kj, static_cast<size_t>(dim), krow);
-    for (size_t r = 0; r < R; ++r) s[r][j] = Dot(blk.q[r], kf, static_cast<size_t>(dim)) * scale;
+    if constexpr (VectorHalf<Kv>()) {  // the widened row kept in registers
+      constexpr size_t G = R < 4 ? R : HWY_TARGET <= HWY_AVX3 ? 4 : 2;
+      static_assert(R % G == 0, "row groups of G");
+      float dots[G];
+      for (size_t r0 = 0; r0 < R; r0 += G) {
+        DotRowsHalf<G, typename Kv::Format>(blk.q + r0, kj, static_cast<size_t>(dim), dots);
+        for (size_t r = 0; r < G; ++r) s[r0 + r][j] = dots[r] * scale;
+      }
+    } else {
+      const float* kf = Widened<Kv>(kj, static_cast<size_t>(dim), krow);
+      for (size_t r = 0; r < R; ++r) s[r][j] = Dot(blk.q[r], kf, static_cast<size_t>(dim)) * scale;
+    }
   }
 }
 
@@ -634,12 +711,17 @@ void FlashBlockRows(D d, const FlashBlock& blk, size_t rows, const Geometry& g, 
     // a time: per float block of kTile keys a chain in float, the two
     // blocks' sums added and folded into the double accumulators after the
     // rescale by c. Prefill reads the aligned copy of V (rows of ldv);
-    // decode V as stored, a half cache's tile widened first (rows of D).
-    const float* vt = transposed ? sc.vt.get() + j0 * sc.ldv
-                                 : Widened<Kv>(v + j0 * dim, static_cast<size_t>(n * dim), sc.vtile.get());
+    // decode V as stored (rows of D), a half cache widened as it is loaded
+    // or, where its format has no vector widening here, a tile at a time.
     const int64_t n0 = std::min(n, kTile), n1 = n - n0;
     constexpr size_t RG = R < FlashValueRows<N>() ? R : FlashValueRows<N>(), VC = FlashValueVectors<N>();
-    FlashValuesTile<R, RG, VC>(d, s, vt, dim, sc.ldv, n0, n1, sc.acc.get(), d_pad, c);
+    if (transposed)
+      FlashValuesTile<R, RG, VC, KvF32>(d, s, sc.vt.get() + j0 * sc.ldv, dim, sc.ldv, n0, n1, sc.acc.get(), d_pad, c);
+    else if constexpr (std::is_same_v<typename Kv::T, float> || VectorHalf<Kv>())
+      FlashValuesTile<R, RG, VC, Kv>(d, s, v + j0 * dim, dim, dim, n0, n1, sc.acc.get(), d_pad, c);
+    else
+      FlashValuesTile<R, RG, VC, KvF32>(d, s, Widened<Kv>(v + j0 * dim, static_cast<size_t>(n * dim), sc.vtile.get()),
+                                        dim, dim, n0, n1, sc.acc.get(), d_pad, c);
   }
   for (size_t r = 0; r < rows; ++r) {
     double sum = 0.0;
