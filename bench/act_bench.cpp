@@ -218,12 +218,12 @@ void RegisterAll() {
   for (auto [h, tag] : {std::pair{konform::bench::Half::f16, "f16"}, {konform::bench::Half::bf16, "bf16"}}) {
     for (int64_t rows : {1, 32, 512}) {
       const std::string shape = std::to_string(rows) + "x4096";
-      benchmark::RegisterBenchmark(("Silu_" + std::string(tag) + "/simd/" + shape).c_str(), HalfUnary, "Silu",
-                                   tl_silu_f16, tl_silu_bf16, h, rows, int64_t{4096});
-      benchmark::RegisterBenchmark(("Relu_" + std::string(tag) + "/simd/" + shape).c_str(), HalfUnary, "Relu",
-                                   tl_relu_f16, tl_relu_bf16, h, rows, int64_t{4096});
+      konform::bench::RegisterHalf(("Silu_" + std::string(tag) + "/simd/" + shape), HalfUnary, "Silu", tl_silu_f16,
+                                   tl_silu_bf16, h, rows, int64_t{4096});
+      konform::bench::RegisterHalf(("Relu_" + std::string(tag) + "/simd/" + shape), HalfUnary, "Relu", tl_relu_f16,
+                                   tl_relu_bf16, h, rows, int64_t{4096});
     }
-    benchmark::RegisterBenchmark(("Softmax_" + std::string(tag) + "/simd/16384x512").c_str(), HalfSoftmax, h,
+    konform::bench::RegisterHalf(("Softmax_" + std::string(tag) + "/simd/16384x512"), HalfSoftmax, h,
                                  std::vector<int64_t>{32, 512, 512});
   }
   RegisterSimd("Softmax", "16384x4096", Softmax, std::vector<int64_t>{32, 512, 4096}, -1);

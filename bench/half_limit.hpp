@@ -15,6 +15,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/bandwidth_ref.h"
@@ -94,6 +95,14 @@ inline void RunAgainstLimit(benchmark::State& state, const std::string& name, co
   state.counters["pct_of_limit"] = 100.0 * gbps / limit;
   state.SetLabel("limit: " + r.limit_name);
   record(name, shape, 1, gbps, "GB/s", "limit:" + r.limit_name, limit);
+}
+
+// Registers a half benchmark with a fixed count of iterations: Google
+// Benchmark then calls it once, so each run records each figure once (with
+// its own choice of iterations it calls a benchmark several times).
+template <class... Args>
+benchmark::internal::Benchmark* RegisterHalf(const std::string& name, Args&&... args) {
+  return benchmark::RegisterBenchmark(name.c_str(), std::forward<Args>(args)...)->Iterations(10);
 }
 
 }  // namespace konform::bench

@@ -211,7 +211,7 @@ void RegisterAll() {
     }
   for (auto [h, tag] : {std::pair{konform::bench::Half::f16, "f16"}, {konform::bench::Half::bf16, "bf16"}})
     for (int64_t rows : {1, 32, 512})
-      benchmark::RegisterBenchmark(("RmsNorm_" + std::string(tag) + "/simd/" + std::to_string(rows) + "x4096").c_str(),
+      konform::bench::RegisterHalf(("RmsNorm_" + std::string(tag) + "/simd/" + std::to_string(rows) + "x4096"),
                                    HalfRmsNorm, h, rows, int64_t{4096});
   Register("FusedSkipNorm", "32x4096", FusedSkipNorm, int64_t{32}, int64_t{4096});
   Register("AdaLN", "1x256x1152", AdaLN, int64_t{256}, int64_t{1152});

@@ -228,10 +228,9 @@ void RegisterAll() {
   for (auto [h, tag] : {std::pair{konform::bench::Half::f16, "f16"}, {konform::bench::Half::bf16, "bf16"}}) {
     for (int64_t rows : {1, 32, 512})
       for (auto [pattern, pt] : {std::pair{Pattern::same, "same"}, {Pattern::row, "row"}})
-        benchmark::RegisterBenchmark(
-            ("Add_" + std::string(tag) + "/simd/" + pt + "/" + std::to_string(rows) + "x4096").c_str(), HalfAdd, h,
-            pattern, rows, int64_t{4096});
-    benchmark::RegisterBenchmark(("Transpose_" + std::string(tag) + "/simd/1024x1024").c_str(), HalfTranspose, h,
+        konform::bench::RegisterHalf(("Add_" + std::string(tag) + "/simd/" + pt + "/" + std::to_string(rows) + "x4096"),
+                                     HalfAdd, h, pattern, rows, int64_t{4096});
+    konform::bench::RegisterHalf(("Transpose_" + std::string(tag) + "/simd/1024x1024"), HalfTranspose, h,
                                  Shape{1024, 1024});
   }
   benchmark::RegisterBenchmark("Transpose/simd/4096x4096", Transpose, Shape{4096, 4096});
