@@ -23,6 +23,7 @@
 
 #include "bandwidth_ref.h"
 #include "bench_main.hpp"
+#include "half_limit.hpp"
 #include "measure.hpp"
 #include "scalar/kernels.hpp"
 #include "tinyllm/activations.h"
@@ -148,6 +149,39 @@ void Softmax(benchmark::State& state, const Backend* k, std::vector<int64_t> sha
       [&] { stream(x.get(), nullptr, y.get(), n); });
 }
 
+// The half twins (issue 29): Silu of n f16 or bf16 values and Softmax along
+// the last axis, x read and y written, 2 bytes a value each (4 n), against
+// the copy limit over as many bytes (half_limit.hpp).
+using HalfUnaryFn = void (*)(const uint16_t*, uint16_t*, int64_t);
+using HalfSoftmaxFn = decltype(&tl_softmax_f16);
+
+void HalfCopyLike(benchmark::State& state, const std::string& op, konform::bench::Half h, const std::string& shape,
+                  size_t n, float scale, const std::function<void(const uint16_t*, uint16_t*)>& fn) {
+  using namespace konform::bench;
+  HalfBuffer x(n, 1, h, scale), y(n, 3, h);
+  RunAgainstLimit(
+      state, op + SuffixOf(h), shape, 4.0 * double(n), [&] { fn(x.get(), y.get()); },
+      copy_candidates(x.as_floats(), y.as_floats(), n / 2, 1));
+}
+
+// Silu (an exp a value: compute-bound in f32 from L1 and L2) and Relu (one
+// max: bound by the memory level).
+void HalfUnary(benchmark::State& state, const char* op, HalfUnaryFn f16, HalfUnaryFn bf16, konform::bench::Half h,
+               int64_t rows, int64_t d) {
+  const HalfUnaryFn fn = h == konform::bench::Half::f16 ? f16 : bf16;
+  HalfCopyLike(state, op, h, std::to_string(rows) + "x" + std::to_string(d), size_t(rows * d), 2.0f,
+               [&](const uint16_t* x, uint16_t* y) { fn(x, y, rows * d); });
+}
+
+void HalfSoftmax(benchmark::State& state, konform::bench::Half h, std::vector<int64_t> shape) {
+  const HalfSoftmaxFn fn = h == konform::bench::Half::f16 ? tl_softmax_f16 : tl_softmax_bf16;
+  size_t n = 1;
+  for (int64_t s : shape) n *= static_cast<size_t>(s);
+  HalfCopyLike(
+      state, "Softmax", h, std::to_string(n / size_t(shape.back())) + "x" + std::to_string(shape.back()), n, 4.0f,
+      [&](const uint16_t* x, uint16_t* y) { Check(fn(x, y, shape.data(), static_cast<int>(shape.size()), -1)); });
+}
+
 template <class Fn, class... Args>
 void Register(const std::string& op, const std::string& shape, Fn fn, Args... args) {
   for (const Backend* k : {&kSimd, &kScalar})
@@ -181,6 +215,17 @@ void RegisterAll() {
       for (const auto& [name, op] : gated) Register(name, shape, GatedMiddle, op, rows, d);
     }
   Register("Softmax", "16384x512", Softmax, std::vector<int64_t>{32, 512, 512}, -1);
+  for (auto [h, tag] : {std::pair{konform::bench::Half::f16, "f16"}, {konform::bench::Half::bf16, "bf16"}}) {
+    for (int64_t rows : {1, 32, 512}) {
+      const std::string shape = std::to_string(rows) + "x4096";
+      konform::bench::RegisterHalf(("Silu_" + std::string(tag) + "/simd/" + shape), HalfUnary, "Silu", tl_silu_f16,
+                                   tl_silu_bf16, h, rows, int64_t{4096});
+      konform::bench::RegisterHalf(("Relu_" + std::string(tag) + "/simd/" + shape), HalfUnary, "Relu", tl_relu_f16,
+                                   tl_relu_bf16, h, rows, int64_t{4096});
+    }
+    konform::bench::RegisterHalf(("Softmax_" + std::string(tag) + "/simd/16384x512"), HalfSoftmax, h,
+                                 std::vector<int64_t>{32, 512, 512});
+  }
   RegisterSimd("Softmax", "16384x4096", Softmax, std::vector<int64_t>{32, 512, 4096}, -1);
   Register("Softmax_axis0", "512x4096", Softmax, std::vector<int64_t>{512, 4096}, 0);
 }

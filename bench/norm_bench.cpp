@@ -23,6 +23,7 @@
 
 #include "bandwidth_ref.h"
 #include "bench_main.hpp"
+#include "half_limit.hpp"
 #include "measure.hpp"
 #include "scalar/kernels.hpp"
 #include "tinyllm/norm.h"
@@ -179,6 +180,22 @@ void Channels(benchmark::State& state, const Backend* k, ChannelOp op, std::vect
       [&] { stream(x.get(), nullptr, y.get(), n); });
 }
 
+// RmsNorm's half twins (issue 29): f16 or bf16 x read and y written (2
+// bytes a value each), the f32 gain read once: 4 n + 4 d bytes, against the
+// copy limit over the rows plus a read of the gain (half_limit.hpp).
+void HalfRmsNorm(benchmark::State& state, konform::bench::Half h, int64_t rows, int64_t d) {
+  using namespace konform::bench;
+  const size_t n = static_cast<size_t>(rows * d);
+  HalfBuffer x(n, 1, h), y(n, 3, h);
+  Buffer g(static_cast<size_t>(d), 2);
+  const int64_t shape[] = {rows, d};
+  const auto fn = h == Half::f16 ? tl_rms_norm_f16 : tl_rms_norm_bf16;
+  RunAgainstLimit(
+      state, std::string("RmsNorm") + SuffixOf(h), std::to_string(rows) + "x" + std::to_string(d),
+      4.0 * double(n + static_cast<size_t>(d)), [&] { Check(fn(x.get(), g.get(), y.get(), shape, 2, 1e-5f)); },
+      WithRead(copy_candidates(x.as_floats(), y.as_floats(), n / 2, 1), g.get(), static_cast<size_t>(d)));
+}
+
 template <class Fn, class... Args>
 void Register(const std::string& op, const std::string& shape, Fn fn, Args... args) {
   for (const Backend* k : {&kSimd, &kScalar})
@@ -192,6 +209,10 @@ void RegisterAll() {
       Register("RmsNorm", shape, RmsNorm, rows, d);
       Register("LayerNorm", shape, LayerNorm, rows, d);
     }
+  for (auto [h, tag] : {std::pair{konform::bench::Half::f16, "f16"}, {konform::bench::Half::bf16, "bf16"}})
+    for (int64_t rows : {1, 32, 512})
+      konform::bench::RegisterHalf(("RmsNorm_" + std::string(tag) + "/simd/" + std::to_string(rows) + "x4096"),
+                                   HalfRmsNorm, h, rows, int64_t{4096});
   Register("FusedSkipNorm", "32x4096", FusedSkipNorm, int64_t{32}, int64_t{4096});
   Register("AdaLN", "1x256x1152", AdaLN, int64_t{256}, int64_t{1152});
   Register("GroupNorm", "1x320x64x64_G32", Channels, ChannelOp::group, std::vector<int64_t>{1, 320, 64, 64});

@@ -26,6 +26,7 @@
 
 #include "bandwidth_ref.h"
 #include "bench_main.hpp"
+#include "half_limit.hpp"
 #include "measure.hpp"
 #include "scalar/kernels.hpp"
 #include "tinyllm/tensor.h"
@@ -94,6 +95,37 @@ void Broadcast(benchmark::State& state, BroadcastFn fn, Pattern pattern, int64_t
         else
           for (int64_t r = 0; r < rows; ++r) stream(a.get() + r * cols, b.get(), y.get() + r * cols, size_t(cols));
       });
+}
+
+// Add's half twins (issue 29): y[R, C] = a + b, b of shape [R, C] (same) or
+// [C] (row), 2 bytes a value read or written: against the OR stream y = a |
+// b over as many bytes (the pattern's one candidate, half_limit.hpp).
+void HalfAdd(benchmark::State& state, konform::bench::Half h, Pattern pattern, int64_t rows, int64_t cols) {
+  using namespace konform::bench;
+  const Shape ys = {rows, cols};
+  const Shape bs = pattern == Pattern::same ? ys : Shape{cols};
+  const size_t n = Count(ys), nb = Count(bs);
+  HalfBuffer a(n, 1, h), b(nb, 2, h), y(n, 3, h);
+  const auto fn = h == Half::f16 ? tl_add_broadcast_f16 : tl_add_broadcast_bf16;
+  RunAgainstLimit(
+      state, std::string("Add") + SuffixOf(h),
+      std::string(pattern == Pattern::same ? "same " : "row ") + std::to_string(rows) + "x" + std::to_string(cols),
+      2.0 * double(2 * n + nb),
+      [&] { Check(fn(a.get(), ys.data(), 2, b.get(), bs.data(), int64_t(bs.size()), y.get(), ys.data(), 2)); },
+      TwoInOneOut(a.as_floats(), b.as_floats(), y.as_floats(), n / 2, pattern == Pattern::same ? 1 : size_t(rows)));
+}
+
+// Transpose's half twins: every value moved once, 4 n bytes, against the
+// copy limit over as many bytes.
+void HalfTranspose(benchmark::State& state, konform::bench::Half h, Shape shape) {
+  using namespace konform::bench;
+  const size_t n = Count(shape);
+  HalfBuffer x(n, 1, h), y(n, 2, h);
+  const auto fn = h == Half::f16 ? tl_transpose_f16 : tl_transpose_bf16;
+  RunAgainstLimit(
+      state, std::string("Transpose") + SuffixOf(h), std::to_string(shape[0]) + "x" + std::to_string(shape[1]),
+      4.0 * double(n), [&] { Check(fn(x.get(), shape.data(), int64_t(shape.size()), y.get())); },
+      copy_candidates(x.as_floats(), y.as_floats(), n / 2, 1));
 }
 
 void Clamp(benchmark::State& state, int64_t n) {
@@ -193,6 +225,14 @@ void RegisterAll() {
   benchmark::RegisterBenchmark("Argmax/simd/64x4096/axis0", ArgmaxAxis, Shape{64, 4096}, int64_t{0});
   benchmark::RegisterBenchmark("Argmax/simd/16384x8/axis0", ArgmaxAxis, Shape{16384, 8}, int64_t{0});
   benchmark::RegisterBenchmark("Transpose/simd/1024x1024", Transpose, Shape{1024, 1024});
+  for (auto [h, tag] : {std::pair{konform::bench::Half::f16, "f16"}, {konform::bench::Half::bf16, "bf16"}}) {
+    for (int64_t rows : {1, 32, 512})
+      for (auto [pattern, pt] : {std::pair{Pattern::same, "same"}, {Pattern::row, "row"}})
+        konform::bench::RegisterHalf(("Add_" + std::string(tag) + "/simd/" + pt + "/" + std::to_string(rows) + "x4096"),
+                                     HalfAdd, h, pattern, rows, int64_t{4096});
+    konform::bench::RegisterHalf(("Transpose_" + std::string(tag) + "/simd/1024x1024"), HalfTranspose, h,
+                                 Shape{1024, 1024});
+  }
   benchmark::RegisterBenchmark("Transpose/simd/4096x4096", Transpose, Shape{4096, 4096});
   benchmark::RegisterBenchmark("Permute/simd/512x32x128_102", Permute, Shape{512, 32, 128}, Shape{1, 0, 2});
   benchmark::RegisterBenchmark("Permute/simd/32x512x128_021", Permute, Shape{32, 512, 128}, Shape{0, 2, 1});

@@ -16,6 +16,7 @@
 
 #include "hwy/highway.h"
 #include "impl/simd/activation_math-inl.h"
+#include "impl/simd/half-inl.h"
 #include "impl/simd/tail-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -160,35 +161,69 @@ HWY_INLINE auto EachVec(const F& f) {
   };
 }
 
+// MapUnary over f16 or bf16 bits: each group widened in the registers, f,
+// rounded back (half-inl.h's WidenVec and NarrowVec, the conversions
+// ThroughF32 makes, so the same bits), instead of ThroughF32's three passes
+// through a float block on the stack, which bound the half twins to a
+// fraction of a copy's bandwidth (three stores a vector). The tail, and
+// every value where Format has no vector conversion on this target, go
+// through ThroughF32 with MapUnary(f). y == x works.
+template <class Format, class F>
+HWY_INLINE void MapUnaryHalf(const uint16_t* x, uint16_t* y, int64_t n, const F& f) {
+  if (n <= 0) return;
+  const size_t count = static_cast<size_t>(n);
+  size_t i = 0;
+  if constexpr (Format::kVector) {
+    const hn::ScalableTag<float> d;
+    const size_t N = hn::Lanes(d);
+    for (; i + 4 * N <= count; i += 4 * N) {
+      Vecs<decltype(d), 4> v;
+      for (size_t j = 0; j < 4; ++j) v[j] = Format::WidenVec(d, x + i + j * N);
+      v = f(d, v);
+      for (size_t j = 0; j < 4; ++j) Format::NarrowVec(d, v[j], y + i + j * N);
+    }
+  }
+  if (i < count)
+    half::ThroughF32<Format>(x + i, y + i, static_cast<int64_t>(count - i),
+                             [&f](const float* a, float* b, int64_t m) { MapUnary(a, b, m, f); });
+}
+
 // ---------------------------------------------------------------- kernels
 
-inline void SiluF32(const float* x, float* y, int64_t n) {
-  MapUnary(x, y, n, [](auto d, auto v) HWY_ATTR { return SiluVec(d, v); });
+// Each unary op's group function, shared by its f32 kernel and its half
+// twins (MapUnary, MapUnaryHalf).
+#define KONFORM_ACT_GROUP(Name, expr)         \
+  struct Name {                               \
+    template <class D, class V>               \
+    HWY_INLINE V operator()(D d, V v) const { \
+      return expr;                            \
+    }                                         \
+  };
+KONFORM_ACT_GROUP(SiluGroup, SiluVec(d, v))
+KONFORM_ACT_GROUP(GeluErfGroup, GeluErfVec(d, v))
+KONFORM_ACT_GROUP(GeluTanhGroup, GeluTanhVec(d, v))
+KONFORM_ACT_GROUP(ReluGroup, EachVec([](auto d1, auto x) HWY_ATTR { return ReluVec(d1, x); })(d, v))
+KONFORM_ACT_GROUP(SigmoidGroup, Sigmoid(d, v))
+KONFORM_ACT_GROUP(TanhGroup, TanhF(d, v))
+#undef KONFORM_ACT_GROUP
+
+inline auto LeakyGroup(float alpha) {
+  return EachVec([alpha](auto d, auto v) HWY_ATTR { return LeakyVecUniform(d, v, alpha); });
 }
 
-inline void GeluErfF32(const float* x, float* y, int64_t n) {
-  MapUnary(x, y, n, [](auto d, auto v) HWY_ATTR { return GeluErfVec(d, v); });
-}
+inline void SiluF32(const float* x, float* y, int64_t n) { MapUnary(x, y, n, SiluGroup()); }
 
-inline void GeluTanhF32(const float* x, float* y, int64_t n) {
-  MapUnary(x, y, n, [](auto d, auto v) HWY_ATTR { return GeluTanhVec(d, v); });
-}
+inline void GeluErfF32(const float* x, float* y, int64_t n) { MapUnary(x, y, n, GeluErfGroup()); }
 
-inline void ReluF32(const float* x, float* y, int64_t n) {
-  MapUnary(x, y, n, EachVec([](auto d, auto v) HWY_ATTR { return ReluVec(d, v); }));
-}
+inline void GeluTanhF32(const float* x, float* y, int64_t n) { MapUnary(x, y, n, GeluTanhGroup()); }
 
-inline void LeakyReluF32(const float* x, float* y, int64_t n, float alpha) {
-  MapUnary(x, y, n, EachVec([alpha](auto d, auto v) HWY_ATTR { return LeakyVecUniform(d, v, alpha); }));
-}
+inline void ReluF32(const float* x, float* y, int64_t n) { MapUnary(x, y, n, ReluGroup()); }
 
-inline void SigmoidF32(const float* x, float* y, int64_t n) {
-  MapUnary(x, y, n, [](auto d, auto v) HWY_ATTR { return Sigmoid(d, v); });
-}
+inline void LeakyReluF32(const float* x, float* y, int64_t n, float alpha) { MapUnary(x, y, n, LeakyGroup(alpha)); }
 
-inline void TanhF32(const float* x, float* y, int64_t n) {
-  MapUnary(x, y, n, [](auto d, auto v) HWY_ATTR { return TanhF(d, v); });
-}
+inline void SigmoidF32(const float* x, float* y, int64_t n) { MapUnary(x, y, n, SigmoidGroup()); }
+
+inline void TanhF32(const float* x, float* y, int64_t n) { MapUnary(x, y, n, TanhGroup()); }
 
 // [outer, channels, inner]. Channels-last rows (inner == 1) are x and the
 // slopes mapped together like a gated pair; otherwise each channel's run of

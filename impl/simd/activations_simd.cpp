@@ -7,6 +7,9 @@
 #define HWY_TARGET_INCLUDE "impl/simd/activations_simd.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
+#include <algorithm>
+#include <new>
+
 #include "hwy/aligned_allocator.h"
 #include "hwy/highway.h"
 #include "impl/simd/activations-inl.h"
@@ -37,26 +40,38 @@ void ActGeGlu(const float* gate, const float* up, float* y, int64_t n, int appro
 }
 void ActGlu(const float* gate, const float* up, float* y, int64_t n) { act::GluF32(gate, up, y, n); }
 
-// f16 and bf16: the f32 kernels on blocks widened to float (half-inl.h).
-#define KONFORM_HALF_UNARY(Name, Kernel)                                                                      \
-  void Name##F16(const uint16_t* x, uint16_t* y, int64_t n) { half::ThroughF32<half::F16>(x, y, n, Kernel); } \
-  void Name##BF16(const uint16_t* x, uint16_t* y, int64_t n) { half::ThroughF32<half::BF16>(x, y, n, Kernel); }
-KONFORM_HALF_UNARY(ActSilu, act::SiluF32)
-KONFORM_HALF_UNARY(ActGeluErf, act::GeluErfF32)
-KONFORM_HALF_UNARY(ActGeluTanh, act::GeluTanhF32)
-KONFORM_HALF_UNARY(ActRelu, act::ReluF32)
-KONFORM_HALF_UNARY(ActSigmoid, act::SigmoidF32)
-KONFORM_HALF_UNARY(ActTanh, act::TanhF32)
+// f16 and bf16: the f32 kernels' group functions on vectors widened in the
+// registers (act::MapUnaryHalf).
+#define KONFORM_HALF_UNARY(Name, Group)                                                                         \
+  void Name##F16(const uint16_t* x, uint16_t* y, int64_t n) { act::MapUnaryHalf<half::F16>(x, y, n, Group()); } \
+  void Name##BF16(const uint16_t* x, uint16_t* y, int64_t n) { act::MapUnaryHalf<half::BF16>(x, y, n, Group()); }
+KONFORM_HALF_UNARY(ActSilu, act::SiluGroup)
+KONFORM_HALF_UNARY(ActGeluErf, act::GeluErfGroup)
+KONFORM_HALF_UNARY(ActGeluTanh, act::GeluTanhGroup)
+KONFORM_HALF_UNARY(ActRelu, act::ReluGroup)
+KONFORM_HALF_UNARY(ActSigmoid, act::SigmoidGroup)
+KONFORM_HALF_UNARY(ActTanh, act::TanhGroup)
 #undef KONFORM_HALF_UNARY
-// Softmax's lines cross the blocks, so the whole tensor is widened at once.
+// Softmax's lines cross the 256-value blocks of ThroughF32, so whole
+// [length, inner] slices are widened at a time: as many as fill 64 KiB of
+// floats (at least one), the f32 kernel run on them in place, y rounded
+// back. Slices are independent, so the result is the whole tensor's. (It
+// was the whole tensor at once: an f32 copy of 32 MiB at 16384 x 512,
+// allocated and faulted in on every call, 0.6 % of the copy limit.)
 template <class Format>
 void SoftmaxHalf(const uint16_t* x, uint16_t* y, int64_t outer, int64_t length, int64_t inner) {
-  const size_t n = static_cast<size_t>(outer * length * inner);
-  if (n == 0) return;
-  const auto wide = hwy::AllocateAligned<float>(n);
-  half::Widen<Format>(x, wide.get(), n);
-  act::SoftmaxF32(wide.get(), wide.get(), outer, length, inner);
-  half::Narrow<Format>(wide.get(), y, n);
+  const int64_t block = length * inner;
+  if (outer <= 0 || block <= 0) return;
+  const int64_t per = std::max<int64_t>(1, std::min<int64_t>(outer, 16384 / block));
+  const auto wide = hwy::AllocateAligned<float>(static_cast<size_t>(per * block));
+  if (wide == nullptr) throw std::bad_alloc();
+  for (int64_t o = 0; o < outer; o += per) {
+    const int64_t m = std::min(per, outer - o);
+    const size_t count = static_cast<size_t>(m * block);
+    half::Widen<Format>(x + o * block, wide.get(), count);
+    act::SoftmaxF32(wide.get(), wide.get(), m, length, inner);
+    half::Narrow<Format>(wide.get(), y + o * block, count);
+  }
 }
 void ActSoftmaxF16(const uint16_t* x, uint16_t* y, int64_t outer, int64_t length, int64_t inner) {
   SoftmaxHalf<half::F16>(x, y, outer, length, inner);
@@ -106,12 +121,10 @@ void ActPReluBF16(const uint16_t* x, const float* slope, uint16_t* y, int64_t ou
   PReluHalf<half::BF16>(x, slope, y, outer, channels, inner);
 }
 void ActLeakyReluF16(const uint16_t* x, uint16_t* y, int64_t n, float alpha) {
-  half::ThroughF32<half::F16>(x, y, n,
-                              [alpha](const float* a, float* b, int64_t m) { act::LeakyReluF32(a, b, m, alpha); });
+  act::MapUnaryHalf<half::F16>(x, y, n, act::LeakyGroup(alpha));
 }
 void ActLeakyReluBF16(const uint16_t* x, uint16_t* y, int64_t n, float alpha) {
-  half::ThroughF32<half::BF16>(x, y, n,
-                               [alpha](const float* a, float* b, int64_t m) { act::LeakyReluF32(a, b, m, alpha); });
+  act::MapUnaryHalf<half::BF16>(x, y, n, act::LeakyGroup(alpha));
 }
 
 }  // namespace konform::simd::HWY_NAMESPACE

@@ -28,6 +28,7 @@
 #include <limits>
 #include <mutex>
 #include <new>
+#include <type_traits>
 #include <vector>
 
 #include "hwy/aligned_allocator.h"
@@ -36,6 +37,7 @@
 #include "hwy/highway.h"
 #include "impl/simd/activation_math-inl.h"
 #include "impl/simd/attention_geometry.h"
+#include "impl/simd/half-inl.h"
 #include "impl/simd/parallel.h"
 #include "impl/simd/tail-inl.h"
 
@@ -51,19 +53,57 @@ constexpr int64_t kFlashTile = 2 * kTile;
 
 using Geometry = konform::simd::AttnGeometry;
 
+// How K and V are stored: f32, or a half cache (f16 or bf16 bits, `Format`
+// one of half-inl.h's) that the kernels widen exactly to f32 a key row or a
+// tile of rows at a time, in L1, right before the f32 code reads it. q, y
+// and every sum stay f32 (the callers widen q and round y), so a half call
+// computes exactly what the f32 kernel computes on the widened values.
+struct KvF32 {
+  using T = float;
+};
+template <class F>
+struct KvHalf {
+  using T = uint16_t;
+  using Format = F;
+};
+
+// n stored values from p as floats: p itself for f32, else widened into
+// buf (64-byte aligned, n floats).
+template <class Kv>
+HWY_INLINE const float* Widened(const typename Kv::T* p, size_t n, float* buf) {
+  if constexpr (std::is_same_v<typename Kv::T, float>) {
+    return p;
+  } else {
+    half::Widen<typename Kv::Format>(p, buf, n);
+    return buf;
+  }
+}
+
+// Whether Kv is a half cache whose format widens whole vectors on this
+// target (bf16 everywhere; f16 where F16C is).
+template <class Kv>
+constexpr bool VectorHalf() {
+  if constexpr (std::is_same_v<typename Kv::T, float>) {
+    return false;
+  } else {
+    return Kv::Format::kVector;
+  }
+}
+
 // Where one query row reads: its q, its KV head's k and v, its mask row.
+template <class T = float>
 struct RowPtrs {
   const float* q;
-  const float* k;
-  const float* v;
+  const T* k;
+  const T* v;
   const float* mask;
   int64_t i;
 };
 
-inline RowPtrs RowOf(const float* q, const float* k, const float* v, const Geometry& g, int64_t b, int64_t h,
-                     int64_t i) {
+template <class T>
+inline RowPtrs<T> RowOf(const float* q, const T* k, const T* v, const Geometry& g, int64_t b, int64_t h, int64_t i) {
   const int64_t kvh = h / (g.heads / g.kv_heads);  // repeat_interleave
-  RowPtrs r;
+  RowPtrs<T> r;
   r.q = q + ((b * g.heads + h) * g.sq + i) * g.d;
   r.k = k + (b * g.kv_heads + kvh) * g.sk * g.d;
   r.v = v + (b * g.kv_heads + kvh) * g.sk * g.d;
@@ -89,12 +129,52 @@ inline float Dot(const float* a, const float* b, size_t n) {
   return hn::GetLane(hn::SumOfLanes(d, hn::Add(hn::Add(s0, s1), hn::Add(s2, s3))));
 }
 
+// out[r] = Dot(q[r], k) for rows [0, G) of q, k a half key row of n values
+// widened once into registers for every row (not once per row through L1):
+// each row's chains, tail and final sums are Dot's, so each out[r] is the
+// float Dot would give on the widened row. G rows x 4 chains accumulators
+// plus 4 key vectors must fit the registers (G 4 on AVX-512, 2 on AVX2).
+template <size_t G, class Format>
+HWY_INLINE void DotRowsHalf(const float* const* q, const uint16_t* k, size_t n, float* out) {
+  const hn::ScalableTag<float> d;
+  const size_t N = hn::Lanes(d);
+  hn::Vec<decltype(d)> s[G][4];
+  for (size_t r = 0; r < G; ++r)
+    for (size_t c = 0; c < 4; ++c) s[r][c] = hn::Zero(d);
+  size_t t = 0;
+  for (; t + 4 * N <= n; t += 4 * N) {
+    const auto k0 = Format::WidenVec(d, k + t), k1 = Format::WidenVec(d, k + t + N),
+               k2 = Format::WidenVec(d, k + t + 2 * N), k3 = Format::WidenVec(d, k + t + 3 * N);
+    for (size_t r = 0; r < G; ++r) {
+      s[r][0] = hn::MulAdd(hn::LoadU(d, q[r] + t), k0, s[r][0]);
+      s[r][1] = hn::MulAdd(hn::LoadU(d, q[r] + t + N), k1, s[r][1]);
+      s[r][2] = hn::MulAdd(hn::LoadU(d, q[r] + t + 2 * N), k2, s[r][2]);
+      s[r][3] = hn::MulAdd(hn::LoadU(d, q[r] + t + 3 * N), k3, s[r][3]);
+    }
+  }
+  for (; t + N <= n; t += N) {
+    const auto kv = Format::WidenVec(d, k + t);
+    for (size_t r = 0; r < G; ++r) s[r][0] = hn::MulAdd(hn::LoadU(d, q[r] + t), kv, s[r][0]);
+  }
+  if (t < n) {  // the tail zero-padded, as Dot's partial loads
+    HWY_ALIGN uint16_t buf[HWY_MAX_BYTES / sizeof(float)] = {};
+    std::copy(k + t, k + n, buf);
+    const auto kv = Format::WidenVec(d, buf);
+    for (size_t r = 0; r < G; ++r) s[r][1] = hn::MulAdd(LoadHead(d, q[r] + t, n - t), kv, s[r][1]);
+  }
+  for (size_t r = 0; r < G; ++r)
+    out[r] = hn::GetLane(hn::SumOfLanes(d, hn::Add(hn::Add(s[r][0], s[r][1]), hn::Add(s[r][2], s[r][3]))));
+}
+
 // s[0, j1 - j0) = the scores of keys [j0, j1) of row r, in Sdpa's order of
-// operations: dot, times scale, + causal -1e4, + mask.
-inline void Scores(const RowPtrs& r, const Geometry& g, float scale, int64_t j0, int64_t j1, float* s) {
+// operations: dot, times scale, + causal -1e4, + mask. krow: D floats (a
+// half key row widened).
+template <class Kv>
+inline void Scores(const RowPtrs<typename Kv::T>& r, const Geometry& g, float scale, int64_t j0, int64_t j1, float* s,
+                   float* krow) {
   const size_t D = static_cast<size_t>(g.d);
   for (int64_t j = j0; j < j1; ++j) {
-    float x = Dot(r.q, r.k + j * g.d, D) * scale;
+    float x = Dot(r.q, Widened<Kv>(r.k + j * g.d, D, krow), D) * scale;
     if (g.causal && j > r.i + g.sk - g.sq) x += -1e4f;
     if (r.mask != nullptr) x += r.mask[j];
     s[j - j0] = x;
@@ -157,17 +237,37 @@ inline void WeightedSum(const float* e, const float* v, size_t n, size_t D, floa
   }
 }
 
-// Sdpa over keys [j0, j1) of row r into out[D]. `s` holds j1 - j0 floats,
-// `part` D floats and `acc` D doubles.
-inline void SdpaRow(const RowPtrs& r, const Geometry& g, float scale, int64_t j0, int64_t j1, float* out, float* s,
-                    float* part, double* acc) {
+// Scratch of SdpaRow: `s` holds the row's scores, `part` D floats, `acc` D
+// doubles; krow (D) and vblk (kTile x D) the widened rows of a half cache.
+struct SdpaScratch {
+  std::vector<float> s, part;
+  std::vector<double> acc;
+  hwy::AlignedFreeUniquePtr<float[]> krow, vblk;
+  SdpaScratch(int64_t keys, int64_t d)
+      : s(static_cast<size_t>(keys)),
+        part(static_cast<size_t>(d)),
+        acc(static_cast<size_t>(d)),
+        krow(hwy::AllocateAligned<float>(static_cast<size_t>(d))),
+        vblk(hwy::AllocateAligned<float>(static_cast<size_t>(kTile * d))) {
+    if (krow == nullptr || vblk == nullptr) throw std::bad_alloc();
+  }
+};
+
+// Sdpa over keys [j0, j1) of row r into out[D].
+template <class Kv>
+inline void SdpaRow(const RowPtrs<typename Kv::T>& r, const Geometry& g, float scale, int64_t j0, int64_t j1,
+                    float* out, SdpaScratch& sc) {
   const size_t n = static_cast<size_t>(j1 - j0), D = static_cast<size_t>(g.d);
-  Scores(r, g, scale, j0, j1, s);
+  float* s = sc.s.data();
+  float* part = sc.part.data();
+  double* acc = sc.acc.data();
+  Scores<Kv>(r, g, scale, j0, j1, s, sc.krow.get());
   const double total = ExpInPlace(s, n, MaxOf(s, n));
   std::fill(acc, acc + D, 0.0);
   for (size_t b0 = 0; b0 < n; b0 += kTile) {
     const size_t b1 = std::min(n, b0 + static_cast<size_t>(kTile));
-    WeightedSum(s + b0, r.v + (static_cast<size_t>(j0) + b0) * D, b1 - b0, D, part);
+    WeightedSum(s + b0, Widened<Kv>(r.v + (static_cast<size_t>(j0) + b0) * D, (b1 - b0) * D, sc.vblk.get()), b1 - b0, D,
+                part);
     for (size_t t = 0; t < D; ++t) acc[t] += static_cast<double>(part[t]);
   }
   const double inv = 1.0 / total;
@@ -176,32 +276,30 @@ inline void SdpaRow(const RowPtrs& r, const Geometry& g, float scale, int64_t j0
 
 inline float ScaleOf(int64_t d) { return static_cast<float>(1.0 / std::sqrt(static_cast<double>(d))); }
 
-inline void SdpaF32(const float* q, const float* k, const float* v, float* y, const Geometry& g) {
+template <class Kv = KvF32>
+inline void Sdpa(const float* q, const typename Kv::T* k, const typename Kv::T* v, float* y, const Geometry& g) {
   if (g.batch <= 0 || g.sq <= 0) return;
-  std::vector<float> s(static_cast<size_t>(g.sk)), part(static_cast<size_t>(g.d));
-  std::vector<double> acc(static_cast<size_t>(g.d));
+  SdpaScratch sc(g.sk, g.d);
   const float scale = ScaleOf(g.d);
   for (int64_t b = 0; b < g.batch; ++b)
     for (int64_t h = 0; h < g.heads; ++h)
       for (int64_t i = 0; i < g.sq; ++i)
-        SdpaRow(RowOf(q, k, v, g, b, h, i), g, scale, 0, g.sk, y + ((b * g.heads + h) * g.sq + i) * g.d, s.data(),
-                part.data(), acc.data());
+        SdpaRow<Kv>(RowOf(q, k, v, g, b, h, i), g, scale, 0, g.sk, y + ((b * g.heads + h) * g.sq + i) * g.d, sc);
 }
 
 // SdpaWindow: q, k, v, y [B, H, S, D], windows of `window` keys.
-inline void SdpaWindowF32(const float* q, const float* k, const float* v, float* y, int64_t batch, int64_t heads,
-                          int64_t seq, int64_t dim, int64_t window) {
+template <class Kv = KvF32>
+inline void SdpaWindow(const float* q, const typename Kv::T* k, const typename Kv::T* v, float* y, int64_t batch,
+                       int64_t heads, int64_t seq, int64_t dim, int64_t window) {
   if (batch <= 0 || seq <= 0) return;
   const Geometry g{batch, heads, heads, seq, seq, dim, false, nullptr, 0, 0, 0};
-  std::vector<float> s(static_cast<size_t>(window)), part(static_cast<size_t>(dim));
-  std::vector<double> acc(static_cast<size_t>(dim));
+  SdpaScratch sc(window, dim);
   const float scale = ScaleOf(dim);
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t h = 0; h < heads; ++h)
       for (int64_t i = 0; i < seq; ++i) {
         const int64_t j0 = i / window * window;
-        SdpaRow(RowOf(q, k, v, g, b, h, i), g, scale, j0, j0 + window, y + ((b * heads + h) * seq + i) * dim, s.data(),
-                part.data(), acc.data());
+        SdpaRow<Kv>(RowOf(q, k, v, g, b, h, i), g, scale, j0, j0 + window, y + ((b * heads + h) * seq + i) * dim, sc);
       }
 }
 
@@ -286,12 +384,14 @@ HWY_INLINE void FlashPrefetchNext(const FlashBlock& blk, int64_t dim, int64_t ti
 // cache lines costs two, and a malloc'd buffer this size (an mmap) sits 16
 // bytes past a line.
 struct FlashScratch {
-  hwy::AlignedFreeUniquePtr<float[]> kt;    // K of one head, block by block transposed: [sk_pad / kTile][D][kTile]
-  hwy::AlignedFreeUniquePtr<float[]> vt;    // prefill: V of one head, rows of ldv floats (D up to a line)
-  std::vector<float> tile_kmax;             // max |k_j| over keys >= the tile's first (suffix max per tile)
-  std::vector<float> qt;                    // the block's q rows interleaved: [D][kRows]
-  hwy::AlignedFreeUniquePtr<double[]> acc;  // kRows x d_pad: the running accumulators
-  int64_t sk_pad = 0, d_pad = 0, ldv = 0;   // ldv: the row stride of the V that the products read
+  hwy::AlignedFreeUniquePtr<float[]> kt;     // K of one head, block by block transposed: [sk_pad / kTile][D][kTile]
+  hwy::AlignedFreeUniquePtr<float[]> vt;     // prefill: V of one head, rows of ldv floats (D up to a line)
+  std::vector<float> tile_kmax;              // max |k_j| over keys >= the tile's first (suffix max per tile)
+  std::vector<float> qt;                     // the block's q rows interleaved: [D][kRows]
+  hwy::AlignedFreeUniquePtr<double[]> acc;   // kRows x d_pad: the running accumulators
+  hwy::AlignedFreeUniquePtr<float[]> krow;   // a half cache: one key row widened (D)
+  hwy::AlignedFreeUniquePtr<float[]> vtile;  // a half cache, decode: one tile's V rows widened ([kFlashTile][D])
+  int64_t sk_pad = 0, d_pad = 0, ldv = 0;    // ldv: the row stride of the V that the products read
 };
 
 // Vectors of the tile's columns per walk along D: all kTile / N, unless the
@@ -339,16 +439,32 @@ HWY_INLINE void FlashScoresTransposed(D d, const float* qt, const float* kt, int
   }
 }
 
+// w <= N values of V at p as a float vector, zeros past w: f32 loaded, a
+// half cache widened in the register (VectorHalf formats only).
+template <class Kv, class D>
+HWY_INLINE hn::Vec<D> LoadValues(D d, const typename Kv::T* p, size_t w) {
+  constexpr size_t N = hn::MaxLanes(D());
+  if constexpr (std::is_same_v<typename Kv::T, float>) {
+    return w == N ? hn::LoadU(d, p) : LoadHead(d, p, w);
+  } else {
+    if (w == N) return Kv::Format::WidenVec(d, p);
+    HWY_ALIGN uint16_t buf[N] = {};
+    std::copy(p, p + w, buf);
+    return Kv::Format::WidenVec(d, buf);
+  }
+}
+
 // Columns [t0, t0 + VC N) of D for RG rows: acc[r][...] = acc * c[r] +
 // (p0 + p1), p_b = sum_{j < n_b} e[r][b kTile + j] v[b kTile + j][...]: each
 // float block's sum a chain of FMAs in float, the first parked in L1 while
 // the second's chains run, their sum in float folded into the double
 // accumulator once per tile (the conversions to double, a fifth of the
 // products' cost per block, are paid once per 64 keys). Full: every vector
-// lies inside D (no partial loads).
-template <size_t RG, size_t VC, bool Full, class D>
-HWY_INLINE void FlashValues(D d, const float (*e)[kFlashTile], const float* vt, int64_t dim, int64_t ldv, int64_t n0,
-                            int64_t n1, int64_t t0, double* acc, int64_t d_pad, const double* c) {
+// lies inside D (no partial loads). vt: f32, or a half cache's rows as
+// stored (Kv), widened as they are loaded.
+template <size_t RG, size_t VC, bool Full, class Kv, class D>
+HWY_INLINE void FlashValues(D d, const float (*e)[kFlashTile], const typename Kv::T* vt, int64_t dim, int64_t ldv,
+                            int64_t n0, int64_t n1, int64_t t0, double* acc, int64_t d_pad, const double* c) {
   constexpr size_t N = hn::MaxLanes(D());
   size_t w[VC];
   HWY_UNROLL(8)
@@ -371,7 +487,7 @@ HWY_INLINE void FlashValues(D d, const float (*e)[kFlashTile], const float* vt, 
       HWY_UNROLL(8)
       for (size_t h = 0; h < VC; ++h) pa[r][h] = hn::Zero(d);
     }
-    const float* vj = vt + (static_cast<int64_t>(b) * kTile) * ldv + t0;
+    const typename Kv::T* vj = vt + (static_cast<int64_t>(b) * kTile) * ldv + t0;
     const size_t e0 = b * kTile;
     for (int64_t j = 0; j < n; ++j, vj += ldv) {
       hn::Vec<D> ej[RG];
@@ -379,7 +495,9 @@ HWY_INLINE void FlashValues(D d, const float (*e)[kFlashTile], const float* vt, 
       for (size_t r = 0; r < RG; ++r) ej[r] = hn::Set(d, e[r][e0 + static_cast<size_t>(j)]);
       HWY_UNROLL(8)
       for (size_t h = 0; h < VC; ++h) {
-        const auto vh = Full ? hn::LoadU(d, vj + h * N) : w[h] == 0 ? hn::Zero(d) : LoadHead(d, vj + h * N, w[h]);
+        const auto vh = Full        ? LoadValues<Kv>(d, vj + h * N, N)
+                        : w[h] == 0 ? hn::Zero(d)
+                                    : LoadValues<Kv>(d, vj + h * N, w[h]);
         HWY_UNROLL(16)
         for (size_t r = 0; r < RG; ++r) pa[r][h] = hn::MulAdd(ej[r], vh, pa[r][h]);
       }
@@ -422,8 +540,8 @@ HWY_INLINE void FlashValues(D d, const float (*e)[kFlashTile], const float* vt, 
 // The products of one tile (its float blocks of n0 and n1 keys, V rows from
 // vt) for all R rows: VC vectors of D for RG rows at a time, each chunk of V
 // (n0 + n1 keys x VC vectors) used by every group of rows while in L1.
-template <size_t R, size_t RG, size_t VC, class D>
-HWY_INLINE void FlashValuesTile(D d, const float (*e)[kFlashTile], const float* vt, int64_t dim, int64_t ldv,
+template <size_t R, size_t RG, size_t VC, class Kv, class D>
+HWY_INLINE void FlashValuesTile(D d, const float (*e)[kFlashTile], const typename Kv::T* vt, int64_t dim, int64_t ldv,
                                 int64_t n0, int64_t n1, double* acc, int64_t d_pad, const double* c) {
   constexpr size_t N = hn::MaxLanes(D());
   constexpr int64_t W = static_cast<int64_t>(VC * N);
@@ -431,35 +549,49 @@ HWY_INLINE void FlashValuesTile(D d, const float (*e)[kFlashTile], const float* 
   const int64_t full = dim / W * W;
   for (int64_t t0 = 0; t0 < full; t0 += W) {
     for (size_t r0 = 0; r0 + RG <= R; r0 += RG)
-      FlashValues<RG, VC, true>(d, e + r0, vt, dim, ldv, n0, n1, t0, acc + r0 * d_pad, d_pad, c + r0);
+      FlashValues<RG, VC, true, Kv>(d, e + r0, vt, dim, ldv, n0, n1, t0, acc + r0 * d_pad, d_pad, c + r0);
     if constexpr (RT > 0)
-      FlashValues<RT, VC, true>(d, e + (R - RT), vt, dim, ldv, n0, n1, t0, acc + (R - RT) * d_pad, d_pad, c + (R - RT));
+      FlashValues<RT, VC, true, Kv>(d, e + (R - RT), vt, dim, ldv, n0, n1, t0, acc + (R - RT) * d_pad, d_pad,
+                                    c + (R - RT));
   }
   if (full < dim) {
     for (size_t r0 = 0; r0 + RG <= R; r0 += RG)
-      FlashValues<RG, VC, false>(d, e + r0, vt, dim, ldv, n0, n1, full, acc + r0 * d_pad, d_pad, c + r0);
+      FlashValues<RG, VC, false, Kv>(d, e + r0, vt, dim, ldv, n0, n1, full, acc + r0 * d_pad, d_pad, c + r0);
     if constexpr (RT > 0)
-      FlashValues<RT, VC, false>(d, e + (R - RT), vt, dim, ldv, n0, n1, full, acc + (R - RT) * d_pad, d_pad,
-                                 c + (R - RT));
+      FlashValues<RT, VC, false, Kv>(d, e + (R - RT), vt, dim, ldv, n0, n1, full, acc + (R - RT) * d_pad, d_pad,
+                                     c + (R - RT));
   }
 }
 
 // Decode streams K and V from memory once: while a tile's scores are
 // computed, the tile's V rows and the next tile's K rows are prefetched
 // (the strided walks over V that follow defeat the hardware prefetchers).
-template <size_t R>
-HWY_INLINE void FlashScoresRows(const FlashBlock& blk, const float* k, const float* v, int64_t sk, int64_t dim,
-                                int64_t j0, int64_t n, float scale, float (*s)[kFlashTile]) {
-  const int64_t row_bytes = dim * static_cast<int64_t>(sizeof(float));
+// A half cache's key row is widened into krow first (D floats, in L1).
+template <size_t R, class Kv>
+HWY_INLINE void FlashScoresRows(const FlashBlock& blk, const typename Kv::T* k, const typename Kv::T* v, int64_t sk,
+                                int64_t dim, int64_t j0, int64_t n, float scale, float (*s)[kFlashTile], float* krow) {
+  using T = typename Kv::T;
+  const int64_t row_bytes = dim * static_cast<int64_t>(sizeof(T));
   for (int64_t j = 0; j < n; ++j) {
-    const float* kj = k + (j0 + j) * dim;
+    const T* kj = k + (j0 + j) * dim;
     const char* vj = reinterpret_cast<const char*>(v + (j0 + j) * dim);
     const char* knext = reinterpret_cast<const char*>(kj + kFlashTile * dim);
     for (int64_t b = 0; b < row_bytes; b += 64) {
       hwy::Prefetch(vj + b);
       if (j0 + j + kFlashTile < sk) hwy::Prefetch(knext + b);
     }
-    for (size_t r = 0; r < R; ++r) s[r][j] = Dot(blk.q[r], kj, static_cast<size_t>(dim)) * scale;
+    if constexpr (VectorHalf<Kv>()) {  // the widened row kept in registers
+      constexpr size_t G = R < 4 ? R : HWY_TARGET <= HWY_AVX3 ? 4 : 2;
+      static_assert(R % G == 0, "row groups of G");
+      float dots[G];
+      for (size_t r0 = 0; r0 < R; r0 += G) {
+        DotRowsHalf<G, typename Kv::Format>(blk.q + r0, kj, static_cast<size_t>(dim), dots);
+        for (size_t r = 0; r < G; ++r) s[r0 + r][j] = dots[r] * scale;
+      }
+    } else {
+      const float* kf = Widened<Kv>(kj, static_cast<size_t>(dim), krow);
+      for (size_t r = 0; r < R; ++r) s[r][j] = Dot(blk.q[r], kf, static_cast<size_t>(dim)) * scale;
+    }
   }
 }
 
@@ -493,9 +625,11 @@ HWY_INLINE void FlashFinishScores(D d, const FlashBlock& blk, int64_t j0, int64_
     }
 }
 
-template <size_t R, class D>
-void FlashBlockRows(D d, const FlashBlock& blk, size_t rows, const Geometry& g, const float* k, const float* v,
-                    FlashScratch& sc, bool transposed, bool may_skip) {
+// k and v: the KV head's rows as stored (decode reads them; prefill reads
+// the f32 copies in sc).
+template <size_t R, class Kv, class D>
+void FlashBlockRows(D d, const FlashBlock& blk, size_t rows, const Geometry& g, const typename Kv::T* k,
+                    const typename Kv::T* v, FlashScratch& sc, bool transposed, bool may_skip) {
   constexpr size_t N = hn::MaxLanes(D());
   const int64_t dim = g.d, d_pad = sc.d_pad;
   const float scale = ScaleOf(dim);
@@ -532,7 +666,7 @@ void FlashBlockRows(D d, const FlashBlock& blk, size_t rows, const Geometry& g, 
       FlashScoresTransposed<R>(d, sc.qt.data(), sc.kt.get(), dim, j0, scale, s, 0);
       if (n > kTile) FlashScoresTransposed<R>(d, sc.qt.data(), sc.kt.get(), dim, j0 + kTile, scale, s, kTile);
     } else {
-      FlashScoresRows<R>(blk, k, v, g.sk, dim, j0, n, scale, s);
+      FlashScoresRows<R, Kv>(blk, k, v, g.sk, dim, j0, n, scale, s, sc.krow.get());
     }
     if (n < kFlashTile || has_mask || (g.causal && j0 + kFlashTile - 1 > first_last))
       FlashFinishScores<R>(d, blk, j0, n, g.causal, s);
@@ -576,11 +710,18 @@ void FlashBlockRows(D d, const FlashBlock& blk, size_t rows, const Geometry& g, 
     // The tile's products e . v, a register block of rows x vectors of D at
     // a time: per float block of kTile keys a chain in float, the two
     // blocks' sums added and folded into the double accumulators after the
-    // rescale by c. Prefill reads the aligned copy of V (rows of ldv).
-    const float* vt = v + j0 * sc.ldv;
+    // rescale by c. Prefill reads the aligned copy of V (rows of ldv);
+    // decode V as stored (rows of D), a half cache widened as it is loaded
+    // or, where its format has no vector widening here, a tile at a time.
     const int64_t n0 = std::min(n, kTile), n1 = n - n0;
     constexpr size_t RG = R < FlashValueRows<N>() ? R : FlashValueRows<N>(), VC = FlashValueVectors<N>();
-    FlashValuesTile<R, RG, VC>(d, s, vt, dim, sc.ldv, n0, n1, sc.acc.get(), d_pad, c);
+    if (transposed)
+      FlashValuesTile<R, RG, VC, KvF32>(d, s, sc.vt.get() + j0 * sc.ldv, dim, sc.ldv, n0, n1, sc.acc.get(), d_pad, c);
+    else if constexpr (std::is_same_v<typename Kv::T, float> || VectorHalf<Kv>())
+      FlashValuesTile<R, RG, VC, Kv>(d, s, v + j0 * dim, dim, dim, n0, n1, sc.acc.get(), d_pad, c);
+    else
+      FlashValuesTile<R, RG, VC, KvF32>(d, s, Widened<Kv>(v + j0 * dim, static_cast<size_t>(n * dim), sc.vtile.get()),
+                                        dim, dim, n0, n1, sc.acc.get(), d_pad, c);
   }
   for (size_t r = 0; r < rows; ++r) {
     double sum = 0.0;
@@ -593,28 +734,35 @@ void FlashBlockRows(D d, const FlashBlock& blk, size_t rows, const Geometry& g, 
 
 // One KV head's rows (FlashF32), with its own scratch: threads take whole
 // heads, so no result depends on the thread count.
-template <class D>
-HWY_NOINLINE void FlashHeadImpl(D d, const float* q, const float* k, const float* v, float* y, const Geometry& g,
-                                int64_t b, int64_t kvh, bool transposed, bool may_skip, FlashScratch& sc) {
+template <class Kv, class D>
+HWY_NOINLINE void FlashHeadImpl(D d, const float* q, const typename Kv::T* k, const typename Kv::T* v, float* y,
+                                const Geometry& g, int64_t b, int64_t kvh, bool transposed, bool may_skip,
+                                FlashScratch& sc) {
+  using T = typename Kv::T;
   constexpr size_t N = hn::MaxLanes(D());
   constexpr size_t R = FlashRows<N>();
   const int64_t rep = g.heads / g.kv_heads, rows_per_head = rep * g.sq;
-  const float* kh = k + (b * g.kv_heads + kvh) * g.sk * g.d;
-  const float* vh = v + (b * g.kv_heads + kvh) * g.sk * g.d;
-  if (transposed) {
+  const T* kh = k + (b * g.kv_heads + kvh) * g.sk * g.d;
+  const T* vh = v + (b * g.kv_heads + kvh) * g.sk * g.d;
+  if (transposed) {                                 // f32 copies (a half cache widened on the way)
     for (int64_t j0 = 0; j0 < g.sk; j0 += kTile) {  // block by block: [D][kTile], written in order
       float* block = sc.kt.get() + j0 * g.d;
       const int64_t keys = std::min<int64_t>(kTile, g.sk - j0);
-      for (int64_t t = 0; t < g.d; ++t)
-        for (int64_t j = 0; j < keys; ++j) block[t * kTile + j] = kh[(j0 + j) * g.d + t];
+      for (int64_t j = 0; j < keys; ++j) {
+        const float* kj = Widened<Kv>(kh + (j0 + j) * g.d, static_cast<size_t>(g.d), sc.krow.get());
+        for (int64_t t = 0; t < g.d; ++t) block[t * kTile + j] = kj[t];
+      }
     }
-    for (int64_t j = 0; j < g.sk; ++j) std::copy(vh + j * g.d, vh + (j + 1) * g.d, sc.vt.get() + j * sc.ldv);
+    for (int64_t j = 0; j < g.sk; ++j) {
+      const float* vj = Widened<Kv>(vh + j * g.d, static_cast<size_t>(g.d), sc.krow.get());
+      std::copy(vj, vj + g.d, sc.vt.get() + j * sc.ldv);
+    }
   }
-  const float* vuse = transposed ? sc.vt.get() : vh;
   if (may_skip) {  // per tile, the largest |k_j| of it and of every later tile
     std::fill(sc.tile_kmax.begin(), sc.tile_kmax.end(), 0.0f);
     for (int64_t j = 0; j < g.sk; ++j) {
-      const double norm = std::sqrt(static_cast<double>(Dot(kh + j * g.d, kh + j * g.d, static_cast<size_t>(g.d))));
+      const float* kj = Widened<Kv>(kh + j * g.d, static_cast<size_t>(g.d), sc.krow.get());
+      const double norm = std::sqrt(static_cast<double>(Dot(kj, kj, static_cast<size_t>(g.d))));
       float& tile = sc.tile_kmax[static_cast<size_t>(j / kFlashTile)];
       tile = std::max(tile, static_cast<float>(norm * (1 + 1e-5)));
     }
@@ -625,7 +773,7 @@ HWY_NOINLINE void FlashHeadImpl(D d, const float* q, const float* k, const float
     for (size_t r = 0; r < R; ++r) {
       const int64_t row = r0 + static_cast<int64_t>(std::min(r, rows - 1));  // pad with the last row
       const int64_t i = row / rep, h = kvh * rep + row % rep;
-      const RowPtrs p = RowOf(q, k, v, g, b, h, i);
+      const RowPtrs<T> p = RowOf(q, k, v, g, b, h, i);
       blk.q[r] = p.q;
       blk.mask[r] = p.mask;
       blk.y[r] = y + ((b * g.heads + h) * g.sq + i) * g.d;
@@ -648,14 +796,17 @@ HWY_NOINLINE void FlashHeadImpl(D d, const float* q, const float* k, const float
     }
     // Few rows (decode: rep rows of one query) take a narrower block, so
     // no padded row repeats the work.
-    if (rows <= 1 || R == 1) FlashBlockRows<1>(d, blk, rows, g, kh, vuse, sc, transposed, may_skip);
-    else if (rows <= 2 || R == 2) FlashBlockRows<(R < 2 ? R : 2)>(d, blk, rows, g, kh, vuse, sc, transposed, may_skip);
-    else if (rows <= 4 || R == 4) FlashBlockRows<(R < 4 ? R : 4)>(d, blk, rows, g, kh, vuse, sc, transposed, may_skip);
-    else FlashBlockRows<R>(d, blk, rows, g, kh, vuse, sc, transposed, may_skip);
+    if (rows <= 1 || R == 1) FlashBlockRows<1, Kv>(d, blk, rows, g, kh, vh, sc, transposed, may_skip);
+    else if (rows <= 2 || R == 2)
+      FlashBlockRows<(R < 2 ? R : 2), Kv>(d, blk, rows, g, kh, vh, sc, transposed, may_skip);
+    else if (rows <= 4 || R == 4)
+      FlashBlockRows<(R < 4 ? R : 4), Kv>(d, blk, rows, g, kh, vh, sc, transposed, may_skip);
+    else FlashBlockRows<R, Kv>(d, blk, rows, g, kh, vh, sc, transposed, may_skip);
   }
 }
 
-inline void FlashF32(const float* q, const float* k, const float* v, float* y, const Geometry& g) {
+template <class Kv = KvF32>
+inline void Flash(const float* q, const typename Kv::T* k, const typename Kv::T* v, float* y, const Geometry& g) {
   if (g.batch <= 0 || g.sq <= 0) return;
   const hn::ScalableTag<float> d;
   constexpr size_t N = hn::MaxLanes(decltype(d)());
@@ -681,6 +832,11 @@ inline void FlashF32(const float* q, const float* k, const float* v, float* y, c
       sc.vt = hwy::AllocateAligned<float>(static_cast<size_t>(sc.ldv * g.sk));
       sc.qt.assign(static_cast<size_t>(g.d) * R, 0.0f);
     }
+    if (!std::is_same_v<typename Kv::T, float>) {
+      sc.krow = hwy::AllocateAligned<float>(static_cast<size_t>(g.d));
+      sc.vtile = hwy::AllocateAligned<float>(static_cast<size_t>(kFlashTile * g.d));
+      if (sc.krow == nullptr || sc.vtile == nullptr) throw std::bad_alloc();
+    }
     if (sc.acc == nullptr || (transposed && (sc.kt == nullptr || sc.vt == nullptr))) throw std::bad_alloc();
     if (may_skip) sc.tile_kmax.assign(static_cast<size_t>(sc.sk_pad / kFlashTile), 0.0f);
     return sc;
@@ -695,7 +851,7 @@ inline void FlashF32(const float* q, const float* k, const float* v, float* y, c
     try {
       FlashScratch sc = make_scratch();
       for (int64_t bk = t; bk < kv_total; bk += threads)
-        FlashHeadImpl(d, q, k, v, y, g, bk / g.kv_heads, bk % g.kv_heads, transposed, may_skip, sc);
+        FlashHeadImpl<Kv>(d, q, k, v, y, g, bk / g.kv_heads, bk % g.kv_heads, transposed, may_skip, sc);
     } catch (...) {
       std::lock_guard<std::mutex> lock(failure_lock);
       if (!failure) failure = std::current_exception();

@@ -16,14 +16,33 @@ namespace konform::simd::HWY_NAMESPACE {
 
 // Dispatchable wrappers (HWY_EXPORT needs plain functions of this namespace).
 inline void AttnSdpa(const float* q, const float* k, const float* v, float* y, const AttnGeometry& g) {
-  attn::SdpaF32(q, k, v, y, g);
+  attn::Sdpa(q, k, v, y, g);
 }
 inline void AttnFlash(const float* q, const float* k, const float* v, float* y, const AttnGeometry& g) {
-  attn::FlashF32(q, k, v, y, g);
+  attn::Flash(q, k, v, y, g);
 }
 inline void AttnWindow(const float* q, const float* k, const float* v, float* y, int64_t batch, int64_t heads,
                        int64_t seq, int64_t dim, int64_t window) {
-  attn::SdpaWindowF32(q, k, v, y, batch, heads, seq, dim, window);
+  attn::SdpaWindow(q, k, v, y, batch, heads, seq, dim, window);
+}
+// A half KV cache (bf16 or f16 bits), q and y already f32: the kernels widen
+// K and V a row or a tile at a time (attention-inl.h).
+using KvF16 = attn::KvHalf<half::F16>;
+using KvBF16 = attn::KvHalf<half::BF16>;
+inline void AttnSdpaHalf(bool bf16, const float* q, const uint16_t* k, const uint16_t* v, float* y,
+                         const AttnGeometry& g) {
+  if (bf16) attn::Sdpa<KvBF16>(q, k, v, y, g);
+  else attn::Sdpa<KvF16>(q, k, v, y, g);
+}
+inline void AttnFlashHalf(bool bf16, const float* q, const uint16_t* k, const uint16_t* v, float* y,
+                          const AttnGeometry& g) {
+  if (bf16) attn::Flash<KvBF16>(q, k, v, y, g);
+  else attn::Flash<KvF16>(q, k, v, y, g);
+}
+inline void AttnWindowHalf(bool bf16, const float* q, const uint16_t* k, const uint16_t* v, float* y, int64_t batch,
+                           int64_t heads, int64_t seq, int64_t dim, int64_t window) {
+  if (bf16) attn::SdpaWindow<KvBF16>(q, k, v, y, batch, heads, seq, dim, window);
+  else attn::SdpaWindow<KvF16>(q, k, v, y, batch, heads, seq, dim, window);
 }
 
 }  // namespace konform::simd::HWY_NAMESPACE
@@ -42,6 +61,9 @@ namespace konform::simd {
 HWY_EXPORT(AttnSdpa);
 HWY_EXPORT(AttnFlash);
 HWY_EXPORT(AttnWindow);
+HWY_EXPORT(AttnSdpaHalf);
+HWY_EXPORT(AttnFlashHalf);
+HWY_EXPORT(AttnWindowHalf);
 
 }  // namespace konform::simd
 
@@ -57,19 +79,16 @@ ks::AttnGeometry geometry(const ka::Dims& n, const float* mask, int32_t causal, 
           m.b,     m.h,     m.i};
 }
 
-// f16 and bf16: q, k, v widened by the library's own casts (cast_simd.cpp),
-// the f32 kernel `run` on them, y rounded back (`n` already checked).
+// f16 and bf16: q widened by the library's own casts (cast_simd.cpp), the
+// half kernel `run` on it and the cache as stored (K and V widened inside,
+// a row or a tile at a time: a decode moves the cache's own bytes, not an
+// f32 copy of them), y rounded back (`n` already checked).
 template <class Run>
-void AttentionHalf(bool bf16, const uint16_t* q, const uint16_t* k, const uint16_t* v, uint16_t* y, const ka::Dims& n,
-                   const Run& run) {
-  const int64_t q_count = n.batch * n.heads * n.sq * n.d, kv_count = n.batch * n.kv_heads * n.sk * n.d;
-  const auto widen = bf16 ? tl_cast_bf16_to_f32 : tl_cast_f16_to_f32;
-  std::vector<float> qf(static_cast<size_t>(q_count)), kf(static_cast<size_t>(kv_count)),
-      vf(static_cast<size_t>(kv_count)), yf(static_cast<size_t>(q_count));
-  widen(q, qf.data(), q_count);
-  widen(k, kf.data(), kv_count);
-  widen(v, vf.data(), kv_count);
-  run(qf.data(), kf.data(), vf.data(), yf.data());
+void AttentionHalf(bool bf16, const uint16_t* q, uint16_t* y, const ka::Dims& n, const Run& run) {
+  const int64_t q_count = n.batch * n.heads * n.sq * n.d;
+  std::vector<float> qf(static_cast<size_t>(q_count)), yf(static_cast<size_t>(q_count));
+  (bf16 ? tl_cast_bf16_to_f32 : tl_cast_f16_to_f32)(q, qf.data(), q_count);
+  run(qf.data(), yf.data());
   (bf16 ? tl_cast_f32_to_bf16 : tl_cast_f32_to_f16)(yf.data(), y, q_count);
 }
 
@@ -79,10 +98,10 @@ tl_status SdpaHalf(bool bf16, bool flash, const uint16_t* q, const uint16_t* k, 
   const char* fn =
       flash ? (bf16 ? "tl_flash_attention_bf16" : "tl_flash_attention_f16") : (bf16 ? "tl_sdpa_bf16" : "tl_sdpa_f16");
   if (tl_status s = ka::check_sdpa(fn, n, mask_kind)) return s;
-  AttentionHalf(bf16, q, k, v, y, n, [&](const float* qf, const float* kf, const float* vf, float* yf) {
+  AttentionHalf(bf16, q, y, n, [&](const float* qf, float* yf) {
     const ks::AttnGeometry g = geometry(n, mask, causal, mask_kind);
-    if (flash) HWY_DYNAMIC_DISPATCH(ks::AttnFlash)(qf, kf, vf, yf, g);
-    else HWY_DYNAMIC_DISPATCH(ks::AttnSdpa)(qf, kf, vf, yf, g);
+    if (flash) HWY_DYNAMIC_DISPATCH(ks::AttnFlashHalf)(bf16, qf, k, v, yf, g);
+    else HWY_DYNAMIC_DISPATCH(ks::AttnSdpaHalf)(bf16, qf, k, v, yf, g);
   });
   return TL_OK;
 }
@@ -90,8 +109,8 @@ tl_status SdpaHalf(bool bf16, bool flash, const uint16_t* q, const uint16_t* k, 
 tl_status CrossHalf(bool bf16, const uint16_t* q, const uint16_t* k, const uint16_t* v, uint16_t* y,
                     const ka::Dims& n) {
   if (tl_status s = ka::check_sdpa(bf16 ? "tl_sdpa_cross_bf16" : "tl_sdpa_cross_f16", n, TL_ATTN_MASK_NONE)) return s;
-  AttentionHalf(bf16, q, k, v, y, n, [&](const float* qf, const float* kf, const float* vf, float* yf) {
-    HWY_DYNAMIC_DISPATCH(ks::AttnSdpa)(qf, kf, vf, yf, geometry(n, nullptr, 0, TL_ATTN_MASK_NONE));
+  AttentionHalf(bf16, q, y, n, [&](const float* qf, float* yf) {
+    HWY_DYNAMIC_DISPATCH(ks::AttnSdpaHalf)(bf16, qf, k, v, yf, geometry(n, nullptr, 0, TL_ATTN_MASK_NONE));
   });
   return TL_OK;
 }
@@ -99,8 +118,8 @@ tl_status CrossHalf(bool bf16, const uint16_t* q, const uint16_t* k, const uint1
 tl_status WindowHalf(bool bf16, const uint16_t* q, const uint16_t* k, const uint16_t* v, uint16_t* y, const ka::Dims& n,
                      int64_t window) {
   if (tl_status s = ka::check_window(bf16 ? "tl_sdpa_window_bf16" : "tl_sdpa_window_f16", n, window)) return s;
-  AttentionHalf(bf16, q, k, v, y, n, [&](const float* qf, const float* kf, const float* vf, float* yf) {
-    HWY_DYNAMIC_DISPATCH(ks::AttnWindow)(qf, kf, vf, yf, n.batch, n.heads, n.sq, n.d, window);
+  AttentionHalf(bf16, q, y, n, [&](const float* qf, float* yf) {
+    HWY_DYNAMIC_DISPATCH(ks::AttnWindowHalf)(bf16, qf, k, v, yf, n.batch, n.heads, n.sq, n.d, window);
   });
   return TL_OK;
 }

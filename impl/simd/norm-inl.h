@@ -394,9 +394,30 @@ inline void NormLayer(const float* x, const float* g, const float* b, float* y, 
 
 // Per (sample, channel) range of s elements with the running statistics. When
 // s == 1 ([N, C]) the channels run along the vector instead.
+// RmsNorm's twins: each row widened into an aligned float row, its inverse
+// RMS taken there (norm::RmsInverse, as NormRms), then (x inv) g rounded
+// straight from the registers into y (NormRms's ScaleByGain without its
+// float store and the Narrow pass that reread it: two passes of stores over
+// a row instead of three). The same operations per element, so the same
+// bits; the row is read whole before its y is written, so y == x works.
 template <class Format>
 void NormRmsHalf(const uint16_t* x, const float* g, uint16_t* y, int64_t rows, int64_t d, float eps) {
-  RowsInFloat<Format>(x, y, rows, d, [&](const float* in, float* out) { NormRms(in, g, out, 1, d, eps); });
+  if (rows <= 0) return;
+  const hn::ScalableTag<float> df;
+  const size_t N = hn::Lanes(df), n = static_cast<size_t>(d);
+  const auto row = hwy::AllocateAligned<float>(n);
+  for (int64_t r = 0; r < rows; ++r) {
+    half::Widen<Format>(x + r * d, row.get(), n);
+    const float inv = norm::RmsInverse(df, row.get(), n, eps);
+    uint16_t* yr = y + r * d;
+    size_t i = 0;
+    if constexpr (Format::kVector) {
+      const auto vinv = hn::Set(df, inv);
+      for (; i + N <= n; i += N)
+        Format::NarrowVec(df, hn::Mul(hn::Mul(hn::Load(df, row.get() + i), vinv), hn::LoadU(df, g + i)), yr + i);
+    }
+    for (; i < n; ++i) yr[i] = Format::Narrow(row[i] * inv * g[i]);
+  }
 }
 template <class Format>
 void NormLayerHalf(const uint16_t* x, const float* g, const float* b, uint16_t* y, int64_t rows, int64_t d, float eps) {

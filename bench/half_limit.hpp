@@ -1,0 +1,108 @@
+// The half (f16, bf16) twins of the memory-bound ops against the limit of
+// the level their data lives in, measured in the same run: the kernel and
+// each candidate of its access pattern (peaks.hpp: copy_candidates, or the
+// OR stream where no candidate moves the same pattern) over as many bytes,
+// in the same rounds of best_rates (7 rounds of 0.1 s batches, wall clock).
+// Bytes are those the kernel moves: 2 a half value, 4 an f32 gain.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bench/bandwidth_ref.h"
+#include "bench/json_report.hpp"
+#include "bench/peaks.hpp"
+#include "tinyllm/tensor.h"
+
+namespace konform::bench {
+
+enum class Half { f16, bf16 };
+
+inline const char* SuffixOf(Half h) { return h == Half::f16 ? "_f16" : "_bf16"; }
+
+// n half values rounded (by the library's casts) from N(0, scale) floats,
+// 64-byte aligned and `seed` * 576 bytes past a 4 KiB boundary, as the f32
+// benches' buffers (no 4K aliasing between arrays). n even: as_floats()
+// views the bytes as n / 2 floats for the limit's candidates.
+class HalfBuffer {
+ public:
+  HalfBuffer(size_t n, unsigned seed, Half h, float scale = 1.0f)
+      : base_(static_cast<uint16_t*>(std::aligned_alloc(4096, (n * 2 + 8192) / 4096 * 4096))),
+        data_(base_.get() + (seed % 7) * 576 / 2) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> dist(0.0f, scale);
+    std::vector<float> x(n);
+    for (auto& e : x) e = dist(rng);
+    (h == Half::f16 ? tl_cast_f32_to_f16 : tl_cast_f32_to_bf16)(x.data(), data_, static_cast<int64_t>(n));
+  }
+  uint16_t* get() const { return data_; }
+  float* as_floats() const { return reinterpret_cast<float*>(data_); }
+
+ private:
+  struct Free {
+    void operator()(uint16_t* p) const { std::free(p); }
+  };
+  std::unique_ptr<uint16_t[], Free> base_;
+  uint16_t* data_;
+};
+
+// Each candidate followed by a read of `extra` (n floats: a norm's f32 gain),
+// so that the candidates move the kernel's bytes.
+inline std::vector<Candidate> WithRead(std::vector<Candidate> refs, const float* extra, size_t n) {
+  const auto stream = BestStream();
+  for (auto& c : refs)
+    c = {c.name + "+read", [f = c.fn, stream, extra, n] {
+           f();
+           benchmark::DoNotOptimize(stream(extra, nullptr, nullptr, n));
+         }};
+  return refs;
+}
+
+// The OR stream y = a | b over n floats (row by row with a row b when rows >
+// 1 and b_row): the one candidate of the two-inputs-one-output pattern.
+inline std::vector<Candidate> TwoInOneOut(const float* a, const float* b, float* y, size_t n, size_t rows = 1) {
+  const auto stream = BestStream();
+  return {{"or_stream", [=] {
+             const size_t m = n / rows;
+             for (size_t r = 0; r < rows; ++r) stream(a + r * m, rows > 1 ? b : b + r * m, y + r * m, m);
+           }}};
+}
+
+// `kernel` under Google Benchmark's loop, then its best rate against the
+// candidates: GBps, limit_GBps, pct_of_limit, the label the best candidate,
+// and a JSON figure (json_report.hpp).
+inline void RunAgainstLimit(benchmark::State& state, const std::string& name, const std::string& shape, double bytes,
+                            const std::function<void()>& kernel, const std::vector<Candidate>& refs) {
+  kernel();
+  for (auto _ : state) {
+    kernel();
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(bytes) * state.iterations());
+  const Rated r = rate_against({kernel}, refs, bytes, 7, 0.1);
+  const double gbps = r.kernels[0] / 1e9, limit = r.limit / 1e9;
+  state.counters["GBps"] = gbps;
+  state.counters["limit_GBps"] = limit;
+  state.counters["pct_of_limit"] = 100.0 * gbps / limit;
+  state.SetLabel("limit: " + r.limit_name);
+  record(name, shape, 1, gbps, "GB/s", "limit:" + r.limit_name, limit);
+}
+
+// Registers a half benchmark with a fixed count of iterations: Google
+// Benchmark then calls it once, so each run records each figure once (with
+// its own choice of iterations it calls a benchmark several times).
+template <class... Args>
+benchmark::internal::Benchmark* RegisterHalf(const std::string& name, Args&&... args) {
+  return benchmark::RegisterBenchmark(name.c_str(), std::forward<Args>(args)...)->Iterations(10);
+}
+
+}  // namespace konform::bench
