@@ -17,11 +17,13 @@
 #define KONFORM_SIMD_TENSOR_ARITH_INL_H_
 #endif
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
 #include "hwy/highway.h"
 #include "impl/simd/divide-inl.h"
+#include "impl/simd/half-inl.h"
 #include "impl/simd/tail-inl.h"
 #include "impl/common/tensor_checks.hpp"
 
@@ -167,6 +169,56 @@ inline void MulFlat(const float* a, const float* b, float* y, int64_t rows, int6
 }
 inline void DivFlat(const float* a, const float* b, float* y, int64_t rows, int64_t cols, int64_t sb) {
   ArithFlat(DivOp(), a, b, y, rows, cols, sb);
+}
+
+// The half twins' flat plan (f16 or bf16 bit patterns): each vector of a and
+// b widened, the f32 op, y rounded to nearest even, all in registers; the
+// f32 op's bits on the widened values, rounded once. The tail (and every
+// value where the format has no vector conversion here) through a padded
+// vector of the same conversions.
+template <class Format, class Op>
+HWY_INLINE void ArithFlatHalf(Op op, const uint16_t* a, const uint16_t* b, uint16_t* y, int64_t rows, int64_t cols,
+                              int64_t sb) {
+  const hn::ScalableTag<float> d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  const auto b0 = hn::Set(d, Format::Widen(b[0]));
+  auto padded = [&](const uint16_t* p, int64_t m) {
+    HWY_ALIGN float v[HWY_MAX_BYTES / sizeof(float)] = {};
+    for (int64_t j = 0; j < m; ++j) v[j] = Format::Widen(p[j]);
+    return hn::Load(d, v);
+  };
+  for (int64_t r = 0; r < rows; ++r) {
+    const uint16_t* ar = a + r * cols;
+    uint16_t* yr = y + r * cols;
+    int64_t i = 0;
+    if constexpr (Format::kVector) {
+      for (; i + N <= cols; i += N) {
+        const auto vb = sb != 0 ? Format::WidenVec(d, b + i) : b0;
+        Format::NarrowVec(d, op(Format::WidenVec(d, ar + i), vb), yr + i);
+      }
+    }
+    for (; i < cols; i += N) {
+      const int64_t m = std::min(N, cols - i);
+      HWY_ALIGN float out[HWY_MAX_BYTES / sizeof(float)];
+      hn::Store(op(padded(ar + i, m), sb != 0 ? padded(b + i, m) : b0), d, out);
+      for (int64_t j = 0; j < m; ++j) yr[i + j] = Format::Narrow(out[j]);
+    }
+  }
+}
+
+// Op 0..3: Add, Sub, Mul, Div; bf16 or f16.
+inline void HalfFlat(int op, bool bf16, const uint16_t* a, const uint16_t* b, uint16_t* y, int64_t rows, int64_t cols,
+                     int64_t sb) {
+  auto run = [&](auto o) {
+    if (bf16) ArithFlatHalf<half::BF16>(o, a, b, y, rows, cols, sb);
+    else ArithFlatHalf<half::F16>(o, a, b, y, rows, cols, sb);
+  };
+  switch (op) {
+    case 0: return run(AddOp());
+    case 1: return run(SubOp());
+    case 2: return run(MulOp());
+    default: return run(DivOp());
+  }
 }
 
 inline void AddBroadcast(const impl::tensor::BroadcastPlan& p, const float* a, const float* b, float* y) {

@@ -16,6 +16,7 @@
 #include "impl/simd/tensor_move-inl.h"
 
 #if HWY_ONCE
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,7 @@ HWY_EXPORT(AddFlat);
 HWY_EXPORT(SubFlat);
 HWY_EXPORT(MulFlat);
 HWY_EXPORT(DivFlat);
+HWY_EXPORT(HalfFlat);
 HWY_EXPORT(ArgmaxAxis);
 HWY_EXPORT(Move);
 
@@ -106,14 +108,26 @@ tl_status tl_div_broadcast_f32(const float* a, const int64_t* a_shape, int64_t a
 
 namespace {
 
-// f16 and bf16: the operands widened whole by the library's own casts
-// (cast_simd.cpp), the f32 op, y rounded back; a and b are read whole before
-// y is written, so y == a and y == b work.
+// f16 and bf16. The common calls (Broadcast's flat plans) in registers
+// (tensor_arith-inl.h's ArithFlatHalf: each vector widened, the f32 op,
+// rounded). Any other call: a and b widened whole by the library's own casts
+// (cast_simd.cpp), the f32 op's general plan, y rounded back. Either way a
+// value of y is written after the values of a and b it comes from are read,
+// so y == a and y == b work.
 using F32Broadcast = tl_status (*)(const float*, const int64_t*, int64_t, const float*, const int64_t*, int64_t, float*,
                                    const int64_t*, int64_t);
-tl_status BroadcastHalf(F32Broadcast f32, bool bf16, const uint16_t* a, const int64_t* a_shape, int64_t a_rank,
+tl_status BroadcastHalf(F32Broadcast f32, int op, bool bf16, const uint16_t* a, const int64_t* a_shape, int64_t a_rank,
                         const uint16_t* b, const int64_t* b_shape, int64_t b_rank, uint16_t* y, const int64_t* y_shape,
                         int64_t y_rank) {
+  kt::FlatBroadcast flat;
+  // (The plan reads the pointers for null only.)
+  if (kt::PlanFlatBroadcast(reinterpret_cast<const float*>(a), a_shape, a_rank, reinterpret_cast<const float*>(b),
+                            b_shape, b_rank, reinterpret_cast<const float*>(y), y_shape, y_rank, &flat)) {
+    HWY_DYNAMIC_DISPATCH(ks::HalfFlat)(op, bf16, a, b, y, flat.rows, flat.cols, flat.sb);
+    return TL_OK;
+  }
+  const auto widen = bf16 ? tl_cast_bf16_to_f32 : tl_cast_f16_to_f32;
+  const auto narrow = bf16 ? tl_cast_f32_to_bf16 : tl_cast_f32_to_f16;
   kt::BroadcastPlan plan;
   if (tl_status s = kt::PlanBroadcast(a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, y_rank, &plan)) return s;
   const auto count = [](const int64_t* shape, int64_t rank) {
@@ -122,12 +136,11 @@ tl_status BroadcastHalf(F32Broadcast f32, bool bf16, const uint16_t* a, const in
     return n;
   };
   const int64_t na = count(a_shape, a_rank), nb = count(b_shape, b_rank);
-  const auto widen = bf16 ? tl_cast_bf16_to_f32 : tl_cast_f16_to_f32;
   std::vector<float> wa(static_cast<size_t>(na)), wb(static_cast<size_t>(nb)), wy(static_cast<size_t>(plan.count));
   widen(a, wa.data(), na);
   widen(b, wb.data(), nb);
   if (tl_status s = f32(wa.data(), a_shape, a_rank, wb.data(), b_shape, b_rank, wy.data(), y_shape, y_rank)) return s;
-  (bf16 ? tl_cast_f32_to_bf16 : tl_cast_f32_to_f16)(wy.data(), y, plan.count);
+  narrow(wy.data(), y, plan.count);
   return TL_OK;
 }
 
@@ -135,21 +148,21 @@ tl_status BroadcastHalf(F32Broadcast f32, bool bf16, const uint16_t* a, const in
 
 extern "C" {
 
-#define KONFORM_BROADCAST_HALF(op, Dtype, is_bf16)                                                                    \
+#define KONFORM_BROADCAST_HALF(op, index, Dtype, is_bf16)                                                             \
   tl_status tl_##op##_broadcast_##Dtype(const uint16_t* a, const int64_t* a_shape, int64_t a_rank, const uint16_t* b, \
                                         const int64_t* b_shape, int64_t b_rank, uint16_t* y, const int64_t* y_shape,  \
                                         int64_t y_rank) {                                                             \
-    return BroadcastHalf(tl_##op##_broadcast_f32, is_bf16, a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape,        \
+    return BroadcastHalf(tl_##op##_broadcast_f32, index, is_bf16, a, a_shape, a_rank, b, b_shape, b_rank, y, y_shape, \
                          y_rank);                                                                                     \
   }
-KONFORM_BROADCAST_HALF(add, f16, false)
-KONFORM_BROADCAST_HALF(sub, f16, false)
-KONFORM_BROADCAST_HALF(mul, f16, false)
-KONFORM_BROADCAST_HALF(div, f16, false)
-KONFORM_BROADCAST_HALF(add, bf16, true)
-KONFORM_BROADCAST_HALF(sub, bf16, true)
-KONFORM_BROADCAST_HALF(mul, bf16, true)
-KONFORM_BROADCAST_HALF(div, bf16, true)
+KONFORM_BROADCAST_HALF(add, 0, f16, false)
+KONFORM_BROADCAST_HALF(sub, 1, f16, false)
+KONFORM_BROADCAST_HALF(mul, 2, f16, false)
+KONFORM_BROADCAST_HALF(div, 3, f16, false)
+KONFORM_BROADCAST_HALF(add, 0, bf16, true)
+KONFORM_BROADCAST_HALF(sub, 1, bf16, true)
+KONFORM_BROADCAST_HALF(mul, 2, bf16, true)
+KONFORM_BROADCAST_HALF(div, 3, bf16, true)
 #undef KONFORM_BROADCAST_HALF
 
 tl_status tl_argmax_axis_f32(const float* x, const int64_t* shape, int64_t rank, int64_t axis, int32_t* index) {
