@@ -95,33 +95,4 @@ struct AxisPlan {
   return TL_OK;
 }
 
-// y[k] = x[the plan's source of k] for elements of any size (T: uint16_t
-// for the f16 and bf16 twins): the elements' bytes move as they are, so NaN
-// payloads, signalling NaNs, -0 and subnormals survive. Where the innermost
-// output dimension is contiguous in x too, each output row is one memcpy;
-// otherwise one element at a time, walking y in order.
-template <typename T>
-void MoveElements(const MovePlan& p, const T* x, T* y) {
-  if (p.count == 0) return;
-  const int last = p.rank - 1;
-  if (p.rank == 0) {
-    y[0] = x[0];
-    return;
-  }
-  const bool rows = p.src[last] == 1;
-  const int64_t run = rows ? p.n[last] : 1;
-  const int top = rows ? last - 1 : last;  // the dimensions walked by the odometer: 0..top
-  int64_t idx[kMaxRank] = {};
-  int64_t ox = 0;
-  for (int64_t k = 0; k < p.count; k += run) {
-    std::memcpy(y + k, x + ox, static_cast<size_t>(run) * sizeof(T));
-    for (int d = top; d >= 0; --d) {
-      ox += p.src[d];
-      if (++idx[d] < p.n[d]) break;
-      ox -= p.src[d] * p.n[d];
-      idx[d] = 0;
-    }
-  }
-}
-
 }  // namespace konform::impl::tensor

@@ -139,7 +139,25 @@ inline void Transpose2D(const float* HWY_RESTRICT x, int64_t xs, float* HWY_REST
   }
 }
 
-inline void Move(const impl::tensor::MovePlan& p, const float* HWY_RESTRICT x, float* HWY_RESTRICT y) {
+// The half twins' transposes: 16-bit patterns moved as they are, in 32 x 32
+// blocks (a block's rows of x and of y are a 64-byte line each), so both
+// sides stream through the caches; no tile transposes in registers.
+inline void Transpose2D(const uint16_t* HWY_RESTRICT x, int64_t xs, uint16_t* HWY_RESTRICT y, int64_t ys, int64_t rows,
+                        int64_t cols, bool /*big*/, bool /*past_l2*/) {
+  constexpr int64_t kBlock = 32;
+  for (int64_t i0 = 0; i0 < rows; i0 += kBlock)
+    for (int64_t j0 = 0; j0 < cols; j0 += kBlock) {
+      const int64_t i1 = HWY_MIN(rows, i0 + kBlock), j1 = HWY_MIN(cols, j0 + kBlock);
+      for (int64_t j = j0; j < j1; ++j)
+        for (int64_t i = i0; i < i1; ++i) y[j * ys + i] = x[i * xs + j];
+    }
+}
+
+// y[k] = x[the plan's source of k]: rows copied where x's innermost output
+// dimension is contiguous, 2-D transposes elsewhere. T: float, or uint16_t
+// for the half twins (their bits as they are: NaN payloads, -0, subnormals).
+template <typename T>
+void MoveAny(const impl::tensor::MovePlan& p, const T* HWY_RESTRICT x, T* HWY_RESTRICT y) {
   if (p.count == 0) return;
   const int last = p.rank - 1;
   int64_t ystride[impl::tensor::kMaxRank];
@@ -152,8 +170,8 @@ inline void Move(const impl::tensor::MovePlan& p, const float* HWY_RESTRICT x, f
   int inner = last;
   for (int k = 0; k < last; ++k)
     if (p.src[k] == 1) inner = k;
-  const bool big = p.count >= kStreamBytes / static_cast<int64_t>(sizeof(float));
-  const bool past_l2 = static_cast<size_t>(p.count) * 2 * sizeof(float) > L2Bytes();  // x and y
+  const bool big = p.count >= kStreamBytes / static_cast<int64_t>(sizeof(T));
+  const bool past_l2 = static_cast<size_t>(p.count) * 2 * sizeof(T) > L2Bytes();  // x and y
   // The other dimensions, fastest first: in y's order for the transposes;
   // in x's for the row copies, so that x is read front to back and y's rows
   // land wherever they go. Attention's head split [512, 32, 128] ->
@@ -169,7 +187,7 @@ inline void Move(const impl::tensor::MovePlan& p, const float* HWY_RESTRICT x, f
   int64_t ox = 0, oy = 0;
   for (;;) {
     if (inner == last) {
-      std::memcpy(y + oy, x + ox, static_cast<size_t>(p.n[last]) * sizeof(float));
+      std::memcpy(y + oy, x + ox, static_cast<size_t>(p.n[last]) * sizeof(T));
     } else {
       Transpose2D(x + ox, p.src[last], y + oy, ystride[inner], p.n[last], p.n[inner], big, past_l2);
     }
@@ -185,6 +203,13 @@ inline void Move(const impl::tensor::MovePlan& p, const float* HWY_RESTRICT x, f
     }
     if (w == walks) return;
   }
+}
+
+inline void Move(const impl::tensor::MovePlan& p, const float* HWY_RESTRICT x, float* HWY_RESTRICT y) {
+  MoveAny(p, x, y);
+}
+inline void Move16(const impl::tensor::MovePlan& p, const uint16_t* HWY_RESTRICT x, uint16_t* HWY_RESTRICT y) {
+  MoveAny(p, x, y);
 }
 
 }  // namespace konform::simd::HWY_NAMESPACE

@@ -37,6 +37,7 @@ HWY_EXPORT(DivFlat);
 HWY_EXPORT(HalfFlat);
 HWY_EXPORT(ArgmaxAxis);
 HWY_EXPORT(Move);
+HWY_EXPORT(Move16);
 
 }  // namespace konform::simd
 
@@ -209,12 +210,12 @@ tl_status tl_permute_f32(const float* x, const int64_t* shape, int64_t rank, con
   return TL_OK;
 }
 
-// The half twins: the 16-bit patterns moved as they are (MoveElements), never
-// through float, so that signalling NaNs stay signalling.
+// The half twins: the 16-bit patterns moved as they are (tensor_move-inl.h's
+// Move16), never through float, so that signalling NaNs stay signalling.
 tl_status tl_transpose_f16(const uint16_t* x, const int64_t* shape, int64_t rank, uint16_t* y) {
   kt::MovePlan plan;
   if (tl_status st = kt::PlanTranspose(x, shape, rank, y, &plan)) return st;
-  kt::MoveElements(plan, x, y);
+  HWY_DYNAMIC_DISPATCH(ks::Move16)(plan, x, y);
   return TL_OK;
 }
 
@@ -225,7 +226,7 @@ tl_status tl_transpose_bf16(const uint16_t* x, const int64_t* shape, int64_t ran
 tl_status tl_permute_f16(const uint16_t* x, const int64_t* shape, int64_t rank, const int64_t* perm, uint16_t* y) {
   kt::MovePlan plan;
   if (tl_status st = kt::PlanPermuteChecked(x, shape, rank, perm, y, &plan)) return st;
-  kt::MoveElements(plan, x, y);
+  HWY_DYNAMIC_DISPATCH(ks::Move16)(plan, x, y);
   return TL_OK;
 }
 
