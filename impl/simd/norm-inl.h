@@ -405,18 +405,26 @@ void NormRmsHalf(const uint16_t* x, const float* g, uint16_t* y, int64_t rows, i
   if (rows <= 0) return;
   const hn::ScalableTag<float> df;
   const size_t N = hn::Lanes(df), n = static_cast<size_t>(d);
-  const auto row = hwy::AllocateAligned<float>(n);
+  hwy::AlignedFreeUniquePtr<float[]> row;  // a widened row, for the rare sums redone in double
   for (int64_t r = 0; r < rows; ++r) {
-    half::Widen<Format>(x + r * d, row.get(), n);
-    const float inv = norm::RmsInverse(df, row.get(), n, eps);
+    const uint16_t* xr = x + r * d;
+    // RmsInverse's sum on the row widened in registers (HalfArray): the
+    // same blocks and order, so the same bits, without a float copy.
+    double sq = norm::BlockedSum(df, n, norm::HalfArray<Format>{xr}, norm::Square());
+    if (norm::SquaresLost(sq, n)) {
+      if (!row) row = hwy::AllocateAligned<float>(n);
+      half::Widen<Format>(xr, row.get(), n);
+      sq = norm::SquaresDouble(row.get(), n, 0.0);
+    }
+    const float inv = norm::InverseRoot(sq, n, eps);
     uint16_t* yr = y + r * d;
     size_t i = 0;
     if constexpr (Format::kVector) {
       const auto vinv = hn::Set(df, inv);
       for (; i + N <= n; i += N)
-        Format::NarrowVec(df, hn::Mul(hn::Mul(hn::Load(df, row.get() + i), vinv), hn::LoadU(df, g + i)), yr + i);
+        Format::NarrowVec(df, hn::Mul(hn::Mul(Format::WidenVec(df, xr + i), vinv), hn::LoadU(df, g + i)), yr + i);
     }
-    for (; i < n; ++i) yr[i] = Format::Narrow(row[i] * inv * g[i]);
+    for (; i < n; ++i) yr[i] = Format::Narrow(Format::Widen(xr[i]) * inv * g[i]);
   }
 }
 template <class Format>

@@ -17,6 +17,7 @@
 #endif
 
 #include <cstddef>
+#include <cstdint>
 
 #include "hwy/highway.h"
 #include "impl/simd/tail-inl.h"
@@ -181,6 +182,27 @@ struct Array {  // x[i], padded with `pad` (0, or the mean for CentredSquare)
   template <class D>
   HWY_INLINE hn::Vec<D> Part(D d, size_t i, size_t m) const {
     return hn::IfThenElse(hn::FirstN(d, m), LoadHead(d, x + i, m), hn::Set(d, pad));
+  }
+};
+
+// A half row (f16 or bf16 bit patterns, half-inl.h's Format) widened as it
+// is read, padded with zeros: Array's values without a float copy.
+template <class Format>
+struct HalfArray {
+  const uint16_t* x;
+  template <class D>
+  HWY_INLINE hn::Vec<D> Full(D d, size_t i) const {
+    if constexpr (Format::kVector) {
+      return Format::WidenVec(d, x + i);
+    } else {
+      return Part(d, i, hn::Lanes(d));
+    }
+  }
+  template <class D>
+  HWY_INLINE hn::Vec<D> Part(D d, size_t i, size_t m) const {
+    HWY_ALIGN float v[HWY_MAX_BYTES / sizeof(float)] = {};
+    for (size_t j = 0; j < m; ++j) v[j] = Format::Widen(x[i + j]);
+    return hn::Load(d, v);
   }
 };
 
