@@ -129,22 +129,59 @@ inline float Dot(const float* a, const float* b, size_t n) {
   return hn::GetLane(hn::SumOfLanes(d, hn::Add(hn::Add(s0, s1), hn::Add(s2, s3))));
 }
 
-// out[r] = Dot(q[r], k) for rows [0, G) of q, k a half key row of n values
-// widened once into registers for every row (not once per row through L1):
-// each row's chains, tail and final sums are Dot's, so each out[r] is the
-// float Dot would give on the widened row. G rows x 4 chains accumulators
-// plus 4 key vectors must fit the registers (G 4 on AVX-512, 2 on AVX2).
-template <size_t G, class Format>
-HWY_INLINE void DotRowsHalf(const float* const* q, const uint16_t* k, size_t n, float* out) {
-  const hn::ScalableTag<float> d;
-  const size_t N = hn::Lanes(d);
-  hn::Vec<decltype(d)> s[G][4];
+// w <= N values of V at p as a float vector, zeros past w: f32 loaded, a
+// half cache widened in the register (VectorHalf formats only).
+template <class Kv, class D>
+HWY_INLINE hn::Vec<D> LoadValues(D d, const typename Kv::T* p, size_t w) {
+  constexpr size_t N = hn::MaxLanes(D());
+  if constexpr (std::is_same_v<typename Kv::T, float>) {
+    return w == N ? hn::LoadU(d, p) : LoadHead(d, p, w);
+  } else {
+    if (w == N) return Kv::Format::WidenVec(d, p);
+    HWY_ALIGN uint16_t buf[N] = {};
+    std::copy(p, p + w, buf);
+    return Kv::Format::WidenVec(d, buf);
+  }
+}
+
+// Decode's software prefetches: for key j its V row (read after the tile's
+// scores) and the K row of key j + kFlashTile (the next tile's). Always
+// inlined into the loops: GCC takes a function made only of prefetches for
+// one without effects and drops the calls it does not inline (a lambda
+// here lost every prefetch of the decode).
+template <class T>
+struct KeyPrefetch {
+  const T* k;
+  const T* v;
+  int64_t sk, dim;
+};
+template <class T>
+HWY_INLINE void PrefetchKey(const KeyPrefetch<T>& p, int64_t j) {
+  const int64_t row_bytes = p.dim * static_cast<int64_t>(sizeof(T));
+  const char* vj = reinterpret_cast<const char*>(p.v + j * p.dim);
+  const bool next = j + kFlashTile < p.sk;
+  const char* knext = reinterpret_cast<const char*>(p.k + (next ? j + kFlashTile : j) * p.dim);
+  for (int64_t b = 0; b < row_bytes; b += 64) {
+    hwy::Prefetch(vj + b);
+    if (next) hwy::Prefetch(knext + b);
+  }
+}
+
+// out[r] = Dot(q[r], k)'s four chains, added as Dot adds them (its sum
+// before the one across lanes), for rows [0, G) of q: each vector of the key
+// row k (n values, f32 or a half row widened in the register) loaded once for
+// all G rows. G rows x 4 chains plus 4 key vectors must fit the registers
+// (G 4 on AVX-512, 2 on AVX2).
+template <size_t G, class Kv, class D>
+HWY_INLINE void DotRowsVec(D d, const float* const* q, const typename Kv::T* k, size_t n, hn::Vec<D>* out) {
+  constexpr size_t N = hn::MaxLanes(D());
+  hn::Vec<D> s[G][4];
   for (size_t r = 0; r < G; ++r)
     for (size_t c = 0; c < 4; ++c) s[r][c] = hn::Zero(d);
   size_t t = 0;
   for (; t + 4 * N <= n; t += 4 * N) {
-    const auto k0 = Format::WidenVec(d, k + t), k1 = Format::WidenVec(d, k + t + N),
-               k2 = Format::WidenVec(d, k + t + 2 * N), k3 = Format::WidenVec(d, k + t + 3 * N);
+    const auto k0 = LoadValues<Kv>(d, k + t, N), k1 = LoadValues<Kv>(d, k + t + N, N),
+               k2 = LoadValues<Kv>(d, k + t + 2 * N, N), k3 = LoadValues<Kv>(d, k + t + 3 * N, N);
     for (size_t r = 0; r < G; ++r) {
       s[r][0] = hn::MulAdd(hn::LoadU(d, q[r] + t), k0, s[r][0]);
       s[r][1] = hn::MulAdd(hn::LoadU(d, q[r] + t + N), k1, s[r][1]);
@@ -153,17 +190,14 @@ HWY_INLINE void DotRowsHalf(const float* const* q, const uint16_t* k, size_t n, 
     }
   }
   for (; t + N <= n; t += N) {
-    const auto kv = Format::WidenVec(d, k + t);
+    const auto kv = LoadValues<Kv>(d, k + t, N);
     for (size_t r = 0; r < G; ++r) s[r][0] = hn::MulAdd(hn::LoadU(d, q[r] + t), kv, s[r][0]);
   }
-  if (t < n) {  // the tail zero-padded, as Dot's partial loads
-    HWY_ALIGN uint16_t buf[HWY_MAX_BYTES / sizeof(float)] = {};
-    std::copy(k + t, k + n, buf);
-    const auto kv = Format::WidenVec(d, buf);
+  if (N > 1 && t < n) {  // zeros past n, as Dot's partial loads
+    const auto kv = LoadValues<Kv>(d, k + t, n - t);
     for (size_t r = 0; r < G; ++r) s[r][1] = hn::MulAdd(LoadHead(d, q[r] + t, n - t), kv, s[r][1]);
   }
-  for (size_t r = 0; r < G; ++r)
-    out[r] = hn::GetLane(hn::SumOfLanes(d, hn::Add(hn::Add(s[r][0], s[r][1]), hn::Add(s[r][2], s[r][3]))));
+  for (size_t r = 0; r < G; ++r) out[r] = hn::Add(hn::Add(s[r][0], s[r][1]), hn::Add(s[r][2], s[r][3]));
 }
 
 // s[0, j1 - j0) = the scores of keys [j0, j1) of row r, in Sdpa's order of
@@ -439,21 +473,6 @@ HWY_INLINE void FlashScoresTransposed(D d, const float* qt, const float* kt, int
   }
 }
 
-// w <= N values of V at p as a float vector, zeros past w: f32 loaded, a
-// half cache widened in the register (VectorHalf formats only).
-template <class Kv, class D>
-HWY_INLINE hn::Vec<D> LoadValues(D d, const typename Kv::T* p, size_t w) {
-  constexpr size_t N = hn::MaxLanes(D());
-  if constexpr (std::is_same_v<typename Kv::T, float>) {
-    return w == N ? hn::LoadU(d, p) : LoadHead(d, p, w);
-  } else {
-    if (w == N) return Kv::Format::WidenVec(d, p);
-    HWY_ALIGN uint16_t buf[N] = {};
-    std::copy(p, p + w, buf);
-    return Kv::Format::WidenVec(d, buf);
-  }
-}
-
 // Columns [t0, t0 + VC N) of D for RG rows: acc[r][...] = acc * c[r] +
 // (p0 + p1), p_b = sum_{j < n_b} e[r][b kTile + j] v[b kTile + j][...]: each
 // float block's sum a chain of FMAs in float, the first parked in L1 while
@@ -571,26 +590,23 @@ template <size_t R, class Kv>
 HWY_INLINE void FlashScoresRows(const FlashBlock& blk, const typename Kv::T* k, const typename Kv::T* v, int64_t sk,
                                 int64_t dim, int64_t j0, int64_t n, float scale, float (*s)[kFlashTile], float* krow) {
   using T = typename Kv::T;
-  const int64_t row_bytes = dim * static_cast<int64_t>(sizeof(T));
+  const hn::ScalableTag<float> d;
+  const size_t D = static_cast<size_t>(dim);
+  const KeyPrefetch<T> pf{k, v, sk, dim};
   for (int64_t j = 0; j < n; ++j) {
+    PrefetchKey(pf, j0 + j);
     const T* kj = k + (j0 + j) * dim;
-    const char* vj = reinterpret_cast<const char*>(v + (j0 + j) * dim);
-    const char* knext = reinterpret_cast<const char*>(kj + kFlashTile * dim);
-    for (int64_t b = 0; b < row_bytes; b += 64) {
-      hwy::Prefetch(vj + b);
-      if (j0 + j + kFlashTile < sk) hwy::Prefetch(knext + b);
-    }
-    if constexpr (VectorHalf<Kv>()) {  // the widened row kept in registers
+    if constexpr (std::is_same_v<T, float> || VectorHalf<Kv>()) {  // each key vector loaded once for G rows
       constexpr size_t G = R < 4 ? R : HWY_TARGET <= HWY_AVX3 ? 4 : 2;
       static_assert(R % G == 0, "row groups of G");
-      float dots[G];
       for (size_t r0 = 0; r0 < R; r0 += G) {
-        DotRowsHalf<G, typename Kv::Format>(blk.q + r0, kj, static_cast<size_t>(dim), dots);
-        for (size_t r = 0; r < G; ++r) s[r0 + r][j] = dots[r] * scale;
+        hn::Vec<decltype(d)> dots[G];
+        DotRowsVec<G, Kv>(d, blk.q + r0, kj, D, dots);
+        for (size_t r = 0; r < G; ++r) s[r0 + r][j] = hn::GetLane(hn::SumOfLanes(d, dots[r])) * scale;
       }
     } else {
-      const float* kf = Widened<Kv>(kj, static_cast<size_t>(dim), krow);
-      for (size_t r = 0; r < R; ++r) s[r][j] = Dot(blk.q[r], kf, static_cast<size_t>(dim)) * scale;
+      const float* kf = Widened<Kv>(kj, D, krow);
+      for (size_t r = 0; r < R; ++r) s[r][j] = Dot(blk.q[r], kf, D) * scale;
     }
   }
 }
