@@ -171,6 +171,8 @@ HWY_INLINE auto EachVec(const F& f) {
 template <class Format, class F>
 HWY_INLINE void MapUnaryHalf(const uint16_t* x, uint16_t* y, int64_t n, const F& f) {
   if (n <= 0) return;
+  if constexpr (half::kToBf16Cvt<Format>)
+    if (HasBf16Cvt()) return MapUnaryHalf<half::BF16Cvt>(x, y, n, f);
   const size_t count = static_cast<size_t>(n);
   size_t i = 0;
   if constexpr (Format::kVector) {

@@ -8,7 +8,11 @@
 // SSE4 and below; only F16C's vcvtps2ph (AVX2 and AVX3 targets) rounds to
 // nearest even. bf16 is rounded here with integer operations on every
 // target, f16 by F16C where the target has it and one element at a time
-// (impl/common/f16.hpp) where it does not.
+// (impl/common/f16.hpp) where it does not. On the AVX3 target, where the CPU
+// has AVX512_BF16 (HasBf16Cvt), BF16Cvt rounds bf16 with vcvtneps2bf16,
+// the same bits in one instruction; the loops over vectors here and in
+// activations-inl.h, tensor_arith-inl.h and norm-inl.h swap BF16 for it
+// once per call (kToBf16Cvt).
 
 #if defined(KONFORM_SIMD_HALF_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef KONFORM_SIMD_HALF_INL_H_
@@ -19,10 +23,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "hwy/highway.h"
 #include "impl/common/bf16.hpp"
 #include "impl/common/f16.hpp"
+#include "impl/simd/bf16_cvt.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace konform::simd::HWY_NAMESPACE::half {
@@ -33,6 +39,12 @@ namespace hn = hwy::HWY_NAMESPACE;
 #define KONFORM_SIMD_F16C 1
 #else
 #define KONFORM_SIMD_F16C 0
+#endif
+#undef KONFORM_SIMD_BF16CVT
+#if HWY_ARCH_X86_64 && HWY_TARGET <= HWY_AVX3 && (defined(__GNUC__) || defined(__clang__))
+#define KONFORM_SIMD_BF16CVT 1
+#else
+#define KONFORM_SIMD_BF16CVT 0
 #endif
 
 struct F16 {
@@ -83,6 +95,36 @@ struct BF16 {
   }
 };
 
+#if KONFORM_SIMD_BF16CVT
+// BF16 with the rounding of a full vector by vcvtneps2bf16, written as inline
+// assembly because this target's attributes lack avx512bf16 (bf16_cvt.cpp).
+// The instruction reads a subnormal input as zero: a vector with one
+// (vfpclassps, rare in data) takes BF16's integer rounding, so the bits are
+// BF16's on every input. Used only where HasBf16Cvt() is true.
+struct BF16Cvt : BF16 {
+  template <class D>
+  static HWY_INLINE void NarrowVec(D d, hn::Vec<D> v, uint16_t* p) {
+    if constexpr (std::is_same_v<D, hn::Full512<float>>) {
+      if (HWY_LIKELY(_mm512_fpclass_ps_mask(v.raw, 0x20) == 0)) {  // 0x20: subnormal
+        __m256i bits;
+        asm("vcvtneps2bf16 {%1, %0|%0, %1}" : "=v"(bits) : "v"(v.raw));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), bits);
+        return;
+      }
+    }
+    BF16::NarrowVec(d, v, p);
+  }
+};
+#else
+using BF16Cvt = BF16;  // never used: kToBf16Cvt is false
+#endif
+// Whether a loop over Format's vectors runs as BF16Cvt where HasBf16Cvt()
+// says so: Format is BF16 and the target is AVX3. The loops ask once per
+// call: if constexpr (kToBf16Cvt<Format>) if (HasBf16Cvt()) return
+// Loop<BF16Cvt>(...).
+template <class Format>
+constexpr bool kToBf16Cvt = KONFORM_SIMD_BF16CVT&& std::is_same_v<Format, BF16>;
+
 // The elements per block: 1 KiB of floats on the stack, and a whole number
 // of vectors on every target.
 constexpr size_t kBlock = 256;
@@ -100,6 +142,8 @@ HWY_INLINE void Widen(const uint16_t* x, float* out, size_t m) {
 
 template <class Format>
 HWY_INLINE void Narrow(const float* in, uint16_t* y, size_t m) {
+  if constexpr (kToBf16Cvt<Format>)
+    if (HasBf16Cvt()) return Narrow<BF16Cvt>(in, y, m);
   size_t i = 0;
   if constexpr (Format::kVector) {
     const hn::ScalableTag<float> d;

@@ -403,6 +403,8 @@ inline void NormLayer(const float* x, const float* g, const float* b, float* y, 
 template <class Format>
 void NormRmsHalf(const uint16_t* x, const float* g, uint16_t* y, int64_t rows, int64_t d, float eps) {
   if (rows <= 0) return;
+  if constexpr (half::kToBf16Cvt<Format>)
+    if (HasBf16Cvt()) return NormRmsHalf<half::BF16Cvt>(x, g, y, rows, d, eps);
   const hn::ScalableTag<float> df;
   const size_t N = hn::Lanes(df), n = static_cast<size_t>(d);
   hwy::AlignedFreeUniquePtr<float[]> row;  // a widened row, for the rare sums redone in double

@@ -179,6 +179,8 @@ inline void DivFlat(const float* a, const float* b, float* y, int64_t rows, int6
 template <class Format, class Op>
 HWY_INLINE void ArithFlatHalf(Op op, const uint16_t* a, const uint16_t* b, uint16_t* y, int64_t rows, int64_t cols,
                               int64_t sb) {
+  if constexpr (half::kToBf16Cvt<Format>)
+    if (HasBf16Cvt()) return ArithFlatHalf<half::BF16Cvt>(op, a, b, y, rows, cols, sb);
   const hn::ScalableTag<float> d;
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
   const auto b0 = hn::Set(d, Format::Widen(b[0]));
