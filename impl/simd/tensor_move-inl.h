@@ -53,31 +53,30 @@ struct FloatTile {
 // 16-bit patterns: 8 columns by 8 rows a 128-bit block (32 x 8 on AVX3,
 // 16 x 8 on AVX2, 8 x 8 on SSSE3 and SSE4), an 8 x 8 transpose in each
 // block (transpose-inl.h's TransposeBlocks8x8); each of the 8 stores is a
-// run of a row of y, on AVX3 a whole 64-byte line. On AVX3 the blocks are
-// 32 x 32, the tiles of a band of 32 rows of x walked left to right: every
-// line of y written whole at once, those of x read over 4 tiles in a row;
-// against the floats' 256 x 64 blocks with prefetching, Transpose_f16
-// 1024^2 18-20 % -> 24-36 % of the copy limit (docs/benchmarks.md). Elsewhere
-// the floats' blocks (256 rows by 128 bytes), prefetching past L2.
-struct HalfTile {
+// run of a row of y, on AVX3 a whole 64-byte line. In TransposeTiles, the
+// floats' blocks (256 rows by 128 bytes), prefetching past L2; on AVX3 the
+// tiles run from TransposeHalfBlocks' scratch, and TransposeTiles (32 x 32
+// blocks, the tiles of a band of 32 rows left to right) takes its edges.
+// D: HalfTileTag, or fewer lanes (8 or 16) for thinner tiles.
+template <class D>
+struct HalfTileOf {
   using T = uint16_t;
 #if HWY_TARGET <= HWY_AVX3
   static constexpr int64_t kBlockRows = 32, kBlockCols = 32;
-  static constexpr bool kPrefetchPastL2 = false;
 #else
   static constexpr int64_t kBlockRows = 256, kBlockCols = 64;
-  static constexpr bool kPrefetchPastL2 = true;
 #endif
-  static int64_t Rows() { return static_cast<int64_t>(hn::Lanes(HalfTileTag())); }
+  static int64_t Rows() { return static_cast<int64_t>(hn::Lanes(D())); }
   static int64_t Cols() { return 8; }
   static HWY_INLINE void Move(const uint16_t* HWY_RESTRICT x, int64_t xs, uint16_t* HWY_RESTRICT y, int64_t ys) {
-    const HalfTileTag d;
-    hn::Vec<HalfTileTag> r[8], c[8];
+    const D d;
+    hn::Vec<D> r[8], c[8];
     for (int64_t k = 0; k < 8; ++k) r[k] = LoadHalfTileRow(d, x + k * xs, xs);
     TransposeBlocks8x8(d, r, c);
     for (int64_t k = 0; k < 8; ++k) hn::StoreU(c[k], d, y + k * ys);
   }
 };
+using HalfTile = HalfTileOf<HalfTileTag>;
 #endif
 
 // y[j * ys + i] = x[i * xs + j] for i < rows, j < cols, in Tile's blocks
@@ -186,13 +185,51 @@ inline void Transpose2D(const float* HWY_RESTRICT x, int64_t xs, float* HWY_REST
   }
 }
 
+#if HWY_TARGET <= HWY_AVX3
+// y[j * ys + i] = x[i * xs + j] in 32 x 32 blocks of 16-bit patterns: the
+// block's 32 lines of x loaded whole into a scratch whose rows are 80 bytes
+// apart, then HalfTile's 4 tiles (32 x 8) from there, each store a whole
+// line of y. Rows of x a power of two apart share L1 sets (2 KiB at 1024
+// columns: 16 of the block's lines in each of 2 sets of 12 ways), so the
+// tiles read straight from x fetch each line again for each tile; from the
+// scratch, in one process against them: 1024^2 1.0-1.4x, 512 x 4096 1.3x,
+// 2048^2 0.9-1.1x, 4096 x 512 0.9-1.0x. The rows and columns past the last
+// whole block go through TransposeTiles.
+inline void TransposeHalfBlocks(const uint16_t* HWY_RESTRICT x, int64_t xs, uint16_t* HWY_RESTRICT y, int64_t ys,
+                                int64_t rows, int64_t cols) {
+  constexpr int64_t kBlock = 32, kStride = 40;
+  const hn::CappedTag<uint16_t, kBlock> d;
+  HWY_ALIGN uint16_t scratch[kBlock * kStride];
+  const int64_t rows_full = rows / kBlock * kBlock, cols_full = cols / kBlock * kBlock;
+  for (int64_t i = 0; i < rows_full; i += kBlock)
+    for (int64_t j = 0; j < cols_full; j += kBlock) {
+      for (int64_t k = 0; k < kBlock; ++k) hn::StoreU(hn::LoadU(d, x + (i + k) * xs + j), d, scratch + k * kStride);
+      for (int64_t t = 0; t < kBlock; t += HalfTile::Cols())
+        HalfTile::Move(scratch + t, kStride, y + (j + t) * ys + i, ys);
+    }
+  if (cols_full < cols)
+    TransposeTiles<HalfTile>(x + cols_full, xs, y + cols_full * ys, ys, rows_full, cols - cols_full);
+  // The last rows: tiles of 16 rows, then of 8, then single moves.
+  const int64_t rows16 = rows_full + (rows - rows_full) / 16 * 16;
+  if (rows_full < rows16)
+    TransposeTiles<HalfTileOf<hn::CappedTag<uint16_t, 16>>>(x + rows_full * xs, xs, y + rows_full, ys,
+                                                            rows16 - rows_full, cols);
+  if (rows16 < rows)
+    TransposeTiles<HalfTileOf<hn::CappedTag<uint16_t, 8>>>(x + rows16 * xs, xs, y + rows16, ys, rows - rows16, cols);
+}
+#endif
+
 // The half twins' transposes: 16-bit patterns moved as they are, in
-// HalfTile's register tiles; on SCALAR in 32 x 32 blocks of single moves (a
-// block's rows of x and of y are a 64-byte line each).
+// HalfTile's register tiles (on AVX3 through TransposeHalfBlocks' scratch);
+// on SCALAR in 32 x 32 blocks of single moves (a block's rows of x and of y
+// are a 64-byte line each).
 inline void Transpose2D(const uint16_t* HWY_RESTRICT x, int64_t xs, uint16_t* HWY_RESTRICT y, int64_t ys, int64_t rows,
                         int64_t cols, bool /*big*/, bool past_l2) {
-#if HWY_TARGET != HWY_SCALAR
-  if (past_l2 && HalfTile::kPrefetchPastL2) {
+#if HWY_TARGET <= HWY_AVX3
+  (void)past_l2;
+  TransposeHalfBlocks(x, xs, y, ys, rows, cols);
+#elif HWY_TARGET != HWY_SCALAR
+  if (past_l2) {
     TransposeTiles<HalfTile, true>(x, xs, y, ys, rows, cols);
   } else {
     TransposeTiles<HalfTile>(x, xs, y, ys, rows, cols);
