@@ -31,10 +31,58 @@ HWY_BEFORE_NAMESPACE();
 namespace konform::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// y[j * ys + i] = x[i * xs + j] for i < rows, j < cols, in blocks of 256
-// rows by 32 columns of x, each made of L x L tiles transposed in registers
-// (transpose-inl.h) and walked a column of tiles at a time; the rows and
-// columns past a block's last whole tile go one element at a time. A block
+// The register tiles, by element type: Rows() x Cols() of x moved to y by
+// Move (y[c * ys + r] = x[r * xs + c] within the tile). Floats: L x L
+// transposed whole (transpose-inl.h's Transpose).
+struct FloatTile {
+  using T = float;
+  static constexpr int64_t kBlockRows = 256, kBlockCols = 32;  // a block of TransposeTiles
+  static int64_t Rows() { return static_cast<int64_t>(hn::Lanes(SquareTag())); }
+  static int64_t Cols() { return Rows(); }
+  static HWY_INLINE void Move(const float* HWY_RESTRICT x, int64_t xs, float* HWY_RESTRICT y, int64_t ys) {
+    const SquareTag d;
+    const int64_t L = Rows();
+    hn::Vec<SquareTag> r[8], c[8];
+    for (int64_t k = 0; k < L; ++k) r[k] = hn::LoadU(d, x + k * xs);
+    Transpose(d, r, c);
+    for (int64_t k = 0; k < L; ++k) hn::StoreU(c[k], d, y + k * ys);
+  }
+};
+
+#if HWY_TARGET != HWY_SCALAR
+// 16-bit patterns: 8 columns by 8 rows a 128-bit block (32 x 8 on AVX3,
+// 16 x 8 on AVX2, 8 x 8 on SSSE3 and SSE4), an 8 x 8 transpose in each
+// block (transpose-inl.h's TransposeBlocks8x8); each of the 8 stores is a
+// run of a row of y, on AVX3 a whole 64-byte line. In TransposeTiles, the
+// floats' blocks (256 rows by 128 bytes), prefetching past L2; on AVX3 the
+// tiles run from TransposeHalfBlocks' scratch, and TransposeTiles (32 x 32
+// blocks, the tiles of a band of 32 rows left to right) takes its edges.
+// D: HalfTileTag, or fewer lanes (8 or 16) for thinner tiles.
+template <class D>
+struct HalfTileOf {
+  using T = uint16_t;
+#if HWY_TARGET <= HWY_AVX3
+  static constexpr int64_t kBlockRows = 32, kBlockCols = 32;
+#else
+  static constexpr int64_t kBlockRows = 256, kBlockCols = 64;
+#endif
+  static int64_t Rows() { return static_cast<int64_t>(hn::Lanes(D())); }
+  static int64_t Cols() { return 8; }
+  static HWY_INLINE void Move(const uint16_t* HWY_RESTRICT x, int64_t xs, uint16_t* HWY_RESTRICT y, int64_t ys) {
+    const D d;
+    hn::Vec<D> r[8], c[8];
+    for (int64_t k = 0; k < 8; ++k) r[k] = LoadHalfTileRow(d, x + k * xs, xs);
+    TransposeBlocks8x8(d, r, c);
+    for (int64_t k = 0; k < 8; ++k) hn::StoreU(c[k], d, y + k * ys);
+  }
+};
+using HalfTile = HalfTileOf<HalfTileTag>;
+#endif
+
+// y[j * ys + i] = x[i * xs + j] for i < rows, j < cols, in Tile's blocks
+// (floats: 256 rows by 32 columns of x), each made of Tile's tiles moved in
+// registers and walked a column of tiles at a time; the rows and columns
+// past a block's last whole tile go one element at a time. A float block
 // reads 32 KiB of x, which stays in L1 until the second half of each line is
 // used, and writes 32 rows of y, each a run of 1 KiB that fills whole lines
 // in order. Against 64 x 64 blocks, on a Sapphire Rapids Xeon: the K^T
@@ -48,33 +96,30 @@ namespace hn = hwy::HWY_NAMESPACE;
 // (1024^2 1.2-1.5x, 512 x 4096 1.6-1.7x, the K^T permute 1.2-1.3x); in L2
 // the calls run at 0.79-0.83x with it compiled in, hence the template
 // parameter.
-template <bool kPrefetch = false>
-void TransposeTiles(const float* HWY_RESTRICT x, int64_t xs, float* HWY_RESTRICT y, int64_t ys, int64_t rows,
-                    int64_t cols) {
-  constexpr int64_t kRows = 256, kCols = 32;
-  constexpr int64_t kLine = 64 / sizeof(float);  // floats per cache line, one prefetch each
-  const SquareTag d;
-  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
-  hn::Vec<SquareTag> r[8], c[8];
+template <class Tile, bool kPrefetch = false>
+void TransposeTiles(const typename Tile::T* HWY_RESTRICT x, int64_t xs, typename Tile::T* HWY_RESTRICT y, int64_t ys,
+                    int64_t rows, int64_t cols) {
+  using T = typename Tile::T;
+  constexpr int64_t kRows = Tile::kBlockRows, kCols = Tile::kBlockCols;
+  constexpr int64_t kLine = 64 / sizeof(T);  // elements per cache line, one prefetch each
+  const int64_t R = Tile::Rows(), C = Tile::Cols();
   for (int64_t i0 = 0; i0 < rows; i0 += kRows) {
-    const int64_t i1 = HWY_MIN(rows, i0 + kRows), i_full = i0 + (i1 - i0) / L * L;
+    const int64_t i1 = HWY_MIN(rows, i0 + kRows), i_full = i0 + (i1 - i0) / R * R;
     for (int64_t j0 = 0; j0 < cols; j0 += kCols) {
-      const int64_t j1 = HWY_MIN(cols, j0 + kCols), j_full = j0 + (j1 - j0) / L * L;
+      const int64_t j1 = HWY_MIN(cols, j0 + kCols), j_full = j0 + (j1 - j0) / C * C;
       // The next block: these rows' next columns, else the next rows' first.
       const int64_t ni0 = j1 < cols ? i0 : i1, nj0 = j1 < cols ? j1 : 0;
       const int64_t nj1 = HWY_MIN(cols, nj0 + kCols);
       const bool ahead = kPrefetch && ni0 < rows;
       // The columns of tiles that fetch them: x's in the second, y's in the last.
-      const int64_t y_ahead = j_full - L, x_ahead = HWY_MIN(j0 + L, y_ahead);
-      for (int64_t j = j0; j < j_full; j += L)
-        for (int64_t i = i0; i < i_full; i += L) {
-          for (int64_t k = 0; k < L; ++k) r[k] = hn::LoadU(d, x + (i + k) * xs + j);
-          Transpose(d, r, c);
-          for (int64_t k = 0; k < L; ++k) hn::StoreU(c[k], d, y + (j + k) * ys + i);
+      const int64_t y_ahead = j_full - C, x_ahead = HWY_MIN(j0 + C, y_ahead);
+      for (int64_t j = j0; j < j_full; j += C)
+        for (int64_t i = i0; i < i_full; i += R) {
+          Tile::Move(x + i * xs + j, xs, y + j * ys + i, ys);
           if (!ahead) continue;
           const int64_t pi = ni0 + (i - i0);  // the next block's row for this tile's
           if (j == x_ahead) {
-            for (int64_t k = pi; k < HWY_MIN(rows, pi + L); ++k)
+            for (int64_t k = pi; k < HWY_MIN(rows, pi + R); ++k)
               for (int64_t q = nj0; q < nj1; q += kLine) __builtin_prefetch(x + k * xs + q, 0, 3);
           }
           if (j == y_ahead && (i - i0) % kLine == 0 && pi < rows) {
@@ -117,8 +162,9 @@ inline void TransposeStreaming(const float* HWY_RESTRICT x, int64_t xs, float* H
       }
   }
   hwy::FlushStream();
-  if (rows_full < rows) TransposeTiles(x + rows_full * xs, xs, y + rows_full, ys, rows - rows_full, cols);
-  if (cols_full < cols) TransposeTiles(x + cols_full, xs, y + cols_full * ys, ys, rows_full, cols - cols_full);
+  if (rows_full < rows) TransposeTiles<FloatTile>(x + rows_full * xs, xs, y + rows_full, ys, rows - rows_full, cols);
+  if (cols_full < cols)
+    TransposeTiles<FloatTile>(x + cols_full, xs, y + cols_full * ys, ys, rows_full, cols - cols_full);
 }
 
 // y[j * ys + i] = x[i * xs + j], streamed when `big` and the layout allows.
@@ -133,17 +179,64 @@ inline void Transpose2D(const float* HWY_RESTRICT x, int64_t xs, float* HWY_REST
   (void)big;
 #endif
   if (past_l2) {
-    TransposeTiles<true>(x, xs, y, ys, rows, cols);
+    TransposeTiles<FloatTile, true>(x, xs, y, ys, rows, cols);
   } else {
-    TransposeTiles(x, xs, y, ys, rows, cols);
+    TransposeTiles<FloatTile>(x, xs, y, ys, rows, cols);
   }
 }
 
-// The half twins' transposes: 16-bit patterns moved as they are, in 32 x 32
-// blocks (a block's rows of x and of y are a 64-byte line each), so both
-// sides stream through the caches; no tile transposes in registers.
+#if HWY_TARGET <= HWY_AVX3
+// y[j * ys + i] = x[i * xs + j] in 32 x 32 blocks of 16-bit patterns: the
+// block's 32 lines of x loaded whole into a scratch whose rows are 80 bytes
+// apart, then HalfTile's 4 tiles (32 x 8) from there, each store a whole
+// line of y. Rows of x a power of two apart share L1 sets (2 KiB at 1024
+// columns: 16 of the block's lines in each of 2 sets of 12 ways), so the
+// tiles read straight from x fetch each line again for each tile. Against
+// those tiles in 32 x 32 blocks (both libraries in one process, AVX3, best
+// of 150 calls, on a Zen 5): 1024^2 1.2-1.4x, 512 x 4096 2.3x, 256 x 2048
+// 2.0x, 512^2 1.2x, 2048^2 1.0x, 4096 x 512 0.87x. The rows and columns
+// past the last whole block go through TransposeTiles.
+inline void TransposeHalfBlocks(const uint16_t* HWY_RESTRICT x, int64_t xs, uint16_t* HWY_RESTRICT y, int64_t ys,
+                                int64_t rows, int64_t cols) {
+  constexpr int64_t kBlock = 32, kStride = 40;
+  const hn::CappedTag<uint16_t, kBlock> d;
+  HWY_ALIGN uint16_t scratch[kBlock * kStride];
+  const int64_t rows_full = rows / kBlock * kBlock, cols_full = cols / kBlock * kBlock;
+  for (int64_t i = 0; i < rows_full; i += kBlock)
+    for (int64_t j = 0; j < cols_full; j += kBlock) {
+      for (int64_t k = 0; k < kBlock; ++k) hn::StoreU(hn::LoadU(d, x + (i + k) * xs + j), d, scratch + k * kStride);
+      for (int64_t t = 0; t < kBlock; t += HalfTile::Cols())
+        HalfTile::Move(scratch + t, kStride, y + (j + t) * ys + i, ys);
+    }
+  if (cols_full < cols)
+    TransposeTiles<HalfTile>(x + cols_full, xs, y + cols_full * ys, ys, rows_full, cols - cols_full);
+  // The last rows: tiles of 16 rows, then of 8, then single moves.
+  const int64_t rows16 = rows_full + (rows - rows_full) / 16 * 16;
+  if (rows_full < rows16)
+    TransposeTiles<HalfTileOf<hn::CappedTag<uint16_t, 16>>>(x + rows_full * xs, xs, y + rows_full, ys,
+                                                            rows16 - rows_full, cols);
+  if (rows16 < rows)
+    TransposeTiles<HalfTileOf<hn::CappedTag<uint16_t, 8>>>(x + rows16 * xs, xs, y + rows16, ys, rows - rows16, cols);
+}
+#endif
+
+// The half twins' transposes: 16-bit patterns moved as they are, in
+// HalfTile's register tiles (on AVX3 through TransposeHalfBlocks' scratch);
+// on SCALAR in 32 x 32 blocks of single moves (a block's rows of x and of y
+// are a 64-byte line each).
 inline void Transpose2D(const uint16_t* HWY_RESTRICT x, int64_t xs, uint16_t* HWY_RESTRICT y, int64_t ys, int64_t rows,
-                        int64_t cols, bool /*big*/, bool /*past_l2*/) {
+                        int64_t cols, bool /*big*/, bool past_l2) {
+#if HWY_TARGET <= HWY_AVX3
+  (void)past_l2;
+  TransposeHalfBlocks(x, xs, y, ys, rows, cols);
+#elif HWY_TARGET != HWY_SCALAR
+  if (past_l2) {
+    TransposeTiles<HalfTile, true>(x, xs, y, ys, rows, cols);
+  } else {
+    TransposeTiles<HalfTile>(x, xs, y, ys, rows, cols);
+  }
+#else
+  (void)past_l2;
   constexpr int64_t kBlock = 32;
   for (int64_t i0 = 0; i0 < rows; i0 += kBlock)
     for (int64_t j0 = 0; j0 < cols; j0 += kBlock) {
@@ -151,6 +244,7 @@ inline void Transpose2D(const uint16_t* HWY_RESTRICT x, int64_t xs, uint16_t* HW
       for (int64_t j = j0; j < j1; ++j)
         for (int64_t i = i0; i < i1; ++i) y[j * ys + i] = x[i * xs + j];
     }
+#endif
 }
 
 // y[k] = x[the plan's source of k]: rows copied where x's innermost output
