@@ -44,8 +44,8 @@
 #ifndef KONFORM_MUTANT
 #define KONFORM_MUTANT 0
 #endif
-#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 69
-#error "KONFORM_MUTANT must be 0 (the correct base) or 1..69 (mutant half_m01..half_m69)"
+#if KONFORM_MUTANT < 0 || KONFORM_MUTANT > 71
+#error "KONFORM_MUTANT must be 0 (the correct base) or 1..71 (mutant half_m01..half_m71)"
 #endif
 #define MUTANT(n) (KONFORM_MUTANT == (n))
 
@@ -166,7 +166,29 @@ static float sigmoid_f16(float x) {
 HALF_UNARY(silu, silu)
 HALF_UNARY(gelu_erf, gelu_erf)
 HALF_UNARY(gelu_tanh, gelu_tanh)
+#if MUTANT(70) || MUTANT(71)
+/* Relu on the 16-bit patterns, never widened (as the simd backend's): read
+ * as int16 a negative value, -0 included, is below 0, so max(x, 0) is +0. */
+static uint16_t relu_bits(uint16_t h, uint16_t inf) {
+#if MUTANT(70) /* half_m70: the signed max alone: a negative NaN comes out +0 */
+  (void)inf;
+#else /* half_m71: correct: a NaN passed as it is, a signalling one still signalling */
+  if ((h & 0x7fff) > inf) return h;
+#endif
+  return (h & 0x8000) ? 0 : h;
+}
+void tl_relu_f32(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = relu(x[i]);
+}
+void tl_relu_f16(const uint16_t* x, uint16_t* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = relu_bits(x[i], 0x7c00);
+}
+void tl_relu_bf16(const uint16_t* x, uint16_t* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = relu_bits(x[i], 0x7f80);
+}
+#else
 HALF_UNARY(relu, relu)
+#endif
 HALF_UNARY(tanh, tanhf)
 
 void tl_sigmoid_f32(const float* x, float* y, int64_t n) {

@@ -48,10 +48,11 @@ void ActGlu(const float* gate, const float* up, float* y, int64_t n) { act::GluF
 KONFORM_HALF_UNARY(ActSilu, act::SiluGroup)
 KONFORM_HALF_UNARY(ActGeluErf, act::GeluErfGroup)
 KONFORM_HALF_UNARY(ActGeluTanh, act::GeluTanhGroup)
-KONFORM_HALF_UNARY(ActRelu, act::ReluGroup)
 KONFORM_HALF_UNARY(ActSigmoid, act::SigmoidGroup)
 KONFORM_HALF_UNARY(ActTanh, act::TanhGroup)
 #undef KONFORM_HALF_UNARY
+void ActReluF16(const uint16_t* x, uint16_t* y, int64_t n) { act::ReluHalf<half::F16>(x, y, n); }
+void ActReluBF16(const uint16_t* x, uint16_t* y, int64_t n) { act::ReluHalf<half::BF16>(x, y, n); }
 // Softmax's lines cross the 256-value blocks of ThroughF32, so whole
 // [length, inner] slices are widened at a time: as many as fill 64 KiB of
 // floats (at least one), the f32 kernel run on them in place, y rounded

@@ -51,6 +51,7 @@ struct F16 {
   static float Widen(uint16_t h) { return impl::f16::F16ToF32(h); }
   static uint16_t Narrow(float f) { return impl::f16::F32ToF16(f); }
   static constexpr bool kVector = KONFORM_SIMD_F16C;
+  static constexpr uint16_t kInfBits = 0x7c00, kQuietBit = 0x0200;  // +inf; a NaN's quiet bit
 
   template <class D>
   static HWY_INLINE hn::Vec<D> WidenVec(D d, const uint16_t* p) {
@@ -68,6 +69,7 @@ struct BF16 {
   static float Widen(uint16_t h) { return impl::bf16::BF16ToF32(h); }
   static uint16_t Narrow(float f) { return impl::bf16::F32ToBF16(f); }
   static constexpr bool kVector = true;
+  static constexpr uint16_t kInfBits = 0x7f80, kQuietBit = 0x0040;
 
   template <class D>
   static HWY_INLINE hn::Vec<D> WidenVec(D d, const uint16_t* p) {
