@@ -26,6 +26,7 @@
 #include <cpuid.h>
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <random>
@@ -43,7 +44,7 @@ using konform::bench::HalfBuffer;
 
 constexpr size_t kD = 4096;  // the row: the half benches' 1x4096 and 32x4096
 
-#define KONFORM_HALF_LOOPS_TARGET "avx512f,avx512dq"  // dq: vfpclassps
+#define KONFORM_HALF_LOOPS_TARGET "avx512f,avx512dq,avx512bw"  // dq: vfpclassps, bw: vpermw
 
 // 16 halves at p to f32.
 template <Half H>
@@ -59,7 +60,7 @@ template <Half H, bool kClass = false>
 __attribute__((target(KONFORM_HALF_LOOPS_TARGET), always_inline)) inline void Narrow(__m512 v, uint16_t* p) {
   __m256i h;
   if constexpr (H == Half::f16) {
-    h = _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT);
+    h = _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);  // as Highway's
   } else {
     if constexpr (kClass)
       if (__builtin_expect(_mm512_fpclass_ps_mask(v, 0x20) != 0, 0)) __builtin_trap();
@@ -68,11 +69,14 @@ __attribute__((target(KONFORM_HALF_LOOPS_TARGET), always_inline)) inline void Na
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), h);
 }
 
-enum class Op { none, max, mul_max };
+// max: Relu's minimum; fixup: the library's Relu on AVX3 (activations-inl.h's
+// ReluVec); mul_max: LeakyRelu's.
+enum class Op { none, max, fixup, mul_max };
 
 template <Op O>
 __attribute__((target(KONFORM_HALF_LOOPS_TARGET), always_inline)) inline __m512 Apply(__m512 v) {
   if constexpr (O == Op::max) return _mm512_max_ps(v, _mm512_setzero_ps());
+  if constexpr (O == Op::fixup) return _mm512_fixupimm_ps(v, v, _mm512_set1_epi32(0x18181811), 0);
   if constexpr (O == Op::mul_max) return _mm512_max_ps(v, _mm512_mul_ps(_mm512_set1_ps(0.01f), v));
   return v;
 }
@@ -86,6 +90,68 @@ __attribute__((target(KONFORM_HALF_LOOPS_TARGET), noinline)) void Unary(const ui
     Narrow<H, kClass>(Apply<O>(b), y + i + 16);
     Narrow<H, kClass>(Apply<O>(c), y + i + 32);
     Narrow<H, kClass>(Apply<O>(d), y + i + 48);
+  }
+}
+
+// bf16 with 64-byte moves: the even and the odd values of 64 bytes widened in
+// place (a shift, an and), and rounded back together by vcvtne2ps2bf16 and a
+// vpermw that puts the values back in order.
+struct EvenOdd {
+  __m512 even, odd;
+};
+
+__attribute__((target(KONFORM_HALF_LOOPS_TARGET), always_inline)) inline EvenOdd WidenEvenOdd(const uint16_t* p) {
+  const __m512i v = _mm512_loadu_si512(p);
+  return {_mm512_castsi512_ps(_mm512_slli_epi32(v, 16)),
+          _mm512_castsi512_ps(_mm512_and_si512(v, _mm512_set1_epi32(int(0xFFFF0000u))))};
+}
+
+__attribute__((target(KONFORM_HALF_LOOPS_TARGET), always_inline)) inline void NarrowEvenOdd(EvenOdd v, uint16_t* p) {
+  __m512i r;  // the even values' bf16 in words 0-15, the odd ones' in 16-31
+  asm("vcvtne2ps2bf16 {%2, %1, %0|%0, %1, %2}" : "=v"(r) : "v"(v.odd), "v"(v.even));
+  const __m512i order = _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7, 22, 6, 21,
+                                         5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+  _mm512_storeu_si512(p, _mm512_permutexvar_epi16(order, r));
+}
+
+// Unary with 64-byte stores, as the copy's: f16 joins two roundings with a
+// vinserti64x4; bf16 goes through EvenOdd.
+template <Half H, Op O>
+__attribute__((target(KONFORM_HALF_LOOPS_TARGET), noinline)) void UnaryWide(const uint16_t* x, uint16_t* y, size_t n) {
+  for (size_t i = 0; i < n; i += 32) {
+    if constexpr (H == Half::f16) {
+      const __m512 a = Apply<O>(Widen<H>(x + i)), b = Apply<O>(Widen<H>(x + i + 16));
+      const int kRound = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+      _mm512_storeu_si512(
+          y + i, _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtps_ph(a, kRound)), _mm512_cvtps_ph(b, kRound), 1));
+    } else {
+      const EvenOdd v = WidenEvenOdd(x + i);
+      NarrowEvenOdd({Apply<O>(v.even), Apply<O>(v.odd)}, y + i);
+    }
+  }
+}
+
+// Add with bf16's 64-byte moves.
+__attribute__((target(KONFORM_HALF_LOOPS_TARGET), noinline)) void AddWideBf16(const uint16_t* a, const uint16_t* b,
+                                                                              uint16_t* y, size_t n) {
+  for (size_t i = 0; i < n; i += 32) {
+    const EvenOdd u = WidenEvenOdd(a + i), v = WidenEvenOdd(b + i);
+    NarrowEvenOdd({_mm512_add_ps(u.even, v.even), _mm512_add_ps(u.odd, v.odd)}, y + i);
+  }
+}
+
+// y = x in 32-byte moves, the width of one rounding's halves: what the
+// narrow stores alone cost against the copy's 64-byte ones.
+__attribute__((target(KONFORM_HALF_LOOPS_TARGET), noinline)) void Copy32(const uint16_t* x, uint16_t* y, size_t n) {
+  for (size_t i = 0; i < n; i += 64) {
+    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i)),
+                  b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i + 16)),
+                  c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i + 32)),
+                  d = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i + 48));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i), a);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i + 16), b);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i + 32), c);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i + 48), d);
   }
 }
 
@@ -160,14 +226,16 @@ void UnaryBench(benchmark::State& state, Half h, size_t rows, UnaryFn loop, Kern
 
 // y = a + b, same shapes, against the OR stream, 6 n bytes (tensor_bench.cpp's
 // HalfAdd).
+using AddFn = void (*)(const uint16_t*, const uint16_t*, uint16_t*, size_t);
+
 template <Half H>
-void AddBench(benchmark::State& state, size_t rows) {
+void AddBench(benchmark::State& state, size_t rows, AddFn loop) {
   const size_t n = rows * kD;
   HalfBuffer a(n, 1, H), b(n, 2, H), y(n, 3, H);
   const int64_t shape[] = {int64_t(rows), int64_t(kD)};
   const auto fn = H == Half::f16 ? tl_add_broadcast_f16 : tl_add_broadcast_bf16;
   Measure(
-      state, 6.0 * double(n), [&] { Add<H>(a.get(), b.get(), y.get(), n); },
+      state, 6.0 * double(n), [&] { loop(a.get(), b.get(), y.get(), n); },
       [&] { fn(a.get(), shape, 2, b.get(), shape, 2, y.get(), shape, 2); },
       konform::bench::TwoInOneOut(a.as_floats(), b.as_floats(), y.as_floats(), n / 2));
 }
@@ -191,24 +259,52 @@ void RmsNormBench(benchmark::State& state, size_t rows) {
       konform::bench::WithRead(konform::bench::copy_candidates(x.as_floats(), y.as_floats(), n / 2, 1), g, kD));
 }
 
+// The wide loops give the plain ones' bits (else the bench stops).
 template <Half H>
-void RegisterAll(const char* tag) {
+bool SameBits(AddFn wide, AddFn plain) {
+  const size_t n = 4 * kD;
+  HalfBuffer a(n, 1, H, 2.0f), b(n, 2, H), y(n, 3, H), z(n, 4, H);
+  wide(a.get(), b.get(), y.get(), n);
+  plain(a.get(), b.get(), z.get(), n);
+  return std::equal(y.get(), y.get() + n, z.get());
+}
+
+template <UnaryFn F>
+void Drop2nd(const uint16_t* x, const uint16_t*, uint16_t* y, size_t n) {
+  F(x, y, n);
+}
+
+template <Half H>
+bool RegisterAll(const char* tag) {
+  if (!SameBits<H>(&Drop2nd<&UnaryWide<H, Op::none>>, &Drop2nd<&Unary<H, Op::none>>) ||
+      !SameBits<H>(&Drop2nd<&UnaryWide<H, Op::fixup>>, &Drop2nd<&Unary<H, Op::fixup>>) ||
+      (H == Half::bf16 && !SameBits<H>(&AddWideBf16, &Add<H>)))
+    return false;
   const auto relu = H == Half::f16 ? tl_relu_f16 : tl_relu_bf16;
   const auto leaky = H == Half::f16 ? tl_leaky_relu_f16 : tl_leaky_relu_bf16;
-  const KernelFn none;
   for (const size_t rows : {size_t{1}, size_t{32}}) {
     const std::string s = std::string(tag) + "/" + std::to_string(rows) + "x4096";
-    konform::bench::RegisterHalf("HalfLoop/round_trip_" + s, UnaryBench, H, rows, &Unary<H, Op::none>, none);
-    konform::bench::RegisterHalf("HalfLoop/relu_" + s, UnaryBench, H, rows, &Unary<H, Op::max>, KernelFn(relu));
+    const auto unary = [&](const char* loop, UnaryFn fn, KernelFn kernel) {
+      konform::bench::RegisterHalf("HalfLoop/" + std::string(loop) + "_" + s, UnaryBench, H, rows, fn, kernel);
+    };
+    unary("round_trip", &Unary<H, Op::none>, nullptr);
+    unary("round_trip_wide", &UnaryWide<H, Op::none>, nullptr);
+    unary("relu_max", &Unary<H, Op::max>, relu);
+    unary("relu_fixup", &Unary<H, Op::fixup>, relu);
+    if constexpr (H == Half::bf16) unary("relu_fixup_fpclass", &Unary<H, Op::fixup, true>, relu);
+    unary("relu_fixup_wide", &UnaryWide<H, Op::fixup>, relu);
+    unary("leaky_relu", &Unary<H, Op::mul_max>,
+          [leaky](const uint16_t* x, uint16_t* y, int64_t n) { leaky(x, y, n, 0.01f); });
+    konform::bench::RegisterHalf("HalfLoop/add_" + s, AddBench<H>, rows, &Add<H>);
     if constexpr (H == Half::bf16)
-      konform::bench::RegisterHalf("HalfLoop/relu_fpclass_" + s, UnaryBench, H, rows, &Unary<H, Op::max, true>,
-                                   KernelFn(relu));
-    konform::bench::RegisterHalf(
-        "HalfLoop/leaky_relu_" + s, UnaryBench, H, rows, &Unary<H, Op::mul_max>,
-        KernelFn([leaky](const uint16_t* x, uint16_t* y, int64_t n) { leaky(x, y, n, 0.01f); }));
-    konform::bench::RegisterHalf("HalfLoop/add_" + s, AddBench<H>, rows);
+      konform::bench::RegisterHalf("HalfLoop/add_wide_" + s, AddBench<H>, rows, &AddWideBf16);
     konform::bench::RegisterHalf("HalfLoop/rms_norm_" + s, RmsNormBench<H>, rows);
   }
+  for (const size_t rows : {size_t{1}, size_t{32}})
+    if constexpr (H == Half::f16)
+      konform::bench::RegisterHalf("HalfLoop/copy32/" + std::to_string(rows) + "x4096", UnaryBench, H, rows, &Copy32,
+                                   nullptr);
+  return true;
 }
 
 bool HasAvx512Bf16() {
@@ -219,14 +315,17 @@ bool HasAvx512Bf16() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512dq") || !__builtin_cpu_supports("f16c")) {
-    std::printf("konform_half_loops_bench: this CPU has no AVX-512 (F, DQ) or F16C; nothing measured\n");
+  if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512dq") ||
+      !__builtin_cpu_supports("avx512bw") || !__builtin_cpu_supports("f16c")) {
+    std::printf("konform_half_loops_bench: this CPU has no AVX-512 (F, DQ, BW) or F16C; nothing measured\n");
     return 0;
   }
   konform::bench::BestStream();
-  RegisterAll<Half::f16>("f16");
-  if (HasAvx512Bf16()) RegisterAll<Half::bf16>("bf16");
-  else std::printf("konform_half_loops_bench: no AVX512_BF16; the bf16 loops not run\n");
+  if (!RegisterAll<Half::f16>("f16") || (HasAvx512Bf16() && !RegisterAll<Half::bf16>("bf16"))) {
+    std::fprintf(stderr, "konform_half_loops_bench: a wide loop's bits differ from the plain loop's\n");
+    return 1;
+  }
+  if (!HasAvx512Bf16()) std::printf("konform_half_loops_bench: no AVX512_BF16; the bf16 loops not run\n");
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
   benchmark::RunSpecifiedBenchmarks();
