@@ -106,7 +106,11 @@ __attribute__((target(KONFORM_HALF_LOOPS_TARGET), always_inline)) inline EvenOdd
           _mm512_castsi512_ps(_mm512_and_si512(v, _mm512_set1_epi32(int(0xFFFF0000u))))};
 }
 
+template <bool kClass = false>
 __attribute__((target(KONFORM_HALF_LOOPS_TARGET), always_inline)) inline void NarrowEvenOdd(EvenOdd v, uint16_t* p) {
+  if constexpr (kClass)  // Narrow's test, once for both halves
+    if (__builtin_expect((_mm512_fpclass_ps_mask(v.even, 0x20) | _mm512_fpclass_ps_mask(v.odd, 0x20)) != 0, 0))
+      __builtin_trap();
   __m512i r;  // the even values' bf16 in words 0-15, the odd ones' in 16-31
   asm("vcvtne2ps2bf16 {%2, %1, %0|%0, %1, %2}" : "=v"(r) : "v"(v.odd), "v"(v.even));
   const __m512i order = _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7, 22, 6, 21,
@@ -116,7 +120,7 @@ __attribute__((target(KONFORM_HALF_LOOPS_TARGET), always_inline)) inline void Na
 
 // Unary with 64-byte stores, as the copy's: f16 joins two roundings with a
 // vinserti64x4; bf16 goes through EvenOdd.
-template <Half H, Op O>
+template <Half H, Op O, bool kClass = false>
 __attribute__((target(KONFORM_HALF_LOOPS_TARGET), noinline)) void UnaryWide(const uint16_t* x, uint16_t* y, size_t n) {
   for (size_t i = 0; i < n; i += 32) {
     if constexpr (H == Half::f16) {
@@ -126,17 +130,18 @@ __attribute__((target(KONFORM_HALF_LOOPS_TARGET), noinline)) void UnaryWide(cons
           y + i, _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtps_ph(a, kRound)), _mm512_cvtps_ph(b, kRound), 1));
     } else {
       const EvenOdd v = WidenEvenOdd(x + i);
-      NarrowEvenOdd({Apply<O>(v.even), Apply<O>(v.odd)}, y + i);
+      NarrowEvenOdd<kClass>({Apply<O>(v.even), Apply<O>(v.odd)}, y + i);
     }
   }
 }
 
 // Add with bf16's 64-byte moves.
+template <bool kClass = false>
 __attribute__((target(KONFORM_HALF_LOOPS_TARGET), noinline)) void AddWideBf16(const uint16_t* a, const uint16_t* b,
                                                                               uint16_t* y, size_t n) {
   for (size_t i = 0; i < n; i += 32) {
     const EvenOdd u = WidenEvenOdd(a + i), v = WidenEvenOdd(b + i);
-    NarrowEvenOdd({_mm512_add_ps(u.even, v.even), _mm512_add_ps(u.odd, v.odd)}, y + i);
+    NarrowEvenOdd<kClass>({_mm512_add_ps(u.even, v.even), _mm512_add_ps(u.odd, v.odd)}, y + i);
   }
 }
 
@@ -278,7 +283,7 @@ template <Half H>
 bool RegisterAll(const char* tag) {
   if (!SameBits<H>(&Drop2nd<&UnaryWide<H, Op::none>>, &Drop2nd<&Unary<H, Op::none>>) ||
       !SameBits<H>(&Drop2nd<&UnaryWide<H, Op::fixup>>, &Drop2nd<&Unary<H, Op::fixup>>) ||
-      (H == Half::bf16 && !SameBits<H>(&AddWideBf16, &Add<H>)))
+      (H == Half::bf16 && !SameBits<H>(&AddWideBf16<>, &Add<H>)))
     return false;
   const auto relu = H == Half::f16 ? tl_relu_f16 : tl_relu_bf16;
   const auto leaky = H == Half::f16 ? tl_leaky_relu_f16 : tl_leaky_relu_bf16;
@@ -293,11 +298,14 @@ bool RegisterAll(const char* tag) {
     unary("relu_fixup", &Unary<H, Op::fixup>, relu);
     if constexpr (H == Half::bf16) unary("relu_fixup_fpclass", &Unary<H, Op::fixup, true>, relu);
     unary("relu_fixup_wide", &UnaryWide<H, Op::fixup>, relu);
+    if constexpr (H == Half::bf16) unary("relu_fixup_wide_fpclass", &UnaryWide<H, Op::fixup, true>, relu);
     unary("leaky_relu", &Unary<H, Op::mul_max>,
           [leaky](const uint16_t* x, uint16_t* y, int64_t n) { leaky(x, y, n, 0.01f); });
     konform::bench::RegisterHalf("HalfLoop/add_" + s, AddBench<H>, rows, &Add<H>);
     if constexpr (H == Half::bf16)
-      konform::bench::RegisterHalf("HalfLoop/add_wide_" + s, AddBench<H>, rows, &AddWideBf16);
+      konform::bench::RegisterHalf("HalfLoop/add_wide_" + s, AddBench<H>, rows, &AddWideBf16<>);
+    if constexpr (H == Half::bf16)
+      konform::bench::RegisterHalf("HalfLoop/add_wide_fpclass_" + s, AddBench<H>, rows, &AddWideBf16<true>);
     konform::bench::RegisterHalf("HalfLoop/rms_norm_" + s, RmsNormBench<H>, rows);
   }
   for (const size_t rows : {size_t{1}, size_t{32}})
