@@ -5,20 +5,23 @@
 // same limit (half_limit.hpp: HalfBuffer, the copy candidates, the OR
 // stream, the gain's read), each beside the library's kernel in the same
 // rounds:
-//   round_trip      widen, narrow, store
-//   relu            the same with a vmaxps (tl_relu_*)
-//   leaky_relu      the same with a vmulps and a vmaxps (tl_leaky_relu_*)
-//   relu_fpclass    bf16 only: relu with the library's subnormal test before
-//                   vcvtneps2bf16 (a vfpclassps and a branch a vector)
-//   add             two widens, a vaddps, a narrow (tl_add_broadcast_*, same)
-//   rms_norm        pass 1: widen and FMA into 8 accumulators; pass 2: widen,
-//                   times the scalar, times the f32 gain, narrow (tl_rms_norm_*)
+//   round_trip          widen, narrow, store
+//   relu_max            the same with a vmaxps (tl_relu_*)
+//   relu_fixup          with the library's Relu op, a vfixupimmps (tl_relu_*)
+//   leaky_relu          with a vmulps and a vmaxps (tl_leaky_relu_*)
+//   add                 two widens, a vaddps, a narrow (tl_add_broadcast_*)
+//   rms_norm            pass 1: widen, FMA into 8 accumulators; pass 2: widen,
+//                       times the scalar and the f32 gain, narrow (tl_rms_norm_*)
+//   ..._fpclass         bf16: the library's subnormal test before each rounding
+//   ..._wide            64-byte stores (UnaryWide, AddWideBf16)
+//   copy32              no conversion, 32-byte moves (one rounding's width)
 // f16 widens with vcvtph2ps and rounds with vcvtps2ph; bf16 widens with
 // vpmovzxwd and vpslld (half-inl.h's) and rounds with vcvtneps2bf16 (inline
 // assembly, as half-inl.h's BF16Cvt: the target here lacks avx512bf16).
 // Counters: loop_pct and kernel_pct (% of the limit), kernel_of_loop (the
-// kernel's rate over the loop's; 0 where no kernel is beside it). docs/benchmarks.md, "What the conversions
-// alone cost (bare loops)". AVX-512 only; bf16 needs AVX512_BF16.
+// kernel's rate over the loop's; 0 where no kernel is beside it).
+// docs/benchmarks.md, "What the conversions alone cost (bare loops)".
+// AVX-512 (F, DQ, BW) and F16C only; bf16 needs AVX512_BF16.
 //
 //   konform_half_loops_bench [Google Benchmark flags]
 
