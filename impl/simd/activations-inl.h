@@ -175,6 +175,17 @@ HWY_INLINE void MapUnaryHalf(const uint16_t* x, uint16_t* y, int64_t n, const F&
     if (HasBf16Cvt()) return MapUnaryHalf<half::BF16Cvt>(x, y, n, f);
   const size_t count = static_cast<size_t>(n);
   size_t i = 0;
+  if constexpr (Format::kPairs) {  // 64 values a step, as even and odd positions
+    const hn::ScalableTag<float> d;
+    for (; i + 64 <= count; i += 64) {
+      Vecs<decltype(d), 4> v;
+      Format::WidenPair(x + i, v[0], v[1]);
+      Format::WidenPair(x + i + 32, v[2], v[3]);
+      v = f(d, v);
+      Format::NarrowPair(v[0], v[1], y + i);
+      Format::NarrowPair(v[2], v[3], y + i + 32);
+    }
+  }
   if constexpr (Format::kVector) {
     const hn::ScalableTag<float> d;
     const size_t N = hn::Lanes(d);

@@ -51,6 +51,7 @@ struct F16 {
   static float Widen(uint16_t h) { return impl::f16::F16ToF32(h); }
   static uint16_t Narrow(float f) { return impl::f16::F32ToF16(f); }
   static constexpr bool kVector = KONFORM_SIMD_F16C;
+  static constexpr bool kPairs = false;                             // BF16Cvt's WidenPair and NarrowPair
   static constexpr uint16_t kInfBits = 0x7c00, kQuietBit = 0x0200;  // +inf; a NaN's quiet bit
 
   template <class D>
@@ -69,6 +70,7 @@ struct BF16 {
   static float Widen(uint16_t h) { return impl::bf16::BF16ToF32(h); }
   static uint16_t Narrow(float f) { return impl::bf16::F32ToBF16(f); }
   static constexpr bool kVector = true;
+  static constexpr bool kPairs = false;
   static constexpr uint16_t kInfBits = 0x7f80, kQuietBit = 0x0040;
 
   template <class D>
@@ -82,8 +84,13 @@ struct BF16 {
   // the quiet bit set.
   template <class D>
   static HWY_INLINE void NarrowVec(D d, hn::Vec<D> v, uint16_t* p) {
-    const hn::RebindToSigned<D> di;
     const hn::Rebind<uint16_t, D> dh;
+    hn::StoreU(hn::DemoteTo(dh, Rounded(d, v)), dh, p);
+  }
+  // NarrowVec's bf16 patterns, each in the low half of its 32-bit lane.
+  template <class D>
+  static HWY_INLINE hn::Vec<hn::RebindToSigned<D>> Rounded(D, hn::Vec<D> v) {
+    const hn::RebindToSigned<D> di;
     const auto bits = hn::BitCast(di, v);
     const auto top = hn::ShiftRight<16>(hn::BitCast(hn::RebindToUnsigned<D>(), v));
     const auto lowest_kept = hn::BitCast(di, hn::And(top, hn::Set(hn::RebindToUnsigned<D>(), 1u)));
@@ -92,8 +99,7 @@ struct BF16 {
                                                        hn::Add(hn::Add(bits, hn::Set(di, 0x7fff)), lowest_kept))));
     const auto quiet = hn::BitCast(di, hn::Or(top, hn::Set(hn::RebindToUnsigned<D>(), 0x40u)));
     const auto nan = hn::Not(hn::Eq(v, v));
-    const auto out = hn::IfThenElse(hn::RebindMask(di, nan), quiet, rounded);  // 0 .. 0xffff
-    hn::StoreU(hn::DemoteTo(dh, out), dh, p);
+    return hn::IfThenElse(hn::RebindMask(di, nan), quiet, rounded);  // 0 .. 0xffff
   }
 };
 
@@ -115,6 +121,38 @@ struct BF16Cvt : BF16 {
       }
     }
     BF16::NarrowVec(d, v, p);
+  }
+
+  // 32 values as two vectors without a shuffle: the values at even positions
+  // (each 32-bit word shifted up) and at odd ones (the low half cleared),
+  // for loops whose operation is lane by lane. NarrowPair stores them back
+  // in order, 64 bytes at once: one vcvtne2ps2bf16 and one vpermw for 32
+  // values, where WidenVec and NarrowVec take 2 + 1 per 16 and store 32
+  // bytes (the 64-byte loops reach 84-99 % of the copy from L2, the 32-byte
+  // ones 71-74 %: docs/benchmarks.md, "What the conversions alone cost").
+  static constexpr bool kPairs = true;
+  static HWY_INLINE void WidenPair(const uint16_t* p, hn::Vec<hn::Full512<float>>& even,
+                                   hn::Vec<hn::Full512<float>>& odd) {
+    const __m512i v = _mm512_loadu_si512(p);
+    even.raw = _mm512_castsi512_ps(_mm512_slli_epi32(v, 16));
+    odd.raw = _mm512_castsi512_ps(_mm512_and_si512(v, _mm512_set1_epi32(static_cast<int>(0xffff0000u))));
+  }
+  static HWY_INLINE void NarrowPair(hn::Vec<hn::Full512<float>> even, hn::Vec<hn::Full512<float>> odd, uint16_t* p) {
+    if (HWY_LIKELY((_mm512_fpclass_ps_mask(even.raw, 0x20) | _mm512_fpclass_ps_mask(odd.raw, 0x20)) == 0)) {
+      __m512i words;  // even's 16 roundings in the low half, odd's in the high
+      asm("vcvtne2ps2bf16 {%2, %1, %0|%0, %1, %2}" : "=v"(words) : "v"(odd.raw), "v"(even.raw));
+      const __m512i order = _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7, 22, 6,
+                                             21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+      _mm512_storeu_si512(p, _mm512_permutexvar_epi16(order, words));
+      return;
+    }
+    // A subnormal among them: BF16's integer rounding, each pattern put back
+    // into the half of the word it came from.
+    const hn::Full512<float> d;
+    const hn::RebindToUnsigned<decltype(d)> du;
+    const auto lo = hn::BitCast(du, BF16::Rounded(d, even));
+    const auto hi = hn::ShiftLeft<16>(hn::BitCast(du, BF16::Rounded(d, odd)));
+    hn::StoreU(hn::Or(lo, hi), du, reinterpret_cast<uint32_t*>(p));
   }
 };
 #else

@@ -193,6 +193,14 @@ HWY_INLINE void ArithFlatHalf(Op op, const uint16_t* a, const uint16_t* b, uint1
     const uint16_t* ar = a + r * cols;
     uint16_t* yr = y + r * cols;
     int64_t i = 0;
+    if constexpr (Format::kPairs) {  // 32 values a step, as even and odd positions
+      for (; i + 32 <= cols; i += 32) {
+        hn::Vec<decltype(d)> ae, ao, be = b0, bo = b0;
+        Format::WidenPair(ar + i, ae, ao);
+        if (sb != 0) Format::WidenPair(b + i, be, bo);
+        Format::NarrowPair(op(ae, be), op(ao, bo), yr + i);
+      }
+    }
     if constexpr (Format::kVector) {
       for (; i + N <= cols; i += N) {
         const auto vb = sb != 0 ? Format::WidenVec(d, b + i) : b0;
