@@ -13,9 +13,11 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "impl/simd/bf16_cvt.h"
+#include "tinyllm/activations.h"
 #include "tinyllm/dispatch.h"
 #include "tinyllm/tensor.h"
 
@@ -86,6 +88,58 @@ TEST(Bf16Cvt, EveryF32RoundsAsTheIntegerRounding) {
   x.resize(bits.size());
   std::memcpy(x.data(), bits.data(), bits.size() * 4);
   wrong += count_wrong(x, got, want);
+  tl_simd_force_target(nullptr);
+  EXPECT_EQ(wrong, 0);
+}
+
+// The bf16 loops' 64-byte steps (BF16Cvt::WidenPair, NarrowPair: 32 values
+// as even and odd words, one vcvtne2ps2bf16, a vpermw; a subnormal among
+// them rounded with integers) against the AVX2 target's 16-value integer
+// rounding: Mul, Div and Add by scalars and by a tensor of the same shape,
+// and LeakyRelu, over all 65536 patterns of a, at a length that leaves a
+// partial step. IEEE operations, so both targets' f32 results are the same
+// and only the rounding paths differ; the scalars make ties, subnormal
+// products and overflow.
+TEST(Bf16Cvt, SixtyFourByteStepsRoundAsTheIntegerRounding) {
+  if (!__builtin_cpu_supports("avx512bf16"))
+    GTEST_SKIP() << "not run on this CPU: it lacks AVX512_BF16, so the 64-byte bf16 steps never run";
+  if (!has_target("AVX3") || !has_target("AVX2")) GTEST_SKIP() << "not run on this CPU: no AVX3 or AVX2 target";
+  constexpr int64_t n = 65536 + 40;
+  std::vector<uint16_t> a(n), b(n), got(n), want(n);
+  for (int64_t i = 0; i < n; ++i) {
+    a[i] = static_cast<uint16_t>(i);
+    b[i] = static_cast<uint16_t>((static_cast<uint32_t>(i) * 2654435761u) >> 13);
+  }
+  using Binary = tl_status (*)(const uint16_t*, const int64_t*, int64_t, const uint16_t*, const int64_t*, int64_t,
+                               uint16_t*, const int64_t*, int64_t);
+  const int64_t shape[1] = {n}, one[1] = {1};
+  int64_t wrong = 0;
+  auto compare = [&](const std::string& what, const auto& run) {
+    tl_simd_force_target("AVX3");
+    run(got.data());
+    tl_simd_force_target("AVX2");
+    run(want.data());
+    for (int64_t i = 0, shown = 0; i < n; ++i)
+      if (got[i] != want[i]) {
+        ++wrong;
+        if (shown++ < 3)
+          ADD_FAILURE() << std::hex << what << ", a 0x" << a[i] << ": AVX3 (64-byte steps) 0x" << got[i]
+                        << ", AVX2 (integer) 0x" << want[i];
+      }
+  };
+  const std::pair<const char*, Binary> ops[] = {
+      {"mul", tl_mul_broadcast_bf16}, {"div", tl_div_broadcast_bf16}, {"add", tl_add_broadcast_bf16}};
+  // 1 + 2^-8, 3, 2^-100, 2^100, -1.5, 2^-126 (the least normal), 1.5 * 2^-120
+  const uint16_t scalars[] = {0x3f81, 0x4040, 0x0d80, 0x7180, 0xbfc0, 0x0080, 0x03c0};
+  for (const auto& [name, op] : ops) {
+    for (uint16_t s : scalars)
+      compare(std::string(name) + " by a scalar",
+              [&](uint16_t* y) { op(a.data(), shape, 1, &s, one, 1, y, shape, 1); });
+    compare(std::string(name) + " by a tensor",
+            [&](uint16_t* y) { op(a.data(), shape, 1, b.data(), shape, 1, y, shape, 1); });
+  }
+  for (float alpha : {0.01f, 0.75f, 3.0f})
+    compare("leaky_relu " + std::to_string(alpha), [&](uint16_t* y) { tl_leaky_relu_bf16(a.data(), y, n, alpha); });
   tl_simd_force_target(nullptr);
   EXPECT_EQ(wrong, 0);
 }
