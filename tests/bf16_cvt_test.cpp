@@ -95,8 +95,8 @@ TEST(Bf16Cvt, EveryF32RoundsAsTheIntegerRounding) {
 // The bf16 loops' 64-byte steps (BF16Cvt::WidenPair, NarrowPair: 32 values
 // as even and odd words, one vcvtne2ps2bf16, a vpermw; a subnormal among
 // them rounded with integers) against the AVX2 target's 16-value integer
-// rounding: Mul, Div and Add by scalars and by a tensor of the same shape,
-// and LeakyRelu, over all 65536 patterns of a, at a length that leaves a
+// rounding: Mul, Div and Add by scalars, by a tensor of the same shape and
+// by a row, and LeakyRelu, over all 65536 patterns of a, at a length that leaves a
 // partial step. IEEE operations, so both targets' f32 results are the same
 // and only the rounding paths differ; the scalars make ties, subnormal
 // products and overflow.
@@ -137,6 +137,10 @@ TEST(Bf16Cvt, SixtyFourByteStepsRoundAsTheIntegerRounding) {
               [&](uint16_t* y) { op(a.data(), shape, 1, &s, one, 1, y, shape, 1); });
     compare(std::string(name) + " by a tensor",
             [&](uint16_t* y) { op(a.data(), shape, 1, b.data(), shape, 1, y, shape, 1); });
+    // By a bias row (widened once for all the rows), 2049 columns: a partial step.
+    const int64_t rows_shape[2] = {32, 2049}, row_shape[1] = {2049};
+    compare(std::string(name) + " by a row",
+            [&](uint16_t* y) { op(a.data(), rows_shape, 2, b.data(), row_shape, 1, y, rows_shape, 2); });
   }
   for (float alpha : {0.01f, 0.75f, 3.0f})
     compare("leaky_relu " + std::to_string(alpha), [&](uint16_t* y) { tl_leaky_relu_bf16(a.data(), y, n, alpha); });

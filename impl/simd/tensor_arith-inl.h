@@ -189,6 +189,20 @@ HWY_INLINE void ArithFlatHalf(Op op, const uint16_t* a, const uint16_t* b, uint1
     for (int64_t j = 0; j < m; ++j) v[j] = Format::Widen(p[j]);
     return hn::Load(d, v);
   };
+  // A bias row under several rows of a: its whole steps widened once, each
+  // step's even and odd values side by side, instead of once per row.
+  constexpr int64_t kRowFloats = 4096;
+  HWY_ALIGN float b_row[Format::kPairs ? kRowFloats : 1];
+  const bool b_widened = Format::kPairs && sb != 0 && rows > 1 && cols <= kRowFloats;
+  if constexpr (Format::kPairs) {
+    if (b_widened)
+      for (int64_t i = 0; i + 32 <= cols; i += 32) {
+        hn::Vec<decltype(d)> be, bo;
+        Format::WidenPair(b + i, be, bo);
+        hn::Store(be, d, b_row + i);
+        hn::Store(bo, d, b_row + i + 16);
+      }
+  }
   for (int64_t r = 0; r < rows; ++r) {
     const uint16_t* ar = a + r * cols;
     uint16_t* yr = y + r * cols;
@@ -197,7 +211,12 @@ HWY_INLINE void ArithFlatHalf(Op op, const uint16_t* a, const uint16_t* b, uint1
       for (; i + 32 <= cols; i += 32) {
         hn::Vec<decltype(d)> ae, ao, be = b0, bo = b0;
         Format::WidenPair(ar + i, ae, ao);
-        if (sb != 0) Format::WidenPair(b + i, be, bo);
+        if (b_widened) {
+          be = hn::Load(d, b_row + i);
+          bo = hn::Load(d, b_row + i + 16);
+        } else if (sb != 0) {
+          Format::WidenPair(b + i, be, bo);
+        }
         Format::NarrowPair(op(ae, be), op(ao, bo), yr + i);
       }
     }
