@@ -97,6 +97,27 @@ inline void RunAgainstLimit(benchmark::State& state, const std::string& name, co
   record(name, shape, 1, gbps, "GB/s", "limit:" + r.limit_name, limit);
 }
 
+// A bare loop and the library's kernel over the same buffers, in the same
+// rounds as the candidates (RunAgainstLimit's, with the loop as the
+// benchmark's body and the kernel beside it; a null kernel gets 0):
+// loop_pct and kernel_pct (% of the limit), kernel_of_loop, limit_GBps.
+inline Rated LoopBeside(benchmark::State& state, double bytes, const std::function<void()>& loop,
+                        const std::function<void()>& kernel, const std::vector<Candidate>& refs) {
+  loop();
+  for (auto _ : state) {
+    loop();
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(bytes) * state.iterations());
+  const Rated r = rate_against({loop, kernel}, refs, bytes, 7, 0.1);
+  state.counters["loop_pct"] = 100.0 * r.kernels[0] / r.limit;
+  state.counters["kernel_pct"] = 100.0 * r.kernels[1] / r.limit;
+  state.counters["kernel_of_loop"] = r.kernels[1] / r.kernels[0];
+  state.counters["limit_GBps"] = r.limit / 1e9;
+  state.SetLabel("limit: " + r.limit_name);
+  return r;
+}
+
 // Registers a half benchmark with a fixed count of iterations: Google
 // Benchmark then calls it once, so each run records each figure once (with
 // its own choice of iterations it calls a benchmark several times).
