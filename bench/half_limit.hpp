@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <memory>
@@ -77,17 +78,22 @@ inline std::vector<Candidate> TwoInOneOut(const float* a, const float* b, float*
            }}};
 }
 
+// fn once, then under Google Benchmark's loop, `bytes` a call.
+inline void TimeUnder(benchmark::State& state, double bytes, const std::function<void()>& fn) {
+  fn();
+  for (auto _ : state) {
+    fn();
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(bytes) * state.iterations());
+}
+
 // `kernel` under Google Benchmark's loop, then its best rate against the
 // candidates: GBps, limit_GBps, pct_of_limit, the label the best candidate,
 // and a JSON figure (json_report.hpp).
 inline void RunAgainstLimit(benchmark::State& state, const std::string& name, const std::string& shape, double bytes,
                             const std::function<void()>& kernel, const std::vector<Candidate>& refs) {
-  kernel();
-  for (auto _ : state) {
-    kernel();
-    benchmark::ClobberMemory();
-  }
-  state.SetBytesProcessed(static_cast<int64_t>(bytes) * state.iterations());
+  TimeUnder(state, bytes, kernel);
   const Rated r = rate_against({kernel}, refs, bytes, 7, 0.1);
   const double gbps = r.kernels[0] / 1e9, limit = r.limit / 1e9;
   state.counters["GBps"] = gbps;
@@ -103,12 +109,7 @@ inline void RunAgainstLimit(benchmark::State& state, const std::string& name, co
 // loop_pct and kernel_pct (% of the limit), kernel_of_loop, limit_GBps.
 inline Rated LoopBeside(benchmark::State& state, double bytes, const std::function<void()>& loop,
                         const std::function<void()>& kernel, const std::vector<Candidate>& refs) {
-  loop();
-  for (auto _ : state) {
-    loop();
-    benchmark::ClobberMemory();
-  }
-  state.SetBytesProcessed(static_cast<int64_t>(bytes) * state.iterations());
+  TimeUnder(state, bytes, loop);
   const Rated r = rate_against({loop, kernel}, refs, bytes, 7, 0.1);
   state.counters["loop_pct"] = 100.0 * r.kernels[0] / r.limit;
   state.counters["kernel_pct"] = 100.0 * r.kernels[1] / r.limit;
@@ -116,6 +117,18 @@ inline Rated LoopBeside(benchmark::State& state, double bytes, const std::functi
   state.counters["limit_GBps"] = r.limit / 1e9;
   state.SetLabel("limit: " + r.limit_name);
   return r;
+}
+
+// Whether this CPU runs the bare AVX-512 loops (F, DQ, BW, and F16C); if
+// not, `bench` says that nothing was measured. Fixes BestStream's target.
+inline bool RunsAvx512Loops(const char* bench) {
+  if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512dq") ||
+      !__builtin_cpu_supports("avx512bw") || !__builtin_cpu_supports("f16c")) {
+    std::printf("%s: this CPU has no AVX-512 (F, DQ, BW) or F16C; nothing measured\n", bench);
+    return false;
+  }
+  BestStream();
+  return true;
 }
 
 // Registers a half benchmark with a fixed count of iterations: Google

@@ -307,12 +307,7 @@ bool HasAvx512Bf16() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512dq") ||
-      !__builtin_cpu_supports("avx512bw") || !__builtin_cpu_supports("f16c")) {
-    std::printf("konform_half_loops_bench: this CPU has no AVX-512 (F, DQ, BW) or F16C; nothing measured\n");
-    return 0;
-  }
-  konform::bench::BestStream();
+  if (!konform::bench::RunsAvx512Loops("konform_half_loops_bench")) return 0;
   if (!RegisterAll<Half::f16>("f16") || (HasAvx512Bf16() && !RegisterAll<Half::bf16>("bf16"))) {
     std::fprintf(stderr, "konform_half_loops_bench: a wide loop's bits differ from the plain loop's\n");
     return 1;

@@ -105,12 +105,13 @@ class NoDenormals {
   unsigned old_;
 };
 
-// Q4_0: 18-byte blocks, f16 d, 16 bytes of nibbles (weights j and j + 16).
-template <bool kLookup>
-QLOOP void Q4_0Loop(const uint8_t* w, const float* x, const float*, size_t, float* y, size_t N) {
-  constexpr size_t kRow = kK / 32 * 18, kGroupBytes = 8 * 18;
-  NoDenormals daz;
-  const __m512 iota = _mm512_setr_ps(-8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7);
+// The tiles of Q4_0 and Q8_0 (kBlockBytes: 18 or 34, f16 d first): per group
+// and row the scales at once, then per block and row block(b, d, x0, x1,
+// acc): the block's 32 weights at b + 2, its scale d, multiplied into acc
+// with x0, x1 (x of the block's columns).
+template <size_t kBlockBytes, class Block>
+QINLINE void BlockTiles(const uint8_t* w, const float* x, float* y, size_t N, const Block& block) {
+  constexpr size_t kRow = kK / 32 * kBlockBytes, kGroupBytes = 8 * kBlockBytes;
   for (size_t n = 0; n < N; n += kRows) {
     const uint8_t* r = w + n * kRow;
     const uint8_t* ahead = r + kRows * kRow;
@@ -121,27 +122,11 @@ QLOOP void Q4_0Loop(const uint8_t* w, const float* x, const float*, size_t, floa
       __m512 acc[kRows];
       for (auto& a : acc) a = _mm512_setzero_ps();
       alignas(32) float sc[kRows][8];
-      for (size_t k = 0; k < kRows; ++k) GroupScales<18>(r + k * kRow + g * kGroupBytes, sc[k]);
+      for (size_t k = 0; k < kRows; ++k) GroupScales<kBlockBytes>(r + k * kRow + g * kGroupBytes, sc[k]);
       for (size_t b = 0; b < 8; ++b) {
-        const size_t off = (g * 8 + b) * 18;
+        const size_t off = (g * 8 + b) * kBlockBytes;
         const __m512 x0 = _mm512_loadu_ps(x + g * 256 + b * 32), x1 = _mm512_loadu_ps(x + g * 256 + b * 32 + 16);
-        for (size_t k = 0; k < kRows; ++k) {
-          const uint8_t* blk = r + k * kRow + off;
-          const __m512 table = _mm512_mul_ps(_mm512_set1_ps(sc[k][b]), iota);
-          const __m512i lo = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + 2)));
-          const __m512i hi = _mm512_srli_epi32(lo, 4);
-          __m512 w0, w1;
-          if constexpr (kLookup) {
-            w0 = _mm512_permutexvar_ps(lo, table);  // vpermps reads the index's low 4 bits
-            w1 = _mm512_permutexvar_ps(hi, table);
-          } else {
-            asm("" : : "v"(table));  // keep the scale's operations
-            w0 = _mm512_castsi512_ps(lo);
-            w1 = _mm512_castsi512_ps(hi);
-          }
-          acc[k] = _mm512_fmadd_ps(x0, w0, acc[k]);
-          acc[k] = _mm512_fmadd_ps(x1, w1, acc[k]);
-        }
+        for (size_t k = 0; k < kRows; ++k) block(r + k * kRow + off + 2, sc[k][b], x0, x1, acc[k]);
       }
       for (size_t k = 0; k < kRows; ++k) total[k] = _mm512_add_ps(total[k], acc[k]);
     }
@@ -149,37 +134,46 @@ QLOOP void Q4_0Loop(const uint8_t* w, const float* x, const float*, size_t, floa
   }
 }
 
-// Q8_0: 34-byte blocks, f16 d, 32 int8.
-QLOOP void Q8_0Loop(const uint8_t* w, const float* x, const float*, size_t, float* y, size_t N) {
-  constexpr size_t kRow = kK / 32 * 34, kGroupBytes = 8 * 34;
-  for (size_t n = 0; n < N; n += kRows) {
-    const uint8_t* r = w + n * kRow;
-    const uint8_t* ahead = r + kRows * kRow;
-    __m512 total[kRows];
-    for (auto& t : total) t = _mm512_setzero_ps();
-    for (size_t g = 0; g < kGroups; ++g, ahead += kRows * kGroupBytes) {
-      PrefetchGroup<kGroupBytes>(ahead);
-      __m512 acc[kRows];
-      for (auto& a : acc) a = _mm512_setzero_ps();
-      alignas(32) float sc[kRows][8];
-      for (size_t k = 0; k < kRows; ++k) GroupScales<34>(r + k * kRow + g * kGroupBytes, sc[k]);
-      for (size_t b = 0; b < 8; ++b) {
-        const size_t off = (g * 8 + b) * 34;
-        const __m512 x0 = _mm512_loadu_ps(x + g * 256 + b * 32), x1 = _mm512_loadu_ps(x + g * 256 + b * 32 + 16);
-        for (size_t k = 0; k < kRows; ++k) {
-          const uint8_t* blk = r + k * kRow + off;
-          const __m512 d = _mm512_set1_ps(sc[k][b]);
-          const __m128i* q = reinterpret_cast<const __m128i*>(blk + 2);
-          const __m512 w0 = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(q))), d);
-          const __m512 w1 = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(q + 1))), d);
-          acc[k] = _mm512_fmadd_ps(x0, w0, acc[k]);
-          acc[k] = _mm512_fmadd_ps(x1, w1, acc[k]);
-        }
-      }
-      for (size_t k = 0; k < kRows; ++k) total[k] = _mm512_add_ps(total[k], acc[k]);
+// Q4_0: 16 bytes of nibbles (weights j and j + 16) after the f16 d.
+template <bool kLookup>
+struct Q4_0Block {
+  QINLINE void operator()(const uint8_t* q, float d, __m512 x0, __m512 x1, __m512& acc) const {
+    const __m512 iota = _mm512_setr_ps(-8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7);
+    const __m512 table = _mm512_mul_ps(_mm512_set1_ps(d), iota);
+    const __m512i lo = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q)));
+    const __m512i hi = _mm512_srli_epi32(lo, 4);
+    __m512 w0, w1;
+    if constexpr (kLookup) {
+      w0 = _mm512_permutexvar_ps(lo, table);  // vpermps reads the index's low 4 bits
+      w1 = _mm512_permutexvar_ps(hi, table);
+    } else {
+      asm("" : : "v"(table));  // keep the scale's operations
+      w0 = _mm512_castsi512_ps(lo);
+      w1 = _mm512_castsi512_ps(hi);
     }
-    for (size_t k = 0; k < kRows; ++k) y[n + k] = _mm512_reduce_add_ps(total[k]);
+    acc = _mm512_fmadd_ps(x1, w1, _mm512_fmadd_ps(x0, w0, acc));
   }
+};
+
+template <bool kLookup>
+QLOOP void Q4_0Loop(const uint8_t* w, const float* x, const float*, size_t, float* y, size_t N) {
+  NoDenormals daz;
+  BlockTiles<18>(w, x, y, N, Q4_0Block<kLookup>());
+}
+
+// Q8_0: 32 int8 after the f16 d.
+struct Q8_0Block {
+  QINLINE void operator()(const uint8_t* q, float d, __m512 x0, __m512 x1, __m512& acc) const {
+    const __m512 dv = _mm512_set1_ps(d);
+    const __m128i* p = reinterpret_cast<const __m128i*>(q);
+    const __m512 w0 = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(p))), dv);
+    const __m512 w1 = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(p + 1))), dv);
+    acc = _mm512_fmadd_ps(x1, w1, _mm512_fmadd_ps(x0, w0, acc));
+  }
+};
+
+QLOOP void Q8_0Loop(const uint8_t* w, const float* x, const float*, size_t, float* y, size_t N) {
+  BlockTiles<34>(w, x, y, N, Q8_0Block());
 }
 
 // Q4_K: 144-byte super-blocks (f16 d, dmin, scales[12], qs[128]). sd: per
@@ -381,12 +375,7 @@ void RegisterAll() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512dq") ||
-      !__builtin_cpu_supports("avx512bw") || !__builtin_cpu_supports("f16c")) {
-    std::printf("konform_qgemv_loops_bench: this CPU has no AVX-512 (F, DQ, BW) or F16C; nothing measured\n");
-    return 0;
-  }
-  konform::bench::BestStream();
+  if (!konform::bench::RunsAvx512Loops("konform_qgemv_loops_bench")) return 0;
   if (!Agrees(kQ4_0, &Q4_0Loop<true>) || !Agrees(kQ8_0, &Q8_0Loop) || !Agrees(kQ4K, &Q4KLoop)) {
     std::fprintf(stderr, "konform_qgemv_loops_bench: a decode loop's y differs from the kernel's\n");
     return 1;
