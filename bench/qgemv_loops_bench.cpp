@@ -24,7 +24,8 @@
 //   read_only      the same bytes, tile after tile, a vpaddd per 64 bytes
 //                  (the same prefetch)
 // each timed from memory (W copies cycled past the L3, as BM_QGemv) and with
-// W in L2 (128 rows), beside the library's tl_qmatmul_*_f32 (one thread) in
+// W in L2 (128 rows), beside the library's tl_qmatmul_*_f32 (one thread; the
+// decode loops from memory also on two, the rows in halves) in
 // the same rounds, against the read limit over the same bytes (peaks.hpp's
 // read candidates, as BM_QGemv's). Counters: loop_pct and kernel_pct (% of
 // the limit), kernel_of_loop, limit_GBps, loop_GBps, loop_Gw and kernel_Gw
@@ -45,6 +46,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench/half_limit.hpp"
@@ -320,7 +322,8 @@ const std::vector<std::vector<uint8_t>>& Copies(const Format& f, size_t N, size_
 // The loop (timed under Google Benchmark's loop) and the kernel on one
 // thread, each cycling through W's copies, against the read limit over as
 // many bytes (float copies of them; from L2: one copy).
-void LoopBench(benchmark::State& state, const Format& f, LoopFn loop, size_t N, bool from_memory, bool with_kernel) {
+void LoopBench(benchmark::State& state, const Format& f, LoopFn loop, size_t N, bool from_memory, bool with_kernel,
+               int threads) {
   const size_t bytes = N * f.RowBytes();
   const size_t copies = from_memory ? konform::bench::copies_past_cache(double(bytes)) : 1;
   const auto& w = Copies(f, N, copies);
@@ -329,16 +332,27 @@ void LoopBench(benchmark::State& state, const Format& f, LoopFn loop, size_t N, 
   std::vector<float> y(N), yk(N);
   const size_t floats = (bytes / 4 + 4095) / 4096 * 4096;  // whole rows of 4096 for sgemv
   const std::vector<std::vector<float>> plain(copies, konform::bench::filled(floats, 1.0f));
-  tl_set_num_threads(1);
+  tl_set_num_threads(threads);
   size_t next = 0, next_k = 0;
+  // Two threads: the rows in halves, the second half on a thread started
+  // per call (as the limit's candidates start theirs).
+  const size_t half = threads == 2 ? N / 2 : N;
+  const auto run = [&] {
+    const uint8_t* wc = w[next++ % copies].data();
+    std::thread t;
+    if (threads == 2)
+      t = std::thread(loop, wc + half * f.RowBytes(), x.data(), sd.data(), 0, y.data() + half, N - half);
+    loop(wc, x.data(), sd.data(), 0, y.data(), half);
+    if (threads == 2) t.join();
+  };
   const auto r = konform::bench::LoopBeside(
-      state, double(bytes), [&] { loop(w[next++ % copies].data(), x.data(), sd.data(), 0, y.data(), N); },
+      state, double(bytes), run,
       with_kernel ? std::function<void()>([&] {
         f.qmatmul(x.data(), w[next_k++ % copies].data(), yk.data(), 1, int64_t(N), int64_t(kK));
       })
                   : nullptr,
-      from_memory ? konform::bench::cycled_read_candidates(plain, floats, 1)
-                  : konform::bench::read_candidates(plain[0].data(), floats, 1));
+      from_memory ? konform::bench::cycled_read_candidates(plain, floats, threads)
+                  : konform::bench::read_candidates(plain[0].data(), floats, threads));
   const double weights = double(N * kK) / double(bytes);  // per byte
   state.counters["copies"] = double(copies);
   state.counters["loop_GBps"] = r.kernels[0] / 1e9;
@@ -364,12 +378,14 @@ void RegisterAll() {
       {"read_only", &kQ4K, &ReadOnly<kK / 256 * 144>, false},
   };
   for (const bool mem : {true, false})
-    for (const Row& r : rows) {
-      const size_t N = mem ? 11008 : 128;
-      const std::string name = std::string("QLoop/") + r.loop + "/" + r.f->name + "/" + std::to_string(N) + "x4096" +
-                               (mem ? "/memory" : "/L2");
-      konform::bench::RegisterHalf(name, LoopBench, *r.f, r.fn, N, mem, r.kernel);
-    }
+    for (const int threads : {1, 2})
+      for (const Row& r : rows) {
+        if (threads == 2 && (!mem || !r.kernel)) continue;  // two threads: the decode loops from memory
+        const size_t N = mem ? 11008 : 128;
+        const std::string name = std::string("QLoop/") + r.loop + "/" + r.f->name + "/" + std::to_string(N) + "x4096" +
+                                 (mem ? "/memory" : "/L2") + "/threads:" + std::to_string(threads);
+        konform::bench::RegisterHalf(name, LoopBench, *r.f, r.fn, N, mem, r.kernel, threads);
+      }
 }
 
 }  // namespace
