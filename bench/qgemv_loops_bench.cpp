@@ -11,6 +11,9 @@
 //                  16 quant bytes, one vpsrld 4, two vpermps, two FMAs
 //   q4_0_nolookup  the same without the vpermps: FMAs on the widened bytes
 //                  as they are (timing only; denormals read as zero)
+//   q4_0_min_...   q4_0_min prefetching otherwise (one thread, from memory):
+//                  nopf none, ahead2 / ahead4 two or four tiles ahead, t1
+//                  into L2 (prefetcht1) one tile ahead
 //   q8_0_min       the scales as above; per 16 weights a
 //                  vpmovsxbd, a vcvtdq2ps, a vmulps by the scale, an FMA
 //   q4_k_min       per pair of sub-blocks two vpmovzxbd, two vpsrld, two
@@ -88,12 +91,13 @@ QINLINE void GroupScales(const uint8_t* b, float* sc) {
   _mm256_store_ps(sc, _mm256_cvtph_ps(_mm512_castsi512_si128(words)));
 }
 
-// The tile kRows rows on (its bytes follow this tile's): its share for one
-// group, a line at a time (QTile's prefetch).
-template <size_t kGroupBytes>
+// The tile kAhead tiles on (its bytes follow): its share for one group, a
+// line at a time (QTile's prefetch: kAhead 1, into L1).
+template <size_t kGroupBytes, int kAhead = 1, int kHint = _MM_HINT_T0>
 QINLINE void PrefetchGroup(const uint8_t* ahead) {
-  for (size_t i = 0; i < kRows * kGroupBytes; i += 64)
-    _mm_prefetch(reinterpret_cast<const char*>(ahead + i), _MM_HINT_T0);
+  if constexpr (kAhead > 0)
+    for (size_t i = 0; i < kRows * kGroupBytes; i += 64)
+      _mm_prefetch(reinterpret_cast<const char*>(ahead + i), static_cast<_mm_hint>(kHint));
 }
 
 // Sets DAZ and FTZ for the scope (q4_0_nolookup multiplies by integers read
@@ -110,17 +114,17 @@ class NoDenormals {
 // The tiles of Q4_0 and Q8_0 (kBlockBytes: 18 or 34, f16 d first): per group
 // and row the scales at once, then per block and row block(b, d, x0, x1,
 // acc): the block's 32 weights at b + 2, its scale d, multiplied into acc
-// with x0, x1 (x of the block's columns).
-template <size_t kBlockBytes, class Block>
+// with x0, x1 (x of the block's columns). The prefetch: PrefetchGroup's.
+template <size_t kBlockBytes, class Block, int kAhead = 1, int kHint = _MM_HINT_T0>
 QINLINE void BlockTiles(const uint8_t* w, const float* x, float* y, size_t N, const Block& block) {
   constexpr size_t kRow = kK / 32 * kBlockBytes, kGroupBytes = 8 * kBlockBytes;
   for (size_t n = 0; n < N; n += kRows) {
     const uint8_t* r = w + n * kRow;
-    const uint8_t* ahead = r + kRows * kRow;
+    const uint8_t* ahead = r + kAhead * kRows * kRow;
     __m512 total[kRows];
     for (auto& t : total) t = _mm512_setzero_ps();
     for (size_t g = 0; g < kGroups; ++g, ahead += kRows * kGroupBytes) {
-      PrefetchGroup<kGroupBytes>(ahead);
+      PrefetchGroup<kGroupBytes, kAhead, kHint>(ahead);
       __m512 acc[kRows];
       for (auto& a : acc) a = _mm512_setzero_ps();
       alignas(32) float sc[kRows][8];
@@ -157,10 +161,10 @@ struct Q4_0Block {
   }
 };
 
-template <bool kLookup>
+template <bool kLookup, int kAhead = 1, int kHint = _MM_HINT_T0>
 QLOOP void Q4_0Loop(const uint8_t* w, const float* x, const float*, size_t, float* y, size_t N) {
   NoDenormals daz;
-  BlockTiles<18>(w, x, y, N, Q4_0Block<kLookup>());
+  BlockTiles<18, Q4_0Block<kLookup>, kAhead, kHint>(w, x, y, N, Q4_0Block<kLookup>());
 }
 
 // Q8_0: 32 int8 after the f16 d.
@@ -371,6 +375,10 @@ void RegisterAll() {
   const Row rows[] = {
       {"q4_0_min", &kQ4_0, &Q4_0Loop<true>, true},
       {"q4_0_nolookup", &kQ4_0, &Q4_0Loop<false>, true},
+      {"q4_0_min_nopf", &kQ4_0, &Q4_0Loop<true, 0>, true},
+      {"q4_0_min_ahead2", &kQ4_0, &Q4_0Loop<true, 2>, true},
+      {"q4_0_min_ahead4", &kQ4_0, &Q4_0Loop<true, 4>, true},
+      {"q4_0_min_t1", &kQ4_0, &Q4_0Loop<true, 1, _MM_HINT_T1>, true},
       {"read_only", &kQ4_0, &ReadOnly<kK / 32 * 18>, false},
       {"q8_0_min", &kQ8_0, &Q8_0Loop, true},
       {"read_only", &kQ8_0, &ReadOnly<kK / 32 * 34>, false},
@@ -381,6 +389,8 @@ void RegisterAll() {
     for (const int threads : {1, 2})
       for (const Row& r : rows) {
         if (threads == 2 && (!mem || !r.kernel)) continue;  // two threads: the decode loops from memory
+        const bool prefetch_variant = std::string(r.loop).find("_min_") != std::string::npos;
+        if (prefetch_variant && (!mem || threads == 2)) continue;  // one thread from memory
         const size_t N = mem ? 11008 : 128;
         const std::string name = std::string("QLoop/") + r.loop + "/" + r.f->name + "/" + std::to_string(N) + "x4096" +
                                  (mem ? "/memory" : "/L2") + "/threads:" + std::to_string(threads);
