@@ -7,6 +7,9 @@
 #pragma once
 
 #include <benchmark/benchmark.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include <algorithm>
 #include <cstdint>
@@ -119,17 +122,21 @@ inline Rated LoopBeside(benchmark::State& state, double bytes, const std::functi
   return r;
 }
 
+#if defined(__x86_64__) || defined(__i386__)
 // Whether this CPU runs the bare AVX-512 loops (F, DQ, BW, and F16C); if
 // not, `bench` says that nothing was measured. Fixes BestStream's target.
 inline bool RunsAvx512Loops(const char* bench) {
+  unsigned a, b, c, d;  // F16C: CPUID.1:ECX[29] (clang's __builtin_cpu_supports has no "f16c")
+  const bool f16c = __get_cpuid(1, &a, &b, &c, &d) && (c >> 29 & 1);
   if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512dq") ||
-      !__builtin_cpu_supports("avx512bw") || !__builtin_cpu_supports("f16c")) {
+      !__builtin_cpu_supports("avx512bw") || !f16c) {
     std::printf("%s: this CPU has no AVX-512 (F, DQ, BW) or F16C; nothing measured\n", bench);
     return false;
   }
   BestStream();
   return true;
 }
+#endif
 
 // Registers a half benchmark with a fixed count of iterations: Google
 // Benchmark then calls it once, so each run records each figure once (with

@@ -92,12 +92,12 @@ QINLINE void GroupScales(const uint8_t* b, float* sc) {
 }
 
 // The tile kAhead tiles on (its bytes follow): its share for one group, a
-// line at a time (QTile's prefetch: kAhead 1, into L1).
-template <size_t kGroupBytes, int kAhead = 1, int kHint = _MM_HINT_T0>
+// line at a time (QTile's prefetch: kAhead 1, kLocality 3, prefetcht0; 2 is
+// prefetcht1).
+template <size_t kGroupBytes, int kAhead = 1, int kLocality = 3>
 QINLINE void PrefetchGroup(const uint8_t* ahead) {
   if constexpr (kAhead > 0)
-    for (size_t i = 0; i < kRows * kGroupBytes; i += 64)
-      _mm_prefetch(reinterpret_cast<const char*>(ahead + i), static_cast<_mm_hint>(kHint));
+    for (size_t i = 0; i < kRows * kGroupBytes; i += 64) __builtin_prefetch(ahead + i, 0, kLocality);
 }
 
 // Sets DAZ and FTZ for the scope (q4_0_nolookup multiplies by integers read
@@ -115,7 +115,7 @@ class NoDenormals {
 // and row the scales at once, then per block and row block(b, d, x0, x1,
 // acc): the block's 32 weights at b + 2, its scale d, multiplied into acc
 // with x0, x1 (x of the block's columns). The prefetch: PrefetchGroup's.
-template <size_t kBlockBytes, class Block, int kAhead = 1, int kHint = _MM_HINT_T0>
+template <size_t kBlockBytes, class Block, int kAhead = 1, int kLocality = 3>
 QINLINE void BlockTiles(const uint8_t* w, const float* x, float* y, size_t N, const Block& block) {
   constexpr size_t kRow = kK / 32 * kBlockBytes, kGroupBytes = 8 * kBlockBytes;
   for (size_t n = 0; n < N; n += kRows) {
@@ -124,7 +124,7 @@ QINLINE void BlockTiles(const uint8_t* w, const float* x, float* y, size_t N, co
     __m512 total[kRows];
     for (auto& t : total) t = _mm512_setzero_ps();
     for (size_t g = 0; g < kGroups; ++g, ahead += kRows * kGroupBytes) {
-      PrefetchGroup<kGroupBytes, kAhead, kHint>(ahead);
+      PrefetchGroup<kGroupBytes, kAhead, kLocality>(ahead);
       __m512 acc[kRows];
       for (auto& a : acc) a = _mm512_setzero_ps();
       alignas(32) float sc[kRows][8];
@@ -161,10 +161,10 @@ struct Q4_0Block {
   }
 };
 
-template <bool kLookup, int kAhead = 1, int kHint = _MM_HINT_T0>
+template <bool kLookup, int kAhead = 1, int kLocality = 3>
 QLOOP void Q4_0Loop(const uint8_t* w, const float* x, const float*, size_t, float* y, size_t N) {
   NoDenormals daz;
-  BlockTiles<18, Q4_0Block<kLookup>, kAhead, kHint>(w, x, y, N, Q4_0Block<kLookup>());
+  BlockTiles<18, Q4_0Block<kLookup>, kAhead, kLocality>(w, x, y, N, Q4_0Block<kLookup>());
 }
 
 // Q8_0: 32 int8 after the f16 d.
@@ -378,7 +378,7 @@ void RegisterAll() {
       {"q4_0_min_nopf", &kQ4_0, &Q4_0Loop<true, 0>, true},
       {"q4_0_min_ahead2", &kQ4_0, &Q4_0Loop<true, 2>, true},
       {"q4_0_min_ahead4", &kQ4_0, &Q4_0Loop<true, 4>, true},
-      {"q4_0_min_t1", &kQ4_0, &Q4_0Loop<true, 1, _MM_HINT_T1>, true},
+      {"q4_0_min_t1", &kQ4_0, &Q4_0Loop<true, 1, 2>, true},
       {"read_only", &kQ4_0, &ReadOnly<kK / 32 * 18>, false},
       {"q8_0_min", &kQ8_0, &Q8_0Loop, true},
       {"read_only", &kQ8_0, &ReadOnly<kK / 32 * 34>, false},
