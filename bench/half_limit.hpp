@@ -7,9 +7,13 @@
 #pragma once
 
 #include <benchmark/benchmark.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <memory>
@@ -77,17 +81,22 @@ inline std::vector<Candidate> TwoInOneOut(const float* a, const float* b, float*
            }}};
 }
 
+// fn once, then under Google Benchmark's loop, `bytes` a call.
+inline void TimeUnder(benchmark::State& state, double bytes, const std::function<void()>& fn) {
+  fn();
+  for (auto _ : state) {
+    fn();
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(bytes) * state.iterations());
+}
+
 // `kernel` under Google Benchmark's loop, then its best rate against the
 // candidates: GBps, limit_GBps, pct_of_limit, the label the best candidate,
 // and a JSON figure (json_report.hpp).
 inline void RunAgainstLimit(benchmark::State& state, const std::string& name, const std::string& shape, double bytes,
                             const std::function<void()>& kernel, const std::vector<Candidate>& refs) {
-  kernel();
-  for (auto _ : state) {
-    kernel();
-    benchmark::ClobberMemory();
-  }
-  state.SetBytesProcessed(static_cast<int64_t>(bytes) * state.iterations());
+  TimeUnder(state, bytes, kernel);
   const Rated r = rate_against({kernel}, refs, bytes, 7, 0.1);
   const double gbps = r.kernels[0] / 1e9, limit = r.limit / 1e9;
   state.counters["GBps"] = gbps;
@@ -96,6 +105,38 @@ inline void RunAgainstLimit(benchmark::State& state, const std::string& name, co
   state.SetLabel("limit: " + r.limit_name);
   record(name, shape, 1, gbps, "GB/s", "limit:" + r.limit_name, limit);
 }
+
+// A bare loop and the library's kernel over the same buffers, in the same
+// rounds as the candidates (RunAgainstLimit's, with the loop as the
+// benchmark's body and the kernel beside it; a null kernel gets 0):
+// loop_pct and kernel_pct (% of the limit), kernel_of_loop, limit_GBps.
+inline Rated LoopBeside(benchmark::State& state, double bytes, const std::function<void()>& loop,
+                        const std::function<void()>& kernel, const std::vector<Candidate>& refs) {
+  TimeUnder(state, bytes, loop);
+  const Rated r = rate_against({loop, kernel}, refs, bytes, 7, 0.1);
+  state.counters["loop_pct"] = 100.0 * r.kernels[0] / r.limit;
+  state.counters["kernel_pct"] = 100.0 * r.kernels[1] / r.limit;
+  state.counters["kernel_of_loop"] = r.kernels[1] / r.kernels[0];
+  state.counters["limit_GBps"] = r.limit / 1e9;
+  state.SetLabel("limit: " + r.limit_name);
+  return r;
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+// Whether this CPU runs the bare AVX-512 loops (F, DQ, BW, and F16C); if
+// not, `bench` says that nothing was measured. Fixes BestStream's target.
+inline bool RunsAvx512Loops(const char* bench) {
+  unsigned a, b, c, d;  // F16C: CPUID.1:ECX[29] (clang's __builtin_cpu_supports has no "f16c")
+  const bool f16c = __get_cpuid(1, &a, &b, &c, &d) && (c >> 29 & 1);
+  if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512dq") ||
+      !__builtin_cpu_supports("avx512bw") || !f16c) {
+    std::printf("%s: this CPU has no AVX-512 (F, DQ, BW) or F16C; nothing measured\n", bench);
+    return false;
+  }
+  BestStream();
+  return true;
+}
+#endif
 
 // Registers a half benchmark with a fixed count of iterations: Google
 // Benchmark then calls it once, so each run records each figure once (with

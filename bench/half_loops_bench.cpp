@@ -200,25 +200,6 @@ __attribute__((target(KONFORM_HALF_LOOPS_TARGET), noinline)) void RmsNorm(const 
   }
 }
 
-// The loop and the kernel over the same buffers, in the same rounds as the
-// candidates (half_limit.hpp's RunAgainstLimit, with the loop as the
-// benchmark's body and the kernel beside it).
-void Measure(benchmark::State& state, double bytes, const std::function<void()>& loop,
-             const std::function<void()>& kernel, const std::vector<konform::bench::Candidate>& refs) {
-  loop();
-  for (auto _ : state) {
-    loop();
-    benchmark::ClobberMemory();
-  }
-  state.SetBytesProcessed(static_cast<int64_t>(bytes) * state.iterations());
-  const auto r = konform::bench::rate_against({loop, kernel}, refs, bytes, 7, 0.1);
-  state.counters["loop_pct"] = 100.0 * r.kernels[0] / r.limit;
-  state.counters["kernel_pct"] = 100.0 * r.kernels[1] / r.limit;
-  state.counters["kernel_of_loop"] = r.kernels[1] / r.kernels[0];
-  state.counters["limit_GBps"] = r.limit / 1e9;
-  state.SetLabel("limit: " + r.limit_name);
-}
-
 using UnaryFn = void (*)(const uint16_t*, uint16_t*, size_t);
 using KernelFn = std::function<void(const uint16_t*, uint16_t*, int64_t)>;
 
@@ -226,7 +207,7 @@ using KernelFn = std::function<void(const uint16_t*, uint16_t*, int64_t)>;
 void UnaryBench(benchmark::State& state, Half h, size_t rows, UnaryFn loop, KernelFn kernel) {
   const size_t n = rows * kD;
   HalfBuffer x(n, 1, h, 2.0f), y(n, 3, h);
-  Measure(
+  konform::bench::LoopBeside(
       state, 4.0 * double(n), [&] { loop(x.get(), y.get(), n); },
       kernel ? std::function<void()>([&] { kernel(x.get(), y.get(), int64_t(n)); }) : nullptr,
       konform::bench::copy_candidates(x.as_floats(), y.as_floats(), n / 2, 1));
@@ -242,7 +223,7 @@ void AddBench(benchmark::State& state, size_t rows, AddFn loop) {
   HalfBuffer a(n, 1, H), b(n, 2, H), y(n, 3, H);
   const int64_t shape[] = {int64_t(rows), int64_t(kD)};
   const auto fn = H == Half::f16 ? tl_add_broadcast_f16 : tl_add_broadcast_bf16;
-  Measure(
+  konform::bench::LoopBeside(
       state, 6.0 * double(n), [&] { loop(a.get(), b.get(), y.get(), n); },
       [&] { fn(a.get(), shape, 2, b.get(), shape, 2, y.get(), shape, 2); },
       konform::bench::TwoInOneOut(a.as_floats(), b.as_floats(), y.as_floats(), n / 2));
@@ -261,7 +242,7 @@ void RmsNormBench(benchmark::State& state, size_t rows) {
   for (size_t i = 0; i < kD; ++i) g[i] = dist(rng);
   const int64_t shape[] = {int64_t(rows), int64_t(kD)};
   const auto fn = H == Half::f16 ? tl_rms_norm_f16 : tl_rms_norm_bf16;
-  Measure(
+  konform::bench::LoopBeside(
       state, 4.0 * double(n + kD), [&] { RmsNorm<H>(x.get(), g, y.get(), rows); },
       [&] { fn(x.get(), g, y.get(), shape, 2, 1e-5f); },
       konform::bench::WithRead(konform::bench::copy_candidates(x.as_floats(), y.as_floats(), n / 2, 1), g, kD));
@@ -326,12 +307,7 @@ bool HasAvx512Bf16() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512dq") ||
-      !__builtin_cpu_supports("avx512bw") || !__builtin_cpu_supports("f16c")) {
-    std::printf("konform_half_loops_bench: this CPU has no AVX-512 (F, DQ, BW) or F16C; nothing measured\n");
-    return 0;
-  }
-  konform::bench::BestStream();
+  if (!konform::bench::RunsAvx512Loops("konform_half_loops_bench")) return 0;
   if (!RegisterAll<Half::f16>("f16") || (HasAvx512Bf16() && !RegisterAll<Half::bf16>("bf16"))) {
     std::fprintf(stderr, "konform_half_loops_bench: a wide loop's bits differ from the plain loop's\n");
     return 1;

@@ -204,11 +204,6 @@ const QFormatInfo kQFormats[] = {
     {"q4_k_q8x", TL_QK_K, TL_Q4_K_BLOCK_BYTES, tl_quantize_q4_k_f32, tl_qmatmul_q4_k_q8x_f32},
 };
 
-// Copies of `bytes` that one round cycles through so that each call reads
-// from memory: 256 MiB in all (eight times the 32 MiB L3 of a Zen 5 CCD;
-// the L3 sysconf reports in a guest is the host's), at least one.
-size_t CopiesPastCache(double bytes) { return std::max<size_t>(1, size_t(std::ceil(268435456.0 / bytes))); }
-
 // Quantized decode, W [N, K] as blocks (copies cycled from memory): GB/s of
 // blocks against the read limit over as many bytes (the same copies).
 void BM_QGemv(benchmark::State& state) {
@@ -217,7 +212,7 @@ void BM_QGemv(benchmark::State& state) {
   const int threads = static_cast<int>(state.range(3));
   const auto x = filled(static_cast<size_t>(K), 1.0f), wf = filled(static_cast<size_t>(N * K), 1.0f);
   const size_t bytes = static_cast<size_t>(N * K / f.qk * f.block_bytes);
-  const size_t copies = CopiesPastCache(double(bytes));
+  const size_t copies = copies_past_cache(double(bytes));
   std::vector<std::vector<uint8_t>> w(copies, std::vector<uint8_t>(bytes));
   f.quantize(wf.data(), w[0].data(), N, K);
   for (size_t c = 1; c < copies; ++c) w[c] = w[0];
@@ -230,12 +225,7 @@ void BM_QGemv(benchmark::State& state) {
   auto ours = [&] { f.qmatmul(x.data(), w[next++ % copies].data(), y.data(), 1, N, K); };
   for (auto _ : state) ours();
   // Each candidate cycles through the copies as ours does.
-  auto lists = std::make_shared<std::vector<std::vector<Candidate>>>();
-  for (size_t c = 0; c < copies; ++c) lists->push_back(read_candidates(plain[c].data(), floats, threads));
-  std::vector<Candidate> refs;
-  for (size_t i = 0; i < lists->front().size(); ++i)
-    refs.push_back(
-        {lists->front()[i].name, [lists, i, t = size_t(0)]() mutable { (*lists)[t++ % lists->size()][i].fn(); }});
+  const auto refs = cycled_read_candidates(plain, floats, threads);
   const auto r = rate_against({ours}, refs, double(bytes));
   state.counters["copies"] = double(copies);
   state.counters["blocks_GBps"] = r.kernels[0] / 1e9;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -159,6 +160,18 @@ std::vector<Candidate> read_candidates(const float* buf, size_t n, int threads, 
                  }});
   }
   return c;
+}
+
+size_t copies_past_cache(double bytes) { return std::max<size_t>(1, size_t(std::ceil(268435456.0 / bytes))); }
+
+std::vector<Candidate> cycled_read_candidates(const std::vector<std::vector<float>>& copies, size_t n, int threads) {
+  auto lists = std::make_shared<std::vector<std::vector<Candidate>>>();
+  for (const auto& c : copies) lists->push_back(read_candidates(c.data(), n, threads));
+  std::vector<Candidate> refs;
+  for (size_t i = 0; i < lists->front().size(); ++i)
+    refs.push_back(
+        {lists->front()[i].name, [lists, i, t = size_t(0)]() mutable { (*lists)[t++ % lists->size()][i].fn(); }});
+  return refs;
 }
 
 std::vector<Candidate> copy_candidates(const float* a, float* y, size_t n, int threads, int reps) {

@@ -47,6 +47,14 @@ std::vector<Candidate> copy_candidates(const float* a, float* y, size_t n, int t
 // copy beside it).
 std::vector<Candidate> rmw_candidates(float* y, size_t n, int threads, int reps = 1);
 
+// Copies of `bytes` that one round cycles through so that each call reads
+// from memory: 256 MiB in all (eight times the 32 MiB L3 of a Zen 5 CCD; the
+// L3 sysconf reports in a guest is the host's), at least one.
+size_t copies_past_cache(double bytes);
+// Each candidate of read_candidates over the copies (n floats each), a call
+// reading the next copy in turn, as a kernel cycling through its own copies.
+std::vector<Candidate> cycled_read_candidates(const std::vector<std::vector<float>>& copies, size_t n, int threads);
+
 struct Rated {
   std::vector<double> kernels;     // work / s of each kernel
   std::vector<double> candidates;  // work / s of each candidate
