@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 namespace konform::bench {
@@ -29,9 +30,21 @@ struct Blas {
 
 constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
 
+// A peer's idle threads must not spin on the cores that the next kernel of
+// the same round runs on. OpenBLAS's pthread server spins 2^28 cycles (tens
+// of milliseconds) after each call by default: timed right after it, our
+// two-thread GEMV read half the bandwidth it reads alone (36-39 against
+// 72-73 GB/s at 4096^2 on the Zen 5 guest). OpenBLAS reads the timeout once,
+// when it loads; a value the user set is kept. (GNU OpenMP, under BLIS and
+// oneDNN, spins about 300000 times, a fraction of a millisecond.)
+inline void quiet_peer_threads() {
+  setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);  // 2^4 cycles, the least it takes
+}
+
 inline Blas open_blas(const std::string& name, const char* soname) {
   Blas b;
   b.name = name;
+  quiet_peer_threads();
   b.handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
   if (b.handle == nullptr) return b;
   b.sgemm = reinterpret_cast<Blas::Sgemm>(dlsym(b.handle, "cblas_sgemm"));
