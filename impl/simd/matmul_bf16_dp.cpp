@@ -11,6 +11,8 @@
 // below checks that this CPU rounds the same way before the instruction is used.
 #include "impl/simd/matmul_bf16_dp.h"
 
+#include "impl/simd/tile_prefetch.h"
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 
@@ -33,13 +35,16 @@ float Widen(uint16_t h) {
 }
 
 template <int MR>
-KONFORM_BF16DP void Tile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool add) {
+KONFORM_BF16DP void Tile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool add,
+                         const float* next) {
   __m512 acc[MR][kVectors];
+  const TileLines lines = TileLinesFor(c, next, ldc, kVectors * 16, MR, kc);
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i)
 #pragma GCC unroll 2
     for (int j = 0; j < kVectors; ++j) acc[i][j] = _mm512_setzero_ps();
   for (int64_t k = 0; k < kc; ++k) {
+    PrefetchTileLines(lines, k);
     __m512bh bv[kVectors];
 #pragma GCC unroll 2
     for (int j = 0; j < kVectors; ++j) bv[j] = (__m512bh)_mm512_loadu_ps(b + (k * kVectors + j) * 16);
@@ -95,20 +100,21 @@ bool HasBf16DotPairs() {
   return has;
 }
 
-void Bf16PairsTile(int64_t rows, int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool add) {
+void Bf16PairsTile(int64_t rows, int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool add,
+                   const float* next) {
   switch (rows) {
-    case 1: return Tile<1>(kc, a, b, c, ldc, add);
-    case 2: return Tile<2>(kc, a, b, c, ldc, add);
-    case 3: return Tile<3>(kc, a, b, c, ldc, add);
-    case 4: return Tile<4>(kc, a, b, c, ldc, add);
-    case 5: return Tile<5>(kc, a, b, c, ldc, add);
-    case 6: return Tile<6>(kc, a, b, c, ldc, add);
-    case 7: return Tile<7>(kc, a, b, c, ldc, add);
-    case 8: return Tile<8>(kc, a, b, c, ldc, add);
-    case 9: return Tile<9>(kc, a, b, c, ldc, add);
-    case 10: return Tile<10>(kc, a, b, c, ldc, add);
-    case 11: return Tile<11>(kc, a, b, c, ldc, add);
-    default: return Tile<kRows>(kc, a, b, c, ldc, add);
+    case 1: return Tile<1>(kc, a, b, c, ldc, add, next);
+    case 2: return Tile<2>(kc, a, b, c, ldc, add, next);
+    case 3: return Tile<3>(kc, a, b, c, ldc, add, next);
+    case 4: return Tile<4>(kc, a, b, c, ldc, add, next);
+    case 5: return Tile<5>(kc, a, b, c, ldc, add, next);
+    case 6: return Tile<6>(kc, a, b, c, ldc, add, next);
+    case 7: return Tile<7>(kc, a, b, c, ldc, add, next);
+    case 8: return Tile<8>(kc, a, b, c, ldc, add, next);
+    case 9: return Tile<9>(kc, a, b, c, ldc, add, next);
+    case 10: return Tile<10>(kc, a, b, c, ldc, add, next);
+    case 11: return Tile<11>(kc, a, b, c, ldc, add, next);
+    default: return Tile<kRows>(kc, a, b, c, ldc, add, next);
   }
 }
 
@@ -118,7 +124,7 @@ void Bf16PairsTile(int64_t rows, int64_t kc, const float* a, const float* b, flo
 
 namespace konform::simd {
 bool HasBf16DotPairs() { return false; }
-void Bf16PairsTile(int64_t, int64_t, const float*, const float*, float*, int64_t, bool) {}
+void Bf16PairsTile(int64_t, int64_t, const float*, const float*, float*, int64_t, bool, const float*) {}
 }  // namespace konform::simd
 
 #endif

@@ -18,6 +18,8 @@ bool HasBf16DotPairs();
 // in the low half). c (+)= the rows' chains, as the f32 micro-kernel does.
 // The instruction reads subnormal inputs as zero and flushes subnormal sums:
 // the caller runs it only where no product or partial sum can be subnormal.
-void Bf16PairsTile(int64_t rows, int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool add);
+// next: the tile of y computed next, or nullptr (tile_prefetch.h).
+void Bf16PairsTile(int64_t rows, int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool add,
+                   const float* next);
 
 }  // namespace konform::simd

@@ -33,6 +33,7 @@
 #include "hwy/aligned_allocator.h"
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
+#include "impl/simd/tile_prefetch.h"
 #include "impl/simd/transpose-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -61,27 +62,23 @@ HWY_INLINE int64_t GemmNR() { return kNV * static_cast<int64_t>(hn::Lanes(GemmTa
 // c[i][j] (+)= sum_k a[k][i] * b[k][j] for the first MR rows of a kMR x NR
 // tile; a: kc x kMR and b: kc x NR, packed. `add`: c += the chain, else c =
 // the chain. Rows past MR (a partial tile at the bottom of y) are neither
-// computed nor written. kPairs: each packed lane holds two bf16 values of k
+// computed nor written. `next`: the tile of y the caller computes next, asked
+// for during the chain (tile_prefetch.h), or nullptr. kPairs: each packed lane holds two bf16 values of k
 // (matmul_pairs-inl.h), multiplied and added widened, the odd one first.
 template <int64_t MR, bool kPairs = false>
 HWY_NOINLINE void MicroKernel(int64_t kc, const float* HWY_RESTRICT a, const float* HWY_RESTRICT b,
-                              float* HWY_RESTRICT c, int64_t ldc, bool add) {
+                              float* HWY_RESTRICT c, int64_t ldc, bool add, const float* next) {
   const GemmTag d;
   using V = hn::Vec<GemmTag>;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   V acc[MR][kNV];
-  // The tile of y is read (add) and written after the chain: ask for its
-  // lines now, so their misses overlap the chain instead of stalling after it.
-#pragma GCC unroll 32
-  for (int64_t i = 0; i < MR; ++i) {
-    hwy::Prefetch(c + i * ldc);
-    hwy::Prefetch(c + i * ldc + kNV * L - 1);
-  }
+  const TileLines lines = TileLinesFor(c, next, ldc, kNV * L, MR, kc);
 #pragma GCC unroll 32
   for (int64_t i = 0; i < MR; ++i)
 #pragma GCC unroll 8
     for (int64_t j = 0; j < kNV; ++j) acc[i][j] = hn::Zero(d);
   for (int64_t k = 0; k < kc; ++k) {
+    PrefetchTileLines(lines, k);
     if constexpr (kPairs) {
       const hn::RebindToUnsigned<GemmTag> du;
       const auto high = hn::Set(du, 0xFFFF0000u);
@@ -127,24 +124,26 @@ HWY_NOINLINE void MicroKernel(int64_t kc, const float* HWY_RESTRICT a, const flo
 
 // A tile of `rows` <= kMR full rows: the micro-kernel of that many rows.
 template <bool kPairs, int64_t MR = kMR>
-HWY_INLINE void RowsTile(int64_t rows, int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool add) {
+HWY_INLINE void RowsTile(int64_t rows, int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool add,
+                         const float* next) {
   if constexpr (MR > 1) {
-    if (rows < MR) return RowsTile<kPairs, MR - 1>(rows, kc, a, b, c, ldc, add);
+    if (rows < MR) return RowsTile<kPairs, MR - 1>(rows, kc, a, b, c, ldc, add, next);
   }
-  MicroKernel<MR, kPairs>(kc, a, b, c, ldc, add);
+  MicroKernel<MR, kPairs>(kc, a, b, c, ldc, add, next);
 }
 
 // What the packed path runs on its panels: the micro-kernel (of floats, or
 // of bf16 pairs). Another policy (matmul_pairs-inl.h) has the same members:
-// Run on a tile of `rows` full rows, given the keys of its two panels;
+// Run on a tile of `rows` full rows, given the keys of its two panels and
+// the next tile (MicroKernel's `next`);
 // kKeys: whether the panels need keys (PanelKey of each packed panel).
 template <bool kPairs>
 struct PlainTiles {
   static constexpr bool kKeys = false;
   static uint16_t PanelKey(const float*, int64_t) { return 0; }
   HWY_INLINE void Run(int64_t rows, int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool add,
-                      uint16_t /*a_key*/, uint16_t /*b_key*/) const {
-    RowsTile<kPairs>(rows, kc, a, b, c, ldc, add);
+                      uint16_t /*a_key*/, uint16_t /*b_key*/, const float* next) const {
+    RowsTile<kPairs>(rows, kc, a, b, c, ldc, add, next);
   }
 };
 using F32Tiles = PlainTiles<false>;
@@ -154,18 +153,45 @@ using F32Tiles = PlainTiles<false>;
 // runs unchanged.
 template <class Tiles>
 HWY_INLINE void Tile(const Tiles& tiles, int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                     int64_t rows, int64_t cols, bool add, uint16_t a_key, uint16_t b_key) {
+                     int64_t rows, int64_t cols, bool add, uint16_t a_key, uint16_t b_key, const float* next) {
   const int64_t nr = GemmNR();
-  if (cols == nr) return tiles.Run(rows, kc, a, b, c, ldc, add, a_key, b_key);
+  if (cols == nr) return tiles.Run(rows, kc, a, b, c, ldc, add, a_key, b_key, next);
   HWY_ALIGN float tile[kMR * kNV * HWY_MAX_BYTES / sizeof(float)];
   if (add)
     for (int64_t i = 0; i < rows; ++i) std::memcpy(tile + i * nr, c + i * ldc, static_cast<size_t>(cols) * 4);
-  tiles.Run(rows, kc, a, b, tile, nr, add, a_key, b_key);
+  tiles.Run(rows, kc, a, b, tile, nr, add, a_key, b_key, nullptr);
   for (int64_t i = 0; i < rows; ++i) std::memcpy(c + i * ldc, tile + i * nr, static_cast<size_t>(cols) * 4);
 }
 
 // W's L x L tiles (transpose-inl.h): the strip kernel's view of W, and PackW's.
 using StripTag = SquareTag;
+
+// The kMR rows of kc values in `strip` (row i at strip + i kc) in the
+// panel's k order, panel[k kMR + i]: L x L tiles transposed in registers, in
+// groups of SquareTag's rows and then of 4 (12 = 8 + 4 on AVX3), the rows
+// left (and any kc the tiles do not divide) one value at a time. A third of
+// the time of the scalar moves at 2048^3 (0.5 against 1.3 ms for all of x,
+// in L2).
+HWY_INLINE void StripToPanel(const float* HWY_RESTRICT strip, int64_t kc, float* HWY_RESTRICT panel) {
+  int64_t rows_done = 0;
+#if HWY_TARGET != HWY_SCALAR
+  const auto groups = [&](auto d) {
+    constexpr int64_t L = static_cast<int64_t>(hn::MaxLanes(d));
+    if (kc % L != 0) return;
+    for (; rows_done + L <= kMR; rows_done += L)
+      for (int64_t k = 0; k < kc; k += L) {
+        hn::Vec<decltype(d)> r[L], c[L];
+        for (int64_t i = 0; i < L; ++i) r[i] = hn::LoadU(d, strip + (rows_done + i) * kc + k);
+        Transpose(d, r, c);
+        for (int64_t j = 0; j < L; ++j) hn::StoreU(c[j], d, panel + (k + j) * kMR + rows_done);
+      }
+  };
+  groups(SquareTag());
+  groups(hn::CappedTag<float, 4>());
+#endif
+  for (int64_t k = 0; k < kc; ++k)
+    for (int64_t i = rows_done; i < kMR; ++i) panel[k * kMR + i] = strip[i * kc + k];
+}
 
 // x rows [m0, m0 + mc), columns [k0, k0 + kc) into micro-panels of kMR rows:
 // panel p holds a[k][i] = x[m0 + p kMR + i][k0 + k], zeros past the last row.
@@ -181,8 +207,7 @@ void PackX(const Rows& rows, int64_t m0, int64_t mc, int64_t k0, int64_t kc, flo
     // panel in k order: both sides sequential.
     for (int64_t i = 0; i < n_rows; ++i) rows.Pack(m0 + p * kMR + i, k0, kc, strip + i * kc, 1);
     for (int64_t i = n_rows; i < kMR; ++i) std::fill(strip + i * kc, strip + (i + 1) * kc, 0.0f);
-    for (int64_t k = 0; k < kc; ++k)
-      for (int64_t i = 0; i < kMR; ++i) panel[k * kMR + i] = strip[i * kc + k];
+    StripToPanel(strip, kc, panel);
     if constexpr (Tiles::kKeys) keys[p] = Tiles::PanelKey(panel, kMR * kc);
   }
 }
@@ -245,6 +270,7 @@ struct F32Rows {
   int64_t ldx;
   HWY_INLINE void Pack(int64_t m, int64_t k0, int64_t kc, float* out, int64_t stride) const {
     const float* src = x + m * ldx + k0;
+    if (stride == 1) return static_cast<void>(std::memcpy(out, src, static_cast<size_t>(kc) * sizeof(float)));
     for (int64_t k = 0; k < kc; ++k) out[k * stride] = src[k];
   }
 };
@@ -281,9 +307,12 @@ void GemmFewRows(const Tiles& tiles, const Rows& x, const Weights& w, float* y, 
     for (int64_t pc = 0; pc < K; pc += kKC) {
       const int64_t kc = std::min(kKC, K - pc);
       PackW<Tiles>(w, jr, cols, pc, kc, buf.w_pack.get(), buf.row.get(), buf.w_keys);
-      for (int64_t ir = 0; ir < M; ir += kMR)
-        Tile(tiles, kc, xp.get() + pc * mpad + ir * kc, buf.w_pack.get(), y + ir * ldy + jr, ldy, std::min(kMR, M - ir),
-             cols, pc > 0, x_keys[static_cast<size_t>(pc / kKC * panels + ir / kMR)], buf.w_keys[0]);
+      for (int64_t ir = 0; ir < M; ir += kMR) {
+        float* c = y + ir * ldy + jr;
+        Tile(tiles, kc, xp.get() + pc * mpad + ir * kc, buf.w_pack.get(), c, ldy, std::min(kMR, M - ir), cols, pc > 0,
+             x_keys[static_cast<size_t>(pc / kKC * panels + ir / kMR)], buf.w_keys[0],
+             ir + kMR < M ? c + kMR * ldy : nullptr);
+      }
     }
   }
 }
@@ -314,7 +343,8 @@ void GemmColumns(const Rows& x, const Weights& w, float* y, int64_t ldy, int64_t
             const float* a = buf.x_pack.get() + (ir / kMR) * kMR * kc;
             const int64_t rows = std::min(kMR, mc - ir);
             float* c = y + (ic + ir) * ldy + jc + jr;
-            Tile(tiles, kc, a, b, c, ldy, rows, cols, add, buf.x_keys[ir / kMR], buf.w_keys[jr / nr]);
+            const float* next = ir + kMR < mc ? c + kMR * ldy : jr + nr < nc ? y + ic * ldy + jc + jr + nr : nullptr;
+            Tile(tiles, kc, a, b, c, ldy, rows, cols, add, buf.x_keys[ir / kMR], buf.w_keys[jr / nr], next);
           }
         }
       }

@@ -141,9 +141,9 @@ struct PairTiles {
   static constexpr bool kKeys = true;
   static uint16_t PanelKey(const float* panel, int64_t n) { return PairsPanelKey(panel, n); }
   HWY_INLINE void Run(int64_t rows, int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool add,
-                      uint16_t a_key, uint16_t b_key) const {
-    if (DotPairsExact(a_key, b_key)) return Bf16PairsTile(rows, kc, a, b, c, ldc, add);
-    RowsTile<true>(rows, kc, a, b, c, ldc, add);
+                      uint16_t a_key, uint16_t b_key, const float* next) const {
+    if (DotPairsExact(a_key, b_key)) return Bf16PairsTile(rows, kc, a, b, c, ldc, add, next);
+    RowsTile<true>(rows, kc, a, b, c, ldc, add, next);
   }
 };
 
