@@ -72,13 +72,18 @@ HWY_NOINLINE void MicroKernel(int64_t kc, const float* HWY_RESTRICT a, const flo
   using V = hn::Vec<GemmTag>;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   V acc[MR][kNV];
-  const TileLines lines = TileLinesFor(c, next, ldc, kNV * L, MR, kc);
+  // y's lines: on AVX3, spread over the chain (tile_prefetch.h); below it
+  // (6-row tiles of 64-byte rows, whose lines fit their L1 sets, and a
+  // shorter step that the schedule's comparisons would slow) this tile's
+  // rows at the start of the chain, as measured best there.
+  constexpr bool kSpread = HWY_TARGET <= HWY_AVX3;
+  const TileLines lines = TileLinesFor(c, kSpread ? next : nullptr, ldc, kNV * L, MR, kSpread ? kc : 0);
 #pragma GCC unroll 32
   for (int64_t i = 0; i < MR; ++i)
 #pragma GCC unroll 8
     for (int64_t j = 0; j < kNV; ++j) acc[i][j] = hn::Zero(d);
   for (int64_t k = 0; k < kc; ++k) {
-    PrefetchTileLines(lines, k);
+    if constexpr (kSpread) PrefetchTileLines(lines, k);
     if constexpr (kPairs) {
       const hn::RebindToUnsigned<GemmTag> du;
       const auto high = hn::Set(du, 0xFFFF0000u);

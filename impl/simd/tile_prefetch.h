@@ -1,8 +1,9 @@
-// When the packed Matmul's micro-kernels (matmul_gemm-inl.h and the bf16
-// pairs' matmul_bf16_dp.cpp) ask for the lines of y they read and write
-// after their chain of multiply-adds: the next tile's rows into L2 early in
-// the chain, one row every 8 steps of k, and this tile's rows into L1 late in
-// it, one row every 4 steps, so that they arrive just before the chain ends.
+// When the packed Matmul's AVX-512 micro-kernels (matmul_gemm-inl.h on
+// AVX3, and the bf16 pairs' matmul_bf16_dp.cpp) ask for the lines of y
+// they read and write after their chain of multiply-adds: the next tile's
+// rows into L2 early in the chain, one row every 8 steps of k, and this
+// tile's rows into L1 late in it, one row every 4 steps, so that they
+// arrive just before the chain ends.
 //
 // Not all at the start of the chain: a tile's rows are a row stride of y
 // apart (8 KiB at 2048 columns), so they share two L1 sets, and W's and x's
