@@ -63,8 +63,9 @@ HWY_INLINE int64_t GemmNR() { return kNV * static_cast<int64_t>(hn::Lanes(GemmTa
 // tile; a: kc x kMR and b: kc x NR, packed. `add`: c += the chain, else c =
 // the chain. Rows past MR (a partial tile at the bottom of y) are neither
 // computed nor written. `next`: the tile of y the caller computes next, asked
-// for during the chain (tile_prefetch.h), or nullptr. kPairs: each packed lane holds two bf16 values of k
-// (matmul_pairs-inl.h), multiplied and added widened, the odd one first.
+// for during the chain (tile_prefetch.h), or nullptr. kPairs: each packed
+// lane holds two bf16 values of k (matmul_pairs-inl.h), multiplied and added
+// widened, the odd one first.
 template <int64_t MR, bool kPairs = false>
 HWY_NOINLINE void MicroKernel(int64_t kc, const float* HWY_RESTRICT a, const float* HWY_RESTRICT b,
                               float* HWY_RESTRICT c, int64_t ldc, bool add, const float* next) {
@@ -77,7 +78,7 @@ HWY_NOINLINE void MicroKernel(int64_t kc, const float* HWY_RESTRICT a, const flo
   // shorter step that the schedule's comparisons would slow) this tile's
   // rows at the start of the chain, as measured best there.
   constexpr bool kSpread = HWY_TARGET <= HWY_AVX3;
-  const TileLines lines = TileLinesFor(c, kSpread ? next : nullptr, ldc, kNV * L, MR, kSpread ? kc : 0);
+  const TileLines lines = kSpread ? TileLinesFor(c, next, ldc, kNV * L, MR, kc) : TileLinesAtStart(c, ldc, kNV * L, MR);
 #pragma GCC unroll 32
   for (int64_t i = 0; i < MR; ++i)
 #pragma GCC unroll 8

@@ -37,14 +37,18 @@ struct TileLines {
   __builtin_prefetch(row + last, 0, 2);
 }
 
-// The schedule of a tile's chain; a chain too short for it asks for this
-// tile's rows at once.
+// This tile's rows asked for now, and nothing during the chain.
+[[gnu::always_inline]] inline TileLines TileLinesAtStart(const float* c, int64_t ldc, int64_t width, int64_t rows) {
+  for (int64_t i = 0; i < rows; ++i) RowToL1(c + i * ldc, width - 1);
+  return TileLines{c, nullptr, ldc, width - 1, rows, -1};
+}
+
+// The schedule of a chain of kc steps; a chain too short for it asks for
+// this tile's rows at the start.
 [[gnu::always_inline]] inline TileLines TileLinesFor(const float* c, const float* next, int64_t ldc, int64_t width,
                                                      int64_t rows, int64_t kc) {
-  const TileLines t{c, next, ldc, width - 1, rows, kc - 4 * rows};
-  if (t.late < 0)
-    for (int64_t i = 0; i < rows; ++i) RowToL1(c + i * ldc, t.last);
-  return t;
+  if (kc < 4 * rows) return TileLinesAtStart(c, ldc, width, rows);
+  return TileLines{c, next, ldc, width - 1, rows, kc - 4 * rows};
 }
 
 // Before step k of the chain.
