@@ -144,11 +144,16 @@ HWY_INLINE hn::Vec<D> LoadValues(D d, const typename Kv::T* p, size_t w) {
   }
 }
 
-// Decode's software prefetches: for key j its V row (read after the tile's
-// scores) and the K row of key j + kFlashTile (the next tile's). Always
-// inlined into the loops: GCC takes a function made only of prefetches for
-// one without effects and drops the calls it does not inline (a lambda
-// here lost every prefetch of the decode).
+// Decode's software prefetches (the jumps between K and V defeat the
+// hardware prefetchers), always inlined into the loops: GCC takes a function
+// made only of prefetches for one without effects and drops the calls it
+// does not inline (a lambda here lost every prefetch of the decode). While
+// the scores read key j's K row they ask for its V row, which the products
+// read next. The next tile's K row j + kFlashTile is asked for by the
+// products while they read V row j for a half cache read as stored, and by
+// the scores otherwise: with a half cache's shorter rows, spreading the
+// asks over both phases measured faster; for f32 rows, asking in the scores
+// (docs/ops-attention.md).
 template <class T>
 struct KeyPrefetch {
   const T* k;
@@ -156,15 +161,22 @@ struct KeyPrefetch {
   int64_t sk, dim;
 };
 template <class T>
-HWY_INLINE void PrefetchKey(const KeyPrefetch<T>& p, int64_t j) {
-  const int64_t row_bytes = p.dim * static_cast<int64_t>(sizeof(T));
-  const char* vj = reinterpret_cast<const char*>(p.v + j * p.dim);
-  const bool next = j + kFlashTile < p.sk;
-  const char* knext = reinterpret_cast<const char*>(p.k + (next ? j + kFlashTile : j) * p.dim);
-  for (int64_t b = 0; b < row_bytes; b += 64) {
-    hwy::Prefetch(vj + b);
-    if (next) hwy::Prefetch(knext + b);
-  }
+HWY_INLINE void PrefetchRow(const T* row, int64_t dim) {
+  const char* p = reinterpret_cast<const char*>(row);
+  for (int64_t b = 0; b < dim * static_cast<int64_t>(sizeof(T)); b += 64) hwy::Prefetch(p + b);
+}
+template <class Kv>
+constexpr bool NextKeysInProducts() {
+  return VectorHalf<Kv>();
+}
+template <class Kv>
+HWY_INLINE void PrefetchForScores(const KeyPrefetch<typename Kv::T>& p, int64_t j) {
+  PrefetchRow(p.v + j * p.dim, p.dim);
+  if (!NextKeysInProducts<Kv>() && j + kFlashTile < p.sk) PrefetchRow(p.k + (j + kFlashTile) * p.dim, p.dim);
+}
+template <class Kv>
+HWY_INLINE void PrefetchForProducts(const KeyPrefetch<typename Kv::T>& p, int64_t j) {
+  if (NextKeysInProducts<Kv>() && j + kFlashTile < p.sk) PrefetchRow(p.k + (j + kFlashTile) * p.dim, p.dim);
 }
 
 // out[r] = Dot(q[r], k)'s four chains, added as Dot adds them (its sum
@@ -199,6 +211,66 @@ HWY_INLINE void DotRowsVec(D d, const float* const* q, const typename Kv::T* k, 
   }
   for (size_t r = 0; r < G; ++r) out[r] = hn::Add(hn::Add(s[r][0], s[r][1]), hn::Add(s[r][2], s[r][3]));
 }
+
+#if HWY_TARGET <= HWY_AVX3
+// dots[r][i] = DotRowsVec's out[r] for key i of 16 (rows of Vecs = D / 16
+// vectors, 4 or 8; key i at k + i * D): the same chains, two rows' q held
+// in registers while the 16 keys stream past (from L1 after the first two
+// rows), where DotRowsVec loads every q vector again per key: in L2, a
+// third less time per key for a half cache.
+template <size_t R, size_t Vecs, class Kv, class D>
+HWY_INLINE void Dots16(D d, const float* const* q, const typename Kv::T* k, const KeyPrefetch<typename Kv::T>& pf,
+                       int64_t j, float (*dots)[16][16]) {
+  constexpr size_t N = hn::MaxLanes(D());
+  constexpr size_t G = R < 2 ? R : 2;
+  static_assert(R % G == 0 && (Vecs == 4 || Vecs == 8), "two rows at a time, D of 4 or 8 vectors");
+  for (size_t r0 = 0; r0 < R; r0 += G) {
+    hn::Vec<D> qv[G][Vecs];
+    for (size_t r = 0; r < G; ++r)
+      for (size_t c = 0; c < Vecs; ++c) qv[r][c] = hn::LoadU(d, q[r0 + r] + c * N);
+    for (size_t i = 0; i < 16; ++i) {
+      if (r0 == 0) PrefetchForScores<Kv>(pf, j + static_cast<int64_t>(i));
+      const typename Kv::T* ki = k + i * Vecs * N;
+      hn::Vec<D> s[G][4];
+      for (size_t c = 0; c < 4; ++c) {
+        const auto kc = LoadValues<Kv>(d, ki + c * N, N);
+        for (size_t r = 0; r < G; ++r) s[r][c] = hn::MulAdd(qv[r][c], kc, hn::Zero(d));
+      }
+      if constexpr (Vecs == 8)
+        for (size_t c = 0; c < 4; ++c) {
+          const auto kc = LoadValues<Kv>(d, ki + (4 + c) * N, N);
+          for (size_t r = 0; r < G; ++r) s[r][c] = hn::MulAdd(qv[r][4 + c], kc, s[r][c]);
+        }
+      for (size_t r = 0; r < G; ++r)
+        hn::Store(hn::Add(hn::Add(s[r][0], s[r][1]), hn::Add(s[r][2], s[r][3])), d, dots[r0 + r][i]);
+    }
+  }
+}
+
+// Lane k of the result = GetLane(SumOfLanes(v[k])) for 16 vectors of 16
+// floats, bit for bit: the same tree (Highway's SumOfLanes is GCC's
+// _mm512_reduce_add_ps: lanes i + i+8, then i + i+4, then i + i+2, then
+// i + i+1), each level run on two vectors' halves at once. 48 operations
+// for 16 sums, where one sum at a time takes 10 and a scalar store each,
+// which the next vector load of the scores cannot forward from.
+HWY_INLINE __m512 SumsOfLanes16(const float (*v)[16]) {
+  __m512 l1[8], l2[4], l3[2];
+  for (int p = 0; p < 8; ++p) {  // [key 2p's 8 sums, key 2p+1's]
+    const __m512 a = _mm512_load_ps(v[2 * p]), b = _mm512_load_ps(v[2 * p + 1]);
+    l1[p] = _mm512_add_ps(_mm512_shuffle_f32x4(a, b, 0xEE), _mm512_shuffle_f32x4(a, b, 0x44));
+  }
+  for (int p = 0; p < 4; ++p)  // one key's 4 sums per 128-bit block: keys 4p .. 4p+3
+    l2[p] = _mm512_add_ps(_mm512_shuffle_f32x4(l1[2 * p], l1[2 * p + 1], 0xDD),
+                          _mm512_shuffle_f32x4(l1[2 * p], l1[2 * p + 1], 0x88));
+  for (int p = 0; p < 2; ++p)  // block j: [key 8p+j's 2 sums, key 8p+4+j's]
+    l3[p] = _mm512_add_ps(_mm512_shuffle_ps(l2[2 * p], l2[2 * p + 1], 0x44),
+                          _mm512_shuffle_ps(l2[2 * p], l2[2 * p + 1], 0xEE));
+  // block j: keys j, j+4, j+8, j+12; then lane k from lane 4 (k % 4) + k / 4.
+  const __m512 l4 = _mm512_add_ps(_mm512_shuffle_ps(l3[0], l3[1], 0x88), _mm512_shuffle_ps(l3[0], l3[1], 0xDD));
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  return _mm512_permutexvar_ps(order, l4);
+}
+#endif
 
 // s[0, j1 - j0) = the scores of keys [j0, j1) of row r, in Sdpa's order of
 // operations: dot, times scale, + causal -1e4, + mask. krow: D floats (a
@@ -483,7 +555,8 @@ HWY_INLINE void FlashScoresTransposed(D d, const float* qt, const float* kt, int
 // stored (Kv), widened as they are loaded.
 template <size_t RG, size_t VC, bool Full, class Kv, class D>
 HWY_INLINE void FlashValues(D d, const float (*e)[kFlashTile], const typename Kv::T* vt, int64_t dim, int64_t ldv,
-                            int64_t n0, int64_t n1, int64_t t0, double* acc, int64_t d_pad, const double* c) {
+                            int64_t n0, int64_t n1, int64_t t0, double* acc, int64_t d_pad, const double* c,
+                            const KeyPrefetch<typename Kv::T>* pf = nullptr, int64_t j0 = 0) {
   constexpr size_t N = hn::MaxLanes(D());
   size_t w[VC];
   HWY_UNROLL(8)
@@ -509,6 +582,7 @@ HWY_INLINE void FlashValues(D d, const float (*e)[kFlashTile], const typename Kv
     const typename Kv::T* vj = vt + (static_cast<int64_t>(b) * kTile) * ldv + t0;
     const size_t e0 = b * kTile;
     for (int64_t j = 0; j < n; ++j, vj += ldv) {
+      if (pf != nullptr) PrefetchForProducts<Kv>(*pf, j0 + static_cast<int64_t>(e0) + j);
       hn::Vec<D> ej[RG];
       HWY_UNROLL(16)
       for (size_t r = 0; r < RG; ++r) ej[r] = hn::Set(d, e[r][e0 + static_cast<size_t>(j)]);
@@ -561,24 +635,29 @@ HWY_INLINE void FlashValues(D d, const float (*e)[kFlashTile], const typename Kv
 // (n0 + n1 keys x VC vectors) used by every group of rows while in L1.
 template <size_t R, size_t RG, size_t VC, class Kv, class D>
 HWY_INLINE void FlashValuesTile(D d, const float (*e)[kFlashTile], const typename Kv::T* vt, int64_t dim, int64_t ldv,
-                                int64_t n0, int64_t n1, double* acc, int64_t d_pad, const double* c) {
+                                int64_t n0, int64_t n1, double* acc, int64_t d_pad, const double* c,
+                                const KeyPrefetch<typename Kv::T>* pf = nullptr, int64_t j0 = 0) {
   constexpr size_t N = hn::MaxLanes(D());
   constexpr int64_t W = static_cast<int64_t>(VC * N);
   constexpr size_t RT = R % RG;  // the last, narrower group
   const int64_t full = dim / W * W;
+  // The first pass over the tile's keys asks for the rows ahead (pf).
+  const auto run = [&](auto full_tag, size_t rg, size_t r0, int64_t t0) {
+    constexpr bool kFull = decltype(full_tag)::value;
+    const auto* ahead = pf;
+    pf = nullptr;
+    if (rg == RG)
+      FlashValues<RG, VC, kFull, Kv>(d, e + r0, vt, dim, ldv, n0, n1, t0, acc + r0 * d_pad, d_pad, c + r0, ahead, j0);
+    else if constexpr (RT > 0)
+      FlashValues<RT, VC, kFull, Kv>(d, e + r0, vt, dim, ldv, n0, n1, t0, acc + r0 * d_pad, d_pad, c + r0, ahead, j0);
+  };
   for (int64_t t0 = 0; t0 < full; t0 += W) {
-    for (size_t r0 = 0; r0 + RG <= R; r0 += RG)
-      FlashValues<RG, VC, true, Kv>(d, e + r0, vt, dim, ldv, n0, n1, t0, acc + r0 * d_pad, d_pad, c + r0);
-    if constexpr (RT > 0)
-      FlashValues<RT, VC, true, Kv>(d, e + (R - RT), vt, dim, ldv, n0, n1, t0, acc + (R - RT) * d_pad, d_pad,
-                                    c + (R - RT));
+    for (size_t r0 = 0; r0 + RG <= R; r0 += RG) run(std::true_type(), RG, r0, t0);
+    if constexpr (RT > 0) run(std::true_type(), RT, R - RT, t0);
   }
   if (full < dim) {
-    for (size_t r0 = 0; r0 + RG <= R; r0 += RG)
-      FlashValues<RG, VC, false, Kv>(d, e + r0, vt, dim, ldv, n0, n1, full, acc + r0 * d_pad, d_pad, c + r0);
-    if constexpr (RT > 0)
-      FlashValues<RT, VC, false, Kv>(d, e + (R - RT), vt, dim, ldv, n0, n1, full, acc + (R - RT) * d_pad, d_pad,
-                                     c + (R - RT));
+    for (size_t r0 = 0; r0 + RG <= R; r0 += RG) run(std::false_type(), RG, r0, full);
+    if constexpr (RT > 0) run(std::false_type(), RT, R - RT, full);
   }
 }
 
@@ -593,8 +672,22 @@ HWY_INLINE void FlashScoresRows(const FlashBlock& blk, const typename Kv::T* k, 
   const hn::ScalableTag<float> d;
   const size_t D = static_cast<size_t>(dim);
   const KeyPrefetch<T> pf{k, v, sk, dim};
-  for (int64_t j = 0; j < n; ++j) {
-    PrefetchKey(pf, j0 + j);
+  int64_t j = 0;
+#if HWY_TARGET <= HWY_AVX3
+  if constexpr (VectorHalf<Kv>()) {
+    if (D == 64 || D == 128) {
+      for (; j + 16 <= n; j += 16) {
+        HWY_ALIGN float dots[R][16][16];
+        if (D == 64) Dots16<R, 4, Kv>(d, blk.q, k + (j0 + j) * dim, pf, j0 + j, dots);
+        else Dots16<R, 8, Kv>(d, blk.q, k + (j0 + j) * dim, pf, j0 + j, dots);
+        for (size_t r = 0; r < R; ++r)
+          _mm512_store_ps(s[r] + j, _mm512_mul_ps(SumsOfLanes16(dots[r]), _mm512_set1_ps(scale)));
+      }
+    }
+  }
+#endif
+  for (; j < n; ++j) {
+    PrefetchForScores<Kv>(pf, j0 + j);
     const T* kj = k + (j0 + j) * dim;
     if constexpr (std::is_same_v<T, float> || VectorHalf<Kv>()) {  // each key vector loaded once for G rows
       constexpr size_t G = R < 4 ? R : HWY_TARGET <= HWY_AVX3 ? 4 : 2;
@@ -662,6 +755,7 @@ void FlashBlockRows(D d, const FlashBlock& blk, size_t rows, const Geometry& g, 
   if (transposed)
     for (int64_t t = 0; t < dim; ++t)
       for (size_t r = 0; r < R; ++r) sc.qt[static_cast<size_t>(t) * R + r] = blk.q[r][t];
+  const KeyPrefetch<typename Kv::T> ahead{k, v, g.sk, dim};
   for (int64_t j0 = 0; j0 < g.sk; j0 += kFlashTile) {
     FlashPrefetchNext<R>(blk, dim, j0 / kFlashTile, sc.sk_pad / kFlashTile);
     int64_t n = std::min<int64_t>(kFlashTile, g.sk - j0);
@@ -734,7 +828,7 @@ void FlashBlockRows(D d, const FlashBlock& blk, size_t rows, const Geometry& g, 
     if (transposed)
       FlashValuesTile<R, RG, VC, KvF32>(d, s, sc.vt.get() + j0 * sc.ldv, dim, sc.ldv, n0, n1, sc.acc.get(), d_pad, c);
     else if constexpr (std::is_same_v<typename Kv::T, float> || VectorHalf<Kv>())
-      FlashValuesTile<R, RG, VC, Kv>(d, s, v + j0 * dim, dim, dim, n0, n1, sc.acc.get(), d_pad, c);
+      FlashValuesTile<R, RG, VC, Kv>(d, s, v + j0 * dim, dim, dim, n0, n1, sc.acc.get(), d_pad, c, &ahead, j0);
     else
       FlashValuesTile<R, RG, VC, KvF32>(d, s, Widened<Kv>(v + j0 * dim, static_cast<size_t>(n * dim), sc.vtile.get()),
                                         dim, dim, n0, n1, sc.acc.get(), d_pad, c);
