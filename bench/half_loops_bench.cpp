@@ -15,6 +15,12 @@
 //   ..._fpclass         bf16: the library's subnormal test before each rounding
 //   ..._wide            64-byte stores (UnaryWide, AddWideBf16)
 //   copy32              no conversion, 32-byte moves (one rounding's width)
+//   transpose_lines     Transpose's access alone: 32 x 32 blocks of 16-bit
+//                       values, each of x's 32 lines moved whole to the line
+//                       of y the block's transpose writes, no shuffles (wrong
+//                       values); _by_rows in the library's order (a band of
+//                       x's rows left to right), _by_columns down a band of
+//                       x's columns (y written row by row) (tl_transpose_*)
 // f16 widens with vcvtph2ps and rounds with vcvtps2ph; bf16 widens with
 // vpmovzxwd and vpslld (half-inl.h's) and rounds with vcvtneps2bf16 (inline
 // assembly, as half-inl.h's BF16Cvt: the target here lacks avx512bf16).
@@ -163,6 +169,28 @@ __attribute__((target(KONFORM_HALF_LOOPS_TARGET), noinline)) void Copy32(const u
   }
 }
 
+// y[j][i] = x[i][j] for a rows x cols matrix of 16-bit values, as far as the
+// memory sees it: each 32 x 32 block's 32 lines of x (64 bytes of a row) are
+// loaded whole and stored whole where the transpose puts that block in y.
+__attribute__((target(KONFORM_HALF_LOOPS_TARGET), always_inline)) inline void BlockLines(const uint16_t* x, size_t xs,
+                                                                                         uint16_t* y, size_t ys) {
+  __m512i v[32];
+  for (size_t k = 0; k < 32; ++k) v[k] = _mm512_loadu_si512(x + k * xs);
+  for (size_t k = 0; k < 32; ++k) _mm512_storeu_si512(y + k * ys, v[k]);
+}
+
+template <bool kByColumns>
+__attribute__((target(KONFORM_HALF_LOOPS_TARGET), noinline)) void TransposeLines(const uint16_t* x, uint16_t* y,
+                                                                                 size_t rows, size_t cols) {
+  if constexpr (kByColumns) {
+    for (size_t j = 0; j < cols; j += 32)
+      for (size_t i = 0; i < rows; i += 32) BlockLines(x + i * cols + j, cols, y + j * rows + i, rows);
+  } else {
+    for (size_t i = 0; i < rows; i += 32)
+      for (size_t j = 0; j < cols; j += 32) BlockLines(x + i * cols + j, cols, y + j * rows + i, rows);
+  }
+}
+
 // y = a + b over n halves.
 template <Half H>
 __attribute__((target(KONFORM_HALF_LOOPS_TARGET), noinline)) void Add(const uint16_t* a, const uint16_t* b, uint16_t* y,
@@ -211,6 +239,20 @@ void UnaryBench(benchmark::State& state, Half h, size_t rows, UnaryFn loop, Kern
       state, 4.0 * double(n), [&] { loop(x.get(), y.get(), n); },
       kernel ? std::function<void()>([&] { kernel(x.get(), y.get(), int64_t(n)); }) : nullptr,
       konform::bench::copy_candidates(x.as_floats(), y.as_floats(), n / 2, 1));
+}
+
+// Transpose's lines beside the library's transpose, against the copy limit,
+// 4 rows cols bytes (tensor_bench.cpp's half Transpose: 1024 x 1024 and
+// 1056 x 1056).
+void TransposeBench(benchmark::State& state, Half h, size_t rows, size_t cols, bool by_columns) {
+  const size_t n = rows * cols;
+  HalfBuffer x(n, 1, h), y(n, 3, h);
+  const int64_t shape[] = {int64_t(rows), int64_t(cols)};
+  const auto fn = h == Half::f16 ? tl_transpose_f16 : tl_transpose_bf16;
+  konform::bench::LoopBeside(
+      state, 4.0 * double(n),
+      [&] { (by_columns ? TransposeLines<true> : TransposeLines<false>)(x.get(), y.get(), rows, cols); },
+      [&] { fn(x.get(), shape, 2, y.get()); }, konform::bench::copy_candidates(x.as_floats(), y.as_floats(), n / 2, 1));
 }
 
 // y = a + b, same shapes, against the OR stream, 6 n bytes (tensor_bench.cpp's
@@ -292,6 +334,12 @@ bool RegisterAll(const char* tag) {
       konform::bench::RegisterHalf("HalfLoop/add_wide_fpclass_" + s, AddBench<H>, rows, &AddWideBf16<true>);
     konform::bench::RegisterHalf("HalfLoop/rms_norm_" + s, RmsNormBench<H>, rows);
   }
+  for (const size_t side : {size_t{1024}, size_t{1056}})  // rows a power of two apart, and not
+    for (const bool by_columns : {false, true})
+      konform::bench::RegisterHalf(std::string("HalfLoop/transpose_lines_") +
+                                       (by_columns ? "by_columns_" : "by_rows_") + tag + "/" + std::to_string(side) +
+                                       "x" + std::to_string(side),
+                                   TransposeBench, H, side, side, by_columns);
   for (const size_t rows : {size_t{1}, size_t{32}})
     if constexpr (H == Half::f16)
       konform::bench::RegisterHalf("HalfLoop/copy32/" + std::to_string(rows) + "x4096", UnaryBench, H, rows, &Copy32,

@@ -12,7 +12,8 @@
 // row apart, read in memory order); Transpose of 1024 x 1024 and
 // 4096 x 4096; Permute [512, 32, 128] -> [32, 512, 128] (heads split) and
 // [32, 512, 128] -> [32, 128, 512] (K^T); Concat and Split of 2 x [32, 4096]
-// along the last axis.
+// along the last axis. The half twins: Add as the f32 one, Transpose of
+// 1024 x 1024 and 1056 x 1056.
 
 #include <benchmark/benchmark.h>
 
@@ -230,8 +231,11 @@ void RegisterAll() {
       for (auto [pattern, pt] : {std::pair{Pattern::same, "same"}, {Pattern::row, "row"}})
         konform::bench::RegisterHalf(("Add_" + std::string(tag) + "/simd/" + pt + "/" + std::to_string(rows) + "x4096"),
                                      HalfAdd, h, pattern, rows, int64_t{4096});
-    konform::bench::RegisterHalf(("Transpose_" + std::string(tag) + "/simd/1024x1024"), HalfTranspose, h,
-                                 Shape{1024, 1024});
+    // 1056: rows of x and y 2112 bytes apart, not a power of two (docs/benchmarks.md, "Transpose").
+    for (int64_t side : {1024, 1056})
+      konform::bench::RegisterHalf(
+          ("Transpose_" + std::string(tag) + "/simd/" + std::to_string(side) + "x" + std::to_string(side)),
+          HalfTranspose, h, Shape{side, side});
   }
   benchmark::RegisterBenchmark("Transpose/simd/4096x4096", Transpose, Shape{4096, 4096});
   benchmark::RegisterBenchmark("Permute/simd/512x32x128_102", Permute, Shape{512, 32, 128}, Shape{1, 0, 2});
