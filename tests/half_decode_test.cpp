@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "konform/rng.hpp"
+#include "tests/half_values.hpp"
 #include "tinyllm/attention.h"
 #include "tinyllm/dispatch.h"
 #include "tinyllm/tensor.h"
@@ -33,20 +34,12 @@ struct Half {
 const Half kHalves[] = {{"f16", tl_flash_attention_f16, tl_cast_f32_to_f16, tl_cast_f16_to_f32},
                         {"bf16", tl_flash_attention_bf16, tl_cast_f32_to_bf16, tl_cast_bf16_to_f32}};
 
-// n values of the half type: uniform in [-2, 2), a few exact zeros.
+// Values of the half type: uniform in [-2, 2), a few exact zeros.
 std::vector<uint16_t> half_values(konform::Rng& rng, const Half& h, size_t n) {
-  std::vector<float> f(n);
-  for (auto& x : f) x = rng.chance(0.02) ? 0.0f : static_cast<float>(rng.uniform(-2.0, 2.0));
-  std::vector<uint16_t> out(n);
-  h.narrow(f.data(), out.data(), static_cast<int64_t>(n));
-  return out;
+  return konform::test::half_values(rng, h.narrow, n, 2.0);
 }
 
-std::vector<float> widened(const Half& h, const std::vector<uint16_t>& x) {
-  std::vector<float> out(x.size());
-  h.widen(x.data(), out.data(), static_cast<int64_t>(x.size()));
-  return out;
-}
+std::vector<float> widened(const Half& h, const std::vector<uint16_t>& x) { return konform::test::widened(h.widen, x); }
 
 TEST(HalfDecode, FlashAttentionIsTheF32KernelOnTheWidenedValuesOnEveryTarget) {
   konform::Rng rng(20261207);

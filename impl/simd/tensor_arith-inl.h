@@ -189,19 +189,24 @@ HWY_INLINE void ArithFlatHalf(Op op, const uint16_t* a, const uint16_t* b, uint1
     for (int64_t j = 0; j < m; ++j) v[j] = Format::Widen(p[j]);
     return hn::Load(d, v);
   };
-  // A bias row under several rows of a: its whole steps widened once, each
-  // step's even and odd values side by side, instead of once per row.
+  // A bias row under several rows of a: its whole steps widened once,
+  // instead of once per row (pairs: each step's even and odd values side by
+  // side).
   constexpr int64_t kRowFloats = 4096;
-  HWY_ALIGN float b_row[Format::kPairs ? kRowFloats : 1];
-  const bool b_widened = Format::kPairs && sb != 0 && rows > 1 && cols <= kRowFloats;
-  if constexpr (Format::kPairs) {
-    if (b_widened)
+  constexpr bool kRowSteps = Format::kPairs || Format::kVector;
+  HWY_ALIGN float b_row[kRowSteps ? kRowFloats : 1];
+  const bool b_widened = kRowSteps && sb != 0 && rows > 1 && cols <= kRowFloats;
+  if (b_widened) {
+    if constexpr (Format::kPairs) {
       for (int64_t i = 0; i + 32 <= cols; i += 32) {
         hn::Vec<decltype(d)> be, bo;
         Format::WidenPair(b + i, be, bo);
         hn::Store(be, d, b_row + i);
         hn::Store(bo, d, b_row + i + 16);
       }
+    } else if constexpr (Format::kVector) {
+      for (int64_t i = 0; i + N <= cols; i += N) hn::Store(Format::WidenVec(d, b + i), d, b_row + i);
+    }
   }
   for (int64_t r = 0; r < rows; ++r) {
     const uint16_t* ar = a + r * cols;
@@ -222,7 +227,10 @@ HWY_INLINE void ArithFlatHalf(Op op, const uint16_t* a, const uint16_t* b, uint1
     }
     if constexpr (Format::kVector) {
       for (; i + N <= cols; i += N) {
-        const auto vb = sb != 0 ? Format::WidenVec(d, b + i) : b0;
+        // Pairs leave here only what follows their last whole step: not in b_row.
+        const auto vb = (!Format::kPairs && b_widened) ? hn::Load(d, b_row + i)
+                        : sb != 0                      ? Format::WidenVec(d, b + i)
+                                                       : b0;
         Format::NarrowVec(d, op(Format::WidenVec(d, ar + i), vb), yr + i);
       }
     }
