@@ -10,6 +10,8 @@
 //   relu_fixup          with the library's Relu op, a vfixupimmps (tl_relu_*)
 //   leaky_relu          with a vmulps and a vmaxps (tl_leaky_relu_*)
 //   add                 two widens, a vaddps, a narrow (tl_add_broadcast_*)
+//   add_row             y = a + b with b a bias row widened once into floats:
+//                       a widen, a vaddps with the row's floats, a narrow
 //   rms_norm            pass 1: widen, FMA into 8 accumulators; pass 2: widen,
 //                       times the scalar and the f32 gain, narrow (tl_rms_norm_*)
 //   ..._fpclass         bf16: the library's subnormal test before each rounding
@@ -154,6 +156,38 @@ __attribute__((target(KONFORM_HALF_LOOPS_TARGET), noinline)) void AddWideBf16(co
   }
 }
 
+// y = a + b with b one row of kD values over rows of a (n halves in all), b
+// widened once into floats as the library's bias row (bf16: each 32-value
+// step's even and odd values side by side, for the 64-byte moves).
+template <Half H>
+__attribute__((target(KONFORM_HALF_LOOPS_TARGET), noinline)) void AddRow(const uint16_t* a, const uint16_t* b,
+                                                                         uint16_t* y, size_t n) {
+  alignas(64) float row[kD];
+  for (size_t i = 0; i < kD; i += 16) _mm512_store_ps(row + i, Widen<H>(b + i));
+  for (size_t r = 0; r < n; r += kD)
+    for (size_t i = 0; i < kD; i += 64)
+      for (size_t k = 0; k < 64; k += 16)
+        Narrow<H>(_mm512_add_ps(Widen<H>(a + r + i + k), _mm512_load_ps(row + i + k)), y + r + i + k);
+}
+
+template <bool kClass = false>
+__attribute__((target(KONFORM_HALF_LOOPS_TARGET), noinline)) void AddRowWideBf16(const uint16_t* a, const uint16_t* b,
+                                                                                 uint16_t* y, size_t n) {
+  alignas(64) float row[kD];
+  for (size_t i = 0; i < kD; i += 32) {
+    const EvenOdd v = WidenEvenOdd(b + i);
+    _mm512_store_ps(row + i, v.even);
+    _mm512_store_ps(row + i + 16, v.odd);
+  }
+  for (size_t r = 0; r < n; r += kD)
+    for (size_t i = 0; i < kD; i += 32) {
+      const EvenOdd u = WidenEvenOdd(a + r + i);
+      NarrowEvenOdd<kClass>(
+          {_mm512_add_ps(u.even, _mm512_load_ps(row + i)), _mm512_add_ps(u.odd, _mm512_load_ps(row + i + 16))},
+          y + r + i);
+    }
+}
+
 // y = x in 32-byte moves, the width of one rounding's halves: what the
 // narrow stores alone cost against the copy's 64-byte ones.
 __attribute__((target(KONFORM_HALF_LOOPS_TARGET), noinline)) void Copy32(const uint16_t* x, uint16_t* y, size_t n) {
@@ -271,6 +305,20 @@ void AddBench(benchmark::State& state, size_t rows, AddFn loop) {
       konform::bench::TwoInOneOut(a.as_floats(), b.as_floats(), y.as_floats(), n / 2));
 }
 
+// y = a + b with b a bias row of kD values, against the OR stream row by row
+// with that row, 4 n + 2 kD bytes (tensor_bench.cpp's HalfAdd, row).
+template <Half H>
+void AddRowBench(benchmark::State& state, size_t rows, AddFn loop) {
+  const size_t n = rows * kD;
+  HalfBuffer a(n, 1, H), b(kD, 2, H), y(n, 3, H);
+  const int64_t shape[] = {int64_t(rows), int64_t(kD)}, row_shape[] = {int64_t(kD)};
+  const auto fn = H == Half::f16 ? tl_add_broadcast_f16 : tl_add_broadcast_bf16;
+  konform::bench::LoopBeside(
+      state, 4.0 * double(n) + 2.0 * double(kD), [&] { loop(a.get(), b.get(), y.get(), n); },
+      [&] { fn(a.get(), shape, 2, b.get(), row_shape, 1, y.get(), shape, 2); },
+      konform::bench::TwoInOneOut(a.as_floats(), b.as_floats(), y.as_floats(), n / 2, rows));
+}
+
 // RmsNorm against the copy limit plus the gain's read, 4 n + 4 d bytes
 // (norm_bench.cpp's HalfRmsNorm; its gain: N(0, 1) from seed 2, 1152 bytes
 // past a 4 KiB boundary).
@@ -333,6 +381,14 @@ bool RegisterAll(const char* tag) {
     if constexpr (H == Half::bf16)
       konform::bench::RegisterHalf("HalfLoop/add_wide_fpclass_" + s, AddBench<H>, rows, &AddWideBf16<true>);
     konform::bench::RegisterHalf("HalfLoop/rms_norm_" + s, RmsNormBench<H>, rows);
+  }
+  // The bias row under 32 rows (L2).
+  konform::bench::RegisterHalf(std::string("HalfLoop/add_row_") + tag + "/32x4096", AddRowBench<H>, size_t{32},
+                               &AddRow<H>);
+  if constexpr (H == Half::bf16) {
+    konform::bench::RegisterHalf("HalfLoop/add_row_wide_bf16/32x4096", AddRowBench<H>, size_t{32}, &AddRowWideBf16<>);
+    konform::bench::RegisterHalf("HalfLoop/add_row_wide_fpclass_bf16/32x4096", AddRowBench<H>, size_t{32},
+                                 &AddRowWideBf16<true>);
   }
   for (const size_t side : {size_t{1024}, size_t{1056}})  // rows a power of two apart, and not
     for (const bool by_columns : {false, true})

@@ -213,16 +213,29 @@ HWY_INLINE void ArithFlatHalf(Op op, const uint16_t* a, const uint16_t* b, uint1
     uint16_t* yr = y + r * cols;
     int64_t i = 0;
     if constexpr (Format::kPairs) {  // 32 values a step, as even and odd positions
-      for (; i + 32 <= cols; i += 32) {
-        hn::Vec<decltype(d)> ae, ao, be = b0, bo = b0;
-        Format::WidenPair(ar + i, ae, ao);
-        if (b_widened) {
-          be = hn::Load(d, b_row + i);
-          bo = hn::Load(d, b_row + i + 16);
-        } else if (sb != 0) {
-          Format::WidenPair(b + i, be, bo);
+      // One loop per kind of b, two steps an iteration: the row's loop ran
+      // one step and two branches an iteration.
+      const int64_t whole = cols / 32 * 32;
+      hn::Vec<decltype(d)> ae, ao, be, bo;
+      if (b_widened) {
+#pragma GCC unroll 2
+        for (; i < whole; i += 32) {
+          Format::WidenPair(ar + i, ae, ao);
+          Format::NarrowPair(op(ae, hn::Load(d, b_row + i)), op(ao, hn::Load(d, b_row + i + 16)), yr + i);
         }
-        Format::NarrowPair(op(ae, be), op(ao, bo), yr + i);
+      } else if (sb != 0) {
+#pragma GCC unroll 2
+        for (; i < whole; i += 32) {
+          Format::WidenPair(ar + i, ae, ao);
+          Format::WidenPair(b + i, be, bo);
+          Format::NarrowPair(op(ae, be), op(ao, bo), yr + i);
+        }
+      } else {
+#pragma GCC unroll 2
+        for (; i < whole; i += 32) {
+          Format::WidenPair(ar + i, ae, ao);
+          Format::NarrowPair(op(ae, b0), op(ao, b0), yr + i);
+        }
       }
     }
     if constexpr (Format::kVector) {
