@@ -53,16 +53,41 @@ KONFORM_HALF_UNARY(ActTanh, act::TanhGroup)
 #undef KONFORM_HALF_UNARY
 void ActReluF16(const uint16_t* x, uint16_t* y, int64_t n) { act::ReluHalf<half::F16>(x, y, n); }
 void ActReluBF16(const uint16_t* x, uint16_t* y, int64_t n) { act::ReluHalf<half::BF16>(x, y, n); }
-// Softmax's lines cross the 256-value blocks of ThroughF32, so whole
-// [length, inner] slices are widened at a time: as many as fill 64 KiB of
-// floats (at least one), the f32 kernel run on them in place, y rounded
-// back. Slices are independent, so the result is the whole tensor's. (It
-// was the whole tensor at once: an f32 copy of 32 MiB at 16384 x 512,
-// allocated and faulted in on every call, 0.6 % of the copy limit.)
+// Softmax's lines along the last axis: the f32 kernel's passes over the
+// half line widened in the registers (act::HalfLine), the e in a float
+// line, then y = e (1/sum) rounded: the f32 kernel's bits, rounded once,
+// with x read as stored.
+template <class Format>
+void SoftmaxRowsHalf(const uint16_t* x, uint16_t* y, int64_t outer, int64_t length) {
+  if constexpr (half::kToBf16Cvt<Format>)
+    if (HasBf16Cvt()) return SoftmaxRowsHalf<half::BF16Cvt>(x, y, outer, length);
+  const hn::ScalableTag<float> d;
+  const size_t N = hn::Lanes(d), n = static_cast<size_t>(length);
+  const auto e = hwy::AllocateAligned<float>(n);
+  if (e == nullptr) throw std::bad_alloc();
+  for (int64_t o = 0; o < outer; ++o) {
+    const uint16_t* xo = x + o * length;
+    const double total =
+        act::SoftmaxExps(act::HalfLine<Format>{{xo}, o + 1 < outer ? xo + length : nullptr}, n, e.get());
+    const float inv = static_cast<float>(1.0 / total);
+    uint16_t* yo = y + o * length;
+    size_t i = 0;
+    if constexpr (Format::kVector)
+      for (; i + N <= n; i += N) Format::NarrowVec(d, hn::Mul(hn::Load(d, e.get() + i), hn::Set(d, inv)), yo + i);
+    for (; i < n; ++i) yo[i] = Format::Narrow(e[i] * inv);
+  }
+}
+
+// Along other axes the lines cross the 256-value blocks of ThroughF32, so
+// whole [length, inner] slices are widened at a time: as many as fill 64
+// KiB of floats (at least one), the f32 kernel run on them in place, y
+// rounded back. Slices are independent, so the result is the whole
+// tensor's.
 template <class Format>
 void SoftmaxHalf(const uint16_t* x, uint16_t* y, int64_t outer, int64_t length, int64_t inner) {
   const int64_t block = length * inner;
   if (outer <= 0 || block <= 0) return;
+  if (inner == 1) return SoftmaxRowsHalf<Format>(x, y, outer, length);
   const int64_t per = std::max<int64_t>(1, std::min<int64_t>(outer, 16384 / block));
   const auto wide = hwy::AllocateAligned<float>(static_cast<size_t>(per * block));
   if (wide == nullptr) throw std::bad_alloc();

@@ -165,6 +165,29 @@ using BF16Cvt = BF16;  // never used: kToBf16Cvt is false
 template <class Format>
 constexpr bool kToBf16Cvt = KONFORM_SIMD_BF16CVT&& std::is_same_v<Format, BF16>;
 
+// A half row (f16 or bf16 bit patterns of Format) widened as it is read:
+// Full(d, i) the Lanes(d) values from i, Part(d, i, m) the m values from i
+// padded with zeros (nothing past them read). The norms' sums and
+// Softmax's passes read half rows through it, without a float copy.
+template <class Format>
+struct WidenedRow {
+  const uint16_t* x;
+  template <class D>
+  HWY_INLINE hn::Vec<D> Full(D d, size_t i) const {
+    if constexpr (Format::kVector) {
+      return Format::WidenVec(d, x + i);
+    } else {
+      return Part(d, i, hn::Lanes(d));
+    }
+  }
+  template <class D>
+  HWY_INLINE hn::Vec<D> Part(D d, size_t i, size_t m) const {
+    HWY_ALIGN float v[HWY_MAX_BYTES / sizeof(float)] = {};
+    for (size_t j = 0; j < m; ++j) v[j] = Format::Widen(x[i + j]);
+    return hn::Load(d, v);
+  }
+};
+
 // The elements per block: 1 KiB of floats on the stack, and a whole number
 // of vectors on every target.
 constexpr size_t kBlock = 256;

@@ -410,9 +410,9 @@ void NormRmsHalf(const uint16_t* x, const float* g, uint16_t* y, int64_t rows, i
   hwy::AlignedFreeUniquePtr<float[]> row;  // a widened row, for the rare sums redone in double
   for (int64_t r = 0; r < rows; ++r) {
     const uint16_t* xr = x + r * d;
-    // RmsInverse's sum on the row widened in registers (HalfArray): the
+    // RmsInverse's sum on the row widened in registers (WidenedRow): the
     // same blocks and order, so the same bits, without a float copy.
-    double sq = norm::BlockedSum(df, n, norm::HalfArray<Format>{xr}, norm::Square());
+    double sq = norm::BlockedSum(df, n, half::WidenedRow<Format>{xr}, norm::Square());
     if (norm::SquaresLost(sq, n)) {
       if (!row) row = hwy::AllocateAligned<float>(n);
       half::Widen<Format>(xr, row.get(), n);

@@ -185,27 +185,6 @@ struct Array {  // x[i], padded with `pad` (0, or the mean for CentredSquare)
   }
 };
 
-// A half row (f16 or bf16 bit patterns, half-inl.h's Format) widened as it
-// is read, padded with zeros: Array's values without a float copy.
-template <class Format>
-struct HalfArray {
-  const uint16_t* x;
-  template <class D>
-  HWY_INLINE hn::Vec<D> Full(D d, size_t i) const {
-    if constexpr (Format::kVector) {
-      return Format::WidenVec(d, x + i);
-    } else {
-      return Part(d, i, hn::Lanes(d));
-    }
-  }
-  template <class D>
-  HWY_INLINE hn::Vec<D> Part(D d, size_t i, size_t m) const {
-    HWY_ALIGN float v[HWY_MAX_BYTES / sizeof(float)] = {};
-    for (size_t j = 0; j < m; ++j) v[j] = Format::Widen(x[i + j]);
-    return hn::Load(d, v);
-  }
-};
-
 // Calls apply.Full(d, i) for every whole vector and apply.Part(d, i, m) for
 // the last m < Lanes(d) elements, from the end of the range backwards: the
 // pass that writes a row starts where the statistics pass ended, on the part

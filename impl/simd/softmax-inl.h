@@ -26,6 +26,7 @@
 #include "hwy/highway.h"
 #include "hwy/aligned_allocator.h"
 #include "impl/simd/activation_math-inl.h"
+#include "impl/simd/half-inl.h"
 #include "impl/simd/stream-inl.h"
 #include "impl/simd/tail-inl.h"
 
@@ -34,12 +35,52 @@ HWY_BEFORE_NAMESPACE();
 namespace konform::simd::HWY_NAMESPACE::act {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// One contiguous line of `length` floats (the last axis, or inner == 1).
-// `next` (the next line, or null) is prefetched during the first pass, so its
-// reads from memory overlap this line's exps. With `scratch` (length floats),
-// the e go there and the last pass streams y (stream-inl.h): a y too big to
-// stay cached is then written once, no line of it read first.
-inline void SoftmaxLine(const float* x, float* y, size_t length, const float* next, float* scratch = nullptr) {
+// Where a line's passes read x: floats as they are (FloatLine), or f16 and
+// bf16 values widened in the registers (HalfLine, the half twins'), which
+// gives the f32 kernel's values, so its bits. Load: N values from i; Head:
+// the r < N values from i, zeros past them, nothing past the line read;
+// Prefetch: the next line's (null: none) values [i, i + n).
+struct FloatLine {
+  const float* x;
+  const float* next;
+  template <class D>
+  HWY_INLINE hn::Vec<D> Load(D d, size_t i) const {
+    return hn::LoadU(d, x + i);
+  }
+  template <class D>
+  HWY_INLINE hn::Vec<D> Head(D d, size_t i, size_t r) const {
+    return LoadHead(d, x + i, r);
+  }
+  HWY_INLINE void Prefetch(size_t i, size_t n) const {
+    if (next != nullptr)
+      for (size_t k = 0; k < n; k += 16) hwy::Prefetch(next + i + k);
+  }
+};
+
+template <class Format>
+struct HalfLine {
+  half::WidenedRow<Format> x;
+  const uint16_t* next;
+  template <class D>
+  HWY_INLINE hn::Vec<D> Load(D d, size_t i) const {
+    return x.Full(d, i);
+  }
+  template <class D>
+  HWY_INLINE hn::Vec<D> Head(D d, size_t i, size_t r) const {
+    return x.Part(d, i, r);
+  }
+  HWY_INLINE void Prefetch(size_t i, size_t n) const {
+    if (next != nullptr)
+      for (size_t k = 0; k < n; k += 32) hwy::Prefetch(next + i + k);
+  }
+};
+
+// The first two passes over one contiguous line of `length` values (the last
+// axis, or inner == 1): its max, then e = exp(x - max) into e[0, length)
+// while summing; returns the sum. The next line is prefetched during the
+// first pass, so its reads from memory overlap this line's exps.
+template <class Line>
+inline double SoftmaxExps(const Line& x, size_t length, float* e_out) {
   const hn::ScalableTag<float> d;
   const size_t N = hn::Lanes(d);
   const auto neg_inf = hn::Set(d, -std::numeric_limits<float>::infinity());
@@ -49,32 +90,29 @@ inline void SoftmaxLine(const float* x, float* y, size_t length, const float* ne
   auto m0 = neg_inf, m1 = neg_inf, m2 = neg_inf, m3 = neg_inf;
   size_t i = 0;
   for (; i + 4 * N <= length; i += 4 * N) {
-    if (next != nullptr)
-      for (size_t k = 0; k < 4 * N; k += 16) hwy::Prefetch(next + i + k);
-    m0 = hn::Max(m0, hn::LoadU(d, x + i));
-    m1 = hn::Max(m1, hn::LoadU(d, x + i + N));
-    m2 = hn::Max(m2, hn::LoadU(d, x + i + 2 * N));
-    m3 = hn::Max(m3, hn::LoadU(d, x + i + 3 * N));
+    x.Prefetch(i, 4 * N);
+    m0 = hn::Max(m0, x.Load(d, i));
+    m1 = hn::Max(m1, x.Load(d, i + N));
+    m2 = hn::Max(m2, x.Load(d, i + 2 * N));
+    m3 = hn::Max(m3, x.Load(d, i + 3 * N));
   }
-  for (; i + N <= length; i += N) m0 = hn::Max(m0, hn::LoadU(d, x + i));
+  for (; i + N <= length; i += N) m0 = hn::Max(m0, x.Load(d, i));
   if (i < length) {
     const size_t r = length - i;
-    m1 = hn::Max(m1, hn::IfThenElse(hn::FirstN(d, r), LoadHead(d, x + i, r), neg_inf));
+    m1 = hn::Max(m1, hn::IfThenElse(hn::FirstN(d, r), x.Head(d, i, r), neg_inf));
   }
   const auto vmax = hn::Set(d, MaxLane(d, hn::Max(hn::Max(m0, m1), hn::Max(m2, m3))));
 
-  // Pass 2: e into y (or scratch), summed in chunks of 8 steps of 4 vectors.
-  float* const out = y;
-  if (scratch != nullptr) y = scratch;
+  // Pass 2: e, summed in chunks of 8 steps of 4 vectors.
   double total = 0.0;
   i = 0;
   while (i + 4 * N <= length) {
     auto s0 = hn::Zero(d), s1 = hn::Zero(d), s2 = hn::Zero(d), s3 = hn::Zero(d);
     for (int step = 0; step < 8 && i + 4 * N <= length; ++step, i += 4 * N) {
       Vecs<decltype(d), 4> e;
-      for (size_t j = 0; j < 4; ++j) e[j] = hn::Sub(hn::LoadU(d, x + i + j * N), vmax);
+      for (size_t j = 0; j < 4; ++j) e[j] = hn::Sub(x.Load(d, i + j * N), vmax);
       e = ExpF<ExpArgs::kNonPositive>(d, e);
-      for (size_t j = 0; j < 4; ++j) hn::StoreU(e[j], d, y + i + j * N);
+      for (size_t j = 0; j < 4; ++j) hn::StoreU(e[j], d, e_out + i + j * N);
       s0 = hn::Add(s0, e[0]);
       s1 = hn::Add(s1, e[1]);
       s2 = hn::Add(s2, e[2]);
@@ -84,30 +122,40 @@ inline void SoftmaxLine(const float* x, float* y, size_t length, const float* ne
   }
   auto s = hn::Zero(d);
   for (; i + N <= length; i += N) {
-    const auto e = ExpF<ExpArgs::kNonPositive>(d, hn::Sub(hn::LoadU(d, x + i), vmax));
-    hn::StoreU(e, d, y + i);
+    const auto e = ExpF<ExpArgs::kNonPositive>(d, hn::Sub(x.Load(d, i), vmax));
+    hn::StoreU(e, d, e_out + i);
     s = hn::Add(s, e);
   }
   if (i < length) {
     const size_t r = length - i;
-    const auto e = hn::IfThenElseZero(hn::FirstN(d, r), ExpF(d, hn::Sub(LoadHead(d, x + i, r), vmax)));
-    StoreHead(e, d, y + i, r);
+    const auto e = hn::IfThenElseZero(hn::FirstN(d, r), ExpF(d, hn::Sub(x.Head(d, i, r), vmax)));
+    StoreHead(e, d, e_out + i, r);
     s = hn::Add(s, e);
   }
-  total += static_cast<double>(hn::GetLane(hn::SumOfLanes(d, s)));
+  return total + static_cast<double>(hn::GetLane(hn::SumOfLanes(d, s)));
+}
 
-  // Pass 3: one rounding for 1/sum, one for each product.
+// One contiguous line of `length` floats: SoftmaxExps, then one rounding for
+// 1/sum and one for each product. `next`: the next line, or null. With
+// `scratch` (length floats), the e go there and the last pass streams y
+// (stream-inl.h): a y too big to stay cached is then written once, no line
+// of it read first.
+inline void SoftmaxLine(const float* x, float* y, size_t length, const float* next, float* scratch = nullptr) {
+  const hn::ScalableTag<float> d;
+  const size_t N = hn::Lanes(d);
+  float* const e = scratch != nullptr ? scratch : y;
+  const double total = SoftmaxExps(FloatLine{x, next}, length, e);
   const auto inv = hn::Set(d, static_cast<float>(1.0 / total));
-  i = 0;
-  if (scratch != nullptr) {  // up to out's first vector boundary, then streamed
-    for (; i < length && reinterpret_cast<uintptr_t>(out + i) % (N * sizeof(float)) != 0; ++i)
-      out[i] = scratch[i] * static_cast<float>(1.0 / total);
-    for (; i + N <= length; i += N) hn::Stream(hn::Mul(hn::LoadU(d, y + i), inv), d, out + i);
+  size_t i = 0;
+  if (scratch != nullptr) {  // up to y's first vector boundary, then streamed
+    for (; i < length && reinterpret_cast<uintptr_t>(y + i) % (N * sizeof(float)) != 0; ++i)
+      y[i] = scratch[i] * static_cast<float>(1.0 / total);
+    for (; i + N <= length; i += N) hn::Stream(hn::Mul(hn::LoadU(d, e + i), inv), d, y + i);
   }
-  for (; i + N <= length; i += N) hn::StoreU(hn::Mul(hn::LoadU(d, y + i), inv), d, out + i);
+  for (; i + N <= length; i += N) hn::StoreU(hn::Mul(hn::LoadU(d, e + i), inv), d, y + i);
   if (i < length) {
     const size_t r = length - i;
-    StoreHead(hn::Mul(LoadHead(d, y + i, r), inv), d, out + i, r);
+    StoreHead(hn::Mul(LoadHead(d, e + i, r), inv), d, y + i, r);
   }
 }
 
