@@ -408,6 +408,18 @@ void NormRmsHalf(const uint16_t* x, const float* g, uint16_t* y, int64_t rows, i
   const hn::ScalableTag<float> df;
   const size_t N = hn::Lanes(df), n = static_cast<size_t>(d);
   hwy::AlignedFreeUniquePtr<float[]> row;  // a widened row, for the rare sums redone in double
+  // bf16 with vcvtne2ps2bf16, several rows: y in 64-byte steps of 32 values
+  // as even and odd positions (BF16Cvt's pairs), the gain's whole steps laid
+  // out that way once for all rows.
+  constexpr size_t kGainFloats = 4096;
+  HWY_ALIGN float gain_pairs[Format::kPairs ? kGainFloats : 1];
+  const size_t paired = Format::kPairs && rows > 1 && n <= kGainFloats ? n / 32 * 32 : 0;
+  if constexpr (Format::kPairs)
+    for (size_t i = 0; i < paired; i += 32)
+      for (size_t k = 0; k < 16; ++k) {
+        gain_pairs[i + k] = g[i + 2 * k];
+        gain_pairs[i + 16 + k] = g[i + 2 * k + 1];
+      }
   for (int64_t r = 0; r < rows; ++r) {
     const uint16_t* xr = x + r * d;
     // RmsInverse's sum on the row widened in registers (WidenedRow): the
@@ -421,6 +433,15 @@ void NormRmsHalf(const uint16_t* x, const float* g, uint16_t* y, int64_t rows, i
     const float inv = norm::InverseRoot(sq, n, eps);
     uint16_t* yr = y + r * d;
     size_t i = 0;
+    if constexpr (Format::kPairs) {
+      const auto vinv = hn::Set(df, inv);
+      for (; i < paired; i += 32) {
+        hn::Vec<decltype(df)> even, odd;
+        Format::WidenPair(xr + i, even, odd);
+        Format::NarrowPair(hn::Mul(hn::Mul(even, vinv), hn::Load(df, gain_pairs + i)),
+                           hn::Mul(hn::Mul(odd, vinv), hn::Load(df, gain_pairs + i + 16)), yr + i);
+      }
+    }
     if constexpr (Format::kVector) {
       const auto vinv = hn::Set(df, inv);
       for (; i + N <= n; i += N)
