@@ -67,8 +67,7 @@ void SoftmaxRowsHalf(const uint16_t* x, uint16_t* y, int64_t outer, int64_t leng
   if (e == nullptr) throw std::bad_alloc();
   for (int64_t o = 0; o < outer; ++o) {
     const uint16_t* xo = x + o * length;
-    const double total =
-        act::SoftmaxExps(act::HalfLine<Format>{{xo}, o + 1 < outer ? xo + length : nullptr}, n, e.get());
+    const double total = act::SoftmaxExps(act::HalfLine<Format>(xo, o + 1 < outer ? xo + length : nullptr), n, e.get());
     const float inv = static_cast<float>(1.0 / total);
     uint16_t* yo = y + o * length;
     size_t i = 0;

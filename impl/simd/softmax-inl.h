@@ -37,42 +37,34 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // Where a line's passes read x: floats as they are (FloatLine), or f16 and
 // bf16 values widened in the registers (HalfLine, the half twins'), which
-// gives the f32 kernel's values, so its bits. Load: N values from i; Head:
-// the r < N values from i, zeros past them, nothing past the line read;
-// Prefetch: the next line's (null: none) values [i, i + n).
+// gives the f32 kernel's values, so its bits. Full: the N values from i;
+// Part: the m < N values from i, zeros past them, nothing past the line
+// read; Prefetch: the next line's (null: none) values [i, i + n).
+template <class T>
+HWY_INLINE void PrefetchLine(const T* next, size_t i, size_t n) {
+  if (next != nullptr)
+    for (size_t k = 0; k < n; k += 64 / sizeof(T)) hwy::Prefetch(next + i + k);
+}
+
 struct FloatLine {
   const float* x;
   const float* next;
   template <class D>
-  HWY_INLINE hn::Vec<D> Load(D d, size_t i) const {
+  HWY_INLINE hn::Vec<D> Full(D d, size_t i) const {
     return hn::LoadU(d, x + i);
   }
   template <class D>
-  HWY_INLINE hn::Vec<D> Head(D d, size_t i, size_t r) const {
-    return LoadHead(d, x + i, r);
+  HWY_INLINE hn::Vec<D> Part(D d, size_t i, size_t m) const {
+    return LoadHead(d, x + i, m);
   }
-  HWY_INLINE void Prefetch(size_t i, size_t n) const {
-    if (next != nullptr)
-      for (size_t k = 0; k < n; k += 16) hwy::Prefetch(next + i + k);
-  }
+  HWY_INLINE void Prefetch(size_t i, size_t n) const { PrefetchLine(next, i, n); }
 };
 
 template <class Format>
-struct HalfLine {
-  half::WidenedRow<Format> x;
+struct HalfLine : half::WidenedRow<Format> {
   const uint16_t* next;
-  template <class D>
-  HWY_INLINE hn::Vec<D> Load(D d, size_t i) const {
-    return x.Full(d, i);
-  }
-  template <class D>
-  HWY_INLINE hn::Vec<D> Head(D d, size_t i, size_t r) const {
-    return x.Part(d, i, r);
-  }
-  HWY_INLINE void Prefetch(size_t i, size_t n) const {
-    if (next != nullptr)
-      for (size_t k = 0; k < n; k += 32) hwy::Prefetch(next + i + k);
-  }
+  HalfLine(const uint16_t* line, const uint16_t* next_line) : half::WidenedRow<Format>{line}, next(next_line) {}
+  HWY_INLINE void Prefetch(size_t i, size_t n) const { PrefetchLine(next, i, n); }
 };
 
 // The first two passes over one contiguous line of `length` values (the last
@@ -91,15 +83,15 @@ inline double SoftmaxExps(const Line& x, size_t length, float* e_out) {
   size_t i = 0;
   for (; i + 4 * N <= length; i += 4 * N) {
     x.Prefetch(i, 4 * N);
-    m0 = hn::Max(m0, x.Load(d, i));
-    m1 = hn::Max(m1, x.Load(d, i + N));
-    m2 = hn::Max(m2, x.Load(d, i + 2 * N));
-    m3 = hn::Max(m3, x.Load(d, i + 3 * N));
+    m0 = hn::Max(m0, x.Full(d, i));
+    m1 = hn::Max(m1, x.Full(d, i + N));
+    m2 = hn::Max(m2, x.Full(d, i + 2 * N));
+    m3 = hn::Max(m3, x.Full(d, i + 3 * N));
   }
-  for (; i + N <= length; i += N) m0 = hn::Max(m0, x.Load(d, i));
+  for (; i + N <= length; i += N) m0 = hn::Max(m0, x.Full(d, i));
   if (i < length) {
     const size_t r = length - i;
-    m1 = hn::Max(m1, hn::IfThenElse(hn::FirstN(d, r), x.Head(d, i, r), neg_inf));
+    m1 = hn::Max(m1, hn::IfThenElse(hn::FirstN(d, r), x.Part(d, i, r), neg_inf));
   }
   const auto vmax = hn::Set(d, MaxLane(d, hn::Max(hn::Max(m0, m1), hn::Max(m2, m3))));
 
@@ -110,7 +102,7 @@ inline double SoftmaxExps(const Line& x, size_t length, float* e_out) {
     auto s0 = hn::Zero(d), s1 = hn::Zero(d), s2 = hn::Zero(d), s3 = hn::Zero(d);
     for (int step = 0; step < 8 && i + 4 * N <= length; ++step, i += 4 * N) {
       Vecs<decltype(d), 4> e;
-      for (size_t j = 0; j < 4; ++j) e[j] = hn::Sub(x.Load(d, i + j * N), vmax);
+      for (size_t j = 0; j < 4; ++j) e[j] = hn::Sub(x.Full(d, i + j * N), vmax);
       e = ExpF<ExpArgs::kNonPositive>(d, e);
       for (size_t j = 0; j < 4; ++j) hn::StoreU(e[j], d, e_out + i + j * N);
       s0 = hn::Add(s0, e[0]);
@@ -122,13 +114,13 @@ inline double SoftmaxExps(const Line& x, size_t length, float* e_out) {
   }
   auto s = hn::Zero(d);
   for (; i + N <= length; i += N) {
-    const auto e = ExpF<ExpArgs::kNonPositive>(d, hn::Sub(x.Load(d, i), vmax));
+    const auto e = ExpF<ExpArgs::kNonPositive>(d, hn::Sub(x.Full(d, i), vmax));
     hn::StoreU(e, d, e_out + i);
     s = hn::Add(s, e);
   }
   if (i < length) {
     const size_t r = length - i;
-    const auto e = hn::IfThenElseZero(hn::FirstN(d, r), ExpF(d, hn::Sub(x.Head(d, i, r), vmax)));
+    const auto e = hn::IfThenElseZero(hn::FirstN(d, r), ExpF(d, hn::Sub(x.Part(d, i, r), vmax)));
     StoreHead(e, d, e_out + i, r);
     s = hn::Add(s, e);
   }
