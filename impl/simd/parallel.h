@@ -13,7 +13,8 @@ int ThreadCount();
 
 // Runs body(t) for t in [0, tasks) on up to ThreadCount() threads (the
 // caller's included) and returns when all are done. Tasks are independent;
-// which thread runs which never changes a result.
+// which thread runs which never changes a result. A task's exception stops
+// its thread's share and reaches the caller once every share has stopped.
 void ParallelFor(int64_t tasks, const std::function<void(int64_t)>& body);
 
 }  // namespace konform::simd

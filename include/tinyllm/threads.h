@@ -9,6 +9,11 @@
  * The default is 1 thread, or the value of the environment variable
  * TL_NUM_THREADS (a positive integer) when it is set at the first call. Small
  * problems run on one thread whatever the setting.
+ *
+ * The calling thread takes a share of the work. With n > 1, the n - 1 helper
+ * threads a call starts stay about 100 microseconds after it, spinning for the
+ * next call's share, and then end: back-to-back calls (a decode step) do not
+ * pay to start threads, and nothing keeps running between bursts of calls.
  */
 #ifndef TINYLLM_THREADS_H
 #define TINYLLM_THREADS_H
