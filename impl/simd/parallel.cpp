@@ -4,7 +4,8 @@
 // call's share, then end. Starting and joining a thread took about 50 us on
 // the guests of docs/benchmarks.md, and a decode step makes hundreds of calls
 // a few microseconds apart (the projections, the attention, the feed-forward);
-// handing a lingering thread its share takes about a microsecond. Past the
+// handing a lingering thread its share takes about a microsecond (waking a
+// parked one costs as much as starting it, hence the spin). Past the
 // linger no thread is left: an isolated child that waits for a backend's
 // threads to end waits no longer than that, and a child forked within it
 // drops the inherited helpers (they are not in the child) for its own.
