@@ -21,6 +21,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -95,10 +96,16 @@ class Team {
   bool TryEnter() { return !busy_.exchange(true, std::memory_order_acquire); }
   void Leave() { busy_.store(false, std::memory_order_release); }
 
-  // Hands helper w (1-based) its share; false if no thread could be started.
+  // Hands helper w (1-based) its share; false if no thread could be started
+  // (the caller then runs the share: a throw here would leave the team held
+  // and handed shares reading a job that is gone).
   bool Hand(int64_t w, Job& job) {
-    while (static_cast<int64_t>(seats_.size()) < w)
-      seats_.push_back(std::make_unique<Seat>(static_cast<int64_t>(seats_.size()) + 1));
+    try {
+      while (static_cast<int64_t>(seats_.size()) < w)
+        seats_.push_back(std::make_unique<Seat>(static_cast<int64_t>(seats_.size()) + 1));
+    } catch (const std::bad_alloc&) {
+      return false;
+    }
     Seat& s = *seats_[static_cast<size_t>(w - 1)];
     s.job = &job;
     int expected = kWaiting;
